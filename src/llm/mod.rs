@@ -1,0 +1,3 @@
+//! TODO(skeleton): the OpenAI-compatible client.
+
+pub mod clean;

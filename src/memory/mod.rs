@@ -1,0 +1,5 @@
+//! Per-node memory: the SQLite store, the prompt builder and the rolling-summary policy.
+
+pub mod prompt;
+pub mod store;
+pub mod summary;

@@ -1,0 +1,89 @@
+//! Node identity: the 32-bit Meshtastic node number and how people write it.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A Meshtastic node number. Displayed the way the apps show it: `!a1b2c3d4`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The broadcast address: a packet `to` this goes to everyone on the channel.
+    pub const BROADCAST: NodeId = NodeId(0xFFFF_FFFF);
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "!{:08x}", self.0)
+    }
+}
+
+impl fmt::Debug for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a node id: {0:?} (use !a1b2c3d4, 0xa1b2c3d4, a1b2c3d4 or a decimal number)")]
+pub struct ParseNodeIdError(String);
+
+impl FromStr for NodeId {
+    type Err = ParseNodeIdError;
+
+    /// Accepts `!a1b2c3d4` and `0xa1b2c3d4` (hex), a bare string of digits (decimal),
+    /// and a bare string with hex letters in it (hex). A bare all-digit string is read
+    /// as decimal because that is how the node number appears in logs and the CLI.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let err = || ParseNodeIdError(s.to_string());
+        let hex = |h: &str| {
+            if h.is_empty() || h.len() > 8 {
+                return Err(err());
+            }
+            u32::from_str_radix(h, 16).map(NodeId).map_err(|_| err())
+        };
+        if let Some(h) = t.strip_prefix('!') {
+            hex(h)
+        } else if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            hex(h)
+        } else if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            t.parse::<u32>().map(NodeId).map_err(|_| err())
+        } else {
+            hex(t)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_spelling() {
+        let cases: &[(&str, Option<u32>)] = &[
+            ("!a1b2c3d4", Some(0xa1b2c3d4)),
+            ("!A1B2C3D4", Some(0xa1b2c3d4)),
+            ("0xa1b2c3d4", Some(0xa1b2c3d4)),
+            ("a1b2c3d4", Some(0xa1b2c3d4)),
+            ("2712847316", Some(2712847316)),
+            (" 42 ", Some(42)),
+            ("!", None),
+            ("", None),
+            ("!a1b2c3d4e", None),
+            ("4294967296", None),
+            ("xyz", None),
+            ("-1", None),
+        ];
+        for (input, want) in cases {
+            let got = input.parse::<NodeId>().ok().map(|n| n.0);
+            assert_eq!(got, *want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn displays_like_the_apps() {
+        assert_eq!(NodeId(0xa1b2c3d4).to_string(), "!a1b2c3d4");
+        assert_eq!(NodeId(1).to_string(), "!00000001");
+    }
+}

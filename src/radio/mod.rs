@@ -1,0 +1,202 @@
+//! The radio link: everything that touches the Meshtastic node.
+//!
+//! Only this module knows protobufs. The rest of the daemon sees typed [`Inbound`]
+//! events and talks to the node through the [`OutboxHandle`], the only thing that sends.
+//!
+//! Layout, along the data path:
+//! - `codec`: sans-IO stream framing (`0x94 0xC3` + u16 length + protobuf).
+//! - `transport`: opens the serial port or TCP socket.
+//! - `session`: sans-IO handshake (`want_config_id` → `config_complete_id`) and the node DB.
+//! - `inbound`: sans-IO DM filter and the `(from, id)` dedup cache.
+//! - `packet`: builds and reads the protobuf messages (`ToRadio`, `FromRadio`).
+//! - `link`: the supervisor task: connect, handshake, read, heartbeat, reconnect with backoff.
+//! - `outbox`: the paced, ACK-driven send queue (a sans-IO core plus its task).
+
+pub mod backoff;
+pub mod codec;
+pub mod inbound;
+pub mod link;
+pub mod outbox;
+pub mod packet;
+pub mod session;
+pub mod transport;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use crate::node::NodeId;
+
+pub use outbox::{OutboxClosed, OutboxHandle};
+
+/// How to reach the node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A USB serial device, e.g. `/dev/ttyUSB0`.
+    Serial { path: String, baud: u32 },
+    /// A WiFi/Ethernet node or meshtasticd, TCP port 4403 by default.
+    Tcp { host: String, port: u16 },
+}
+
+/// Everything the radio link needs to know, already validated.
+#[derive(Debug, Clone)]
+pub struct RadioConfig {
+    pub transport: Transport,
+    /// Minimum time between any two texts handed to the node (firmware ≥ 2.7 refuses < 2 s).
+    pub send_gap: Duration,
+    /// How long a sent part waits for its ACK/NAK before it counts as lost.
+    pub ack_timeout: Duration,
+    /// How long the handshake may take before the link is dropped and retried.
+    pub handshake_timeout: Duration,
+    /// Interval between keep-alive heartbeats; the node ends an idle session after 15 minutes.
+    pub heartbeat_interval: Duration,
+    /// After this long without any frame from the node, probe with a heartbeat; if the probe
+    /// also goes unanswered, reconnect.
+    pub silence_timeout: Duration,
+    /// How long sending pauses after a DUTY_CYCLE_LIMIT NAK.
+    pub duty_cycle_pause: Duration,
+    /// First reconnect delay; doubles up to `reconnect_max` (with jitter).
+    pub reconnect_min: Duration,
+    pub reconnect_max: Duration,
+}
+
+impl RadioConfig {
+    /// Defaults that match the firmware facts in PROTOCOL.md, for a given transport.
+    pub fn new(transport: Transport) -> Self {
+        RadioConfig {
+            transport,
+            send_gap: Duration::from_millis(2000),
+            ack_timeout: Duration::from_secs(45),
+            handshake_timeout: Duration::from_secs(30),
+            heartbeat_interval: Duration::from_secs(300),
+            silence_timeout: Duration::from_secs(900),
+            duty_cycle_pause: Duration::from_secs(300),
+            reconnect_min: Duration::from_secs(1),
+            reconnect_max: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Long and short name of a node, from the node DB or a NODEINFO_APP packet.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeNames {
+    pub long_name: String,
+    pub short_name: String,
+}
+
+/// What the handshake learned about the node we are attached to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalNode {
+    pub num: NodeId,
+    pub names: NodeNames,
+    pub firmware_version: String,
+    /// `lora.hop_limit` from the node's config; never 0 (defaults to 3 when unset).
+    pub hop_limit: u32,
+    /// Channel names by index (index 0 is the primary); empty name = default channel.
+    pub channels: Vec<(u32, String)>,
+    /// How many nodes the node DB held after the handshake.
+    pub known_nodes: usize,
+}
+
+/// The link's state, published on a `watch` channel. Each change is logged once by the link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkState {
+    /// Opening the serial port or TCP connection.
+    Connecting,
+    /// Connected, waiting for `config_complete_id`.
+    Handshaking,
+    /// Configured; `generation` grows by one with each successful handshake.
+    Ready { generation: u64, local: Arc<LocalNode> },
+    /// Lost; the link retries after `retry_in`.
+    Down { reason: String, retry_in: Duration },
+    /// Closed for good (shutdown).
+    Closed,
+}
+
+impl LinkState {
+    pub fn is_ready(&self) -> bool {
+        matches!(self, LinkState::Ready { .. })
+    }
+}
+
+/// A text message that passed the filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextMessage {
+    pub from: NodeId,
+    pub to: NodeId,
+    /// Local channel index the packet came in on; replies go out on the same one.
+    pub channel: u32,
+    pub packet_id: u32,
+    /// Decoded lossily; never empty or whitespace-only.
+    pub text: String,
+    /// Hops taken (`hop_start - hop_limit`) when the firmware reports `hop_start`.
+    pub hops: Option<u32>,
+    pub received_at: SystemTime,
+    /// The sender's names when the node DB knows them.
+    pub names: Option<NodeNames>,
+    /// Arrived PKI-encrypted (decoded by the node).
+    pub pki: bool,
+}
+
+/// An event from the radio for the rest of the daemon.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// A direct message to our node: to be answered.
+    Dm(TextMessage),
+    /// A channel broadcast: answered only in the opt-in mention mode.
+    Broadcast(TextMessage),
+}
+
+/// A reply to send: one or more parts, already within the byte budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyRequest {
+    pub to: NodeId,
+    pub channel: u32,
+    /// The packet id being answered; set as `reply_id` on the first part.
+    pub reply_to: Option<u32>,
+    pub parts: Vec<String>,
+}
+
+/// Routing error reasons the outbox branches on (`Routing.Error` in mesh.proto).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NakReason {
+    MaxRetransmit,
+    NoChannel,
+    TooLarge,
+    DutyCycleLimit,
+    PkiFailed,
+    PkiUnknownPubkey,
+    RateLimitExceeded,
+    PkiSendFailPublicKey,
+    /// Any other non-zero reason, with its number.
+    Other(i32),
+}
+
+/// Why a part was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailReason {
+    Nak(NakReason),
+    /// No ACK/NAK within the ACK timeout, after the retries.
+    AckTimeout,
+    /// An earlier part of the same reply failed, so this one was not sent.
+    EarlierPartFailed,
+    /// The daemon shut down before the part could go out.
+    Shutdown,
+}
+
+/// What happened to one part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartOutcome {
+    /// ACKed by the destination.
+    Delivered,
+    /// Only an implicit ACK from our own node: a relay was heard, delivery not confirmed.
+    Relayed,
+    Failed(FailReason),
+}
+
+/// The outcome of each part of a reply, in order; reported to whoever queued it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyReport {
+    pub parts: Vec<PartOutcome>,
+}
+
+// The `Radio` handle (spawn / outbox / state / close) is defined in `link.rs`.

@@ -1,0 +1,1 @@
+//! Test doubles shared by the integration tests: the simulated node and the fake LLM.
