@@ -199,4 +199,34 @@ pub struct ReplyReport {
     pub parts: Vec<PartOutcome>,
 }
 
-// The `Radio` handle (spawn / outbox / state / close) is defined in `link.rs`.
+/// What the link passes to the outbox: the node's answers to what the outbox sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkEvent {
+    /// `FromRadio.queueStatus`: sent after each `ToRadio.packet` (and, since ~2.7.5, heartbeat).
+    QueueStatus { res: i32, free: u32, maxlen: u32, mesh_packet_id: u32 },
+    /// A ROUTING_APP packet: `error == 0` is an ACK, anything else a NAK (`Routing.Error`).
+    Routing { request_id: u32, from: NodeId, error: i32 },
+}
+
+/// What the outbox asks the link to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outgoing {
+    Text(OutgoingText),
+    /// A heartbeat (nonce 0): answered with a `queueStatus` by firmware ≥ ~2.7.5.
+    Probe,
+}
+
+/// One text packet, fully decided by the outbox; the link only encodes and writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingText {
+    /// Fresh, non-zero; a resend gets a new one.
+    pub id: u32,
+    pub to: NodeId,
+    pub channel: u32,
+    /// From `LocalNode::hop_limit`; never 0.
+    pub hop_limit: u32,
+    pub text: String,
+    pub reply_id: Option<u32>,
+    /// The link generation this was decided for; the link drops writes from an older one.
+    pub generation: u64,
+}
