@@ -9,3 +9,4 @@ pub mod memory;
 pub mod node;
 pub mod radio;
 pub mod responder;
+pub mod secret;

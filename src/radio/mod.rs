@@ -105,7 +105,10 @@ pub enum LinkState {
     /// Connected, waiting for `config_complete_id`.
     Handshaking,
     /// Configured; `generation` grows by one with each successful handshake.
-    Ready { generation: u64, local: Arc<LocalNode> },
+    Ready {
+        generation: u64,
+        local: Arc<LocalNode>,
+    },
     /// Lost; the link retries after `retry_in`.
     Down { reason: String, retry_in: Duration },
     /// Closed for good (shutdown).
@@ -203,9 +206,18 @@ pub struct ReplyReport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LinkEvent {
     /// `FromRadio.queueStatus`: sent after each `ToRadio.packet` (and, since ~2.7.5, heartbeat).
-    QueueStatus { res: i32, free: u32, maxlen: u32, mesh_packet_id: u32 },
+    QueueStatus {
+        res: i32,
+        free: u32,
+        maxlen: u32,
+        mesh_packet_id: u32,
+    },
     /// A ROUTING_APP packet: `error == 0` is an ACK, anything else a NAK (`Routing.Error`).
-    Routing { request_id: u32, from: NodeId, error: i32 },
+    Routing {
+        request_id: u32,
+        from: NodeId,
+        error: i32,
+    },
 }
 
 /// What the outbox asks the link to write.
