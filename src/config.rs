@@ -1,1 +1,243 @@
-//! TODO(skeleton)
+//! The configuration file: raw serde structs (unknown keys are errors, every default explicit)
+//! turned into a validated [`Config`] of typed values (Durations, paths, node ids, masked secrets).
+//!
+//! Errors name the file, the key and the line and say what is allowed; odd-but-legal values are
+//! returned as warnings for the caller to log. `config.example.toml` documents every key, and a
+//! test parses it together with the examples under `tests/configs/`.
+
+mod raw;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::node::NodeId;
+use crate::radio::{RadioConfig, Transport};
+use crate::secret::Secret;
+
+pub use raw::DEFAULT_SYSTEM_PROMPT;
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where it was read from (for messages); `None` when parsed from a string.
+    pub origin: String,
+    pub radio: RadioConfig,
+    pub llm: LlmConfig,
+    pub database: PathBuf,
+    pub memory: MemoryConfig,
+    pub reply: ReplyConfig,
+    pub limits: LimitsConfig,
+    pub access: AccessConfig,
+    pub channels: ChannelsConfig,
+}
+
+/// `[llm]`: how to reach the OpenAI-compatible server.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// Without the trailing slash, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// Read from the environment variable named by `api_key_env`; never logged.
+    pub api_key: Option<Secret>,
+    pub api_key_env: Option<String>,
+    /// Budget for one whole call, retries included.
+    pub timeout: Duration,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub system_prompt: String,
+    /// How many LLM calls may run at once, across all nodes (1 suits a Pi).
+    pub concurrency: usize,
+}
+
+/// `[memory]`: what each node's prompt carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryConfig {
+    /// Most recent messages (user and assistant) sent verbatim.
+    pub window_messages: usize,
+    /// Fold this many messages that left the window into the summary at once.
+    pub summarize_threshold: usize,
+    pub summary_max_chars: usize,
+    /// Older exchanges retrieved by full-text search for the new message.
+    pub retrieve_exchanges: usize,
+}
+
+/// `[reply]`: the shape of what goes on air.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyConfig {
+    pub max_chars: usize,
+    pub max_chunks: usize,
+}
+
+/// `[limits]`: per-node rate limit and queue bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitsConfig {
+    /// At most this many messages from one node per `node_window` are answered.
+    pub node_messages: u32,
+    pub node_window: Duration,
+    /// Messages of one node waiting to be answered; more are dropped with a warning.
+    pub node_queue: usize,
+}
+
+/// `[access]`: who may use the bot.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AccessConfig {
+    /// When non-empty, only these nodes are answered.
+    pub allow: HashSet<NodeId>,
+    /// Never answered, and never cost an LLM call.
+    pub deny: HashSet<NodeId>,
+    /// See extra details in `!status`.
+    pub admins: HashSet<NodeId>,
+}
+
+impl AccessConfig {
+    pub fn permits(&self, node: NodeId) -> bool {
+        !self.deny.contains(&node) && (self.allow.is_empty() || self.allow.contains(&node))
+    }
+}
+
+/// `[channels]`: the opt-in mention mode for channel broadcasts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChannelsConfig {
+    /// Answer broadcasts that start with `mention` (off by default: channels are shared airtime).
+    pub answer_mentions: bool,
+    /// Lower-cased; compared case-insensitively with the start of the text.
+    pub mention: String,
+    /// Channel indexes where mentions are answered.
+    pub channels: Vec<u32>,
+}
+
+/// A configuration problem, already worded for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{origin}{line}: {message}", line = line.map(|l| format!(" line {l}")).unwrap_or_default())]
+    Invalid {
+        origin: String,
+        line: Option<usize>,
+        message: String,
+    },
+}
+
+/// Something legal but probably not meant; logged as a warning at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning(pub String);
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Reads and validates a config file.
+pub fn load(path: &Path) -> Result<(Config, Vec<Warning>), ConfigError> {
+    let source = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    parse(&source, &path.display().to_string(), &|name| {
+        std::env::var(name).ok()
+    })
+}
+
+/// Parses and validates config text; `env` looks up environment variables (the API key).
+pub fn parse(
+    source: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Config, Vec<Warning>), ConfigError> {
+    let raw: raw::RawConfig = toml::from_str(source).map_err(|e| {
+        let line = e.span().map(|s| line_of_offset(source, s.start));
+        let key = e.span().and_then(|s| key_at(source, s.start));
+        let message = match key {
+            Some(k) if !e.message().contains(&format!("`{k}`")) => {
+                format!("`{k}`: {}", e.message().trim())
+            }
+            _ => e.message().trim().to_string(),
+        };
+        ConfigError::Invalid {
+            origin: origin.to_string(),
+            line,
+            message,
+        }
+    })?;
+    raw::validate(raw, source, origin, env)
+}
+
+/// 1-based line number of a byte offset.
+fn line_of_offset(source: &str, offset: usize) -> usize {
+    source
+        .get(..offset)
+        .map_or(1, |s| s.matches('\n').count() + 1)
+}
+
+/// The key assigned on the line holding `offset`, when that line is `key = value`.
+fn key_at(source: &str, offset: usize) -> Option<String> {
+    let start = source.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = source.get(start..)?.lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
+}
+
+/// 1-based line of `key = ...` inside `[section]`, for validation messages.
+fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
+    let mut in_section = false;
+    for (i, line) in source.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_section = t.trim_start_matches('[').trim_end_matches(']').trim() == section;
+            continue;
+        }
+        if in_section
+            && let Some((k, _)) = t.split_once('=')
+            && k.trim() == key
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+impl Config {
+    /// Parses `tcp = "host[:port]"`, port 4403 when absent; IPv6 in brackets.
+    pub fn parse_tcp(value: &str) -> Result<Transport, String> {
+        let v = value.trim();
+        if v.is_empty() {
+            return Err("empty address".into());
+        }
+        let (host, port) = if let Some(rest) = v.strip_prefix('[') {
+            let (h, after) = rest
+                .split_once(']')
+                .ok_or("missing `]` after IPv6 address")?;
+            match after.strip_prefix(':') {
+                Some(p) => (h.to_string(), Some(p)),
+                None if after.is_empty() => (h.to_string(), None),
+                None => return Err(format!("unexpected {after:?} after `]`")),
+            }
+        } else if v.matches(':').count() == 1 {
+            let (h, p) = v.split_once(':').ok_or("bad address")?;
+            (h.to_string(), Some(p))
+        } else if v.contains(':') {
+            return Err("IPv6 addresses need brackets: \"[fd00::1]:4403\"".into());
+        } else {
+            (v.to_string(), None)
+        };
+        if host.is_empty() || host.contains(char::is_whitespace) || host.contains('/') {
+            return Err(format!("bad host {host:?}"));
+        }
+        let port = match port {
+            None => 4403,
+            Some(p) => match p.parse::<u16>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(format!("bad port {p:?} (1-65535)")),
+            },
+        };
+        Ok(Transport::Tcp { host, port })
+    }
+}
+
+#[cfg(test)]
+mod tests;

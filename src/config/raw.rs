@@ -1,0 +1,601 @@
+//! The file as written: serde structs with `deny_unknown_fields` and explicit defaults, and the
+//! validation that turns them into [`Config`].
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{
+    AccessConfig, ChannelsConfig, Config, ConfigError, LimitsConfig, LlmConfig, MemoryConfig,
+    ReplyConfig, Warning, line_of_key,
+};
+use crate::node::NodeId;
+use crate::radio::{RadioConfig, Transport};
+use crate::secret::Secret;
+
+/// The default system prompt: short plain-text answers for a tiny radio link. The character
+/// budget sentence is appended at run time from `[reply]`.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful assistant reached over a Meshtastic \
+LoRa mesh radio. Messages are tiny and airtime is precious: answer in plain text, no markdown, no \
+lists, no emoji unless asked. Be direct and factual; if you do not know, say so briefly.";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    radio: RawRadio,
+    #[serde(default)]
+    llm: RawLlm,
+    #[serde(default)]
+    storage: RawStorage,
+    #[serde(default)]
+    memory: RawMemory,
+    #[serde(default)]
+    reply: RawReply,
+    #[serde(default)]
+    limits: RawLimits,
+    #[serde(default)]
+    access: RawAccess,
+    #[serde(default)]
+    channels: RawChannels,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRadio {
+    serial: Option<String>,
+    tcp: Option<String>,
+    #[serde(default = "d_baud")]
+    baud: u32,
+    #[serde(default = "d_send_gap_ms")]
+    send_gap_ms: u64,
+    #[serde(default = "d_ack_timeout")]
+    ack_timeout_secs: u64,
+    #[serde(default = "d_handshake_timeout")]
+    handshake_timeout_secs: u64,
+    #[serde(default = "d_heartbeat")]
+    heartbeat_secs: u64,
+    #[serde(default = "d_silence")]
+    silence_timeout_secs: u64,
+    #[serde(default = "d_duty_pause")]
+    duty_cycle_pause_secs: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLlm {
+    #[serde(default = "d_base_url")]
+    base_url: String,
+    #[serde(default = "d_model")]
+    model: String,
+    #[serde(default = "d_api_key_env")]
+    api_key_env: String,
+    #[serde(default = "d_llm_timeout")]
+    timeout_secs: u64,
+    #[serde(default = "d_max_tokens")]
+    max_tokens: u32,
+    #[serde(default = "d_temperature")]
+    temperature: f32,
+    #[serde(default = "d_system_prompt")]
+    system_prompt: String,
+    #[serde(default = "d_concurrency")]
+    concurrency: usize,
+}
+
+impl Default for RawLlm {
+    fn default() -> Self {
+        RawLlm {
+            base_url: d_base_url(),
+            model: d_model(),
+            api_key_env: d_api_key_env(),
+            timeout_secs: d_llm_timeout(),
+            max_tokens: d_max_tokens(),
+            temperature: d_temperature(),
+            system_prompt: d_system_prompt(),
+            concurrency: d_concurrency(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStorage {
+    #[serde(default = "d_database")]
+    database: PathBuf,
+}
+
+impl Default for RawStorage {
+    fn default() -> Self {
+        RawStorage {
+            database: d_database(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMemory {
+    #[serde(default = "d_window")]
+    window_messages: usize,
+    #[serde(default = "d_threshold")]
+    summarize_threshold: usize,
+    #[serde(default = "d_summary_max")]
+    summary_max_chars: usize,
+    #[serde(default = "d_retrieve")]
+    retrieve_exchanges: usize,
+}
+
+impl Default for RawMemory {
+    fn default() -> Self {
+        RawMemory {
+            window_messages: d_window(),
+            summarize_threshold: d_threshold(),
+            summary_max_chars: d_summary_max(),
+            retrieve_exchanges: d_retrieve(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReply {
+    #[serde(default = "d_max_chars")]
+    max_chars: usize,
+    #[serde(default = "d_max_chunks")]
+    max_chunks: usize,
+}
+
+impl Default for RawReply {
+    fn default() -> Self {
+        RawReply {
+            max_chars: d_max_chars(),
+            max_chunks: d_max_chunks(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    #[serde(default = "d_node_messages")]
+    node_messages: u32,
+    #[serde(default = "d_node_window")]
+    node_window_secs: u64,
+    #[serde(default = "d_node_queue")]
+    node_queue: usize,
+}
+
+impl Default for RawLimits {
+    fn default() -> Self {
+        RawLimits {
+            node_messages: d_node_messages(),
+            node_window_secs: d_node_window(),
+            node_queue: d_node_queue(),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAccess {
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
+    #[serde(default)]
+    admins: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChannels {
+    #[serde(default)]
+    answer_mentions: bool,
+    #[serde(default = "d_mention")]
+    mention: String,
+    #[serde(default = "d_mention_channels")]
+    channels: Vec<u32>,
+}
+
+impl Default for RawChannels {
+    fn default() -> Self {
+        RawChannels {
+            answer_mentions: false,
+            mention: d_mention(),
+            channels: d_mention_channels(),
+        }
+    }
+}
+
+fn d_baud() -> u32 {
+    115_200
+}
+fn d_send_gap_ms() -> u64 {
+    2000
+}
+fn d_ack_timeout() -> u64 {
+    45
+}
+fn d_handshake_timeout() -> u64 {
+    30
+}
+fn d_heartbeat() -> u64 {
+    300
+}
+fn d_silence() -> u64 {
+    900
+}
+fn d_duty_pause() -> u64 {
+    300
+}
+fn d_base_url() -> String {
+    "http://127.0.0.1:11434/v1".into()
+}
+fn d_model() -> String {
+    "qwen2.5:1.5b".into()
+}
+fn d_api_key_env() -> String {
+    "MESHAI_API_KEY".into()
+}
+fn d_llm_timeout() -> u64 {
+    90
+}
+fn d_max_tokens() -> u32 {
+    200
+}
+fn d_temperature() -> f32 {
+    0.7
+}
+fn d_system_prompt() -> String {
+    DEFAULT_SYSTEM_PROMPT.into()
+}
+fn d_concurrency() -> usize {
+    1
+}
+fn d_database() -> PathBuf {
+    PathBuf::from("/var/lib/meshai/meshai.db")
+}
+fn d_window() -> usize {
+    8
+}
+fn d_threshold() -> usize {
+    8
+}
+fn d_summary_max() -> usize {
+    400
+}
+fn d_retrieve() -> usize {
+    2
+}
+fn d_max_chars() -> usize {
+    150
+}
+fn d_max_chunks() -> usize {
+    4
+}
+fn d_node_messages() -> u32 {
+    10
+}
+fn d_node_window() -> u64 {
+    600
+}
+fn d_node_queue() -> usize {
+    4
+}
+fn d_mention() -> String {
+    "@ai".into()
+}
+fn d_mention_channels() -> Vec<u32> {
+    vec![0]
+}
+
+/// Collects errors with their line, and warnings.
+struct Checker<'a> {
+    source: &'a str,
+    origin: &'a str,
+    warnings: Vec<Warning>,
+}
+
+impl Checker<'_> {
+    fn err(&self, section: &str, key: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            origin: self.origin.to_string(),
+            line: line_of_key(self.source, section, key),
+            message: format!("[{section}] {key}: {}", message.into()),
+        }
+    }
+
+    fn warn(&mut self, section: &str, key: &str, message: impl Into<String>) {
+        let line = line_of_key(self.source, section, key)
+            .map(|l| format!(" line {l}"))
+            .unwrap_or_default();
+        self.warnings.push(Warning(format!(
+            "{}{line}: [{section}] {key}: {}",
+            self.origin,
+            message.into()
+        )));
+    }
+
+    /// `value` must lie in `lo..=hi`.
+    fn range<T: PartialOrd + std::fmt::Display + Copy>(
+        &self,
+        section: &str,
+        key: &str,
+        value: T,
+        lo: T,
+        hi: T,
+    ) -> Result<T, ConfigError> {
+        if value < lo || value > hi {
+            return Err(self.err(
+                section,
+                key,
+                format!("{value} is out of range ({lo} to {hi})"),
+            ));
+        }
+        Ok(value)
+    }
+
+    fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
+        list.iter()
+            .map(|s| {
+                s.parse::<NodeId>()
+                    .map_err(|e| self.err("access", key, e.to_string()))
+            })
+            .collect()
+    }
+}
+
+pub(super) fn validate(
+    raw: RawConfig,
+    source: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Config, Vec<Warning>), ConfigError> {
+    let mut c = Checker {
+        source,
+        origin,
+        warnings: Vec::new(),
+    };
+    let r = &raw.radio;
+
+    let transport = match (&r.serial, &r.tcp) {
+        (Some(_), Some(_)) => {
+            return Err(c.err(
+                "radio",
+                "serial",
+                "set exactly one of `serial` and `tcp`, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_string(),
+                line: None,
+                message: "[radio]: set exactly one of `serial = \"/dev/ttyUSB0\"` or \
+                          `tcp = \"192.168.1.50:4403\"`"
+                    .into(),
+            });
+        }
+        (Some(path), None) => {
+            if path.trim().is_empty() {
+                return Err(c.err("radio", "serial", "empty device path"));
+            }
+            Transport::Serial {
+                path: path.trim().to_string(),
+                baud: r.baud,
+            }
+        }
+        (None, Some(addr)) => Config::parse_tcp(addr).map_err(|e| c.err("radio", "tcp", e))?,
+    };
+    c.range("radio", "baud", r.baud, 1200, 4_000_000)?;
+    let send_gap_ms = c.range("radio", "send_gap_ms", r.send_gap_ms, 1, 600_000)?;
+    if send_gap_ms < 2000 {
+        c.warn(
+            "radio",
+            "send_gap_ms",
+            format!(
+                "{send_gap_ms} ms is below the 2000 ms firmware 2.7 enforces; texts will be refused"
+            ),
+        );
+    }
+    let ack = c.range("radio", "ack_timeout_secs", r.ack_timeout_secs, 1, 600)?;
+    let hs = c.range(
+        "radio",
+        "handshake_timeout_secs",
+        r.handshake_timeout_secs,
+        1,
+        600,
+    )?;
+    let hb = c.range("radio", "heartbeat_secs", r.heartbeat_secs, 1, 300)?;
+    let silence = c.range(
+        "radio",
+        "silence_timeout_secs",
+        r.silence_timeout_secs,
+        10,
+        86_400,
+    )?;
+    let duty = c.range(
+        "radio",
+        "duty_cycle_pause_secs",
+        r.duty_cycle_pause_secs,
+        1,
+        3600,
+    )?;
+    let mut radio = RadioConfig::new(transport);
+    radio.send_gap = Duration::from_millis(send_gap_ms);
+    radio.ack_timeout = Duration::from_secs(ack);
+    radio.handshake_timeout = Duration::from_secs(hs);
+    radio.heartbeat_interval = Duration::from_secs(hb);
+    radio.silence_timeout = Duration::from_secs(silence);
+    radio.duty_cycle_pause = Duration::from_secs(duty);
+
+    let l = &raw.llm;
+    let base_url = l.base_url.trim().trim_end_matches('/').to_string();
+    let rest = base_url
+        .strip_prefix("http://")
+        .or_else(|| base_url.strip_prefix("https://"))
+        .ok_or_else(|| {
+            c.err(
+                "llm",
+                "base_url",
+                format!("{base_url:?} must start with http:// or https://"),
+            )
+        })?;
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() || rest.contains(char::is_whitespace) {
+        return Err(c.err("llm", "base_url", format!("{base_url:?} has no host")));
+    }
+    if base_url.ends_with("/chat/completions") {
+        return Err(c.err(
+            "llm",
+            "base_url",
+            "give the API root (e.g. http://127.0.0.1:11434/v1), not the /chat/completions endpoint",
+        ));
+    }
+    if !base_url.ends_with("/v1") {
+        c.warn(
+            "llm",
+            "base_url",
+            "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
+        );
+    }
+    if l.model.trim().is_empty() {
+        return Err(c.err(
+            "llm",
+            "model",
+            "missing: name the model, e.g. \"qwen2.5:1.5b\"",
+        ));
+    }
+    let api_key_env = Some(l.api_key_env.trim().to_string()).filter(|s| !s.is_empty());
+    let api_key = api_key_env
+        .as_deref()
+        .and_then(env)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .map(Secret::new);
+    if api_key.is_none() && host.contains("openai.com") {
+        c.warn(
+            "llm",
+            "api_key_env",
+            format!(
+                "no API key found in ${}; api.openai.com will refuse requests",
+                api_key_env.as_deref().unwrap_or("MESHAI_API_KEY")
+            ),
+        );
+    }
+    let timeout = c.range("llm", "timeout_secs", l.timeout_secs, 1, 3600)?;
+    let max_tokens = c.range("llm", "max_tokens", l.max_tokens, 16, 32_768)?;
+    let temperature = c.range("llm", "temperature", l.temperature, 0.0, 2.0)?;
+    let concurrency = c.range("llm", "concurrency", l.concurrency, 1, 64)?;
+    if l.system_prompt.trim().is_empty() {
+        return Err(c.err("llm", "system_prompt", "must not be empty"));
+    }
+
+    let m = &raw.memory;
+    let window_messages = c.range("memory", "window_messages", m.window_messages, 0, 200)?;
+    let summarize_threshold = c.range(
+        "memory",
+        "summarize_threshold",
+        m.summarize_threshold,
+        1,
+        200,
+    )?;
+    let summary_max_chars =
+        c.range("memory", "summary_max_chars", m.summary_max_chars, 50, 4000)?;
+    let retrieve_exchanges =
+        c.range("memory", "retrieve_exchanges", m.retrieve_exchanges, 0, 10)?;
+    if window_messages % 2 == 1 {
+        c.warn(
+            "memory",
+            "window_messages",
+            "an odd window starts with an assistant message; an even number keeps exchanges whole",
+        );
+    }
+
+    let p = &raw.reply;
+    let max_chars = c.range("reply", "max_chars", p.max_chars, 20, 200)?;
+    let max_chunks = c.range("reply", "max_chunks", p.max_chunks, 1, 10)?;
+    if max_chunks > 5 {
+        c.warn(
+            "reply",
+            "max_chunks",
+            "more than 5 packets per answer holds the channel for long; users rarely read them all",
+        );
+    }
+
+    let lim = &raw.limits;
+    let node_messages = c.range("limits", "node_messages", lim.node_messages, 1, 10_000)?;
+    let node_window = c.range(
+        "limits",
+        "node_window_secs",
+        lim.node_window_secs,
+        1,
+        86_400,
+    )?;
+    let node_queue = c.range("limits", "node_queue", lim.node_queue, 1, 100)?;
+
+    let access = AccessConfig {
+        allow: c.nodes("allow", &raw.access.allow)?,
+        deny: c.nodes("deny", &raw.access.deny)?,
+        admins: c.nodes("admins", &raw.access.admins)?,
+    };
+    if let Some(n) = access.allow.intersection(&access.deny).next() {
+        c.warn(
+            "access",
+            "deny",
+            format!("{n} is in both allow and deny; deny wins"),
+        );
+    }
+
+    let ch = &raw.channels;
+    let mention = ch.mention.trim().to_lowercase();
+    if ch.answer_mentions && mention.is_empty() {
+        return Err(c.err(
+            "channels",
+            "mention",
+            "must not be empty when answer_mentions = true",
+        ));
+    }
+    for &i in &ch.channels {
+        c.range("channels", "channels", i, 0, 7)?;
+    }
+
+    let config = Config {
+        origin: origin.to_string(),
+        radio,
+        llm: LlmConfig {
+            base_url,
+            model: l.model.trim().to_string(),
+            api_key,
+            api_key_env,
+            timeout: Duration::from_secs(timeout),
+            max_tokens,
+            temperature,
+            system_prompt: l.system_prompt.trim().to_string(),
+            concurrency,
+        },
+        database: raw.storage.database,
+        memory: MemoryConfig {
+            window_messages,
+            summarize_threshold,
+            summary_max_chars,
+            retrieve_exchanges,
+        },
+        reply: ReplyConfig {
+            max_chars,
+            max_chunks,
+        },
+        limits: LimitsConfig {
+            node_messages,
+            node_window: Duration::from_secs(node_window),
+            node_queue,
+        },
+        access,
+        channels: ChannelsConfig {
+            answer_mentions: ch.answer_mentions,
+            mention,
+            channels: ch.channels.clone(),
+        },
+    };
+    Ok((config, c.warnings))
+}

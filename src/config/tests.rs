@@ -1,0 +1,163 @@
+//! Every example config parses (or fails) the way it says.
+
+use super::*;
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn manifest(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+#[test]
+fn example_config_parses_with_defaults() {
+    let text = std::fs::read_to_string(manifest("config.example.toml")).unwrap();
+    let (c, warnings) = parse(&text, "config.example.toml", &no_env).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        c.radio.transport,
+        Transport::Serial {
+            path: "/dev/ttyUSB0".into(),
+            baud: 115_200
+        }
+    );
+    assert_eq!(c.radio.send_gap, Duration::from_millis(2000));
+    assert_eq!(c.llm.base_url, "http://127.0.0.1:11434/v1");
+    assert_eq!(c.llm.model, "qwen2.5:1.5b");
+    assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
+    assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
+    assert_eq!(c.memory.window_messages, 8);
+    assert_eq!(c.memory.summarize_threshold, 8);
+    assert_eq!(c.memory.summary_max_chars, 400);
+    assert_eq!(
+        c.reply,
+        ReplyConfig {
+            max_chars: 150,
+            max_chunks: 4
+        }
+    );
+    assert!(!c.channels.answer_mentions);
+}
+
+#[test]
+fn defaults_equal_the_example() {
+    let (min, _) = parse("[radio]\nserial = \"/dev/ttyUSB0\"\n", "min", &no_env).unwrap();
+    let text = std::fs::read_to_string(manifest("config.example.toml")).unwrap();
+    let (ex, _) = parse(&text, "ex", &no_env).unwrap();
+    assert_eq!(format!("{:?}", min.radio), format!("{:?}", ex.radio));
+    assert_eq!(format!("{:?}", min.llm), format!("{:?}", ex.llm));
+    assert_eq!(min.memory, ex.memory);
+    assert_eq!(min.limits, ex.limits);
+    assert_eq!(min.access, ex.access);
+    assert_eq!(min.channels, ex.channels);
+}
+
+fn files(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(manifest(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no configs in {dir}");
+    v
+}
+
+#[test]
+fn valid_examples_parse() {
+    for path in files("tests/configs/valid") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if let Err(e) = parse(&text, "x.toml", &no_env) {
+            panic!("{}: {e}", path.display());
+        }
+    }
+}
+
+#[test]
+fn invalid_examples_fail_with_their_message() {
+    for path in files("tests/configs/invalid") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| panic!("{} lacks a `# expect:` first line", path.display()));
+        match parse(&text, "x.toml", &no_env) {
+            Ok(_) => panic!("{} parsed but should fail with {expect:?}", path.display()),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("x.toml"), "{}: {msg}", path.display());
+                assert!(
+                    msg.contains(expect),
+                    "{}: got {msg:?}, want {expect:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tcp_addresses() {
+    let cases: &[(&str, Result<(&str, u16), &str>)] = &[
+        ("192.168.1.50:4403", Ok(("192.168.1.50", 4403))),
+        ("192.168.1.50", Ok(("192.168.1.50", 4403))),
+        ("meshtastic.local:4000", Ok(("meshtastic.local", 4000))),
+        ("[fd00::1]:4403", Ok(("fd00::1", 4403))),
+        ("[fd00::1]", Ok(("fd00::1", 4403))),
+        ("fd00::1", Err("brackets")),
+        ("host:0", Err("bad port")),
+        ("host:abc", Err("bad port")),
+        ("", Err("empty")),
+        (":4403", Err("bad host")),
+    ];
+    for (input, want) in cases {
+        let got = Config::parse_tcp(input);
+        match (got, want) {
+            (Ok(Transport::Tcp { host, port }), Ok((h, p))) => {
+                assert_eq!((host.as_str(), port), (*h, *p), "{input}");
+            }
+            (Err(e), Err(w)) => assert!(e.contains(w), "{input}: {e}"),
+            (got, want) => panic!("{input}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
+fn api_key_comes_from_env_and_is_masked() {
+    let text = "[radio]\ntcp = \"127.0.0.1\"\n[llm]\napi_key_env = \"MY_KEY\"\n";
+    let env = |name: &str| (name == "MY_KEY").then(|| "sk-secret-123".to_string());
+    let (c, _) = parse(text, "x", &env).unwrap();
+    assert_eq!(
+        c.llm.api_key.as_ref().map(|k| k.expose()),
+        Some("sk-secret-123")
+    );
+    assert!(!format!("{c:?}").contains("sk-secret-123"));
+}
+
+#[test]
+fn odd_values_warn() {
+    let text = "[radio]\nserial = \"/dev/x\"\nsend_gap_ms = 500\n[memory]\nwindow_messages = 7\n";
+    let (_, w) = parse(text, "x.toml", &no_env).unwrap();
+    let all = w.iter().map(|w| w.0.clone()).collect::<Vec<_>>().join("\n");
+    assert!(
+        all.contains("x.toml line 3: [radio] send_gap_ms: 500 ms"),
+        "{all}"
+    );
+    assert!(all.contains("[memory] window_messages"), "{all}");
+    let openai = "[radio]\nserial = \"/dev/x\"\n[llm]\nbase_url = \"https://api.openai.com/v1\"\n";
+    let (_, w) = parse(openai, "x.toml", &no_env).unwrap();
+    assert!(w.iter().any(|w| w.0.contains("no API key")), "{w:?}");
+}
+
+#[test]
+fn access_rules() {
+    let text =
+        "[radio]\nserial = \"/dev/x\"\n[access]\nallow = [\"!00000001\", \"2\"]\ndeny = [\"2\"]\n";
+    let (c, w) = parse(text, "x", &no_env).unwrap();
+    assert!(c.access.permits(NodeId(1)));
+    assert!(!c.access.permits(NodeId(2)), "deny wins");
+    assert!(!c.access.permits(NodeId(3)), "not on the allow list");
+    assert_eq!(w.len(), 1);
+}
