@@ -281,7 +281,7 @@ fn d_node_window() -> u64 {
     600
 }
 fn d_node_queue() -> usize {
-    4
+    10
 }
 fn d_mention() -> String {
     "@ai".into()

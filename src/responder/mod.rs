@@ -1,0 +1,292 @@
+//! The responder: turns inbound DMs into replies.
+//!
+//! The intake loop never waits on the LLM: it checks access and the rate limit and hands each
+//! message to its node's worker. A worker answers one node's messages in order, one LLM call at
+//! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
+//! summaries. Summaries run in the background after the reply is queued.
+
+pub mod commands;
+pub mod gate;
+pub mod ratelimit;
+mod sink;
+mod turn;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::chunk::ChunkLimits;
+use crate::config::{AccessConfig, ChannelsConfig, LimitsConfig, MemoryConfig};
+use crate::llm::LlmClient;
+use crate::memory::store::Store;
+use crate::node::NodeId;
+use crate::radio::{Inbound, LinkState, TextMessage};
+
+pub use sink::{ConsoleReply, Sink};
+
+/// What the responder needs to know, already validated.
+#[derive(Debug, Clone)]
+pub struct ResponderSettings {
+    /// The full system prompt, budget sentence included; byte-identical across turns.
+    pub system_prompt: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub memory: MemoryConfig,
+    pub chunk: ChunkLimits,
+    pub limits: LimitsConfig,
+    pub access: AccessConfig,
+    pub channels: ChannelsConfig,
+    pub concurrency: usize,
+}
+
+/// Counters for `!status` and the logs.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub dms: AtomicU64,
+    pub replies: AtomicU64,
+    pub notices: AtomicU64,
+    pub llm_failures: AtomicU64,
+    pub llm_ms_total: AtomicU64,
+    pub llm_calls: AtomicU64,
+    pub summaries: AtomicU64,
+    pub summary_failures: AtomicU64,
+}
+
+/// Everything a worker shares with the others.
+struct Shared {
+    settings: ResponderSettings,
+    store: Store,
+    llm: LlmClient,
+    sink: Sink,
+    gate: gate::LlmGate,
+    link: watch::Receiver<LinkState>,
+    counters: Arc<Counters>,
+    started: tokio::time::Instant,
+    stop: CancellationToken,
+    tracker: TaskTracker,
+}
+
+/// Where the answer to a message goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Destination {
+    to: NodeId,
+    channel: u32,
+}
+
+/// A unit of work for a node's worker.
+#[derive(Debug)]
+enum Job {
+    Message {
+        msg: TextMessage,
+        dest: Destination,
+    },
+    Notice {
+        text: String,
+        dest: Destination,
+        reply_to: u32,
+    },
+}
+
+/// The running responder.
+pub struct Responder {
+    stop: CancellationToken,
+    tracker: TaskTracker,
+    counters: Arc<Counters>,
+}
+
+impl Responder {
+    /// Starts the intake loop reading `inbound`.
+    pub fn spawn(
+        settings: ResponderSettings,
+        store: Store,
+        llm: LlmClient,
+        sink: Sink,
+        link: watch::Receiver<LinkState>,
+        inbound: mpsc::Receiver<Inbound>,
+    ) -> Responder {
+        let stop = CancellationToken::new();
+        let tracker = TaskTracker::new();
+        let counters = Arc::new(Counters::default());
+        let shared = Arc::new(Shared {
+            gate: gate::LlmGate::new(settings.concurrency),
+            settings,
+            store,
+            llm,
+            sink,
+            link,
+            counters: counters.clone(),
+            started: tokio::time::Instant::now(),
+            stop: stop.clone(),
+            tracker: tracker.clone(),
+        });
+        tracker.spawn(intake(shared, inbound));
+        Responder {
+            stop,
+            tracker,
+            counters,
+        }
+    }
+
+    pub fn counters(&self) -> Arc<Counters> {
+        self.counters.clone()
+    }
+
+    /// Stops taking messages and abandons LLM calls in flight; messages still queued are
+    /// stored (so nothing a user sent is lost) but not answered. Waits up to `grace`.
+    pub async fn stop(self, grace: Duration) {
+        self.stop.cancel();
+        self.tracker.close();
+        if tokio::time::timeout(grace, self.tracker.wait())
+            .await
+            .is_err()
+        {
+            warn!("responder tasks did not stop within {grace:?}");
+        }
+    }
+}
+
+/// Seconds since the Unix epoch, for the store.
+pub(crate) fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
+    let mut workers: HashMap<NodeId, mpsc::Sender<Job>> = HashMap::new();
+    let mut limiter = ratelimit::RateLimiter::new(
+        shared.settings.limits.node_messages,
+        shared.settings.limits.node_window,
+    );
+    loop {
+        let event = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            ev = inbound.recv() => match ev {
+                Some(ev) => ev,
+                None => break,
+            },
+        };
+        let (msg, dest) = match event {
+            Inbound::Dm(msg) => {
+                let dest = Destination {
+                    to: msg.from,
+                    channel: msg.channel,
+                };
+                (msg, dest)
+            }
+            Inbound::Broadcast(msg) => match mention(&shared.settings.channels, &msg) {
+                Some(stripped) => {
+                    let dest = Destination {
+                        to: NodeId::BROADCAST,
+                        channel: msg.channel,
+                    };
+                    (
+                        TextMessage {
+                            text: stripped,
+                            ..msg
+                        },
+                        dest,
+                    )
+                }
+                None => {
+                    debug!(node = %msg.from, channel = msg.channel, "channel message not answered");
+                    continue;
+                }
+            },
+        };
+        let node = msg.from;
+        if !shared.settings.access.permits(node) {
+            debug!(node = %node, "not answered: access list");
+            continue;
+        }
+        shared.counters.dms.fetch_add(1, Ordering::Relaxed);
+        let job = match limiter.check(node, tokio::time::Instant::now()) {
+            ratelimit::Decision::Answer => Job::Message { msg, dest },
+            ratelimit::Decision::Notify { retry_in } => {
+                info!(node = %node, "rate limit reached; one notice, then silence");
+                let mins = retry_in.as_secs().div_ceil(60).max(1);
+                Job::Notice {
+                    text: format!(
+                        "You're sending faster than I can answer. I'll reply again in about {mins} min."
+                    ),
+                    dest,
+                    reply_to: msg.packet_id,
+                }
+            }
+            ratelimit::Decision::Silent => {
+                debug!(node = %node, "rate limited: silent");
+                // Stored anyway, so the conversation record is complete.
+                store_unanswered(&shared, &msg).await;
+                continue;
+            }
+        };
+        dispatch(&shared, &mut workers, node, job);
+        if workers.len() > 256 {
+            workers.retain(|_, tx| !tx.is_closed());
+        }
+    }
+    debug!("intake stopped");
+}
+
+/// Hands a job to the node's worker, starting one if there is none (or it just retired).
+fn dispatch(
+    shared: &Arc<Shared>,
+    workers: &mut HashMap<NodeId, mpsc::Sender<Job>>,
+    node: NodeId,
+    job: Job,
+) {
+    let job = match workers.get(&node) {
+        None => job,
+        Some(tx) => match tx.try_send(job) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                warn!(node = %node, "too many messages waiting for this node; dropping one");
+                return;
+            }
+            // The worker retired after being idle: start a new one.
+            Err(mpsc::error::TrySendError::Closed(job)) => job,
+        },
+    };
+    let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+    // A fresh channel has room for at least one job.
+    let _ = tx.try_send(job);
+    workers.insert(node, tx);
+    let span = info_span!("node", node = %node);
+    shared
+        .tracker
+        .spawn(turn::worker(shared.clone(), node, rx).instrument(span));
+}
+
+/// The text after the mention word when mention mode applies to this broadcast.
+fn mention(channels: &ChannelsConfig, msg: &TextMessage) -> Option<String> {
+    if !channels.answer_mentions || !channels.channels.contains(&msg.channel) {
+        return None;
+    }
+    let lower = msg.text.to_lowercase();
+    if !lower.starts_with(&channels.mention) {
+        return None;
+    }
+    let rest = msg.text.get(channels.mention.len()..)?;
+    let rest = rest.trim_start_matches([',', ':', ' ']).trim();
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+/// Stores a message that will not be answered (rate limited or shutting down).
+async fn store_unanswered(shared: &Shared, msg: &TextMessage) {
+    if commands::parse(&msg.text) != commands::Parsed::Text {
+        return;
+    }
+    if let Err(e) = shared
+        .store
+        .append_user(msg.from, msg.text.clone(), unix_now())
+        .await
+    {
+        warn!(node = %msg.from, error = %e, "could not store a message");
+    }
+}

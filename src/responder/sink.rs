@@ -1,0 +1,38 @@
+//! Where replies go: the radio's outbox, or the console for `meshai chat`.
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::radio::{OutboxClosed, OutboxHandle, ReplyReport, ReplyRequest};
+
+/// A reply handed to the console instead of the radio; whoever prints it reports back.
+#[derive(Debug)]
+pub struct ConsoleReply {
+    pub request: ReplyRequest,
+    pub report: oneshot::Sender<ReplyReport>,
+}
+
+/// The destination of every reply the responder makes.
+#[derive(Debug, Clone)]
+pub enum Sink {
+    Radio(OutboxHandle),
+    Console(mpsc::Sender<ConsoleReply>),
+}
+
+impl Sink {
+    /// Queues a reply; the receiver gets the outcome of each part.
+    pub async fn send(
+        &self,
+        request: ReplyRequest,
+    ) -> Result<oneshot::Receiver<ReplyReport>, OutboxClosed> {
+        match self {
+            Sink::Radio(outbox) => outbox.send(request).await,
+            Sink::Console(tx) => {
+                let (report, rx) = oneshot::channel();
+                tx.send(ConsoleReply { request, report })
+                    .await
+                    .map_err(|_| OutboxClosed)?;
+                Ok(rx)
+            }
+        }
+    }
+}

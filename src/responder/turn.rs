@@ -1,0 +1,457 @@
+//! One node's worker: answers its messages in order (commands, LLM turns, notices) and starts
+//! the background summary after a reply is queued.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tracing::{Instrument, debug, info, warn};
+
+use super::commands::{self, Command, Parsed};
+use super::{Destination, Job, Shared, store_unanswered, unix_now};
+use crate::chunk::{ChunkLimits, chunk, strip_marker};
+use crate::llm::LlmError;
+use crate::memory::{prompt, summary};
+use crate::node::NodeId;
+use crate::radio::{LinkState, PartOutcome, ReplyRequest, TextMessage};
+
+/// A worker with nothing to do for this long retires (a new one starts on the next message).
+const IDLE_RETIRE: Duration = Duration::from_secs(600);
+
+/// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
+const SUMMARY_ROUNDS: usize = 3;
+
+pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Receiver<Job>) {
+    let summarizing = Arc::new(AtomicBool::new(false));
+    loop {
+        let job = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            job = tokio::time::timeout(IDLE_RETIRE, rx.recv()) => match job {
+                Ok(Some(job)) => job,
+                Ok(None) => break,
+                Err(_) => {
+                    rx.close();
+                    // Jobs sent between the timeout and close() are still answered.
+                    while let Ok(job) = rx.try_recv() {
+                        handle(&shared, node, job, &summarizing).await;
+                    }
+                    debug!("worker retired after being idle");
+                    return;
+                }
+            },
+        };
+        tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            _ = handle(&shared, node, job, &summarizing) => {}
+        }
+    }
+    // Shutting down: keep what users sent, answer nothing more.
+    rx.close();
+    while let Ok(job) = rx.try_recv() {
+        if let Job::Message { msg, .. } = job {
+            store_unanswered(&shared, &msg).await;
+        }
+    }
+}
+
+async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<AtomicBool>) {
+    match job {
+        Job::Notice {
+            text,
+            dest,
+            reply_to,
+        } => {
+            notice(shared, dest, reply_to, &text).await;
+        }
+        Job::Message { msg, dest } => {
+            debug!(text = %msg.text, hops = ?msg.hops, "message");
+            let names = msg.names.clone().unwrap_or_default();
+            let (long, short) = (Some(names.long_name), Some(names.short_name));
+            if let Err(e) = shared.store.touch_node(node, long, short, unix_now()).await {
+                warn!(error = %e, "could not update node info");
+            }
+            match commands::parse(&msg.text) {
+                Parsed::Command(cmd) => command(shared, node, cmd, dest, msg.packet_id).await,
+                Parsed::Unknown(word) => {
+                    let text = format!("Unknown command !{word}. {}", commands::HELP);
+                    send(
+                        shared,
+                        dest,
+                        Some(msg.packet_id),
+                        &text,
+                        shared.settings.chunk.clone(),
+                    )
+                    .await;
+                }
+                Parsed::Text => {
+                    llm_turn(shared, node, &msg, dest).await;
+                    start_summary(shared, node, summarizing);
+                }
+            }
+        }
+    }
+}
+
+async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: Destination) {
+    let s = &shared.settings;
+    let user_id = match shared
+        .store
+        .append_user(node, msg.text.clone(), unix_now())
+        .await
+    {
+        Ok(id) => id,
+        Err(e) => {
+            warn!(error = %e, "could not store the message");
+            notice(
+                shared,
+                dest,
+                msg.packet_id,
+                "Sorry, my memory store failed. Try again later.",
+            )
+            .await;
+            return;
+        }
+    };
+    let ctx = match shared
+        .store
+        .context(
+            node,
+            user_id,
+            s.memory.window_messages,
+            &msg.text,
+            s.memory.retrieve_exchanges,
+        )
+        .await
+    {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            warn!(error = %e, "could not load the conversation");
+            notice(
+                shared,
+                dest,
+                msg.packet_id,
+                "Sorry, my memory store failed. Try again later.",
+            )
+            .await;
+            return;
+        }
+    };
+    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &msg.text);
+    let chars = prompt::prompt_chars(&messages);
+    debug!(
+        prompt_chars = chars,
+        messages = messages.len(),
+        "asking the LLM"
+    );
+    let result = {
+        let _slot = shared.gate.reply().await;
+        shared.llm.complete(&messages, s.max_tokens).await
+    };
+    let c = &shared.counters;
+    match result {
+        Ok(done) => {
+            c.llm_calls.fetch_add(1, Ordering::Relaxed);
+            c.llm_ms_total
+                .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
+            let parts = chunk(&done.text, &s.chunk);
+            if parts.is_empty() {
+                c.llm_failures.fetch_add(1, Ordering::Relaxed);
+                warn!("the LLM answer was empty after clean-up");
+                notice(shared, dest, msg.packet_id, &failure_text(&LlmError::Empty)).await;
+                return;
+            }
+            let said = parts
+                .iter()
+                .map(|p| strip_marker(p))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if let Err(e) = shared
+                .store
+                .append_reply(node, user_id, said, unix_now())
+                .await
+            {
+                warn!(error = %e, "could not store the reply");
+            }
+            if let Some(u) = &done.usage
+                && let Err(e) = shared
+                    .store
+                    .record_usage(node, u.prompt_tokens, u.completion_tokens)
+                    .await
+            {
+                warn!(error = %e, "could not record token usage");
+            }
+            info!(
+                parts = parts.len(),
+                prompt_chars = chars,
+                latency_ms = done.latency.as_millis() as u64,
+                "answer ready"
+            );
+            c.replies.fetch_add(1, Ordering::Relaxed);
+            queue(shared, dest, Some(msg.packet_id), parts).await;
+        }
+        Err(e) => {
+            c.llm_failures.fetch_add(1, Ordering::Relaxed);
+            warn!(error = %e, "the LLM call failed");
+            notice(shared, dest, msg.packet_id, &failure_text(&e)).await;
+        }
+    }
+}
+
+/// The one short packet a user gets when the LLM fails: never the raw error.
+fn failure_text(e: &LlmError) -> String {
+    match e {
+        LlmError::Timeout => "Sorry, the AI took too long to answer. Please try again later.",
+        LlmError::Connect(_) | LlmError::Status { .. } => {
+            "Sorry, the AI is unavailable right now. Please try again later."
+        }
+        LlmError::BadResponse(_) | LlmError::Empty => {
+            "Sorry, the AI gave an unusable answer. Please try again."
+        }
+    }
+    .to_string()
+}
+
+async fn command(shared: &Arc<Shared>, node: NodeId, cmd: Command, dest: Destination, id: u32) {
+    let limits = shared.settings.chunk.clone();
+    let text = match cmd {
+        Command::Help => commands::HELP.to_string(),
+        Command::Reset => match shared.store.reset(node).await {
+            Ok(()) => {
+                info!("history and summary forgotten on request");
+                "Done: I forgot our conversation and everything I remembered about you.".into()
+            }
+            Err(e) => {
+                warn!(error = %e, "reset failed");
+                "Sorry, I could not reset your history. Try again later.".into()
+            }
+        },
+        Command::Status => status(shared, node).await,
+        Command::Summary => {
+            let text = match shared.store.summary(node).await {
+                Ok(Some(s)) => format!("I remember: {}", s.text),
+                Ok(None) => match shared.store.history(node, 1).await {
+                    Ok(h) if !h.is_empty() => {
+                        "No summary yet: I only have our recent messages.".into()
+                    }
+                    _ => "I don't remember anything about you yet.".into(),
+                },
+                Err(e) => {
+                    warn!(error = %e, "could not read the summary");
+                    "Sorry, my memory store failed. Try again later.".into()
+                }
+            };
+            let two = ChunkLimits {
+                max_chunks: 2.min(limits.max_chunks),
+                ..limits
+            };
+            send(shared, dest, Some(id), &text, two).await;
+            return;
+        }
+    };
+    send(shared, dest, Some(id), &text, limits).await;
+}
+
+async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
+    let up = shared.started.elapsed().as_secs();
+    let uptime = format!("{}d{}h{}m", up / 86_400, up % 86_400 / 3600, up % 3600 / 60);
+    let radio = match &*shared.link.borrow() {
+        LinkState::Ready { .. } => "ok",
+        _ => "reconnecting",
+    };
+    let mine = shared
+        .store
+        .history(node, 10_000)
+        .await
+        .map(|h| h.len())
+        .unwrap_or(0);
+    let mut text = format!(
+        "meshai up {uptime}, radio {radio}, model {}. I hold {mine} messages of ours.",
+        shared.settings.model
+    );
+    if shared.settings.access.admins.contains(&node) {
+        let c = &shared.counters;
+        let calls = c.llm_calls.load(Ordering::Relaxed);
+        let avg = c
+            .llm_ms_total
+            .load(Ordering::Relaxed)
+            .checked_div(calls)
+            .unwrap_or(0);
+        let nodes = shared.store.stats().await.map(|s| s.len()).unwrap_or(0);
+        text.push_str(&format!(
+            " Admin: {nodes} nodes, {} DMs, {} replies, {} LLM fails, avg {avg} ms, {} summaries.",
+            c.dms.load(Ordering::Relaxed),
+            c.replies.load(Ordering::Relaxed),
+            c.llm_failures.load(Ordering::Relaxed),
+            c.summaries.load(Ordering::Relaxed),
+        ));
+    }
+    text
+}
+
+/// Sends a notice: always exactly one packet.
+async fn notice(shared: &Arc<Shared>, dest: Destination, reply_to: u32, text: &str) {
+    shared.counters.notices.fetch_add(1, Ordering::Relaxed);
+    let one = ChunkLimits {
+        max_chunks: 1,
+        ..shared.settings.chunk.clone()
+    };
+    send(shared, dest, Some(reply_to), text, one).await;
+}
+
+async fn send(
+    shared: &Arc<Shared>,
+    dest: Destination,
+    reply_to: Option<u32>,
+    text: &str,
+    limits: ChunkLimits,
+) {
+    let parts = chunk(text, &limits);
+    queue(shared, dest, reply_to, parts).await;
+}
+
+/// Hands the parts to the sink and logs the outcome when it comes back.
+async fn queue(shared: &Arc<Shared>, dest: Destination, reply_to: Option<u32>, parts: Vec<String>) {
+    if parts.is_empty() {
+        return;
+    }
+    let n = parts.len();
+    let req = ReplyRequest {
+        to: dest.to,
+        channel: dest.channel,
+        reply_to,
+        parts,
+    };
+    match shared.sink.send(req).await {
+        Ok(report) => {
+            shared.tracker.spawn(
+                async move {
+                    let Ok(report) = report.await else { return };
+                    let delivered = report
+                        .parts
+                        .iter()
+                        .filter(|p| **p == PartOutcome::Delivered)
+                        .count();
+                    let relayed = report
+                        .parts
+                        .iter()
+                        .filter(|p| **p == PartOutcome::Relayed)
+                        .count();
+                    match report.parts.iter().find_map(|p| match p {
+                        PartOutcome::Failed(r) => Some(r.clone()),
+                        _ => None,
+                    }) {
+                        None => info!(parts = n, delivered, relayed, "reply sent"),
+                        Some(reason) => {
+                            warn!(
+                                parts = n,
+                                delivered,
+                                relayed,
+                                ?reason,
+                                "reply not fully sent"
+                            )
+                        }
+                    }
+                }
+                .in_current_span(),
+            );
+        }
+        Err(e) => warn!(error = %e, "reply dropped"),
+    }
+}
+
+/// Starts the background summary for this node unless one is already running.
+fn start_summary(shared: &Arc<Shared>, node: NodeId, summarizing: &Arc<AtomicBool>) {
+    if summarizing.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let shared2 = shared.clone();
+    let flag = summarizing.clone();
+    shared.tracker.spawn(
+        async move {
+            tokio::select! {
+                _ = shared2.stop.cancelled() => {}
+                _ = summarize(&shared2, node) => {}
+            }
+            flag.store(false, Ordering::SeqCst);
+        }
+        .in_current_span(),
+    );
+}
+
+/// Folds messages that left the window into the node's summary, one batch per round.
+async fn summarize(shared: &Arc<Shared>, node: NodeId) {
+    let m = &shared.settings.memory;
+    let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
+    for _ in 0..SUMMARY_ROUNDS {
+        let job = match shared
+            .store
+            .pending_summary(
+                node,
+                m.window_messages,
+                m.summarize_threshold,
+                m.summarize_threshold,
+            )
+            .await
+        {
+            Ok(Some(job)) => job,
+            Ok(None) => return,
+            Err(e) => {
+                warn!(error = %e, "could not load messages to summarize");
+                return;
+            }
+        };
+        let Some(through) = job.evicted.last().map(|m| m.id) else {
+            return;
+        };
+        let previous = job.previous.as_ref().map(|s| s.text.as_str());
+        let expected = job.previous.as_ref().map(|s| s.through_id);
+        let messages = summary::summary_prompt(previous, &job.evicted, m.summary_max_chars);
+        let mut saved = false;
+        for attempt in 1..=2 {
+            let slot = shared.gate.summary().await;
+            let result = tokio::select! {
+                _ = slot.token().cancelled() => {
+                    debug!("summary yielded to a reply; retried at a later turn");
+                    return;
+                }
+                r = shared.llm.complete(&messages, max_tokens) => r,
+            };
+            drop(slot);
+            let text = match result {
+                Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        warn!(attempt, error = %e, "summary rejected");
+                        continue;
+                    }
+                },
+                Err(e) => {
+                    warn!(attempt, error = %e, "summary call failed");
+                    continue;
+                }
+            };
+            match shared
+                .store
+                .save_summary(node, text, through, expected)
+                .await
+            {
+                Ok(true) => {
+                    shared.counters.summaries.fetch_add(1, Ordering::Relaxed);
+                    info!(folded = job.evicted.len(), through, "summary updated");
+                    saved = true;
+                }
+                Ok(false) => debug!("history changed meanwhile; summary discarded"),
+                Err(e) => warn!(error = %e, "could not save the summary"),
+            }
+            break;
+        }
+        if !saved {
+            shared
+                .counters
+                .summary_failures
+                .fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    }
+}
