@@ -12,6 +12,7 @@ pub mod node;
 pub mod radio;
 pub mod responder;
 pub mod secret;
+pub mod systemd;
 
 use std::time::Duration;
 
@@ -24,8 +25,10 @@ use crate::chunk::{ChunkLimits, budget_hint};
 use crate::config::Config;
 use crate::llm::{LlmClient, LlmSettings};
 use crate::memory::store::Store;
+use crate::radio::LinkState;
 use crate::radio::link::Radio;
 use crate::responder::{Responder, ResponderSettings, Sink};
+use crate::systemd::Systemd;
 
 /// Inbound events buffered between the radio reader and the responder's intake. The intake
 /// never waits on the LLM, so this only absorbs bursts.
@@ -92,7 +95,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     );
     info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
 
-    shutdown.cancelled().await;
+    supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
     responder.stop(Duration::from_secs(1)).await;
     radio.close(DRAIN).await;
@@ -101,4 +104,40 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     }
     info!("stopped");
     Ok(())
+}
+
+/// The main loop: tells systemd when the radio is ready and how the link is, pings the
+/// watchdog while the loop runs, and returns when `shutdown` is cancelled.
+async fn supervise(radio: &Radio, shutdown: &CancellationToken) {
+    let systemd = Systemd::from_env();
+    let mut state = radio.state();
+    let mut ready_sent = false;
+    let every = systemd.watchdog_every.unwrap_or(Duration::from_secs(3600));
+    let mut watchdog = tokio::time::interval(every);
+    watchdog.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let status = match &*state.borrow_and_update() {
+            LinkState::Ready { local, .. } => Some(format!(
+                "radio ready: {} {} (fw {})",
+                local.num, local.names.long_name, local.firmware_version
+            )),
+            LinkState::Down { reason, .. } => Some(format!("radio down: {reason}")),
+            LinkState::Connecting | LinkState::Handshaking => Some("connecting to the radio".into()),
+            LinkState::Closed => None,
+        };
+        if let Some(status) = status {
+            if !ready_sent && state.borrow().is_ready() {
+                systemd.ready(&status);
+                ready_sent = true;
+            } else {
+                systemd.status(&status);
+            }
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            changed = state.changed() => if changed.is_err() { break },
+            _ = watchdog.tick() => if systemd.watchdog_every.is_some() { systemd.watchdog() },
+        }
+    }
+    systemd.stopping();
 }
