@@ -176,7 +176,10 @@ mod tests {
         );
         check(
             Context {
-                window: vec![msg(5, Role::Assistant, "unprompted"), msg(6, Role::User, "u")],
+                window: vec![
+                    msg(5, Role::Assistant, "unprompted"),
+                    msg(6, Role::User, "u"),
+                ],
                 ..Context::default()
             },
             "x",
@@ -220,7 +223,10 @@ mod tests {
         };
         let msgs = reply_prompt("S", &ctx, "n");
         let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
-        assert!(retrieved <= RETRIEVED_INTRO.len() + 2 * RETRIEVED_CHARS + 40, "{retrieved}");
+        assert!(
+            retrieved <= RETRIEVED_INTRO.len() + 2 * RETRIEVED_CHARS + 40,
+            "{retrieved}"
+        );
     }
 
     #[test]

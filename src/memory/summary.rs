@@ -54,7 +54,12 @@ pub fn summary_prompt(
 }
 
 /// Labels some models put before the summary despite being told not to.
-const LABELS: &[&str] = &["updated running summary:", "updated summary:", "running summary:", "summary:"];
+const LABELS: &[&str] = &[
+    "updated running summary:",
+    "updated summary:",
+    "running summary:",
+    "summary:",
+];
 
 /// Openings of an error message or a refusal, compared in lower case.
 const REFUSALS: &[&str] = &[
@@ -88,7 +93,8 @@ pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, Summa
     }
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
-    if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f)) {
+    if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
+    {
         return Err(SummaryRejected::NotASummary);
     }
     let chars = text.chars().count();
@@ -116,7 +122,11 @@ mod tests {
 
     fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
         let got = accept_summary(candidate, max);
-        assert_eq!(got.as_deref().map_err(Clone::clone), expect, "candidate {candidate:?}");
+        assert_eq!(
+            got.as_deref().map_err(Clone::clone),
+            expect,
+            "candidate {candidate:?}"
+        );
     }
 
     #[test]
@@ -126,17 +136,29 @@ mod tests {
         check("  Ann lives\n\nin   Bern.  ", 100, Ok("Ann lives in Bern."));
         check("Summary: Ann, KX1.", 100, Ok("Ann, KX1."));
         check("UPDATED SUMMARY:\nAnn, KX1.", 100, Ok("Ann, KX1."));
-        check("Ann said sorry, she can't come.", 100, Ok("Ann said sorry, she can't come."));
+        check(
+            "Ann said sorry, she can't come.",
+            100,
+            Ok("Ann said sorry, she can't come."),
+        );
         check("Ärger über Ölpreis.", 19, Ok("Ärger über Ölpreis."));
         check("", 100, Err(Empty));
         check(" \n\t ", 100, Err(Empty));
         check("Summary:", 100, Err(Empty));
         check("abcdef", 5, Err(TooLong { chars: 6, max: 5 }));
-        check("Ärger über Ölpreis!!", 19, Err(TooLong { chars: 20, max: 19 }));
+        check(
+            "Ärger über Ölpreis!!",
+            19,
+            Err(TooLong { chars: 20, max: 19 }),
+        );
         check("Error: model overloaded", 100, Err(NotASummary));
         check("error 500", 100, Err(NotASummary));
         check("I'm sorry, I can't help with that.", 100, Err(NotASummary));
-        check("I\u{2019}m sorry, I can\u{2019}t do that.", 100, Err(NotASummary));
+        check(
+            "I\u{2019}m sorry, I can\u{2019}t do that.",
+            100,
+            Err(NotASummary),
+        );
         check("I cannot summarise this.", 100, Err(NotASummary));
         check("As an AI, I do not keep memories.", 100, Err(NotASummary));
         check("Ann ```code``` Bern", 100, Err(NotASummary));
@@ -153,7 +175,13 @@ mod tests {
         let roles: Vec<ChatRole> = msgs.iter().map(|m| m.role).collect();
         assert_eq!(roles, [ChatRole::System, ChatRole::User]);
         let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
-        for needle in ["verbatim", "callsigns", "small talk", "at most 400 characters", "plain text"] {
+        for needle in [
+            "verbatim",
+            "callsigns",
+            "small talk",
+            "at most 400 characters",
+            "plain text",
+        ] {
             assert!(system.contains(needle), "system prompt lacks {needle:?}");
         }
         let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
@@ -169,7 +197,10 @@ mod tests {
         for previous in [None, Some(""), Some("  ")] {
             let msgs = summary_prompt(previous, &[msg(1, Role::User, "hello")], 100);
             let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
-            assert_eq!(user, "Running summary:\n(none yet)\n\nNew lines:\nUser: hello");
+            assert_eq!(
+                user,
+                "Running summary:\n(none yet)\n\nNew lines:\nUser: hello"
+            );
         }
     }
 }

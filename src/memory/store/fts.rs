@@ -19,9 +19,9 @@ const STOP_WORDS: &[&str] = &[
     "his", "how", "into", "its", "just", "know", "like", "more", "most", "much", "not", "now",
     "off", "once", "one", "only", "other", "our", "ours", "out", "over", "own", "please", "same",
     "she", "should", "some", "such", "tell", "than", "thank", "thanks", "that", "the", "their",
-    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "too",
-    "under", "until", "very", "was", "were", "what", "when", "where", "which", "while", "who",
-    "whom", "why", "will", "with", "would", "yes", "you", "your", "yours",
+    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "too", "under",
+    "until", "very", "was", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "yes", "you", "your", "yours",
 ];
 
 /// The FTS5 `MATCH` expression for `text`, or `None` when no word is worth searching for.
@@ -53,7 +53,11 @@ mod tests {
     use super::*;
 
     fn check(input: &str, expect: Option<&str>) {
-        assert_eq!(match_expression(input).as_deref(), expect, "input {input:?}");
+        assert_eq!(
+            match_expression(input).as_deref(),
+            expect,
+            "input {input:?}"
+        );
     }
 
     #[test]
@@ -64,11 +68,15 @@ mod tests {
         check("Where is my antenna?", Some("\"antenna\""));
         check("antenna ANTENNA Antenna", Some("\"antenna\""));
         check("solar panel", Some("\"solar\" OR \"panel\""));
-        check("\"quoted\" * - NEAR(a b) AND OR NOT col:val ^x", Some(
-            "\"quoted\" OR \"near\" OR \"col\" OR \"val\"",
-        ));
+        check(
+            "\"quoted\" * - NEAR(a b) AND OR NOT col:val ^x",
+            Some("\"quoted\" OR \"near\" OR \"col\" OR \"val\""),
+        );
         check("don't-stop", Some("\"stop\""));
-        check("Grüße aus München", Some("\"grüße\" OR \"aus\" OR \"münchen\""));
+        check(
+            "Grüße aus München",
+            Some("\"grüße\" OR \"aus\" OR \"münchen\""),
+        );
         check("433MHz 915", Some("\"433mhz\" OR \"915\""));
         check("a_b_c", None);
     }

@@ -215,7 +215,12 @@ impl Store {
 
     /// Stores a message from `node` and returns its id. Called before the LLM is asked, so a
     /// crash mid-reply still remembers what the person said.
-    pub async fn append_user(&self, node: NodeId, text: String, at: i64) -> Result<i64, StoreError> {
+    pub async fn append_user(
+        &self,
+        node: NodeId,
+        text: String,
+        at: i64,
+    ) -> Result<i64, StoreError> {
         self.call(move |c| ops::append_message(c, node, Role::User, &text, at))
             .await
     }
@@ -291,7 +296,11 @@ impl Store {
     }
 
     /// The node's last `limit` messages, oldest first.
-    pub async fn history(&self, node: NodeId, limit: usize) -> Result<Vec<StoredMessage>, StoreError> {
+    pub async fn history(
+        &self,
+        node: NodeId,
+        limit: usize,
+    ) -> Result<Vec<StoredMessage>, StoreError> {
         self.call(move |c| ops::history(c, node, limit)).await
     }
 
@@ -303,8 +312,10 @@ impl Store {
         short_name: Option<String>,
         at: i64,
     ) -> Result<(), StoreError> {
-        self.call(move |c| ops::touch_node(c, node, long_name.as_deref(), short_name.as_deref(), at))
-            .await
+        self.call(move |c| {
+            ops::touch_node(c, node, long_name.as_deref(), short_name.as_deref(), at)
+        })
+        .await
     }
 
     /// Counts one LLM call made for `node` and its token usage.
@@ -399,5 +410,7 @@ fn shutdown(conn: Connection) -> Result<(), StoreError> {
 
 /// The open flags: read-write, create, no URI interpretation of the path.
 fn open_flags() -> OpenFlags {
-    OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
 }

@@ -84,8 +84,10 @@ pub(super) fn append_reply(
     let Some(user_text) = user_text else {
         return Err(StoreError::NoSuchUserMessage { node, id: user_id });
     };
-    tx.prepare_cached("INSERT INTO messages(node, role, text, at) VALUES (?1, 'assistant', ?2, ?3)")?
-        .execute(params![node_sql(node), text, at])?;
+    tx.prepare_cached(
+        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'assistant', ?2, ?3)",
+    )?
+    .execute(params![node_sql(node), text, at])?;
     let assistant_id = tx.last_insert_rowid();
     tx.prepare_cached(
         "INSERT INTO exchanges(node, user_id, assistant_id, at) VALUES (?1, ?2, ?3, ?4)",
@@ -198,9 +200,7 @@ pub(super) fn pending_summary(
         return Ok(None);
     };
     let waiting: i64 = tx
-        .prepare_cached(
-            "SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3",
-        )?
+        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
         .query_row(params![node_sql(node), cursor, boundary], |row| row.get(0))?;
     if counter(waiting) < u64::try_from(threshold.max(1)).unwrap_or(u64::MAX) {
         return Ok(None);
@@ -334,8 +334,8 @@ pub(super) fn stats(c: &Connection) -> Result<Vec<NodeStats>, StoreError> {
     )?;
     let rows = stmt.query_map([], |row| {
         let node: i64 = row.get(0)?;
-        let node = u32::try_from(node)
-            .map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, node))?;
+        let node =
+            u32::try_from(node).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, node))?;
         Ok(NodeStats {
             node: NodeId(node),
             long_name: row.get(1)?,
