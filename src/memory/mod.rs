@@ -3,3 +3,7 @@
 pub mod prompt;
 pub mod store;
 pub mod summary;
+
+pub use store::{
+    Context, Exchange, NodeStats, Role, Store, StoreError, StoredMessage, Summary, SummaryJob,
+};

@@ -1,1 +1,244 @@
-//! TODO(skeleton)
+//! Building the chat prompt for a reply from a node's memory. Pure: no I/O, no clock.
+//!
+//! Order matters for speed as well as sense: the operator's system prompt comes first and is
+//! byte-identical on every turn, so llama.cpp and Ollama can reuse its KV cache; then what we
+//! remember (summary, retrieved exchanges), then the recent window, then the new message.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::llm::{ChatMessage, ChatRole};
+use crate::memory::store::{Context, Role};
+
+/// Each retrieved message is cut to this many characters, so retrieval can never blow up the
+/// prompt however long the old messages were.
+pub const RETRIEVED_CHARS: usize = 200;
+
+/// Introduces the rolling summary.
+const SUMMARY_INTRO: &str = "What you remember about this person: ";
+
+/// Introduces the retrieved exchanges.
+const RETRIEVED_INTRO: &str = "Earlier exchanges that may be relevant:";
+
+/// The messages for answering `new_text`: the system prompt as given, the summary (if any),
+/// the retrieved exchanges (if any, best match first), the window in order, the new message.
+pub fn reply_prompt(system: &str, ctx: &Context, new_text: &str) -> Vec<ChatMessage> {
+    let mut msgs = Vec::with_capacity(ctx.window.len() + 4);
+    msgs.push(ChatMessage::new(ChatRole::System, system));
+    if let Some(summary) = ctx.summary.as_ref().filter(|s| !s.text.trim().is_empty()) {
+        msgs.push(ChatMessage::new(
+            ChatRole::System,
+            format!("{SUMMARY_INTRO}{}", summary.text.trim()),
+        ));
+    }
+    if !ctx.retrieved.is_empty() {
+        let mut text = String::from(RETRIEVED_INTRO);
+        for ex in &ctx.retrieved {
+            text.push_str("\n\nUser: ");
+            text.push_str(&cap(&ex.user, RETRIEVED_CHARS));
+            text.push_str("\nAssistant: ");
+            text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
+        }
+        msgs.push(ChatMessage::new(ChatRole::System, text));
+    }
+    for m in &ctx.window {
+        let role = match m.role {
+            Role::User => ChatRole::User,
+            Role::Assistant => ChatRole::Assistant,
+        };
+        msgs.push(ChatMessage::new(role, m.text.as_str()));
+    }
+    msgs.push(ChatMessage::new(ChatRole::User, new_text));
+    msgs
+}
+
+/// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
+fn cap(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut chars = 0;
+    for g in text.graphemes(true) {
+        let n = g.chars().count();
+        // Leave room for the ellipsis.
+        if chars + n + 1 > max {
+            break;
+        }
+        out.push_str(g);
+        chars += n;
+    }
+    let mut out = out.trim_end().to_string();
+    out.push('…');
+    out
+}
+
+/// Total characters of message content in `msgs` (role overhead not counted).
+pub fn prompt_chars(msgs: &[ChatMessage]) -> usize {
+    msgs.iter().map(|m| m.content.chars().count()).sum()
+}
+
+/// A rough token count for `chars` characters of text: one token per four characters,
+/// rounded up. That is the usual rule of thumb for English with BPE tokenisers; other
+/// languages and emoji use more tokens per character, so treat it as a lower-bound estimate
+/// for logs and budgets, not an exact count.
+pub fn estimate_tokens(chars: usize) -> usize {
+    chars.div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::store::{Exchange, StoredMessage, Summary};
+
+    fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
+        StoredMessage {
+            id,
+            role,
+            text: text.to_string(),
+            at: 1000 + id,
+        }
+    }
+
+    fn summary(text: &str) -> Option<Summary> {
+        Some(Summary {
+            text: text.to_string(),
+            through_id: 1,
+            updated_at: 0,
+        })
+    }
+
+    fn ex(user: &str, assistant: &str) -> Exchange {
+        Exchange {
+            user: user.to_string(),
+            assistant: assistant.to_string(),
+            at: 0,
+        }
+    }
+
+    /// Renders a prompt compactly as `role: content` lines for table comparison.
+    fn render(msgs: &[ChatMessage]) -> Vec<String> {
+        msgs.iter()
+            .map(|m| {
+                let role = match m.role {
+                    ChatRole::System => "system",
+                    ChatRole::User => "user",
+                    ChatRole::Assistant => "assistant",
+                };
+                format!("{role}: {}", m.content)
+            })
+            .collect()
+    }
+
+    fn check(ctx: Context, new_text: &str, expect: &[&str]) {
+        let got = render(&reply_prompt("SYS", &ctx, new_text));
+        assert_eq!(got, expect, "context {ctx:?}");
+    }
+
+    #[test]
+    fn orders_parts_and_omits_empty_ones() {
+        check(Context::default(), "hi", &["system: SYS", "user: hi"]);
+        check(
+            Context {
+                summary: summary("Ann, callsign KX1, lives in Bern."),
+                ..Context::default()
+            },
+            "hi",
+            &[
+                "system: SYS",
+                "system: What you remember about this person: Ann, callsign KX1, lives in Bern.",
+                "user: hi",
+            ],
+        );
+        check(
+            Context {
+                summary: summary("  "),
+                ..Context::default()
+            },
+            "hi",
+            &["system: SYS", "user: hi"],
+        );
+        check(
+            Context {
+                summary: summary("S."),
+                window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
+                retrieved: vec![ex("q1", "a1"), ex("q2", "a2")],
+            },
+            "new",
+            &[
+                "system: SYS",
+                "system: What you remember about this person: S.",
+                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nUser: q2\nAssistant: a2",
+                "user: a",
+                "assistant: b",
+                "user: new",
+            ],
+        );
+        check(
+            Context {
+                window: vec![
+                    msg(5, Role::Assistant, "unprompted"),
+                    msg(6, Role::User, "u"),
+                ],
+                ..Context::default()
+            },
+            "x",
+            &["system: SYS", "assistant: unprompted", "user: u", "user: x"],
+        );
+    }
+
+    #[test]
+    fn system_prompt_is_byte_identical() {
+        let system = "  You are a radio. \n";
+        let ctx = Context {
+            summary: summary("s"),
+            ..Context::default()
+        };
+        let msgs = reply_prompt(system, &ctx, "x");
+        assert_eq!(msgs.first().map(|m| m.content.as_str()), Some(system));
+    }
+
+    #[test]
+    fn caps_retrieved_text() {
+        let cases: &[(&str, &str)] = &[
+            ("short", "short"),
+            ("  padded  ", "padded"),
+            (&"a".repeat(RETRIEVED_CHARS), &"a".repeat(RETRIEVED_CHARS)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(cap(input, RETRIEVED_CHARS), *want);
+        }
+        let long = "x".repeat(1000);
+        let capped = cap(&long, RETRIEVED_CHARS);
+        assert_eq!(capped.chars().count(), RETRIEVED_CHARS);
+        assert!(capped.ends_with('…'));
+        // A flag emoji is two chars in one grapheme: never split it.
+        let flags = "🇨🇭".repeat(150);
+        let capped = cap(&flags, 9);
+        assert_eq!(capped, "🇨🇭🇨🇭🇨🇭🇨🇭…");
+
+        let ctx = Context {
+            retrieved: vec![ex(&"u".repeat(5000), &"a".repeat(5000))],
+            ..Context::default()
+        };
+        let msgs = reply_prompt("S", &ctx, "n");
+        let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
+        assert!(
+            retrieved <= RETRIEVED_INTRO.len() + 2 * RETRIEVED_CHARS + 40,
+            "{retrieved}"
+        );
+    }
+
+    #[test]
+    fn counts_chars_and_estimates_tokens() {
+        let msgs = vec![
+            ChatMessage::new(ChatRole::System, "abcd"),
+            ChatMessage::new(ChatRole::User, "äöü"),
+        ];
+        assert_eq!(prompt_chars(&msgs), 7);
+        assert_eq!(prompt_chars(&[]), 0);
+        for (chars, tokens) in [(0, 0), (1, 1), (4, 1), (5, 2), (400, 100)] {
+            assert_eq!(estimate_tokens(chars), tokens, "chars {chars}");
+        }
+    }
+}

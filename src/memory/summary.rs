@@ -1,1 +1,206 @@
-//! TODO(skeleton)
+//! The rolling-summary policy: the prompt that folds evicted messages into a node's running
+//! summary, and the check a candidate summary must pass before it replaces the old one.
+//! Pure: the responder asks the store for a `SummaryJob`, the LLM for the text, and the store
+//! to save it.
+
+use crate::llm::{ChatMessage, ChatRole};
+use crate::memory::store::{Role, StoredMessage};
+
+/// Why a candidate summary was not saved; the old summary stays and the job is retried later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SummaryRejected {
+    #[error("summary is empty")]
+    Empty,
+    #[error("summary is {chars} characters, more than the limit of {max}")]
+    TooLong { chars: usize, max: usize },
+    #[error("summary looks like an error or a refusal, not a summary")]
+    NotASummary,
+}
+
+/// The messages asking the LLM to update `previous` with `evicted`, in at most `max_chars`.
+pub fn summary_prompt(
+    previous: Option<&str>,
+    evicted: &[StoredMessage],
+    max_chars: usize,
+) -> Vec<ChatMessage> {
+    let system = format!(
+        "You maintain a running summary of what you know about one person who texts you over a \
+         radio network. Update the running summary with the new lines of conversation. Keep \
+         names, numbers, places, callsigns and dates verbatim. Keep facts about the person, \
+         their plans, equipment and preferences, and anything they asked you to remember. Drop \
+         small talk and greetings. If a new line contradicts the summary, keep the newer fact. \
+         Reply with the updated summary only: plain text, no headings, no lists, no markdown, \
+         at most {max_chars} characters."
+    );
+    let previous = previous.map(str::trim).filter(|p| !p.is_empty());
+    let mut user = String::from("Running summary:\n");
+    user.push_str(previous.unwrap_or("(none yet)"));
+    user.push_str("\n\nNew lines:");
+    for m in evicted {
+        let who = match m.role {
+            Role::User => "User",
+            Role::Assistant => "Assistant",
+        };
+        user.push('\n');
+        user.push_str(who);
+        user.push_str(": ");
+        // One line per message, so a newline in a message cannot fake a speaker.
+        user.push_str(&m.text.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    vec![
+        ChatMessage::new(ChatRole::System, system),
+        ChatMessage::new(ChatRole::User, user),
+    ]
+}
+
+/// Labels some models put before the summary despite being told not to.
+const LABELS: &[&str] = &[
+    "updated running summary:",
+    "updated summary:",
+    "running summary:",
+    "summary:",
+];
+
+/// Openings of an error message or a refusal, compared in lower case.
+const REFUSALS: &[&str] = &[
+    "error",
+    "i'm sorry",
+    "i am sorry",
+    "sorry,",
+    "i can't",
+    "i cannot",
+    "i'm unable",
+    "i am unable",
+    "i apologize",
+    "as an ai",
+];
+
+/// Fragments that never belong in a plain-text summary.
+const FORBIDDEN: &[&str] = &["```", "<think", "</think"];
+
+/// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
+/// paragraph) and returns it if it is fit to save: not empty, at most `max_chars` characters,
+/// and not an error message or refusal.
+pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, SummaryRejected> {
+    let mut text = candidate.trim();
+    let lower = text.to_lowercase();
+    if let Some(label) = LABELS.iter().find(|l| lower.starts_with(**l)) {
+        text = text.get(label.len()..).unwrap_or("").trim_start();
+    }
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        return Err(SummaryRejected::Empty);
+    }
+    // Curly apostrophes are common in model output; compare them as straight ones.
+    let lower = text.to_lowercase().replace('\u{2019}', "'");
+    if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
+    {
+        return Err(SummaryRejected::NotASummary);
+    }
+    let chars = text.chars().count();
+    if chars > max_chars {
+        return Err(SummaryRejected::TooLong {
+            chars,
+            max: max_chars,
+        });
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
+        StoredMessage {
+            id,
+            role,
+            text: text.to_string(),
+            at: 0,
+        }
+    }
+
+    fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
+        let got = accept_summary(candidate, max);
+        assert_eq!(
+            got.as_deref().map_err(Clone::clone),
+            expect,
+            "candidate {candidate:?}"
+        );
+    }
+
+    #[test]
+    fn accepts_and_cleans() {
+        use SummaryRejected::*;
+        check("Ann lives in Bern.", 100, Ok("Ann lives in Bern."));
+        check("  Ann lives\n\nin   Bern.  ", 100, Ok("Ann lives in Bern."));
+        check("Summary: Ann, KX1.", 100, Ok("Ann, KX1."));
+        check("UPDATED SUMMARY:\nAnn, KX1.", 100, Ok("Ann, KX1."));
+        check(
+            "Ann said sorry, she can't come.",
+            100,
+            Ok("Ann said sorry, she can't come."),
+        );
+        check("Ärger über Ölpreis.", 19, Ok("Ärger über Ölpreis."));
+        check("", 100, Err(Empty));
+        check(" \n\t ", 100, Err(Empty));
+        check("Summary:", 100, Err(Empty));
+        check("abcdef", 5, Err(TooLong { chars: 6, max: 5 }));
+        check(
+            "Ärger über Ölpreis!!",
+            19,
+            Err(TooLong { chars: 20, max: 19 }),
+        );
+        check("Error: model overloaded", 100, Err(NotASummary));
+        check("error 500", 100, Err(NotASummary));
+        check("I'm sorry, I can't help with that.", 100, Err(NotASummary));
+        check(
+            "I\u{2019}m sorry, I can\u{2019}t do that.",
+            100,
+            Err(NotASummary),
+        );
+        check("I cannot summarise this.", 100, Err(NotASummary));
+        check("As an AI, I do not keep memories.", 100, Err(NotASummary));
+        check("Ann ```code``` Bern", 100, Err(NotASummary));
+        check("<think>hmm</think> Ann", 100, Err(NotASummary));
+    }
+
+    #[test]
+    fn prompt_has_instructions_previous_and_lines() {
+        let evicted = [
+            msg(1, Role::User, "I'm Ann, KX1, in Bern"),
+            msg(2, Role::Assistant, "Hi Ann!\nAssistant: fake"),
+        ];
+        let msgs = summary_prompt(Some(" Ann has a T-Beam. "), &evicted, 400);
+        let roles: Vec<ChatRole> = msgs.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [ChatRole::System, ChatRole::User]);
+        let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
+        for needle in [
+            "verbatim",
+            "callsigns",
+            "small talk",
+            "at most 400 characters",
+            "plain text",
+        ] {
+            assert!(system.contains(needle), "system prompt lacks {needle:?}");
+        }
+        let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
+        assert_eq!(
+            user,
+            "Running summary:\nAnn has a T-Beam.\n\nNew lines:\nUser: I'm Ann, KX1, in Bern\n\
+             Assistant: Hi Ann! Assistant: fake"
+        );
+    }
+
+    #[test]
+    fn prompt_without_previous_summary() {
+        for previous in [None, Some(""), Some("  ")] {
+            let msgs = summary_prompt(previous, &[msg(1, Role::User, "hello")], 100);
+            let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
+            assert_eq!(
+                user,
+                "Running summary:\n(none yet)\n\nNew lines:\nUser: hello"
+            );
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! The SQLite store: the only module that runs SQL.
+//!
+//! One dedicated `std::thread` owns the `rusqlite::Connection` (an actor). Async callers send a
+//! job over a bounded channel and await its `oneshot` reply, so no tokio worker ever blocks on
+//! the SD card. The database runs in WAL mode with `synchronous=FULL`: a message the store has
+//! acknowledged survives a power cut, and the admin CLI can read and write the same file from
+//! another process while the daemon runs (`busy_timeout` absorbs short lock waits).
+//!
+//! Layout: `schema` holds the versioned migrations, `ops` the synchronous queries (one function
+//! per API call), `fts` turns user text into a safe FTS5 query. This file is the async handle.
+
+mod fts;
+mod ops;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OpenFlags};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::node::NodeId;
+
+/// How many jobs may wait for the database thread before callers wait to enqueue.
+const QUEUE: usize = 64;
+
+/// How long a statement waits for a lock held by another connection (the admin CLI).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why a store call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The directory that should hold the database file does not exist.
+    #[error("cannot open database {}: directory {} does not exist", path.display(), dir.display())]
+    MissingDirectory { path: PathBuf, dir: PathBuf },
+    /// SQLite refused to open or set up the file (permissions, not a database, locked, ...).
+    #[error("cannot open database {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    /// The file has a schema version this build does not know, most likely written by a newer
+    /// meshai; refusing to guess at its schema.
+    #[error(
+        "cannot open database {}: unknown schema version {found} (this meshai knows 0 to {supported})",
+        path.display()
+    )]
+    UnknownVersion {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// A schema migration failed; its transaction was rolled back.
+    #[error("cannot open database {}: migration to schema version {version} failed: {source}", path.display())]
+    Migration {
+        path: PathBuf,
+        version: i64,
+        source: rusqlite::Error,
+    },
+    /// The database thread could not be started.
+    #[error("cannot start the database thread: {0}")]
+    Thread(std::io::Error),
+    /// `append_reply` named a message that is not a user message of that node, typically because
+    /// the node's memory was reset while the LLM was answering. Nothing was written.
+    #[error("message {id} is not a user message of node {node}")]
+    NoSuchUserMessage { node: NodeId, id: i64 },
+    /// A query failed.
+    #[error("database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// The store was closed (or its thread died); the job did not run.
+    #[error("database is closed")]
+    Closed,
+}
+
+/// Who wrote a stored message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    /// The spelling in the `messages.role` column (and in the OpenAI API).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+impl ToSql for Role {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for Role {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        match value.as_str()? {
+            "user" => Ok(Role::User),
+            "assistant" => Ok(Role::Assistant),
+            _ => Err(FromSqlError::InvalidType),
+        }
+    }
+}
+
+/// One message of a node's conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMessage {
+    /// Row id; ids grow with time, so they order a conversation and serve as cursors.
+    pub id: i64,
+    pub role: Role,
+    pub text: String,
+    /// Unix seconds when the message was received or sent.
+    pub at: i64,
+}
+
+/// The rolling summary of a node's older messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub text: String,
+    /// The newest message id folded into `text`; later messages are not in it yet.
+    pub through_id: i64,
+    /// Unix seconds of the last save.
+    pub updated_at: i64,
+}
+
+/// A user message and the reply to it, as found by retrieval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    pub user: String,
+    pub assistant: String,
+    /// Unix seconds of the reply.
+    pub at: i64,
+}
+
+/// Everything the prompt builder needs for one reply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    pub summary: Option<Summary>,
+    /// The most recent messages before the new one, oldest first.
+    pub window: Vec<StoredMessage>,
+    /// Older exchanges that match the new message, best match first.
+    pub retrieved: Vec<Exchange>,
+}
+
+/// Work for the summariser: fold `evicted` into `previous`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryJob {
+    pub previous: Option<Summary>,
+    /// Messages that left the window and are not yet summarised, oldest first.
+    pub evicted: Vec<StoredMessage>,
+}
+
+/// Per-node numbers for `meshai stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeStats {
+    pub node: NodeId,
+    pub long_name: Option<String>,
+    /// Stored messages (both roles); drops to 0 after a reset.
+    pub messages: u64,
+    /// Unix seconds the node was last heard, if it was ever touched.
+    pub last_seen: Option<i64>,
+    /// Length of the rolling summary in characters (0 without one).
+    pub summary_chars: usize,
+    pub llm_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// A unit of work for the database thread.
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+enum Msg {
+    Run(Job),
+    /// Stop after the jobs queued before this one, checkpoint, close, then reply.
+    Close(oneshot::Sender<Result<(), StoreError>>),
+}
+
+/// Handle to the database. Cheap to clone; every clone talks to the same thread.
+#[derive(Clone)]
+pub struct Store {
+    tx: mpsc::Sender<Msg>,
+    /// Taken by `close` to join the thread; shared so any clone can close.
+    thread: Arc<Mutex<Option<JoinHandle<()>>>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, applies pending migrations and starts
+    /// the database thread. Blocking: call it at startup, not from a hot async path.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = schema::open(path)?;
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let handle = std::thread::Builder::new()
+            .name("meshai-db".into())
+            .spawn(move || serve(conn, rx))
+            .map_err(StoreError::Thread)?;
+        Ok(Store {
+            tx,
+            thread: Arc::new(Mutex::new(Some(handle))),
+        })
+    }
+
+    /// Stores a message from `node` and returns its id. Called before the LLM is asked, so a
+    /// crash mid-reply still remembers what the person said.
+    pub async fn append_user(
+        &self,
+        node: NodeId,
+        text: String,
+        at: i64,
+    ) -> Result<i64, StoreError> {
+        self.call(move |c| ops::append_message(c, node, Role::User, &text, at))
+            .await
+    }
+
+    /// Stores the reply to message `user_id` and indexes the pair for retrieval, in one
+    /// transaction. Fails with `NoSuchUserMessage` if `user_id` is gone (reset meanwhile).
+    pub async fn append_reply(
+        &self,
+        node: NodeId,
+        user_id: i64,
+        text: String,
+        at: i64,
+    ) -> Result<i64, StoreError> {
+        self.call(move |c| ops::append_reply(c, node, user_id, &text, at))
+            .await
+    }
+
+    /// The memory for answering message `before_id`: the summary, the last `window` messages
+    /// of the node with id < `before_id`, and up to `retrieve` exchanges of that node entirely
+    /// older than the window, ranked by FTS5 bm25 against `query`. The query is reduced to safe
+    /// terms (see `fts`), so user text never causes a syntax error; no terms, no retrieval.
+    pub async fn context(
+        &self,
+        node: NodeId,
+        before_id: i64,
+        window: usize,
+        query: &str,
+        retrieve: usize,
+    ) -> Result<Context, StoreError> {
+        let terms = fts::match_expression(query);
+        self.call(move |c| ops::context(c, node, before_id, window, terms.as_deref(), retrieve))
+            .await
+    }
+
+    /// Messages after the summary cursor that have left the window (are older than the node's
+    /// last `window` messages). `Some` only when there are at least `threshold` (and at least
+    /// one) of them; at most `max_batch` (at least one), oldest first.
+    pub async fn pending_summary(
+        &self,
+        node: NodeId,
+        window: usize,
+        threshold: usize,
+        max_batch: usize,
+    ) -> Result<Option<SummaryJob>, StoreError> {
+        self.call(move |c| ops::pending_summary(c, node, window, threshold, max_batch))
+            .await
+    }
+
+    /// Saves `text` with cursor `through_id` in one transaction, only if the stored cursor
+    /// still equals `expected_previous` (`None` = no summary yet) and message `through_id`
+    /// still exists for the node. Otherwise changes nothing and returns false: a reset or
+    /// another save happened while the LLM was summarising.
+    pub async fn save_summary(
+        &self,
+        node: NodeId,
+        text: String,
+        through_id: i64,
+        expected_previous: Option<i64>,
+    ) -> Result<bool, StoreError> {
+        self.call(move |c| ops::save_summary(c, node, &text, through_id, expected_previous))
+            .await
+    }
+
+    /// The node's rolling summary, if it has one.
+    pub async fn summary(&self, node: NodeId) -> Result<Option<Summary>, StoreError> {
+        self.call(move |c| ops::summary(c, node)).await
+    }
+
+    /// Forgets the node: its messages, exchanges (and their search entries) and summary.
+    /// The node's stats row (names, usage counters) stays.
+    pub async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
+        self.call(move |c| ops::reset(c, node)).await
+    }
+
+    /// The node's last `limit` messages, oldest first.
+    pub async fn history(
+        &self,
+        node: NodeId,
+        limit: usize,
+    ) -> Result<Vec<StoredMessage>, StoreError> {
+        self.call(move |c| ops::history(c, node, limit)).await
+    }
+
+    /// Records that `node` was heard at `at`; names given as `None` keep their stored value.
+    pub async fn touch_node(
+        &self,
+        node: NodeId,
+        long_name: Option<String>,
+        short_name: Option<String>,
+        at: i64,
+    ) -> Result<(), StoreError> {
+        self.call(move |c| {
+            ops::touch_node(c, node, long_name.as_deref(), short_name.as_deref(), at)
+        })
+        .await
+    }
+
+    /// Counts one LLM call made for `node` and its token usage.
+    pub async fn record_usage(
+        &self,
+        node: NodeId,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    ) -> Result<(), StoreError> {
+        self.call(move |c| ops::record_usage(c, node, prompt_tokens, completion_tokens))
+            .await
+    }
+
+    /// Numbers for every node that has a stats row, messages or a summary, most recently
+    /// seen first.
+    pub async fn stats(&self) -> Result<Vec<NodeStats>, StoreError> {
+        self.call(|c| ops::stats(c)).await
+    }
+
+    /// Runs SQLite's and FTS5's integrity checks; returns `"ok"` when both pass, otherwise
+    /// the problems, one per line.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.call(|c| ops::integrity_check(c)).await
+    }
+
+    /// Finishes the jobs queued before this call, checkpoints the WAL, closes the connection
+    /// and joins the thread. Jobs sent later (from other clones) fail with `Closed`.
+    pub async fn close(self) -> Result<(), StoreError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Close(reply))
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        let result = rx.await.map_err(|_| StoreError::Closed)?;
+        let handle = self.thread.lock().ok().and_then(|mut h| h.take());
+        if let Some(handle) = handle {
+            // The thread has replied and only returns now, so this join is short; still keep
+            // it off the tokio worker.
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
+        result
+    }
+
+    /// Runs `f` on the database thread and returns its result.
+    async fn call<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, rx) = oneshot::channel();
+        let job: Job = Box::new(move |c| {
+            // The caller may have given up (cancelled); then nobody wants the answer.
+            let _ = reply.send(f(c));
+        });
+        self.tx
+            .send(Msg::Run(job))
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+/// The database thread: runs jobs in order until told to close or every handle is dropped.
+fn serve(mut conn: Connection, mut rx: mpsc::Receiver<Msg>) {
+    while let Some(msg) = rx.blocking_recv() {
+        match msg {
+            Msg::Run(job) => job(&mut conn),
+            Msg::Close(reply) => {
+                // Refuse further jobs now, so ones queued behind `Close` fail fast.
+                rx.close();
+                let _ = reply.send(shutdown(conn));
+                return;
+            }
+        }
+    }
+    // Every handle was dropped without `close`: dropping the connection still closes it
+    // cleanly (and SQLite checkpoints the WAL when the last connection closes).
+}
+
+/// Checkpoints the WAL into the main file and closes the connection.
+fn shutdown(conn: Connection) -> Result<(), StoreError> {
+    let checkpoint = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+        row.get::<_, i64>(0)
+    });
+    match checkpoint {
+        Ok(0) => {}
+        Ok(_) => tracing::debug!("wal checkpoint incomplete: another connection is reading"),
+        Err(e) => tracing::warn!(error = %e, "wal checkpoint failed"),
+    }
+    conn.close().map_err(|(_, e)| StoreError::Sql(e))
+}
+
+/// The open flags: read-write, create, no URI interpretation of the path.
+fn open_flags() -> OpenFlags {
+    OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+}

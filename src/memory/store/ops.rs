@@ -1,0 +1,370 @@
+//! The synchronous queries behind each `Store` call; they run on the database thread only.
+//!
+//! Writes use immediate transactions: in WAL mode a deferred transaction that later wants to
+//! write can fail with `SQLITE_BUSY` without waiting, while an immediate one waits for the
+//! write lock under `busy_timeout` like any other statement.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use super::{Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob};
+use crate::node::NodeId;
+
+/// A node number as stored: SQLite integers are i64, a u32 always fits.
+fn node_sql(node: NodeId) -> i64 {
+    i64::from(node.0)
+}
+
+/// A count from the API as a SQL `LIMIT`; anything beyond i64 means "no limit" anyway.
+fn limit(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A counter as stored; a count too large for i64 saturates rather than wrapping.
+fn counter_sql(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A stored counter read back; a negative value can only come from outside tampering.
+fn counter(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Maps `SELECT id, role, text, at`.
+fn message(row: &Row<'_>) -> rusqlite::Result<StoredMessage> {
+    Ok(StoredMessage {
+        id: row.get(0)?,
+        role: row.get(1)?,
+        text: row.get(2)?,
+        at: row.get(3)?,
+    })
+}
+
+/// Maps `SELECT text, through_id, updated_at`.
+fn summary_row(row: &Row<'_>) -> rusqlite::Result<Summary> {
+    Ok(Summary {
+        text: row.get(0)?,
+        through_id: row.get(1)?,
+        updated_at: row.get(2)?,
+    })
+}
+
+pub(super) fn append_message(
+    c: &mut Connection,
+    node: NodeId,
+    role: Role,
+    text: &str,
+    at: i64,
+) -> Result<i64, StoreError> {
+    c.prepare_cached("INSERT INTO messages(node, role, text, at) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![node_sql(node), role, text, at])?;
+    Ok(c.last_insert_rowid())
+}
+
+pub(super) fn append_reply(
+    c: &mut Connection,
+    node: NodeId,
+    user_id: i64,
+    text: &str,
+    at: i64,
+) -> Result<i64, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let user_text: Option<String> = tx
+        .prepare_cached("SELECT text FROM messages WHERE id = ?1 AND node = ?2 AND role = 'user'")?
+        .query_row(params![user_id, node_sql(node)], |row| row.get(0))
+        .optional()?;
+    let Some(user_text) = user_text else {
+        return Err(StoreError::NoSuchUserMessage { node, id: user_id });
+    };
+    tx.prepare_cached(
+        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'assistant', ?2, ?3)",
+    )?
+    .execute(params![node_sql(node), text, at])?;
+    let assistant_id = tx.last_insert_rowid();
+    tx.prepare_cached(
+        "INSERT INTO exchanges(node, user_id, assistant_id, at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![node_sql(node), user_id, assistant_id, at])?;
+    let exchange_id = tx.last_insert_rowid();
+    tx.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
+        .execute(params![exchange_id, user_text, text])?;
+    tx.commit()?;
+    Ok(assistant_id)
+}
+
+pub(super) fn summary(c: &Connection, node: NodeId) -> Result<Option<Summary>, StoreError> {
+    let s = c
+        .prepare_cached("SELECT text, through_id, updated_at FROM summaries WHERE node = ?1")?
+        .query_row([node_sql(node)], summary_row)
+        .optional()?;
+    Ok(s)
+}
+
+/// The last `n` messages of `node` with id < `before_id`, oldest first.
+fn last_messages(
+    c: &Connection,
+    node: NodeId,
+    before_id: i64,
+    n: usize,
+) -> Result<Vec<StoredMessage>, StoreError> {
+    let mut stmt = c.prepare_cached(
+        "SELECT id, role, text, at FROM messages
+         WHERE node = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+    )?;
+    let mut msgs = stmt
+        .query_map(params![node_sql(node), before_id, limit(n)], message)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    msgs.reverse();
+    Ok(msgs)
+}
+
+pub(super) fn context(
+    c: &mut Connection,
+    node: NodeId,
+    before_id: i64,
+    window: usize,
+    terms: Option<&str>,
+    retrieve: usize,
+) -> Result<Context, StoreError> {
+    // One read transaction, so summary, window and retrieval come from the same snapshot.
+    let tx = c.transaction()?;
+    let summary = summary(&tx, node)?;
+    let window = last_messages(&tx, node, before_id, window)?;
+    // Retrieval only looks at exchanges wholly older than the window: what is in the window
+    // is in the prompt already.
+    let boundary = window.first().map_or(before_id, |m| m.id);
+    let retrieved = match terms {
+        Some(terms) if retrieve > 0 => {
+            let mut stmt = tx.prepare_cached(
+                "SELECT u.text, a.text, e.at
+                 FROM exchanges_fts
+                 JOIN exchanges e ON e.id = exchanges_fts.rowid
+                 JOIN messages u ON u.id = e.user_id
+                 JOIN messages a ON a.id = e.assistant_id
+                 WHERE exchanges_fts MATCH ?1 AND e.node = ?2
+                   AND e.user_id < ?3 AND e.assistant_id < ?3
+                 ORDER BY bm25(exchanges_fts) LIMIT ?4",
+            )?;
+            stmt.query_map(
+                params![terms, node_sql(node), boundary, limit(retrieve)],
+                |row| {
+                    Ok(Exchange {
+                        user: row.get(0)?,
+                        assistant: row.get(1)?,
+                        at: row.get(2)?,
+                    })
+                },
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?
+        }
+        _ => Vec::new(),
+    };
+    drop(tx);
+    Ok(Context {
+        summary,
+        window,
+        retrieved,
+    })
+}
+
+pub(super) fn pending_summary(
+    c: &mut Connection,
+    node: NodeId,
+    window: usize,
+    threshold: usize,
+    max_batch: usize,
+) -> Result<Option<SummaryJob>, StoreError> {
+    let tx = c.transaction()?;
+    let previous = summary(&tx, node)?;
+    let cursor = previous.as_ref().map_or(0, |s| s.through_id);
+    // The oldest message still in the window; everything before it has left the window.
+    let boundary = match window.checked_sub(1) {
+        None => Some(i64::MAX),
+        Some(offset) => tx
+            .prepare_cached(
+                "SELECT id FROM messages WHERE node = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2",
+            )?
+            .query_row(params![node_sql(node), limit(offset)], |row| row.get(0))
+            .optional()?,
+    };
+    let Some(boundary) = boundary else {
+        // Fewer messages than the window holds: nothing has left it.
+        return Ok(None);
+    };
+    let waiting: i64 = tx
+        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
+        .query_row(params![node_sql(node), cursor, boundary], |row| row.get(0))?;
+    if counter(waiting) < u64::try_from(threshold.max(1)).unwrap_or(u64::MAX) {
+        return Ok(None);
+    }
+    let evicted = tx
+        .prepare_cached(
+            "SELECT id, role, text, at FROM messages
+             WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id LIMIT ?4",
+        )?
+        .query_map(
+            params![node_sql(node), cursor, boundary, limit(max_batch.max(1))],
+            message,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    drop(tx);
+    Ok(Some(SummaryJob { previous, evicted }))
+}
+
+pub(super) fn save_summary(
+    c: &mut Connection,
+    node: NodeId,
+    text: &str,
+    through_id: i64,
+    expected_previous: Option<i64>,
+) -> Result<bool, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current = summary(&tx, node)?.map(|s| s.through_id);
+    if current != expected_previous {
+        return Ok(false);
+    }
+    if expected_previous.is_some_and(|prev| through_id <= prev) {
+        return Ok(false);
+    }
+    // The cursor must name a message that still exists: after a reset, a summary computed
+    // from the old messages would bring forgotten memory back.
+    let exists = tx
+        .prepare_cached("SELECT 1 FROM messages WHERE id = ?1 AND node = ?2")?
+        .query_row(params![through_id, node_sql(node)], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        return Ok(false);
+    }
+    tx.prepare_cached(
+        "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(node) DO UPDATE SET
+             text = excluded.text,
+             through_id = excluded.through_id,
+             updated_at = excluded.updated_at",
+    )?
+    .execute(params![node_sql(node), text, through_id, unix_now()])?;
+    tx.commit()?;
+    Ok(true)
+}
+
+pub(super) fn reset(c: &mut Connection, node: NodeId) -> Result<(), StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Exchanges first: they reference the messages, and their trigger clears the search index.
+    tx.execute("DELETE FROM exchanges WHERE node = ?1", [node_sql(node)])?;
+    tx.execute("DELETE FROM messages WHERE node = ?1", [node_sql(node)])?;
+    tx.execute("DELETE FROM summaries WHERE node = ?1", [node_sql(node)])?;
+    tx.commit()?;
+    Ok(())
+}
+
+pub(super) fn history(
+    c: &Connection,
+    node: NodeId,
+    n: usize,
+) -> Result<Vec<StoredMessage>, StoreError> {
+    last_messages(c, node, i64::MAX, n)
+}
+
+pub(super) fn touch_node(
+    c: &Connection,
+    node: NodeId,
+    long_name: Option<&str>,
+    short_name: Option<&str>,
+    at: i64,
+) -> Result<(), StoreError> {
+    c.prepare_cached(
+        "INSERT INTO nodes(node, long_name, short_name, first_seen, last_seen)
+         VALUES (?1, ?2, ?3, ?4, ?4)
+         ON CONFLICT(node) DO UPDATE SET
+             long_name = coalesce(excluded.long_name, long_name),
+             short_name = coalesce(excluded.short_name, short_name),
+             first_seen = min(coalesce(first_seen, excluded.first_seen), excluded.first_seen),
+             last_seen = max(coalesce(last_seen, excluded.last_seen), excluded.last_seen)",
+    )?
+    .execute(params![node_sql(node), long_name, short_name, at])?;
+    Ok(())
+}
+
+pub(super) fn record_usage(
+    c: &Connection,
+    node: NodeId,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+) -> Result<(), StoreError> {
+    c.prepare_cached(
+        "INSERT INTO nodes(node, llm_calls, prompt_tokens, completion_tokens)
+         VALUES (?1, 1, ?2, ?3)
+         ON CONFLICT(node) DO UPDATE SET
+             llm_calls = llm_calls + 1,
+             prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+             completion_tokens = completion_tokens + excluded.completion_tokens",
+    )?
+    .execute(params![
+        node_sql(node),
+        counter_sql(prompt_tokens),
+        counter_sql(completion_tokens)
+    ])?;
+    Ok(())
+}
+
+pub(super) fn stats(c: &Connection) -> Result<Vec<NodeStats>, StoreError> {
+    let mut stmt = c.prepare(
+        "WITH ids(node) AS (
+             SELECT node FROM nodes UNION SELECT node FROM messages UNION SELECT node FROM summaries
+         )
+         SELECT ids.node, n.long_name,
+                (SELECT count(*) FROM messages m WHERE m.node = ids.node),
+                n.last_seen,
+                coalesce(length(s.text), 0),
+                coalesce(n.llm_calls, 0), coalesce(n.prompt_tokens, 0),
+                coalesce(n.completion_tokens, 0)
+         FROM ids
+         LEFT JOIN nodes n ON n.node = ids.node
+         LEFT JOIN summaries s ON s.node = ids.node
+         ORDER BY n.last_seen IS NULL, n.last_seen DESC, ids.node",
+    )?;
+    let rows = stmt.query_map([], |row| {
+        let node: i64 = row.get(0)?;
+        let node =
+            u32::try_from(node).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, node))?;
+        Ok(NodeStats {
+            node: NodeId(node),
+            long_name: row.get(1)?,
+            messages: counter(row.get(2)?),
+            last_seen: row.get(3)?,
+            summary_chars: usize::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+            llm_calls: counter(row.get(5)?),
+            prompt_tokens: counter(row.get(6)?),
+            completion_tokens: counter(row.get(7)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub(super) fn integrity_check(c: &Connection) -> Result<String, StoreError> {
+    let mut problems: Vec<String> = c
+        .prepare("PRAGMA integrity_check")?
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    problems.retain(|p| p != "ok");
+    if let Err(e) = c.execute(
+        "INSERT INTO exchanges_fts(exchanges_fts) VALUES ('integrity-check')",
+        [],
+    ) {
+        problems.push(format!("full-text index: {e}"));
+    }
+    if problems.is_empty() {
+        Ok("ok".to_string())
+    } else {
+        Ok(problems.join("\n"))
+    }
+}

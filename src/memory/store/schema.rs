@@ -1,0 +1,146 @@
+//! Opening the database file: connection settings and the versioned schema migrations.
+//!
+//! The schema version lives in `PRAGMA user_version`. `MIGRATIONS[i]` takes the schema from
+//! version `i` to `i + 1`; each runs in its own immediate transaction that re-reads the
+//! version first, so two processes opening the same file at once cannot both apply it.
+//! Migrations are append-only: never edit one that has shipped.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::{BUSY_TIMEOUT, StoreError, open_flags};
+
+/// The ordered migrations; the schema version is the number applied.
+const MIGRATIONS: &[&str] = &[
+    // 1: messages, summaries, exchanges with their full-text index, node stats.
+    "
+    CREATE TABLE messages(
+        id   INTEGER PRIMARY KEY,
+        node INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK(role IN ('user', 'assistant')),
+        text TEXT NOT NULL,
+        at   INTEGER NOT NULL
+    );
+    CREATE INDEX messages_node_id ON messages(node, id);
+
+    CREATE TABLE summaries(
+        node       INTEGER PRIMARY KEY,
+        text       TEXT NOT NULL,
+        through_id INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+
+    CREATE TABLE exchanges(
+        id           INTEGER PRIMARY KEY,
+        node         INTEGER NOT NULL,
+        user_id      INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        assistant_id INTEGER NOT NULL UNIQUE REFERENCES messages(id) ON DELETE CASCADE,
+        at           INTEGER NOT NULL
+    );
+    CREATE INDEX exchanges_node_id ON exchanges(node, id);
+    CREATE INDEX exchanges_user_id ON exchanges(user_id);
+
+    -- Contentless: the text stays in `messages`, the index only maps terms to exchange ids.
+    -- contentless_delete lets rows be deleted by rowid, which `reset` needs.
+    CREATE VIRTUAL TABLE exchanges_fts USING fts5(
+        user, assistant, content = '', contentless_delete = 1
+    );
+    -- However an exchange goes (reset, or a cascade from its messages), its index entry goes too.
+    CREATE TRIGGER exchanges_fts_delete AFTER DELETE ON exchanges BEGIN
+        DELETE FROM exchanges_fts WHERE rowid = old.id;
+    END;
+
+    CREATE TABLE nodes(
+        node              INTEGER PRIMARY KEY,
+        long_name         TEXT,
+        short_name        TEXT,
+        first_seen        INTEGER,
+        last_seen         INTEGER,
+        llm_calls         INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0
+    );
+    ",
+];
+
+/// The schema version this build writes.
+pub(super) const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Opens `path`, configures the connection and migrates the schema to `VERSION`.
+pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        return Err(StoreError::MissingDirectory {
+            path: path.to_path_buf(),
+            dir: dir.to_path_buf(),
+        });
+    }
+    let open_err = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut conn = Connection::open_with_flags(path, open_flags()).map_err(open_err)?;
+    configure(&conn).map_err(open_err)?;
+    migrate(&mut conn, path)?;
+    Ok(conn)
+}
+
+/// Per-connection settings. WAL lets the admin CLI work beside the daemon; FULL sync makes an
+/// acknowledged write survive power loss.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let mode: String =
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        tracing::warn!(mode, "database did not switch to WAL journal mode");
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Keep the WAL file from staying large on the SD card after a burst of writes.
+    conn.pragma_update(None, "journal_size_limit", 4 * 1024 * 1024)?;
+    Ok(())
+}
+
+fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Applies the migrations the file lacks, each in one transaction.
+fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    loop {
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let found = user_version(&tx).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !(0..=VERSION).contains(&found) {
+            return Err(StoreError::UnknownVersion {
+                path: path.to_path_buf(),
+                found,
+                supported: VERSION,
+            });
+        }
+        let Some(sql) = usize::try_from(found).ok().and_then(|i| MIGRATIONS.get(i)) else {
+            return Ok(());
+        };
+        let version = found + 1;
+        let applied = tx
+            .execute_batch(sql)
+            .and_then(|()| tx.pragma_update(None, "user_version", version))
+            .and_then(|()| tx.commit());
+        applied.map_err(|source| StoreError::Migration {
+            path: path.to_path_buf(),
+            version,
+            source,
+        })?;
+        tracing::info!(version, "database schema migrated");
+    }
+}

@@ -1,0 +1,45 @@
+//! Store tests against real SQLite files in temporary directories, one file per concern.
+
+mod conversation;
+mod lifecycle;
+mod summaries;
+
+use std::path::PathBuf;
+
+use super::{Store, StoredMessage};
+use crate::node::NodeId;
+
+pub(super) const A: NodeId = NodeId(0xa1b2c3d4);
+pub(super) const B: NodeId = NodeId(0x00000042);
+
+pub(super) fn temp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("meshai.db");
+    (dir, path)
+}
+
+pub(super) fn open_temp() -> (tempfile::TempDir, Store) {
+    let (dir, path) = temp();
+    let store = Store::open(&path).unwrap();
+    (dir, store)
+}
+
+/// Appends a user message and its reply; returns (user id, assistant id).
+pub(super) async fn exchange(
+    store: &Store,
+    node: NodeId,
+    user: &str,
+    reply: &str,
+    at: i64,
+) -> (i64, i64) {
+    let u = store.append_user(node, user.into(), at).await.unwrap();
+    let a = store
+        .append_reply(node, u, reply.into(), at + 1)
+        .await
+        .unwrap();
+    (u, a)
+}
+
+pub(super) fn ids(msgs: &[StoredMessage]) -> Vec<i64> {
+    msgs.iter().map(|m| m.id).collect()
+}
