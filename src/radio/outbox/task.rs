@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::{Instant, sleep_until, timeout_at};
-use tracing::debug;
+use tokio::time::{Instant, sleep_until};
+use tracing::{debug, warn};
 
 use super::Request;
 use super::core::{Action, OutboxCore};
@@ -13,6 +14,9 @@ use crate::radio::{LinkEvent, LinkState, Outgoing, ReplyReport};
 
 /// Who gets a reply's report: the sender half of the oneshot `send` returned.
 type Reporter = oneshot::Sender<ReplyReport>;
+
+/// Caps the drain time so that `Instant` arithmetic cannot overflow.
+const MAX_DRAIN: Duration = Duration::from_secs(24 * 3600);
 
 /// Everything the task owns.
 pub(super) struct Channels {
@@ -42,7 +46,7 @@ pub(super) async fn run(ch: Channels) {
 
     loop {
         let actions = core.poll(Instant::now().into_std());
-        perform(actions, &writes, drain_until).await;
+        perform(actions, &writes);
         let done = if drain_until.is_some() {
             core.is_idle()
         } else {
@@ -59,7 +63,7 @@ pub(super) async fn run(ch: Channels) {
                 // A dropped `OutboxTask` only means nobody will ask for a drain.
                 if let Ok(d) = d {
                     debug!(drain = ?d, "outbox draining");
-                    drain_until = Some(Instant::now() + d);
+                    drain_until = Some(Instant::now() + d.min(MAX_DRAIN));
                     take_remaining(&mut requests, &mut core);
                     requests_open = false;
                 }
@@ -85,11 +89,7 @@ pub(super) async fn run(ch: Channels) {
     }
 
     take_remaining(&mut requests, &mut core);
-    for action in core.shutdown() {
-        if let Action::Report(reporter, report) = action {
-            let _ = reporter.send(report);
-        }
-    }
+    perform(core.shutdown(), &writes);
     debug!("outbox stopped");
 }
 
@@ -102,25 +102,17 @@ fn take_remaining(requests: &mut mpsc::Receiver<Request>, core: &mut OutboxCore<
     }
 }
 
-/// Hands writes to the link and reports to their receivers. While draining, a link that no
-/// longer takes writes cannot hold the task past the drain deadline.
-async fn perform(
-    actions: Vec<Action<Reporter>>,
-    writes: &mpsc::Sender<Outgoing>,
-    until: Option<Instant>,
-) {
+/// Hands writes to the link and reports to their receivers. Never waits for the link: a link
+/// that does not take writes must not stall ACK handling or the drain.
+fn perform(actions: Vec<Action<Reporter>>, writes: &mpsc::Sender<Outgoing>) {
     for action in actions {
         match action {
-            Action::Write(out) => {
-                let sent = match until {
-                    Some(until) => timeout_at(until, writes.send(out)).await.ok(),
-                    None => Some(writes.send(out).await),
-                };
-                if !matches!(sent, Some(Ok(()))) {
-                    // The part stays in flight and the ACK timeout resends it later.
-                    debug!("link did not take the write");
-                }
-            }
+            Action::Write(out) => match writes.try_send(out) {
+                Ok(()) => {}
+                // In both cases a text stays in flight and its ACK timeout resends it later.
+                Err(TrySendError::Full(_)) => warn!("link write queue full, write dropped"),
+                Err(TrySendError::Closed(_)) => debug!("link gone, write dropped"),
+            },
             Action::Report(reporter, report) => {
                 // A dropped receiver means nobody waits for this report any more.
                 let _ = reporter.send(report);

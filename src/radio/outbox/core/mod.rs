@@ -32,6 +32,10 @@ const QUEUE_PROBE_EVERY: Duration = Duration::from_secs(5);
 /// older firmware never answers the probe.
 const QUEUE_FULL_MAX_WAIT: Duration = Duration::from_secs(60);
 
+/// Caps the configured waits so that `Instant` arithmetic cannot overflow, whatever the
+/// config says.
+const MAX_CONFIGURED_WAIT: Duration = Duration::from_secs(24 * 3600);
+
 /// What the task must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action<K> {
@@ -137,9 +141,9 @@ impl<K> OutboxCore<K> {
     /// An empty outbox with the link not yet Ready.
     pub fn new(cfg: &RadioConfig, ids: PacketIds) -> Self {
         OutboxCore {
-            send_gap: cfg.send_gap,
-            ack_timeout: cfg.ack_timeout,
-            duty_cycle_pause: cfg.duty_cycle_pause,
+            send_gap: cfg.send_gap.min(MAX_CONFIGURED_WAIT),
+            ack_timeout: cfg.ack_timeout.min(MAX_CONFIGURED_WAIT),
+            duty_cycle_pause: cfg.duty_cycle_pause.min(MAX_CONFIGURED_WAIT),
             ids,
             link: None,
             local_num: None,
@@ -286,18 +290,17 @@ impl<K> OutboxCore<K> {
                 self.retry(FailReason::AckTimeout, now);
             }
         }
-        if self.probe_at().is_some_and(|at| now >= at) {
-            if let Some(full) = self.queue_full.as_mut() {
-                full.last_probe = Some(now);
-            }
-            debug!("node queue full, probing");
-            self.out.push(Action::Write(Outgoing::Probe));
-        }
         if self
             .send_at()
             .is_some_and(|at| at.is_none_or(|at| now >= at))
         {
             self.send_part(now);
+        } else if self.probe_at().is_some_and(|at| now >= at) {
+            if let Some(full) = self.queue_full.as_mut() {
+                full.last_probe = Some(now);
+            }
+            debug!("node queue full, probing");
+            self.out.push(Action::Write(Outgoing::Probe));
         }
         mem::take(&mut self.out)
     }
@@ -409,7 +412,7 @@ impl<K> OutboxCore<K> {
             part = index + 1,
             of = reply.req.parts.len(),
             bytes = packet.text.len(),
-            try_ = self.part.tries,
+            attempt = self.part.tries,
             "sending part"
         );
         self.out.push(Action::Write(Outgoing::Text(packet)));
@@ -485,5 +488,7 @@ impl<K> OutboxCore<K> {
     }
 }
 
+#[cfg(test)]
+mod sim;
 #[cfg(test)]
 mod tests;
