@@ -122,9 +122,6 @@ pub struct OutboxCore<K> {
     ids: PacketIds,
     /// `Some` only while the link is Ready: texts go out only then.
     link: Option<ReadyLink>,
-    /// Our node number from the last Ready state, kept across reconnects so a late ACK can
-    /// still be told apart from an implicit one.
-    local_num: Option<NodeId>,
     queue: VecDeque<Reply<K>>,
     /// State of the front reply's current part; meaningless while the queue is empty.
     part: Part,
@@ -146,7 +143,6 @@ impl<K> OutboxCore<K> {
             duty_cycle_pause: cfg.duty_cycle_pause.min(MAX_CONFIGURED_WAIT),
             ids,
             link: None,
-            local_num: None,
             queue: VecDeque::new(),
             part: Part::fresh(),
             last_text: None,
@@ -190,7 +186,6 @@ impl<K> OutboxCore<K> {
                         local.hop_limit
                     },
                 });
-                self.local_num = Some(local.num);
             }
             _ => self.link = None,
         }
