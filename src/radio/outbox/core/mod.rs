@@ -1,0 +1,489 @@
+//! The outbox's sans-IO core: which part goes out when, and what each ACK/NAK means.
+//!
+//! One queue for the whole radio. Replies go out in FIFO order, one part at a time, and at
+//! most one part is ever in flight: the next part waits for the previous part's ACK/NAK or
+//! its ACK timeout, and any two texts are at least `send_gap` apart. The core does no I/O and
+//! reads no clock: every input carries `now`, and the outputs are [`Action`]s for the task to
+//! perform. Invariant: after [`OutboxCore::poll`] at `now`, [`OutboxCore::next_deadline`] is
+//! either `None` or later than `now`, so the task never spins.
+
+use std::collections::VecDeque;
+use std::mem;
+use std::time::{Duration, Instant};
+
+use tracing::{debug, info, warn};
+
+use super::ids::PacketIds;
+use crate::node::NodeId;
+use crate::radio::{
+    FailReason, LinkEvent, LinkState, NakReason, Outgoing, OutgoingText, PartOutcome, RadioConfig,
+    ReplyReport, ReplyRequest,
+};
+
+/// Counted tries per part: the first send plus two retries.
+const MAX_TRIES: u32 = 3;
+/// Wait before the 2nd and the 3rd try of a part.
+const RETRY_BACKOFF: [Duration; 2] = [Duration::from_secs(5), Duration::from_secs(15)];
+/// RATE_LIMIT_EXCEEDED resends per part (not counted as tries) before the part fails.
+const MAX_RATE_LIMIT_RESENDS: u32 = 5;
+/// While the node's TX queue is full: how often to probe it with a heartbeat.
+const QUEUE_PROBE_EVERY: Duration = Duration::from_secs(5);
+/// While the node's TX queue is full: how long to wait at most before sending anyway, because
+/// older firmware never answers the probe.
+const QUEUE_FULL_MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// Caps the configured waits so that `Instant` arithmetic cannot overflow, whatever the
+/// config says.
+const MAX_CONFIGURED_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// What the task must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action<K> {
+    /// Hand this to the link.
+    Write(Outgoing),
+    /// The reply queued with this key is done: deliver the report.
+    Report(K, ReplyReport),
+}
+
+/// Maps a raw `Routing.Error` number to the reasons the outbox branches on; `None` is an ACK.
+pub fn nak_reason(error: i32) -> Option<NakReason> {
+    Some(match error {
+        0 => return None,
+        5 => NakReason::MaxRetransmit,
+        6 => NakReason::NoChannel,
+        7 => NakReason::TooLarge,
+        9 => NakReason::DutyCycleLimit,
+        34 => NakReason::PkiFailed,
+        35 => NakReason::PkiUnknownPubkey,
+        38 => NakReason::RateLimitExceeded,
+        39 => NakReason::PkiSendFailPublicKey,
+        other => NakReason::Other(other),
+    })
+}
+
+/// The parts of the link state the outbox needs while the link is Ready.
+#[derive(Debug, Clone, Copy)]
+struct ReadyLink {
+    generation: u64,
+    hop_limit: u32,
+}
+
+/// A queued reply and the outcomes of its parts so far.
+struct Reply<K> {
+    key: K,
+    req: ReplyRequest,
+    /// One entry per finished part; its length is the index of the current part.
+    outcomes: Vec<PartOutcome>,
+}
+
+/// Where the current part stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Ready to go out once the link, pacing and pauses allow, and not before `not_before`.
+    Waiting { not_before: Option<Instant> },
+    /// Handed to the link as packet `id`; waits for its ACK/NAK until `deadline`.
+    InFlight { id: u32, deadline: Instant },
+}
+
+/// Retry bookkeeping for the current part (the first unfinished part of the front reply).
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    /// Counted tries including the pending one; resends after RATE_LIMIT or DUTY_CYCLE do not
+    /// count, because the packet never went on air.
+    tries: u32,
+    /// RATE_LIMIT_EXCEEDED resends so far, capped so a misbehaving node cannot stall us forever.
+    rate_limit_resends: u32,
+    phase: Phase,
+}
+
+impl Part {
+    fn fresh() -> Self {
+        Part {
+            tries: 1,
+            rate_limit_resends: 0,
+            phase: Phase::Waiting { not_before: None },
+        }
+    }
+}
+
+/// The node reported a full TX queue (`queueStatus.free == 0`).
+#[derive(Debug, Clone, Copy)]
+struct QueueFull {
+    since: Instant,
+    last_probe: Option<Instant>,
+}
+
+/// The paced, ACK-driven send queue as a state machine. `K` identifies whoever queued a reply
+/// (the task uses the reply's oneshot sender, tests use numbers).
+pub struct OutboxCore<K> {
+    send_gap: Duration,
+    ack_timeout: Duration,
+    duty_cycle_pause: Duration,
+    ids: PacketIds,
+    /// `Some` only while the link is Ready: texts go out only then.
+    link: Option<ReadyLink>,
+    queue: VecDeque<Reply<K>>,
+    /// State of the front reply's current part; meaningless while the queue is empty.
+    part: Part,
+    /// When the previous text was handed to the link, for pacing across all replies.
+    last_text: Option<Instant>,
+    /// All sending pauses until then after a DUTY_CYCLE_LIMIT NAK.
+    paused_until: Option<Instant>,
+    queue_full: Option<QueueFull>,
+    /// Actions produced by inputs, handed out by the next `poll`.
+    out: Vec<Action<K>>,
+}
+
+impl<K> OutboxCore<K> {
+    /// An empty outbox with the link not yet Ready.
+    pub fn new(cfg: &RadioConfig, ids: PacketIds) -> Self {
+        OutboxCore {
+            send_gap: cfg.send_gap.min(MAX_CONFIGURED_WAIT),
+            ack_timeout: cfg.ack_timeout.min(MAX_CONFIGURED_WAIT),
+            duty_cycle_pause: cfg.duty_cycle_pause.min(MAX_CONFIGURED_WAIT),
+            ids,
+            link: None,
+            queue: VecDeque::new(),
+            part: Part::fresh(),
+            last_text: None,
+            paused_until: None,
+            queue_full: None,
+            out: Vec::new(),
+        }
+    }
+
+    /// Queues a reply behind everything already queued; `key` comes back with its report.
+    pub fn enqueue(&mut self, req: ReplyRequest, key: K) {
+        if req.parts.is_empty() {
+            self.out
+                .push(Action::Report(key, ReplyReport { parts: Vec::new() }));
+            return;
+        }
+        if self.queue.is_empty() {
+            self.part = Part::fresh();
+        }
+        self.queue.push_back(Reply {
+            key,
+            req,
+            outcomes: Vec::new(),
+        });
+    }
+
+    /// Follows the link state: texts go out only while it is Ready.
+    pub fn on_link(&mut self, state: &LinkState) {
+        match state {
+            LinkState::Ready { generation, local } => {
+                let previous = self.link.map(|l| l.generation);
+                if previous != Some(*generation) {
+                    // A new session: its first queueStatus tells the truth about the queue.
+                    self.queue_full = None;
+                }
+                self.link = Some(ReadyLink {
+                    generation: *generation,
+                    hop_limit: if local.hop_limit == 0 {
+                        3
+                    } else {
+                        local.hop_limit
+                    },
+                });
+            }
+            _ => self.link = None,
+        }
+    }
+
+    /// Takes the node's answers: queue status and ACK/NAKs.
+    pub fn on_event(&mut self, event: LinkEvent, now: Instant) {
+        match event {
+            LinkEvent::QueueStatus {
+                res,
+                free,
+                mesh_packet_id,
+                ..
+            } => {
+                if free == 0 {
+                    self.queue_full.get_or_insert(QueueFull {
+                        since: now,
+                        last_probe: None,
+                    });
+                } else {
+                    self.queue_full = None;
+                }
+                if res != 0 && mesh_packet_id != 0 && self.in_flight_id() == Some(mesh_packet_id) {
+                    warn!(id = mesh_packet_id, res, "node did not queue the part");
+                    let reason = FailReason::Nak(nak_reason(res).unwrap_or(NakReason::Other(res)));
+                    self.retry(reason, now);
+                }
+            }
+            LinkEvent::Routing {
+                request_id,
+                from,
+                error,
+            } => {
+                if request_id == 0 || self.in_flight_id() != Some(request_id) {
+                    debug!(
+                        id = request_id,
+                        error, "ignoring ack/nak for a packet not pending"
+                    );
+                    return;
+                }
+                self.on_routing(request_id, from, error, now);
+            }
+        }
+    }
+
+    fn on_routing(&mut self, id: u32, from: NodeId, error: i32, now: Instant) {
+        let Some(to) = self.queue.front().map(|r| r.req.to) else {
+            return;
+        };
+        let Some(reason) = nak_reason(error) else {
+            // Only the destination's ACK proves delivery; an ACK from our own node (or from
+            // anyone else) only says that a relay was heard.
+            let outcome = if from == to {
+                PartOutcome::Delivered
+            } else {
+                PartOutcome::Relayed
+            };
+            debug!(%to, id, ?outcome, "part acknowledged");
+            self.finish_part(outcome);
+            return;
+        };
+        match reason {
+            NakReason::RateLimitExceeded => {
+                self.part.rate_limit_resends += 1;
+                if self.part.rate_limit_resends > MAX_RATE_LIMIT_RESENDS {
+                    self.fail_reply(FailReason::Nak(reason));
+                } else {
+                    debug!(%to, id, "rate limited by the node, resending later");
+                    self.part.phase = Phase::Waiting {
+                        not_before: Some(now + self.send_gap * 2),
+                    };
+                }
+            }
+            NakReason::DutyCycleLimit => {
+                warn!(pause = ?self.duty_cycle_pause, "duty cycle limit reached, pausing all sending");
+                self.paused_until = Some(now + self.duty_cycle_pause);
+                self.part.phase = Phase::Waiting { not_before: None };
+            }
+            NakReason::TooLarge
+            | NakReason::NoChannel
+            | NakReason::PkiFailed
+            | NakReason::PkiUnknownPubkey
+            | NakReason::PkiSendFailPublicKey => self.fail_reply(FailReason::Nak(reason)),
+            // MAX_RETRANSMIT, and every reason we do not know, may well pass on another try:
+            // retrying a few times with backoff is cheap and bounded.
+            NakReason::MaxRetransmit | NakReason::Other(_) => {
+                self.retry(FailReason::Nak(reason), now)
+            }
+        }
+    }
+
+    /// Runs the timers and decides what to send at `now`; returns everything to do.
+    pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
+        if let Phase::InFlight { id, deadline } = self.part.phase {
+            if !self.queue.is_empty() && now >= deadline {
+                debug!(id, "no ack/nak within the ack timeout");
+                self.retry(FailReason::AckTimeout, now);
+            }
+        }
+        if self
+            .send_at()
+            .is_some_and(|at| at.is_none_or(|at| now >= at))
+        {
+            self.send_part(now);
+        } else if self.probe_at().is_some_and(|at| now >= at) {
+            if let Some(full) = self.queue_full.as_mut() {
+                full.last_probe = Some(now);
+            }
+            debug!("node queue full, probing");
+            self.out.push(Action::Write(Outgoing::Probe));
+        }
+        mem::take(&mut self.out)
+    }
+
+    /// When `poll` must run next, if no input comes first. The caller polls after every input,
+    /// so a part that may go at once is never left waiting for a deadline.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        let in_flight = match self.part.phase {
+            Phase::InFlight { deadline, .. } if !self.queue.is_empty() => Some(deadline),
+            _ => None,
+        };
+        [in_flight, self.probe_at(), self.send_at().flatten()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Nothing queued and nothing left to report.
+    pub fn is_idle(&self) -> bool {
+        self.queue.is_empty() && self.out.is_empty()
+    }
+
+    /// Gives up: every part not finished yet (in flight or waiting) is reported as
+    /// `Failed(Shutdown)`, together with anything not yet handed out.
+    pub fn shutdown(&mut self) -> Vec<Action<K>> {
+        let left = self.queue.len();
+        if left > 0 {
+            info!(replies = left, "outbox shut down with replies unsent");
+        }
+        while let Some(mut reply) = self.queue.pop_front() {
+            let n = reply.req.parts.len();
+            reply
+                .outcomes
+                .resize(n, PartOutcome::Failed(FailReason::Shutdown));
+            self.out.push(Action::Report(
+                reply.key,
+                ReplyReport {
+                    parts: reply.outcomes,
+                },
+            ));
+        }
+        self.part = Part::fresh();
+        mem::take(&mut self.out)
+    }
+
+    fn in_flight_id(&self) -> Option<u32> {
+        match self.part.phase {
+            Phase::InFlight { id, .. } if !self.queue.is_empty() => Some(id),
+            _ => None,
+        }
+    }
+
+    /// When the current part may be written: `None` if nothing waits or the link is not
+    /// Ready, `Some(None)` if nothing holds it back.
+    fn send_at(&self) -> Option<Option<Instant>> {
+        self.link?;
+        self.queue.front()?;
+        let Phase::Waiting { not_before } = self.part.phase else {
+            return None;
+        };
+        let gap = self.last_text.map(|t| t + self.send_gap);
+        let full = self.queue_full.map(|f| f.since + QUEUE_FULL_MAX_WAIT);
+        // With none of the constraints set the part may go at once; the earliest possible
+        // Instant stands for "now" without reading a clock.
+        Some(
+            [not_before, gap, self.paused_until, full]
+                .into_iter()
+                .flatten()
+                .max(),
+        )
+    }
+
+    /// When to probe the node's full queue, if a part is waiting for it.
+    fn probe_at(&self) -> Option<Instant> {
+        self.link?;
+        self.queue.front()?;
+        if !matches!(self.part.phase, Phase::Waiting { .. }) {
+            return None;
+        }
+        let full = self.queue_full?;
+        let at = full.last_probe.unwrap_or(full.since) + QUEUE_PROBE_EVERY;
+        (at < full.since + QUEUE_FULL_MAX_WAIT).then_some(at)
+    }
+
+    fn send_part(&mut self, now: Instant) {
+        let Some(link) = self.link else {
+            return;
+        };
+        let Some(reply) = self.queue.front() else {
+            return;
+        };
+        let index = reply.outcomes.len();
+        let Some(text) = reply.req.parts.get(index) else {
+            return;
+        };
+        let id = self.ids.next_id();
+        let packet = OutgoingText {
+            id,
+            to: reply.req.to,
+            channel: reply.req.channel,
+            hop_limit: link.hop_limit,
+            text: text.clone(),
+            reply_id: if index == 0 { reply.req.reply_to } else { None },
+            generation: link.generation,
+        };
+        debug!(
+            to = %packet.to,
+            id,
+            part = index + 1,
+            of = reply.req.parts.len(),
+            bytes = packet.text.len(),
+            attempt = self.part.tries,
+            "sending part"
+        );
+        self.out.push(Action::Write(Outgoing::Text(packet)));
+        self.last_text = Some(now);
+        // This send's own queueStatus says whether the queue filled up again.
+        self.queue_full = None;
+        self.part.phase = Phase::InFlight {
+            id,
+            deadline: now + self.ack_timeout,
+        };
+    }
+
+    /// The current part failed in a way another try may fix: retry with backoff, or give up
+    /// the reply once the tries are used up.
+    fn retry(&mut self, reason: FailReason, now: Instant) {
+        let backoff = usize::try_from(self.part.tries - 1)
+            .ok()
+            .and_then(|i| RETRY_BACKOFF.get(i));
+        match backoff {
+            Some(backoff) if self.part.tries < MAX_TRIES => {
+                debug!(?reason, tries = self.part.tries, "retrying part");
+                self.part.tries += 1;
+                self.part.phase = Phase::Waiting {
+                    not_before: Some(now + *backoff),
+                };
+            }
+            _ => self.fail_reply(reason),
+        }
+    }
+
+    fn finish_part(&mut self, outcome: PartOutcome) {
+        let Some(reply) = self.queue.front_mut() else {
+            return;
+        };
+        reply.outcomes.push(outcome);
+        self.part = Part::fresh();
+        if reply.outcomes.len() >= reply.req.parts.len() {
+            self.report_front();
+        }
+    }
+
+    /// Gives up the rest of the front reply: the current part fails with `reason`, the later
+    /// ones are not sent.
+    fn fail_reply(&mut self, reason: FailReason) {
+        let Some(reply) = self.queue.front_mut() else {
+            return;
+        };
+        let n = reply.req.parts.len();
+        warn!(
+            to = %reply.req.to,
+            part = reply.outcomes.len() + 1,
+            of = n,
+            ?reason,
+            "giving up the rest of the reply"
+        );
+        reply.outcomes.push(PartOutcome::Failed(reason));
+        reply
+            .outcomes
+            .resize(n, PartOutcome::Failed(FailReason::EarlierPartFailed));
+        self.part = Part::fresh();
+        self.report_front();
+    }
+
+    fn report_front(&mut self) {
+        if let Some(reply) = self.queue.pop_front() {
+            self.out.push(Action::Report(
+                reply.key,
+                ReplyReport {
+                    parts: reply.outcomes,
+                },
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod sim;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,346 @@
+//! Table-driven tests of the outbox core in virtual time (harness in `sim`).
+
+use std::time::Duration;
+
+use super::sim::*;
+use super::*;
+use crate::radio::{LinkEvent, LinkState};
+
+#[test]
+fn paces_across_replies_to_different_nodes() {
+    check(
+        &[reply("a", 2, 2), reply("b", 3, 1)],
+        &[ACK, ACK, ACK],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "2.0 send a2 #102",
+            "2.5 report 0 [Delivered, Delivered]",
+            "4.0 send b1 #103",
+            "4.5 report 1 [Delivered]",
+        ],
+    );
+}
+
+#[test]
+fn each_part_waits_for_its_ack() {
+    const SLOW: Answer = &[(10.0, Ev::Ack)];
+    check(
+        &[reply("a", 2, 3)],
+        &[SLOW, SLOW, &[(1.0, Ev::Implicit)]],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "10.0 send a2 #102",
+            "20.0 send a3 #103",
+            "21.0 report 0 [Delivered, Delivered, Relayed]",
+        ],
+    );
+}
+
+#[test]
+fn rate_limit_resends_with_a_new_id() {
+    const RATE: Answer = &[(0.5, Ev::Nak(38))];
+    check(
+        &[reply("a", 2, 1)],
+        &[RATE, ACK],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "4.5 send a1 #102",
+            "5.0 report 0 [Delivered]",
+        ],
+    );
+    check(
+        &[reply("a", 2, 2)],
+        &[RATE; 6],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "4.5 send a1 #102",
+            "9.0 send a1 #103",
+            "13.5 send a1 #104",
+            "18.0 send a1 #105",
+            "22.5 send a1 #106",
+            "23.0 report 0 [Failed(Nak(RateLimitExceeded)), Failed(EarlierPartFailed)]",
+        ],
+    );
+}
+
+#[test]
+fn max_retransmit_retries_twice_then_gives_up_the_rest() {
+    const LOST: Answer = &[(1.0, Ev::Nak(5))];
+    check(
+        &[reply("a", 2, 3), reply("b", 3, 1)],
+        &[LOST, LOST, LOST, ACK],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "6.0 send a1 #102",
+            "22.0 send a1 #103",
+            "23.0 report 0 [Failed(Nak(MaxRetransmit)), Failed(EarlierPartFailed), \
+             Failed(EarlierPartFailed)]",
+            "24.0 send b1 #104",
+            "24.5 report 1 [Delivered]",
+        ],
+    );
+    // A retry that gets through lets the reply carry on; unknown reasons are retryable too.
+    check(
+        &[reply("a", 2, 2)],
+        &[LOST, &[(1.0, Ev::Nak(99))], ACK, ACK],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "6.0 send a1 #102",
+            "22.0 send a1 #103",
+            "24.0 send a2 #104",
+            "24.5 report 0 [Delivered, Delivered]",
+        ],
+    );
+}
+
+#[test]
+fn ack_timeout_retries_twice_then_gives_up() {
+    check(
+        &[reply("a", 2, 2)],
+        &[SILENT, SILENT, SILENT],
+        400.0,
+        &[
+            "0.0 send a1 #101",
+            "50.0 send a1 #102",
+            "110.0 send a1 #103",
+            "155.0 report 0 [Failed(AckTimeout), Failed(EarlierPartFailed)]",
+        ],
+    );
+}
+
+#[test]
+fn duty_cycle_pauses_all_sending() {
+    check(
+        &[reply("a", 2, 1), reply("b", 3, 1)],
+        &[&[(1.0, Ev::Nak(9))], ACK, ACK],
+        400.0,
+        &[
+            "0.0 send a1 #101",
+            "301.0 send a1 #102",
+            "301.5 report 0 [Delivered]",
+            "303.0 send b1 #103",
+            "303.5 report 1 [Delivered]",
+        ],
+    );
+}
+
+#[test]
+fn hopeless_naks_give_up_at_once() {
+    let cases: [(Answer, &str); 5] = [
+        (&[(1.0, Ev::Nak(7))], "TooLarge"),
+        (&[(1.0, Ev::Nak(6))], "NoChannel"),
+        (&[(1.0, Ev::Nak(34))], "PkiFailed"),
+        (&[(1.0, Ev::Nak(35))], "PkiUnknownPubkey"),
+        (&[(1.0, Ev::Nak(39))], "PkiSendFailPublicKey"),
+    ];
+    for (nak, reason) in cases {
+        let report = format!("1.0 report 0 [Failed(Nak({reason})), Failed(EarlierPartFailed)]");
+        check(
+            &[reply("a", 2, 2), reply("b", 3, 1)],
+            &[nak, ACK],
+            60.0,
+            &[
+                "0.0 send a1 #101",
+                &report,
+                "2.0 send b1 #102",
+                "2.5 report 1 [Delivered]",
+            ],
+        );
+    }
+}
+
+#[test]
+fn late_acks_and_naks_are_ignored() {
+    // The first try's ACK and a NAK arrive after its timeout, while the second try is pending.
+    check(
+        &[reply("a", 2, 1)],
+        &[&[(52.0, Ev::Nak(7)), (53.0, Ev::Ack)], &[(10.0, Ev::Ack)]],
+        100.0,
+        &[
+            "0.0 send a1 #101",
+            "50.0 send a1 #102",
+            "60.0 report 0 [Delivered]",
+        ],
+    );
+}
+
+#[test]
+fn full_node_queue_waits_and_probes() {
+    const FULL: Answer = &[(0.0, Ev::Status { res: 0, free: 0 }), (0.5, Ev::Ack)];
+    // Newer firmware answers the probe; the next part goes when the queue has room.
+    let mut sim = Sim::new(&cfg(), &[FULL, ACK]);
+    sim.probe_answers = vec![0, 4];
+    sim.enqueue(reply("a", 2, 2), 0);
+    sim.run_until(60.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send a1 #101",
+            "5.0 probe",
+            "10.0 probe",
+            "10.1 send a2 #102",
+            "10.6 report 0 [Delivered, Delivered]",
+        ]
+    );
+    // Older firmware never answers: probe every 5 s, then send anyway after 60 s.
+    let mut want = vec!["0.0 send a1 #101".to_string()];
+    want.extend((1..12).map(|i| format!("{}.0 probe", i * 5)));
+    want.push("60.0 send a2 #102".into());
+    want.push("60.5 report 0 [Delivered, Delivered]".into());
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    check(&[reply("a", 2, 2)], &[FULL, ACK], 100.0, &want);
+}
+
+#[test]
+fn stale_full_queue_neither_delays_nor_probes() {
+    let mut sim = Sim::new(&cfg(), &[ACK]);
+    let full = LinkEvent::QueueStatus {
+        res: 0,
+        free: 0,
+        maxlen: 16,
+        mesh_packet_id: 0,
+    };
+    sim.core.on_event(full, sim.now);
+    sim.run_until(100.0);
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.run_until(200.0);
+    assert_eq!(
+        sim.trace,
+        ["100.0 send a1 #101", "100.5 report 0 [Delivered]"]
+    );
+}
+
+#[test]
+fn refused_by_the_node_counts_as_a_try() {
+    const REFUSED: Answer = &[(0.0, Ev::Status { res: 32, free: 3 })];
+    check(
+        &[reply("a", 2, 1)],
+        &[REFUSED, ACK],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "5.0 send a1 #102",
+            "5.5 report 0 [Delivered]",
+        ],
+    );
+    check(
+        &[reply("a", 2, 1)],
+        &[REFUSED; 3],
+        60.0,
+        &[
+            "0.0 send a1 #101",
+            "5.0 send a1 #102",
+            "20.0 send a1 #103",
+            "20.0 report 0 [Failed(Nak(Other(32)))]",
+        ],
+    );
+}
+
+#[test]
+fn packets_carry_link_and_reply_fields() {
+    let mut sim = Sim::new(&cfg(), &[ACK, ACK]);
+    let mut req = reply("a", 2, 2);
+    req.channel = 2;
+    sim.enqueue(req, 0);
+    sim.run_until(10.0);
+    let fields: Vec<_> = sim
+        .texts
+        .iter()
+        .map(|t| (t.to, t.channel, t.hop_limit, t.reply_id, t.generation))
+        .collect();
+    assert_eq!(
+        fields,
+        [(NodeId(2), 2, 5, Some(7), 1), (NodeId(2), 2, 5, None, 1)]
+    );
+}
+
+#[test]
+fn replies_wait_for_the_link_and_survive_reconnects() {
+    let mut sim = Sim::new(&cfg(), &[ACK, SILENT, ACK]);
+    sim.link(LinkState::Connecting);
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.run_until(30.0);
+    assert!(sim.trace.is_empty(), "sent while down: {:?}", sim.trace);
+    sim.link(ready(2));
+    // In flight when the link drops: waits for the timeout, retries once the link is back.
+    sim.enqueue(reply("b", 3, 1), 1);
+    sim.run_until(33.0);
+    sim.link(LinkState::Down {
+        reason: "test".into(),
+        retry_in: Duration::from_secs(1),
+    });
+    sim.run_until(200.0);
+    sim.link(ready(3));
+    sim.run_until(300.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "30.0 send a1 #101",
+            "30.5 report 0 [Delivered]",
+            "32.0 send b1 #102",
+            "200.0 send b1 #103",
+            "200.5 report 1 [Delivered]",
+        ]
+    );
+    let generations: Vec<u64> = sim.texts.iter().map(|t| t.generation).collect();
+    assert_eq!(generations, [2, 2, 3]);
+}
+
+#[test]
+fn shutdown_reports_everything_left() {
+    let mut sim = Sim::new(&cfg(), &[ACK, SILENT]);
+    sim.enqueue(reply("a", 2, 3), 0);
+    sim.enqueue(reply("b", 3, 1), 1);
+    sim.enqueue(reply("c", 3, 0), 2);
+    sim.run_until(3.0);
+    assert!(!sim.core.is_idle());
+    let reports: Vec<_> = sim.core.shutdown();
+    assert!(sim.core.is_idle());
+    let shutdown = PartOutcome::Failed(FailReason::Shutdown);
+    assert_eq!(
+        reports,
+        [
+            Action::Report(
+                0,
+                ReplyReport {
+                    parts: vec![PartOutcome::Delivered, shutdown.clone(), shutdown.clone()]
+                }
+            ),
+            Action::Report(
+                1,
+                ReplyReport {
+                    parts: vec![shutdown]
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        sim.trace,
+        ["0.0 send a1 #101", "0.0 report 2 []", "2.0 send a2 #102"]
+    );
+}
+
+#[test]
+fn maps_routing_errors() {
+    let cases = [
+        (0, None),
+        (5, Some(NakReason::MaxRetransmit)),
+        (6, Some(NakReason::NoChannel)),
+        (7, Some(NakReason::TooLarge)),
+        (9, Some(NakReason::DutyCycleLimit)),
+        (34, Some(NakReason::PkiFailed)),
+        (35, Some(NakReason::PkiUnknownPubkey)),
+        (38, Some(NakReason::RateLimitExceeded)),
+        (39, Some(NakReason::PkiSendFailPublicKey)),
+        (3, Some(NakReason::Other(3))),
+    ];
+    for (error, want) in cases {
+        assert_eq!(nak_reason(error), want, "error {error}");
+    }
+}

@@ -1,0 +1,108 @@
+//! The outbox: the paced, ACK-driven send queue, and the only thing that sends texts.
+//!
+//! - `core`: the sans-IO state machine (pacing, ACK/NAK handling, retries, pauses).
+//! - `ids`: fresh, never-reused packet ids.
+//! - `task`: the async loop that moves requests, link events and link state into the core,
+//!   hands its writes to the link and its reports to whoever queued the reply.
+//!
+//! The rest of the daemon holds an [`OutboxHandle`]; the link holds the other ends of the
+//! event and write channels given to [`spawn`].
+
+mod core;
+mod ids;
+mod task;
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tracing::warn;
+
+pub use self::core::{Action, OutboxCore, nak_reason};
+pub use self::ids::{IdSource, PacketIds};
+
+use super::{LinkEvent, LinkState, Outgoing, RadioConfig, ReplyReport, ReplyRequest};
+
+/// How many replies may wait in the request channel before `send` waits for room.
+const REQUEST_QUEUE: usize = 64;
+
+/// A queued reply and where its report goes.
+type Request = (ReplyRequest, oneshot::Sender<ReplyReport>);
+
+/// Handle for queueing replies. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct OutboxHandle {
+    requests: mpsc::Sender<Request>,
+}
+
+/// The outbox no longer takes replies: it is draining or stopped.
+#[derive(Debug, thiserror::Error)]
+#[error("the outbox is closed")]
+pub struct OutboxClosed;
+
+impl OutboxHandle {
+    /// Queues a reply; the receiver gets the outcome of every part once the reply is done.
+    pub async fn send(
+        &self,
+        req: ReplyRequest,
+    ) -> Result<oneshot::Receiver<ReplyReport>, OutboxClosed> {
+        let (report_tx, report_rx) = oneshot::channel();
+        self.requests
+            .send((req, report_tx))
+            .await
+            .map_err(|_| OutboxClosed)?;
+        Ok(report_rx)
+    }
+}
+
+/// The running outbox task.
+#[derive(Debug)]
+pub struct OutboxTask {
+    /// Tells the task to start draining, and for how long.
+    drain: oneshot::Sender<Duration>,
+    join: JoinHandle<()>,
+}
+
+impl OutboxTask {
+    /// Stops taking new replies, lets queued and in-flight parts finish for up to `drain`,
+    /// reports the rest as failed (`Shutdown`), and ends the task.
+    pub async fn drain_and_stop(self, drain: Duration) {
+        // An error means the task already ended; the join below still waits for it.
+        let _ = self.drain.send(drain);
+        if let Err(e) = self.join.await {
+            warn!(error = %e, "outbox task failed");
+        }
+    }
+}
+
+/// Starts the outbox task.
+pub fn spawn(
+    cfg: &RadioConfig,
+    state: watch::Receiver<LinkState>,
+    events: mpsc::Receiver<LinkEvent>,
+    writes: mpsc::Sender<Outgoing>,
+) -> (OutboxHandle, OutboxTask) {
+    let (requests_tx, requests_rx) = mpsc::channel(REQUEST_QUEUE);
+    let (drain_tx, drain_rx) = oneshot::channel();
+    let core = OutboxCore::new(cfg, PacketIds::random());
+    let join = tokio::spawn(task::run(task::Channels {
+        core,
+        state,
+        events,
+        writes,
+        requests: requests_rx,
+        drain: drain_rx,
+    }));
+    (
+        OutboxHandle {
+            requests: requests_tx,
+        },
+        OutboxTask {
+            drain: drain_tx,
+            join,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests;
