@@ -126,25 +126,29 @@ fn code_spans(line: &str) -> Vec<Marked> {
             i += 1;
             continue;
         }
-        let run = src[i..].iter().take_while(|&&c| c == '`').count();
+        let run = backticks_at(&src, i);
         let start = i + run;
-        let close = (start..src.len()).find(|&j| {
-            src[j] == '`'
-                && src[j..].iter().take_while(|&&c| c == '`').count() == run
-                && src.get(j.wrapping_sub(1)) != Some(&'`')
-        });
+        let close = (start..src.len())
+            .find(|&j| backticks_at(&src, j) == run && src.get(j - 1) != Some(&'`'));
         match close {
             Some(end) => {
-                out.extend(src[start..end].iter().map(|&c| (c, true)));
+                let code = src.get(start..end).unwrap_or_default();
+                out.extend(code.iter().map(|&c| (c, true)));
                 i = end + run;
             }
             None => {
-                out.extend(src[i..start].iter().map(|&c| (c, false)));
+                out.extend(std::iter::repeat_n(('`', false), run));
                 i = start;
             }
         }
     }
     out
+}
+
+/// Length of the run of backticks starting at `i`.
+fn backticks_at(src: &[char], i: usize) -> usize {
+    let rest = src.get(i..).unwrap_or_default();
+    rest.iter().take_while(|&&c| c == '`').count()
 }
 
 /// Rewrites `[text](url)` (and images `![alt](url)`) as `text (url)`, or just `url` when the
@@ -190,7 +194,8 @@ fn parse_link(src: &[Marked], open: usize) -> Option<(&[Marked], Vec<char>, usiz
     for (j, &(c, _)) in src.iter().enumerate().skip(close + 2) {
         match c {
             ')' if depth == 0 => {
-                return (!url.is_empty()).then(|| (&src[open + 1..close], url, j + 1));
+                let text = src.get(open + 1..close)?;
+                return (!url.is_empty()).then_some((text, url, j + 1));
             }
             ')' => depth -= 1,
             '(' => depth += 1,
@@ -204,32 +209,27 @@ fn parse_link(src: &[Marked], open: usize) -> Option<(&[Marked], Vec<char>, usiz
 
 /// Marks bare URLs (words containing `://`) as protected, minus trailing punctuation.
 fn protect_urls(chars: &mut [Marked]) {
-    let mut start = 0;
-    while start < chars.len() {
-        let len = chars[start..]
-            .iter()
-            .position(|&(c, _)| c.is_whitespace())
-            .unwrap_or(chars.len() - start);
-        let word = &mut chars[start..start + len];
+    for word in chars.split_mut(|&(c, _)| c.is_whitespace()) {
         let text: String = word.iter().map(|&(c, _)| c).collect();
-        if let Some(sep) = text.find("://") {
-            let sep = text[..sep].chars().count();
-            let scheme = word[..sep]
-                .iter()
-                .rev()
-                .take_while(|&&(c, _)| c.is_ascii_alphanumeric() || "+.-".contains(c))
-                .count();
-            let tail = word
-                .iter()
-                .rev()
-                .take_while(|&&(c, _)| "*_~.,;:!?)'\"".contains(c))
-                .count();
-            let end = word.len() - tail;
-            for m in word.iter_mut().take(end).skip(sep - scheme) {
-                m.1 = true;
-            }
+        let Some(sep) = text.find("://") else {
+            continue;
+        };
+        let sep = text.get(..sep).unwrap_or("").chars().count();
+        let scheme = word
+            .iter()
+            .take(sep)
+            .rev()
+            .take_while(|&&(c, _)| c.is_ascii_alphanumeric() || "+.-".contains(c))
+            .count();
+        let tail = word
+            .iter()
+            .rev()
+            .take_while(|&&(c, _)| "*_~.,;:!?)'\"".contains(c))
+            .count();
+        let end = word.len().saturating_sub(tail);
+        for m in word.iter_mut().take(end).skip(sep - scheme) {
+            m.1 = true;
         }
-        start += len + 1;
     }
 }
 
@@ -238,11 +238,11 @@ fn emphasis(src: &[Marked], marker: &[char]) -> Vec<Marked> {
     let len = marker.len();
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
-    while i < src.len() {
+    while let Some(&c) = src.get(i) {
         if opens(src, i, marker) {
             let first = i + len + 1;
             if let Some(close) = (first..src.len()).find(|&j| closes(src, j, marker)) {
-                let content = &src[i + len..close];
+                let content = src.get(i + len..close).unwrap_or_default();
                 if content.iter().any(|&(c, p)| p || c.is_alphanumeric()) {
                     out.extend_from_slice(content);
                     i = close + len;
@@ -250,7 +250,7 @@ fn emphasis(src: &[Marked], marker: &[char]) -> Vec<Marked> {
                 }
             }
         }
-        out.push(src[i]);
+        out.push(c);
         i += 1;
     }
     out

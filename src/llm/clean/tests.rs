@@ -9,7 +9,10 @@ fn check(raw: &str, expect: &str) {
 fn thinking() {
     let table = [
         ("<think>hmm</think>Hello", "Hello"),
-        ("<think>\nlet me see\n</think>\n\nThe answer is 4.", "The answer is 4."),
+        (
+            "<think>\nlet me see\n</think>\n\nThe answer is 4.",
+            "The answer is 4.",
+        ),
         ("<THINK>x</Think>Hi", "Hi"),
         ("Hi<think>a</think>there", "Hi there"),
         ("A<think>1</think>B<think>2</think>C", "A B C"),
@@ -19,7 +22,10 @@ fn thinking() {
         ("thinking opened by the template</think>Answer", "Answer"),
         ("<think>a</think>b</think>c", "c"),
         ("no tags at all", "no tags at all"),
-        ("<thinking>is not our tag</thinking>", "<thinking>is not our tag</thinking>"),
+        (
+            "<thinking>is not our tag</thinking>",
+            "<thinking>is not our tag</thinking>",
+        ),
     ];
     for (raw, expect) in table {
         check(raw, expect);
@@ -82,14 +88,20 @@ fn blocks() {
     let table = [
         ("# Title\nBody", "Title Body"),
         ("### Sub heading", "Sub heading"),
-        ("####### seven is not a heading", "####### seven is not a heading"),
+        (
+            "####### seven is not a heading",
+            "####### seven is not a heading",
+        ),
         ("- one\n- two\n* three\n+ four", "one two three four"),
         ("  - indented bullet", "indented bullet"),
         ("1. first\n2. second", "1. first 2. second"),
         ("> quoted\n>> twice", "quoted twice"),
         ("above\n---\nbelow", "above below"),
         ("above\n* * *\nbelow", "above below"),
-        ("Intro:\n\n- **Rain**: bring a coat\n- *Sun*: hat", "Intro: Rain: bring a coat Sun: hat"),
+        (
+            "Intro:\n\n- **Rain**: bring a coat\n- *Sun*: hat",
+            "Intro: Rain: bring a coat Sun: hat",
+        ),
     ];
     for (raw, expect) in table {
         check(raw, expect);
@@ -103,9 +115,15 @@ fn code() {
         ("``a ` b`` end", "a ` b end"),
         ("`__init__` stays", "__init__ stays"),
         ("`*ptr*` stays", "*ptr* stays"),
-        ("Code:\n```rust\nlet x = **y**;\n```\ndone", "Code: let x = **y**; done"),
+        (
+            "Code:\n```rust\nlet x = **y**;\n```\ndone",
+            "Code: let x = **y**; done",
+        ),
         ("~~~\n# not a heading\n~~~", "# not a heading"),
-        ("```\nunterminated fence\n- kept", "unterminated fence - kept"),
+        (
+            "```\nunterminated fence\n- kept",
+            "unterminated fence - kept",
+        ),
     ];
     for (raw, expect) in table {
         check(raw, expect);
@@ -115,10 +133,19 @@ fn code() {
 #[test]
 fn links() {
     let table = [
-        ("see [the docs](https://x.org/d) now", "see the docs (https://x.org/d) now"),
+        (
+            "see [the docs](https://x.org/d) now",
+            "see the docs (https://x.org/d) now",
+        ),
         ("[https://x.org](https://x.org)", "https://x.org"),
-        ("![a map](https://x.org/m.png)", "a map (https://x.org/m.png)"),
-        ("[**bold** link](https://x.org/a_b_c)", "bold link (https://x.org/a_b_c)"),
+        (
+            "![a map](https://x.org/m.png)",
+            "a map (https://x.org/m.png)",
+        ),
+        (
+            "[**bold** link](https://x.org/a_b_c)",
+            "bold link (https://x.org/a_b_c)",
+        ),
         ("[not a link] (spaced)", "[not a link] (spaced)"),
         ("[x](has space)", "[x](has space)"),
         ("**https://x.org/a_b_**", "https://x.org/a_b_"),
