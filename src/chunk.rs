@@ -1,1 +1,369 @@
-//! TODO(skeleton)
+//! Splits a cleaned reply into radio-sized parts. Pure: no I/O, no clock.
+//!
+//! Invariants, checked by property tests:
+//! - every part fits both `max_chars` (Unicode scalar values) and `max_bytes` (UTF-8),
+//!   its `" i/n"` marker included;
+//! - there are at most `max_chunks` parts; a longer text ends its last part with `…`;
+//! - no part is empty and no part starts or ends with whitespace;
+//! - cuts fall at sentence ends or word boundaries; only a word longer than a whole part is
+//!   split inside, at a grapheme cluster boundary (a code point boundary for a single
+//!   grapheme larger than a part), so the words reassemble exactly.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The size rules of one radio reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkLimits {
+    /// Characters per part: what a phone shows comfortably (the design asks ≤ 150).
+    pub max_chars: usize,
+    /// UTF-8 bytes per part: what the radio accepts (clients cap at 200). Binds before
+    /// `max_chars` for scripts with 3- or 4-byte characters.
+    pub max_bytes: usize,
+    /// Parts per reply: each costs airtime on a shared channel, so long answers are cut.
+    pub max_chunks: usize,
+}
+
+impl ChunkLimits {
+    /// Smallest usable `max_chars`; lower values are raised to it.
+    pub const MIN_CHARS: usize = 12;
+    /// Smallest usable `max_bytes`; lower values are raised to it.
+    pub const MIN_BYTES: usize = 24;
+    /// Largest `max_chunks`; higher values are lowered to it (markers stay ≤ `" 99/99"`).
+    pub const MAX_CHUNKS: usize = 99;
+
+    /// The limits actually applied: with these floors a part always has room for its
+    /// marker, one character and the `…`.
+    fn sane(&self) -> ChunkLimits {
+        ChunkLimits {
+            max_chars: self.max_chars.max(Self::MIN_CHARS),
+            max_bytes: self.max_bytes.max(Self::MIN_BYTES),
+            max_chunks: self.max_chunks.clamp(1, Self::MAX_CHUNKS),
+        }
+    }
+}
+
+impl Default for ChunkLimits {
+    fn default() -> Self {
+        ChunkLimits {
+            max_chars: 150,
+            max_bytes: 200,
+            max_chunks: 4,
+        }
+    }
+}
+
+/// Appended to the last part when the text needs more than `max_chunks` parts.
+const ELLIPSIS: char = '…';
+
+/// Characters that end a sentence when a space or the end of the text follows.
+const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '…', '。', '！', '？'];
+
+/// Full-width sentence ends, which need no space after them (CJK text has none).
+const CJK_SENTENCE_ENDS: [char; 3] = ['。', '！', '？'];
+
+/// Closing quotes and brackets that may follow a sentence end: `"Yes."` ends a sentence.
+const CLOSERS: [char; 9] = ['"', '\'', ')', ']', '”', '’', '»', '」', '』'];
+
+/// Splits `text` into parts that each fit `limits`, numbered `" i/n"` when there are several.
+///
+/// Whitespace is collapsed first; an empty or blank text gives no parts.
+pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
+    let layout = layout(text, limits);
+    if layout.truncated {
+        tracing::debug!(
+            parts = layout.parts.len(),
+            "reply too long, cut with an ellipsis"
+        );
+    }
+    layout.parts
+}
+
+/// A part without its `" i/n"` marker; a part without a marker is returned unchanged.
+///
+/// Meant for parts that [`chunk`] numbered: a single part ending in e.g. `" 1/2"` (a
+/// fraction in the text itself) would lose it.
+pub fn strip_marker(part: &str) -> &str {
+    let Some((body, marker)) = part.rsplit_once(' ') else {
+        return part;
+    };
+    let numbered = marker.split_once('/').is_some_and(|(i, n)| {
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        digits(i) && digits(n)
+    });
+    if numbered { body } else { part }
+}
+
+/// The phrase the system prompt uses to tell the model its length budget.
+///
+/// The first number is one part; the second is what fits in all parts, less a little slack
+/// for markers and cuts at word boundaries, e.g. "Answer in at most 150 characters; never
+/// more than 560." for the defaults.
+pub fn budget_hint(limits: &ChunkLimits) -> String {
+    let limits = limits.sane();
+    if limits.max_chunks <= 1 {
+        return format!("Answer in at most {} characters.", limits.max_chars);
+    }
+    let slack = marker_len(limits.max_chunks, limits.max_chunks) + 6;
+    let total = limits.max_chars.saturating_sub(slack) * limits.max_chunks / 10 * 10;
+    format!(
+        "Answer in at most {} characters; never more than {total}.",
+        limits.max_chars
+    )
+}
+
+/// The parts of a text and whether the chunker cut it short (and added the `…`).
+#[derive(Debug)]
+struct Layout {
+    parts: Vec<String>,
+    truncated: bool,
+}
+
+fn layout(text: &str, limits: &ChunkLimits) -> Layout {
+    let limits = limits.sane();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        return Layout {
+            parts: Vec::new(),
+            truncated: false,
+        };
+    }
+    let whole = Budget::new(&limits, 0);
+    if whole.fits(text.chars().count(), text.len()) {
+        return Layout {
+            parts: vec![text],
+            truncated: false,
+        };
+    }
+    if limits.max_chunks == 1 {
+        return Layout {
+            parts: vec![ellipsized(&text, whole)],
+            truncated: true,
+        };
+    }
+    // Cuts at sentence ends read better but waste room; drop them before dropping text.
+    if let Some(parts) = fit(&text, &limits, true).or_else(|| fit(&text, &limits, false)) {
+        return Layout {
+            parts: numbered(&parts),
+            truncated: false,
+        };
+    }
+    let last = limits.max_chunks;
+    let (mut parts, rest) = split(&text, &limits, last, last - 1, true);
+    let tail = ellipsized(rest, Budget::new(&limits, marker_len(last, last)));
+    parts.push(&tail);
+    Layout {
+        parts: numbered(&parts),
+        truncated: true,
+    }
+}
+
+/// Lays out all of `text` in at most `max_chunks` numbered parts, if it fits.
+fn fit<'a>(text: &'a str, limits: &ChunkLimits, sentences: bool) -> Option<Vec<&'a str>> {
+    // The marker width depends on the total, so lay out with a guessed total and raise
+    // the guess until the parts fit their own markers. Fewer parts than guessed is fine:
+    // their real markers are no wider than the guessed ones.
+    let mut total = 2;
+    loop {
+        let (parts, rest) = split(text, limits, total, limits.max_chunks, sentences);
+        if !rest.is_empty() {
+            return None;
+        }
+        if parts.len() <= total {
+            return Some(parts);
+        }
+        total = parts.len();
+    }
+}
+
+/// Takes up to `cap` parts from the front of `text`, sized for markers `" i/total"`;
+/// returns them and the text left over.
+fn split<'a>(
+    text: &'a str,
+    limits: &ChunkLimits,
+    total: usize,
+    cap: usize,
+    sentences: bool,
+) -> (Vec<&'a str>, &'a str) {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() && parts.len() < cap {
+        let budget = Budget::new(limits, marker_len(parts.len() + 1, total));
+        let cut = take(rest, budget, sentences);
+        parts.push(rest.get(..cut.end).unwrap_or(rest));
+        rest = rest.get(cut.next..).unwrap_or("");
+    }
+    (parts, rest)
+}
+
+/// The last part of a truncated text: as much as fits with the `…` after it.
+fn ellipsized(rest: &str, budget: Budget) -> String {
+    let room = Budget {
+        chars: budget.chars.saturating_sub(1),
+        bytes: budget.bytes.saturating_sub(ELLIPSIS.len_utf8()),
+    };
+    let cut = take(rest, room, false);
+    let mut part = rest.get(..cut.end).unwrap_or("").to_owned();
+    part.push(ELLIPSIS);
+    part
+}
+
+fn numbered(parts: &[&str]) -> Vec<String> {
+    let total = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| format!("{part}{}", marker(i + 1, total)))
+        .collect()
+}
+
+fn marker(i: usize, total: usize) -> String {
+    if total <= 1 {
+        String::new()
+    } else {
+        format!(" {i}/{total}")
+    }
+}
+
+/// Characters (and bytes: it is ASCII) of the marker of part `i` of `total`.
+fn marker_len(i: usize, total: usize) -> usize {
+    marker(i, total).len()
+}
+
+/// Room for text in one part, its marker already taken off.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    chars: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn new(limits: &ChunkLimits, marker_len: usize) -> Budget {
+        Budget {
+            chars: limits.max_chars.saturating_sub(marker_len),
+            bytes: limits.max_bytes.saturating_sub(marker_len),
+        }
+    }
+
+    fn fits(&self, chars: usize, bytes: usize) -> bool {
+        chars <= self.chars && bytes <= self.bytes
+    }
+
+    /// At least 60 % of either limit used: a sentence end here makes a good cut.
+    fn full_enough(&self, chars: usize, bytes: usize) -> bool {
+        chars * 5 >= self.chars * 3 || bytes * 5 >= self.bytes * 3
+    }
+}
+
+/// Where a part ends in the remaining text and where the next one starts (after a space
+/// for a cut at a word boundary, right there for a cut inside a word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    end: usize,
+    next: usize,
+}
+
+/// Chooses the end of the next part of `rest` (normalized text, not starting with a space).
+///
+/// In order of preference: all of `rest`; the last sentence end that leaves the part full
+/// enough (when `sentences`); the last word boundary; inside a word that is too long for
+/// any part. The returned part is never empty.
+fn take(rest: &str, budget: Budget, sentences: bool) -> Cut {
+    if budget.fits(rest.chars().count(), rest.len()) {
+        return Cut {
+            end: rest.len(),
+            next: rest.len(),
+        };
+    }
+    let mut word_cut = None;
+    let mut sentence_cut = None;
+    for (chars, (at, c)) in rest.char_indices().enumerate() {
+        if c != ' ' {
+            continue;
+        }
+        if !budget.fits(chars, at) {
+            break;
+        }
+        word_cut = Some((at, chars));
+        let prefix = rest.get(..at).unwrap_or("");
+        if sentences && ends_sentence(prefix) && budget.full_enough(chars, at) {
+            sentence_cut = Some(at);
+        }
+    }
+    let at_word = |at: usize| Cut {
+        end: at,
+        next: at + 1,
+    };
+    match (sentence_cut, word_cut) {
+        (Some(at), _) => at_word(at),
+        (None, Some((at, chars))) => {
+            // A short part followed by a word too long for any part: that word is split
+            // anyway, so start it here rather than send a nearly empty part.
+            let next = rest.get(at + 1..).unwrap_or("");
+            if budget.full_enough(chars, at) || fits_alone(next, budget) {
+                at_word(at)
+            } else {
+                inside_word(rest, at + 1, budget).unwrap_or(at_word(at))
+            }
+        }
+        (None, None) => inside_word(rest, 0, budget).unwrap_or_else(|| first_char(rest)),
+    }
+}
+
+/// One code point: the last resort when not even that fits (impossible with sane limits),
+/// so that the caller always makes progress.
+fn first_char(rest: &str) -> Cut {
+    let end = rest.chars().next().map_or(rest.len(), char::len_utf8);
+    Cut { end, next: end }
+}
+
+/// Whether the first word of `text` fits in a part on its own.
+fn fits_alone(text: &str, budget: Budget) -> bool {
+    let word = text.split(' ').next().unwrap_or("");
+    budget.fits(word.chars().count(), word.len())
+}
+
+fn ends_sentence(prefix: &str) -> bool {
+    prefix
+        .trim_end_matches(CLOSERS)
+        .ends_with(SENTENCE_ENDS.as_slice())
+}
+
+/// Cuts inside the word starting at `from`: the last grapheme boundary that fits (preferring
+/// one after a CJK sentence end), else, for a single grapheme larger than a part, the last
+/// code point boundary. `None` when not even one code point of the word fits.
+fn inside_word(rest: &str, from: usize, budget: Budget) -> Option<Cut> {
+    let head_chars = rest.get(..from).unwrap_or("").chars().count();
+    let tail = rest.get(from..).unwrap_or("");
+    let word = tail.split(' ').next().unwrap_or(tail);
+    let mut chars = head_chars;
+    let mut best = None;
+    let mut sentence = None;
+    for (at, grapheme) in word.grapheme_indices(true) {
+        let end = from + at + grapheme.len();
+        chars += grapheme.chars().count();
+        if !budget.fits(chars, end) {
+            break;
+        }
+        best = Some(end);
+        if grapheme.ends_with(CJK_SENTENCE_ENDS.as_slice()) && budget.full_enough(chars, end) {
+            sentence = Some(end);
+        }
+    }
+    let end = sentence.or(best).or_else(|| {
+        let mut chars = head_chars;
+        let mut end = None;
+        for (at, c) in word.char_indices() {
+            chars += 1;
+            let after = from + at + c.len_utf8();
+            if !budget.fits(chars, after) {
+                break;
+            }
+            end = Some(after);
+        }
+        end
+    })?;
+    Some(Cut { end, next: end })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,288 @@
-//! TODO(skeleton)
+//! Turns a raw model answer into plain radio text: no reasoning blocks, no markdown, one line.
+//!
+//! Pure and conservative: markdown is only removed where it is unambiguous, so text such as
+//! `5*3=15`, `snake_case`, URLs and emoticons like `^_^` or `¯\_(ツ)_/¯` survive untouched.
+
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// Emphasis markers, longest first so that `**bold**` is not read as two italics.
+const EMPHASIS: [&[char]; 5] = [&['*', '*'], &['_', '_'], &['~', '~'], &['*'], &['_']];
+
+/// Cleans a model reply: drops `<think>` blocks, strips markdown, collapses whitespace.
+///
+/// An unterminated `<think>` means the model ran out of tokens while thinking, so everything
+/// after it is dropped; a `</think>` without an opening tag means the chat template opened the
+/// block in the prompt, so everything before it is dropped. The result may be empty.
+pub fn clean_reply(raw: &str) -> String {
+    let visible = strip_thinking(raw);
+    let plain = strip_markdown(&visible);
+    plain.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Removes reasoning blocks (tags matched case-insensitively).
+fn strip_thinking(raw: &str) -> String {
+    // ASCII lower-casing keeps byte offsets, so positions found here are valid in `raw`.
+    let lower = raw.to_ascii_lowercase();
+    let mut out = String::with_capacity(raw.len());
+    let mut pos = 0;
+    loop {
+        let rest = lower.get(pos..).unwrap_or("");
+        let open = rest.find(THINK_OPEN).map(|i| pos + i);
+        let close = rest.find(THINK_CLOSE).map(|i| pos + i);
+        match (open, close) {
+            (open, Some(c)) if open.is_none_or(|o| c < o) => {
+                out.clear();
+                pos = c + THINK_CLOSE.len();
+            }
+            (Some(o), _) => {
+                out.push_str(raw.get(pos..o).unwrap_or(""));
+                out.push(' ');
+                match lower.get(o..).and_then(|r| r.find(THINK_CLOSE)) {
+                    Some(c) => pos = o + c + THINK_CLOSE.len(),
+                    None => return out,
+                }
+            }
+            (None, _) => {
+                out.push_str(raw.get(pos..).unwrap_or(""));
+                return out;
+            }
+        }
+    }
+}
+
+/// Strips block-level markdown line by line, then inline markdown; code is kept verbatim.
+fn strip_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+        } else if in_fence {
+            out.push_str(line);
+        } else if !is_rule(trimmed) {
+            out.push_str(&strip_inline(strip_block_prefix(trimmed)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A thematic break such as `---`, `***` or `_ _ _`.
+fn is_rule(line: &str) -> bool {
+    let mut marks = line.chars().filter(|c| !c.is_whitespace());
+    match marks.next() {
+        Some(first @ ('-' | '*' | '_')) => {
+            let rest: Vec<char> = marks.collect();
+            rest.len() >= 2 && rest.iter().all(|&c| c == first)
+        }
+        _ => false,
+    }
+}
+
+/// Removes quote markers, a heading's `#`s and a bullet marker from the start of a line.
+fn strip_block_prefix(mut line: &str) -> &str {
+    while let Some(rest) = line.strip_prefix('>') {
+        line = rest.trim_start();
+    }
+    let hashes = line.len() - line.trim_start_matches('#').len();
+    if (1..=6).contains(&hashes) {
+        let rest = line.get(hashes..).unwrap_or("");
+        if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+            line = rest.trim_start();
+        }
+    }
+    for bullet in ["- ", "* ", "+ "] {
+        if let Some(rest) = line.strip_prefix(bullet) {
+            return rest.trim_start();
+        }
+    }
+    line
+}
+
+/// One character of a line and whether markdown processing must leave it alone (code, URLs).
+type Marked = (char, bool);
+
+/// Strips inline code ticks, links and emphasis from one line.
+fn strip_inline(line: &str) -> String {
+    let mut chars = code_spans(line);
+    chars = links(&chars);
+    protect_urls(&mut chars);
+    for marker in EMPHASIS {
+        chars = emphasis(&chars, marker);
+    }
+    chars.into_iter().map(|(c, _)| c).collect()
+}
+
+/// Replaces `` `code` `` (any run length) by its protected content; lone backticks stay.
+fn code_spans(line: &str) -> Vec<Marked> {
+    let src: Vec<char> = line.chars().collect();
+    let mut out = Vec::with_capacity(src.len());
+    let mut i = 0;
+    while let Some(&c) = src.get(i) {
+        if c != '`' {
+            out.push((c, false));
+            i += 1;
+            continue;
+        }
+        let run = backticks_at(&src, i);
+        let start = i + run;
+        let close = (start..src.len())
+            .find(|&j| backticks_at(&src, j) == run && src.get(j - 1) != Some(&'`'));
+        match close {
+            Some(end) => {
+                let code = src.get(start..end).unwrap_or_default();
+                out.extend(code.iter().map(|&c| (c, true)));
+                i = end + run;
+            }
+            None => {
+                out.extend(std::iter::repeat_n(('`', false), run));
+                i = start;
+            }
+        }
+    }
+    out
+}
+
+/// Length of the run of backticks starting at `i`.
+fn backticks_at(src: &[char], i: usize) -> usize {
+    let rest = src.get(i..).unwrap_or_default();
+    rest.iter().take_while(|&&c| c == '`').count()
+}
+
+/// Rewrites `[text](url)` (and images `![alt](url)`) as `text (url)`, or just `url` when the
+/// text is the URL itself.
+fn links(src: &[Marked]) -> Vec<Marked> {
+    let mut out = Vec::with_capacity(src.len());
+    let mut i = 0;
+    while let Some(&(c, protected)) = src.get(i) {
+        if let Some((text, url, end)) = (c == '[' && !protected)
+            .then(|| parse_link(src, i))
+            .flatten()
+        {
+            if out.last() == Some(&('!', false)) {
+                out.pop();
+            }
+            let text_str: String = text.iter().map(|&(c, _)| c).collect();
+            let url_str: String = url.iter().collect();
+            if !text_str.trim().is_empty() && text_str != url_str {
+                out.extend_from_slice(text);
+                out.extend([(' ', false), ('(', false)]);
+                out.extend(url.iter().map(|&c| (c, true)));
+                out.push((')', false));
+            } else {
+                out.extend(url.iter().map(|&c| (c, true)));
+            }
+            i = end;
+        } else {
+            out.push((c, protected));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Parses a link starting at `src[open] == '['`: its text, its URL and the index after it.
+fn parse_link(src: &[Marked], open: usize) -> Option<(&[Marked], Vec<char>, usize)> {
+    let close = open + 1 + src.get(open + 1..)?.iter().position(|&(c, _)| c == ']')?;
+    if src.get(close + 1)?.0 != '(' {
+        return None;
+    }
+    let mut url = Vec::new();
+    let mut depth = 0usize;
+    for (j, &(c, _)) in src.iter().enumerate().skip(close + 2) {
+        match c {
+            ')' if depth == 0 => {
+                let text = src.get(open + 1..close)?;
+                return (!url.is_empty()).then_some((text, url, j + 1));
+            }
+            ')' => depth -= 1,
+            '(' => depth += 1,
+            c if c.is_whitespace() => return None,
+            _ => {}
+        }
+        url.push(c);
+    }
+    None
+}
+
+/// Marks bare URLs (words containing `://`) as protected, minus trailing punctuation.
+fn protect_urls(chars: &mut [Marked]) {
+    for word in chars.split_mut(|&(c, _)| c.is_whitespace()) {
+        let text: String = word.iter().map(|&(c, _)| c).collect();
+        let Some(sep) = text.find("://") else {
+            continue;
+        };
+        let sep = text.get(..sep).unwrap_or("").chars().count();
+        let scheme = word
+            .iter()
+            .take(sep)
+            .rev()
+            .take_while(|&&(c, _)| c.is_ascii_alphanumeric() || "+.-".contains(c))
+            .count();
+        let tail = word
+            .iter()
+            .rev()
+            .take_while(|&&(c, _)| "*_~.,;:!?)'\"".contains(c))
+            .count();
+        let end = word.len().saturating_sub(tail);
+        for m in word.iter_mut().take(end).skip(sep - scheme) {
+            m.1 = true;
+        }
+    }
+}
+
+/// Removes matched emphasis markers; unmatched or ambiguous ones stay as text.
+fn emphasis(src: &[Marked], marker: &[char]) -> Vec<Marked> {
+    let len = marker.len();
+    let mut out = Vec::with_capacity(src.len());
+    let mut i = 0;
+    while let Some(&c) = src.get(i) {
+        if opens(src, i, marker) {
+            let first = i + len + 1;
+            if let Some(close) = (first..src.len()).find(|&j| closes(src, j, marker)) {
+                let content = src.get(i + len..close).unwrap_or_default();
+                if content.iter().any(|&(c, p)| p || c.is_alphanumeric()) {
+                    out.extend_from_slice(content);
+                    i = close + len;
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Whether an unprotected, unescaped `marker` starts at `i`.
+fn marker_at(src: &[Marked], i: usize, marker: &[char]) -> bool {
+    let fits = marker
+        .iter()
+        .enumerate()
+        .all(|(k, &m)| src.get(i + k) == Some(&(m, false)));
+    let escaped = i > 0 && src.get(i - 1).is_some_and(|&(c, _)| c == '\\');
+    fits && !escaped
+}
+
+/// An opener follows a non-word character and starts a word-like run (`*x`, not `5*3`, `* `).
+fn opens(src: &[Marked], i: usize, marker: &[char]) -> bool {
+    let before_ok = i == 0 || src.get(i - 1).is_some_and(|&(c, _)| !c.is_alphanumeric());
+    let after_ok = src
+        .get(i + marker.len())
+        .is_some_and(|&(c, p)| p || c.is_alphanumeric() || !c.is_ascii() || "(\"'[¿¡".contains(c));
+    marker_at(src, i, marker) && before_ok && after_ok
+}
+
+/// A closer ends a non-blank run and is not followed by a letter or digit (`x*`, not `x*y`).
+fn closes(src: &[Marked], j: usize, marker: &[char]) -> bool {
+    let before_ok = j > 0 && src.get(j - 1).is_some_and(|&(c, _)| !c.is_whitespace());
+    let after_ok = src
+        .get(j + marker.len())
+        .is_none_or(|&(c, _)| !c.is_alphanumeric());
+    marker_at(src, j, marker) && before_ok && after_ok
+}
+
+#[cfg(test)]
+mod tests;

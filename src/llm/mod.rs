@@ -1,9 +1,26 @@
-//! TODO(skeleton): the OpenAI-compatible client. The message types below are shared
-//! with the prompt builder.
+//! The OpenAI-compatible chat client and what it returns.
+//!
+//! Layout:
+//! - `client`: [`LlmClient`], the only code that talks HTTP to the model server; owns the
+//!   call budget and the retries.
+//! - `retry`: sans-IO retry policy (which failures to retry, how long to wait).
+//! - `wire`: the JSON request and response shapes of `/chat/completions`.
+//! - `clean`: turns the raw answer into plain one-line text.
+//!
+//! The message types below are shared with the prompt builder.
 
 pub mod clean;
+mod client;
+mod retry;
+mod wire;
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::secret::Secret;
+
+pub use client::LlmClient;
 
 /// Who says a chat message, as the OpenAI chat API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,4 +45,65 @@ impl ChatMessage {
             content: content.into(),
         }
     }
+}
+
+/// How to reach the model, already validated by the config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmSettings {
+    /// The API root, e.g. `http://127.0.0.1:11434/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as a bearer token when set; local servers usually need none.
+    pub api_key: Option<Secret>,
+    /// Budget for a whole [`LlmClient::complete`] call, retries included: a reply that comes
+    /// too late is useless to someone waiting at a radio.
+    pub timeout: Duration,
+    /// Default answer length for callers that have no better idea.
+    pub max_tokens: u32,
+    pub temperature: f32,
+}
+
+/// A model answer, cleaned for the radio.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The answer after [`clean::clean_reply`]: one line, no markdown, never empty.
+    pub text: String,
+    /// Token counts, when the server reports them.
+    pub usage: Option<Usage>,
+    /// Time for the whole call, retries included.
+    pub latency: Duration,
+}
+
+/// Token counts as the server reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why a completion failed. Connection errors, 429 and 5xx have already been retried.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// The call budget ran out.
+    #[error("llm call timed out")]
+    Timeout,
+    /// The server could not be reached or dropped the connection.
+    #[error("cannot reach the llm server: {0}")]
+    Connect(String),
+    /// The server answered with a non-success status.
+    #[error("llm server answered http {status}: {body}")]
+    Status {
+        status: u16,
+        /// The first 200 characters of the response body.
+        body: String,
+    },
+    /// The server answered 2xx with something that is not a chat completion.
+    #[error("bad llm response: {0}")]
+    BadResponse(String),
+    /// The answer was empty after clean-up (e.g. only a `<think>` block).
+    #[error("llm answer is empty after clean-up")]
+    Empty,
+    /// The HTTP client could not be built (bad URL, no CA certificates for `https://`).
+    #[error("cannot set up the llm client: {0}")]
+    Setup(String),
 }

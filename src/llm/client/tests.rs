@@ -1,0 +1,336 @@
+//! The client against a tiny HTTP/1.1 server on 127.0.0.1:0 that plays canned replies.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::Instant;
+
+use super::LlmClient;
+use crate::llm::{ChatMessage, ChatRole, LlmError, LlmSettings, Usage};
+use crate::secret::Secret;
+
+/// What the server does with the next request.
+#[derive(Clone)]
+enum Reply {
+    Respond(u16, String),
+    /// Read the request, then never answer.
+    Hang,
+}
+
+fn ok(content: &str) -> Reply {
+    let body = serde_json::json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 21, "completion_tokens": 4, "total_tokens": 25},
+    });
+    Reply::Respond(200, body.to_string())
+}
+
+/// A request as the server saw it.
+struct Seen {
+    /// The request line and headers, lower-cased.
+    head: String,
+    body: serde_json::Value,
+}
+
+struct Server {
+    base_url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Server {
+    /// Serves `replies` in order, one connection each; the last one repeats.
+    async fn start(replies: Vec<Reply>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        tokio::spawn(async move {
+            let mut hung = Vec::new();
+            for i in 0.. {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                let reply = replies.get(i).or(replies.last()).unwrap().clone();
+                let request = read_request(&mut stream).await;
+                log.lock().unwrap().push(request);
+                match reply {
+                    Reply::Respond(status, body) => {
+                        let response = format!(
+                            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n\
+                             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        stream.write_all(response.as_bytes()).await.unwrap();
+                        stream.shutdown().await.unwrap();
+                    }
+                    Reply::Hang => hung.push(stream),
+                }
+            }
+        });
+        Server { base_url, seen }
+    }
+
+    fn requests(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+}
+
+async fn read_request(stream: &mut TcpStream) -> Seen {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    let split = loop {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "client closed mid-request");
+        data.extend_from_slice(&buf[..n]);
+        if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&data[..split]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map(|v| v.trim().parse().unwrap())
+        .unwrap_or(0);
+    while data.len() < split + length {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "client closed mid-body");
+        data.extend_from_slice(&buf[..n]);
+    }
+    let body = serde_json::from_slice(&data[split..split + length]).unwrap();
+    Seen { head, body }
+}
+
+fn settings(base_url: &str) -> LlmSettings {
+    LlmSettings {
+        base_url: base_url.to_owned(),
+        model: "tiny".to_owned(),
+        api_key: None,
+        timeout: Duration::from_secs(5),
+        max_tokens: 100,
+        temperature: 0.7,
+    }
+}
+
+/// A client with short waits between attempts, so retry tests run fast.
+fn client(settings: LlmSettings) -> LlmClient {
+    let mut client = LlmClient::new(settings).unwrap();
+    client.backoff = [Duration::from_millis(10), Duration::from_millis(30)];
+    client
+}
+
+fn question() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::new(ChatRole::System, "Be brief."),
+        ChatMessage::new(ChatRole::User, "Hello?"),
+    ]
+}
+
+#[tokio::test]
+async fn success_with_usage_and_request_shape() {
+    let server = Server::start(vec![ok("<think>hmm</think>**Hi** there!")]).await;
+    let done = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap();
+    assert_eq!(done.text, "Hi there!");
+    assert_eq!(
+        done.usage,
+        Some(Usage {
+            prompt_tokens: 21,
+            completion_tokens: 4
+        })
+    );
+    assert!(done.latency < Duration::from_secs(5));
+    let seen = server.seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert!(
+        seen[0]
+            .head
+            .starts_with("post /v1/chat/completions http/1.1")
+    );
+    assert_eq!(
+        seen[0].body,
+        serde_json::json!({
+            "model": "tiny",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Hello?"},
+            ],
+            "max_tokens": 42,
+            "temperature": 0.7,
+            "stream": false,
+        })
+    );
+}
+
+#[tokio::test]
+async fn server_error_then_success_is_retried() {
+    let server = Server::start(vec![Reply::Respond(500, "oops".into()), ok("Hi")]).await;
+    let done = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap();
+    assert_eq!(done.text, "Hi");
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test]
+async fn rate_limit_is_retried_three_times() {
+    let server = Server::start(vec![Reply::Respond(429, "slow down".into())]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        LlmError::Status {
+            status: 429,
+            body: "slow down".into()
+        }
+    );
+    assert_eq!(server.requests(), 3);
+}
+
+#[tokio::test]
+async fn client_error_is_not_retried() {
+    let long = "x".repeat(500);
+    let server = Server::start(vec![Reply::Respond(400, long), ok("Hi")]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        LlmError::Status {
+            status: 400,
+            body: "x".repeat(200)
+        }
+    );
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn garbage_body_is_a_bad_response() {
+    let server = Server::start(vec![Reply::Respond(200, "<html>hi</html>".into())]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LlmError::BadResponse(_)), "{error:?}");
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn null_content_is_a_bad_response() {
+    let body = r#"{"choices":[{"message":{"role":"assistant","content":null}}]}"#;
+    let server = Server::start(vec![Reply::Respond(200, body.into())]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LlmError::BadResponse(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn thinking_only_is_empty() {
+    let server = Server::start(vec![ok("<think>out of tokens while thinking")]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert_eq!(error, LlmError::Empty);
+    assert_eq!(server.requests(), 1);
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out_within_the_budget() {
+    let server = Server::start(vec![Reply::Hang]).await;
+    let mut settings = settings(&server.base_url);
+    settings.timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let error = client(settings)
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(error, LlmError::Timeout);
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+#[tokio::test]
+async fn retries_stop_before_the_budget_runs_out() {
+    // With the real waits (0.5 s, then 1.5 s) and a 1 s budget: the second wait does not
+    // fit, so the call ends early with the server's error rather than a timeout.
+    let server = Server::start(vec![Reply::Respond(503, "busy".into())]).await;
+    let mut settings = settings(&server.base_url);
+    settings.timeout = Duration::from_secs(1);
+    let started = Instant::now();
+    let error = LlmClient::new(settings)
+        .unwrap()
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(error, LlmError::Status { status: 503, .. }),
+        "{error:?}"
+    );
+    assert_eq!(server.requests(), 2);
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+}
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_reported() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let error = client(settings(&format!("http://{addr}/v1")))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LlmError::Connect(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn bearer_header_only_with_a_key() {
+    let server = Server::start(vec![ok("Hi")]).await;
+    client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap();
+    let mut with_key = settings(&server.base_url);
+    with_key.api_key = Some(Secret::new("sk-test-123"));
+    let keyed = client(with_key);
+    assert!(!format!("{keyed:?}").contains("sk-test-123"));
+    keyed.complete(&question(), 42).await.unwrap();
+    let seen = server.seen.lock().unwrap();
+    assert!(!seen[0].head.contains("authorization"), "{}", seen[0].head);
+    assert!(
+        seen[1]
+            .head
+            .contains("\r\nauthorization: bearer sk-test-123\r\n"),
+        "{}",
+        seen[1].head
+    );
+}
+
+#[test]
+fn client_setup() {
+    let https = LlmClient::new(settings("https://api.example.invalid/v1/")).unwrap();
+    assert_eq!(
+        https.endpoint.as_str(),
+        "https://api.example.invalid/v1/chat/completions"
+    );
+    let http = LlmClient::new(settings("http://127.0.0.1:11434/v1")).unwrap();
+    assert_eq!(
+        http.endpoint.as_str(),
+        "http://127.0.0.1:11434/v1/chat/completions"
+    );
+    for bad in ["not a url", "ftp://example.org/v1", ""] {
+        let error = LlmClient::new(settings(bad)).unwrap_err();
+        assert!(matches!(error, LlmError::Setup(_)), "{bad}: {error:?}");
+    }
+}
