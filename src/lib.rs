@@ -95,7 +95,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     );
     info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
 
-    supervise(&radio, &shutdown).await;
+    let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
     responder.stop(Duration::from_secs(1)).await;
     radio.close(DRAIN).await;
@@ -103,12 +103,13 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         warn!(error = %e, "database did not close cleanly");
     }
     info!("stopped");
-    Ok(())
+    outcome
 }
 
 /// The main loop: tells systemd when the radio is ready and how the link is, pings the
-/// watchdog while the loop runs, and returns when `shutdown` is cancelled.
-async fn supervise(radio: &Radio, shutdown: &CancellationToken) {
+/// watchdog while the loop runs, and returns when `shutdown` is cancelled — or with an error
+/// when the link task ended by itself (systemd then restarts us).
+async fn supervise(radio: &Radio, shutdown: &CancellationToken) -> anyhow::Result<()> {
     let systemd = Systemd::from_env();
     let mut state = radio.state();
     let mut ready_sent = false;
@@ -135,9 +136,13 @@ async fn supervise(radio: &Radio, shutdown: &CancellationToken) {
         }
         tokio::select! {
             _ = shutdown.cancelled() => break,
-            changed = state.changed() => if changed.is_err() { break },
+            changed = state.changed() => if changed.is_err() {
+                systemd.stopping();
+                anyhow::bail!("the radio link task ended unexpectedly");
+            },
             _ = watchdog.tick() => if systemd.watchdog_every.is_some() { systemd.watchdog() },
         }
     }
     systemd.stopping();
+    Ok(())
 }

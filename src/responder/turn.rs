@@ -202,7 +202,7 @@ async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: D
 fn failure_text(e: &LlmError) -> String {
     match e {
         LlmError::Timeout => "Sorry, the AI took too long to answer. Please try again later.",
-        LlmError::Connect(_) | LlmError::Status { .. } => {
+        LlmError::Connect(_) | LlmError::Status { .. } | LlmError::Setup(_) => {
             "Sorry, the AI is unavailable right now. Please try again later."
         }
         LlmError::BadResponse(_) | LlmError::Empty => {
