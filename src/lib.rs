@@ -123,7 +123,9 @@ async fn supervise(radio: &Radio, shutdown: &CancellationToken) -> anyhow::Resul
                 local.num, local.names.long_name, local.firmware_version
             )),
             LinkState::Down { reason, .. } => Some(format!("radio down: {reason}")),
-            LinkState::Connecting | LinkState::Handshaking => Some("connecting to the radio".into()),
+            LinkState::Connecting | LinkState::Handshaking => {
+                Some("connecting to the radio".into())
+            }
             LinkState::Closed => None,
         };
         if let Some(status) = status {
