@@ -1,0 +1,162 @@
+//! Runs the real daemon (`meshai::run`) in-process against a simulated node and a fake LLM,
+//! in real time (the store has its own thread, so paused time would skip ahead of it).
+//! Also writes config files for tests that run the `meshai` binary.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use meshai::config::Config;
+use tempfile::TempDir;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
+use crate::support::sim_node::{SimConfig, SimNode};
+
+/// The pace used in real-time daemon tests: short, so a 4-part reply takes well under a second,
+/// and the simulated firmware enforces a slightly shorter gap (scheduling jitter on a loaded
+/// machine must not turn into refusals here; the exact 2 s rule is tested in paused time).
+pub const GAP_MS: u64 = 60;
+
+/// Generous upper bound for anything the daemon should do promptly.
+pub const SOON: Duration = Duration::from_secs(20);
+
+pub fn sim_config() -> SimConfig {
+    SimConfig {
+        ack_delay: Duration::from_millis(5),
+        min_text_gap: Duration::from_millis(GAP_MS * 3 / 4),
+        log_text: true,
+        ..SimConfig::default()
+    }
+}
+
+/// A config file's text for the daemon under test. `extra` is appended (extra sections).
+pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
+    format!(
+        r#"[radio]
+tcp = "{addr}"
+send_gap_ms = {GAP_MS}
+ack_timeout_secs = 5
+handshake_timeout_secs = 5
+
+[llm]
+base_url = "{llm_url}"
+model = "fake-model"
+timeout_secs = 3
+
+[storage]
+database = "{db}"
+
+{extra}
+"#,
+        addr = sim.addr(),
+        db = db.display(),
+    )
+}
+
+pub fn parse_config(text: &str) -> Config {
+    let (config, _warnings) =
+        meshai::config::parse(text, "test.toml", &|_| None).expect("test config parses");
+    config
+}
+
+/// Is this request a summary update (rather than a reply)?
+pub fn is_summary(req: &FakeRequest) -> bool {
+    req.messages.first().is_some_and(|m| m.content.starts_with("You maintain a running summary"))
+}
+
+/// The reply requests only.
+pub fn replies(llm: &FakeLlm) -> Vec<FakeRequest> {
+    llm.requests().into_iter().filter(|r| !is_summary(r)).collect()
+}
+
+/// A running daemon with its fakes.
+pub struct Daemon {
+    pub sim: SimNode,
+    pub llm: FakeLlm,
+    pub dir: TempDir,
+    pub config: Config,
+    shutdown: CancellationToken,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Daemon {
+    /// Starts the fakes and the daemon with `extra` config sections, waits for the handshake.
+    pub async fn start(extra: &str) -> Daemon {
+        let sim = SimNode::start(sim_config()).await;
+        let llm = FakeLlm::start_echo().await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        Daemon::start_with(sim, llm, dir, extra).await
+    }
+
+    pub async fn start_with(sim: SimNode, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
+        let text = config_text(&sim, &llm.base_url(), &dir.path().join("meshai.db"), extra);
+        let config = parse_config(&text);
+        let handshakes = sim.handshakes();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(meshai::run(config.clone(), shutdown.clone()));
+        sim.wait_handshakes(handshakes + 1, SOON).await;
+        Daemon { sim, llm, dir, config, shutdown, task: Some(task) }
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.dir.path().join("meshai.db")
+    }
+
+    /// Graceful stop (what SIGTERM does); returns `run`'s result.
+    pub async fn stop(mut self) -> (anyhow::Result<()>, SimNode, FakeLlm, TempDir) {
+        self.shutdown.cancel();
+        let result = match self.task.take() {
+            Some(task) => tokio::time::timeout(SOON, task)
+                .await
+                .expect("the daemon stops within the timeout")
+                .expect("the daemon task did not panic"),
+            None => Ok(()),
+        };
+        (result, self.sim, self.llm, self.dir)
+    }
+
+    /// Injects a DM and waits until the sim has `texts_before + n` texts.
+    pub async fn dm_and_wait(&self, from: u32, text: &str, n: usize) -> Vec<String> {
+        let before = self.sim.texts().len();
+        self.sim.inject_dm(from, text, None);
+        let texts = self.sim.wait_texts(before + n, SOON).await;
+        texts[before..].iter().map(|t| t.text.clone()).collect()
+    }
+
+    /// Replaces the fake LLM's behaviour for reply requests; summaries keep `summarizer`.
+    pub fn answer_with(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
+        self.llm.set_behaviour(move |req| if is_summary(req) { summarizer(req) } else { f(req) });
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// A fake summariser that behaves like a careful model: it keeps every word that looks like a
+/// fact to keep (callsigns, numbers, capitalised names) from the previous summary and the new
+/// lines, within 300 characters.
+pub fn summarizer(req: &FakeRequest) -> FakeResponse {
+    let text = req.last_user();
+    let mut facts: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let keep = word.len() >= 3
+            && word.chars().any(|c| c.is_ascii_digit())
+            && word.chars().any(|c| c.is_ascii_uppercase());
+        if keep && !facts.iter().any(|f| f == word) {
+            facts.push(word.to_string());
+        }
+    }
+    let mut out = String::from("Facts:");
+    for f in facts {
+        if out.len() + f.len() + 1 > 300 {
+            break;
+        }
+        out.push(' ');
+        out.push_str(&f);
+    }
+    FakeResponse::Text(out)
+}
