@@ -3,7 +3,8 @@
 //!
 //! It answers `POST …/chat/completions` with whatever the behaviour closure decides and
 //! `GET …/models` with one model, and records every request. It depends only on tokio,
-//! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`.
+//! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
+//! that is also why it stays one file, a little over the usual length.
 #![allow(dead_code)]
 
 use std::net::SocketAddr;

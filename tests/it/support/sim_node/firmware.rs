@@ -412,7 +412,8 @@ mod tests {
         }
         .encode_to_vec();
         // (input, time, ack plan to push first, expected actions)
-        let steps: Vec<(Vec<u8>, Instant, Option<AckPlan>, Vec<&str>)> = vec![
+        type Step = (Vec<u8>, Instant, Option<AckPlan>, Vec<&'static str>);
+        let steps: Vec<Step> = vec![
             (
                 text(7, 0xAA, true),
                 ms(0),

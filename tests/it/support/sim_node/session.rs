@@ -133,6 +133,11 @@ impl State {
         self.write_raw(bytes)
     }
 
+    /// True while session `id` is the one being served.
+    fn is_current(&self, id: u64) -> bool {
+        self.session.as_ref().is_some_and(|s| s.id == id)
+    }
+
     /// Ends the current session, if any.
     pub fn close_session(&mut self) {
         if let Some(s) = self.session.take() {
@@ -160,10 +165,10 @@ impl State {
 
     /// Takes what session `id` should write next; `None` when it is no longer current.
     fn take_output(&mut self, id: u64) -> Option<Vec<u8>> {
-        let ready = match &self.session {
-            Some(s) if s.id == id => s.ready,
-            _ => return None,
-        };
+        if !self.is_current(id) {
+            return None;
+        }
+        let ready = self.session.as_ref().is_some_and(|s| s.ready);
         let queued: Vec<FromRadio> = if ready {
             self.to_phone.drain(..).collect()
         } else {
@@ -229,7 +234,7 @@ where
             _ = write_loop(&shared, id, wr, &wake) => {}
         }
         shared.update(|st| {
-            if st.session.as_ref().is_some_and(|s| s.id == id) {
+            if st.is_current(id) {
                 st.close_session();
             }
         });
@@ -261,7 +266,7 @@ async fn read_loop<R: AsyncRead + Unpin>(shared: &Arc<Shared>, id: u64, mut rd: 
 fn handle_frame(shared: &Arc<Shared>, id: u64, payload: &[u8]) {
     let now = Instant::now();
     let later = shared.update(|st| {
-        if !st.session.as_ref().is_some_and(|s| s.id == id) {
+        if !st.is_current(id) {
             return Vec::new();
         }
         let mut later = Vec::new();
