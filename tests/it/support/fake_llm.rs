@@ -1,0 +1,563 @@
+//! `FakeLlm`: a minimal OpenAI-compatible HTTP/1.1 server on 127.0.0.1 port 0, written by hand
+//! over a tokio `TcpListener`, for tests and benchmarks.
+//!
+//! It answers `POST …/chat/completions` with whatever the behaviour closure decides and
+//! `GET …/models` with one model, and records every request. It depends only on tokio,
+//! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
+//! that is also why it stays one file, a little over the usual length.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, watch};
+
+/// Largest request head accepted; beyond it the request is refused with 431.
+const MAX_HEAD: usize = 64 * 1024;
+/// Largest request body accepted; beyond it the request is refused with 413.
+const MAX_BODY: usize = 8 * 1024 * 1024;
+/// The one model `GET /models` lists.
+pub const MODEL: &str = "fake-model";
+
+/// One chat message as the request carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeMessage {
+    pub role: String,
+    /// The content; an array of text parts is joined, anything else is empty.
+    pub content: String,
+}
+
+/// One HTTP request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct FakeRequest {
+    pub method: String,
+    pub path: String,
+    /// Header names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The `Authorization` header, to check the API key is sent (and only where it should be).
+    pub authorization: Option<String>,
+    /// The raw body, lossily decoded.
+    pub body: String,
+    /// The body parsed as JSON, when it is.
+    pub json: Option<Value>,
+    pub model: Option<String>,
+    pub messages: Vec<FakeMessage>,
+    pub max_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    pub at: tokio::time::Instant,
+}
+
+impl FakeRequest {
+    /// The content of the last `user` message, or "" when there is none.
+    pub fn last_user(&self) -> &str {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == "user")
+            .map_or("", |m| m.content.as_str())
+    }
+
+    /// Total characters over all message contents: a proxy for prompt size.
+    pub fn prompt_chars(&self) -> usize {
+        self.messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn is_chat(&self) -> bool {
+        self.path_only().ends_with("/chat/completions")
+    }
+
+    fn path_only(&self) -> &str {
+        self.path.split('?').next().unwrap_or_default()
+    }
+}
+
+/// What the server answers to a chat completion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FakeResponse {
+    /// 200 with this assistant text; usage estimated from the sizes.
+    Text(String),
+    /// 200 with this text and (prompt_tokens, completion_tokens).
+    TextWithUsage(String, u32, u32),
+    /// This status with this body (e.g. an OpenAI-style error JSON).
+    Status(u16, String),
+    /// 200 with this body: non-JSON or the wrong shape.
+    Garbage(String),
+    /// Waits this long, then answers 200 with the echo text.
+    Stall(Duration),
+    /// Never answers; the connection stays open until the client gives up.
+    Hang,
+}
+
+/// The behaviour closure: decides the answer to each chat completion request.
+pub type Behaviour = Arc<dyn Fn(&FakeRequest) -> FakeResponse + Send + Sync>;
+
+/// The default answer text: deterministic, derived from the last user message.
+pub fn echo_text(req: &FakeRequest) -> String {
+    format!("echo: {}", req.last_user())
+}
+
+/// The default behaviour: [`echo_text`].
+pub fn echo(req: &FakeRequest) -> FakeResponse {
+    FakeResponse::Text(echo_text(req))
+}
+
+struct Shared {
+    behaviour: Mutex<Behaviour>,
+    requests: Mutex<Vec<FakeRequest>>,
+    /// Bumped after each recorded request, so waiters need no polling.
+    changed: watch::Sender<u64>,
+    /// Notified when the `FakeLlm` is dropped: ends the listener and every connection.
+    stop: Notify,
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl Shared {
+    fn requests(&self) -> MutexGuard<'_, Vec<FakeRequest>> {
+        self.requests.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn stopped(&self) {
+        let notified = self.stop.notified();
+        if self.stopped.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        notified.await;
+    }
+}
+
+/// The fake server. Dropping it stops it.
+pub struct FakeLlm {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl FakeLlm {
+    /// Starts with the [`echo`] behaviour.
+    pub async fn start_echo() -> FakeLlm {
+        FakeLlm::start(echo).await
+    }
+
+    /// Starts on 127.0.0.1, port chosen by the OS, with `behaviour`.
+    pub async fn start(
+        behaviour: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static,
+    ) -> FakeLlm {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("fake llm: bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("fake llm: local address");
+        let shared = Arc::new(Shared {
+            behaviour: Mutex::new(Arc::new(behaviour)),
+            requests: Mutex::new(Vec::new()),
+            changed: watch::Sender::new(0),
+            stop: Notify::new(),
+            stopped: std::sync::atomic::AtomicBool::new(false),
+        });
+        tokio::spawn(accept_loop(shared.clone(), listener));
+        FakeLlm { addr, shared }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL to configure: `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Replaces the behaviour for the requests that follow.
+    pub fn set_behaviour(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
+        *self
+            .shared
+            .behaviour
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(f);
+    }
+
+    /// Every chat completion request so far.
+    pub fn requests(&self) -> Vec<FakeRequest> {
+        self.shared
+            .requests()
+            .iter()
+            .filter(|r| r.is_chat())
+            .cloned()
+            .collect()
+    }
+
+    /// Every request so far, whatever the route.
+    pub fn all_requests(&self) -> Vec<FakeRequest> {
+        self.shared.requests().clone()
+    }
+
+    /// Waits for at least `n` chat completion requests and returns them; panics after `timeout`.
+    pub async fn wait_requests(&self, n: usize, timeout: Duration) -> Vec<FakeRequest> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            let got = self.requests();
+            if got.len() >= n {
+                return got;
+            }
+            match tokio::time::timeout_at(deadline, changed.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => {
+                    let got = self.requests();
+                    assert!(
+                        got.len() >= n,
+                        "fake llm: {timeout:?} passed without {n} requests; got {got:#?}"
+                    );
+                    return got;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        self.shared
+            .stopped
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shared.stop.notify_waiters();
+    }
+}
+
+async fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
+    loop {
+        let accepted = tokio::select! {
+            _ = shared.stopped() => return,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = shared.stopped() => {}
+                        _ = serve(&shared, stream) => {}
+                    }
+                });
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
+/// A parsed request head.
+struct Head {
+    method: String,
+    path: String,
+    version: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Head {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep.
+    fn keep_alive(&self) -> bool {
+        let conn = self
+            .header("connection")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if self.version == "HTTP/1.0" {
+            conn.contains("keep-alive")
+        } else {
+            !conn.contains("close")
+        }
+    }
+}
+
+/// Why a request could not be read; each maps to a status and ends the connection.
+enum ReadError {
+    Closed,
+    Bad(u16, &'static str),
+}
+
+/// Serves requests on one connection until it closes or asks to.
+async fn serve(shared: &Shared, mut stream: TcpStream) {
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let (head, body) = match read_request(&mut stream, &mut buf).await {
+            Ok(r) => r,
+            Err(ReadError::Closed) => return,
+            Err(ReadError::Bad(status, why)) => {
+                let body = error_json(why);
+                let _ = stream.write_all(&response(status, &body, false)).await;
+                return;
+            }
+        };
+        let keep = head.keep_alive();
+        let req = parse_request(head, &body);
+        let answer = route(shared, &req);
+        shared.requests().push(req.clone());
+        shared.changed.send_modify(|n| *n = n.wrapping_add(1));
+        let bytes = match answer {
+            Answer::Now(status, body) => response(status, &body, keep),
+            Answer::After(d, status, body) => {
+                tokio::time::sleep(d).await;
+                response(status, &body, keep)
+            }
+            Answer::Never => {
+                // Hold the connection open, reading (and discarding) until the client leaves.
+                let mut sink = [0u8; 1024];
+                while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                return;
+            }
+        };
+        if stream.write_all(&bytes).await.is_err() || !keep {
+            return;
+        }
+    }
+}
+
+async fn read_request(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+) -> Result<(Head, Vec<u8>), ReadError> {
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(ReadError::Bad(431, "request head too large"));
+        }
+        read_more(stream, buf).await?;
+    };
+    let head_text = String::from_utf8_lossy(buf.get(..head_end).unwrap_or_default()).into_owned();
+    let head = parse_head(&head_text).ok_or(ReadError::Bad(400, "malformed request head"))?;
+    if head.header("transfer-encoding").is_some() {
+        return Err(ReadError::Bad(
+            411,
+            "chunked bodies are not supported, send content-length",
+        ));
+    }
+    let len = match head.header("content-length") {
+        None => 0,
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| ReadError::Bad(400, "bad content-length"))?,
+    };
+    if len > MAX_BODY {
+        return Err(ReadError::Bad(413, "body too large"));
+    }
+    let body_start = head_end + 4;
+    while buf.len() < body_start + len {
+        read_more(stream, buf).await?;
+    }
+    let body = buf
+        .get(body_start..body_start + len)
+        .unwrap_or_default()
+        .to_vec();
+    buf.drain(..body_start + len);
+    Ok((head, body))
+}
+
+async fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+    let mut chunk = [0u8; 4096];
+    match stream.read(&mut chunk).await {
+        Ok(0) | Err(_) => Err(ReadError::Closed),
+        Ok(n) => {
+            buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
+            Ok(())
+        }
+    }
+}
+
+fn parse_head(text: &str) -> Option<Head> {
+    let mut lines = text.split("\r\n");
+    let mut first = lines.next()?.split_whitespace();
+    let (method, path, version) = (first.next()?, first.next()?, first.next()?);
+    if !version.starts_with("HTTP/1.") {
+        return None;
+    }
+    let mut headers = Vec::new();
+    for line in lines {
+        let (k, v) = line.split_once(':')?;
+        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+    }
+    Some(Head {
+        method: method.to_string(),
+        path: path.to_string(),
+        version: version.to_string(),
+        headers,
+    })
+}
+
+fn content_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+fn parse_request(head: Head, body: &[u8]) -> FakeRequest {
+    let json: Option<Value> = serde_json::from_slice(body).ok();
+    let field = |k: &str| json.as_ref().and_then(|j| j.get(k));
+    let messages = field("messages")
+        .and_then(Value::as_array)
+        .map(|ms| {
+            ms.iter()
+                .map(|m| FakeMessage {
+                    role: m
+                        .get("role")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    content: m.get("content").map(content_text).unwrap_or_default(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let authorization = head.header("authorization").map(str::to_string);
+    FakeRequest {
+        model: field("model").and_then(Value::as_str).map(str::to_string),
+        max_tokens: field("max_tokens")
+            .or_else(|| field("max_completion_tokens"))
+            .and_then(Value::as_u64),
+        temperature: field("temperature").and_then(Value::as_f64),
+        messages,
+        body: String::from_utf8_lossy(body).into_owned(),
+        json,
+        authorization,
+        method: head.method,
+        path: head.path,
+        headers: head.headers,
+        at: tokio::time::Instant::now(),
+    }
+}
+
+/// When and what to answer.
+enum Answer {
+    Now(u16, String),
+    After(Duration, u16, String),
+    Never,
+}
+
+fn route(shared: &Shared, req: &FakeRequest) -> Answer {
+    let path = req.path_only();
+    if path.ends_with("/models") || path == "/models" {
+        if req.method != "GET" {
+            return Answer::Now(405, error_json("method not allowed"));
+        }
+        let list = json!({
+            "object": "list",
+            "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "fake"}],
+        });
+        return Answer::Now(200, list.to_string());
+    }
+    if !req.is_chat() {
+        return Answer::Now(404, error_json("no such route"));
+    }
+    if req.method != "POST" {
+        return Answer::Now(405, error_json("method not allowed"));
+    }
+    if req.json.is_none() {
+        return Answer::Now(400, error_json("body is not JSON"));
+    }
+    let behaviour = shared
+        .behaviour
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    match behaviour(req) {
+        FakeResponse::Text(text) => {
+            let (p, c) = estimate_usage(req, &text);
+            Answer::Now(200, completion(req, &text, p, c))
+        }
+        FakeResponse::TextWithUsage(text, p, c) => Answer::Now(200, completion(req, &text, p, c)),
+        FakeResponse::Status(status, body) => Answer::Now(status, body),
+        FakeResponse::Garbage(body) => Answer::Now(200, body),
+        FakeResponse::Stall(d) => {
+            let text = echo_text(req);
+            let (p, c) = estimate_usage(req, &text);
+            Answer::After(d, 200, completion(req, &text, p, c))
+        }
+        FakeResponse::Hang => Answer::Never,
+    }
+}
+
+/// About four characters per token, as a rough and deterministic stand-in.
+fn estimate_usage(req: &FakeRequest, text: &str) -> (u32, u32) {
+    let tokens = |chars: usize| u32::try_from(chars.div_ceil(4)).unwrap_or(u32::MAX);
+    (tokens(req.prompt_chars()), tokens(text.chars().count()))
+}
+
+fn completion(req: &FakeRequest, text: &str, prompt: u32, completion: u32) -> String {
+    json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": req.model.as_deref().unwrap_or(MODEL),
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "finish_reason": "stop",
+        }],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt.saturating_add(completion),
+        },
+    })
+    .to_string()
+}
+
+fn error_json(message: &str) -> String {
+    json!({"error": {"message": message, "type": "fake_error"}}).to_string()
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        411 => "Length Required",
+        413 => "Payload Too Large",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Unknown",
+    }
+}
+
+fn response(status: u16, body: &str, keep_alive: bool) -> Vec<u8> {
+    let conn = if keep_alive { "keep-alive" } else { "close" };
+    format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: {conn}\r\n\r\n{body}",
+        reason(status),
+        body.len()
+    )
+    .into_bytes()
+}

@@ -1,0 +1,495 @@
+//! The simulated firmware's behaviour as a sans-IO state machine: it takes one `ToRadio`
+//! (and the time) and returns what to send back. It also keeps the record tests assert on.
+//!
+//! Modelled on `PhoneAPI.cpp`/`MeshService.cpp` of firmware 2.7: a text sent less than
+//! `min_text_gap` after the previous accepted one is refused with RATE_LIMIT_EXCEEDED (38),
+//! a packet id seen in the last 10 minutes is dropped silently, every other packet gets a
+//! `queueStatus`, and a heartbeat (nonce 0) is answered with one too.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use meshtastic::Message;
+use meshtastic::protobufs::{FromRadio, MeshPacket, PortNum, ToRadio, mesh_packet, to_radio};
+use tokio::time::Instant;
+
+use super::packets::{self, BROADCAST};
+
+/// RATE_LIMIT_EXCEEDED in `Routing.Error`.
+pub const RATE_LIMIT_EXCEEDED: i32 = 38;
+/// How long the firmware remembers a packet id it was given (`FLOOD_EXPIRE_TIME`).
+const SEEN_FOR: Duration = Duration::from_secs(600);
+/// Bound on the remembered ids, so a flood cannot grow the sim without limit.
+const SEEN_MAX: usize = 1024;
+
+/// Another node in the simulated node DB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimPeer {
+    pub num: u32,
+    pub long_name: String,
+    pub short_name: String,
+}
+
+impl SimPeer {
+    pub fn new(num: u32, long_name: &str, short_name: &str) -> Self {
+        SimPeer {
+            num,
+            long_name: long_name.to_string(),
+            short_name: short_name.to_string(),
+        }
+    }
+}
+
+/// How the simulated node is set up.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub node_num: u32,
+    pub long_name: String,
+    pub short_name: String,
+    /// Reported as `config.lora.hop_limit`.
+    pub hop_limit: u32,
+    pub firmware_version: String,
+    /// Time between accepting a `want_ack` text and its routing answer.
+    pub ack_delay: Duration,
+    /// The firmware's text rate limit: 2 s in 2.7.
+    pub min_text_gap: Duration,
+    /// Write firmware log lines between frames, as a node on USB serial does.
+    pub log_text: bool,
+    /// Other nodes reported in the handshake.
+    pub peers: Vec<SimPeer>,
+    /// Names of channels 1.. (secondary); the rest of the 8 are disabled.
+    pub secondary_channels: Vec<String>,
+    /// `QueueStatus.free` to report; 0 means the TX queue is full.
+    pub queue_free: u32,
+    /// Firmware ≥ 2.7.5 answers a heartbeat with a `queueStatus`; older ones stay silent.
+    pub answer_heartbeats: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            node_num: 0x1234_5678,
+            long_name: "Sim Base".to_string(),
+            short_name: "SIMB".to_string(),
+            hop_limit: 3,
+            firmware_version: "2.7.26.sim".to_string(),
+            ack_delay: Duration::from_millis(300),
+            min_text_gap: Duration::from_secs(2),
+            log_text: false,
+            peers: Vec::new(),
+            secondary_channels: Vec::new(),
+            queue_free: packets::QUEUE_MAXLEN,
+            answer_heartbeats: true,
+        }
+    }
+}
+
+/// What happens to the next `want_ack` text the node accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckPlan {
+    /// A real ACK, `from` the destination.
+    Ack,
+    /// An ACK `from` our own node: a relay was heard, delivery unknown.
+    ImplicitAck,
+    /// A NAK with this `Routing.Error` reason, from our own node.
+    Nak(i32),
+    /// No answer at all beyond the `queueStatus`.
+    Silent,
+}
+
+/// One text the node accepted from the client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentText {
+    pub id: u32,
+    pub to: u32,
+    pub channel: u32,
+    pub hop_limit: u32,
+    pub want_ack: bool,
+    pub priority: i32,
+    /// `decoded.reply_id`, when non-zero.
+    pub reply_id: Option<u32>,
+    /// The payload decoded lossily; `payload` keeps the exact bytes (to check UTF-8 and size).
+    pub text: String,
+    pub payload: Vec<u8>,
+    /// The routing answer chosen for it (`None` when it did not ask for an ACK).
+    pub plan: Option<AckPlan>,
+    pub at: Instant,
+}
+
+/// One `ToRadio` as received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReceivedToRadio {
+    pub at: Instant,
+    pub msg: ToRadio,
+}
+
+/// Everything the node saw, for assertions.
+#[derive(Debug, Clone, Default)]
+pub struct SimLog {
+    pub texts: Vec<SentText>,
+    pub to_radio: Vec<ReceivedToRadio>,
+    /// `want_config_id` nonces, in order.
+    pub nonces: Vec<u32>,
+    /// Heartbeats with nonce 0 (keep-alives).
+    pub heartbeats: u32,
+    /// Heartbeats with nonce 1, which make a real node broadcast its NodeInfo.
+    pub nodeinfo_pings: u32,
+    /// Client connections accepted (or streams attached).
+    pub connections: u32,
+    pub rate_limit_refusals: u32,
+    /// Packets dropped because their id was seen recently.
+    pub duplicate_drops: u32,
+    /// `ToRadio.disconnect` requests.
+    pub disconnects: u32,
+    /// Bytes outside frames (the serial wake-up, noise).
+    pub stray_bytes: usize,
+    /// Frames that did not decode as `ToRadio`.
+    pub bad_frames: u32,
+}
+
+impl SimLog {
+    /// How many handshakes the node answered.
+    pub fn handshakes(&self) -> usize {
+        self.nonces.len()
+    }
+}
+
+/// What the I/O side must do after a `ToRadio`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Write at once, ahead of queued mesh packets.
+    Reply(FromRadio),
+    /// The handshake answer is complete: the session may now get mesh packets.
+    Ready,
+    /// Queue a mesh packet for the client after `after`.
+    Deliver { after: Duration, msg: FromRadio },
+    /// End the session.
+    Close,
+}
+
+/// The firmware state plus the record.
+#[derive(Debug)]
+pub struct Firmware {
+    pub cfg: SimConfig,
+    /// Scripted answers for the next `want_ack` texts; empty means [`AckPlan::Ack`].
+    pub ack_plans: VecDeque<AckPlan>,
+    /// When the last text was accepted: the rate limit counts from there.
+    last_text_at: Option<Instant>,
+    /// Ids the client used recently; the firmware drops a packet whose id it saw.
+    seen: VecDeque<(u32, Instant)>,
+    /// Source of fresh packet ids for what the node originates.
+    next_id: u32,
+    pub log: SimLog,
+}
+
+impl Firmware {
+    pub fn new(cfg: SimConfig) -> Self {
+        Firmware {
+            cfg,
+            ack_plans: VecDeque::new(),
+            last_text_at: None,
+            seen: VecDeque::new(),
+            next_id: 0x5100_0001,
+            log: SimLog::default(),
+        }
+    }
+
+    /// A fresh, non-zero packet id.
+    pub fn fresh_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        id
+    }
+
+    /// A reboot forgets the rate limiter and the seen ids, like a real restart.
+    pub fn reboot(&mut self) {
+        self.last_text_at = None;
+        self.seen.clear();
+    }
+
+    /// Handles one frame's payload.
+    pub fn on_frame(&mut self, payload: &[u8], now: Instant) -> Vec<Action> {
+        match ToRadio::decode(payload) {
+            Ok(msg) => self.on_to_radio(msg, now),
+            Err(e) => {
+                tracing::warn!(error = %e, len = payload.len(), "sim: undecodable ToRadio");
+                self.log.bad_frames += 1;
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_to_radio(&mut self, msg: ToRadio, now: Instant) -> Vec<Action> {
+        self.log.to_radio.push(ReceivedToRadio {
+            at: now,
+            msg: msg.clone(),
+        });
+        match msg.payload_variant {
+            Some(to_radio::PayloadVariant::WantConfigId(nonce)) => {
+                self.log.nonces.push(nonce);
+                let mut out: Vec<Action> = packets::handshake(&self.cfg, nonce)
+                    .into_iter()
+                    .map(Action::Reply)
+                    .collect();
+                out.push(Action::Ready);
+                out
+            }
+            Some(to_radio::PayloadVariant::Packet(p)) => self.on_packet(p, now),
+            Some(to_radio::PayloadVariant::Heartbeat(hb)) if hb.nonce == 1 => {
+                self.log.nodeinfo_pings += 1;
+                Vec::new()
+            }
+            Some(to_radio::PayloadVariant::Heartbeat(_)) => {
+                self.log.heartbeats += 1;
+                if self.cfg.answer_heartbeats {
+                    vec![Action::Reply(packets::queue_status(self.cfg.queue_free, 0))]
+                } else {
+                    Vec::new()
+                }
+            }
+            Some(to_radio::PayloadVariant::Disconnect(_)) => {
+                self.log.disconnects += 1;
+                vec![Action::Close]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Records `id` as seen; true if it already was (then the firmware drops the packet).
+    fn seen_before(&mut self, id: u32, now: Instant) -> bool {
+        while let Some(&(_, at)) = self.seen.front() {
+            if now.duration_since(at) < SEEN_FOR && self.seen.len() < SEEN_MAX {
+                break;
+            }
+            self.seen.pop_front();
+        }
+        if self.seen.iter().any(|&(s, _)| s == id) {
+            return true;
+        }
+        self.seen.push_back((id, now));
+        false
+    }
+
+    fn on_packet(&mut self, mut p: MeshPacket, now: Instant) -> Vec<Action> {
+        if p.id != 0 && self.seen_before(p.id, now) {
+            tracing::debug!(id = p.id, "sim: packet id seen recently, dropped");
+            self.log.duplicate_drops += 1;
+            return Vec::new();
+        }
+        if p.id == 0 {
+            p.id = self.fresh_id();
+        }
+        let me = self.cfg.node_num;
+        let status = Action::Reply(packets::queue_status(self.cfg.queue_free, p.id));
+        let data = match &p.payload_variant {
+            Some(mesh_packet::PayloadVariant::Decoded(d))
+                if d.portnum == PortNum::TextMessageApp as i32 =>
+            {
+                d.clone()
+            }
+            _ => return vec![status],
+        };
+        let too_soon = self
+            .last_text_at
+            .is_some_and(|last| now.duration_since(last) < self.cfg.min_text_gap);
+        if too_soon {
+            tracing::debug!(id = p.id, "sim: text rate limited");
+            self.log.rate_limit_refusals += 1;
+            let nak_id = self.fresh_id();
+            let nak = packets::routing(me, me, p.channel, nak_id, p.id, RATE_LIMIT_EXCEEDED);
+            return vec![
+                status,
+                Action::Deliver {
+                    after: Duration::ZERO,
+                    msg: nak,
+                },
+            ];
+        }
+        self.last_text_at = Some(now);
+        let plan = p
+            .want_ack
+            .then(|| self.ack_plans.pop_front().unwrap_or(AckPlan::Ack));
+        self.log.texts.push(SentText {
+            id: p.id,
+            to: p.to,
+            channel: p.channel,
+            hop_limit: p.hop_limit,
+            want_ack: p.want_ack,
+            priority: p.priority,
+            reply_id: (data.reply_id != 0).then_some(data.reply_id),
+            text: String::from_utf8_lossy(&data.payload).into_owned(),
+            payload: data.payload,
+            plan,
+            at: now,
+        });
+        let answer = match plan {
+            None | Some(AckPlan::Silent) => None,
+            // A broadcast is never ACKed by a destination: only the implicit ACK exists.
+            Some(AckPlan::Ack) if p.to != BROADCAST => Some((p.to, 0)),
+            Some(AckPlan::Ack | AckPlan::ImplicitAck) => Some((me, 0)),
+            Some(AckPlan::Nak(reason)) => Some((me, reason)),
+        };
+        let mut out = vec![status];
+        if let Some((from, reason)) = answer {
+            let id = self.fresh_id();
+            out.push(Action::Deliver {
+                after: self.cfg.ack_delay,
+                msg: packets::routing(from, me, p.channel, id, p.id, reason),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshtastic::protobufs::{Data, Heartbeat, Routing, from_radio, routing};
+
+    fn text(id: u32, to: u32, want_ack: bool) -> Vec<u8> {
+        ToRadio {
+            payload_variant: Some(to_radio::PayloadVariant::Packet(MeshPacket {
+                id,
+                to,
+                hop_limit: 3,
+                want_ack,
+                payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                    portnum: PortNum::TextMessageApp as i32,
+                    payload: b"hi".to_vec(),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            })),
+        }
+        .encode_to_vec()
+    }
+
+    /// Summarises actions as (kind, from, request_id, reason, delay ms) for table checks.
+    fn summary(actions: &[Action]) -> Vec<String> {
+        actions
+            .iter()
+            .map(|a| match a {
+                Action::Reply(m) => match &m.payload_variant {
+                    Some(from_radio::PayloadVariant::QueueStatus(q)) => {
+                        format!("queue {} {}", q.free, q.mesh_packet_id)
+                    }
+                    Some(from_radio::PayloadVariant::ConfigCompleteId(n)) => {
+                        format!("complete {n}")
+                    }
+                    _ => "reply".to_string(),
+                },
+                Action::Ready => "ready".to_string(),
+                Action::Close => "close".to_string(),
+                Action::Deliver { after, msg } => {
+                    let Some(from_radio::PayloadVariant::Packet(p)) = &msg.payload_variant else {
+                        return "deliver ?".to_string();
+                    };
+                    let Some(mesh_packet::PayloadVariant::Decoded(d)) = &p.payload_variant else {
+                        return "deliver ?".to_string();
+                    };
+                    let r = Routing::decode(d.payload.as_slice()).unwrap();
+                    let Some(routing::Variant::ErrorReason(reason)) = r.variant else {
+                        return "deliver ?".to_string();
+                    };
+                    format!(
+                        "routing from {:x} req {} reason {} after {}ms",
+                        p.from,
+                        d.request_id,
+                        reason,
+                        after.as_millis()
+                    )
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn answers_packets_like_the_firmware() {
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let heartbeat = ToRadio {
+            payload_variant: Some(to_radio::PayloadVariant::Heartbeat(Heartbeat { nonce: 0 })),
+        }
+        .encode_to_vec();
+        // (input, time, ack plan to push first, expected actions)
+        type Step = (Vec<u8>, Instant, Option<AckPlan>, Vec<&'static str>);
+        let steps: Vec<Step> = vec![
+            (
+                text(7, 0xAA, true),
+                ms(0),
+                None,
+                vec!["queue 16 7", "routing from aa req 7 reason 0 after 300ms"],
+            ),
+            (
+                text(8, 0xAA, true),
+                ms(1999),
+                None,
+                vec![
+                    "queue 16 8",
+                    "routing from 12345678 req 8 reason 38 after 0ms",
+                ],
+            ),
+            (text(8, 0xAA, true), ms(5000), None, vec![]),
+            (
+                text(9, 0xAA, true),
+                ms(5000),
+                Some(AckPlan::ImplicitAck),
+                vec![
+                    "queue 16 9",
+                    "routing from 12345678 req 9 reason 0 after 300ms",
+                ],
+            ),
+            (
+                text(10, 0xAA, true),
+                ms(7000),
+                Some(AckPlan::Nak(5)),
+                vec![
+                    "queue 16 10",
+                    "routing from 12345678 req 10 reason 5 after 300ms",
+                ],
+            ),
+            (
+                text(11, 0xAA, true),
+                ms(9000),
+                Some(AckPlan::Silent),
+                vec!["queue 16 11"],
+            ),
+            (text(12, 0xAA, false), ms(11000), None, vec!["queue 16 12"]),
+            (
+                text(13, BROADCAST, true),
+                ms(13000),
+                None,
+                vec![
+                    "queue 16 13",
+                    "routing from 12345678 req 13 reason 0 after 300ms",
+                ],
+            ),
+            (heartbeat, ms(13000), None, vec!["queue 16 0"]),
+            (vec![0xFF, 0xFF], ms(13000), None, vec![]),
+        ];
+        let mut fw = Firmware::new(SimConfig::default());
+        for (i, (input, now, plan, expect)) in steps.into_iter().enumerate() {
+            fw.ack_plans.extend(plan);
+            let got = summary(&fw.on_frame(&input, now));
+            assert_eq!(got, expect, "step {i}");
+        }
+        let ids: Vec<u32> = fw.log.texts.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [7, 9, 10, 11, 12, 13]);
+        assert_eq!(fw.log.rate_limit_refusals, 1);
+        assert_eq!(fw.log.duplicate_drops, 1);
+        assert_eq!(fw.log.heartbeats, 1);
+        assert_eq!(fw.log.bad_frames, 1);
+    }
+
+    #[test]
+    fn handshake_ends_with_the_nonce_then_ready() {
+        let mut fw = Firmware::new(SimConfig::default());
+        let want = ToRadio {
+            payload_variant: Some(to_radio::PayloadVariant::WantConfigId(42)),
+        }
+        .encode_to_vec();
+        let got = summary(&fw.on_frame(&want, Instant::now()));
+        assert_eq!(got[got.len() - 2..], ["complete 42", "ready"]);
+        assert_eq!(fw.log.nonces, [42]);
+    }
+}

@@ -1,0 +1,345 @@
+//! `SimNode`: an in-process Meshtastic node that speaks the stream API like firmware 2.7,
+//! over TCP on 127.0.0.1 port 0 or over any stream (a pty for the serial path).
+//!
+//! It is an honest, independent implementation of the firmware side (it never uses
+//! `meshai::radio`): `frame` does the framing, `firmware` decides every answer without I/O,
+//! `packets` builds the protobufs, `session` moves the bytes. This file is the test-facing
+//! handle: setup, scripting, injection, the record and waiting on it.
+
+pub mod firmware;
+pub mod frame;
+pub mod packets;
+mod session;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use meshtastic::protobufs::{MeshPacket, from_radio};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio_serial::SerialPort;
+use tokio_util::sync::CancellationToken;
+
+// The vocabulary the daemon tests use, re-exported; not every test binary uses all of it.
+#[allow(unused_imports)]
+pub use firmware::{
+    AckPlan, RATE_LIMIT_EXCEEDED, ReceivedToRadio, SentText, SimConfig, SimLog, SimPeer,
+};
+#[allow(unused_imports)]
+pub use packets::{BROADCAST, MeshPacketSpec};
+
+use firmware::Firmware;
+use session::Shared;
+
+/// Injected packets remembered for [`SimNode::inject_duplicate`].
+const INJECTED_MAX: usize = 256;
+
+/// The simulated node. Dropping it stops the listener, the session and pending ACK timers.
+pub struct SimNode {
+    shared: Arc<Shared>,
+    /// Set when started with [`SimNode::start`].
+    addr: Option<SocketAddr>,
+    /// Recent injected packets, for re-sending one as a duplicate.
+    injected: std::sync::Mutex<std::collections::VecDeque<MeshPacket>>,
+}
+
+/// The serial side of a pty-attached sim: the daemon opens `path`; `slave` keeps the pty
+/// alive between the daemon's opens (without it the master sees a hang-up).
+pub struct SimPty {
+    pub path: String,
+    pub slave: tokio_serial::SerialStream,
+}
+
+impl SimNode {
+    fn new(cfg: SimConfig, addr: Option<SocketAddr>, stop: CancellationToken) -> SimNode {
+        SimNode {
+            shared: Shared::new(Firmware::new(cfg), stop),
+            addr,
+            injected: Default::default(),
+        }
+    }
+
+    /// Starts a node listening on 127.0.0.1, port chosen by the OS.
+    pub async fn start(cfg: SimConfig) -> SimNode {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("sim: bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("sim: local address");
+        let sim = SimNode::new(cfg, Some(addr), CancellationToken::new());
+        tokio::spawn(session::accept_loop(sim.shared.clone(), listener));
+        sim
+    }
+
+    /// Starts a node serving one stream (e.g. a pty master); no TCP listener.
+    pub fn attach<S>(cfg: SimConfig, stream: S) -> SimNode
+    where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        let sim = SimNode::new(cfg, None, CancellationToken::new());
+        sim.serve(stream);
+        sim
+    }
+
+    /// Starts a node on the master side of a fresh pty pair (unix); the daemon opens `path`.
+    pub fn start_pty(cfg: SimConfig) -> (SimNode, SimPty) {
+        let (master, slave) = tokio_serial::SerialStream::pair().expect("sim: open a pty pair");
+        let path = slave.name().expect("sim: the pty slave has a path");
+        (SimNode::attach(cfg, master), SimPty { path, slave })
+    }
+
+    /// Serves another stream; it replaces the current client, as a new connection does.
+    pub fn serve<S>(&self, stream: S)
+    where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        session::serve(&self.shared, stream);
+    }
+
+    /// Where to connect: give it to the daemon as `[radio] tcp`.
+    #[track_caller]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+            .expect("sim: started with attach, it has no TCP address")
+    }
+
+    pub fn node_num(&self) -> u32 {
+        self.shared.lock().fw.cfg.node_num
+    }
+
+    /// The node's config as it is now (the `set_*` calls change it).
+    pub fn config(&self) -> SimConfig {
+        self.shared.lock().fw.cfg.clone()
+    }
+
+    // Scripting.
+
+    /// Queues the answer for the next `want_ack` text the node accepts (default: `Ack`).
+    pub fn push_ack_plan(&self, plan: AckPlan) {
+        self.shared.update(|st| st.fw.ack_plans.push_back(plan));
+    }
+
+    /// Queues answers for the next texts, in order.
+    pub fn push_ack_plans(&self, plans: impl IntoIterator<Item = AckPlan>) {
+        self.shared.update(|st| st.fw.ack_plans.extend(plans));
+    }
+
+    /// Sets `QueueStatus.free` for the next answers (0 = the TX queue is full).
+    pub fn set_queue_free(&self, free: u32) {
+        self.shared.update(|st| st.fw.cfg.queue_free = free);
+    }
+
+    pub fn set_ack_delay(&self, delay: Duration) {
+        self.shared.update(|st| st.fw.cfg.ack_delay = delay);
+    }
+
+    /// Whether heartbeats get a `queueStatus` (firmware ≥ 2.7.5) or silence (older).
+    pub fn set_answer_heartbeats(&self, answer: bool) {
+        self.shared
+            .update(|st| st.fw.cfg.answer_heartbeats = answer);
+    }
+
+    /// Changes the names the next handshake reports for our node.
+    pub fn set_names(&self, long_name: &str, short_name: &str) {
+        self.shared.update(|st| {
+            st.fw.cfg.long_name = long_name.to_string();
+            st.fw.cfg.short_name = short_name.to_string();
+        });
+    }
+
+    // Injection towards the client. Mesh packets wait until the client has finished its
+    // handshake (and across reconnects), as in the firmware's queue to the phone.
+
+    /// A text DM from `from` to our node on channel 0; returns the packet id used.
+    pub fn inject_dm(&self, from: u32, text: &str, id: Option<u32>) -> u32 {
+        self.inject_text(MeshPacketSpec {
+            id,
+            ..MeshPacketSpec::text(from, text)
+        })
+    }
+
+    /// Any packet, fully described; returns the packet id used.
+    pub fn inject_text(&self, spec: MeshPacketSpec) -> u32 {
+        let p = self.shared.update(|st| {
+            let id = st.fw.fresh_id();
+            let p = spec.build(st.fw.cfg.node_num, id);
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        let id = p.id;
+        self.remember(p);
+        id
+    }
+
+    /// A NODEINFO_APP broadcast announcing `num`'s names; returns the packet id used.
+    pub fn inject_nodeinfo(&self, num: u32, long_name: &str, short_name: &str) -> u32 {
+        let p = self.shared.update(|st| {
+            let p = packets::nodeinfo_packet(num, st.fw.fresh_id(), long_name, short_name);
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        let id = p.id;
+        self.remember(p);
+        id
+    }
+
+    /// Sends an injected packet again, same `from` and `id`, as if heard over a longer path.
+    #[track_caller]
+    pub fn inject_duplicate(&self, id: u32) {
+        let found = self
+            .injected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .find(|p| p.id == id)
+            .cloned();
+        let mut p = found.unwrap_or_else(|| panic!("sim: no injected packet with id {id:#x}"));
+        p.hop_limit = p.hop_limit.saturating_sub(1);
+        self.shared.update(|st| st.deliver(packets::packet(p)));
+    }
+
+    /// Raw bytes (log text, garbage) written now to the current client; false if none.
+    pub fn inject_raw(&self, bytes: &[u8]) -> bool {
+        self.shared.update(|st| st.write_raw(bytes.to_vec()))
+    }
+
+    /// Tells the client the node rebooted: `FromRadio.rebooted`, the session is unconfigured
+    /// until the next handshake, and the rate limiter and seen ids are forgotten.
+    pub fn send_rebooted(&self) -> bool {
+        self.shared.update(|st| {
+            st.fw.reboot();
+            let msg = packets::from_radio(from_radio::PayloadVariant::Rebooted(true));
+            let written = st.write_frame(&msg);
+            if let Some(s) = st.session.as_mut() {
+                s.ready = false;
+            }
+            written
+        })
+    }
+
+    /// Closes the current client's connection now; the next connection is served as usual.
+    pub fn drop_connection(&self) {
+        self.shared.update(|st| st.close_session());
+    }
+
+    fn remember(&self, p: MeshPacket) {
+        let mut injected = self.injected.lock().unwrap_or_else(|e| e.into_inner());
+        if injected.len() >= INJECTED_MAX {
+            injected.pop_front();
+        }
+        injected.push_back(p);
+    }
+
+    // The record.
+
+    /// A snapshot of everything the node saw.
+    pub fn log(&self) -> SimLog {
+        self.shared.lock().fw.log.clone()
+    }
+
+    pub fn texts(&self) -> Vec<SentText> {
+        self.shared.lock().fw.log.texts.clone()
+    }
+
+    pub fn to_radio(&self) -> Vec<ReceivedToRadio> {
+        self.shared.lock().fw.log.to_radio.clone()
+    }
+
+    pub fn handshakes(&self) -> usize {
+        self.shared.lock().fw.log.handshakes()
+    }
+
+    pub fn heartbeats(&self) -> u32 {
+        self.shared.lock().fw.log.heartbeats
+    }
+
+    pub fn connections(&self) -> u32 {
+        self.shared.lock().fw.log.connections
+    }
+
+    pub fn rate_limit_refusals(&self) -> u32 {
+        self.shared.lock().fw.log.rate_limit_refusals
+    }
+
+    /// True while a client is connected (handshake done or not).
+    pub fn is_connected(&self) -> bool {
+        self.shared.lock().session.is_some()
+    }
+
+    /// True while a client is connected and has finished its handshake.
+    pub fn is_ready(&self) -> bool {
+        self.shared.lock().session.as_ref().is_some_and(|s| s.ready)
+    }
+
+    /// Waits until `pred` holds for the record (true) or `timeout` passes (false).
+    /// Woken by every change, never by polling.
+    pub async fn wait_for(&self, timeout: Duration, pred: impl Fn(&SimLog) -> bool) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            if pred(&self.shared.lock().fw.log) {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, changed.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return pred(&self.shared.lock().fw.log),
+            }
+        }
+    }
+
+    /// Waits for at least `n` accepted texts and returns them all; panics after `timeout`.
+    #[track_caller]
+    pub fn wait_texts(
+        &self,
+        n: usize,
+        timeout: Duration,
+    ) -> impl std::future::Future<Output = Vec<SentText>> + '_ {
+        let caller = std::panic::Location::caller();
+        async move {
+            if !self.wait_for(timeout, |l| l.texts.len() >= n).await {
+                panic!(
+                    "sim: {timeout:?} passed without {n} texts (at {caller}); got {:#?}",
+                    self.texts()
+                );
+            }
+            self.texts()
+        }
+    }
+
+    /// Waits for at least `n` answered handshakes; panics after `timeout`.
+    pub async fn wait_handshakes(&self, n: usize, timeout: Duration) {
+        let ok = self.wait_for(timeout, |l| l.handshakes() >= n).await;
+        assert!(
+            ok,
+            "sim: {timeout:?} passed without {n} handshakes; got {}",
+            self.handshakes()
+        );
+    }
+
+    /// Waits for at least `n` accepted connections; panics after `timeout`.
+    pub async fn wait_connections(&self, n: u32, timeout: Duration) {
+        let ok = self.wait_for(timeout, |l| l.connections >= n).await;
+        assert!(
+            ok,
+            "sim: {timeout:?} passed without {n} connections; got {}",
+            self.connections()
+        );
+    }
+
+    /// Waits for at least `n` keep-alive heartbeats; panics after `timeout`.
+    pub async fn wait_heartbeats(&self, n: u32, timeout: Duration) {
+        let ok = self.wait_for(timeout, |l| l.heartbeats >= n).await;
+        assert!(
+            ok,
+            "sim: {timeout:?} passed without {n} heartbeats; got {}",
+            self.heartbeats()
+        );
+    }
+}
+
+impl Drop for SimNode {
+    fn drop(&mut self) {
+        self.shared.stop.cancel();
+    }
+}

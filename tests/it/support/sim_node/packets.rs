@@ -1,0 +1,314 @@
+//! Builders for what the simulated node sends: the handshake answer, routing ACK/NAKs,
+//! queue statuses and the mesh packets a test injects.
+
+use meshtastic::Message;
+use meshtastic::protobufs::{
+    Channel, ChannelSettings, Config, Data, DeviceMetadata, FromRadio, HardwareModel, MeshPacket,
+    ModuleConfig, MyNodeInfo, NodeInfo, PortNum, QueueStatus, Routing, User, channel, config,
+    from_radio, mesh_packet, module_config, routing,
+};
+
+use super::firmware::SimConfig;
+
+/// The broadcast address.
+pub const BROADCAST: u32 = 0xFFFF_FFFF;
+/// The firmware's TX queue length, reported as `QueueStatus.maxlen`.
+pub const QUEUE_MAXLEN: u32 = 16;
+/// Channels the firmware always reports, used or not.
+pub const CHANNEL_COUNT: i32 = 8;
+/// `want_config_id` that asks for the config only (no other node infos).
+pub const NONCE_ONLY_CONFIG: u32 = 69420;
+/// `want_config_id` that asks for the node DB only (no channels, config, module config).
+pub const NONCE_ONLY_NODES: u32 = 69421;
+
+/// Everything about a packet a test injects towards the client. `Default` is a plain text
+/// DM-shaped packet with `from = 0`, to our node, that took no hop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshPacketSpec {
+    pub from: u32,
+    /// `None` means our own node number, i.e. a DM to us.
+    pub to: Option<u32>,
+    /// Local channel index.
+    pub channel: u32,
+    /// `None` lets the sim pick a fresh id.
+    pub id: Option<u32>,
+    pub portnum: PortNum,
+    pub payload: Vec<u8>,
+    /// Non-zero makes the text a tapback reaction to `reply_id`.
+    pub emoji: u32,
+    pub reply_id: u32,
+    pub hop_start: u32,
+    pub hop_limit: u32,
+    pub want_ack: bool,
+    /// Sends the `encrypted` variant (the node could not decrypt it) instead of `decoded`.
+    pub encrypted: bool,
+    /// A PKI DM: arrives decoded, on channel 0, flagged.
+    pub pki_encrypted: bool,
+}
+
+impl Default for MeshPacketSpec {
+    fn default() -> Self {
+        MeshPacketSpec {
+            from: 0,
+            to: None,
+            channel: 0,
+            id: None,
+            portnum: PortNum::TextMessageApp,
+            payload: Vec::new(),
+            emoji: 0,
+            reply_id: 0,
+            hop_start: 3,
+            hop_limit: 3,
+            want_ack: false,
+            encrypted: false,
+            pki_encrypted: false,
+        }
+    }
+}
+
+impl MeshPacketSpec {
+    /// A text from `from` to our node on channel 0, one hop away, with `want_ack` like the apps.
+    pub fn text(from: u32, text: &str) -> Self {
+        MeshPacketSpec {
+            from,
+            payload: text.as_bytes().to_vec(),
+            hop_start: 3,
+            hop_limit: 2,
+            want_ack: true,
+            ..Default::default()
+        }
+    }
+
+    /// Builds the packet; `our_node` fills `to: None`, `id` is used when the spec has none.
+    pub fn build(&self, our_node: u32, id: u32) -> MeshPacket {
+        let data = Data {
+            portnum: self.portnum as i32,
+            payload: self.payload.clone(),
+            reply_id: self.reply_id,
+            emoji: self.emoji,
+            ..Default::default()
+        };
+        let payload_variant = if self.encrypted {
+            // Not real ciphertext, just bytes the client cannot read: the point is the variant.
+            let mut junk = data.encode_to_vec();
+            junk.iter_mut().for_each(|b| *b ^= 0x5A);
+            mesh_packet::PayloadVariant::Encrypted(junk)
+        } else {
+            mesh_packet::PayloadVariant::Decoded(data)
+        };
+        MeshPacket {
+            from: self.from,
+            to: self.to.unwrap_or(our_node),
+            channel: self.channel,
+            id: self.id.unwrap_or(id),
+            rx_time: 1_750_000_000,
+            rx_snr: 6.25,
+            rx_rssi: -87,
+            hop_start: self.hop_start,
+            hop_limit: self.hop_limit,
+            want_ack: self.want_ack,
+            pki_encrypted: self.pki_encrypted,
+            payload_variant: Some(payload_variant),
+            ..Default::default()
+        }
+    }
+}
+
+/// Wraps a payload variant into a `FromRadio`.
+pub fn from_radio(v: from_radio::PayloadVariant) -> FromRadio {
+    FromRadio {
+        id: 0,
+        payload_variant: Some(v),
+    }
+}
+
+/// Wraps a mesh packet into a `FromRadio`.
+pub fn packet(p: MeshPacket) -> FromRadio {
+    from_radio(from_radio::PayloadVariant::Packet(p))
+}
+
+/// The `QueueStatus` the firmware sends after a `ToRadio.packet` (or a heartbeat, id 0).
+pub fn queue_status(free: u32, mesh_packet_id: u32) -> FromRadio {
+    from_radio(from_radio::PayloadVariant::QueueStatus(QueueStatus {
+        res: 0,
+        free,
+        maxlen: QUEUE_MAXLEN,
+        mesh_packet_id,
+    }))
+}
+
+/// A ROUTING_APP packet answering `request_id`: `reason == 0` is an ACK, anything else a NAK.
+pub fn routing(
+    from: u32,
+    to: u32,
+    channel: u32,
+    id: u32,
+    request_id: u32,
+    reason: i32,
+) -> FromRadio {
+    let body = Routing {
+        variant: Some(routing::Variant::ErrorReason(reason)),
+    };
+    packet(MeshPacket {
+        from,
+        to,
+        channel,
+        id,
+        priority: mesh_packet::Priority::Ack as i32,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::RoutingApp as i32,
+            payload: body.encode_to_vec(),
+            request_id,
+            ..Default::default()
+        })),
+        ..Default::default()
+    })
+}
+
+/// The `User` record for a node, with the id spelled as the apps do.
+pub fn user(num: u32, long_name: &str, short_name: &str) -> User {
+    User {
+        id: format!("!{num:08x}"),
+        long_name: long_name.to_string(),
+        short_name: short_name.to_string(),
+        hw_model: HardwareModel::Portduino as i32,
+        ..Default::default()
+    }
+}
+
+/// A NODEINFO_APP broadcast from `num` carrying its names.
+pub fn nodeinfo_packet(num: u32, id: u32, long_name: &str, short_name: &str) -> MeshPacket {
+    MeshPacket {
+        from: num,
+        to: BROADCAST,
+        id,
+        hop_start: 3,
+        hop_limit: 3,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::NodeinfoApp as i32,
+            payload: user(num, long_name, short_name).encode_to_vec(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+fn node_info(num: u32, long_name: &str, short_name: &str) -> FromRadio {
+    from_radio(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+        num,
+        user: Some(user(num, long_name, short_name)),
+        last_heard: 1_750_000_000,
+        ..Default::default()
+    }))
+}
+
+fn channels(cfg: &SimConfig) -> Vec<FromRadio> {
+    (0..CHANNEL_COUNT)
+        .map(|index| {
+            let (role, name) = if index == 0 {
+                (channel::Role::Primary, String::new())
+            } else {
+                let name = usize::try_from(index - 1)
+                    .ok()
+                    .and_then(|i| cfg.secondary_channels.get(i));
+                match name {
+                    Some(n) => (channel::Role::Secondary, n.clone()),
+                    None => (channel::Role::Disabled, String::new()),
+                }
+            };
+            let settings = (role != channel::Role::Disabled).then(|| ChannelSettings {
+                psk: vec![1],
+                name,
+                ..Default::default()
+            });
+            from_radio(from_radio::PayloadVariant::Channel(Channel {
+                index,
+                settings,
+                role: role as i32,
+            }))
+        })
+        .collect()
+}
+
+fn configs(cfg: &SimConfig) -> Vec<FromRadio> {
+    let lora = config::LoRaConfig {
+        use_preset: true,
+        modem_preset: config::lo_ra_config::ModemPreset::LongFast as i32,
+        region: config::lo_ra_config::RegionCode::Eu868 as i32,
+        hop_limit: cfg.hop_limit,
+        tx_enabled: true,
+        ..Default::default()
+    };
+    [
+        config::PayloadVariant::Device(config::DeviceConfig::default()),
+        config::PayloadVariant::Lora(lora),
+        config::PayloadVariant::Bluetooth(config::BluetoothConfig::default()),
+    ]
+    .into_iter()
+    .map(|v| {
+        from_radio(from_radio::PayloadVariant::Config(Config {
+            payload_variant: Some(v),
+        }))
+    })
+    .collect()
+}
+
+fn module_configs() -> Vec<FromRadio> {
+    [
+        module_config::PayloadVariant::Mqtt(module_config::MqttConfig::default()),
+        module_config::PayloadVariant::Telemetry(module_config::TelemetryConfig {
+            device_update_interval: 1800,
+            ..Default::default()
+        }),
+    ]
+    .into_iter()
+    .map(|v| {
+        from_radio(from_radio::PayloadVariant::ModuleConfig(ModuleConfig {
+            payload_variant: Some(v),
+        }))
+    })
+    .collect()
+}
+
+/// The answer to `want_config_id = nonce`, in the firmware 2.7 order (`PhoneAPI.cpp`):
+/// my_info, own node info, metadata, channels, configs, module configs, other node infos,
+/// then `config_complete_id`. The special nonces skip parts as the firmware does.
+pub fn handshake(cfg: &SimConfig, nonce: u32) -> Vec<FromRadio> {
+    let mut out = vec![
+        from_radio(from_radio::PayloadVariant::MyInfo(MyNodeInfo {
+            my_node_num: cfg.node_num,
+            reboot_count: 3,
+            min_app_version: 30200,
+            nodedb_count: u32::try_from(cfg.peers.len() + 1).unwrap_or(u32::MAX),
+            ..Default::default()
+        })),
+        node_info(cfg.node_num, &cfg.long_name, &cfg.short_name),
+    ];
+    if nonce != NONCE_ONLY_NODES {
+        out.push(from_radio(from_radio::PayloadVariant::Metadata(
+            DeviceMetadata {
+                firmware_version: cfg.firmware_version.clone(),
+                device_state_version: 24,
+                can_shutdown: true,
+                has_wifi: true,
+                hw_model: HardwareModel::Portduino as i32,
+                has_pkc: true,
+                ..Default::default()
+            },
+        )));
+        out.extend(channels(cfg));
+        out.extend(configs(cfg));
+        out.extend(module_configs());
+    }
+    if nonce != NONCE_ONLY_CONFIG {
+        out.extend(
+            cfg.peers
+                .iter()
+                .map(|p| node_info(p.num, &p.long_name, &p.short_name)),
+        );
+    }
+    out.push(from_radio(from_radio::PayloadVariant::ConfigCompleteId(
+        nonce,
+    )));
+    out
+}
