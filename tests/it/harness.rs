@@ -8,7 +8,7 @@ use std::time::Duration;
 use meshai::config::Config;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
 use crate::support::sim_node::{SimConfig, SimNode};
@@ -78,6 +78,8 @@ pub struct Daemon {
     pub config: Config,
     shutdown: CancellationToken,
     task: Option<JoinHandle<anyhow::Result<()>>>,
+    /// Stops the daemon when a test ends early (panics) without calling `stop`.
+    _guard: DropGuard,
 }
 
 impl Daemon {
@@ -96,7 +98,8 @@ impl Daemon {
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(meshai::run(config.clone(), shutdown.clone()));
         sim.wait_handshakes(handshakes + 1, SOON).await;
-        Daemon { sim, llm, dir, config, shutdown, task: Some(task) }
+        let _guard = shutdown.clone().drop_guard();
+        Daemon { sim, llm, dir, config, shutdown, task: Some(task), _guard }
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -127,12 +130,6 @@ impl Daemon {
     /// Replaces the fake LLM's behaviour for reply requests; summaries keep `summarizer`.
     pub fn answer_with(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
         self.llm.set_behaviour(move |req| if is_summary(req) { summarizer(req) } else { f(req) });
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
     }
 }
 
