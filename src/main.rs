@@ -43,8 +43,10 @@ enum Command {
         #[command(flatten)]
         config: ConfigArg,
     },
-    /// Talk to the bot from the terminal, no radio: each input line is a DM. Uses the same
-    /// database and LLM as the daemon; the per-node rate limit does not apply.
+    /// Talk to the bot from the terminal, no radio: each input line is a DM.
+    ///
+    /// Uses the same database, LLM, commands and chunker as the daemon and prints the reply
+    /// packets as they would go on air; the per-node rate limit does not apply.
     Chat {
         #[command(flatten)]
         config: ConfigArg,

@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn ago_is_coarse() {
-        let check = |delta: i64, want: &str| assert_eq!(ago(1000_000, 1000_000 - delta), want);
+        let check = |delta: i64, want: &str| assert_eq!(ago(1_000_000, 1_000_000 - delta), want);
         check(-5, "just now");
         check(0, "just now");
         check(42, "42 s ago");
