@@ -62,7 +62,9 @@ fn reply_for(req: &FakeRequest) -> String {
 }
 
 fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.first().is_some_and(|m| m.content.starts_with("You maintain a running summary"))
+    req.messages
+        .first()
+        .is_some_and(|m| m.content.starts_with("You maintain a running summary"))
 }
 
 /// A summariser that keeps fact-like words (as a careful model would), ≤ 300 characters.
@@ -70,8 +72,12 @@ fn summary_for(req: &FakeRequest) -> String {
     let mut facts: Vec<&str> = Vec::new();
     for w in req.last_user().split(|c: char| !c.is_alphanumeric()) {
         let fact = w.len() >= 3
-            && (w.chars().any(|c| c.is_ascii_digit()) || w.chars().next().is_some_and(char::is_uppercase))
-            && !matches!(w, "User" | "Assistant" | "Running" | "New" | "Sure" | "Question");
+            && (w.chars().any(|c| c.is_ascii_digit())
+                || w.chars().next().is_some_and(char::is_uppercase))
+            && !matches!(
+                w,
+                "User" | "Assistant" | "Running" | "New" | "Sure" | "Question"
+            );
         if fact && !facts.contains(&w) {
             facts.push(w);
         }
@@ -126,7 +132,11 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
         dir.path().join("bench.db").display()
     );
     let (config, _) = meshai::config::parse(&text, "bench.toml", &|_| None).expect("config");
-    let limits = ChunkLimits { max_chars: 150, max_bytes: 200, max_chunks: 4 };
+    let limits = ChunkLimits {
+        max_chars: 150,
+        max_bytes: 200,
+        max_chunks: 4,
+    };
     let shutdown = CancellationToken::new();
     let daemon = tokio::spawn(meshai::run(config, shutdown.clone()));
     sim.wait_handshakes(1, Duration::from_secs(10)).await;
@@ -147,11 +157,17 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
         sim.inject_dm(node, &msg, None);
         // The reply request for this turn, then its first packet.
         while llm.requests().iter().filter(|r| !is_summary(r)).count() <= before_reqs {
-            llm.wait_requests(before_reqs + 1, Duration::from_secs(30)).await;
+            llm.wait_requests(before_reqs + 1, Duration::from_secs(30))
+                .await;
         }
-        let req = llm.requests().into_iter().filter(|r| !is_summary(r)).nth(before_reqs);
+        let req = llm
+            .requests()
+            .into_iter()
+            .filter(|r| !is_summary(r))
+            .nth(before_reqs);
         let req = req.expect("reply request");
-        sim.wait_texts(before_texts + 1, Duration::from_secs(30)).await;
+        sim.wait_texts(before_texts + 1, Duration::from_secs(30))
+            .await;
         let latency = t0.elapsed();
         if summaries_before > summaries_seen.load(Ordering::Relaxed) {
             summary_turn_latencies.push(latency);
@@ -161,9 +177,13 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
         summaries_seen.store(summaries_before, Ordering::Relaxed);
         let answer = reply_for(&req);
         let parts = chunk(&answer, &limits).len();
-        sim.wait_texts(before_texts + parts, Duration::from_secs(30)).await;
+        sim.wait_texts(before_texts + parts, Duration::from_secs(30))
+            .await;
         // What a bot that sends everything would send this turn: system + all history + new.
-        let system = req.messages.first().map_or(0, |m| m.content.chars().count());
+        let system = req
+            .messages
+            .first()
+            .map_or(0, |m| m.content.chars().count());
         full_chars = system + history_chars + msg.chars().count();
         prompt_chars = req.prompt_chars();
         history_chars += msg.chars().count() + answer.chars().count();
@@ -223,7 +243,10 @@ async fn main() {
     println!();
     println!("# reply latency (DM in -> first packet out) while every summary call stalls 3 s");
     let mut r = replay(24, Duration::from_secs(3)).await;
-    let normal = (pct(&mut r.reply_latencies, 0.5), pct(&mut r.reply_latencies, 1.0));
+    let normal = (
+        pct(&mut r.reply_latencies, 0.5),
+        pct(&mut r.reply_latencies, 1.0),
+    );
     let during = (
         pct(&mut r.summary_turn_latencies, 0.5),
         pct(&mut r.summary_turn_latencies, 1.0),

@@ -5,6 +5,7 @@
 //! for the codemap and the invariants.
 
 pub mod chunk;
+pub mod cli;
 pub mod config;
 pub mod llm;
 pub mod memory;

@@ -1,9 +1,14 @@
-//! The `meshai` command line: sets up logging and signals, then calls into the library.
+//! The `meshai` command line: parses arguments, sets up logging and signals, then calls into
+//! the library (`meshai::run` for the daemon, `meshai::cli` for the operator commands).
 
-use std::path::PathBuf;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use meshai::cli::{admin, chat, check};
+use meshai::config::Config;
+use meshai::node::NodeId;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, warn};
 
@@ -18,26 +23,76 @@ struct Cli {
     command: Command,
 }
 
+/// The config file option every command shares.
+#[derive(Args)]
+struct ConfigArg {
+    /// Config file.
+    #[arg(long, env = "MESHAI_CONFIG", default_value = "/etc/meshai/config.toml")]
+    config: PathBuf,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the daemon: answer DMs that reach the node.
     Run {
-        /// Config file.
-        #[arg(long, env = "MESHAI_CONFIG", default_value = "/etc/meshai/config.toml")]
-        config: PathBuf,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// Check the config, the database, the LLM server and the radio; exit 1 if any fails.
+    Check {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// Talk to the bot from the terminal, no radio: each input line is a DM.
+    ///
+    /// Uses the same database, LLM, commands and chunker as the daemon and prints the reply
+    /// packets as they would go on air; the per-node rate limit does not apply.
+    Chat {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// The node the messages come from: !a1b2c3d4, hex or decimal.
+        #[arg(long = "as", default_value_t = chat::DEFAULT_FROM)]
+        from: NodeId,
+    },
+    /// Show a node's last messages and summary.
+    History {
+        /// The node: !a1b2c3d4, hex or decimal.
+        node: NodeId,
+        #[command(flatten)]
+        config: ConfigArg,
+        /// How many messages.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Forget a node's messages and summary (like its !reset).
+    Forget {
+        /// The node: !a1b2c3d4, hex or decimal.
+        node: NodeId,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// A table of every node: messages, last seen, summary size, LLM calls and tokens.
+    Stats {
+        #[command(flatten)]
+        config: ConfigArg,
     },
 }
 
-fn init_logging() {
+/// Logs to stderr (stdout is the operator commands' output); `default` applies unless
+/// `RUST_LOG` is set.
+fn init_logging(default: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     // Under systemd, journald stamps time and does not want colours.
     let journald = std::env::var_os("JOURNAL_STREAM").is_some();
+    let ansi = !journald && std::io::stderr().is_terminal();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_target(false);
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi);
     if journald {
-        builder.without_time().with_ansi(false).init();
+        builder.without_time().init();
     } else {
         builder.init();
     }
@@ -45,7 +100,13 @@ fn init_logging() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    // The daemon logs its life; the operator commands only what went wrong, since their
+    // output is the point.
+    init_logging(match cli.command {
+        Command::Run { .. } => "info",
+        Command::Check { .. } => "error",
+        _ => "warn",
+    });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -59,23 +120,94 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async {
         match cli.command {
-            Command::Run { config } => run(config).await,
+            Command::Run { config } => run(&config.config).await,
+            Command::Check { config } => {
+                match check::run(&config.config, &mut std::io::stdout()).await {
+                    Ok(true) => ExitCode::SUCCESS,
+                    Ok(false) => ExitCode::FAILURE,
+                    Err(e) => {
+                        error!("cannot write the report: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+            Command::Chat { config, from } => {
+                let Some(config) = load(&config.config) else {
+                    return ExitCode::FAILURE;
+                };
+                let opts = chat::ChatOptions {
+                    from,
+                    interactive: std::io::stdin().is_terminal(),
+                    ..chat::ChatOptions::default()
+                };
+                let input = match stdin() {
+                    Ok(file) => tokio::io::BufReader::new(file),
+                    Err(e) => {
+                        error!("cannot read stdin: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                };
+                report(chat::run(config, opts, input, &mut std::io::stdout()).await)
+            }
+            Command::History {
+                node,
+                config,
+                limit,
+            } => match load(&config.config) {
+                Some(c) => report(admin::history(&c, node, limit, &mut std::io::stdout()).await),
+                None => ExitCode::FAILURE,
+            },
+            Command::Forget { node, config } => match load(&config.config) {
+                Some(c) => report(admin::forget(&c, node, &mut std::io::stdout()).await),
+                None => ExitCode::FAILURE,
+            },
+            Command::Stats { config } => match load(&config.config) {
+                Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
+                None => ExitCode::FAILURE,
+            },
         }
     })
 }
 
-async fn run(path: PathBuf) -> ExitCode {
-    let config = match meshai::config::load(&path) {
+/// Stdin for async reading: a `tokio::fs::File` on a copy of fd 0 reads it on the blocking
+/// pool, which works for pipes and terminals alike.
+fn stdin() -> std::io::Result<tokio::fs::File> {
+    use std::os::fd::AsFd as _;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+    Ok(tokio::fs::File::from_std(std::fs::File::from(fd)))
+}
+
+/// Reads the config, logging its warnings; `None` (after logging why) when it is unusable.
+fn load(path: &Path) -> Option<Config> {
+    match meshai::config::load(path) {
         Ok((config, warnings)) => {
             for w in warnings {
                 warn!("{w}");
             }
-            config
+            Some(config)
         }
         Err(e) => {
             error!("{e}");
-            return ExitCode::FAILURE;
+            None
         }
+    }
+}
+
+/// The exit code of an operator command; its error goes to stderr.
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    let _ = std::io::stdout().flush();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            error!("{e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(path: &Path) -> ExitCode {
+    let Some(config) = load(path) else {
+        return ExitCode::FAILURE;
     };
     let shutdown = CancellationToken::new();
     tokio::spawn(signals(shutdown.clone()));

@@ -100,7 +100,8 @@ fn invalid_examples_fail_with_their_message() {
 
 #[test]
 fn tcp_addresses() {
-    let cases: &[(&str, Result<(&str, u16), &str>)] = &[
+    type Want = Result<(&'static str, u16), &'static str>;
+    let cases: &[(&str, Want)] = &[
         ("192.168.1.50:4403", Ok(("192.168.1.50", 4403))),
         ("192.168.1.50", Ok(("192.168.1.50", 4403))),
         ("meshtastic.local:4000", Ok(("meshtastic.local", 4000))),

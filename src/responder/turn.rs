@@ -66,8 +66,11 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
         }
         Job::Message { msg, dest } => {
             debug!(text = %msg.text, hops = ?msg.hops, "message");
-            let names = msg.names.clone().unwrap_or_default();
-            let (long, short) = (Some(names.long_name), Some(names.short_name));
+            // Unknown names are passed as None so the store keeps names learned earlier.
+            let (long, short) = match msg.names.clone() {
+                Some(n) => (Some(n.long_name), Some(n.short_name)),
+                None => (None, None),
+            };
             if let Err(e) = shared.store.touch_node(node, long, short, unix_now()).await {
                 warn!(error = %e, "could not update node info");
             }
@@ -80,7 +83,7 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                         dest,
                         Some(msg.packet_id),
                         &text,
-                        shared.settings.chunk.clone(),
+                        shared.settings.chunk,
                     )
                     .await;
                 }
@@ -213,7 +216,7 @@ fn failure_text(e: &LlmError) -> String {
 }
 
 async fn command(shared: &Arc<Shared>, node: NodeId, cmd: Command, dest: Destination, id: u32) {
-    let limits = shared.settings.chunk.clone();
+    let limits = shared.settings.chunk;
     let text = match cmd {
         Command::Help => commands::HELP.to_string(),
         Command::Reset => match shared.store.reset(node).await {
@@ -294,7 +297,7 @@ async fn notice(shared: &Arc<Shared>, dest: Destination, reply_to: u32, text: &s
     shared.counters.notices.fetch_add(1, Ordering::Relaxed);
     let one = ChunkLimits {
         max_chunks: 1,
-        ..shared.settings.chunk.clone()
+        ..shared.settings.chunk
     };
     send(shared, dest, Some(reply_to), text, one).await;
 }

@@ -25,8 +25,14 @@ async fn a_dm_gets_an_answer_on_the_wire() {
     assert!(t.want_ack);
     assert_eq!(t.hop_limit, 3);
     let req = &d.llm.requests()[0];
-    assert_eq!(req.messages.first().map(|m| m.role.as_str()), Some("system"));
-    assert!(req.messages[0].content.contains("at most 150 characters"), "budget in the prompt");
+    assert_eq!(
+        req.messages.first().map(|m| m.role.as_str()),
+        Some("system")
+    );
+    assert!(
+        req.messages[0].content.contains("at most 150 characters"),
+        "budget in the prompt"
+    );
     assert_eq!(req.last_user(), "hello there");
     let (result, sim, ..) = d.stop().await;
     assert!(result.is_ok());
@@ -53,10 +59,16 @@ async fn a_long_answer_is_split_into_marked_parts_that_reassemble() {
     for (i, p) in parts.iter().enumerate() {
         assert!(p.text.chars().count() <= 150, "part {i}: {}", p.text);
         assert!(p.payload.len() <= 200);
-        assert!(p.text.ends_with(&format!(" {}/4", i + 1)), "marker on {:?}", p.text);
+        assert!(
+            p.text.ends_with(&format!(" {}/4", i + 1)),
+            "marker on {:?}",
+            p.text
+        );
     }
-    let joined: Vec<&str> =
-        parts.iter().flat_map(|p| strip_marker(&p.text).split_whitespace()).collect();
+    let joined: Vec<&str> = parts
+        .iter()
+        .flat_map(|p| strip_marker(&p.text).split_whitespace())
+        .collect();
     let want: Vec<&str> = answer.split_whitespace().collect();
     if joined.last().is_some_and(|w| w.ends_with('…')) {
         // Cut at 4 parts: what was sent is a word-for-word prefix.
@@ -88,9 +100,17 @@ async fn emoji_and_cjk_answers_stay_within_the_byte_budget() {
         let sent = &d.sim.texts()[before.min(sent.len())..];
         assert!(!sent.is_empty() && sent.len() <= 4, "{} parts", sent.len());
         for p in sent {
-            assert!(p.payload.len() <= 200, "{} bytes: {}", p.payload.len(), p.text);
+            assert!(
+                p.payload.len() <= 200,
+                "{} bytes: {}",
+                p.payload.len(),
+                p.text
+            );
             assert!(p.text.chars().count() <= 150);
-            assert!(std::str::from_utf8(&p.payload).is_ok(), "valid UTF-8, no split code point");
+            assert!(
+                std::str::from_utf8(&p.payload).is_ok(),
+                "valid UTF-8, no split code point"
+            );
         }
     }
 }
@@ -98,7 +118,8 @@ async fn emoji_and_cjk_answers_stay_within_the_byte_budget() {
 #[tokio::test]
 async fn history_is_carried_and_nodes_are_isolated() {
     let d = Daemon::start("").await;
-    d.dm_and_wait(ANN, "my name is Ann and I live in Bern", 1).await;
+    d.dm_and_wait(ANN, "my name is Ann and I live in Bern", 1)
+        .await;
     d.dm_and_wait(BOB, "my dog is called Rex", 1).await;
     d.dm_and_wait(ANN, "where do I live?", 1).await;
     d.dm_and_wait(BOB, "what is my dog called?", 1).await;
@@ -107,13 +128,29 @@ async fn history_is_carried_and_nodes_are_isolated() {
     let ann2 = &reqs[2];
     let bob2 = &reqs[3];
     let body = |r: &crate::support::fake_llm::FakeRequest| {
-        r.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n")
+        r.messages
+            .iter()
+            .map(|m| m.content.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
     };
-    assert!(body(ann2).contains("I live in Bern"), "Ann's history is in her prompt");
-    assert!(body(ann2).contains("echo: my name is Ann"), "with the bot's earlier answer");
-    assert!(!body(ann2).contains("Rex"), "Bob's text never reaches Ann's prompt");
+    assert!(
+        body(ann2).contains("I live in Bern"),
+        "Ann's history is in her prompt"
+    );
+    assert!(
+        body(ann2).contains("echo: my name is Ann"),
+        "with the bot's earlier answer"
+    );
+    assert!(
+        !body(ann2).contains("Rex"),
+        "Bob's text never reaches Ann's prompt"
+    );
     assert!(body(bob2).contains("called Rex"));
-    assert!(!body(bob2).contains("Bern"), "Ann's text never reaches Bob's prompt");
+    assert!(
+        !body(bob2).contains("Bern"),
+        "Ann's text never reaches Bob's prompt"
+    );
 }
 
 /// Over 30 turns the prompt stops growing once the window is full, a summary is made after the
@@ -123,9 +160,11 @@ async fn history_is_carried_and_nodes_are_isolated() {
 async fn summary_keeps_the_prompt_flat_and_carries_a_planted_fact() {
     let d = Daemon::start("").await;
     d.answer_with(|req| FakeResponse::Text(format!("Noted: {}", req.last_user())));
-    d.dm_and_wait(ANN, "Remember this: my callsign is KD9XYZ.", 1).await;
+    d.dm_and_wait(ANN, "Remember this: my callsign is KD9XYZ.", 1)
+        .await;
     for i in 1..30 {
-        d.dm_and_wait(ANN, &format!("turn {i}: how is the weather on the hill"), 1).await;
+        d.dm_and_wait(ANN, &format!("turn {i}: how is the weather on the hill"), 1)
+            .await;
     }
     let reqs = replies(&d.llm);
     assert_eq!(reqs.len(), 30);
@@ -135,37 +174,64 @@ async fn summary_keeps_the_prompt_flat_and_carries_a_planted_fact() {
     let late = &sizes[10..];
     let (min, max) = (late.iter().min().copied(), late.iter().max().copied());
     let (min, max) = (min.unwrap_or(0), max.unwrap_or(0));
-    assert!(max - min <= 1000, "prompt sizes over turns 10..30: {sizes:?}");
+    assert!(
+        max - min <= 1000,
+        "prompt sizes over turns 10..30: {sizes:?}"
+    );
     assert!(sizes[29] < sizes[9] + 1000, "flat, not growing: {sizes:?}");
     let last = reqs.last().map(|r| r.messages.clone()).unwrap_or_default();
-    let summary = last.iter().find(|m| m.content.starts_with("What you remember"));
+    let summary = last
+        .iter()
+        .find(|m| m.content.starts_with("What you remember"));
     let summary = summary.map(|m| m.content.clone()).unwrap_or_default();
-    assert!(summary.contains("KD9XYZ"), "planted fact carried by the summary: {last:#?}");
+    assert!(
+        summary.contains("KD9XYZ"),
+        "planted fact carried by the summary: {last:#?}"
+    );
     // 30 turns = 60 messages, 8 in the window: 52 evicted → at most 52 / 8 = 6 summary calls.
     let summary_calls = d.llm.requests().iter().filter(|r| is_summary(r)).count();
-    assert!((1..=6).contains(&summary_calls), "{summary_calls} summary calls");
+    assert!(
+        (1..=6).contains(&summary_calls),
+        "{summary_calls} summary calls"
+    );
 }
 
 #[tokio::test]
 async fn llm_failures_give_one_notice_then_service_resumes() {
     let d = Daemon::start("").await;
     let cases: [(&str, FakeResponse, &str); 3] = [
-        ("server error", FakeResponse::Status(500, "{\"error\":\"boom\"}".into()), "unavailable"),
-        ("garbage", FakeResponse::Garbage("<html>oops</html>".into()), "unusable"),
+        (
+            "server error",
+            FakeResponse::Status(500, "{\"error\":\"boom\"}".into()),
+            "unavailable",
+        ),
+        (
+            "garbage",
+            FakeResponse::Garbage("<html>oops</html>".into()),
+            "unusable",
+        ),
         ("timeout", FakeResponse::Hang, "too long"),
     ];
     for (name, response, notice) in cases {
         d.answer_with(move |_| response.clone());
         let before = d.sim.texts().len();
-        d.sim.inject_dm(ANN, &format!("question during {name}"), None);
+        d.sim
+            .inject_dm(ANN, &format!("question during {name}"), None);
         let texts = d.sim.wait_texts(before + 1, SOON).await;
         let got = &texts[before..];
         assert_eq!(got.len(), 1, "{name}: one packet");
         assert!(got[0].text.contains(notice), "{name}: {:?}", got[0].text);
-        assert!(!got[0].text.contains("500") && !got[0].text.contains("html"), "no raw error");
+        assert!(
+            !got[0].text.contains("500") && !got[0].text.contains("html"),
+            "no raw error"
+        );
         // No second packet follows the notice.
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert_eq!(d.sim.texts().len(), before + 1, "{name}: exactly one packet");
+        assert_eq!(
+            d.sim.texts().len(),
+            before + 1,
+            "{name}: exactly one packet"
+        );
         // Service resumes.
         d.answer_with(|req| FakeResponse::Text(format!("ok: {}", req.last_user())));
         let back = d.dm_and_wait(ANN, "are you back", 1).await;
@@ -190,9 +256,15 @@ async fn reset_forgets_the_node() {
 async fn commands_are_answered_without_the_llm() {
     let d = Daemon::start("").await;
     let help = d.dm_and_wait(ANN, "!help", 1).await;
-    assert!(help[0].contains("!reset") && help[0].contains("!summary"), "{help:?}");
+    assert!(
+        help[0].contains("!reset") && help[0].contains("!summary"),
+        "{help:?}"
+    );
     let summary = d.dm_and_wait(ANN, "!summary", 1).await;
-    assert!(summary[0].contains("don't remember anything"), "{summary:?}");
+    assert!(
+        summary[0].contains("don't remember anything"),
+        "{summary:?}"
+    );
     let status = d.dm_and_wait(ANN, "!status", 1).await;
     assert!(status[0].contains("radio ok"), "{status:?}");
     let unknown = d.dm_and_wait(ANN, "!frobnicate", 1).await;
@@ -206,7 +278,8 @@ async fn ten_nodes_two_dms_each_answered_once_in_order() {
     let d = Daemon::start("").await;
     for round in 0..2 {
         for n in 0..10u32 {
-            d.sim.inject_dm(0x0a00_0000 + n, &format!("node {n} message {round}"), None);
+            d.sim
+                .inject_dm(0x0a00_0000 + n, &format!("node {n} message {round}"), None);
         }
     }
     let texts = d.sim.wait_texts(20, Duration::from_secs(60)).await;
@@ -219,7 +292,10 @@ async fn ten_nodes_two_dms_each_answered_once_in_order() {
     assert_eq!(per_node.len(), 10);
     for (node, got) in per_node {
         let n = node - 0x0a00_0000;
-        let want = vec![format!("echo: node {n} message 0"), format!("echo: node {n} message 1")];
+        let want = vec![
+            format!("echo: node {n} message 0"),
+            format!("echo: node {n} message 1"),
+        ];
         assert_eq!(got, want, "node {n}");
     }
 }

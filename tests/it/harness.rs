@@ -2,7 +2,7 @@
 //! in real time (the store has its own thread, so paused time would skip ahead of it).
 //! Also writes config files for tests that run the `meshai` binary.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use meshai::config::Config;
@@ -62,12 +62,17 @@ pub fn parse_config(text: &str) -> Config {
 
 /// Is this request a summary update (rather than a reply)?
 pub fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.first().is_some_and(|m| m.content.starts_with("You maintain a running summary"))
+    req.messages
+        .first()
+        .is_some_and(|m| m.content.starts_with("You maintain a running summary"))
 }
 
 /// The reply requests only.
 pub fn replies(llm: &FakeLlm) -> Vec<FakeRequest> {
-    llm.requests().into_iter().filter(|r| !is_summary(r)).collect()
+    llm.requests()
+        .into_iter()
+        .filter(|r| !is_summary(r))
+        .collect()
 }
 
 /// A running daemon with its fakes.
@@ -75,7 +80,6 @@ pub struct Daemon {
     pub sim: SimNode,
     pub llm: FakeLlm,
     pub dir: TempDir,
-    pub config: Config,
     shutdown: CancellationToken,
     task: Option<JoinHandle<anyhow::Result<()>>>,
     /// Stops the daemon when a test ends early (panics) without calling `stop`.
@@ -96,14 +100,17 @@ impl Daemon {
         let config = parse_config(&text);
         let handshakes = sim.handshakes();
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(meshai::run(config.clone(), shutdown.clone()));
+        let task = tokio::spawn(meshai::run(config, shutdown.clone()));
         sim.wait_handshakes(handshakes + 1, SOON).await;
         let _guard = shutdown.clone().drop_guard();
-        Daemon { sim, llm, dir, config, shutdown, task: Some(task), _guard }
-    }
-
-    pub fn db_path(&self) -> PathBuf {
-        self.dir.path().join("meshai.db")
+        Daemon {
+            sim,
+            llm,
+            dir,
+            shutdown,
+            task: Some(task),
+            _guard,
+        }
     }
 
     /// Graceful stop (what SIGTERM does); returns `run`'s result.
@@ -129,7 +136,13 @@ impl Daemon {
 
     /// Replaces the fake LLM's behaviour for reply requests; summaries keep `summarizer`.
     pub fn answer_with(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
-        self.llm.set_behaviour(move |req| if is_summary(req) { summarizer(req) } else { f(req) });
+        self.llm.set_behaviour(move |req| {
+            if is_summary(req) {
+                summarizer(req)
+            } else {
+                f(req)
+            }
+        });
     }
 }
 

@@ -1,0 +1,138 @@
+//! `meshai history`, `meshai forget` and `meshai stats`: read or reset the daemon's memory.
+//!
+//! Safe while the daemon runs: the store uses WAL and a busy timeout, so these commands and
+//! the daemon share the file. They never create a database that does not exist yet (a typo
+//! in the path, or `sudo`, would otherwise leave a stray file the daemon cannot use).
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use super::{format, open_store};
+use crate::config::Config;
+use crate::memory::store::{NodeStats, Store};
+use crate::node::NodeId;
+use crate::responder::unix_now;
+
+/// Opens the configured database, or says there is none and returns `None`.
+async fn open_existing(
+    config: &Config,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<Option<Store>> {
+    if !config.database.exists() {
+        writeln!(
+            out,
+            "no database at {} yet: nothing is stored",
+            config.database.display()
+        )?;
+        return Ok(None);
+    }
+    let store = open_store(&config.database)
+        .await
+        .with_context(|| format!("cannot open the database {}", config.database.display()))?;
+    Ok(Some(store))
+}
+
+/// The node's stats row, if the database knows the node at all.
+async fn node_stats(store: &Store, node: NodeId) -> anyhow::Result<Option<NodeStats>> {
+    let stats = store.stats().await.context("cannot read node stats")?;
+    Ok(stats.into_iter().find(|s| s.node == node))
+}
+
+/// `!a1b2c3d4 "Long Name"`, or just the id when the name is unknown.
+fn label(node: NodeId, stats: Option<&NodeStats>) -> String {
+    match stats
+        .and_then(|s| s.long_name.as_deref())
+        .filter(|n| !n.is_empty())
+    {
+        Some(name) => format!("{node} \"{}\"", format::printable(name)),
+        None => node.to_string(),
+    }
+}
+
+/// Prints the node's last `limit` messages and its summary.
+pub async fn history(
+    config: &Config,
+    node: NodeId,
+    limit: usize,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let read = async {
+        let messages = store.history(node, limit).await?;
+        let summary = store.summary(node).await?;
+        anyhow::Ok((messages, summary))
+    };
+    let result = read.await.context("cannot read the history");
+    let stats = node_stats(&store, node).await;
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    let (messages, summary) = result?;
+    if messages.is_empty() && summary.is_none() {
+        writeln!(out, "nothing stored for {node}")?;
+        return Ok(());
+    }
+    let label = label(node, stats?.as_ref());
+    out.write_all(format::history(&label, &messages, summary.as_ref(), unix_now()).as_bytes())?;
+    Ok(())
+}
+
+/// Forgets the node's messages and summary, like its `!reset`, and says what went.
+pub async fn forget(
+    config: &Config,
+    node: NodeId,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let result = async {
+        let before = node_stats(&store, node).await?;
+        let had = before
+            .as_ref()
+            .is_some_and(|s| s.messages > 0 || s.summary_chars > 0);
+        if had {
+            store.reset(node).await.context("cannot reset the node")?;
+        }
+        anyhow::Ok(before.filter(|_| had))
+    }
+    .await;
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    match result? {
+        None => writeln!(out, "nothing stored for {node}")?,
+        Some(s) => {
+            let summary = match s.summary_chars {
+                0 => "no summary".to_string(),
+                n => format!("its summary ({n} chars)"),
+            };
+            writeln!(
+                out,
+                "forgot {}: {} messages and {summary}",
+                label(node, Some(&s)),
+                s.messages
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Prints the per-node table.
+pub async fn stats(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let rows = store.stats().await.context("cannot read node stats");
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    out.write_all(format::stats_table(&rows?, unix_now()).as_bytes())?;
+    Ok(())
+}

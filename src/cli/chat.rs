@@ -1,0 +1,237 @@
+//! `meshai chat`: the bot without a radio. Each input line is a DM from one node, answered by
+//! the same responder, memory, commands and chunker as the daemon; the reply packets are
+//! printed as they would go on air instead of being sent.
+//!
+//! Differences from the daemon, on purpose: the link state is a fixed `Ready` "chat mode" node
+//! (so `!status` says the radio is ok), the per-node rate limit is lifted (a person testing
+//! at a keyboard is not flooding a channel), and every part counts as delivered at once.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context as _, anyhow, bail};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::sync::{mpsc, watch};
+
+use super::{format, open_store};
+use crate::config::Config;
+use crate::llm::LlmClient;
+use crate::node::NodeId;
+use crate::radio::{
+    Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, TextMessage,
+};
+use crate::responder::{ConsoleReply, Responder, Sink};
+
+/// The node the lines come from unless `--as` says otherwise.
+pub const DEFAULT_FROM: NodeId = NodeId(0x00c0_ffee);
+
+/// The node number the fake local node has ("mesh" in ASCII).
+const LOCAL_NODE: NodeId = NodeId(0x6d65_7368);
+
+/// Replies waiting to be printed; the responder waits when this is full.
+const CONSOLE_QUEUE: usize = 4;
+
+/// Lines waiting for the responder's intake.
+const INBOUND_QUEUE: usize = 4;
+
+/// How long stopping the responder may take at the end.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
+/// How `meshai chat` runs.
+#[derive(Debug, Clone)]
+pub struct ChatOptions {
+    /// The node every line is a DM from.
+    pub from: NodeId,
+    /// How much longer than the LLM timeout to wait for the reply to a line: the reply also
+    /// waits for the database and for a summary call that is yielding.
+    pub margin: Duration,
+    /// Input comes from a person at a terminal: greet them and do not echo their lines. Piped
+    /// input is echoed as `> line` so the output reads as a transcript.
+    pub interactive: bool,
+}
+
+impl Default for ChatOptions {
+    fn default() -> Self {
+        ChatOptions {
+            from: DEFAULT_FROM,
+            margin: Duration::from_secs(10),
+            interactive: false,
+        }
+    }
+}
+
+/// Answers each line of `input` until it ends, printing the reply packets to `out`.
+pub async fn run<R>(
+    config: Config,
+    opts: ChatOptions,
+    input: R,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+{
+    if !config.access.permits(opts.from) {
+        bail!(
+            "{} is not answered under [access] in {}; pick another node with --as",
+            opts.from,
+            config.origin
+        );
+    }
+    let store = open_store(&config.database)
+        .await
+        .with_context(|| format!("cannot open the database {}", config.database.display()))?;
+    let llm =
+        LlmClient::new(crate::llm_settings(&config)).context("cannot set up the LLM client")?;
+    let mut settings = crate::responder_settings(&config);
+    settings.limits.node_messages = u32::MAX;
+    let (_link_tx, link_rx) = watch::channel(chat_link());
+    let (console_tx, mut console_rx) = mpsc::channel(CONSOLE_QUEUE);
+    let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
+    let responder = Responder::spawn(
+        settings,
+        store.clone(),
+        llm,
+        Sink::Console(console_tx),
+        link_rx,
+        inbound_rx,
+    );
+
+    let wait = config.llm.timeout + opts.margin;
+    let gap = config.radio.send_gap;
+    if opts.interactive {
+        writeln!(
+            out,
+            "meshai chat as {}: type a message (or !help), Ctrl-D to quit",
+            opts.from
+        )?;
+    }
+    let mut lines = input.lines();
+    let mut next_id = rand::random_range(1..=u32::MAX / 2);
+    let outcome = loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(anyhow!(e).context("cannot read the input")),
+        };
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if !opts.interactive {
+            writeln!(out, "> {}", format::printable(text))?;
+        }
+        let id = next_id;
+        next_id = next_id.wrapping_add(1).max(1);
+        let dm = Inbound::Dm(TextMessage {
+            from: opts.from,
+            to: LOCAL_NODE,
+            channel: 0,
+            packet_id: id,
+            text: text.to_string(),
+            hops: Some(0),
+            received_at: SystemTime::now(),
+            names: None,
+            pki: false,
+        });
+        if inbound_tx.send(dm).await.is_err() {
+            break Err(anyhow!("the responder stopped"));
+        }
+        match tokio::time::timeout(wait, answer(&mut console_rx, id, gap, out)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => break Err(e),
+            Err(_) => writeln!(
+                out,
+                "(no reply within {} s; it will be shown if it comes later)",
+                wait.as_secs()
+            )?,
+        }
+    };
+    drop(inbound_tx);
+    responder.stop(STOP_GRACE).await;
+    let closed = store
+        .close()
+        .await
+        .context("the database did not close cleanly");
+    outcome.and(closed)
+}
+
+/// The link state chat mode shows the responder: a ready node that is clearly not a radio.
+fn chat_link() -> LinkState {
+    LinkState::Ready {
+        generation: 1,
+        local: Arc::new(LocalNode {
+            num: LOCAL_NODE,
+            names: NodeNames {
+                long_name: "meshai chat mode".into(),
+                short_name: "chat".into(),
+            },
+            firmware_version: "none (chat mode)".into(),
+            hop_limit: 3,
+            channels: vec![(0, String::new())],
+            known_nodes: 0,
+        }),
+    }
+}
+
+/// Prints replies until the one answering packet `id` has been printed. A late reply to an
+/// earlier line (one that timed out) is printed too, marked as such.
+async fn answer(
+    console: &mut mpsc::Receiver<ConsoleReply>,
+    id: u32,
+    gap: Duration,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    loop {
+        let reply = console
+            .recv()
+            .await
+            .ok_or_else(|| anyhow!("the responder stopped"))?;
+        let mine = reply.request.reply_to == Some(id);
+        if !mine {
+            writeln!(out, "(late reply to an earlier line)")?;
+        }
+        out.write_all(render(&reply.request.parts, gap).as_bytes())?;
+        out.flush()?;
+        let report = ReplyReport {
+            parts: vec![PartOutcome::Delivered; reply.request.parts.len()],
+        };
+        // The responder only logs the report; if it stopped meanwhile nobody needs it.
+        let _ = reply.report.send(report);
+        if mine {
+            return Ok(());
+        }
+    }
+}
+
+/// The packet lines of one reply, `gap` apart as the radio would pace them.
+pub fn render(parts: &[String], gap: Duration) -> String {
+    let n = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let offset = gap.saturating_mul(u32::try_from(i).unwrap_or(u32::MAX));
+            format::packet_line(i, n, p, offset) + "\n"
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_render_as_paced_packets() {
+        let parts = vec![
+            "LoRa is a long-range radio. 1/2".to_string(),
+            "Low power. 2/2".into(),
+        ];
+        let want = "\
+[1/2   31 chars  31 B  +0.0 s] LoRa is a long-range radio. 1/2
+[2/2   14 chars  14 B  +2.5 s] Low power. 2/2
+";
+        assert_eq!(render(&parts, Duration::from_millis(2500)), want);
+        assert_eq!(render(&[], Duration::from_secs(2)), "");
+    }
+}

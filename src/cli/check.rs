@@ -1,0 +1,238 @@
+//! `meshai check`: tries the config, the database, the LLM server and the radio one after the
+//! other and prints one `✓`/`✗` line for each, with a line of advice under a failure.
+//!
+//! The checks after the config are independent: each runs even when an earlier one failed, so
+//! one run shows everything that is wrong.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::{advice, format, open_store};
+use crate::config::Config;
+use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError};
+use crate::radio::link::Radio;
+use crate::radio::{LinkState, LocalNode};
+
+/// Extra time over the handshake timeout before the radio check gives up by itself: the link
+/// reports its own handshake timeout first when it can.
+const RADIO_MARGIN: Duration = Duration::from_secs(5);
+
+/// Inbound events the radio may deliver while the check waits; they are dropped.
+const INBOUND_QUEUE: usize = 16;
+
+/// The result of one check, ready to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub ok: bool,
+    /// The `✓`/`✗` line, without the mark.
+    pub line: String,
+    /// What to do about a failure.
+    pub advice: Option<String>,
+}
+
+impl Outcome {
+    fn ok(line: String) -> Outcome {
+        Outcome {
+            ok: true,
+            line,
+            advice: None,
+        }
+    }
+
+    fn failed(line: String, advice: Option<String>) -> Outcome {
+        Outcome {
+            ok: false,
+            line,
+            advice,
+        }
+    }
+
+    /// The lines to print: the marked line, then the advice indented under it.
+    pub fn render(&self) -> String {
+        let mark = if self.ok { '✓' } else { '✗' };
+        match &self.advice {
+            Some(a) => format!("{mark} {}\n  → {a}\n", self.line),
+            None => format!("{mark} {}\n", self.line),
+        }
+    }
+}
+
+/// Runs every check for the config at `path`, printing as it goes. Returns true when all
+/// passed.
+pub async fn run(path: &Path, out: &mut (dyn Write + Send)) -> io::Result<bool> {
+    let config = match crate::config::load(path) {
+        Ok((config, warnings)) => {
+            let line = format!(
+                "config {} ({}, model {})",
+                path.display(),
+                format::transport(&config.radio.transport),
+                config.llm.model
+            );
+            print(out, &Outcome::ok(line))?;
+            for w in warnings {
+                writeln!(out, "! warning: {w}")?;
+            }
+            config
+        }
+        Err(e) => {
+            print(out, &Outcome::failed(format!("config: {e}"), None))?;
+            return Ok(false);
+        }
+    };
+    // One after the other, each printed as soon as it is known; each is bounded by its own
+    // timeout.
+    let mut all = true;
+    let outcome = database(&config).await;
+    all &= outcome.ok;
+    print(out, &outcome)?;
+    let outcome = llm(&config).await;
+    all &= outcome.ok;
+    print(out, &outcome)?;
+    let outcome = radio(&config).await;
+    all &= outcome.ok;
+    print(out, &outcome)?;
+    Ok(all)
+}
+
+fn print(out: &mut (dyn Write + Send), outcome: &Outcome) -> io::Result<()> {
+    out.write_all(outcome.render().as_bytes())?;
+    out.flush()
+}
+
+/// Opens (creating and migrating if needed) the database and counts what it holds.
+pub async fn database(config: &Config) -> Outcome {
+    let path = config.database.display();
+    let store = match open_store(&config.database).await {
+        Ok(store) => store,
+        Err(e) => return Outcome::failed(format!("database: {e}"), advice::database(&e)),
+    };
+    let stats = store.stats().await;
+    let closed = store.close().await;
+    match (stats, closed) {
+        (Ok(stats), Ok(())) => {
+            let messages: u64 = stats.iter().map(|s| s.messages).sum();
+            Outcome::ok(format!(
+                "database {path} ({} nodes, {messages} messages)",
+                stats.len()
+            ))
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            Outcome::failed(format!("database {path}: {e}"), advice::database(&e))
+        }
+    }
+}
+
+/// Sends one tiny request (`max_tokens = 1`) to the configured model.
+pub async fn llm(config: &Config) -> Outcome {
+    let l = &config.llm;
+    let what = format!("llm {} model {}", l.base_url, l.model);
+    let client = match LlmClient::new(crate::llm_settings(config)) {
+        Ok(client) => client,
+        Err(e) => return Outcome::failed(format!("{what}: {e}"), None),
+    };
+    let started = Instant::now();
+    let result = client
+        .complete(&[ChatMessage::new(ChatRole::User, "ping")], 1)
+        .await;
+    let ms = started.elapsed().as_millis();
+    match result {
+        // One token may well be nothing after clean-up; the server did answer.
+        Ok(_) | Err(LlmError::Empty) => Outcome::ok(format!("{what} answered in {ms} ms")),
+        Err(e) => Outcome::failed(
+            format!("{what}: {e}"),
+            advice::llm(&e, &l.base_url, &l.model, l.api_key_env.as_deref()),
+        ),
+    }
+}
+
+/// How the radio check ended.
+enum Link {
+    Ready(Arc<LocalNode>),
+    Down(String),
+    /// Still connecting or handshaking when the check gave up.
+    Stuck(LinkState),
+}
+
+/// Connects to the node, waits for the handshake to finish and closes the link again.
+pub async fn radio(config: &Config) -> Outcome {
+    let r = &config.radio;
+    let what = format!("radio {}", format::transport(&r.transport));
+    let (inbound_tx, mut inbound_rx) = mpsc::channel(INBOUND_QUEUE);
+    // Messages that arrive during the check are not ours to answer; keep the link unblocked.
+    let drain = tokio::spawn(async move { while inbound_rx.recv().await.is_some() {} });
+    let radio = Radio::spawn(r.clone(), inbound_tx);
+    let link = wait_ready(&radio, r.handshake_timeout + RADIO_MARGIN).await;
+    radio.close(Duration::ZERO).await;
+    drain.abort();
+    match link {
+        Link::Ready(local) => Outcome::ok(format!(
+            "{what}: node {} \"{}\", firmware {}, hop limit {}",
+            local.num,
+            format::printable(&local.names.long_name),
+            format::printable(&local.firmware_version),
+            local.hop_limit
+        )),
+        Link::Down(reason) => {
+            let advice = advice::radio(&reason, &r.transport);
+            Outcome::failed(format!("{what}: {reason}"), advice)
+        }
+        Link::Stuck(LinkState::Handshaking) => Outcome::failed(
+            format!(
+                "{what}: connected, but no handshake within {} s",
+                r.handshake_timeout.as_secs()
+            ),
+            Some(advice::handshake()),
+        ),
+        Link::Stuck(_) => Outcome::failed(
+            format!(
+                "{what}: could not connect within {} s",
+                (r.handshake_timeout + RADIO_MARGIN).as_secs()
+            ),
+            advice::radio("timed out", &r.transport),
+        ),
+    }
+}
+
+/// Waits for the first `Ready` or `Down` the link publishes, at most `limit`.
+async fn wait_ready(radio: &Radio, limit: Duration) -> Link {
+    let mut state = radio.state();
+    let deadline = Instant::now() + limit;
+    loop {
+        let now = state.borrow_and_update().clone();
+        match now {
+            LinkState::Ready { local, .. } => return Link::Ready(local),
+            LinkState::Down { reason, .. } => return Link::Down(reason),
+            LinkState::Closed => return Link::Down("the radio link closed".into()),
+            LinkState::Connecting | LinkState::Handshaking => {}
+        }
+        match tokio::time::timeout_at(deadline, state.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Link::Down("the radio link task ended".into()),
+            Err(_) => return Link::Stuck(now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_marks_and_advice() {
+        let check = |o: Outcome, want: &str| assert_eq!(o.render(), want);
+        check(Outcome::ok("database x".into()), "✓ database x\n");
+        check(
+            Outcome::failed("llm y: timed out".into(), Some("raise it".into())),
+            "✗ llm y: timed out\n  → raise it\n",
+        );
+        check(
+            Outcome::failed("config: bad".into(), None),
+            "✗ config: bad\n",
+        );
+    }
+}
