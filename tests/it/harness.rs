@@ -3,6 +3,7 @@
 //! Also writes config files for tests that run the `meshai` binary.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use meshai::config::Config;
@@ -77,7 +78,7 @@ pub fn replies(llm: &FakeLlm) -> Vec<FakeRequest> {
 
 /// A running daemon with its fakes.
 pub struct Daemon {
-    pub sim: SimNode,
+    pub sim: Arc<SimNode>,
     pub llm: FakeLlm,
     pub dir: TempDir,
     shutdown: CancellationToken,
@@ -89,13 +90,13 @@ pub struct Daemon {
 impl Daemon {
     /// Starts the fakes and the daemon with `extra` config sections, waits for the handshake.
     pub async fn start(extra: &str) -> Daemon {
-        let sim = SimNode::start(sim_config()).await;
+        let sim = Arc::new(SimNode::start(sim_config()).await);
         let llm = FakeLlm::start_echo().await;
         let dir = tempfile::tempdir().expect("tempdir");
         Daemon::start_with(sim, llm, dir, extra).await
     }
 
-    pub async fn start_with(sim: SimNode, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
+    pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
         let text = config_text(&sim, &llm.base_url(), &dir.path().join("meshai.db"), extra);
         let config = parse_config(&text);
         let handshakes = sim.handshakes();
@@ -114,7 +115,7 @@ impl Daemon {
     }
 
     /// Graceful stop (what SIGTERM does); returns `run`'s result.
-    pub async fn stop(mut self) -> (anyhow::Result<()>, SimNode, FakeLlm, TempDir) {
+    pub async fn stop(mut self) -> (anyhow::Result<()>, Arc<SimNode>, FakeLlm, TempDir) {
         self.shutdown.cancel();
         let result = match self.task.take() {
             Some(task) => tokio::time::timeout(SOON, task)

@@ -2,7 +2,9 @@
 //! OpenAI server, both on 127.0.0.1 port 0.
 
 mod cli;
+mod crash;
 mod daemon;
 mod harness;
 mod sim_selftest;
+mod soak;
 mod support;

@@ -1,0 +1,139 @@
+//! Crash safety: the real `meshai` binary is killed with SIGKILL at random points of a busy
+//! run, five times over the same database. After each kill: `PRAGMA integrity_check` is ok,
+//! every user message the daemon acknowledged (by answering it) is stored, and every summary
+//! agrees with its cursor (text and cursor are written in one transaction).
+
+use std::collections::HashSet;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rusqlite::Connection;
+
+use crate::harness::{SOON, config_text, is_summary, sim_config};
+use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
+use crate::support::sim_node::SimNode;
+
+/// The summariser names the last user line it folded in, so a test can tell whether the saved
+/// cursor belongs to the saved text.
+fn marking_summarizer(req: &FakeRequest) -> FakeResponse {
+    let last = req
+        .last_user()
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("User: "));
+    FakeResponse::Text(format!("upto={}", last.unwrap_or("none")))
+}
+
+fn behaviour(req: &FakeRequest) -> FakeResponse {
+    if is_summary(req) {
+        marking_summarizer(req)
+    } else {
+        FakeResponse::Text(format!("ok {}", req.last_user()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_at_random_points_keeps_the_store_consistent() {
+    let seed: u64 = std::env::var("MESHAI_CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    eprintln!("crash test seed {seed} (rerun with MESHAI_CRASH_SEED={seed})");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let llm = FakeLlm::start(behaviour).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let extra = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\n[limits]\nnode_messages = 1000\n";
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, extra)).expect("config");
+
+    let mut sent = 0u32;
+    for round in 0..5 {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
+            .args(["run", "--config"])
+            .arg(&config)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn meshai");
+        sim.wait_handshakes(round + 1, SOON).await;
+        // Busy: DMs from four nodes every few ms, killed after a random time.
+        let kill_after = Duration::from_millis(rng.random_range(150..1500));
+        let deadline = tokio::time::Instant::now() + kill_after;
+        while tokio::time::Instant::now() < deadline {
+            let node = 0xc0de_0000 + sent % 4;
+            sim.inject_dm(node, &format!("msg{sent}"), None);
+            sent += 1;
+            tokio::time::sleep(Duration::from_millis(rng.random_range(5..40))).await;
+        }
+        child.start_kill().expect("SIGKILL");
+        let status = child.wait().await.expect("wait");
+        assert!(!status.success(), "killed, not exited");
+        check_store(&db, &sim, round);
+    }
+    assert!(sent > 20, "the runs were busy ({sent} DMs)");
+}
+
+fn check_store(db: &std::path::Path, sim: &SimNode, round: usize) {
+    let conn = Connection::open(db).expect("open the database");
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .expect("integrity_check");
+    assert_eq!(ok, "ok", "round {round}");
+
+    // Every answered DM: its user message is stored.
+    let mut stmt = conn
+        .prepare("SELECT text FROM messages WHERE role = 'user'")
+        .expect("sql");
+    let stored: HashSet<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .expect("query")
+        .filter_map(Result::ok)
+        .collect();
+    let answered: Vec<String> = sim
+        .texts()
+        .iter()
+        .filter_map(|t| t.text.strip_prefix("ok ").map(str::to_string))
+        .collect();
+    for q in &answered {
+        assert!(
+            stored.contains(q),
+            "round {round}: answered {q:?} but it is not stored"
+        );
+    }
+
+    // Every summary agrees with its cursor.
+    let mut stmt = conn
+        .prepare("SELECT node, text, through_id FROM summaries")
+        .expect("sql");
+    let rows: Vec<(i64, String, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query")
+        .filter_map(Result::ok)
+        .collect();
+    for (node, text, through) in &rows {
+        let last_user: Option<String> = conn
+            .query_row(
+                "SELECT text FROM messages WHERE node = ?1 AND role = 'user' AND id <= ?2 \
+                 ORDER BY id DESC LIMIT 1",
+                rusqlite::params![node, through],
+                |r| r.get(0),
+            )
+            .ok();
+        let want = format!("upto={}", last_user.unwrap_or_else(|| "none".into()));
+        assert_eq!(
+            text, &want,
+            "round {round}: node {node} summary and cursor {through} agree"
+        );
+    }
+    eprintln!(
+        "round {round}: integrity ok, {} answered DMs stored, {} summaries consistent",
+        answered.len(),
+        rows.len()
+    );
+}
