@@ -1,1 +1,0 @@
-//! TODO(skeleton): filled in by the radio work.
