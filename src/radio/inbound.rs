@@ -1,1 +1,436 @@
-//! TODO(skeleton): filled in by the radio work.
+//! Which incoming packets are messages for the daemon: the DM filter and the dedup cache.
+//!
+//! Sans-IO: [`DmFilter::accept`] takes a packet and `now` and returns a [`Verdict`]. The
+//! rules are PROTOCOL.md's "What counts as a DM to answer". The filter lives as long as the
+//! link supervisor, so its dedup memory survives reconnects: a packet heard again after a
+//! reconnect is still a duplicate.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant, SystemTime};
+
+use meshtastic::protobufs::{MeshPacket, PortNum, mesh_packet};
+
+use super::TextMessage;
+use super::session::NodeDb;
+use crate::node::NodeId;
+
+/// How long a `(from, id)` is remembered. Duplicates arrive over other hops within seconds,
+/// but our own packets have been seen echoing back ~30 minutes later (firmware #8149, #8790).
+pub const DEDUP_TTL: Duration = Duration::from_secs(2 * 3600);
+/// How many `(from, id)` pairs are remembered at most; the oldest go first.
+pub const DEDUP_CAPACITY: usize = 10_000;
+
+/// Why a packet is not passed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Encrypted with a channel key the node does not have, or no payload at all.
+    NotDecoded,
+    /// Not a TEXT_MESSAGE_APP packet.
+    NotText,
+    FromUs,
+    FromZero,
+    /// A tapback reaction (`emoji != 0`), not a message.
+    Tapback,
+    /// The same `(from, id)` was accepted before.
+    Duplicate,
+    /// Nothing left after trimming whitespace.
+    Empty,
+    /// A DM for another node (or our number is not known yet).
+    NotForUs,
+}
+
+/// What to do with a packet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Dm(TextMessage),
+    Broadcast(TextMessage),
+    Skip(SkipReason),
+}
+
+/// Remembers recently accepted `(from, id)` pairs for `ttl`, at most `capacity` of them.
+#[derive(Debug)]
+pub struct DedupCache {
+    ttl: Duration,
+    capacity: usize,
+    /// When each pair was first accepted.
+    seen: HashMap<(u32, u32), Instant>,
+    /// The same pairs, oldest first: expiry and eviction pop from the front.
+    order: VecDeque<((u32, u32), Instant)>,
+}
+
+impl DedupCache {
+    pub fn new(ttl: Duration, capacity: usize) -> Self {
+        DedupCache {
+            ttl,
+            capacity: capacity.max(1),
+            seen: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    /// Records `key` and returns `true` if it is new (not seen within the TTL).
+    pub fn insert(&mut self, key: (u32, u32), now: Instant) -> bool {
+        while let Some(&(old, at)) = self.order.front() {
+            if now.saturating_duration_since(at) < self.ttl {
+                break;
+            }
+            self.order.pop_front();
+            self.seen.remove(&old);
+        }
+        if self.seen.contains_key(&key) {
+            return false;
+        }
+        if self.seen.len() >= self.capacity {
+            if let Some((old, _)) = self.order.pop_front() {
+                self.seen.remove(&old);
+            }
+        }
+        self.seen.insert(key, now);
+        self.order.push_back((key, now));
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+}
+
+/// The DM filter: our node number (known after each handshake) plus the dedup memory.
+#[derive(Debug)]
+pub struct DmFilter {
+    me: Option<NodeId>,
+    dedup: DedupCache,
+}
+
+impl Default for DmFilter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DmFilter {
+    pub fn new() -> Self {
+        Self::with_cache(DedupCache::new(DEDUP_TTL, DEDUP_CAPACITY))
+    }
+
+    pub fn with_cache(dedup: DedupCache) -> Self {
+        DmFilter { me: None, dedup }
+    }
+
+    /// Sets our node number; called after every handshake (it could change if the daemon
+    /// is pointed at another node).
+    pub fn set_local(&mut self, me: NodeId) {
+        self.me = Some(me);
+    }
+
+    /// Decides what `p` is. Only packets that would be passed on are remembered for dedup,
+    /// so skipped traffic does not fill the cache.
+    pub fn accept(
+        &mut self,
+        p: &MeshPacket,
+        now: Instant,
+        db: &NodeDb,
+        received_at: SystemTime,
+    ) -> Verdict {
+        let Some(mesh_packet::PayloadVariant::Decoded(data)) = &p.payload_variant else {
+            return Verdict::Skip(SkipReason::NotDecoded);
+        };
+        if data.portnum != PortNum::TextMessageApp as i32 {
+            return Verdict::Skip(SkipReason::NotText);
+        }
+        if p.from == 0 {
+            return Verdict::Skip(SkipReason::FromZero);
+        }
+        if Some(NodeId(p.from)) == self.me {
+            return Verdict::Skip(SkipReason::FromUs);
+        }
+        let to = NodeId(p.to);
+        let broadcast = to == NodeId::BROADCAST;
+        if !broadcast && Some(to) != self.me {
+            return Verdict::Skip(SkipReason::NotForUs);
+        }
+        if data.emoji != 0 {
+            return Verdict::Skip(SkipReason::Tapback);
+        }
+        let text = String::from_utf8_lossy(&data.payload).trim().to_string();
+        if text.is_empty() {
+            return Verdict::Skip(SkipReason::Empty);
+        }
+        // Id 0 is not a real packet id: such packets cannot be told apart, so none is
+        // treated as a duplicate of another.
+        if p.id != 0 && !self.dedup.insert((p.from, p.id), now) {
+            return Verdict::Skip(SkipReason::Duplicate);
+        }
+        let from = NodeId(p.from);
+        let msg = TextMessage {
+            from,
+            to,
+            channel: p.channel,
+            packet_id: p.id,
+            text,
+            hops: (p.hop_start > 0)
+                .then(|| p.hop_start.checked_sub(p.hop_limit))
+                .flatten(),
+            received_at,
+            names: db.get(from).cloned(),
+            pki: p.pki_encrypted,
+        };
+        if broadcast {
+            Verdict::Broadcast(msg)
+        } else {
+            Verdict::Dm(msg)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::radio::NodeNames;
+    use meshtastic::protobufs::Data;
+
+    const ME: u32 = 100;
+    const ALICE: u32 = 7;
+
+    fn text(from: u32, to: u32, id: u32, body: &[u8]) -> MeshPacket {
+        MeshPacket {
+            from,
+            to,
+            id,
+            channel: 1,
+            hop_start: 3,
+            hop_limit: 1,
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: PortNum::TextMessageApp as i32,
+                payload: body.to_vec(),
+                ..Data::default()
+            })),
+            ..MeshPacket::default()
+        }
+    }
+
+    fn with_data(mut p: MeshPacket, f: impl FnOnce(&mut Data)) -> MeshPacket {
+        if let Some(mesh_packet::PayloadVariant::Decoded(d)) = &mut p.payload_variant {
+            f(d);
+        }
+        p
+    }
+
+    fn filter() -> DmFilter {
+        let mut f = DmFilter::new();
+        f.set_local(NodeId(ME));
+        f
+    }
+
+    fn db() -> NodeDb {
+        let mut db = NodeDb::new();
+        db.insert(
+            NodeId(ALICE),
+            NodeNames {
+                long_name: "Alice".into(),
+                short_name: "AL".into(),
+            },
+        );
+        db
+    }
+
+    /// The short form of a verdict the table compares against.
+    #[derive(Debug, PartialEq)]
+    enum Want {
+        Dm(String),
+        Broadcast(String),
+        Skip(SkipReason),
+    }
+
+    fn short(v: &Verdict) -> Want {
+        match v {
+            Verdict::Dm(m) => Want::Dm(m.text.clone()),
+            Verdict::Broadcast(m) => Want::Broadcast(m.text.clone()),
+            Verdict::Skip(r) => Want::Skip(*r),
+        }
+    }
+
+    #[test]
+    fn rules_table() {
+        use SkipReason::*;
+        let bcast = NodeId::BROADCAST.0;
+        let encrypted = MeshPacket {
+            payload_variant: Some(mesh_packet::PayloadVariant::Encrypted(vec![1, 2, 3])),
+            ..text(ALICE, ME, 1, b"x")
+        };
+        let no_payload = MeshPacket {
+            payload_variant: None,
+            ..text(ALICE, ME, 1, b"x")
+        };
+        let cases: Vec<(&str, MeshPacket, Want)> = vec![
+            (
+                "plain dm",
+                text(ALICE, ME, 1, b"hello"),
+                Want::Dm("hello".into()),
+            ),
+            (
+                "trimmed",
+                text(ALICE, ME, 1, b"  hi \n"),
+                Want::Dm("hi".into()),
+            ),
+            (
+                "dash e-acute",
+                text(ALICE, ME, 1, "—é".as_bytes()),
+                Want::Dm("—é".into()),
+            ),
+            (
+                "invalid utf-8",
+                text(ALICE, ME, 1, b"a\xffb"),
+                Want::Dm("a\u{fffd}b".into()),
+            ),
+            (
+                "broadcast",
+                text(ALICE, bcast, 1, b"all"),
+                Want::Broadcast("all".into()),
+            ),
+            ("encrypted", encrypted, Want::Skip(NotDecoded)),
+            ("no payload", no_payload, Want::Skip(NotDecoded)),
+            (
+                "position port",
+                with_data(text(ALICE, ME, 1, b"x"), |d| {
+                    d.portnum = PortNum::PositionApp as i32
+                }),
+                Want::Skip(NotText),
+            ),
+            ("from us", text(ME, ME, 1, b"echo"), Want::Skip(FromUs)),
+            (
+                "our broadcast echo",
+                text(ME, bcast, 1, b"echo"),
+                Want::Skip(FromUs),
+            ),
+            ("from zero", text(0, ME, 1, b"x"), Want::Skip(FromZero)),
+            (
+                "tapback",
+                with_data(text(ALICE, ME, 1, "👍".as_bytes()), |d| d.emoji = 1),
+                Want::Skip(Tapback),
+            ),
+            ("empty", text(ALICE, ME, 1, b""), Want::Skip(Empty)),
+            (
+                "whitespace only",
+                text(ALICE, ME, 1, b" \t\n"),
+                Want::Skip(Empty),
+            ),
+            (
+                "dm for another node",
+                text(ALICE, 55, 1, b"x"),
+                Want::Skip(NotForUs),
+            ),
+        ];
+        let now = Instant::now();
+        for (name, p, want) in cases {
+            let got = filter().accept(&p, now, &db(), SystemTime::UNIX_EPOCH);
+            assert_eq!(short(&got), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_local_number_accepts_only_broadcasts() {
+        let mut f = DmFilter::new();
+        let now = Instant::now();
+        let dm = f.accept(
+            &text(ALICE, ME, 1, b"x"),
+            now,
+            &db(),
+            SystemTime::UNIX_EPOCH,
+        );
+        assert_eq!(dm, Verdict::Skip(SkipReason::NotForUs));
+        let b = f.accept(
+            &text(ALICE, u32::MAX, 2, b"x"),
+            now,
+            &db(),
+            SystemTime::UNIX_EPOCH,
+        );
+        assert!(matches!(b, Verdict::Broadcast(_)));
+    }
+
+    #[test]
+    fn message_fields() {
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(5);
+        let mut p = text(ALICE, ME, 42, b"hi");
+        p.pki_encrypted = true;
+        let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+            panic!("not a dm");
+        };
+        assert_eq!(m.from, NodeId(ALICE));
+        assert_eq!(m.to, NodeId(ME));
+        assert_eq!(m.channel, 1);
+        assert_eq!(m.packet_id, 42);
+        assert_eq!(m.hops, Some(2));
+        assert_eq!(m.received_at, at);
+        assert_eq!(m.names.map(|n| n.long_name), Some("Alice".to_string()));
+        assert!(m.pki);
+
+        let hop_cases = [(0, 0, None), (3, 3, Some(0)), (7, 2, Some(5)), (2, 5, None)];
+        for (hop_start, hop_limit, want) in hop_cases {
+            let mut p = text(9, ME, 1, b"x");
+            p.hop_start = hop_start;
+            p.hop_limit = hop_limit;
+            let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+                panic!("not a dm");
+            };
+            assert_eq!(m.hops, want, "hop_start {hop_start} hop_limit {hop_limit}");
+            assert_eq!(m.names, None);
+        }
+    }
+
+    #[test]
+    fn duplicates_are_skipped_until_expiry_and_across_reconnects() {
+        let mut f = filter();
+        let t0 = Instant::now();
+        let db = db();
+        let at = SystemTime::UNIX_EPOCH;
+        let dm = text(ALICE, ME, 1, b"hi");
+        let bc = text(ALICE, u32::MAX, 2, b"all");
+        assert!(matches!(f.accept(&dm, t0, &db, at), Verdict::Dm(_)));
+        assert!(matches!(f.accept(&bc, t0, &db, at), Verdict::Broadcast(_)));
+        f.set_local(NodeId(ME));
+        let later = t0 + Duration::from_secs(3600);
+        assert_eq!(
+            f.accept(&dm, later, &db, at),
+            Verdict::Skip(SkipReason::Duplicate)
+        );
+        assert_eq!(
+            f.accept(&bc, later, &db, at),
+            Verdict::Skip(SkipReason::Duplicate)
+        );
+        let other_sender = text(8, ME, 1, b"hi");
+        assert!(matches!(
+            f.accept(&other_sender, later, &db, at),
+            Verdict::Dm(_)
+        ));
+        let expired = t0 + DEDUP_TTL;
+        assert!(matches!(f.accept(&dm, expired, &db, at), Verdict::Dm(_)));
+        let zero_id = text(ALICE, ME, 0, b"hi");
+        assert!(matches!(f.accept(&zero_id, later, &db, at), Verdict::Dm(_)));
+        assert!(matches!(f.accept(&zero_id, later, &db, at), Verdict::Dm(_)));
+    }
+
+    #[test]
+    fn dedup_capacity_is_bounded_and_evicts_oldest() {
+        let mut c = DedupCache::new(DEDUP_TTL, 3);
+        let now = Instant::now();
+        for id in 1..=4 {
+            assert!(c.insert((1, id), now));
+        }
+        assert_eq!(c.len(), 3);
+        assert!(c.insert((1, 1), now), "oldest was evicted");
+        assert!(!c.insert((1, 4), now));
+        assert_eq!(c.len(), 3);
+
+        let mut big = DedupCache::new(DEDUP_TTL, DEDUP_CAPACITY);
+        for id in 0..(DEDUP_CAPACITY as u32 + 500) {
+            big.insert((2, id), now);
+        }
+        assert_eq!(big.len(), DEDUP_CAPACITY);
+        assert_eq!(big.order.len(), DEDUP_CAPACITY);
+    }
+}

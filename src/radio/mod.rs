@@ -26,6 +26,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::node::NodeId;
 
+pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle};
 
 /// How to reach the node.

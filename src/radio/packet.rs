@@ -1,1 +1,271 @@
-//! TODO(skeleton): filled in by the radio work.
+//! Building and reading the protobuf messages: `ToRadio` out, `FromRadio` in.
+//!
+//! Only `radio` knows protobufs; this file is where they are made and taken apart. Every
+//! reader tolerates missing or odd fields, since the bytes come from the radio.
+
+use meshtastic::Message;
+use meshtastic::protobufs::{
+    Data, FromRadio, Heartbeat, MeshPacket, PortNum, Routing, ToRadio, User, mesh_packet, routing,
+    to_radio,
+};
+
+use super::{LinkEvent, OutgoingText};
+use crate::node::NodeId;
+
+/// The hop limit used when the node's config does not give one.
+pub const DEFAULT_HOP_LIMIT: u32 = 3;
+
+/// `ToRadio.want_config_id`: asks the node for its config; it answers with
+/// `config_complete_id == nonce` when done.
+pub fn want_config(nonce: u32) -> ToRadio {
+    ToRadio {
+        payload_variant: Some(to_radio::PayloadVariant::WantConfigId(nonce)),
+    }
+}
+
+/// `ToRadio.heartbeat` with nonce 0: keeps the API session alive. Nonce 1 would make the node
+/// broadcast our NodeInfo, so it is never used.
+pub fn heartbeat() -> ToRadio {
+    ToRadio {
+        payload_variant: Some(to_radio::PayloadVariant::Heartbeat(Heartbeat { nonce: 0 })),
+    }
+}
+
+/// `ToRadio.disconnect`: tells the node we are leaving, so a serial session ends cleanly.
+pub fn disconnect() -> ToRadio {
+    ToRadio {
+        payload_variant: Some(to_radio::PayloadVariant::Disconnect(true)),
+    }
+}
+
+/// One text packet exactly as the outbox decided it: to the sender on the DM's channel,
+/// with an ACK requested at RELIABLE priority.
+pub fn text_packet(t: &OutgoingText) -> ToRadio {
+    let hop_limit = if t.hop_limit == 0 {
+        DEFAULT_HOP_LIMIT
+    } else {
+        t.hop_limit
+    };
+    let data = Data {
+        portnum: PortNum::TextMessageApp as i32,
+        payload: t.text.as_bytes().to_vec(),
+        reply_id: t.reply_id.unwrap_or(0),
+        ..Data::default()
+    };
+    let packet = MeshPacket {
+        to: t.to.0,
+        channel: t.channel,
+        id: t.id,
+        hop_limit,
+        want_ack: true,
+        priority: mesh_packet::Priority::Reliable as i32,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(data)),
+        ..MeshPacket::default()
+    };
+    ToRadio {
+        payload_variant: Some(to_radio::PayloadVariant::Packet(packet)),
+    }
+}
+
+/// Serialises a `ToRadio` for the frame codec.
+pub fn encode(msg: &ToRadio) -> Vec<u8> {
+    msg.encode_to_vec()
+}
+
+/// Parses one frame's payload as a `FromRadio`.
+pub fn decode_from_radio(payload: &[u8]) -> Result<FromRadio, prost::DecodeError> {
+    FromRadio::decode(payload)
+}
+
+/// The decoded payload of a packet on a given port, or `None` if it is encrypted or on
+/// another port.
+pub fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {
+    match &p.payload_variant {
+        Some(mesh_packet::PayloadVariant::Decoded(d)) if d.portnum == port as i32 => Some(d),
+        _ => None,
+    }
+}
+
+/// A ROUTING_APP packet that answers one of our packets (`request_id` set): an ACK when
+/// `error == 0`, else a NAK. Route requests/replies and undecodable payloads give `None`.
+pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
+    let data = decoded_on(p, PortNum::RoutingApp)?;
+    if data.request_id == 0 {
+        return None;
+    }
+    let routing = match Routing::decode(data.payload.as_slice()) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::debug!(error = %e, "undecodable routing payload");
+            return None;
+        }
+    };
+    let error = match routing.variant {
+        Some(routing::Variant::ErrorReason(e)) => e,
+        // An empty Routing is how proto3 spells `error_reason = NONE` on some encoders.
+        None => 0,
+        Some(routing::Variant::RouteRequest(_) | routing::Variant::RouteReply(_)) => return None,
+    };
+    Some(LinkEvent::Routing {
+        request_id: data.request_id,
+        from: NodeId(p.from),
+        error,
+    })
+}
+
+/// A NODEINFO_APP packet: the sender's `User`, announcing its names.
+pub fn node_info_user(p: &MeshPacket) -> Option<(NodeId, User)> {
+    let data = decoded_on(p, PortNum::NodeinfoApp)?;
+    match User::decode(data.payload.as_slice()) {
+        Ok(user) if p.from != 0 => Some((NodeId(p.from), user)),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::debug!(error = %e, from = %NodeId(p.from), "undecodable nodeinfo payload");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::radio::codec::tests::{HEARTBEAT, WANT_CONFIG, hex};
+
+    fn decode_to_radio(bytes: &[u8]) -> ToRadio {
+        ToRadio::decode(bytes).unwrap()
+    }
+
+    #[test]
+    fn control_messages_match_vectors() {
+        assert_eq!(encode(&want_config(0x1234_5678)), hex(WANT_CONFIG)[4..]);
+        assert_eq!(encode(&heartbeat()), hex(HEARTBEAT)[4..]);
+    }
+
+    fn outgoing(hop_limit: u32, reply_id: Option<u32>) -> OutgoingText {
+        OutgoingText {
+            id: 0xdead_beef,
+            to: NodeId(0x1122_3344),
+            channel: 2,
+            hop_limit,
+            text: "ping —é".to_string(),
+            reply_id,
+            generation: 1,
+        }
+    }
+
+    #[test]
+    fn text_packet_fields() {
+        let cases = [
+            (outgoing(5, Some(77)), 5, 77),
+            (outgoing(0, None), DEFAULT_HOP_LIMIT, 0),
+        ];
+        for (t, want_hops, want_reply) in cases {
+            let msg = decode_to_radio(&encode(&text_packet(&t)));
+            let Some(to_radio::PayloadVariant::Packet(p)) = msg.payload_variant else {
+                panic!("not a packet: {msg:?}");
+            };
+            assert_eq!(p.to, 0x1122_3344);
+            assert_eq!(p.from, 0);
+            assert_eq!(p.channel, 2);
+            assert_eq!(p.id, 0xdead_beef);
+            assert_eq!(p.hop_limit, want_hops);
+            assert!(p.want_ack);
+            assert_eq!(p.priority, 70);
+            let d = decoded_on(&p, PortNum::TextMessageApp).unwrap();
+            assert_eq!(d.payload, "ping —é".as_bytes());
+            assert_eq!(d.reply_id, want_reply);
+            assert_eq!(d.emoji, 0);
+        }
+    }
+
+    fn routing_packet(request_id: u32, routing: Routing, port: PortNum) -> MeshPacket {
+        MeshPacket {
+            from: 0x0a0b_0c0d,
+            to: 0x1122_3344,
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: port as i32,
+                payload: routing.encode_to_vec(),
+                request_id,
+                ..Data::default()
+            })),
+            ..MeshPacket::default()
+        }
+    }
+
+    #[test]
+    fn routing_events() {
+        let err = |e: routing::Error| Routing {
+            variant: Some(routing::Variant::ErrorReason(e as i32)),
+        };
+        let ev = |error| {
+            Some(LinkEvent::Routing {
+                request_id: 9,
+                from: NodeId(0x0a0b_0c0d),
+                error,
+            })
+        };
+        let cases = [
+            (
+                routing_packet(9, err(routing::Error::None), PortNum::RoutingApp),
+                ev(0),
+            ),
+            (
+                routing_packet(9, Routing::default(), PortNum::RoutingApp),
+                ev(0),
+            ),
+            (
+                routing_packet(9, err(routing::Error::TooLarge), PortNum::RoutingApp),
+                ev(7),
+            ),
+            (
+                routing_packet(0, err(routing::Error::None), PortNum::RoutingApp),
+                None,
+            ),
+            (
+                routing_packet(9, err(routing::Error::None), PortNum::TextMessageApp),
+                None,
+            ),
+            (
+                routing_packet(
+                    9,
+                    Routing {
+                        variant: Some(routing::Variant::RouteReply(Default::default())),
+                    },
+                    PortNum::RoutingApp,
+                ),
+                None,
+            ),
+        ];
+        for (p, want) in cases {
+            assert_eq!(routing_event(&p), want, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn node_info_packets() {
+        let user = User {
+            long_name: "Alice".into(),
+            short_name: "AL".into(),
+            ..User::default()
+        };
+        let p = MeshPacket {
+            from: 5,
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: PortNum::NodeinfoApp as i32,
+                payload: user.encode_to_vec(),
+                ..Data::default()
+            })),
+            ..MeshPacket::default()
+        };
+        assert_eq!(node_info_user(&p), Some((NodeId(5), user)));
+        let garbage = MeshPacket {
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: PortNum::NodeinfoApp as i32,
+                payload: vec![0xff, 0xff, 0xff],
+                ..Data::default()
+            })),
+            ..p.clone()
+        };
+        assert_eq!(node_info_user(&garbage), None);
+    }
+}

@@ -1,1 +1,374 @@
-//! TODO(skeleton): filled in by the radio work.
+//! The handshake (`want_config_id` → `config_complete_id`) and the node DB it fills.
+//!
+//! Sans-IO: [`Handshake`] takes each `FromRadio` as it arrives and says when the node is
+//! configured. The firmware sends `my_info`, node infos, metadata, channels and configs in
+//! an order that varies by version, so every variant is handled whenever it comes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use meshtastic::protobufs::{FromRadio, User, channel, config, from_radio};
+
+use super::packet::DEFAULT_HOP_LIMIT;
+use super::{LocalNode, NodeNames};
+use crate::node::NodeId;
+
+/// How many nodes the DB keeps; a busy mesh must not grow it without bound.
+pub const MAX_NODES: usize = 4096;
+
+/// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
+/// anything longer is garbage that should not reach a prompt.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Nonces the firmware treats specially (`SPECIAL_NONCE_ONLY_CONFIG`/`_ONLY_NODES`).
+const SPECIAL_NONCES: [u32; 2] = [69420, 69421];
+
+/// A random `want_config_id`: never 0 and never one of the special nonces.
+pub fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
+    loop {
+        let n: u32 = rng.random();
+        if n != 0 && !SPECIAL_NONCES.contains(&n) {
+            return n;
+        }
+    }
+}
+
+/// Names of the nodes the radio knows, from the handshake and later NODEINFO_APP packets.
+#[derive(Debug, Clone, Default)]
+pub struct NodeDb {
+    /// Names plus the update sequence number, used to evict the least recently updated
+    /// node when the DB is full.
+    nodes: HashMap<NodeId, (NodeNames, u64)>,
+    /// Grows by one with every update.
+    seq: u64,
+    /// At most this many nodes are kept.
+    capacity: usize,
+}
+
+impl NodeDb {
+    pub fn new() -> Self {
+        Self::with_capacity(MAX_NODES)
+    }
+
+    /// A DB bounded to `capacity` nodes (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        NodeDb {
+            nodes: HashMap::new(),
+            seq: 0,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Records a node's names, evicting the least recently updated node when full.
+    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
+        if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity {
+            let oldest = self
+                .nodes
+                .iter()
+                .min_by_key(|(_, (_, seq))| *seq)
+                .map(|(id, _)| *id);
+            if let Some(oldest) = oldest {
+                self.nodes.remove(&oldest);
+            }
+        }
+        self.seq += 1;
+        self.nodes.insert(num, (names, self.seq));
+    }
+
+    /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
+    pub fn update_from_user(&mut self, num: NodeId, user: &User) {
+        self.insert(
+            num,
+            NodeNames {
+                long_name: clean_name(&user.long_name),
+                short_name: clean_name(&user.short_name),
+            },
+        );
+    }
+
+    pub fn get(&self, num: NodeId) -> Option<&NodeNames> {
+        self.nodes.get(&num).map(|(names, _)| names)
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// Drops control characters and caps the length: names are chosen by strangers.
+fn clean_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// The handshake in progress: collects what the node sends until `config_complete_id`.
+#[derive(Debug)]
+pub struct Handshake {
+    nonce: u32,
+    /// From `my_info`; the handshake is not complete without it.
+    my_num: Option<NodeId>,
+    db: NodeDb,
+    firmware_version: String,
+    /// Enabled channels by index; a later message for the same index replaces the earlier.
+    channels: BTreeMap<u32, String>,
+    /// From `config.lora`; `None` or 0 means the default.
+    hop_limit: Option<u32>,
+}
+
+impl Handshake {
+    pub fn new(nonce: u32) -> Self {
+        Handshake {
+            nonce,
+            my_num: None,
+            db: NodeDb::new(),
+            firmware_version: String::new(),
+            channels: BTreeMap::new(),
+            hop_limit: None,
+        }
+    }
+
+    /// The nonce sent in `want_config_id`.
+    pub fn nonce(&self) -> u32 {
+        self.nonce
+    }
+
+    /// Takes one message; returns the local node and the node DB once the node has sent
+    /// `config_complete_id` with our nonce (a stale id from an earlier request is ignored)
+    /// and `my_info` has been seen.
+    pub fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, NodeDb)> {
+        use from_radio::PayloadVariant as V;
+        match msg.payload_variant.as_ref()? {
+            V::MyInfo(info) => self.my_num = Some(NodeId(info.my_node_num)),
+            V::NodeInfo(n) => {
+                if let Some(user) = &n.user {
+                    self.db.update_from_user(NodeId(n.num), user);
+                }
+            }
+            V::Metadata(m) => self.firmware_version = clean_name(&m.firmware_version),
+            V::Channel(c) => {
+                if let Ok(index) = u32::try_from(c.index) {
+                    if c.role == channel::Role::Disabled as i32 {
+                        self.channels.remove(&index);
+                    } else {
+                        let name = c.settings.as_ref().map(|s| s.name.as_str());
+                        self.channels.insert(index, clean_name(name.unwrap_or("")));
+                    }
+                }
+            }
+            V::Config(c) => {
+                if let Some(config::PayloadVariant::Lora(lora)) = &c.payload_variant {
+                    self.hop_limit = Some(lora.hop_limit);
+                }
+            }
+            V::ConfigCompleteId(id) if *id == self.nonce => return self.finish(),
+            V::ConfigCompleteId(id) => {
+                tracing::debug!(id, nonce = self.nonce, "stale config_complete_id ignored");
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn finish(&mut self) -> Option<(LocalNode, NodeDb)> {
+        let Some(num) = self.my_num else {
+            tracing::warn!("config complete without my_info; waiting");
+            return None;
+        };
+        let db = std::mem::take(&mut self.db);
+        let local = LocalNode {
+            num,
+            names: db.get(num).cloned().unwrap_or_default(),
+            firmware_version: self.firmware_version.clone(),
+            hop_limit: self
+                .hop_limit
+                .filter(|&h| h != 0)
+                .unwrap_or(DEFAULT_HOP_LIMIT),
+            channels: self.channels.iter().map(|(i, n)| (*i, n.clone())).collect(),
+            known_nodes: db.len(),
+        };
+        Some((local, db))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshtastic::protobufs::{
+        Channel, ChannelSettings, Config, DeviceMetadata, MyNodeInfo, NodeInfo, config::LoRaConfig,
+    };
+    use rand::SeedableRng;
+
+    const NONCE: u32 = 0x1234_5678;
+    const ME: u32 = 0xa1b2_c3d4;
+
+    fn msg(v: from_radio::PayloadVariant) -> FromRadio {
+        FromRadio {
+            id: 0,
+            payload_variant: Some(v),
+        }
+    }
+    fn my_info() -> FromRadio {
+        msg(from_radio::PayloadVariant::MyInfo(MyNodeInfo {
+            my_node_num: ME,
+            ..Default::default()
+        }))
+    }
+    fn node(num: u32, long: &str, short: &str) -> FromRadio {
+        msg(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+            num,
+            user: Some(User {
+                long_name: long.into(),
+                short_name: short.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }))
+    }
+    fn metadata() -> FromRadio {
+        msg(from_radio::PayloadVariant::Metadata(DeviceMetadata {
+            firmware_version: "2.7.26.abc".into(),
+            ..Default::default()
+        }))
+    }
+    fn chan(index: i32, name: &str, role: channel::Role) -> FromRadio {
+        msg(from_radio::PayloadVariant::Channel(Channel {
+            index,
+            settings: Some(ChannelSettings {
+                name: name.into(),
+                ..Default::default()
+            }),
+            role: role as i32,
+        }))
+    }
+    fn lora(hop_limit: u32) -> FromRadio {
+        msg(from_radio::PayloadVariant::Config(Config {
+            payload_variant: Some(config::PayloadVariant::Lora(LoRaConfig {
+                hop_limit,
+                ..Default::default()
+            })),
+        }))
+    }
+    fn complete(id: u32) -> FromRadio {
+        msg(from_radio::PayloadVariant::ConfigCompleteId(id))
+    }
+
+    /// Feeds the messages in order; returns the index at which the handshake completed.
+    fn check(seq: &[FromRadio], want_at: Option<usize>, want_hops: u32) {
+        let mut hs = Handshake::new(NONCE);
+        let mut done = None;
+        for (i, m) in seq.iter().enumerate() {
+            if let Some(r) = hs.on_message(m) {
+                done = Some((i, r));
+                break;
+            }
+        }
+        assert_eq!(done.as_ref().map(|(i, _)| *i), want_at, "{seq:?}");
+        if let Some((_, (local, db))) = done {
+            assert_eq!(local.num, NodeId(ME));
+            assert_eq!(local.hop_limit, want_hops);
+            assert_eq!(local.names.long_name, "Bot");
+            assert_eq!(local.firmware_version, "2.7.26.abc");
+            assert_eq!(local.channels, vec![(0, String::new()), (1, "ops".into())]);
+            assert_eq!(local.known_nodes, 2);
+            assert_eq!(db.get(NodeId(7)).map(|n| n.short_name.as_str()), Some("AL"));
+        }
+    }
+
+    #[test]
+    fn handshake_sequences() {
+        let standard = vec![
+            my_info(),
+            node(ME, "Bot", "BOT"),
+            node(7, "Alice", "AL"),
+            metadata(),
+            chan(0, "", channel::Role::Primary),
+            chan(1, "ops", channel::Role::Secondary),
+            chan(2, "", channel::Role::Disabled),
+            lora(5),
+            complete(NONCE),
+        ];
+        check(&standard, Some(8), 5);
+
+        let mut reversed: Vec<_> = standard[..8].iter().rev().cloned().collect();
+        reversed.push(complete(NONCE));
+        check(&reversed, Some(8), 5);
+
+        let mut stale_first = vec![complete(NONCE ^ 1)];
+        stale_first.extend(standard.clone());
+        check(&stale_first, Some(9), 5);
+
+        let only_stale: Vec<_> = standard[..8]
+            .iter()
+            .cloned()
+            .chain([complete(69420)])
+            .collect();
+        check(&only_stale, None, 0);
+
+        let no_hops: Vec<_> = standard
+            .iter()
+            .filter(|m| *m != &lora(5))
+            .cloned()
+            .collect();
+        check(&no_hops, Some(7), DEFAULT_HOP_LIMIT);
+
+        let zero_hops: Vec<_> = standard
+            .iter()
+            .map(|m| if *m == lora(5) { lora(0) } else { m.clone() })
+            .collect();
+        check(&zero_hops, Some(8), DEFAULT_HOP_LIMIT);
+
+        let no_my_info = standard[1..].to_vec();
+        check(&no_my_info, None, 0);
+
+        let empty_message = vec![FromRadio::default()];
+        check(&empty_message, None, 0);
+    }
+
+    #[test]
+    fn nonce_is_never_special() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        for _ in 0..10_000 {
+            let n = new_nonce(&mut rng);
+            assert!(n != 0 && n != 69420 && n != 69421);
+        }
+    }
+
+    #[test]
+    fn node_db_is_bounded_and_evicts_least_recently_updated() {
+        let mut db = NodeDb::with_capacity(3);
+        let names = |s: &str| NodeNames {
+            long_name: s.into(),
+            short_name: s.into(),
+        };
+        db.insert(NodeId(1), names("a"));
+        db.insert(NodeId(2), names("b"));
+        db.insert(NodeId(3), names("c"));
+        db.insert(NodeId(1), names("a2"));
+        db.insert(NodeId(4), names("d"));
+        assert_eq!(db.len(), 3);
+        assert_eq!(db.get(NodeId(2)), None);
+        assert_eq!(db.get(NodeId(1)), Some(&names("a2")));
+        assert!(db.get(NodeId(4)).is_some());
+    }
+
+    #[test]
+    fn names_are_cleaned() {
+        let mut db = NodeDb::new();
+        let user = User {
+            long_name: format!(" Al\u{7}ice\n{}", "x".repeat(200)),
+            short_name: "AL".into(),
+            ..Default::default()
+        };
+        db.update_from_user(NodeId(1), &user);
+        let got = db.get(NodeId(1)).unwrap();
+        assert!(got.long_name.starts_with("Alicexxx"));
+        assert!(got.long_name.chars().count() <= MAX_NAME_CHARS);
+    }
+}

@@ -1,0 +1,283 @@
+//! The link supervisor task and the [`Radio`] handle the daemon holds.
+//!
+//! The supervisor loops forever: connect → handshake → ready (read, write, heartbeat,
+//! watch for silence) → down → wait the backoff → connect again, until closed. It publishes
+//! each state on a `watch` channel and logs each change once; a node that stays
+//! unreachable for hours produces one warning, not one a minute.
+//!
+//! Invariants:
+//! - The reader never waits on the rest of the daemon: DMs go out with `try_send`.
+//! - A text is written only in the link generation the outbox decided it for.
+//! - Only the outbox decides what to send; the link writes what it is given plus its own
+//!   handshake, heartbeats and probes.
+//!
+//! `serve` holds the per-connection logic, generic over any byte stream so the tests can
+//! drive it through `tokio::io::duplex` with paused time.
+
+mod serve;
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::io;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::backoff::Backoff;
+use super::inbound::DmFilter;
+use super::outbox::{self, OutboxHandle, OutboxTask};
+use super::session::NodeDb;
+use super::transport::{self, Connection};
+use super::{Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
+
+/// Room for the node's answers on their way to the outbox (queue status, ACKs, NAKs).
+const EVENTS_CAPACITY: usize = 64;
+/// Room for the outbox's writes; the outbox paces them, so a few suffice.
+const WRITES_CAPACITY: usize = 16;
+
+/// The running radio link: the supervisor task plus the outbox it feeds.
+#[derive(Debug)]
+pub struct Radio {
+    outbox: OutboxHandle,
+    outbox_task: OutboxTask,
+    state: watch::Receiver<LinkState>,
+    /// Cancels the link when the handle is dropped without `close`.
+    cancel: DropGuard,
+    link: JoinHandle<()>,
+}
+
+impl Radio {
+    /// Starts the link and outbox tasks. DMs/broadcasts go to `inbound`; the reader never
+    /// waits on it: it uses `try_send` and, when full, logs a warning and drops (the radio
+    /// would drop anyway).
+    pub fn spawn(cfg: RadioConfig, inbound: mpsc::Sender<Inbound>) -> Radio {
+        let target = cfg.transport.clone();
+        let connector = move || {
+            let target = target.clone();
+            async move { transport::connect(&target).await }
+        };
+        Self::spawn_with(cfg, inbound, connector)
+    }
+
+    /// [`Radio::spawn`] with another way to open connections (tests use in-memory pipes).
+    pub(crate) fn spawn_with<C, F>(
+        cfg: RadioConfig,
+        inbound: mpsc::Sender<Inbound>,
+        connector: C,
+    ) -> Radio
+    where
+        C: FnMut() -> F + Send + 'static,
+        F: Future<Output = io::Result<Connection>> + Send + 'static,
+    {
+        let (state_tx, state_rx) = watch::channel(LinkState::Connecting);
+        let (events_tx, events_rx) = mpsc::channel(EVENTS_CAPACITY);
+        let (writes_tx, writes_rx) = mpsc::channel(WRITES_CAPACITY);
+        let (outbox, outbox_task) = outbox::spawn(&cfg, state_rx.clone(), events_rx, writes_tx);
+        let cancel = CancellationToken::new();
+        let link = Link::new(
+            cfg,
+            connector,
+            Channels {
+                state: state_tx,
+                inbound,
+                events: events_tx,
+                writes: writes_rx,
+            },
+            cancel.clone(),
+        );
+        Radio {
+            outbox,
+            outbox_task,
+            state: state_rx,
+            cancel: cancel.drop_guard(),
+            link: tokio::spawn(link.run()),
+        }
+    }
+
+    /// The handle for queueing replies.
+    pub fn outbox(&self) -> OutboxHandle {
+        self.outbox.clone()
+    }
+
+    /// The link state; each change is also logged once by the link.
+    pub fn state(&self) -> watch::Receiver<LinkState> {
+        self.state.clone()
+    }
+
+    /// Stops new replies, lets the outbox drain for up to `drain`, then closes the link;
+    /// the state ends as `Closed`.
+    pub async fn close(self, drain: Duration) {
+        let Radio {
+            outbox_task,
+            cancel,
+            link,
+            ..
+        } = self;
+        outbox_task.drain_and_stop(drain).await;
+        cancel.disarm().cancel();
+        if let Err(e) = link.await {
+            tracing::error!(error = %e, "radio link task failed");
+        }
+    }
+}
+
+/// The channels the link talks through.
+struct Channels {
+    state: watch::Sender<LinkState>,
+    /// To the responder: DMs and broadcasts, never awaited.
+    inbound: mpsc::Sender<Inbound>,
+    /// To the outbox: queue status and routing answers.
+    events: mpsc::Sender<LinkEvent>,
+    /// From the outbox: texts and probes to write.
+    writes: mpsc::Receiver<Outgoing>,
+}
+
+/// How one connection ended.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    /// The close signal: stop for good.
+    Closed,
+    /// Lost the node; retry after the backoff.
+    Lost(String),
+    /// The node rebooted: retry right away (minimum delay), it is not the link's fault.
+    Rebooted,
+}
+
+/// The supervisor's state across connections.
+struct Link<C> {
+    cfg: RadioConfig,
+    connector: C,
+    ch: Channels,
+    /// False once the outbox dropped its sender, so `recv` is no longer polled.
+    writes_open: bool,
+    cancel: CancellationToken,
+    /// Lives across reconnects so its dedup memory does too.
+    filter: DmFilter,
+    /// Replaced at each handshake, then updated by NODEINFO_APP packets.
+    db: NodeDb,
+    backoff: Backoff,
+    /// Grows by one with each successful handshake.
+    generation: u64,
+    /// Failed attempts since the link was last ready, for the log.
+    failures: u32,
+    /// The last down reason logged as a warning; repeats of it are logged at debug.
+    last_warned: Option<String>,
+}
+
+impl<C, F> Link<C>
+where
+    C: FnMut() -> F + Send + 'static,
+    F: Future<Output = io::Result<Connection>> + Send + 'static,
+{
+    fn new(cfg: RadioConfig, connector: C, ch: Channels, cancel: CancellationToken) -> Self {
+        let backoff = Backoff::new(cfg.reconnect_min, cfg.reconnect_max);
+        Link {
+            cfg,
+            connector,
+            ch,
+            writes_open: true,
+            cancel,
+            filter: DmFilter::new(),
+            db: NodeDb::new(),
+            backoff,
+            generation: 0,
+            failures: 0,
+            last_warned: None,
+        }
+    }
+
+    /// The supervisor loop; returns once closed.
+    async fn run(mut self) {
+        loop {
+            let reason = match self.attempt().await {
+                End::Closed => break,
+                End::Lost(reason) => reason,
+                End::Rebooted => {
+                    self.backoff.reset();
+                    "node rebooted".to_string()
+                }
+            };
+            let retry_in = self
+                .backoff
+                .next_delay_random(Instant::now().into_std(), &mut rand::rng());
+            self.go_down(reason, retry_in);
+            if !self.idle(retry_in).await {
+                break;
+            }
+        }
+        self.set_state(LinkState::Closed);
+        tracing::info!("radio link closed");
+    }
+
+    /// One connection, from opening it to losing it.
+    async fn attempt(&mut self) -> End {
+        self.set_state(LinkState::Connecting);
+        let connect = tokio::time::timeout(self.cfg.handshake_timeout, (self.connector)());
+        tokio::pin!(connect);
+        let conn = loop {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return End::Closed,
+                r = &mut connect => match r {
+                    Ok(Ok(conn)) => break conn,
+                    Ok(Err(e)) => return End::Lost(transport::explain(&self.cfg.transport, &e)),
+                    Err(_) => return End::Lost(format!(
+                        "cannot connect to {}: timed out",
+                        transport::describe(&self.cfg.transport)
+                    )),
+                },
+                w = self.ch.writes.recv(), if self.writes_open => self.discard(w),
+            }
+        };
+        tracing::debug!(kind = ?conn.kind, "connected");
+        self.serve(conn).await
+    }
+
+    /// Waits out the backoff; returns `false` if closed meanwhile. Writes that arrive
+    /// now are dropped: the outbox times them out and resends once the link is back.
+    async fn idle(&mut self, delay: Duration) -> bool {
+        let wake = tokio::time::sleep(delay);
+        tokio::pin!(wake);
+        loop {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return false,
+                _ = &mut wake => return true,
+                w = self.ch.writes.recv(), if self.writes_open => self.discard(w),
+            }
+        }
+    }
+
+    /// Drops a write that cannot go out because no link is ready.
+    fn discard(&mut self, w: Option<Outgoing>) {
+        match w {
+            None => self.writes_open = false,
+            Some(Outgoing::Text(t)) => {
+                tracing::debug!(id = t.id, to = %t.to, "link not ready; text dropped");
+            }
+            Some(Outgoing::Probe) => tracing::debug!("link not ready; probe dropped"),
+        }
+    }
+
+    fn set_state(&self, state: LinkState) {
+        match &state {
+            LinkState::Connecting | LinkState::Handshaking => tracing::debug!(?state, "radio link"),
+            _ => {}
+        }
+        self.ch.state.send_replace(state);
+    }
+
+    /// Publishes `Down` and logs it: a warning for a new reason, debug for a repeat.
+    fn go_down(&mut self, reason: String, retry_in: Duration) {
+        self.failures = self.failures.saturating_add(1);
+        if self.last_warned.as_deref() == Some(reason.as_str()) {
+            tracing::debug!(%reason, ?retry_in, attempts = self.failures, "radio link still down");
+        } else {
+            tracing::warn!(%reason, ?retry_in, "radio link down");
+            self.last_warned = Some(reason.clone());
+        }
+        self.set_state(LinkState::Down { reason, retry_in });
+    }
+}

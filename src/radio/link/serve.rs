@@ -1,0 +1,318 @@
+//! One connection's life: the handshake, then the ready loop that reads frames, writes the
+//! outbox's texts, sends heartbeats and notices a silent node.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use meshtastic::protobufs::{FromRadio, MeshPacket, ToRadio, from_radio};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_util::codec::Framed;
+
+use super::{End, Link};
+use crate::node::NodeId;
+use crate::radio::codec::{CodecError, FrameCodec};
+use crate::radio::inbound::Verdict;
+use crate::radio::session::{Handshake, new_nonce};
+use crate::radio::transport::Connection;
+use crate::radio::{Inbound, LinkEvent, LinkState, Outgoing, packet};
+
+/// How long a probe may go unanswered before the node counts as silent.
+pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A write that takes longer than this means the node stopped reading.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the link waits for the outbox to take an event before dropping it. The
+/// outbox is always responsive, so this only breaks a would-be deadlock.
+const EVENT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the goodbye (`ToRadio.disconnect`) may take on close.
+const GOODBYE_TIMEOUT: Duration = Duration::from_secs(1);
+
+type Frames<S> = Framed<S, FrameCodec>;
+
+/// Why a write did not go out.
+enum WriteError {
+    /// The message cannot be framed; only that message is lost, the link is fine.
+    TooLarge(usize),
+    /// The link is broken.
+    Link(String),
+}
+
+/// Frames and writes one message, bounded by `WRITE_TIMEOUT`.
+async fn write<S>(frames: &mut Frames<S>, msg: &ToRadio) -> Result<(), WriteError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let bytes = Bytes::from(packet::encode(msg));
+    match tokio::time::timeout(WRITE_TIMEOUT, frames.send(bytes)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(CodecError::TooLarge(n))) => Err(WriteError::TooLarge(n)),
+        Ok(Err(CodecError::Io(e))) => Err(WriteError::Link(format!("write failed: {e}"))),
+        Err(_) => Err(WriteError::Link("write timed out".to_string())),
+    }
+}
+
+/// Writes a message the link cannot do without (want_config, heartbeat).
+async fn write_or_end<S>(frames: &mut Frames<S>, msg: &ToRadio) -> Result<(), End>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    match write(frames, msg).await {
+        Ok(()) => Ok(()),
+        Err(WriteError::TooLarge(n)) => Err(End::Lost(format!("control message of {n} bytes"))),
+        Err(WriteError::Link(reason)) => Err(End::Lost(reason)),
+    }
+}
+
+/// Turns a read result into a payload, or the reason the connection ended.
+fn frame_or_end(frame: Option<Result<Bytes, CodecError>>) -> Result<Bytes, End> {
+    match frame {
+        Some(Ok(payload)) => Ok(payload),
+        Some(Err(e)) => Err(End::Lost(format!("read failed: {e}"))),
+        None => Err(End::Lost("node closed the connection".to_string())),
+    }
+}
+
+/// Parses a frame; an undecodable one is logged and skipped.
+fn decode(payload: &[u8]) -> Option<FromRadio> {
+    match packet::decode_from_radio(payload) {
+        Ok(msg) => Some(msg),
+        Err(e) => {
+            tracing::debug!(error = %e, len = payload.len(), "undecodable frame skipped");
+            None
+        }
+    }
+}
+
+impl<C, F> Link<C>
+where
+    C: FnMut() -> F + Send + 'static,
+    F: Future<Output = io::Result<Connection>> + Send + 'static,
+{
+    /// Runs one connection until it ends.
+    pub(super) async fn serve<S>(&mut self, io: S) -> End
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        let mut frames = Framed::new(io, FrameCodec::new());
+        let end = match self.handshake(&mut frames).await {
+            Ok(()) => self.ready(&mut frames).await,
+            Err(end) => end,
+        };
+        if end == End::Closed {
+            // Best effort: tells a serial node the session is over.
+            if tokio::time::timeout(
+                GOODBYE_TIMEOUT,
+                frames.send(Bytes::from(packet::encode(&packet::disconnect()))),
+            )
+            .await
+            .is_err()
+            {
+                tracing::debug!("goodbye timed out");
+            }
+        }
+        end
+    }
+
+    /// Sends `want_config` with a fresh nonce and reads until the node is configured.
+    async fn handshake<S>(&mut self, frames: &mut Frames<S>) -> Result<(), End>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        self.set_state(LinkState::Handshaking);
+        let nonce = new_nonce(&mut rand::rng());
+        write_or_end(frames, &packet::want_config(nonce)).await?;
+        let deadline = tokio::time::sleep(self.cfg.handshake_timeout);
+        tokio::pin!(deadline);
+        let mut hs = Handshake::new(nonce);
+        let (local, db) = loop {
+            tokio::select! {
+                _ = self.cancel.cancelled() => return Err(End::Closed),
+                _ = &mut deadline => return Err(End::Lost("handshake timed out".to_string())),
+                frame = frames.next() => {
+                    let Some(msg) = decode(&frame_or_end(frame)?) else { continue };
+                    if let Some(done) = hs.on_message(&msg) {
+                        break done;
+                    }
+                }
+                w = self.ch.writes.recv(), if self.writes_open => self.discard(w),
+            }
+        };
+        self.generation += 1;
+        self.filter.set_local(local.num);
+        self.db = db;
+        self.backoff.on_ready(Instant::now().into_std());
+        tracing::info!(
+            generation = self.generation,
+            node = %local.num,
+            name = %local.names.long_name,
+            firmware = %local.firmware_version,
+            hop_limit = local.hop_limit,
+            known_nodes = local.known_nodes,
+            failed_attempts = self.failures,
+            "radio link ready"
+        );
+        self.failures = 0;
+        self.last_warned = None;
+        self.set_state(LinkState::Ready {
+            generation: self.generation,
+            local: Arc::new(local),
+        });
+        Ok(())
+    }
+
+    /// The ready loop: reads frames, writes, heartbeats, probes a silent node.
+    async fn ready<S>(&mut self, frames: &mut Frames<S>) -> End
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        let every = self.cfg.heartbeat_interval;
+        let mut heartbeat = tokio::time::interval_at(Instant::now() + every, every);
+        heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut last_rx = Instant::now();
+        let mut probe_sent: Option<Instant> = None;
+        loop {
+            let silent_at = match probe_sent {
+                Some(at) => at + PROBE_TIMEOUT,
+                None => last_rx + self.cfg.silence_timeout,
+            };
+            let step = tokio::select! {
+                _ = self.cancel.cancelled() => Err(End::Closed),
+                frame = frames.next() => match frame_or_end(frame) {
+                    Ok(payload) => {
+                        last_rx = Instant::now();
+                        probe_sent = None;
+                        self.on_frame(&payload).await
+                    }
+                    Err(end) => Err(end),
+                },
+                w = self.ch.writes.recv(), if self.writes_open => self.on_write(frames, w).await,
+                _ = heartbeat.tick() => write_or_end(frames, &packet::heartbeat()).await,
+                _ = tokio::time::sleep_until(silent_at) => {
+                    if probe_sent.is_some() {
+                        Err(End::Lost("radio silent".to_string()))
+                    } else {
+                        tracing::debug!(silent_for = ?self.cfg.silence_timeout, "no frame from the node; probing");
+                        probe_sent = Some(Instant::now());
+                        write_or_end(frames, &packet::heartbeat()).await
+                    }
+                }
+            };
+            if let Err(end) = step {
+                return end;
+            }
+        }
+    }
+
+    /// Writes what the outbox asked for, if it still applies.
+    async fn on_write<S>(&mut self, frames: &mut Frames<S>, w: Option<Outgoing>) -> Result<(), End>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        let msg = match w {
+            None => {
+                self.writes_open = false;
+                return Ok(());
+            }
+            Some(Outgoing::Probe) => packet::heartbeat(),
+            Some(Outgoing::Text(t)) if t.generation != self.generation => {
+                tracing::debug!(
+                    id = t.id,
+                    generation = t.generation,
+                    "text for an older link dropped"
+                );
+                return Ok(());
+            }
+            Some(Outgoing::Text(t)) => {
+                tracing::debug!(id = t.id, to = %t.to, channel = t.channel, "writing text");
+                packet::text_packet(&t)
+            }
+        };
+        match write(frames, &msg).await {
+            Ok(()) => Ok(()),
+            Err(WriteError::TooLarge(n)) => {
+                tracing::warn!(bytes = n, "packet too large to frame; dropped");
+                Ok(())
+            }
+            Err(WriteError::Link(reason)) => Err(End::Lost(reason)),
+        }
+    }
+
+    /// Handles one frame from the ready node.
+    async fn on_frame(&mut self, payload: &[u8]) -> Result<(), End> {
+        use from_radio::PayloadVariant as V;
+        let Some(msg) = decode(payload) else {
+            return Ok(());
+        };
+        match msg.payload_variant {
+            Some(V::Packet(p)) => self.on_packet(&p).await,
+            Some(V::QueueStatus(q)) => {
+                self.forward_to_outbox(LinkEvent::QueueStatus {
+                    res: q.res,
+                    free: q.free,
+                    maxlen: q.maxlen,
+                    mesh_packet_id: q.mesh_packet_id,
+                })
+                .await;
+            }
+            Some(V::Rebooted(_)) => return Err(End::Rebooted),
+            Some(V::NodeInfo(n)) => {
+                if let Some(user) = &n.user {
+                    self.db.update_from_user(NodeId(n.num), user);
+                }
+            }
+            Some(V::ClientNotification(n)) => {
+                tracing::info!(message = %n.message, level = n.level, "node notification");
+            }
+            Some(V::LogRecord(r)) => tracing::trace!(message = %r.message, "node log record"),
+            other => tracing::trace!(?other, "frame ignored"),
+        }
+        Ok(())
+    }
+
+    /// Routes one mesh packet: ACK/NAK to the outbox, names to the DB, texts through the
+    /// filter to the daemon.
+    async fn on_packet(&mut self, p: &MeshPacket) {
+        if let Some(ev) = packet::routing_event(p) {
+            self.forward_to_outbox(ev).await;
+            return;
+        }
+        if let Some((from, user)) = packet::node_info_user(p) {
+            self.db.update_from_user(from, &user);
+            return;
+        }
+        let verdict = self
+            .filter
+            .accept(p, Instant::now().into_std(), &self.db, SystemTime::now());
+        let msg = match verdict {
+            Verdict::Dm(m) => Inbound::Dm(m),
+            Verdict::Broadcast(m) => Inbound::Broadcast(m),
+            Verdict::Skip(reason) => {
+                tracing::trace!(?reason, from = %NodeId(p.from), id = p.id, "packet skipped");
+                return;
+            }
+        };
+        match self.ch.inbound.try_send(msg) {
+            Ok(()) => {}
+            Err(TrySendError::Full(msg)) => {
+                let from = match &msg {
+                    Inbound::Dm(m) | Inbound::Broadcast(m) => m.from,
+                };
+                tracing::warn!(%from, "daemon is behind; incoming message dropped");
+            }
+            Err(TrySendError::Closed(_)) => tracing::debug!("nobody takes incoming messages"),
+        }
+    }
+
+    async fn forward_to_outbox(&mut self, ev: LinkEvent) {
+        match tokio::time::timeout(EVENT_TIMEOUT, self.ch.events.send(ev)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => tracing::trace!("outbox gone; event dropped"),
+            Err(_) => tracing::warn!("outbox not taking events; event dropped"),
+        }
+    }
+}
