@@ -14,6 +14,8 @@ use super::Transport;
 /// Bytes written before the handshake on serial, like the Python client: a run of START2
 /// wakes a sleeping device without looking like the start of a frame.
 const SERIAL_WAKE: [u8; 32] = [super::codec::START2; 32];
+/// Pause after the wake-up bytes, as the Python client does.
+const SERIAL_WAKE_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A byte stream to the node.
 pub trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -87,6 +89,8 @@ pub async fn connect(t: &Transport) -> io::Result<Connection> {
             let mut port = tokio_serial::new(path, *baud).open_native_async()?;
             port.write_all(&SERIAL_WAKE).await?;
             port.flush().await?;
+            // Like the Python client: give the woken device a moment before the handshake.
+            tokio::time::sleep(SERIAL_WAKE_PAUSE).await;
             Ok(Connection::new(port, ConnKind::Serial))
         }
         Transport::Tcp { host, port } => {

@@ -289,8 +289,14 @@ where
             .filter
             .accept(p, Instant::now().into_std(), &self.db, SystemTime::now());
         let msg = match verdict {
-            Verdict::Dm(m) => Inbound::Dm(m),
-            Verdict::Broadcast(m) => Inbound::Broadcast(m),
+            Verdict::Dm(m) => {
+                tracing::debug!(from = %m.from, id = m.packet_id, text = %m.text, "dm received");
+                Inbound::Dm(m)
+            }
+            Verdict::Broadcast(m) => {
+                tracing::debug!(from = %m.from, channel = m.channel, text = %m.text, "broadcast received");
+                Inbound::Broadcast(m)
+            }
             Verdict::Skip(reason) => {
                 tracing::trace!(?reason, from = %NodeId(p.from), id = p.id, "packet skipped");
                 return;
