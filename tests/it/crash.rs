@@ -46,7 +46,7 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
     let llm = FakeLlm::start(behaviour).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("meshai.db");
-    let extra = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\n[limits]\nnode_messages = 1000\n";
+    let extra = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n";
     let config = dir.path().join("config.toml");
     std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, extra)).expect("config");
 

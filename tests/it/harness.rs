@@ -31,8 +31,10 @@ pub fn sim_config() -> SimConfig {
     }
 }
 
-/// A config file's text for the daemon under test. `extra` is appended (extra sections).
+/// A config file's text for the daemon under test. `extra` is appended (extra sections);
+/// the per-node rate limit is lifted unless `extra` has its own `[limits]`.
 pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
+    let limits = if extra.contains("[limits]") { "" } else { "[limits]\nnode_messages = 10000\n" };
     format!(
         r#"[radio]
 tcp = "{addr}"
@@ -48,6 +50,7 @@ timeout_secs = 3
 [storage]
 database = "{db}"
 
+{limits}
 {extra}
 "#,
         addr = sim.addr(),
@@ -97,6 +100,7 @@ impl Daemon {
     }
 
     pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
+        init_logging();
         let text = config_text(&sim, &llm.base_url(), &dir.path().join("meshai.db"), extra);
         let config = parse_config(&text);
         let handshakes = sim.handshakes();
@@ -170,4 +174,14 @@ pub fn summarizer(req: &FakeRequest) -> FakeResponse {
         out.push_str(&f);
     }
     FakeResponse::Text(out)
+}
+
+/// Daemon logs in test output when `RUST_LOG` is set (e.g. `RUST_LOG=meshai=debug`).
+pub fn init_logging() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
+    }
 }

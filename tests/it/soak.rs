@@ -45,7 +45,7 @@ fn rss_kib() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
-    let d = Daemon::start("[limits]\nnode_messages = 100\n").await;
+    let d = Daemon::start("").await;
     d.answer_with(faulty);
     let total = (NODES * PER_NODE) as usize;
 
