@@ -34,7 +34,11 @@ pub fn sim_config() -> SimConfig {
 /// A config file's text for the daemon under test. `extra` is appended (extra sections);
 /// the per-node rate limit is lifted unless `extra` has its own `[limits]`.
 pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
-    let limits = if extra.contains("[limits]") { "" } else { "[limits]\nnode_messages = 10000\n" };
+    let limits = if extra.contains("[limits]") {
+        ""
+    } else {
+        "[limits]\nnode_messages = 10000\n"
+    };
     format!(
         r#"[radio]
 tcp = "{addr}"

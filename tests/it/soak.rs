@@ -22,7 +22,8 @@ fn bucket(text: &str) -> u32 {
         % 100
 }
 
-/// 10 % of DMs fail (HTTP 500 on every try), 5 % stall 400 ms, the rest answer at once.
+/// 10 % of DMs fail (HTTP 500 on every try), 5 % stall 400 ms (then the fake answers with its
+/// echo text), the rest answer at once.
 pub fn faulty(req: &FakeRequest) -> FakeResponse {
     let q = req.last_user();
     match bucket(q) {
@@ -118,6 +119,13 @@ async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
                     "node {n} m{round}: notice, got {text:?}"
                 );
                 notices += 1;
+            } else if bucket(&q) < 15 {
+                // A stalled answer is the fake's echo text.
+                assert_eq!(
+                    text,
+                    &format!("echo: {q}"),
+                    "node {n}: in order, exactly once"
+                );
             } else {
                 assert_eq!(text, &format!("ok {q}"), "node {n}: in order, exactly once");
             }
