@@ -96,6 +96,8 @@ fn summary_for(req: &FakeRequest) -> String {
 struct Run {
     exchanges: usize,
     prompt_chars: usize,
+    /// The last prompt's parts: system prompt, memory (summary + retrieved), window + new message.
+    breakdown: (usize, usize, usize),
     full_chars: usize,
     summary_calls: usize,
     reply_latencies: Vec<Duration>,
@@ -145,6 +147,7 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
     let mut history_chars = 0usize;
     let mut full_chars = 0usize;
     let mut prompt_chars = 0usize;
+    let mut breakdown = (0, 0, 0);
     let mut reply_latencies = Vec::new();
     let mut summary_turn_latencies = Vec::new();
     let summaries_seen = Arc::new(AtomicUsize::new(0));
@@ -186,6 +189,9 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
             .map_or(0, |m| m.content.chars().count());
         full_chars = system + history_chars + msg.chars().count();
         prompt_chars = req.prompt_chars();
+        let chars = |m: &support::fake_llm::FakeMessage| m.content.chars().count();
+        let memory: usize = req.messages.iter().skip(1).filter(|m| m.role == "system").map(chars).sum();
+        breakdown = (system, memory, prompt_chars - system - memory);
         history_chars += msg.chars().count() + answer.chars().count();
     }
     // Let a summary still running finish before counting.
@@ -196,6 +202,7 @@ async fn replay(exchanges: usize, summary_stall: Duration) -> Run {
     Run {
         exchanges,
         prompt_chars,
+        breakdown,
         full_chars,
         summary_calls,
         reply_latencies,
@@ -216,9 +223,9 @@ fn pct(d: &mut [Duration], p: f64) -> Duration {
 async fn main() {
     println!("# prompt size at the last turn vs the full history (default [memory] settings)");
     println!(
-        "| exchanges | meshai prompt chars (≈tokens) | full history chars (≈tokens) | cut | summary calls | evicted msgs per summary call |"
+        "| exchanges | meshai prompt chars (≈tokens) | of which system / memory / window+new | full history chars (≈tokens) | cut | summary calls | evicted msgs per summary call |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for n in [10, 20, 50, 100] {
         let r = replay(n, Duration::ZERO).await;
         let cut = 100.0 * (1.0 - r.prompt_chars as f64 / r.full_chars as f64);
@@ -229,10 +236,13 @@ async fn main() {
             format!("{:.1}", evicted as f64 / r.summary_calls as f64)
         };
         println!(
-            "| {} | {} ({}) | {} ({}) | {:.1} % | {} | {} |",
+            "| {} | {} ({}) | {} / {} / {} | {} ({}) | {:.1} % | {} | {} |",
             r.exchanges,
             r.prompt_chars,
             estimate_tokens(r.prompt_chars),
+            r.breakdown.0,
+            r.breakdown.1,
+            r.breakdown.2,
             r.full_chars,
             estimate_tokens(r.full_chars),
             cut,

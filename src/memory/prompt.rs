@@ -9,9 +9,14 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::store::{Context, Role};
 
-/// Each retrieved message is cut to this many characters, so retrieval can never blow up the
-/// prompt however long the old messages were.
-pub const RETRIEVED_CHARS: usize = 200;
+/// A retrieved exchange is a reminder, not a transcript: the question cut to
+/// `RETRIEVED_USER_CHARS` and about one packet of the answer, `RETRIEVED_CHARS`. So retrieval
+/// can never blow up the prompt however long the old messages were (docs/benchmarks.md shows
+/// what this costs per turn).
+pub const RETRIEVED_CHARS: usize = 150;
+
+/// The question of a retrieved exchange is cut to this many characters.
+pub const RETRIEVED_USER_CHARS: usize = 100;
 
 /// Introduces the rolling summary.
 const SUMMARY_INTRO: &str = "What you remember about this person: ";
@@ -34,7 +39,7 @@ pub fn reply_prompt(system: &str, ctx: &Context, new_text: &str) -> Vec<ChatMess
         let mut text = String::from(RETRIEVED_INTRO);
         for ex in &ctx.retrieved {
             text.push_str("\n\nUser: ");
-            text.push_str(&cap(&ex.user, RETRIEVED_CHARS));
+            text.push_str(&cap(&ex.user, RETRIEVED_USER_CHARS));
             text.push_str("\nAssistant: ");
             text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
         }
@@ -224,7 +229,7 @@ mod tests {
         let msgs = reply_prompt("S", &ctx, "n");
         let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
         assert!(
-            retrieved <= RETRIEVED_INTRO.len() + 2 * RETRIEVED_CHARS + 40,
+            retrieved <= RETRIEVED_INTRO.len() + RETRIEVED_USER_CHARS + RETRIEVED_CHARS + 40,
             "{retrieved}"
         );
     }

@@ -7,4 +7,5 @@ mod daemon;
 mod harness;
 mod sim_selftest;
 mod soak;
+mod systemd;
 mod support;
