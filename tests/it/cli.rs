@@ -2,8 +2,10 @@
 //! commands beside a running `meshai chat`, and `meshai check` against closed ports, a fake
 //! LLM and bad configs.
 //!
-//! `mini_llm`, a minimal OpenAI-compatible responder, stands in for the LLM server.
+//! `mini_llm`, a minimal OpenAI-compatible responder, stands in for the LLM server;
+//! `check_radio` runs `meshai check` against the simulated node.
 
+mod check_radio;
 mod mini_llm;
 
 use std::io::{BufRead, BufReader, Write};
@@ -37,13 +39,18 @@ impl Setup {
     /// A config using `llm_url`, a closed radio port and a database at `database` (relative
     /// to the temp directory).
     fn new(llm_url: &str, database: &str) -> Setup {
+        let radio = format!("tcp = \"127.0.0.1:{}\"", closed_port());
+        Setup::with_radio(llm_url, database, &radio)
+    }
+
+    /// Like [`Setup::new`], with `radio` (a `tcp = …` or `serial = …` line) for the node.
+    fn with_radio(llm_url: &str, database: &str, radio: &str) -> Setup {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join(database);
         let text = format!(
-            "[radio]\ntcp = \"127.0.0.1:{}\"\nhandshake_timeout_secs = 2\n\n\
+            "[radio]\n{radio}\nhandshake_timeout_secs = 2\n\n\
              [llm]\nbase_url = \"{llm_url}\"\nmodel = \"test-model\"\ntimeout_secs = 10\n\n\
              [storage]\ndatabase = \"{}\"\n",
-            closed_port(),
             db.display()
         );
         Setup::with_text(dir, &text)
@@ -358,7 +365,6 @@ fn check_with_nothing_running_explains_each_failure() {
 }
 
 #[test]
-#[ignore = "needs the radio link: src/radio/link.rs is a stub whose Radio::spawn panics"]
 fn check_reports_a_refused_radio_connection() {
     let llm = MiniLlm::start(|_| Answer::Text("pong".into()));
     let setup = Setup::new(&llm.url, "meshai.db");

@@ -5,6 +5,7 @@ mod cli;
 mod crash;
 mod daemon;
 mod harness;
+mod radio;
 mod sim_selftest;
 mod soak;
 mod systemd;

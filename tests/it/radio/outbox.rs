@@ -1,0 +1,180 @@
+//! What goes out when all goes well: pacing, one part in flight at a time, replies that
+//! outlive a reconnect, and the fields of each sent packet. The NAK paths are in `naks`.
+
+use std::time::Duration;
+
+use meshai::node::NodeId;
+use meshai::radio::{PartOutcome, ReplyRequest};
+use meshtastic::protobufs::mesh_packet::Priority;
+use tokio::time::Instant;
+
+use super::{ALICE, BOB, CAROL, DAVE, ERIN, Rig, WAIT, reply, report, sim_config};
+use crate::support::sim_node::{MeshPacketSpec, SentText, SimConfig};
+
+/// The time between consecutive accepted texts.
+fn gaps(texts: &[SentText]) -> Vec<Duration> {
+    texts
+        .windows(2)
+        .map(|w| w[1].at.duration_since(w[0].at))
+        .collect()
+}
+
+/// `(to, text)` of each accepted text.
+fn sent(texts: &[SentText]) -> Vec<(u32, String)> {
+    texts.iter().map(|t| (t.to, t.text.clone())).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn replies_queued_at_once_are_paced_and_never_refused_for_the_gap() {
+    let rig = Rig::start(sim_config()).await;
+    let replies = [
+        (ALICE, vec!["a1"]),
+        (BOB, vec!["b1", "b2"]),
+        (CAROL, vec!["c1", "c2", "c3"]),
+        (DAVE, vec!["d1"]),
+        (ERIN, vec!["e1", "e2"]),
+    ];
+    let mut pending = Vec::new();
+    for (to, parts) in &replies {
+        pending.push(rig.send(reply(*to, parts)).await);
+    }
+    for (rx, (_, parts)) in pending.into_iter().zip(&replies) {
+        let r = report(rx).await;
+        assert_eq!(r.parts, vec![PartOutcome::Delivered; parts.len()]);
+    }
+
+    let texts = rig.sim.texts();
+    let want: Vec<(u32, String)> = replies
+        .iter()
+        .flat_map(|(to, parts)| parts.iter().map(|p| (*to, p.to_string())))
+        .collect();
+    assert_eq!(sent(&texts), want, "FIFO, every part once");
+    assert_eq!(rig.sim.rate_limit_refusals(), 0);
+    for gap in gaps(&texts) {
+        assert!(gap >= Duration::from_secs(2), "texts {gap:?} apart");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_three_part_reply_waits_for_each_ack() {
+    let mut rig = Rig::start(SimConfig {
+        ack_delay: Duration::from_secs(10),
+        ..sim_config()
+    })
+    .await;
+    let dm = rig.dm_round_trip(ALICE, "tell me three things").await;
+    let r = report(
+        rig.send(ReplyRequest {
+            reply_to: Some(dm.packet_id),
+            ..reply(ALICE, &["one", "two", "three"])
+        })
+        .await,
+    )
+    .await;
+    assert_eq!(r.parts, vec![PartOutcome::Delivered; 3]);
+
+    let texts = rig.sim.texts();
+    let reply_ids: Vec<Option<u32>> = texts.iter().map(|t| t.reply_id).collect();
+    assert_eq!(reply_ids, [Some(dm.packet_id), None, None]);
+    for gap in gaps(&texts) {
+        // The next part goes as soon as the ACK is in: 10 s, not the 45 s timeout.
+        assert!(
+            gap >= Duration::from_secs(10) && gap < Duration::from_secs(11),
+            "parts {gap:?} apart"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn replies_in_flight_when_the_link_drops_go_out_once_each_after_it_is_back() {
+    // A long ACK delay holds the queue: the first part is in flight when the link drops, its
+    // ACK comes on the new connection, and the other replies follow on it.
+    let mut rig = Rig::start(SimConfig {
+        ack_delay: Duration::from_secs(20),
+        ..sim_config()
+    })
+    .await;
+    let mut pending = Vec::new();
+    for to in [ALICE, BOB, CAROL] {
+        pending.push(rig.send(reply(to, &["held", "back"])).await);
+    }
+    rig.sim.wait_texts(1, WAIT).await;
+    rig.sim.drop_connection();
+    rig.down().await;
+    rig.ready(2).await;
+    let back_at = Instant::now();
+    for rx in pending {
+        assert_eq!(report(rx).await.parts, vec![PartOutcome::Delivered; 2]);
+    }
+    let texts = rig.sim.texts();
+    let to: Vec<u32> = texts.iter().map(|t| t.to).collect();
+    assert_eq!(to, [ALICE, ALICE, BOB, BOB, CAROL, CAROL], "each part once");
+    assert!(texts[1].at >= back_at, "the rest went out on the new link");
+    assert_eq!(rig.sim.log().duplicate_drops, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn replies_queued_while_the_link_is_down_go_out_once_each_after_it_is_back() {
+    let mut rig = Rig::start(sim_config()).await;
+    rig.sim.drop_connection();
+    rig.down().await;
+    let mut pending = Vec::new();
+    for to in [ALICE, BOB, CAROL] {
+        pending.push(rig.send(reply(to, &["queued while down"])).await);
+    }
+    rig.ready(2).await;
+    let back_at = Instant::now();
+    for rx in pending {
+        assert_eq!(report(rx).await.parts, [PartOutcome::Delivered]);
+    }
+    let texts = rig.sim.texts();
+    let to: Vec<u32> = texts.iter().map(|t| t.to).collect();
+    assert_eq!(to, [ALICE, BOB, CAROL], "each reply once");
+    assert!(texts.iter().all(|t| t.at >= back_at));
+    assert_eq!(rig.sim.rate_limit_refusals(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_channel() {
+    // (hop limit the node reports, hop limit expected on the packet)
+    let cases = [(5, 5), (7, 7), (1, 1), (0, 3)];
+    for (node_hops, want_hops) in cases {
+        let mut rig = Rig::start(SimConfig {
+            hop_limit: node_hops,
+            ..sim_config()
+        })
+        .await;
+        let id = rig.sim.inject_text(MeshPacketSpec {
+            channel: 2,
+            ..MeshPacketSpec::text(BOB, "on the second secondary")
+        });
+        let dm = rig.dm().await;
+        assert_eq!((dm.packet_id, dm.channel), (id, 2));
+        let r = report(
+            rig.send(ReplyRequest {
+                to: dm.from,
+                channel: dm.channel,
+                reply_to: Some(dm.packet_id),
+                parts: vec!["answer \u{2014}\u{e9}".into()],
+            })
+            .await,
+        )
+        .await;
+        assert_eq!(r.parts, [PartOutcome::Delivered]);
+
+        let texts = rig.sim.texts();
+        let [t] = texts.as_slice() else {
+            panic!("one text expected: {texts:?}");
+        };
+        assert_eq!(
+            (t.to, t.channel, t.hop_limit, t.want_ack, t.priority),
+            (BOB, 2, want_hops, true, Priority::Reliable as i32),
+            "node hop limit {node_hops}"
+        );
+        assert_eq!(t.priority, 70);
+        assert_eq!(t.reply_id, Some(id));
+        assert_eq!(t.payload, "answer \u{2014}\u{e9}".as_bytes());
+        assert_ne!(t.id, 0);
+        assert_eq!(NodeId(t.to), dm.from);
+    }
+}
