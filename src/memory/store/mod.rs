@@ -250,8 +250,8 @@ impl Store {
         query: &str,
         retrieve: usize,
     ) -> Result<Context, StoreError> {
-        let terms = fts::match_expression(query);
-        self.call(move |c| ops::context(c, node, before_id, window, terms.as_deref(), retrieve))
+        let query = fts::Query::new(query);
+        self.call(move |c| ops::context(c, node, before_id, window, query.as_ref(), retrieve))
             .await
     }
 

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use super::fts::Query;
 use super::{Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob};
 use crate::node::NodeId;
 
@@ -131,7 +132,7 @@ pub(super) fn context(
     node: NodeId,
     before_id: i64,
     window: usize,
-    terms: Option<&str>,
+    query: Option<&Query>,
     retrieve: usize,
 ) -> Result<Context, StoreError> {
     // One read transaction, so summary, window and retrieval come from the same snapshot.
@@ -141,8 +142,8 @@ pub(super) fn context(
     // Retrieval only looks at exchanges wholly older than the window: what is in the window
     // is in the prompt already.
     let boundary = window.first().map_or(before_id, |m| m.id);
-    let retrieved = match terms {
-        Some(terms) if retrieve > 0 => {
+    let retrieved = match query {
+        Some(query) if retrieve > 0 => {
             let mut stmt = tx.prepare_cached(
                 "SELECT u.text, a.text, e.at
                  FROM exchanges_fts
@@ -153,8 +154,9 @@ pub(super) fn context(
                    AND e.user_id < ?3 AND e.assistant_id < ?3
                  ORDER BY bm25(exchanges_fts) LIMIT ?4",
             )?;
-            stmt.query_map(
-                params![terms, node_sql(node), boundary, limit(retrieve)],
+            // A few more candidates than wanted, best first; weak matches are dropped below.
+            let candidates = stmt.query_map(
+                params![query.expression, node_sql(node), boundary, limit(retrieve * 4)],
                 |row| {
                     Ok(Exchange {
                         user: row.get(0)?,
@@ -163,7 +165,14 @@ pub(super) fn context(
                     })
                 },
             )?
-            .collect::<rusqlite::Result<Vec<_>>>()?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+            candidates
+                .into_iter()
+                .filter(|e| {
+                    query.matched(&format!("{} {}", e.user, e.assistant)) >= query.required()
+                })
+                .take(retrieve)
+                .collect()
         }
         _ => Vec::new(),
     };

@@ -75,10 +75,16 @@ async fn retrieval_is_per_node_and_outside_the_window() {
     // A wider window swallows the match; no window at all lets everything of A match.
     let ctx = store.context(A, new, 8, "antenna", 5).await.unwrap();
     assert!(ctx.retrieved.is_empty());
-    let ctx = store.context(A, new, 0, "antenna solar", 5).await.unwrap();
-    assert_eq!(ctx.retrieved.len(), 3);
-    let ctx = store.context(A, new, 0, "antenna solar", 2).await.unwrap();
+    let ctx = store.context(A, new, 0, "antenna", 5).await.unwrap();
     assert_eq!(ctx.retrieved.len(), 2);
+    let ctx = store.context(A, new, 0, "antenna", 1).await.unwrap();
+    assert_eq!(ctx.retrieved.len(), 1);
+    // With two or more terms an exchange must share two of them: one word is not enough.
+    let ctx = store.context(A, new, 0, "dipole antenna", 5).await.unwrap();
+    let users: Vec<&str> = ctx.retrieved.iter().map(|e| e.user.as_str()).collect();
+    assert_eq!(users, ["my antenna is a dipole"]);
+    let ctx = store.context(A, new, 0, "antenna solar", 5).await.unwrap();
+    assert!(ctx.retrieved.is_empty(), "{:?}", ctx.retrieved);
     let ctx = store.context(A, new, 0, "antenna", 0).await.unwrap();
     assert!(ctx.retrieved.is_empty());
     // Only stop-words and short words: nothing to search for.
