@@ -193,8 +193,21 @@ start() {
         fi
         sleep 0.5
     done
-    stop >/dev/null
+    terminate "$pid"
+    rm -f "$PIDFILE" "$PORTFILE"
     skip "llama-server did not answer /health within $WAIT s (log: $LOGFILE)"
+}
+
+# Asks the server to exit, then kills it after 10 s.
+terminate() {
+    kill -TERM "$1" 2>/dev/null || true
+    for _ in $(seq 50); do
+        alive "$1" || break
+        sleep 0.2
+    done
+    if alive "$1"; then
+        kill -KILL "$1" 2>/dev/null || true
+    fi
 }
 
 stop() {
@@ -204,14 +217,7 @@ stop() {
         echo "local-llm: not running"
         return 0
     fi
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-        alive "$pid" || break
-        sleep 0.2
-    done
-    if alive "$pid"; then
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
+    terminate "$pid"
     rm -f "$PIDFILE" "$PORTFILE"
     echo "local-llm: stopped $pid"
 }
