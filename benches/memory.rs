@@ -160,6 +160,11 @@ async fn replay(exchanges: usize, summary_stall: Duration, phase: usize) -> Run 
     let mut summary_turn_latencies = Vec::new();
     let summaries_seen = Arc::new(AtomicUsize::new(0));
     for i in 0..exchanges {
+        // People take a moment between messages; back-to-back DMs would make every reply
+        // preempt the summary started after the previous one (see the latency run below).
+        if summary_stall.is_zero() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         let msg = user_message(i);
         let before_texts = sim.texts().len();
         let before_reqs = llm.requests().iter().filter(|r| !is_summary(r)).count();
