@@ -34,6 +34,17 @@ pub fn sim_config() -> SimConfig {
 /// A config file's text for the daemon under test. `extra` is appended (extra sections);
 /// the per-node rate limit is lifted unless `extra` has its own `[limits]`.
 pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
+    config_text_with(sim, llm_url, db, extra, 3)
+}
+
+/// [`config_text`] with the LLM's time budget given (a real model on a CPU needs more).
+pub fn config_text_with(
+    sim: &SimNode,
+    llm_url: &str,
+    db: &Path,
+    extra: &str,
+    llm_timeout_secs: u64,
+) -> String {
     let limits = if extra.contains("[limits]") {
         ""
     } else {
@@ -49,7 +60,7 @@ handshake_timeout_secs = 5
 [llm]
 base_url = "{llm_url}"
 model = "fake-model"
-timeout_secs = 3
+timeout_secs = {llm_timeout_secs}
 
 [storage]
 database = "{db}"
@@ -104,8 +115,23 @@ impl Daemon {
     }
 
     pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
+        let url = llm.base_url();
+        Daemon::start_with_llm_url(sim, llm, dir, extra, &url, 3).await
+    }
+
+    /// Like [`Daemon::start_with`], but the daemon talks to the LLM at `llm_url` (e.g. a
+    /// real server) with this time budget; `llm` stays unused.
+    pub async fn start_with_llm_url(
+        sim: Arc<SimNode>,
+        llm: FakeLlm,
+        dir: TempDir,
+        extra: &str,
+        llm_url: &str,
+        llm_timeout_secs: u64,
+    ) -> Daemon {
         init_logging();
-        let text = config_text(&sim, &llm.base_url(), &dir.path().join("meshai.db"), extra);
+        let db = dir.path().join("meshai.db");
+        let text = config_text_with(&sim, llm_url, &db, extra, llm_timeout_secs);
         let config = parse_config(&text);
         let handshakes = sim.handshakes();
         let shutdown = CancellationToken::new();

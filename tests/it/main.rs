@@ -6,6 +6,7 @@ mod crash;
 mod daemon;
 mod harness;
 mod radio;
+mod real_llm;
 mod sim_selftest;
 mod soak;
 mod systemd;
