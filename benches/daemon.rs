@@ -61,7 +61,8 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
     std::fs::write(&config, text).expect("config");
     let sock_path = dir.path().join("notify.sock");
     let sock = UnixDatagram::bind(&sock_path).expect("notify socket");
-    sock.set_read_timeout(Some(Duration::from_millis(20))).expect("timeout");
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .expect("timeout");
     let t0 = Instant::now();
     let child = tokio::process::Command::new(binary())
         .args(["run", "--config"])
@@ -76,7 +77,9 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
     let mut buf = [0u8; 1024];
     let ready_after = loop {
         if let Ok(n) = sock.recv(&mut buf)
-            && String::from_utf8_lossy(&buf[..n]).lines().any(|l| l == "READY=1")
+            && String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .any(|l| l == "READY=1")
         {
             break t0.elapsed();
         }
@@ -85,18 +88,30 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
         }
         tokio::task::yield_now().await;
     };
-    Running { child, sim, llm, _dir: dir, ready_after }
+    Running {
+        child,
+        sim,
+        llm,
+        _dir: dir,
+        ready_after,
+    }
 }
 
 fn pct(v: &mut [Duration], p: f64) -> Duration {
     v.sort();
-    v.get(((v.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or_default()
+    v.get(((v.len().max(1) - 1) as f64 * p).round() as usize)
+        .copied()
+        .unwrap_or_default()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let size = std::fs::metadata(binary()).map(|m| m.len()).unwrap_or(0);
-    println!("binary: {} ({:.1} MiB, release, stripped)", binary().display(), size as f64 / 1048576.0);
+    println!(
+        "binary: {} ({:.1} MiB, release, stripped)",
+        binary().display(),
+        size as f64 / 1048576.0
+    );
 
     // Startup, idle RSS, overhead per DM: no pacing in the way (gap 1 ms, ACK after 1 ms).
     let fast = SimConfig {
@@ -129,7 +144,8 @@ async fn main() {
         let before = r.sim.texts().len();
         let reqs = r.llm.requests().len();
         let t0 = tokio::time::Instant::now();
-        r.sim.inject_dm(0x0b00_0000 + i % 7, &format!("overhead probe {i}"), None);
+        r.sim
+            .inject_dm(0x0b00_0000 + i % 7, &format!("overhead probe {i}"), None);
         let texts = r.sim.wait_texts(before + 1, Duration::from_secs(10)).await;
         let req = r.llm.requests().get(reqs).map(|q| q.at).expect("request");
         inbound.push(req.duration_since(t0));
@@ -144,10 +160,13 @@ async fn main() {
         pct(&mut outbound, 0.95)
     );
     for n in 0..20u32 {
-        r.sim.inject_dm(0x0c00_0000 + n, &format!("burst from node {n}"), None);
+        r.sim
+            .inject_dm(0x0c00_0000 + n, &format!("burst from node {n}"), None);
     }
     let before = r.sim.texts().len();
-    r.sim.wait_texts(before.max(200) + 20, Duration::from_secs(60)).await;
+    r.sim
+        .wait_texts(before.max(200) + 20, Duration::from_secs(60))
+        .await;
     println!(
         "after a 20-node burst: RSS {} KiB, peak {} KiB",
         status_kib(pid, "VmRSS:"),

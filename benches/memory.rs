@@ -203,7 +203,13 @@ async fn replay(exchanges: usize, summary_stall: Duration, phase: usize) -> Run 
         full_chars = system + history_chars + msg.chars().count();
         prompt_chars = req.prompt_chars();
         let chars = |m: &support::fake_llm::FakeMessage| m.content.chars().count();
-        let memory: usize = req.messages.iter().skip(1).filter(|m| m.role == "system").map(chars).sum();
+        let memory: usize = req
+            .messages
+            .iter()
+            .skip(1)
+            .filter(|m| m.role == "system")
+            .map(chars)
+            .sum();
         breakdown = (system, memory, prompt_chars - system - memory);
         history_chars += msg.chars().count() + answer.chars().count();
     }

@@ -9,5 +9,5 @@ mod radio;
 mod real_llm;
 mod sim_selftest;
 mod soak;
-mod systemd;
 mod support;
+mod systemd;

@@ -34,7 +34,11 @@ async fn recording_proxy(upstream: String) -> (String, Arc<Mutex<Vec<String>>>) 
     (format!("http://{addr}/v1"), seen)
 }
 
-async fn forward(mut client: TcpStream, upstream: &str, log: &Mutex<Vec<String>>) -> std::io::Result<()> {
+async fn forward(
+    mut client: TcpStream,
+    upstream: &str,
+    log: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let (head_end, length) = loop {
@@ -73,7 +77,11 @@ async fn forward(mut client: TcpStream, upstream: &str, log: &Mutex<Vec<String>>
         .map(|l| format!("{l}\r\n"))
         .collect::<String>()
         + "Connection: close\r\n\r\n";
-    let host = upstream.trim_start_matches("http://").split('/').next().unwrap_or_default();
+    let host = upstream
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default();
     let mut up = TcpStream::connect(host).await?;
     up.write_all(head.as_bytes()).await?;
     up.write_all(&body).await?;
@@ -86,7 +94,9 @@ async fn forward(mut client: TcpStream, upstream: &str, log: &Mutex<Vec<String>>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_model_answers_within_limits_and_keeps_a_summary() {
     let Ok(url) = std::env::var("MESHAI_REAL_LLM_URL") else {
-        eprintln!("SKIPPED real-model tier: MESHAI_REAL_LLM_URL is not set (scripts/test.sh sets it)");
+        eprintln!(
+            "SKIPPED real-model tier: MESHAI_REAL_LLM_URL is not set (scripts/test.sh sets it)"
+        );
         return;
     };
     let (proxy_url, seen) = recording_proxy(url).await;
@@ -114,8 +124,14 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         let texts = d.sim.wait_texts(before + 1, Duration::from_secs(180)).await;
         // Let the remaining parts of this answer arrive.
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let parts: Vec<String> = d.sim.texts()[before..].iter().map(|t| t.text.clone()).collect();
-        assert!(!texts.is_empty() && !parts.is_empty() && parts.len() <= 4, "{parts:?}");
+        let parts: Vec<String> = d.sim.texts()[before..]
+            .iter()
+            .map(|t| t.text.clone())
+            .collect();
+        assert!(
+            !texts.is_empty() && !parts.is_empty() && parts.len() <= 4,
+            "{parts:?}"
+        );
         let n = parts.len();
         for (i, p) in parts.iter().enumerate() {
             assert!(p.chars().count() <= 150, "{p:?}");
@@ -131,23 +147,33 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     for _ in 0..120 {
         let conn = Connection::open(&db).expect("db");
         summary = conn
-            .query_row("SELECT text, through_id FROM summaries", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT text, through_id FROM summaries", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .ok();
         if summary.is_some() {
             break;
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
-    let (text, through) = summary.expect("a summary is stored after 12 messages with a window of 4");
-    assert!(!text.trim().is_empty() && text.chars().count() <= 400, "{text:?}");
+    let (text, through) =
+        summary.expect("a summary is stored after 12 messages with a window of 4");
+    assert!(
+        !text.trim().is_empty() && text.chars().count() <= 400,
+        "{text:?}"
+    );
     assert!(through > 0);
 
     // Used: the next prompt carries it.
     let before = seen.lock().map(|s| s.len()).unwrap_or(0);
     let n = d.sim.texts().len();
-    d.sim.inject_dm(0xea3_0001, "What do you remember about me?", None);
+    d.sim
+        .inject_dm(0xea3_0001, "What do you remember about me?", None);
     d.sim.wait_texts(n + 1, Duration::from_secs(180)).await;
-    let bodies = seen.lock().map(|s| s[before..].to_vec()).unwrap_or_default();
+    let bodies = seen
+        .lock()
+        .map(|s| s[before..].to_vec())
+        .unwrap_or_default();
     let reply_prompt = bodies
         .iter()
         .find(|b| b.contains("What do you remember about me?"))
@@ -161,6 +187,10 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     let n = d.sim.texts().len();
     d.sim.inject_dm(0xea3_0001, "!summary", None);
     let texts = d.sim.wait_texts(n + 1, Duration::from_secs(60)).await;
-    assert!(texts[n].text.starts_with("I remember:"), "{:?}", texts[n].text);
+    assert!(
+        texts[n].text.starts_with("I remember:"),
+        "{:?}",
+        texts[n].text
+    );
     eprintln!("real-model tier: summary {text:?}");
 }

@@ -11,8 +11,6 @@ use std::time::Duration;
 use crate::harness::Daemon;
 use crate::support::fake_llm::{FakeRequest, FakeResponse};
 
-const NODES: u32 = 30;
-const PER_NODE: u32 = 10;
 const FIRST: u32 = 0x50a0_0000;
 
 /// A stable 0..100 bucket of a message, so the same DM fails every retry of its call.
@@ -44,11 +42,57 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// What a soak run saw.
+#[derive(Debug)]
+pub struct SoakReport {
+    pub dms: usize,
+    pub packets: usize,
+    pub notices: usize,
+    pub drops: u32,
+    pub rebooted: bool,
+    pub handshakes: usize,
+    pub refusals: u32,
+    pub rss_early_kib: u64,
+    pub rss_end_kib: u64,
+    pub seconds: f64,
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
+    let r = soak(30, 10).await;
+    eprintln!(
+        "soak: {} DMs, {} packets, {} notices, {} drops, reboot {}, {} handshakes, {} refusals, \
+         RSS {} → {} KiB, {:.0} s",
+        r.dms,
+        r.packets,
+        r.notices,
+        r.drops,
+        r.rebooted,
+        r.handshakes,
+        r.refusals,
+        r.rss_early_kib,
+        r.rss_end_kib,
+        r.seconds
+    );
+    assert_eq!(r.packets, r.dms, "one packet per DM");
+    assert!(r.notices > 0 && r.handshakes >= 5);
+    assert!(r.drops >= 4, "the link was dropped {} times", r.drops);
+    assert!(r.rebooted);
+    assert!(
+        r.rss_end_kib < r.rss_early_kib + 16 * 1024,
+        "RSS flat: {} KiB early, {} KiB at the end",
+        r.rss_early_kib,
+        r.rss_end_kib
+    );
+}
+
+/// Runs `nodes × per_node` DMs under faults and checks that every DM got exactly one answer or
+/// one notice, in order, none twice (panics otherwise). Also run bigger by `benches/soak.rs`.
+pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
+    let started = std::time::Instant::now();
     let d = Daemon::start("").await;
     d.answer_with(faulty);
-    let total = (NODES * PER_NODE) as usize;
+    let total = (nodes * per_node) as usize;
 
     // The fault injector: drop the link after every ~50 packets on the wire, reboot once.
     let stop = Arc::new(AtomicBool::new(false));
@@ -75,20 +119,16 @@ async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
         })
     };
 
-    let mut rss_at_100 = 0;
-    for round in 0..PER_NODE {
-        for n in 0..NODES {
+    let mut rss_early = 0;
+    for round in 0..per_node {
+        for n in 0..nodes {
             d.sim.inject_dm(FIRST + n, &format!("n{n} m{round}"), None);
         }
         // Keep the injected backlog within what the sim queues for a reconnecting client.
-        d.sim
-            .wait_texts(
-                ((round + 1) * NODES) as usize * 9 / 10,
-                Duration::from_secs(120),
-            )
-            .await;
-        if round == 3 {
-            rss_at_100 = rss_kib();
+        let answered = ((round + 1) * nodes) as usize * 9 / 10;
+        d.sim.wait_texts(answered, Duration::from_secs(120)).await;
+        if round == per_node / 3 {
+            rss_early = rss_kib();
         }
     }
     let texts = d.sim.wait_texts(total, Duration::from_secs(180)).await;
@@ -99,54 +139,51 @@ async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
     let texts_end = d.sim.texts();
     let rss_end = rss_kib();
 
-    let mut per_node: HashMap<u32, Vec<String>> = HashMap::new();
+    let mut per_node_texts: HashMap<u32, Vec<String>> = HashMap::new();
     for t in &texts_end {
-        per_node.entry(t.to).or_default().push(t.text.clone());
+        per_node_texts.entry(t.to).or_default().push(t.text.clone());
     }
     let mut notices = 0;
-    for n in 0..NODES {
-        let got = per_node.remove(&(FIRST + n)).unwrap_or_default();
+    for n in 0..nodes {
+        let got = per_node_texts.remove(&(FIRST + n)).unwrap_or_default();
         assert_eq!(
             got.len(),
-            PER_NODE as usize,
+            per_node as usize,
             "node {n}: one packet per DM: {got:#?}"
         );
         for (round, text) in got.iter().enumerate() {
             let q = format!("n{n} m{round}");
-            if bucket(&q) < 10 {
-                assert!(
-                    text.starts_with("Sorry"),
-                    "node {n} m{round}: notice, got {text:?}"
-                );
-                notices += 1;
-            } else if bucket(&q) < 15 {
+            let want = match bucket(&q) {
+                0..10 => {
+                    notices += 1;
+                    assert!(
+                        text.starts_with("Sorry"),
+                        "node {n} m{round}: notice, got {text:?}"
+                    );
+                    continue;
+                }
                 // A stalled answer is the fake's echo text.
-                assert_eq!(
-                    text,
-                    &format!("echo: {q}"),
-                    "node {n}: in order, exactly once"
-                );
-            } else {
-                assert_eq!(text, &format!("ok {q}"), "node {n}: in order, exactly once");
-            }
+                10..15 => format!("echo: {q}"),
+                _ => format!("ok {q}"),
+            };
+            assert_eq!(text, &want, "node {n}: in order, exactly once");
         }
     }
     assert!(
-        per_node.is_empty(),
-        "no packet to anyone else: {per_node:?}"
+        per_node_texts.is_empty(),
+        "no packet to anyone else: {per_node_texts:?}"
     );
     assert_eq!(texts.len().max(texts_end.len()), total, "no duplicates");
-    assert!(drops >= 4, "the link was dropped {drops} times");
-    assert!(rebooted);
-    eprintln!(
-        "soak: {total} DMs, {} packets, {notices} notices, {drops} link drops, reboot={rebooted}, \
-         handshakes={}, refusals={}, RSS after 100 DMs {rss_at_100} KiB, at end {rss_end} KiB",
-        texts_end.len(),
-        d.sim.handshakes(),
-        d.sim.rate_limit_refusals(),
-    );
-    assert!(
-        rss_end < rss_at_100 + 16 * 1024,
-        "RSS flat: {rss_at_100} KiB after 100 DMs, {rss_end} KiB at the end"
-    );
+    SoakReport {
+        dms: total,
+        packets: texts_end.len(),
+        notices,
+        drops,
+        rebooted,
+        handshakes: d.sim.handshakes(),
+        refusals: d.sim.rate_limit_refusals(),
+        rss_early_kib: rss_early,
+        rss_end_kib: rss_end,
+        seconds: started.elapsed().as_secs_f64(),
+    }
 }

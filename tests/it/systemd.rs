@@ -37,7 +37,8 @@ async fn notify_ready_watchdog_and_sigterm_exit_zero() {
     std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
     let sock_path = dir.path().join("notify.sock");
     let sock = UnixDatagram::bind(&sock_path).expect("bind the notify socket");
-    sock.set_read_timeout(Some(Duration::from_millis(100))).expect("timeout");
+    sock.set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("timeout");
 
     // systemd sets WATCHDOG_PID to the service's pid: `exec` keeps the shell's pid for meshai.
     let mut child = tokio::process::Command::new("sh")
@@ -57,7 +58,10 @@ async fn notify_ready_watchdog_and_sigterm_exit_zero() {
     let (ready, seen) = wait_for(&sock, "READY=1", SOON);
     assert!(ready, "READY=1 once the radio is configured; got {seen:?}");
     assert!(sim.handshakes() >= 1, "ready only after the handshake");
-    assert!(seen.contains("STATUS=radio ready: !12345678 Sim Base"), "{seen:?}");
+    assert!(
+        seen.contains("STATUS=radio ready: !12345678 Sim Base"),
+        "{seen:?}"
+    );
     let (pinged, seen) = wait_for(&sock, "WATCHDOG=1", Duration::from_secs(5));
     assert!(pinged, "WATCHDOG=1 within the interval; got {seen:?}");
     let (again, _) = wait_for(&sock, "WATCHDOG=1", Duration::from_secs(2));
@@ -74,8 +78,14 @@ async fn notify_ready_watchdog_and_sigterm_exit_zero() {
     assert!(killed.success());
     let (stopping, _) = wait_for(&sock, "STOPPING=1", Duration::from_secs(10));
     assert!(stopping, "STOPPING=1 on SIGTERM");
-    let status = tokio::time::timeout(SOON, child.wait()).await.expect("exits").expect("wait");
+    let status = tokio::time::timeout(SOON, child.wait())
+        .await
+        .expect("exits")
+        .expect("wait");
     assert_eq!(status.code(), Some(0), "SIGTERM → exit 0");
     // Closed cleanly: the WAL was checkpointed away.
-    assert!(!dir.path().join("meshai.db-wal").exists(), "database closed cleanly");
+    assert!(
+        !dir.path().join("meshai.db-wal").exists(),
+        "database closed cleanly"
+    );
 }

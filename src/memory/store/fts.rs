@@ -47,7 +47,10 @@ impl Query {
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect();
-        self.terms.iter().filter(|t| words.contains(t.as_str())).count()
+        self.terms
+            .iter()
+            .filter(|t| words.contains(t.as_str()))
+            .count()
     }
 
     /// A retrieved exchange must share this many distinct terms with the query: two when the

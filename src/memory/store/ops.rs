@@ -155,17 +155,23 @@ pub(super) fn context(
                  ORDER BY bm25(exchanges_fts) LIMIT ?4",
             )?;
             // A few more candidates than wanted, best first; weak matches are dropped below.
-            let candidates = stmt.query_map(
-                params![query.expression, node_sql(node), boundary, limit(retrieve * 4)],
-                |row| {
-                    Ok(Exchange {
-                        user: row.get(0)?,
-                        assistant: row.get(1)?,
-                        at: row.get(2)?,
-                    })
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            let candidates = stmt
+                .query_map(
+                    params![
+                        query.expression,
+                        node_sql(node),
+                        boundary,
+                        limit(retrieve * 4)
+                    ],
+                    |row| {
+                        Ok(Exchange {
+                            user: row.get(0)?,
+                            assistant: row.get(1)?,
+                            at: row.get(2)?,
+                        })
+                    },
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             candidates
                 .into_iter()
                 .filter(|e| {
