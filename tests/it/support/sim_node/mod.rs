@@ -62,9 +62,14 @@ impl SimNode {
 
     /// Starts a node listening on 127.0.0.1, port chosen by the OS.
     pub async fn start(cfg: SimConfig) -> SimNode {
-        let listener = TcpListener::bind("127.0.0.1:0")
+        SimNode::start_on(cfg, 0).await
+    }
+
+    /// Starts a node listening on 127.0.0.1:`port` (0: chosen by the OS).
+    pub async fn start_on(cfg: SimConfig, port: u16) -> SimNode {
+        let listener = TcpListener::bind(("127.0.0.1", port))
             .await
-            .expect("sim: bind 127.0.0.1:0");
+            .expect("sim: bind 127.0.0.1");
         let addr = listener.local_addr().expect("sim: local address");
         let sim = SimNode::new(cfg, Some(addr), CancellationToken::new());
         tokio::spawn(session::accept_loop(sim.shared.clone(), listener));
