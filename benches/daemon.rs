@@ -53,7 +53,7 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
     let config = dir.path().join("config.toml");
     let text = format!(
         "[radio]\ntcp = \"{}\"\nsend_gap_ms = {send_gap_ms}\n\n[llm]\nbase_url = \"{}\"\n\
-         model = \"fake\"\n\n[storage]\ndatabase = \"{}\"\n\n[limits]\nnode_messages = 100000\n",
+         model = \"fake\"\n\n[storage]\ndatabase = \"{}\"\n\n[limits]\nnode_messages = 10000\n",
         sim.addr(),
         llm.base_url(),
         dir.path().join("bench.db").display()
@@ -84,7 +84,7 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
             break t0.elapsed();
         }
         if t0.elapsed() > Duration::from_secs(30) {
-            panic!("no READY=1 within 30 s");
+            panic!("no READY=1 within 30 s (run the binary by hand with this config to see why)");
         }
         tokio::task::yield_now().await;
     };
@@ -95,6 +95,16 @@ async fn start(send_gap_ms: u64, sim_cfg: SimConfig) -> Running {
         _dir: dir,
         ready_after,
     }
+}
+
+/// CPU time (user + system) the process has used, in clock ticks (1/100 s on Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the ")" that ends the command name: utime is the 12th, stime the 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    num(11) + num(12)
 }
 
 fn pct(v: &mut [Duration], p: f64) -> Duration {
@@ -138,6 +148,13 @@ async fn main() {
         "idle after ready: RSS {} KiB, peak {} KiB",
         status_kib(pid, "VmRSS:"),
         status_kib(pid, "VmHWM:")
+    );
+    let before = cpu_ticks(pid);
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    println!(
+        "CPU while idle: {} ticks (1/100 s) in 30 s = {:.2} % of one core",
+        cpu_ticks(pid) - before,
+        (cpu_ticks(pid) - before) as f64 / 30.0
     );
     let (mut inbound, mut outbound) = (Vec::new(), Vec::new());
     for i in 0..200u32 {
