@@ -5,7 +5,7 @@
 //! Run: `cargo run --example simnode -- [PORT]` (PORT 0 or absent: any free port).
 
 #[path = "../tests/it/support/mod.rs"]
-#[allow(unused_imports, dead_code)]
+#[allow(unused_imports)]
 mod support;
 
 use std::time::Duration;
