@@ -12,12 +12,16 @@ use super::commands::{self, Command, Parsed};
 use super::{Destination, Job, Shared, store_unanswered, unix_now};
 use crate::chunk::{ChunkLimits, chunk, strip_marker};
 use crate::llm::LlmError;
+use crate::memory::store::StoreError;
 use crate::memory::{prompt, summary};
 use crate::node::NodeId;
 use crate::radio::{LinkState, PartOutcome, ReplyRequest, TextMessage};
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
+
+/// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
+const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
@@ -98,45 +102,24 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
 
 async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: Destination) {
     let s = &shared.settings;
-    let user_id = match shared
-        .store
-        .append_user(node, msg.text.clone(), unix_now())
-        .await
-    {
-        Ok(id) => id,
-        Err(e) => {
-            warn!(error = %e, "could not store the message");
-            notice(
-                shared,
-                dest,
-                msg.packet_id,
-                "Sorry, my memory store failed. Try again later.",
-            )
-            .await;
-            return;
-        }
+    // The user's message is stored before the LLM is called.
+    let loaded = async {
+        let user_id = shared
+            .store
+            .append_user(node, msg.text.clone(), unix_now())
+            .await?;
+        let (window, retrieve) = (s.memory.window_messages, s.memory.retrieve_exchanges);
+        let ctx = shared
+            .store
+            .context(node, user_id, window, &msg.text, retrieve)
+            .await?;
+        Ok::<_, StoreError>((user_id, ctx))
     };
-    let ctx = match shared
-        .store
-        .context(
-            node,
-            user_id,
-            s.memory.window_messages,
-            &msg.text,
-            s.memory.retrieve_exchanges,
-        )
-        .await
-    {
-        Ok(ctx) => ctx,
+    let (user_id, ctx) = match loaded.await {
+        Ok(loaded) => loaded,
         Err(e) => {
-            warn!(error = %e, "could not load the conversation");
-            notice(
-                shared,
-                dest,
-                msg.packet_id,
-                "Sorry, my memory store failed. Try again later.",
-            )
-            .await;
+            warn!(error = %e, "memory store failed");
+            notice(shared, dest, msg.packet_id, STORE_FAILED).await;
             return;
         }
     };
@@ -241,7 +224,7 @@ async fn command(shared: &Arc<Shared>, node: NodeId, cmd: Command, dest: Destina
                 },
                 Err(e) => {
                     warn!(error = %e, "could not read the summary");
-                    "Sorry, my memory store failed. Try again later.".into()
+                    STORE_FAILED.into()
                 }
             };
             let two = ChunkLimits {
