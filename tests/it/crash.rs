@@ -77,6 +77,43 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
         check_store(&db, &sim, round);
     }
     assert!(sent > 20, "the runs were busy ({sent} DMs)");
+
+    // After the last kill, a fresh start still remembers: the next prompt of a node carries
+    // its earlier messages (its window, and its summary once one was made).
+    let node = 0xc0de_0000;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn meshai");
+    sim.wait_handshakes(6, SOON).await;
+    let before = llm.requests().len();
+    sim.inject_dm(node, "after the crash", None);
+    let reqs = llm.wait_requests(before + 1, SOON).await;
+    let req = reqs
+        .iter()
+        .find(|r| r.last_user() == "after the crash")
+        .expect("the request");
+    // This node's DMs were msg0, msg4, msg8, ... (sent % 4 == 0).
+    let of_node = |text: &str| {
+        text.strip_prefix("msg")
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n % 4 == 0)
+    };
+    let remembered = req
+        .messages
+        .iter()
+        .filter(|m| m.role == "user" && of_node(&m.content))
+        .count();
+    assert!(
+        remembered > 0,
+        "memory kept across kill -9: {:#?}",
+        req.messages
+    );
+    let _ = child.start_kill();
 }
 
 fn check_store(db: &std::path::Path, sim: &SimNode, round: usize) {
