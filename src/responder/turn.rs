@@ -69,7 +69,9 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             notice(shared, dest, reply_to, &text).await;
         }
         Job::Message { msg, dest } => {
-            debug!(text = %msg.text, hops = ?msg.hops, "message");
+            // The text itself only at debug: logs are not the place for people's messages.
+            info!(chars = msg.text.chars().count(), hops = ?msg.hops, "message received");
+            debug!(text = %msg.text, "message text");
             // Unknown names are passed as None so the store keeps names learned earlier.
             let (long, short) = match msg.names.clone() {
                 Some(n) => (Some(n.long_name), Some(n.short_name)),
