@@ -104,7 +104,12 @@ pub fn budget_hint(limits: &ChunkLimits) -> String {
         return format!("Answer in at most {} characters.", limits.max_chars);
     }
     let slack = marker_len(limits.max_chunks, limits.max_chunks) + 6;
-    let total = limits.max_chars.saturating_sub(slack) * limits.max_chunks / 10 * 10;
+    let total = limits
+        .max_chars
+        .saturating_sub(slack)
+        .saturating_mul(limits.max_chunks)
+        / 10
+        * 10;
     format!(
         "Answer in at most {} characters; never more than {total}.",
         limits.max_chars
@@ -147,6 +152,8 @@ fn layout(text: &str, limits: &ChunkLimits) -> Layout {
             truncated: false,
         };
     }
+    // These are the first parts `fit` tried with `max_chunks` as the total, so `rest` does
+    // not fit the last part: the `…` always stands for text that was really cut.
     let last = limits.max_chunks;
     let (mut parts, rest) = split(&text, &limits, last, last - 1, true);
     let tail = ellipsized(rest, Budget::new(&limits, marker_len(last, last)));
@@ -158,21 +165,20 @@ fn layout(text: &str, limits: &ChunkLimits) -> Layout {
 }
 
 /// Lays out all of `text` in at most `max_chunks` numbered parts, if it fits.
+///
+/// The cuts depend on the marker widths, and those depend on the total only through its
+/// number of digits. A narrower marker can still give more parts (a long word that now
+/// fits a part alone leaves a short part before it), so every width is tried, narrowest
+/// first, each with the largest total of that width. Fewer parts than that total is fine:
+/// their real markers are no wider.
 fn fit<'a>(text: &'a str, limits: &ChunkLimits, sentences: bool) -> Option<Vec<&'a str>> {
-    // The marker width depends on the total, so lay out with a guessed total and raise
-    // the guess until the parts fit their own markers. Fewer parts than guessed is fine:
-    // their real markers are no wider than the guessed ones.
-    let mut total = 2;
-    loop {
-        let (parts, rest) = split(text, limits, total, limits.max_chunks, sentences);
-        if !rest.is_empty() {
-            return None;
-        }
-        if parts.len() <= total {
-            return Some(parts);
-        }
-        total = parts.len();
-    }
+    let max = limits.max_chunks;
+    (2..=max)
+        .filter(|&total| total == max || marker_len(1, total + 1) > marker_len(1, total))
+        .find_map(|total| {
+            let (parts, rest) = split(text, limits, total, total, sentences);
+            rest.is_empty().then_some(parts)
+        })
 }
 
 /// Takes up to `cap` parts from the front of `text`, sized for markers `" i/total"`;
@@ -250,7 +256,10 @@ impl Budget {
 
     /// At least 60 % of either limit used: a sentence end here makes a good cut.
     fn full_enough(&self, chars: usize, bytes: usize) -> bool {
-        chars * 5 >= self.chars * 3 || bytes * 5 >= self.bytes * 3
+        // Saturating, since the limits may be anything up to `usize::MAX`: a product only
+        // saturates for sizes no reply comes near, and there the answer stays right.
+        let enough = |used: usize, room: usize| used.saturating_mul(5) >= room.saturating_mul(3);
+        enough(chars, self.chars) || enough(bytes, self.bytes)
     }
 }
 

@@ -8,23 +8,54 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use meshai::chunk::{ChunkLimits, chunk};
 
+/// One run: arbitrary UTF-8 and limits from anywhere in their range.
 #[derive(Debug, Arbitrary)]
 struct Input {
-    /// Sizes as u16 so the fuzzer spends its time near real limits (the config allows
-    /// 20..=200 characters). Limits near `usize::MAX` overflow in the chunker's arithmetic;
-    /// no config can ask for them, so they are left out here.
-    max_chars: u16,
-    max_bytes: u16,
-    /// Covers 0, the usual 1..=10 and values above the chunker's cap of 99.
-    max_chunks: u8,
+    max_chars: Size,
+    max_bytes: Size,
+    max_chunks: Count,
     text: String,
+}
+
+/// A part size: mostly near real limits (the config allows 20..=200 characters), where
+/// the fuzzer finds the interesting cuts, but any `usize` too, up to `usize::MAX`.
+#[derive(Debug, Arbitrary)]
+enum Size {
+    Small(u16),
+    Any(usize),
+}
+
+/// A part count: mostly 0, the usual 1..=10 and values above the chunker's cap of 99, but
+/// any `usize` too.
+#[derive(Debug, Arbitrary)]
+enum Count {
+    Small(u8),
+    Any(usize),
+}
+
+impl Size {
+    fn get(&self) -> usize {
+        match *self {
+            Size::Small(n) => usize::from(n),
+            Size::Any(n) => n,
+        }
+    }
+}
+
+impl Count {
+    fn get(&self) -> usize {
+        match *self {
+            Count::Small(n) => usize::from(n),
+            Count::Any(n) => n,
+        }
+    }
 }
 
 fuzz_target!(|input: Input| {
     let limits = ChunkLimits {
-        max_chars: usize::from(input.max_chars),
-        max_bytes: usize::from(input.max_bytes),
-        max_chunks: usize::from(input.max_chunks),
+        max_chars: input.max_chars.get(),
+        max_bytes: input.max_bytes.get(),
+        max_chunks: input.max_chunks.get(),
     };
     let parts = chunk(&input.text, &limits);
     check(&input.text, &limits, &parts);

@@ -386,4 +386,77 @@ fn budget_hints() {
     }
 }
 
+#[test]
+fn a_narrower_marker_can_need_more_parts() {
+    // Found by the fuzzer. With one-digit markers this needs 11 parts (the last word of
+    // part 5 fits a part alone, so part 6 is short), with two-digit markers 10: it fits,
+    // and no `…` may be added.
+    let limits = ChunkLimits {
+        max_chars: 150,
+        max_bytes: 24,
+        max_chunks: 10,
+    };
+    let text = "xx%x xxcx xxxx @xxxxxxxxxxx \
+        @xx%0000000000000000000000000000000000000000000000000000000xx[(é x\" \
+        wwx0000000000000000x xxcx xxx%x @xxxxxxxxxx xxwxxxxxxxxxxxx @xx xx%x xxcx xxx";
+    check(
+        text,
+        &limits,
+        &[
+            "xx%x xxcx xxxx 1/10",
+            "@xxxxxxxxxxx 2/10",
+            "@xx%000000000000000 3/10",
+            "0000000000000000000 4/10",
+            "0000000000000000000 5/10",
+            "00xx[(é x\" wwx0000 6/10",
+            "000000000000x xxcx 7/10",
+            "xxx%x @xxxxxxxxxx 8/10",
+            "xxwxxxxxxxxxxxx @xx 9/10",
+            "xx%x xxcx xxx 10/10",
+        ],
+    );
+    assert!(!layout(text, &limits).truncated);
+}
+
+#[test]
+fn huge_limits_do_not_overflow() {
+    const MAX: usize = usize::MAX;
+    let text = "It rains a lot today. Take a coat and some boots.";
+    let table = [
+        (MAX, MAX, MAX, vec![text]),
+        (
+            MAX,
+            24,
+            MAX,
+            vec![
+                "It rains a lot 1/3",
+                "today. Take a coat 2/3",
+                "and some boots. 3/3",
+            ],
+        ),
+        (20, MAX, 2, vec!["It rains a lot 1/2", "today. Take a… 2/2"]),
+        (MAX, MAX, 1, vec![text]),
+    ];
+    for (max_chars, max_bytes, max_chunks, expect) in table {
+        let limits = ChunkLimits {
+            max_chars,
+            max_bytes,
+            max_chunks,
+        };
+        check(text, &limits, &expect);
+    }
+    let limits = ChunkLimits {
+        max_chars: MAX,
+        max_bytes: MAX,
+        max_chunks: MAX,
+    };
+    assert_eq!(
+        budget_hint(&limits),
+        format!(
+            "Answer in at most {MAX} characters; never more than {}.",
+            MAX / 10 * 10
+        )
+    );
+}
+
 mod props;
