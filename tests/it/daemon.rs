@@ -342,3 +342,47 @@ async fn memory_survives_a_restart() {
     let all: String = last.messages.iter().map(|m| m.content.as_str()).collect();
     assert!(all.contains("Blue Heron"), "remembered after restart");
 }
+
+/// Channel messages are ignored by default; in mention mode a broadcast that starts with the
+/// mention word is answered on that channel, to everyone, and others still are not.
+#[tokio::test]
+async fn broadcasts_are_answered_only_in_mention_mode() {
+    use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
+    let broadcast = |text: &str, channel: u32| MeshPacketSpec {
+        to: Some(BROADCAST),
+        channel,
+        ..MeshPacketSpec::text(ANN, text)
+    };
+    let d = Daemon::start("").await;
+    d.sim.inject_text(broadcast("@ai what is the weather", 0));
+    d.dm_and_wait(BOB, "hi", 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let to: Vec<u32> = d.sim.texts().iter().map(|t| t.to).collect();
+    assert_eq!(to, vec![BOB], "no answer to a channel message by default");
+    let (_, sim, llm, dir) = d.stop().await;
+
+    let on = "[channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0, 1]\n";
+    let d = Daemon::start_with(sim, llm, dir, on).await;
+    let before = d.sim.texts().len();
+    d.sim.inject_text(broadcast("just chatting", 1));
+    d.sim.inject_text(broadcast("@AI, what is the weather", 1));
+    let texts = d.sim.wait_texts(before + 1, SOON).await;
+    let t = &texts[before];
+    assert_eq!(
+        (t.to, t.channel),
+        (BROADCAST, 1),
+        "answered on the channel, to everyone"
+    );
+    assert_eq!(
+        t.text, "echo: what is the weather",
+        "the mention word is not sent to the LLM"
+    );
+    d.sim
+        .inject_text(broadcast("@ai on a channel not listed", 2));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        d.sim.texts().len(),
+        before + 1,
+        "only listed channels, only mentions"
+    );
+}
