@@ -247,12 +247,12 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
         LinkState::Ready { .. } => "ok",
         _ => "reconnecting",
     };
-    let mine = shared
-        .store
-        .history(node, 10_000)
-        .await
-        .map(|h| h.len())
-        .unwrap_or(0);
+    // One aggregate query (per-node counts), not the node's whole history.
+    let stats = shared.store.stats().await.unwrap_or_default();
+    let mine = stats
+        .iter()
+        .find(|s| s.node == node)
+        .map_or(0, |s| s.messages);
     let mut text = format!(
         "meshai up {uptime}, radio {radio}, model {}. I hold {mine} messages of ours.",
         shared.settings.model
@@ -265,7 +265,7 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
             .load(Ordering::Relaxed)
             .checked_div(calls)
             .unwrap_or(0);
-        let nodes = shared.store.stats().await.map(|s| s.len()).unwrap_or(0);
+        let nodes = stats.len();
         text.push_str(&format!(
             " Admin: {nodes} nodes, {} DMs, {} replies, {} LLM fails, avg {avg} ms, {} summaries.",
             c.dms.load(Ordering::Relaxed),
