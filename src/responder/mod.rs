@@ -45,7 +45,7 @@ pub struct ResponderSettings {
     pub concurrency: usize,
 }
 
-/// Counters for `!status` and the logs.
+/// Counters for an admin's `!status`.
 #[derive(Debug, Default)]
 pub struct Counters {
     pub dms: AtomicU64,
@@ -97,7 +97,6 @@ enum Job {
 pub struct Responder {
     stop: CancellationToken,
     tracker: TaskTracker,
-    counters: Arc<Counters>,
 }
 
 impl Responder {
@@ -112,7 +111,6 @@ impl Responder {
     ) -> Responder {
         let stop = CancellationToken::new();
         let tracker = TaskTracker::new();
-        let counters = Arc::new(Counters::default());
         let shared = Arc::new(Shared {
             gate: gate::LlmGate::new(settings.concurrency),
             settings,
@@ -120,21 +118,13 @@ impl Responder {
             llm,
             sink,
             link,
-            counters: counters.clone(),
+            counters: Arc::new(Counters::default()),
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),
         });
         tracker.spawn(intake(shared, inbound));
-        Responder {
-            stop,
-            tracker,
-            counters,
-        }
-    }
-
-    pub fn counters(&self) -> Arc<Counters> {
-        self.counters.clone()
+        Responder { stop, tracker }
     }
 
     /// Stops taking messages and abandons LLM calls in flight; messages still queued are

@@ -267,11 +267,14 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
             .unwrap_or(0);
         let nodes = stats.len();
         text.push_str(&format!(
-            " Admin: {nodes} nodes, {} DMs, {} replies, {} LLM fails, avg {avg} ms, {} summaries.",
+            " Admin: {nodes} nodes, {} DMs, {} replies, {} notices, {} LLM fails, avg {avg} ms, \
+             {} summaries ({} failed).",
             c.dms.load(Ordering::Relaxed),
             c.replies.load(Ordering::Relaxed),
+            c.notices.load(Ordering::Relaxed),
             c.llm_failures.load(Ordering::Relaxed),
             c.summaries.load(Ordering::Relaxed),
+            c.summary_failures.load(Ordering::Relaxed),
         ));
     }
     text
