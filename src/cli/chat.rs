@@ -170,6 +170,7 @@ fn chat_link() -> LinkState {
             hop_limit: 3,
             channels: vec![(0, String::new())],
             known_nodes: 0,
+            reboot_count: 0,
         }),
     }
 }

@@ -96,6 +96,10 @@ pub struct LocalNode {
     pub channels: Vec<(u32, String)>,
     /// How many nodes the node DB held after the handshake.
     pub known_nodes: usize,
+    /// `my_info.reboot_count`: grows with every boot on ESP32 firmware; 0 where the
+    /// firmware does not count (nRF52, RP2040), so only a change between two non-zero
+    /// values means anything.
+    pub reboot_count: u32,
 }
 
 /// The link's state, published on a `watch` channel. Each change is logged once by the link.
@@ -194,6 +198,10 @@ pub enum PartOutcome {
     Delivered,
     /// Only an implicit ACK from our own node: a relay was heard, delivery not confirmed.
     Relayed,
+    /// The node confirmed queueing it (`queueStatus` for its id), then the link went down
+    /// and its ACK/NAK never came: the node kept it and most likely sent it, so it is not
+    /// resent (that is how a part arrives twice). Resent instead when the node rebooted.
+    Unconfirmed,
     Failed(FailReason),
 }
 
@@ -219,6 +227,8 @@ pub enum LinkEvent {
         from: NodeId,
         error: i32,
     },
+    /// `FromRadio.rebooted`: the node restarted and its TX queue is gone.
+    Rebooted,
 }
 
 /// What the outbox asks the link to write.

@@ -120,6 +120,8 @@ pub struct Handshake {
     channels: BTreeMap<u32, String>,
     /// From `config.lora`; `None` or 0 means the default.
     hop_limit: Option<u32>,
+    /// From `my_info`; 0 when the firmware does not count boots.
+    reboot_count: u32,
 }
 
 impl Handshake {
@@ -131,6 +133,7 @@ impl Handshake {
             firmware_version: String::new(),
             channels: BTreeMap::new(),
             hop_limit: None,
+            reboot_count: 0,
         }
     }
 
@@ -145,7 +148,10 @@ impl Handshake {
     pub fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, NodeDb)> {
         use from_radio::PayloadVariant as V;
         match msg.payload_variant.as_ref()? {
-            V::MyInfo(info) => self.my_num = Some(NodeId(info.my_node_num)),
+            V::MyInfo(info) => {
+                self.my_num = Some(NodeId(info.my_node_num));
+                self.reboot_count = info.reboot_count;
+            }
             V::NodeInfo(n) => {
                 if let Some(user) = &n.user {
                     self.db.update_from_user(NodeId(n.num), user);
@@ -192,6 +198,7 @@ impl Handshake {
                 .unwrap_or(DEFAULT_HOP_LIMIT),
             channels: self.channels.iter().map(|(i, n)| (*i, n.clone())).collect(),
             known_nodes: db.len(),
+            reboot_count: self.reboot_count,
         };
         Some((local, db))
     }

@@ -318,26 +318,21 @@ async fn queue(shared: &Arc<Shared>, dest: Destination, reply_to: Option<u32>, p
             shared.tracker.spawn(
                 async move {
                     let Ok(report) = report.await else { return };
-                    let delivered = report
-                        .parts
-                        .iter()
-                        .filter(|p| **p == PartOutcome::Delivered)
-                        .count();
-                    let relayed = report
-                        .parts
-                        .iter()
-                        .filter(|p| **p == PartOutcome::Relayed)
-                        .count();
+                    let count = |o: PartOutcome| report.parts.iter().filter(|p| **p == o).count();
+                    let delivered = count(PartOutcome::Delivered);
+                    let relayed = count(PartOutcome::Relayed);
+                    let unconfirmed = count(PartOutcome::Unconfirmed);
                     match report.parts.iter().find_map(|p| match p {
                         PartOutcome::Failed(r) => Some(r.clone()),
                         _ => None,
                     }) {
-                        None => info!(parts = n, delivered, relayed, "reply sent"),
+                        None => info!(parts = n, delivered, relayed, unconfirmed, "reply sent"),
                         Some(reason) => {
                             warn!(
                                 parts = n,
                                 delivered,
                                 relayed,
+                                unconfirmed,
                                 ?reason,
                                 "reply not fully sent"
                             )

@@ -135,6 +135,15 @@ where
                 _ = &mut deadline => return Err(End::Lost("handshake timed out".to_string())),
                 frame = frames.next() => {
                     let Some(msg) = decode(&frame_or_end(frame)?) else { continue };
+                    if matches!(msg.payload_variant, Some(from_radio::PayloadVariant::Rebooted(_))) {
+                        // Seen on a serial port opened just as the node boots: whatever we
+                        // wrote before is lost, so ask again; the outbox learns that the
+                        // node's queue is gone.
+                        tracing::info!("the node reports it just rebooted");
+                        self.forward_to_outbox(LinkEvent::Rebooted).await;
+                        write_or_end(frames, &packet::want_config(hs.nonce())).await?;
+                        continue;
+                    }
                     if let Some(done) = hs.on_message(&msg) {
                         break done;
                     }
@@ -259,7 +268,11 @@ where
                 })
                 .await;
             }
-            Some(V::Rebooted(_)) => return Err(End::Rebooted),
+            Some(V::Rebooted(_)) => {
+                // The outbox must know before the link goes down: the node's queue is gone.
+                self.forward_to_outbox(LinkEvent::Rebooted).await;
+                return Err(End::Rebooted);
+            }
             Some(V::NodeInfo(n)) => {
                 if let Some(user) = &n.user {
                     self.db.update_from_user(NodeId(n.num), user);

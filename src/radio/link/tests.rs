@@ -60,12 +60,17 @@ impl FakeNode {
 
     /// Answers want_config the way firmware does, in a scrambled order.
     async fn handshake(&mut self) {
-        use from_radio::PayloadVariant as V;
         let nonce = self.expect_want_config().await;
+        self.answer_want_config(nonce).await;
+    }
+
+    async fn answer_want_config(&mut self, nonce: u32) {
+        use from_radio::PayloadVariant as V;
         self.send(V::ConfigCompleteId(nonce ^ 1)).await;
         self.send(V::NodeInfo(node_info(ME, "Bot"))).await;
         self.send(V::MyInfo(MyNodeInfo {
             my_node_num: ME,
+            reboot_count: 7,
             ..Default::default()
         }))
         .await;
@@ -218,6 +223,7 @@ async fn handshake_makes_the_link_ready() {
     assert_eq!(local.names.long_name, "Bot");
     assert_eq!(local.hop_limit, 5);
     assert_eq!(local.known_nodes, 2);
+    assert_eq!(local.reboot_count, 7);
 }
 
 #[tokio::test(start_paused = true)]
@@ -265,10 +271,30 @@ async fn rebooted_runs_a_new_handshake() {
     node.send(from_radio::PayloadVariant::Rebooted(true)).await;
     let (reason, retry_in) = h.wait_down().await;
     assert_eq!(reason, "node rebooted");
+    assert_eq!(
+        h.events.try_recv().ok(),
+        Some(LinkEvent::Rebooted),
+        "told the outbox first"
+    );
     assert!(retry_in <= Duration::from_millis(1200), "{retry_in:?}");
     assert_eq!(node.recv().await, None, "old connection dropped");
     let (_node, generation, _) = h.ready().await;
     assert_eq!(generation, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn rebooted_during_the_handshake_asks_again() {
+    let mut h = start(cfg(), 8);
+    let mut node = h.nodes.recv().await.unwrap();
+    let first = node.expect_want_config().await;
+    node.send(from_radio::PayloadVariant::Rebooted(true)).await;
+    assert_eq!(node.expect_want_config().await, first);
+    assert_eq!(h.events.recv().await, Some(LinkEvent::Rebooted));
+    node.answer_want_config(first).await;
+    match h.wait_for(LinkState::is_ready).await {
+        LinkState::Ready { generation, .. } => assert_eq!(generation, 1),
+        other => panic!("not ready: {other:?}"),
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -38,7 +38,7 @@ pub(super) async fn run(ch: Channels) {
         mut requests,
         mut drain,
     } = ch;
-    core.on_link(&state.borrow_and_update());
+    core.on_link(&state.borrow_and_update(), Instant::now().into_std());
     let (mut state_open, mut events_open, mut requests_open, mut drain_open) =
         (true, true, true, true);
     // Set once draining: the task ends at this instant at the latest.
@@ -73,10 +73,10 @@ pub(super) async fn run(ch: Channels) {
                 None => events_open = false,
             },
             changed = state.changed(), if state_open => match changed {
-                Ok(()) => core.on_link(&state.borrow_and_update()),
+                Ok(()) => core.on_link(&state.borrow_and_update(), Instant::now().into_std()),
                 Err(_) => {
                     state_open = false;
-                    core.on_link(&LinkState::Closed);
+                    core.on_link(&LinkState::Closed, Instant::now().into_std());
                 }
             },
             req = requests.recv(), if requests_open => match req {

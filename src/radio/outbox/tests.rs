@@ -50,6 +50,7 @@ fn ready(generation: u64) -> LinkState {
             hop_limit: 3,
             channels: vec![(0, String::new())],
             known_nodes: 1,
+            reboot_count: 0,
         }),
     }
 }

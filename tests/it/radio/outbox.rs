@@ -9,7 +9,7 @@ use meshtastic::protobufs::mesh_packet::Priority;
 use tokio::time::Instant;
 
 use super::{ALICE, BOB, CAROL, DAVE, ERIN, Rig, WAIT, reply, report, sim_config};
-use crate::support::sim_node::{MeshPacketSpec, SentText, SimConfig};
+use crate::support::sim_node::{AckPlan, MeshPacketSpec, SentText, SimConfig};
 
 /// The time between consecutive accepted texts.
 fn gaps(texts: &[SentText]) -> Vec<Duration> {
@@ -111,6 +111,51 @@ async fn replies_in_flight_when_the_link_drops_go_out_once_each_after_it_is_back
     assert_eq!(to, [ALICE, ALICE, BOB, BOB, CAROL, CAROL], "each part once");
     assert!(texts[1].at >= back_at, "the rest went out on the new link");
     assert_eq!(rig.sim.log().duplicate_drops, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_part_the_node_queued_whose_ack_is_lost_with_the_link_goes_out_once() {
+    // The node takes the first part (queueStatus for its id) and never answers: its ACK is
+    // lost with the connection. Resending it would put it on air twice.
+    let mut rig = Rig::start(sim_config()).await;
+    rig.sim.push_ack_plan(AckPlan::Silent);
+    let first = rig.send(reply(ALICE, &["only once"])).await;
+    let second = rig.send(reply(BOB, &["next"])).await;
+    rig.sim.wait_texts(1, WAIT).await;
+    rig.sim.drop_connection();
+    rig.down().await;
+    rig.ready(2).await;
+    assert_eq!(report(first).await.parts, [PartOutcome::Unconfirmed]);
+    assert_eq!(report(second).await.parts, [PartOutcome::Delivered]);
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    let to: Vec<u32> = rig.sim.texts().iter().map(|t| t.to).collect();
+    assert_eq!(to, [ALICE, BOB], "each part once");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_part_a_reboot_took_from_the_node_queue_is_sent_again() {
+    // The ACK is 20 s away when the node reboots: the part never went out. Once it says
+    // `rebooted`, or silently (only the boot count in the next handshake shows it).
+    for silent in [false, true] {
+        let mut rig = Rig::start(SimConfig {
+            ack_delay: Duration::from_secs(20),
+            ..sim_config()
+        })
+        .await;
+        let pending = rig.send(reply(ALICE, &["after the reboot"])).await;
+        rig.sim.wait_texts(1, WAIT).await;
+        if silent {
+            rig.sim.reboot_silently();
+        } else {
+            assert!(rig.sim.send_rebooted());
+        }
+        rig.down().await;
+        rig.ready(2).await;
+        assert_eq!(report(pending).await.parts, [PartOutcome::Delivered]);
+        assert_eq!(rig.sim.lost_in_reboot().len(), 1, "silent: {silent}");
+        let texts = rig.sim.texts();
+        assert_eq!(sent(&texts), [(ALICE, "after the reboot".to_string())]);
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -6,6 +6,13 @@
 //! reads no clock: every input carries `now`, and the outputs are [`Action`]s for the task to
 //! perform. Invariant: after [`OutboxCore::poll`] at `now`, [`OutboxCore::next_deadline`] is
 //! either `None` or later than `now`, so the task never spins.
+//!
+//! A part is resent only when it may not have gone out. Once the node confirmed queueing it
+//! (`queueStatus` with its id and `res == 0`), a link fault before its ACK/NAK does not
+//! make it a resend: the node still holds it and sends it, and the ACK was lost with the
+//! link. Such a part waits for the link to come back and ends as
+//! [`PartOutcome::Unconfirmed`] — unless the node rebooted meanwhile (`rebooted`, or a
+//! changed `reboot_count`), which empties its queue, so the part is resent.
 
 use std::collections::VecDeque;
 use std::mem;
@@ -68,6 +75,13 @@ struct ReadyLink {
     hop_limit: u32,
 }
 
+/// The node's boot count seen by the latest handshake, and the generation it was seen on.
+#[derive(Debug, Clone, Copy)]
+struct LastSession {
+    generation: u64,
+    reboot_count: u32,
+}
+
 /// A queued reply and the outcomes of its parts so far.
 struct Reply<K> {
     key: K,
@@ -81,8 +95,17 @@ struct Reply<K> {
 enum Phase {
     /// Ready to go out once the link, pacing and pauses allow, and not before `not_before`.
     Waiting { not_before: Option<Instant> },
-    /// Handed to the link as packet `id`; waits for its ACK/NAK until `deadline`.
-    InFlight { id: u32, deadline: Instant },
+    /// Handed to the link as packet `id` while link `generation` was Ready; waits for its
+    /// ACK/NAK until `deadline`. `queued` once the node confirmed queueing it.
+    InFlight {
+        id: u32,
+        generation: u64,
+        deadline: Instant,
+        queued: bool,
+    },
+    /// Queued by the node, no ACK/NAK by the deadline, and the link is down: the next
+    /// session tells whether the node rebooted (resend) or not (count it as sent).
+    AwaitLink { id: u32, generation: u64 },
 }
 
 /// Retry bookkeeping for the current part (the first unfinished part of the front reply).
@@ -122,6 +145,8 @@ pub struct OutboxCore<K> {
     ids: PacketIds,
     /// `Some` only while the link is Ready: texts go out only then.
     link: Option<ReadyLink>,
+    /// Survives link drops, to notice a reboot across them.
+    last_session: Option<LastSession>,
     queue: VecDeque<Reply<K>>,
     /// State of the front reply's current part; meaningless while the queue is empty.
     part: Part,
@@ -143,6 +168,7 @@ impl<K> OutboxCore<K> {
             duty_cycle_pause: cfg.duty_cycle_pause.min(MAX_CONFIGURED_WAIT),
             ids,
             link: None,
+            last_session: None,
             queue: VecDeque::new(),
             part: Part::fresh(),
             last_text: None,
@@ -170,13 +196,41 @@ impl<K> OutboxCore<K> {
     }
 
     /// Follows the link state: texts go out only while it is Ready.
-    pub fn on_link(&mut self, state: &LinkState) {
+    pub fn on_link(&mut self, state: &LinkState, now: Instant) {
         match state {
             LinkState::Ready { generation, local } => {
                 let previous = self.link.map(|l| l.generation);
                 if previous != Some(*generation) {
                     // A new session: its first queueStatus tells the truth about the queue.
                     self.queue_full = None;
+                }
+                let last = self.last_session.replace(LastSession {
+                    generation: *generation,
+                    reboot_count: local.reboot_count,
+                });
+                if let Some(last) = last.filter(|l| l.generation != *generation) {
+                    let counted = last.reboot_count != 0 && local.reboot_count != 0;
+                    if counted && last.reboot_count != local.reboot_count {
+                        info!(
+                            before = last.reboot_count,
+                            now = local.reboot_count,
+                            "the node rebooted while the link was down"
+                        );
+                        self.node_rebooted(now);
+                    }
+                }
+                if let Phase::AwaitLink {
+                    id,
+                    generation: sent_on,
+                } = self.part.phase
+                {
+                    if sent_on != *generation {
+                        info!(
+                            id,
+                            "link back without a reboot: the node kept the part, not resending"
+                        );
+                        self.finish_part(PartOutcome::Unconfirmed);
+                    }
                 }
                 self.link = Some(ReadyLink {
                     generation: *generation,
@@ -208,11 +262,22 @@ impl<K> OutboxCore<K> {
                 } else {
                     self.queue_full = None;
                 }
-                if res != 0 && mesh_packet_id != 0 && self.in_flight_id() == Some(mesh_packet_id) {
+                if mesh_packet_id == 0 || self.in_flight_id() != Some(mesh_packet_id) {
+                    return;
+                }
+                if res == 0 {
+                    if let Phase::InFlight { queued, .. } = &mut self.part.phase {
+                        *queued = true;
+                    }
+                } else {
                     warn!(id = mesh_packet_id, res, "node did not queue the part");
                     let reason = FailReason::Nak(nak_reason(res).unwrap_or(NakReason::Other(res)));
                     self.retry(reason, now);
                 }
+            }
+            LinkEvent::Rebooted => {
+                info!("the node rebooted");
+                self.node_rebooted(now);
             }
             LinkEvent::Routing {
                 request_id,
@@ -277,12 +342,55 @@ impl<K> OutboxCore<K> {
         }
     }
 
-    /// Runs the timers and decides what to send at `now`; returns everything to do.
-    pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
-        if let Phase::InFlight { id, deadline } = self.part.phase {
-            if !self.queue.is_empty() && now >= deadline {
+    /// The node restarted: whatever it had queued is gone, and so is a full queue.
+    fn node_rebooted(&mut self, now: Instant) {
+        self.queue_full = None;
+        match &mut self.part.phase {
+            Phase::InFlight { queued, .. } => *queued = false,
+            Phase::AwaitLink { id, .. } => {
+                debug!(id, "the node lost the part in its reboot");
+                self.retry(FailReason::AckTimeout, now);
+            }
+            Phase::Waiting { .. } => {}
+        }
+    }
+
+    /// The current part's ACK timeout passed: resend it unless the node kept it across a
+    /// link fault (see the module docs).
+    fn ack_timed_out(&mut self, id: u32, sent_on: u64, queued: bool, now: Instant) {
+        match self.link {
+            Some(link) if queued && link.generation != sent_on => {
+                info!(
+                    id,
+                    "no ack/nak; the node queued the part before the link dropped, not resending"
+                );
+                self.finish_part(PartOutcome::Unconfirmed);
+            }
+            None if queued => {
+                debug!(id, "no ack/nak and the link is down; waiting for it");
+                self.part.phase = Phase::AwaitLink {
+                    id,
+                    generation: sent_on,
+                };
+            }
+            _ => {
                 debug!(id, "no ack/nak within the ack timeout");
                 self.retry(FailReason::AckTimeout, now);
+            }
+        }
+    }
+
+    /// Runs the timers and decides what to send at `now`; returns everything to do.
+    pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
+        if let Phase::InFlight {
+            id,
+            generation,
+            deadline,
+            queued,
+        } = self.part.phase
+        {
+            if !self.queue.is_empty() && now >= deadline {
+                self.ack_timed_out(id, generation, queued, now);
             }
         }
         if self
@@ -341,9 +449,12 @@ impl<K> OutboxCore<K> {
         mem::take(&mut self.out)
     }
 
+    /// The id of the current part while an ACK/NAK for it can still come.
     fn in_flight_id(&self) -> Option<u32> {
         match self.part.phase {
-            Phase::InFlight { id, .. } if !self.queue.is_empty() => Some(id),
+            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if !self.queue.is_empty() => {
+                Some(id)
+            }
             _ => None,
         }
     }
@@ -416,7 +527,9 @@ impl<K> OutboxCore<K> {
         self.queue_full = None;
         self.part.phase = Phase::InFlight {
             id,
+            generation: link.generation,
             deadline: now + self.ack_timeout,
+            queued: false,
         };
     }
 

@@ -29,6 +29,8 @@ pub(super) type Answer = &'static [(f64, Ev)];
 
 pub(super) const ACK: Answer = &[(0.5, Ev::Ack)];
 pub(super) const SILENT: Answer = &[];
+/// The node confirms queueing the text, and no ACK/NAK ever comes.
+pub(super) const QUEUED: Answer = &[(0.0, Ev::Status { res: 0, free: 15 })];
 
 pub(super) fn cfg() -> RadioConfig {
     RadioConfig::new(Transport::Tcp {
@@ -38,6 +40,11 @@ pub(super) fn cfg() -> RadioConfig {
 }
 
 pub(super) fn ready(generation: u64) -> LinkState {
+    ready_booted(generation, 0)
+}
+
+/// A Ready link whose handshake reported `reboot_count`.
+pub(super) fn ready_booted(generation: u64, reboot_count: u32) -> LinkState {
     LinkState::Ready {
         generation,
         local: Arc::new(LocalNode {
@@ -47,6 +54,7 @@ pub(super) fn ready(generation: u64) -> LinkState {
             hop_limit: 5,
             channels: vec![(0, String::new())],
             known_nodes: 1,
+            reboot_count,
         }),
     }
 }
@@ -85,7 +93,7 @@ impl Sim {
         }));
         let t0 = Instant::now();
         let mut core = OutboxCore::new(cfg, ids);
-        core.on_link(&ready(1));
+        core.on_link(&ready(1), t0);
         Sim {
             core,
             t0,
@@ -206,8 +214,14 @@ impl Sim {
         self.poll();
     }
 
+    /// Delivers `event` now, as the link would.
+    pub(super) fn event(&mut self, event: LinkEvent) {
+        self.core.on_event(event, self.now);
+        self.poll();
+    }
+
     pub(super) fn link(&mut self, state: LinkState) {
-        self.core.on_link(&state);
+        self.core.on_link(&state, self.now);
         self.poll();
     }
 }

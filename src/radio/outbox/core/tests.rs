@@ -292,6 +292,125 @@ fn replies_wait_for_the_link_and_survive_reconnects() {
     assert_eq!(generations, [2, 2, 3]);
 }
 
+fn down() -> LinkState {
+    LinkState::Down {
+        reason: "test".into(),
+        retry_in: Duration::from_secs(1),
+    }
+}
+
+/// Sends `a1` (answered with `first`) then `b1` (ACKed); between 5 s and `up_at` the link is
+/// down, then Ready as generation 2 with `reboot_count` `after` (1 had `before`); `rebooted`
+/// says whether the node sent `rebooted` at 6 s. Returns the trace.
+fn across_a_link_fault(
+    first: Answer,
+    up_at: f64,
+    (before, after): (u32, u32),
+    rebooted: bool,
+) -> Vec<String> {
+    let mut sim = Sim::new(&cfg(), &[first, ACK, ACK]);
+    sim.link(ready_booted(1, before));
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.enqueue(reply("b", 3, 1), 1);
+    sim.run_until(5.0);
+    if rebooted {
+        sim.run_until(6.0);
+        sim.event(LinkEvent::Rebooted);
+    }
+    sim.link(down());
+    sim.run_until(up_at);
+    sim.link(ready_booted(2, after));
+    sim.run_until(200.0);
+    sim.trace
+}
+
+#[test]
+fn a_part_the_node_queued_is_not_resent_after_a_link_fault() {
+    // The ACK timeout (45 s) passes after the link is back: counted as sent, not resent.
+    assert_eq!(
+        across_a_link_fault(QUEUED, 20.0, (3, 3), false),
+        [
+            "0.0 send a1 #101",
+            "45.0 report 0 [Unconfirmed]",
+            "45.0 send b1 #102",
+            "45.5 report 1 [Delivered]",
+        ]
+    );
+    // It passes while the link is still down: decided when the link is back.
+    assert_eq!(
+        across_a_link_fault(QUEUED, 60.0, (0, 0), false),
+        [
+            "0.0 send a1 #101",
+            "60.0 report 0 [Unconfirmed]",
+            "60.0 send b1 #102",
+            "60.5 report 1 [Delivered]",
+        ]
+    );
+    // Its ACK still arrives on the new link: delivered.
+    assert_eq!(
+        across_a_link_fault(
+            &[(0.0, Ev::Status { res: 0, free: 15 }), (30.0, Ev::Ack)],
+            20.0,
+            (3, 3),
+            false
+        ),
+        [
+            "0.0 send a1 #101",
+            "30.0 report 0 [Delivered]",
+            "30.0 send b1 #102",
+            "30.5 report 1 [Delivered]",
+        ]
+    );
+}
+
+#[test]
+fn a_part_is_resent_when_it_may_not_have_gone_out() {
+    let resent_at_50 = [
+        "0.0 send a1 #101",
+        "50.0 send a1 #102",
+        "50.5 report 0 [Delivered]",
+        "52.0 send b1 #103",
+        "52.5 report 1 [Delivered]",
+    ];
+    // The node never confirmed queueing it.
+    assert_eq!(
+        across_a_link_fault(SILENT, 20.0, (3, 3), false),
+        resent_at_50
+    );
+    // The node rebooted and said so, or its boot count changed: its queue is gone.
+    assert_eq!(
+        across_a_link_fault(QUEUED, 20.0, (3, 3), true),
+        resent_at_50
+    );
+    assert_eq!(
+        across_a_link_fault(QUEUED, 20.0, (3, 4), false),
+        resent_at_50
+    );
+    // The reboot shows only after the ACK timeout, when the link is back.
+    assert_eq!(
+        across_a_link_fault(QUEUED, 60.0, (3, 4), false),
+        [
+            "0.0 send a1 #101",
+            "65.0 send a1 #102",
+            "65.5 report 0 [Delivered]",
+            "67.0 send b1 #103",
+            "67.5 report 1 [Delivered]",
+        ]
+    );
+    // Queued, and no link fault: the usual ACK timeout resend.
+    let mut sim = Sim::new(&cfg(), &[QUEUED, ACK]);
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.run_until(100.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send a1 #101",
+            "50.0 send a1 #102",
+            "50.5 report 0 [Delivered]",
+        ]
+    );
+}
+
 #[test]
 fn shutdown_reports_everything_left() {
     let mut sim = Sim::new(&cfg(), &[ACK, SILENT]);

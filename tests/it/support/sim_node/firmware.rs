@@ -126,7 +126,11 @@ pub struct ReceivedToRadio {
 /// Everything the node saw, for assertions.
 #[derive(Debug, Clone, Default)]
 pub struct SimLog {
+    /// Texts the node accepted and sent (or is sending).
     pub texts: Vec<SentText>,
+    /// Texts a reboot took out of the node's TX queue before their routing answer: they
+    /// never went out (moved here from `texts`).
+    pub lost_in_reboot: Vec<SentText>,
     pub to_radio: Vec<ReceivedToRadio>,
     /// `want_config_id` nonces, in order.
     pub nonces: Vec<u32>,
@@ -161,8 +165,13 @@ pub enum Action {
     Reply(FromRadio),
     /// The handshake answer is complete: the session may now get mesh packets.
     Ready,
-    /// Queue a mesh packet for the client after `after`.
-    Deliver { after: Duration, msg: FromRadio },
+    /// Queue a mesh packet for the client after `after`. `answers` is the text it is the
+    /// routing answer for: that one is dropped if a reboot lost the text meanwhile.
+    Deliver {
+        after: Duration,
+        msg: FromRadio,
+        answers: Option<u32>,
+    },
     /// End the session.
     Close,
 }
@@ -179,6 +188,10 @@ pub struct Firmware {
     seen: VecDeque<(u32, Instant)>,
     /// Source of fresh packet ids for what the node originates.
     next_id: u32,
+    /// Texts still in the TX queue: accepted, their routing answer not yet delivered.
+    unanswered: Vec<u32>,
+    /// `my_info.reboot_count`, one more after each reboot (an ESP32 node counts boots).
+    pub reboot_count: u32,
     pub log: SimLog,
 }
 
@@ -190,6 +203,8 @@ impl Firmware {
             last_text_at: None,
             seen: VecDeque::new(),
             next_id: 0x5100_0001,
+            unanswered: Vec::new(),
+            reboot_count: 3,
             log: SimLog::default(),
         }
     }
@@ -201,10 +216,33 @@ impl Firmware {
         id
     }
 
-    /// A reboot forgets the rate limiter and the seen ids, like a real restart.
+    /// A reboot forgets the rate limiter, the seen ids and the TX queue, like a real restart:
+    /// texts still waiting for their routing answer never go out.
     pub fn reboot(&mut self) {
         self.last_text_at = None;
         self.seen.clear();
+        self.reboot_count += 1;
+        for id in std::mem::take(&mut self.unanswered) {
+            if let Some(i) = self.log.texts.iter().rposition(|t| t.id == id) {
+                let lost = self.log.texts.remove(i);
+                self.log.lost_in_reboot.push(lost);
+            }
+        }
+    }
+
+    /// Whether a delivery may still happen: a routing answer only while its text is still
+    /// queued (a reboot lost it otherwise); everything else always.
+    pub fn take_answer(&mut self, answers: Option<u32>) -> bool {
+        let Some(id) = answers else {
+            return true;
+        };
+        match self.unanswered.iter().position(|&u| u == id) {
+            Some(i) => {
+                self.unanswered.remove(i);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Handles one frame's payload.
@@ -227,7 +265,7 @@ impl Firmware {
         match msg.payload_variant {
             Some(to_radio::PayloadVariant::WantConfigId(nonce)) => {
                 self.log.nonces.push(nonce);
-                let mut out: Vec<Action> = packets::handshake(&self.cfg, nonce)
+                let mut out: Vec<Action> = packets::handshake(&self.cfg, nonce, self.reboot_count)
                     .into_iter()
                     .map(Action::Reply)
                     .collect();
@@ -302,6 +340,7 @@ impl Firmware {
                 Action::Deliver {
                     after: Duration::ZERO,
                     msg: nak,
+                    answers: None,
                 },
             ];
         }
@@ -332,9 +371,11 @@ impl Firmware {
         let mut out = vec![status];
         if let Some((from, reason)) = answer {
             let id = self.fresh_id();
+            self.unanswered.push(p.id);
             out.push(Action::Deliver {
                 after: self.cfg.ack_delay,
                 msg: packets::routing(from, me, p.channel, id, p.id, reason),
+                answers: Some(p.id),
             });
         }
         out
@@ -380,7 +421,7 @@ mod tests {
                 },
                 Action::Ready => "ready".to_string(),
                 Action::Close => "close".to_string(),
-                Action::Deliver { after, msg } => {
+                Action::Deliver { after, msg, .. } => {
                     let Some(from_radio::PayloadVariant::Packet(p)) = &msg.payload_variant else {
                         return "deliver ?".to_string();
                     };
@@ -479,6 +520,22 @@ mod tests {
         assert_eq!(fw.log.duplicate_drops, 1);
         assert_eq!(fw.log.heartbeats, 1);
         assert_eq!(fw.log.bad_frames, 1);
+    }
+
+    #[test]
+    fn a_reboot_loses_the_texts_still_waiting_for_their_answer() {
+        let t0 = Instant::now();
+        let mut fw = Firmware::new(SimConfig::default());
+        fw.on_frame(&text(7, 0xAA, true), t0);
+        assert!(fw.take_answer(Some(7)), "7 answered before the reboot");
+        fw.on_frame(&text(8, 0xAA, true), t0 + Duration::from_secs(3));
+        fw.reboot();
+        assert!(!fw.take_answer(Some(8)), "8's answer never comes");
+        assert!(fw.take_answer(None), "other deliveries go on");
+        let ids = |texts: &[SentText]| texts.iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(ids(&fw.log.texts), [7]);
+        assert_eq!(ids(&fw.log.lost_in_reboot), [8]);
+        assert_eq!(fw.reboot_count, 4);
     }
 
     #[test]

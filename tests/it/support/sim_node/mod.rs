@@ -223,6 +223,16 @@ impl SimNode {
         })
     }
 
+    /// Reboots without telling the client, as a node powered from a USB port that was
+    /// unplugged: the connection closes, the TX queue is lost, and only the next handshake's
+    /// `reboot_count` shows it.
+    pub fn reboot_silently(&self) {
+        self.shared.update(|st| {
+            st.fw.reboot();
+            st.close_session();
+        });
+    }
+
     /// Closes the current client's connection now; the next connection is served as usual.
     pub fn drop_connection(&self) {
         self.shared.update(|st| st.close_session());
@@ -243,8 +253,14 @@ impl SimNode {
         self.shared.lock().fw.log.clone()
     }
 
+    /// The texts the node sent (not those a reboot lost).
     pub fn texts(&self) -> Vec<SentText> {
         self.shared.lock().fw.log.texts.clone()
+    }
+
+    /// The texts a reboot took out of the node's queue before they went out.
+    pub fn lost_in_reboot(&self) -> Vec<SentText> {
+        self.shared.lock().fw.log.lost_in_reboot.clone()
     }
 
     pub fn to_radio(&self) -> Vec<ReceivedToRadio> {

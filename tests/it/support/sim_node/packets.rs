@@ -273,11 +273,11 @@ fn module_configs() -> Vec<FromRadio> {
 /// The answer to `want_config_id = nonce`, in the firmware 2.7 order (`PhoneAPI.cpp`):
 /// my_info, own node info, metadata, channels, configs, module configs, other node infos,
 /// then `config_complete_id`. The special nonces skip parts as the firmware does.
-pub fn handshake(cfg: &SimConfig, nonce: u32) -> Vec<FromRadio> {
+pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadio> {
     let mut out = vec![
         from_radio(from_radio::PayloadVariant::MyInfo(MyNodeInfo {
             my_node_num: cfg.node_num,
-            reboot_count: 3,
+            reboot_count,
             min_app_version: 30200,
             nodedb_count: u32::try_from(cfg.peers.len() + 1).unwrap_or(u32::MAX),
             ..Default::default()

@@ -280,19 +280,35 @@ fn handle_frame(shared: &Arc<Shared>, id: u64, payload: &[u8]) {
                         s.ready = true;
                     }
                 }
-                Action::Deliver { after, msg } if after.is_zero() => st.deliver(msg),
-                Action::Deliver { after, msg } => later.push((after, msg)),
+                Action::Deliver {
+                    after,
+                    msg,
+                    answers,
+                } if after.is_zero() => {
+                    if st.fw.take_answer(answers) {
+                        st.deliver(msg);
+                    }
+                }
+                Action::Deliver {
+                    after,
+                    msg,
+                    answers,
+                } => later.push((after, msg, answers)),
                 Action::Close => st.close_session(),
             }
         }
         later
     });
-    for (after, msg) in later {
+    for (after, msg, answers) in later {
         let shared = shared.clone();
         tokio::spawn(async move {
             tokio::select! {
                 _ = shared.stop.cancelled() => {}
-                _ = tokio::time::sleep(after) => shared.update(|st| st.deliver(msg)),
+                _ = tokio::time::sleep(after) => shared.update(|st| {
+                    if st.fw.take_answer(answers) {
+                        st.deliver(msg);
+                    }
+                }),
             }
         });
     }
