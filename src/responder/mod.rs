@@ -200,6 +200,8 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
             ratelimit::Decision::Answer => Job::Message { msg, dest },
             ratelimit::Decision::Notify { retry_in } => {
                 info!(node = %node, "rate limit reached; one notice, then silence");
+                // Not answered, but part of the conversation record like the silent ones.
+                store_unanswered(&shared, &msg).await;
                 let mins = retry_in.as_secs().div_ceil(60).max(1);
                 Job::Notice {
                     text: format!(
@@ -216,7 +218,9 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                 continue;
             }
         };
-        dispatch(&shared, &mut workers, node, job);
+        if let Some(Job::Message { msg, .. }) = dispatch(&shared, &mut workers, node, job) {
+            store_unanswered(&shared, &msg).await;
+        }
         if workers.len() > 256 {
             workers.retain(|_, tx| !tx.is_closed());
         }
@@ -225,19 +229,21 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
 }
 
 /// Hands a job to the node's worker, starting one if there is none (or it just retired).
+/// Returns the job when the node's queue is full: it is not answered.
+#[must_use]
 fn dispatch(
     shared: &Arc<Shared>,
     workers: &mut HashMap<NodeId, mpsc::Sender<Job>>,
     node: NodeId,
     job: Job,
-) {
+) -> Option<Job> {
     let job = match workers.get(&node) {
         None => job,
         Some(tx) => match tx.try_send(job) {
-            Ok(()) => return,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                warn!(node = %node, "too many messages waiting for this node; dropping one");
-                return;
+            Ok(()) => return None,
+            Err(mpsc::error::TrySendError::Full(job)) => {
+                warn!(node = %node, "too many messages waiting for this node; one not answered");
+                return Some(job);
             }
             // The worker retired after being idle: start a new one.
             Err(mpsc::error::TrySendError::Closed(job)) => job,
@@ -251,6 +257,7 @@ fn dispatch(
     shared
         .tracker
         .spawn(turn::worker(shared.clone(), node, rx).instrument(span));
+    None
 }
 
 /// The text after the mention word when mention mode applies to this broadcast.

@@ -316,6 +316,58 @@ async fn rate_limit_sends_one_notice_then_silence() {
     let after: Vec<_> = d.sim.texts()[before..].iter().map(|t| t.to).collect();
     assert_eq!(after, vec![BOB]);
     assert_eq!(replies(&d.llm).len(), 3, "no LLM call for limited messages");
+    // Every message is in the record, answered or not; the notice is not.
+    let (result, _sim, _llm, dir) = d.stop().await;
+    assert!(result.is_ok());
+    let rows = stored(dir.path(), ANN);
+    let users: Vec<&str> = rows
+        .iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    assert_eq!(users, ["one", "two", "three", "four", "five"]);
+    assert_eq!(rows.len(), 7, "two answers, no notice: {rows:?}");
+}
+
+/// `(role, text)` of every stored message of `node`, in store order.
+fn stored(dir: &std::path::Path, node: u32) -> Vec<(String, String)> {
+    let db = rusqlite::Connection::open(dir.join("meshai.db")).expect("open the db");
+    let mut stmt = db
+        .prepare("SELECT role, text FROM messages WHERE node = ?1 ORDER BY id")
+        .expect("query");
+    stmt.query_map([node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+#[tokio::test]
+async fn messages_beyond_a_full_node_queue_are_stored_unanswered() {
+    let d = Daemon::start("[limits]\nnode_messages = 10000\nnode_queue = 1\n").await;
+    // The first answer takes a while, so the node's queue (1) overflows behind it.
+    d.answer_with(|req| match req.last_user() {
+        "q0" => FakeResponse::Stall(Duration::from_millis(500)),
+        q => FakeResponse::Text(format!("ok {q}")),
+    });
+    for i in 0..5 {
+        d.sim.inject_dm(ANN, &format!("q{i}"), None);
+    }
+    d.dm_and_wait(BOB, "still here?", 1).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let answered = d.sim.texts().iter().filter(|t| t.to == ANN).count();
+    assert!((1..=2).contains(&answered), "{answered} answered");
+    let (result, _sim, _llm, dir) = d.stop().await;
+    assert!(result.is_ok());
+    let rows = stored(dir.path(), ANN);
+    let mut users: Vec<&str> = rows
+        .iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    // The unanswered ones are stored on arrival, so they may come before a queued one.
+    users.sort_unstable();
+    assert_eq!(users, ["q0", "q1", "q2", "q3", "q4"], "every message kept");
+    assert_eq!(rows.len(), 5 + answered);
 }
 
 #[tokio::test]
