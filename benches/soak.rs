@@ -21,7 +21,7 @@ async fn main() {
     println!(
         "soak: {} DMs from 30 nodes → {} packets ({} answers, {} failure notices), duplicates 0, \
          order kept; {} link drops + 1 reboot = {} handshakes; {} rate-limit refusals; \
-         RSS {} KiB after a third of the run, {} KiB at the end; {:.0} s",
+         daemon RSS {} KiB after a third of the run, {} KiB at the end, {} KiB peak; {:.0} s",
         r.dms,
         r.packets,
         r.packets - r.notices,
@@ -31,6 +31,7 @@ async fn main() {
         r.refusals,
         r.rss_early_kib,
         r.rss_end_kib,
+        r.rss_peak_kib,
         r.seconds
     );
 }

@@ -3,6 +3,7 @@
 //! Also writes config files for tests that run the `meshai` binary.
 
 use std::path::Path;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +30,25 @@ pub fn sim_config() -> SimConfig {
         log_text: true,
         ..SimConfig::default()
     }
+}
+
+/// Spawns the `meshai` binary as `meshai run --config <config>` with `RUST_LOG=<log>`:
+/// stdout discarded, stderr (its log) shown only when `show_log`, killed when dropped.
+pub fn spawn_meshai(config: &Path, log: &str, show_log: bool) -> tokio::process::Child {
+    let stderr = if show_log {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    };
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
+        .args(["run", "--config"])
+        .arg(config)
+        .env("RUST_LOG", log)
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn meshai")
 }
 
 /// A config file's text for the daemon under test. `extra` is appended (extra sections);
