@@ -171,6 +171,7 @@ mod tests {
         let status = |status| LlmError::Status {
             status,
             body: String::new(),
+            retry_after: None,
         };
         check(refused(), ollama, None, Some("`systemctl start ollama`"));
         check(

@@ -136,6 +136,11 @@ impl LlmClient {
             .await
             .map_err(|e| LlmError::Connect(error_chain(e)))?;
         let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(retry::parse_retry_after);
         let body = read_body(&mut response, status).await?;
         if !status.is_success() {
             return Err(LlmError::Status {
@@ -144,6 +149,7 @@ impl LlmClient {
                     .chars()
                     .take(STATUS_BODY_CHARS)
                     .collect(),
+                retry_after,
             });
         }
         wire::parse(&body)

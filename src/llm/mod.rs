@@ -96,6 +96,8 @@ pub enum LlmError {
         status: u16,
         /// The first 200 characters of the response body.
         body: String,
+        /// `Retry-After` in seconds (429, 503), when the server sent one.
+        retry_after: Option<Duration>,
     },
     /// The server answered 2xx with something that is not a chat completion.
     #[error("bad llm response: {0}")]

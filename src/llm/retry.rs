@@ -11,12 +11,23 @@ pub(super) const MAX_ATTEMPTS: u32 = 3;
 /// Waits before the second and the third attempt.
 pub(super) const BACKOFF: [Duration; 2] = [Duration::from_millis(500), Duration::from_millis(1500)];
 
+/// A `Retry-After` above this is treated as this: no call budget is that long anyway.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(3600);
+
+/// The seconds form of a `Retry-After` header value. The HTTP-date form is not used by the
+/// LLM servers we talk to and gives `None` (the usual backoff applies).
+pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
+    let secs: u64 = value.trim().parse().ok()?;
+    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+}
+
 /// How long to wait before attempt `attempt + 1` after `attempt` failed with `error`, or
 /// `None` to give up and return `error`.
 ///
-/// Only failures that may go away are retried: connection errors, 408, 429 and 5xx. A wait
-/// that would use up the rest of the budget is not started: the real error is more useful
-/// to the caller than a timeout.
+/// Only failures that may go away are retried: connection errors, 408, 429 and 5xx. The wait
+/// is the backoff, or the server's `Retry-After` when that is longer. A wait that would use
+/// up the rest of the budget is not started: the real error is more useful to the caller than
+/// a timeout.
 pub(super) fn delay(
     attempt: u32,
     error: &LlmError,
@@ -34,7 +45,12 @@ pub(super) fn delay(
         return None;
     }
     let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
-    let wait = backoff.get(index).or(backoff.last()).copied()?;
+    let backoff = backoff.get(index).or(backoff.last()).copied()?;
+    let asked = match error {
+        LlmError::Status { retry_after, .. } => *retry_after,
+        _ => None,
+    };
+    let wait = asked.map_or(backoff, |asked| asked.max(backoff));
     (wait < remaining).then_some(wait)
 }
 
@@ -46,6 +62,15 @@ mod tests {
         LlmError::Status {
             status,
             body: String::new(),
+            retry_after: None,
+        }
+    }
+
+    fn retry_after(status: u16, secs: u64) -> LlmError {
+        LlmError::Status {
+            status,
+            body: String::new(),
+            retry_after: Some(Duration::from_secs(secs)),
         }
     }
 
@@ -74,6 +99,11 @@ mod tests {
             (1, connect.clone(), ms(501), Some(ms(500))),
             (1, connect.clone(), ms(500), None),
             (2, status(502), ms(1000), None),
+            // Retry-After is honoured when longer than the backoff, and only if it fits.
+            (1, retry_after(429, 2), plenty, Some(ms(2000))),
+            (2, retry_after(503, 0), plenty, Some(ms(1500))),
+            (1, retry_after(429, 120), plenty, None),
+            (1, retry_after(400, 1), plenty, None),
         ];
         for (attempt, error, remaining, expect) in table {
             assert_eq!(
@@ -81,6 +111,23 @@ mod tests {
                 expect,
                 "attempt {attempt} {error:?} {remaining:?}"
             );
+        }
+    }
+
+    #[test]
+    fn retry_after_values() {
+        let table = [
+            ("2", Some(Duration::from_secs(2))),
+            (" 30 ", Some(Duration::from_secs(30))),
+            ("0", Some(Duration::ZERO)),
+            ("99999999", Some(MAX_RETRY_AFTER)),
+            ("Wed, 21 Oct 2015 07:28:00 GMT", None),
+            ("-1", None),
+            ("1.5", None),
+            ("", None),
+        ];
+        for (value, expect) in table {
+            assert_eq!(parse_retry_after(value), expect, "{value:?}");
         }
     }
 }

@@ -15,6 +15,8 @@ use crate::secret::Secret;
 #[derive(Clone)]
 enum Reply {
     Respond(u16, String),
+    /// This status with a `retry-after: N` header.
+    RetryAfter(u16, u64),
     /// Read the request, then never answer.
     Hang,
 }
@@ -53,18 +55,23 @@ impl Server {
                 let reply = replies.get(i).or(replies.last()).unwrap().clone();
                 let request = read_request(&mut stream).await;
                 log.lock().unwrap().push(request);
-                match reply {
-                    Reply::Respond(status, body) => {
-                        let response = format!(
-                            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n\
-                             content-length: {}\r\nconnection: close\r\n\r\n{body}",
-                            body.len()
-                        );
-                        stream.write_all(response.as_bytes()).await.unwrap();
-                        stream.shutdown().await.unwrap();
+                let (status, extra, body) = match reply {
+                    Reply::Respond(status, body) => (status, String::new(), body),
+                    Reply::RetryAfter(status, secs) => {
+                        (status, format!("retry-after: {secs}\r\n"), "busy".into())
                     }
-                    Reply::Hang => hung.push(stream),
-                }
+                    Reply::Hang => {
+                        hung.push(stream);
+                        continue;
+                    }
+                };
+                let response = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{extra}\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                stream.write_all(response.as_bytes()).await.unwrap();
+                stream.shutdown().await.unwrap();
             }
         });
         Server { base_url, seen }
@@ -186,10 +193,43 @@ async fn rate_limit_is_retried_three_times() {
         error,
         LlmError::Status {
             status: 429,
-            body: "slow down".into()
+            body: "slow down".into(),
+            retry_after: None,
         }
     );
     assert_eq!(server.requests(), 3);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_and_a_too_long_one_ends_the_call() {
+    // 429 asking for 1 s (longer than the 0.5 s backoff), then an answer.
+    let server = Server::start(vec![Reply::RetryAfter(429, 1), ok("Hi")]).await;
+    let started = Instant::now();
+    let answer = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Hi");
+    assert_eq!(server.requests(), 2);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "waited as asked"
+    );
+    // Asking for more than the 5 s budget: no wait, the server's error at once.
+    let server = Server::start(vec![Reply::RetryAfter(503, 30), ok("Hi")]).await;
+    let error = client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        LlmError::Status {
+            status: 503,
+            body: "busy".into(),
+            retry_after: Some(Duration::from_secs(30)),
+        }
+    );
+    assert_eq!(server.requests(), 1);
 }
 
 #[tokio::test]
@@ -204,7 +244,8 @@ async fn client_error_is_not_retried() {
         error,
         LlmError::Status {
             status: 400,
-            body: "x".repeat(200)
+            body: "x".repeat(200),
+            retry_after: None,
         }
     );
     assert_eq!(server.requests(), 1);
