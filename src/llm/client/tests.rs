@@ -8,7 +8,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Instant;
 
 use super::LlmClient;
-use crate::llm::{ChatMessage, ChatRole, LlmError, LlmSettings, Usage};
+use crate::llm::{ChatMessage, ChatRole, Completion, LlmError, LlmSettings, Usage};
 use crate::secret::Secret;
 
 /// What the server does with the next request.
@@ -126,6 +126,13 @@ fn client(settings: LlmSettings) -> LlmClient {
     client
 }
 
+/// One call with the test settings and short backoffs.
+async fn ask(server: &Server) -> Result<Completion, LlmError> {
+    client(settings(&server.base_url))
+        .complete(&question(), 42)
+        .await
+}
+
 fn question() -> Vec<ChatMessage> {
     vec![
         ChatMessage::new(ChatRole::System, "Be brief."),
@@ -136,10 +143,7 @@ fn question() -> Vec<ChatMessage> {
 #[tokio::test]
 async fn success_with_usage_and_request_shape() {
     let server = Server::start(vec![ok("<think>hmm</think>**Hi** there!")]).await;
-    let done = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap();
+    let done = ask(&server).await.unwrap();
     assert_eq!(done.text, "Hi there!");
     assert_eq!(
         done.usage,
@@ -174,10 +178,7 @@ async fn success_with_usage_and_request_shape() {
 #[tokio::test]
 async fn server_error_then_success_is_retried() {
     let server = Server::start(vec![Reply::Respond(500, "oops".into()), ok("Hi")]).await;
-    let done = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap();
+    let done = ask(&server).await.unwrap();
     assert_eq!(done.text, "Hi");
     assert_eq!(server.requests(), 2);
 }
@@ -185,10 +186,7 @@ async fn server_error_then_success_is_retried() {
 #[tokio::test]
 async fn rate_limit_is_retried_three_times() {
     let server = Server::start(vec![Reply::Respond(429, "slow down".into())]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert_eq!(
         error,
         LlmError::Status {
@@ -205,10 +203,7 @@ async fn retry_after_is_honoured_and_a_too_long_one_ends_the_call() {
     // 429 asking for 1 s (longer than the 0.5 s backoff), then an answer.
     let server = Server::start(vec![Reply::RetryAfter(429, 1), ok("Hi")]).await;
     let started = Instant::now();
-    let answer = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap();
+    let answer = ask(&server).await.unwrap();
     assert_eq!(answer.text, "Hi");
     assert_eq!(server.requests(), 2);
     assert!(
@@ -217,10 +212,7 @@ async fn retry_after_is_honoured_and_a_too_long_one_ends_the_call() {
     );
     // Asking for more than the 5 s budget: no wait, the server's error at once.
     let server = Server::start(vec![Reply::RetryAfter(503, 30), ok("Hi")]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert_eq!(
         error,
         LlmError::Status {
@@ -236,10 +228,7 @@ async fn retry_after_is_honoured_and_a_too_long_one_ends_the_call() {
 async fn client_error_is_not_retried() {
     let long = "x".repeat(500);
     let server = Server::start(vec![Reply::Respond(400, long), ok("Hi")]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert_eq!(
         error,
         LlmError::Status {
@@ -254,10 +243,7 @@ async fn client_error_is_not_retried() {
 #[tokio::test]
 async fn garbage_body_is_a_bad_response() {
     let server = Server::start(vec![Reply::Respond(200, "<html>hi</html>".into())]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert!(matches!(error, LlmError::BadResponse(_)), "{error:?}");
     assert_eq!(server.requests(), 1);
 }
@@ -266,20 +252,14 @@ async fn garbage_body_is_a_bad_response() {
 async fn null_content_is_a_bad_response() {
     let body = r#"{"choices":[{"message":{"role":"assistant","content":null}}]}"#;
     let server = Server::start(vec![Reply::Respond(200, body.into())]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert!(matches!(error, LlmError::BadResponse(_)), "{error:?}");
 }
 
 #[tokio::test]
 async fn thinking_only_is_empty() {
     let server = Server::start(vec![ok("<think>out of tokens while thinking")]).await;
-    let error = client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap_err();
+    let error = ask(&server).await.unwrap_err();
     assert_eq!(error, LlmError::Empty);
     assert_eq!(server.requests(), 1);
 }
@@ -338,10 +318,7 @@ async fn connection_refused_is_retried_then_reported() {
 #[tokio::test]
 async fn bearer_header_only_with_a_key() {
     let server = Server::start(vec![ok("Hi")]).await;
-    client(settings(&server.base_url))
-        .complete(&question(), 42)
-        .await
-        .unwrap();
+    ask(&server).await.unwrap();
     let mut with_key = settings(&server.base_url);
     with_key.api_key = Some(Secret::new("sk-test-123"));
     let keyed = client(with_key);
