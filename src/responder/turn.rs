@@ -72,17 +72,13 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             // The text itself only at debug: logs are not the place for people's messages.
             info!(chars = msg.text.chars().count(), hops = ?msg.hops, "message received");
             debug!(text = %msg.text, "message text");
-            // Unknown names are passed as None so the store keeps names learned earlier.
-            let (long, short) = match msg.names.clone() {
-                Some(n) => (Some(n.long_name), Some(n.short_name)),
-                None => (None, None),
-            };
-            if let Err(e) = shared.store.touch_node(node, long, short, unix_now()).await {
-                warn!(error = %e, "could not update node info");
-            }
             match commands::parse(&msg.text) {
-                Parsed::Command(cmd) => command(shared, node, cmd, dest, msg.packet_id).await,
+                Parsed::Command(cmd) => {
+                    touch(shared, node, &msg).await;
+                    command(shared, node, cmd, dest, msg.packet_id).await
+                }
                 Parsed::Unknown(word) => {
+                    touch(shared, node, &msg).await;
                     let text = format!("Unknown command !{word}. {}", commands::HELP);
                     send(
                         shared,
@@ -102,13 +98,30 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
     }
 }
 
+/// The node's names as heard with `msg`: unknown ones are `None`, so the store keeps names
+/// learned earlier.
+fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
+    match msg.names.clone() {
+        Some(n) => (Some(n.long_name), Some(n.short_name)),
+        None => (None, None),
+    }
+}
+
+/// Records that the node was heard (a command, which stores no message).
+async fn touch(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage) {
+    let (long, short) = heard_names(msg);
+    if let Err(e) = shared.store.touch_node(node, long, short, unix_now()).await {
+        warn!(error = %e, "could not update node info");
+    }
+}
+
 async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: Destination) {
     let s = &shared.settings;
-    // The user's message is stored before the LLM is called.
+    // The user's message is stored before the LLM is called, with the node's names.
     let loaded = async {
         let user_id = shared
             .store
-            .append_user(node, msg.text.clone(), unix_now())
+            .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
             .await?;
         let (window, retrieve) = (s.memory.window_messages, s.memory.retrieve_exchanges);
         let ctx = shared
@@ -156,18 +169,10 @@ async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: D
                 .join(" ");
             if let Err(e) = shared
                 .store
-                .append_reply(node, user_id, said, unix_now())
+                .append_reply(node, user_id, said, unix_now(), done.usage)
                 .await
             {
                 warn!(error = %e, "could not store the reply");
-            }
-            if let Some(u) = &done.usage
-                && let Err(e) = shared
-                    .store
-                    .record_usage(node, u.prompt_tokens, u.completion_tokens)
-                    .await
-            {
-                warn!(error = %e, "could not record token usage");
             }
             info!(
                 parts = parts.len(),

@@ -24,6 +24,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::llm::Usage;
 use crate::node::NodeId;
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
@@ -225,16 +226,35 @@ impl Store {
             .await
     }
 
-    /// Stores the reply to message `user_id` and indexes the pair for retrieval, in one
-    /// transaction. Fails with `NoSuchUserMessage` if `user_id` is gone (reset meanwhile).
+    /// Stores a message from `node` together with what was heard of the node (its names, if
+    /// known — `None` keeps the stored ones — and the time): like [`Store::touch_node`] and
+    /// [`Store::append_user`], in one transaction, so one sync to disk per incoming message.
+    pub async fn append_heard(
+        &self,
+        node: NodeId,
+        names: (Option<String>, Option<String>),
+        text: String,
+        at: i64,
+    ) -> Result<i64, StoreError> {
+        self.call(move |c| {
+            let names = (names.0.as_deref(), names.1.as_deref());
+            ops::append_heard(c, node, names, &text, at)
+        })
+        .await
+    }
+
+    /// Stores the reply to message `user_id`, indexes the pair for retrieval and counts the
+    /// call's token usage (if known), in one transaction. Fails with `NoSuchUserMessage` if
+    /// `user_id` is gone (reset meanwhile).
     pub async fn append_reply(
         &self,
         node: NodeId,
         user_id: i64,
         text: String,
         at: i64,
+        usage: Option<Usage>,
     ) -> Result<i64, StoreError> {
-        self.call(move |c| ops::append_reply(c, node, user_id, &text, at))
+        self.call(move |c| ops::append_reply(c, node, user_id, &text, at, usage))
             .await
     }
 

@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::Query;
 use super::{Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob};
+use crate::llm::Usage;
 use crate::node::NodeId;
 
 /// A node number as stored: SQLite integers are i64, a u32 always fits.
@@ -59,7 +60,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<Summary> {
 }
 
 pub(super) fn append_message(
-    c: &mut Connection,
+    c: &Connection,
     node: NodeId,
     role: Role,
     text: &str,
@@ -70,12 +71,28 @@ pub(super) fn append_message(
     Ok(c.last_insert_rowid())
 }
 
+/// A user message and the node's names and last-heard time, in one transaction (one sync).
+pub(super) fn append_heard(
+    c: &mut Connection,
+    node: NodeId,
+    names: (Option<&str>, Option<&str>),
+    text: &str,
+    at: i64,
+) -> Result<i64, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    touch_node(&tx, node, names.0, names.1, at)?;
+    let id = append_message(&tx, node, Role::User, text, at)?;
+    tx.commit()?;
+    Ok(id)
+}
+
 pub(super) fn append_reply(
     c: &mut Connection,
     node: NodeId,
     user_id: i64,
     text: &str,
     at: i64,
+    usage: Option<Usage>,
 ) -> Result<i64, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let user_text: Option<String> = tx
@@ -97,6 +114,9 @@ pub(super) fn append_reply(
     let exchange_id = tx.last_insert_rowid();
     tx.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
         .execute(params![exchange_id, user_text, text])?;
+    if let Some(u) = usage {
+        record_usage(&tx, node, u.prompt_tokens, u.completion_tokens)?;
+    }
     tx.commit()?;
     Ok(assistant_id)
 }

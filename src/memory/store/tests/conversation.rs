@@ -168,7 +168,10 @@ async fn append_reply_needs_a_user_message_of_that_node() {
     let (u, a) = exchange(&store, A, "q", "r", 1).await;
     let b = store.append_user(B, "qb".into(), 1).await.unwrap();
     for bad in [a, b, 9999] {
-        let err = store.append_reply(A, bad, "x".into(), 2).await.unwrap_err();
+        let err = store
+            .append_reply(A, bad, "x".into(), 2, None)
+            .await
+            .unwrap_err();
         assert!(
             matches!(err, StoreError::NoSuchUserMessage { id, .. } if id == bad),
             "{err:?}"

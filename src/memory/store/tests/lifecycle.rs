@@ -3,6 +3,7 @@
 use rusqlite::Connection;
 
 use super::*;
+use crate::llm::Usage;
 use crate::memory::store::*;
 
 #[tokio::test]
@@ -91,6 +92,57 @@ async fn a_second_process_can_read_and_write_meanwhile() {
     assert_eq!(daemon.history(B, 10).await.unwrap().len(), 2);
     exchange(&daemon, A, "again", "ok", 3).await;
     daemon.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_heard_message_and_its_reply_each_land_whole() {
+    let (_dir, path) = temp();
+    let store = Store::open(&path).unwrap();
+    let names = (Some("Alpha".to_string()), Some("ALP".to_string()));
+    let u = store
+        .append_heard(A, names, "hello".into(), 10)
+        .await
+        .unwrap();
+    // Unknown names keep the known ones; the time moves on.
+    let u2 = store
+        .append_heard(A, (None, None), "again".into(), 20)
+        .await
+        .unwrap();
+    let usage = Some(Usage {
+        prompt_tokens: 30,
+        completion_tokens: 7,
+    });
+    store
+        .append_reply(A, u, "hi".into(), 11, usage)
+        .await
+        .unwrap();
+    // A reply that cannot be stored counts no usage either: one transaction.
+    let err = store
+        .append_reply(A, 9999, "lost".into(), 12, usage)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::NoSuchUserMessage { .. }),
+        "{err:?}"
+    );
+    store
+        .append_reply(A, u2, "hi again".into(), 21, None)
+        .await
+        .unwrap();
+
+    let stats = store.stats().await.unwrap();
+    let a = stats.first().unwrap();
+    assert_eq!(
+        (
+            a.long_name.as_deref(),
+            a.last_seen,
+            a.messages,
+            a.llm_calls,
+            a.prompt_tokens,
+            a.completion_tokens
+        ),
+        (Some("Alpha"), Some(20), 4, 1, 30, 7)
+    );
 }
 
 #[tokio::test]

@@ -34,7 +34,7 @@ pub(super) async fn exchange(
 ) -> (i64, i64) {
     let u = store.append_user(node, user.into(), at).await.unwrap();
     let a = store
-        .append_reply(node, u, reply.into(), at + 1)
+        .append_reply(node, u, reply.into(), at + 1, None)
         .await
         .unwrap();
     (u, a)
