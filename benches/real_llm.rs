@@ -3,7 +3,9 @@
 //! `[memory]`: a window of 8 messages, summaries, retrieval) and without it (every earlier
 //! message in every prompt, no summary: `window_messages = 200`, `retrieve_exchanges = 0`).
 //! The two run alternately, twice each, in one process, so the ratio is taken on the same
-//! machine state. A recording proxy measures each request body (bytes of JSON) and counts the summary calls.
+//! machine state. A recording proxy keeps each request and llama-server's `timings` from each
+//! response: prompt tokens taken from its KV cache or evaluated, and the milliseconds spent on
+//! the prompt and on generation; summary calls are counted with their server time.
 //!
 //! Run: `eval "$(scripts/local-llm.sh start)" && cargo bench --bench real_llm`
 //! (numbers in docs/benchmarks.md). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use harness::{Daemon, sim_config};
 use support::fake_llm::FakeLlm;
-use support::proxy::recording_proxy;
+use support::proxy::{Exchange, recording_proxy};
 use support::sim_node::{SentText, SimNode};
 
 const NODE: u32 = 0xbe0c_0001;
@@ -41,12 +43,37 @@ const QUESTIONS: [&str; 12] = [
     "Thanks! Any last tip for the relay?",
 ];
 
-/// One reply's timing and the prompt that produced it.
+/// One reply: wall time through the daemon, and what the server says it spent.
 struct Turn {
-    first: Duration,
-    last: Duration,
+    /// DM injected → last part accepted by the simulated node.
+    wall: Duration,
     parts: usize,
     request_bytes: usize,
+    server: Timings,
+}
+
+/// llama-server's `timings` of one completion.
+#[derive(Default, Clone, Copy)]
+struct Timings {
+    /// Prompt tokens taken from the KV cache (not evaluated again).
+    cached: u64,
+    /// Prompt tokens evaluated.
+    evaluated: u64,
+    prompt_ms: f64,
+    generated: u64,
+    generate_ms: f64,
+}
+
+fn timings(response: &str) -> Timings {
+    let v: serde_json::Value = serde_json::from_str(response).unwrap_or_default();
+    let t = &v["timings"];
+    Timings {
+        cached: t["cache_n"].as_u64().unwrap_or(0),
+        evaluated: t["prompt_n"].as_u64().unwrap_or(0),
+        prompt_ms: t["prompt_ms"].as_f64().unwrap_or(0.0),
+        generated: t["predicted_n"].as_u64().unwrap_or(0),
+        generate_ms: t["predicted_ms"].as_f64().unwrap_or(0.0),
+    }
 }
 
 /// Whether `texts` ends with a complete reply: an unmarked part, or the `n/n` part.
@@ -60,7 +87,14 @@ fn complete(texts: &[SentText]) -> bool {
     }
 }
 
-async fn conversation(url: &str, compaction: bool) -> (Vec<Turn>, usize) {
+fn is_summary(e: &Exchange) -> bool {
+    e.request.contains("You maintain a running summary")
+}
+
+/// One conversation; returns its turns and the server time spent on summaries (count, ms).
+/// `tag` makes the first message, and so every later prompt, differ from other runs: the
+/// server keeps earlier prompts' KV state in RAM and would otherwise answer from it.
+async fn conversation(url: &str, compaction: bool, tag: &str) -> (Vec<Turn>, usize, f64) {
     let (proxy_url, seen) = recording_proxy(url.to_string()).await;
     let sim = Arc::new(SimNode::start(sim_config()).await);
     let placeholder = FakeLlm::start_echo().await;
@@ -70,51 +104,66 @@ async fn conversation(url: &str, compaction: bool) -> (Vec<Turn>, usize) {
     } else {
         "[memory]\nwindow_messages = 200\nretrieve_exchanges = 0\n"
     };
-    let d = Daemon::start_with_llm_url(sim, placeholder, dir, memory, &proxy_url, 120).await;
+    // Temperature 0: the same prompt gets the same answer, so the two settings differ only
+    // in what memory puts into the prompt.
+    let llm = "timeout_secs = 120\ntemperature = 0.0";
+    let d = Daemon::start_with_llm_url(sim, placeholder, dir, memory, &proxy_url, llm).await;
     let mut turns = Vec::new();
-    for q in QUESTIONS {
+    for (i, q) in QUESTIONS.iter().enumerate() {
+        let q = if i == 0 {
+            format!("{q} ({tag})")
+        } else {
+            q.to_string()
+        };
+        let q = q.as_str();
         let before = d.sim.texts().len();
         let asked = Instant::now();
         d.sim.inject_dm(NODE, q, None);
-        d.sim.wait_texts(before + 1, Duration::from_secs(300)).await;
-        let first = asked.elapsed();
         let done = d
             .sim
-            .wait_for(Duration::from_secs(60), |l| {
+            .wait_for(Duration::from_secs(300), |l| {
                 l.texts.len() > before && complete(&l.texts[before..])
             })
             .await;
         assert!(done, "the reply to {q:?} did not complete");
-        let last = asked.elapsed();
+        let wall = asked.elapsed();
         let parts = d.sim.texts().len() - before;
-        let request_bytes = seen
+        let exchange = seen
             .lock()
-            .map(|bodies| {
-                bodies
-                    .iter()
+            .ok()
+            .and_then(|l| {
+                l.iter()
                     .rev()
-                    .find(|b| b.contains(&q.replace('"', "\\\"")) && !is_summary_body(b))
-                    .map_or(0, String::len)
+                    .find(|e| e.request.contains(q) && !is_summary(e))
+                    .cloned()
             })
-            .unwrap_or(0);
+            .unwrap_or_default();
         turns.push(Turn {
-            first,
-            last,
+            wall,
             parts,
-            request_bytes,
+            request_bytes: exchange.request.len(),
+            server: timings(&exchange.response),
         });
     }
-    let summaries = seen
+    // Let a summary still running finish, so its cost is counted.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let (summaries, summary_ms) = seen
         .lock()
-        .map(|b| b.iter().filter(|b| is_summary_body(b)).count())
-        .unwrap_or(0);
+        .map(|l| {
+            let s: Vec<Timings> = l
+                .iter()
+                .filter(|e| is_summary(e))
+                .map(|e| timings(&e.response))
+                .collect();
+            let ms = s
+                .iter()
+                .fold(0.0, |sum, t| sum + t.prompt_ms + t.generate_ms);
+            (s.len(), ms)
+        })
+        .unwrap_or((0, 0.0));
     let (result, ..) = d.stop().await;
     result.expect("the daemon stopped cleanly");
-    (turns, summaries)
-}
-
-fn is_summary_body(body: &str) -> bool {
-    body.contains("You maintain a running summary")
+    (turns, summaries, summary_ms)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -136,51 +185,63 @@ async fn main() {
         return;
     };
     println!(
-        "real model at {url}: {} turns per conversation, one node",
+        "real model at {url}: {} turns per conversation, one node, temperature 0",
         QUESTIONS.len()
     );
+    // (mean wall ms, mean prompt ms, mean generate ms, summary ms) per run, per setting.
     let mut means = [Vec::new(), Vec::new()];
     for run in 1..=2 {
         for compaction in [true, false] {
-            let (turns, summaries) = conversation(&url, compaction).await;
+            let tag = format!("run {run}, {}", if compaction { "a" } else { "b" });
+            let (turns, summaries, summary_ms) = conversation(&url, compaction, &tag).await;
             let label = if compaction {
                 "with compaction"
             } else {
                 "without (full history)"
             };
-            println!("run {run}, {label}: {summaries} summary calls");
-            println!("  turn  request_bytes  first_part_ms  last_part_ms  parts");
+            println!(
+                "run {run}, {label}: {summaries} summary calls, {summary_ms:.0} ms of server time"
+            );
+            println!(
+                "  turn  request_bytes  wall_ms  parts  prompt_tokens(cached+evaluated)  \
+                 prompt_ms  generated  generate_ms"
+            );
             for (i, t) in turns.iter().enumerate() {
+                let s = t.server;
                 println!(
-                    "  {:>4}  {:>13}  {:>13.0}  {:>12.0}  {:>5}",
+                    "  {:>4}  {:>13}  {:>7.0}  {:>5}  {:>14} = {:>5} + {:>5}  {:>9.0}  {:>9}  {:>11.0}",
                     i + 1,
                     t.request_bytes,
-                    ms(t.first),
-                    ms(t.last),
-                    t.parts
+                    ms(t.wall),
+                    t.parts,
+                    s.cached + s.evaluated,
+                    s.cached,
+                    s.evaluated,
+                    s.prompt_ms,
+                    s.generated,
+                    s.generate_ms
                 );
             }
-            let late = &turns[turns.len() / 2..];
-            let m_all = mean(turns.iter().map(|t| ms(t.last)));
-            let m_late = mean(late.iter().map(|t| ms(t.last)));
-            let p_late = mean(late.iter().map(|t| t.request_bytes as f64));
+            let wall = mean(turns.iter().map(|t| ms(t.wall)));
+            let prompt = mean(turns.iter().map(|t| t.server.prompt_ms));
+            let generate = mean(turns.iter().map(|t| t.server.generate_ms));
             println!(
-                "  mean wall time per reply: {m_all:.0} ms (all turns), {m_late:.0} ms \
-                 (turns {}-{}, mean request {p_late:.0} bytes)",
-                turns.len() / 2 + 1,
-                turns.len()
+                "  mean per reply: wall {wall:.0} ms = prompt {prompt:.0} ms + generation \
+                 {generate:.0} ms + the rest"
             );
-            means[usize::from(!compaction)].push((m_all, m_late));
+            means[usize::from(!compaction)].push((wall, prompt, generate, summary_ms));
         }
     }
-    for (i, ((with_all, with_late), (without_all, without_late))) in
-        means[0].iter().zip(&means[1]).enumerate()
-    {
+    for (i, (with, without)) in means[0].iter().zip(&means[1]).enumerate() {
         println!(
-            "run {}: without / with compaction = {:.2} (all turns), {:.2} (second half)",
+            "run {}: without / with compaction: wall {:.2}, prompt eval {:.2}, generation {:.2}; \
+             summaries cost {:.0} ms of server time ({:.0} ms per reply)",
             i + 1,
-            without_all / with_all,
-            without_late / with_late
+            without.0 / with.0,
+            without.1 / with.1,
+            without.2 / with.2,
+            with.3,
+            with.3 / QUESTIONS.len() as f64
         );
     }
 }

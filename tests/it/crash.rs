@@ -4,6 +4,7 @@
 //! agrees with its cursor (text and cursor are written in one transaction).
 
 use std::collections::HashSet;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,7 +52,7 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
 
     let mut sent = 0u32;
     for round in 0..5 {
-        let mut child = spawn_meshai(&config, "warn", false);
+        let mut child = spawn_meshai(&config, "warn", Stdio::null());
         sim.wait_handshakes(round + 1, SOON).await;
         // Busy: DMs from four nodes every few ms, killed after a random time.
         let kill_after = Duration::from_millis(rng.random_range(150..1500));
@@ -72,7 +73,7 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
     // After the last kill, a fresh start still remembers: the next prompt of a node carries
     // its earlier messages (its window, and its summary once one was made).
     let node = 0xc0de_0000;
-    let mut child = spawn_meshai(&config, "warn", false);
+    let mut child = spawn_meshai(&config, "warn", Stdio::null());
     sim.wait_handshakes(6, SOON).await;
     let before = llm.requests().len();
     sim.inject_dm(node, "after the crash", None);

@@ -33,13 +33,8 @@ pub fn sim_config() -> SimConfig {
 }
 
 /// Spawns the `meshai` binary as `meshai run --config <config>` with `RUST_LOG=<log>`:
-/// stdout discarded, stderr (its log) shown only when `show_log`, killed when dropped.
-pub fn spawn_meshai(config: &Path, log: &str, show_log: bool) -> tokio::process::Child {
-    let stderr = if show_log {
-        Stdio::inherit()
-    } else {
-        Stdio::null()
-    };
+/// stdout discarded, stderr (its log) going to `stderr`, killed when dropped.
+pub fn spawn_meshai(config: &Path, log: &str, stderr: Stdio) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
         .args(["run", "--config"])
         .arg(config)
@@ -54,16 +49,17 @@ pub fn spawn_meshai(config: &Path, log: &str, show_log: bool) -> tokio::process:
 /// A config file's text for the daemon under test. `extra` is appended (extra sections);
 /// the per-node rate limit is lifted unless `extra` has its own `[limits]`.
 pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
-    config_text_with(sim, llm_url, db, extra, 3)
+    config_text_with(sim, llm_url, db, extra, "timeout_secs = 3")
 }
 
-/// [`config_text`] with the LLM's time budget given (a real model on a CPU needs more).
+/// [`config_text`] with the `[llm]` lines besides `base_url` and `model` given, e.g. a longer
+/// time budget for a real model on a CPU.
 pub fn config_text_with(
     sim: &SimNode,
     llm_url: &str,
     db: &Path,
     extra: &str,
-    llm_timeout_secs: u64,
+    llm_lines: &str,
 ) -> String {
     let limits = if extra.contains("[limits]") {
         ""
@@ -80,7 +76,7 @@ handshake_timeout_secs = 5
 [llm]
 base_url = "{llm_url}"
 model = "fake-model"
-timeout_secs = {llm_timeout_secs}
+{llm_lines}
 
 [storage]
 database = "{db}"
@@ -136,22 +132,22 @@ impl Daemon {
 
     pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {
         let url = llm.base_url();
-        Daemon::start_with_llm_url(sim, llm, dir, extra, &url, 3).await
+        Daemon::start_with_llm_url(sim, llm, dir, extra, &url, "timeout_secs = 3").await
     }
 
     /// Like [`Daemon::start_with`], but the daemon talks to the LLM at `llm_url` (e.g. a
-    /// real server) with this time budget; `llm` stays unused.
+    /// real server) with these `[llm]` lines (see [`config_text_with`]); `llm` stays unused.
     pub async fn start_with_llm_url(
         sim: Arc<SimNode>,
         llm: FakeLlm,
         dir: TempDir,
         extra: &str,
         llm_url: &str,
-        llm_timeout_secs: u64,
+        llm_lines: &str,
     ) -> Daemon {
         init_logging();
         let db = dir.path().join("meshai.db");
-        let text = config_text_with(&sim, llm_url, &db, extra, llm_timeout_secs);
+        let text = config_text_with(&sim, llm_url, &db, extra, llm_lines);
         let config = parse_config(&text);
         let handshakes = sim.handshakes();
         let shutdown = CancellationToken::new();

@@ -32,7 +32,15 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\n[reply]\nmax_chars = 150\n\n\
          # real model: {proxy_url}\n"
     );
-    let d = Daemon::start_with_llm_url(sim, placeholder, dir, &extra, &proxy_url, 120).await;
+    let d = Daemon::start_with_llm_url(
+        sim,
+        placeholder,
+        dir,
+        &extra,
+        &proxy_url,
+        "timeout_secs = 120",
+    )
+    .await;
 
     let questions = [
         "Hi, I am Marta, callsign EA3MRT. What is LoRa?",
@@ -94,12 +102,13 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     d.sim
         .inject_dm(0xea3_0001, "What do you remember about me?", None);
     d.sim.wait_texts(n + 1, Duration::from_secs(180)).await;
-    let bodies = seen
+    let exchanges = seen
         .lock()
         .map(|s| s[before..].to_vec())
         .unwrap_or_default();
-    let reply_prompt = bodies
+    let reply_prompt = exchanges
         .iter()
+        .map(|e| &e.request)
         .find(|b| b.contains("What do you remember about me?"))
         .expect("the reply request went through the proxy");
     let json_text = serde_json::to_string(&text).expect("json");

@@ -95,6 +95,31 @@ async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
     );
 }
 
+/// Prints the tail of the daemon's log if the soak panics.
+struct ShowLogOnPanic(std::path::PathBuf);
+
+impl Drop for ShowLogOnPanic {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let log = std::fs::read_to_string(&self.0).unwrap_or_default();
+        let kept = std::env::temp_dir().join(format!("meshai-soak-{}.log", std::process::id()));
+        let saved = std::fs::write(&kept, &log).is_ok();
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(400)..];
+        eprintln!(
+            "--- the daemon's last {} log lines (whole log{}: {}) ---",
+            tail.len(),
+            if saved { "" } else { " NOT saved" },
+            kept.display()
+        );
+        for l in tail {
+            eprintln!("{l}");
+        }
+    }
+}
+
 /// Runs `nodes × per_node` DMs under faults and checks that every DM got exactly one answer or
 /// one notice, in order, none twice (panics otherwise). Also run bigger by `benches/soak.rs`.
 pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
@@ -105,7 +130,12 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
     let config = dir.path().join("config.toml");
     let db = dir.path().join("meshai.db");
     std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
-    let mut daemon = spawn_meshai(&config, "error", true);
+    // The daemon's log goes to a file that is shown when the soak fails: the wire-level
+    // story (writes, queue status, ACKs, timeouts, reconnects) of whatever went wrong.
+    let log_path = dir.path().join("daemon.log");
+    let log_file = std::fs::File::create(&log_path).expect("daemon log");
+    let mut daemon = spawn_meshai(&config, "warn,meshai::radio=debug", log_file.into());
+    let _show_log = ShowLogOnPanic(log_path);
     let pid = daemon.id().expect("the daemon's pid");
     sim.wait_handshakes(1, SOON).await;
     let total = (nodes * per_node) as usize;
@@ -177,11 +207,18 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
     let mut notices = 0;
     for n in 0..nodes {
         let got = per_node_texts.remove(&(FIRST + n)).unwrap_or_default();
-        assert_eq!(
-            got.len(),
-            per_node as usize,
-            "node {n}: one packet per DM: {got:#?}"
-        );
+        if got.len() != per_node as usize {
+            // The packet ids and times, to find each one in the daemon's log.
+            let wire: Vec<String> = texts_end
+                .iter()
+                .filter(|t| t.to == FIRST + n)
+                .map(|t| format!("{:?} id={:#010x} at={:?}", t.text, t.id, t.at))
+                .collect();
+            panic!(
+                "node {n}: one packet per DM, got {} for {per_node}: {wire:#?}",
+                got.len()
+            );
+        }
         for (round, text) in got.iter().enumerate() {
             let q = format!("n{n} m{round}");
             let want = match bucket(&q) {

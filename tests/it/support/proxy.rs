@@ -1,13 +1,26 @@
 //! A recording HTTP proxy on 127.0.0.1 for the real-model tier: forwards each request to the
-//! real server and keeps the request bodies, so tests and benches see every prompt.
+//! real server and keeps each request body with its response body, so tests and benches see
+//! every prompt and, for llama-server, its `timings`.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+/// One request through the proxy.
+#[derive(Debug, Clone, Default)]
+pub struct Exchange {
+    /// The request body (the chat-completions JSON).
+    pub request: String,
+    /// The response body; empty until the response is through.
+    pub response: String,
+}
+
+/// The exchanges so far, in the order the requests arrived.
+pub type Recorded = Arc<Mutex<Vec<Exchange>>>;
+
 /// Forwards each HTTP request to `upstream` (one request per connection) and keeps the bodies.
-pub async fn recording_proxy(upstream: String) -> (String, Arc<Mutex<Vec<String>>>) {
+pub async fn recording_proxy(upstream: String) -> (String, Recorded) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let addr = listener.local_addr().expect("addr");
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -27,7 +40,7 @@ pub async fn recording_proxy(upstream: String) -> (String, Arc<Mutex<Vec<String>
 async fn forward(
     mut client: TcpStream,
     upstream: &str,
-    log: &Mutex<Vec<String>>,
+    log: &Mutex<Vec<Exchange>>,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -56,9 +69,13 @@ async fn forward(
     }
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     let body = buf[head_end..].to_vec();
-    if let Ok(mut l) = log.lock() {
-        l.push(String::from_utf8_lossy(&body).to_string());
-    }
+    let index = log.lock().ok().map(|mut l| {
+        l.push(Exchange {
+            request: String::from_utf8_lossy(&body).to_string(),
+            response: String::new(),
+        });
+        l.len() - 1
+    });
     // One request per upstream connection: ask the server to close when done.
     let head: String = head
         .split("\r\n")
@@ -76,7 +93,18 @@ async fn forward(
     up.write_all(head.as_bytes()).await?;
     up.write_all(&body).await?;
     let mut response = Vec::new();
-    up.read_to_end(&mut response).await?;
+    let mut probe = [0u8; 1];
+    tokio::select! {
+        read = up.read_to_end(&mut response) => read.map(drop)?,
+        // The client hung up (the daemon cancelled the call, e.g. a summary that yields to a
+        // reply): hang up upstream too, as a direct connection would, so the server stops.
+        _ = client.read(&mut probe) => return Ok(()),
+    }
     client.write_all(&response).await?;
+    if let (Some(i), Some(at)) = (index, response.windows(4).position(|w| w == b"\r\n\r\n")) {
+        if let Some(e) = log.lock().ok().as_mut().and_then(|l| l.get_mut(i)) {
+            e.response = String::from_utf8_lossy(&response[at + 4..]).to_string();
+        }
+    }
     client.shutdown().await
 }
