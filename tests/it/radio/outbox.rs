@@ -133,6 +133,25 @@ async fn a_part_the_node_queued_whose_ack_is_lost_with_the_link_goes_out_once() 
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_part_cut_off_before_its_queue_status_waits_for_the_ack_the_node_kept() {
+    // The connection dies as the node takes the part, before it can say so, and coming back
+    // takes longer than the ACK timeout (0.5 s here against a ~1 s reconnect). The node kept
+    // the ACK for its next client: the part is delivered, not sent a second time.
+    let mut rig =
+        Rig::start_with(sim_config(), |c| c.ack_timeout = Duration::from_millis(500)).await;
+    rig.sim.cut_after_next_text();
+    let first = rig.send(reply(ALICE, &["kept"])).await;
+    let second = rig.send(reply(BOB, &["next"])).await;
+    rig.down().await;
+    rig.ready(2).await;
+    assert_eq!(report(first).await.parts, [PartOutcome::Delivered]);
+    assert_eq!(report(second).await.parts, [PartOutcome::Delivered]);
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    let to: Vec<u32> = rig.sim.texts().iter().map(|t| t.to).collect();
+    assert_eq!(to, [ALICE, BOB], "each part once");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_part_a_reboot_took_from_the_node_queue_is_sent_again() {
     // The ACK is 20 s away when the node reboots: the part never went out. Once it says
     // `rebooted`, or silently (only the boot count in the next handshake shows it).

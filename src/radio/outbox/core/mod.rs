@@ -12,7 +12,10 @@
 //! make it a resend: the node still holds it and sends it, and the ACK was lost with the
 //! link. Such a part waits for the link to come back and ends as
 //! [`PartOutcome::Unconfirmed`] — unless the node rebooted meanwhile (`rebooted`, or a
-//! changed `reboot_count`), which empties its queue, so the part is resent.
+//! changed `reboot_count`), which empties its queue, so the part is resent at once.
+//! Without that confirmation (the link died before it came), the part may or may not have
+//! reached the node; the node keeps packets for its client across a reconnect, so once the
+//! link is back its ACK gets [`UNKNOWN_FATE_GRACE`] to arrive before the part is resent.
 
 use std::collections::VecDeque;
 use std::mem;
@@ -38,6 +41,10 @@ const QUEUE_PROBE_EVERY: Duration = Duration::from_secs(5);
 /// While the node's TX queue is full: how long to wait at most before sending anyway, because
 /// older firmware never answers the probe.
 const QUEUE_FULL_MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// After a link fault, how long a part the node never confirmed queueing waits, once the link
+/// is Ready again, for an ACK the node kept for its client (at most `ack_timeout`).
+pub const UNKNOWN_FATE_GRACE: Duration = Duration::from_secs(10);
 
 /// Caps the configured waits so that `Instant` arithmetic cannot overflow, whatever the
 /// config says.
@@ -103,9 +110,13 @@ enum Phase {
         deadline: Instant,
         queued: bool,
     },
-    /// Queued by the node, no ACK/NAK by the deadline, and the link is down: the next
-    /// session tells whether the node rebooted (resend) or not (count it as sent).
-    AwaitLink { id: u32, generation: u64 },
+    /// No ACK/NAK by the deadline, and the link is down: the next session decides. `queued`:
+    /// counted as sent unless the node rebooted; not `queued`: its ACK gets a grace period.
+    AwaitLink {
+        id: u32,
+        generation: u64,
+        queued: bool,
+    },
 }
 
 /// Retry bookkeeping for the current part (the first unfinished part of the front reply).
@@ -147,6 +158,10 @@ pub struct OutboxCore<K> {
     link: Option<ReadyLink>,
     /// Survives link drops, to notice a reboot across them.
     last_session: Option<LastSession>,
+    /// When the current Ready session began.
+    ready_since: Option<Instant>,
+    /// `UNKNOWN_FATE_GRACE`, at most the ACK timeout.
+    grace: Duration,
     queue: VecDeque<Reply<K>>,
     /// State of the front reply's current part; meaningless while the queue is empty.
     part: Part,
@@ -169,6 +184,8 @@ impl<K> OutboxCore<K> {
             ids,
             link: None,
             last_session: None,
+            ready_since: None,
+            grace: UNKNOWN_FATE_GRACE.min(cfg.ack_timeout),
             queue: VecDeque::new(),
             part: Part::fresh(),
             last_text: None,
@@ -203,6 +220,7 @@ impl<K> OutboxCore<K> {
                 if previous != Some(*generation) {
                     // A new session: its first queueStatus tells the truth about the queue.
                     self.queue_full = None;
+                    self.ready_since = Some(now);
                 }
                 let last = self.last_session.replace(LastSession {
                     generation: *generation,
@@ -222,14 +240,23 @@ impl<K> OutboxCore<K> {
                 if let Phase::AwaitLink {
                     id,
                     generation: sent_on,
+                    queued,
                 } = self.part.phase
                 {
-                    if sent_on != *generation {
+                    if sent_on != *generation && queued {
                         info!(
                             id,
                             "link back without a reboot: the node kept the part, not resending"
                         );
                         self.finish_part(PartOutcome::Unconfirmed);
+                    } else if sent_on != *generation {
+                        debug!(id, "link back: waiting a little for the part's ack");
+                        self.part.phase = Phase::InFlight {
+                            id,
+                            generation: sent_on,
+                            deadline: now + self.grace,
+                            queued: false,
+                        };
                     }
                 }
                 self.link = Some(ReadyLink {
@@ -342,22 +369,23 @@ impl<K> OutboxCore<K> {
         }
     }
 
-    /// The node restarted: whatever it had queued is gone, and so is a full queue.
+    /// The node restarted: whatever it had queued is gone (so the part in flight is sent
+    /// again), and so is a full queue.
     fn node_rebooted(&mut self, now: Instant) {
         self.queue_full = None;
-        match &mut self.part.phase {
-            Phase::InFlight { queued, .. } => *queued = false,
-            Phase::AwaitLink { id, .. } => {
+        match self.part.phase {
+            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if !self.queue.is_empty() => {
                 debug!(id, "the node lost the part in its reboot");
                 self.retry(FailReason::AckTimeout, now);
             }
-            Phase::Waiting { .. } => {}
+            _ => {}
         }
     }
 
     /// The current part's ACK timeout passed: resend it unless the node kept it across a
     /// link fault (see the module docs).
     fn ack_timed_out(&mut self, id: u32, sent_on: u64, queued: bool, now: Instant) {
+        let grace_until = self.ready_since.map(|t| t + self.grace);
         match self.link {
             Some(link) if queued && link.generation != sent_on => {
                 info!(
@@ -366,11 +394,23 @@ impl<K> OutboxCore<K> {
                 );
                 self.finish_part(PartOutcome::Unconfirmed);
             }
-            None if queued => {
+            Some(link) if link.generation != sent_on && grace_until.is_some_and(|t| now < t) => {
+                if let (Phase::InFlight { deadline, .. }, Some(until)) =
+                    (&mut self.part.phase, grace_until)
+                {
+                    debug!(
+                        id,
+                        "link back only now: waiting a little for the part's ack"
+                    );
+                    *deadline = until;
+                }
+            }
+            None => {
                 debug!(id, "no ack/nak and the link is down; waiting for it");
                 self.part.phase = Phase::AwaitLink {
                     id,
                     generation: sent_on,
+                    queued,
                 };
             }
             _ => {

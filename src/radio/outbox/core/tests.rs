@@ -268,7 +268,8 @@ fn replies_wait_for_the_link_and_survive_reconnects() {
     sim.run_until(30.0);
     assert!(sim.trace.is_empty(), "sent while down: {:?}", sim.trace);
     sim.link(ready(2));
-    // In flight when the link drops: waits for the timeout, retries once the link is back.
+    // In flight when the link drops (not confirmed by the node): the timeout passes while
+    // the link is down; once it is back, the ACK gets 10 s, then the retry (+5 s).
     sim.enqueue(reply("b", 3, 1), 1);
     sim.run_until(33.0);
     sim.link(LinkState::Down {
@@ -284,8 +285,8 @@ fn replies_wait_for_the_link_and_survive_reconnects() {
             "30.0 send a1 #101",
             "30.5 report 0 [Delivered]",
             "32.0 send b1 #102",
-            "200.0 send b1 #103",
-            "200.5 report 1 [Delivered]",
+            "215.0 send b1 #103",
+            "215.5 report 1 [Delivered]",
         ]
     );
     let generations: Vec<u64> = sim.texts.iter().map(|t| t.generation).collect();
@@ -363,39 +364,57 @@ fn a_part_the_node_queued_is_not_resent_after_a_link_fault() {
     );
 }
 
+/// The trace of a part resent at `t` (then ACKed), followed by `b1`.
+fn resent_at(t: f64) -> Vec<String> {
+    vec![
+        "0.0 send a1 #101".to_string(),
+        format!("{t:.1} send a1 #102"),
+        format!("{:.1} report 0 [Delivered]", t + 0.5),
+        format!("{:.1} send b1 #103", t + 2.0),
+        format!("{:.1} report 1 [Delivered]", t + 2.5),
+    ]
+}
+
 #[test]
-fn a_part_is_resent_when_it_may_not_have_gone_out() {
-    let resent_at_50 = [
-        "0.0 send a1 #101",
-        "50.0 send a1 #102",
-        "50.5 report 0 [Delivered]",
-        "52.0 send b1 #103",
-        "52.5 report 1 [Delivered]",
-    ];
-    // The node never confirmed queueing it.
+fn a_part_the_node_never_confirmed_waits_for_its_ack_after_a_link_fault() {
+    // The link is back at 20 s, before the 45 s ACK timeout: resent after it (+5 s backoff).
     assert_eq!(
         across_a_link_fault(SILENT, 20.0, (3, 3), false),
-        resent_at_50
+        resent_at(50.0)
     );
-    // The node rebooted and said so, or its boot count changed: its queue is gone.
+    // Back only at 60 s: its ACK gets 10 s on the new link, then the resend (+5 s).
+    assert_eq!(
+        across_a_link_fault(SILENT, 60.0, (3, 3), false),
+        resent_at(75.0)
+    );
+    // The node kept its ACK for us across the fault: delivered, not resent.
+    assert_eq!(
+        across_a_link_fault(&[(62.0, Ev::Ack)], 60.0, (3, 3), false),
+        [
+            "0.0 send a1 #101",
+            "62.0 report 0 [Delivered]",
+            "62.0 send b1 #102",
+            "62.5 report 1 [Delivered]",
+        ]
+    );
+}
+
+#[test]
+fn a_part_is_resent_when_the_node_rebooted() {
+    // The node said `rebooted` at 6 s: the part is lost, resent once the link is back.
     assert_eq!(
         across_a_link_fault(QUEUED, 20.0, (3, 3), true),
-        resent_at_50
+        resent_at(20.0)
     );
+    // Its boot count changed in the next handshake (20 s): resent after the 5 s backoff.
     assert_eq!(
         across_a_link_fault(QUEUED, 20.0, (3, 4), false),
-        resent_at_50
+        resent_at(25.0)
     );
     // The reboot shows only after the ACK timeout, when the link is back.
     assert_eq!(
         across_a_link_fault(QUEUED, 60.0, (3, 4), false),
-        [
-            "0.0 send a1 #101",
-            "65.0 send a1 #102",
-            "65.5 report 0 [Delivered]",
-            "67.0 send b1 #103",
-            "67.5 report 1 [Delivered]",
-        ]
+        resent_at(65.0)
     );
     // Queued, and no link fault: the usual ACK timeout resend.
     let mut sim = Sim::new(&cfg(), &[QUEUED, ACK]);

@@ -182,6 +182,9 @@ pub struct Firmware {
     pub cfg: SimConfig,
     /// Scripted answers for the next `want_ack` texts; empty means [`AckPlan::Ack`].
     pub ack_plans: VecDeque<AckPlan>,
+    /// Cut the connection right after accepting the next text, before its `queueStatus` goes
+    /// out (the text is sent and its routing answer kept for the next client).
+    pub cut_after_next_text: bool,
     /// When the last text was accepted: the rate limit counts from there.
     last_text_at: Option<Instant>,
     /// Ids the client used recently; the firmware drops a packet whose id it saw.
@@ -200,6 +203,7 @@ impl Firmware {
         Firmware {
             cfg,
             ack_plans: VecDeque::new(),
+            cut_after_next_text: false,
             last_text_at: None,
             seen: VecDeque::new(),
             next_id: 0x5100_0001,
@@ -368,7 +372,11 @@ impl Firmware {
             Some(AckPlan::Ack | AckPlan::ImplicitAck) => Some((me, 0)),
             Some(AckPlan::Nak(reason)) => Some((me, reason)),
         };
-        let mut out = vec![status];
+        let mut out = if std::mem::take(&mut self.cut_after_next_text) {
+            vec![Action::Close]
+        } else {
+            vec![status]
+        };
         if let Some((from, reason)) = answer {
             let id = self.fresh_id();
             self.unanswered.push(p.id);

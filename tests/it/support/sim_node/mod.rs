@@ -233,6 +233,12 @@ impl SimNode {
         });
     }
 
+    /// Cuts the connection right after accepting the next text, before its `queueStatus`:
+    /// the client cannot know the node has it. Its ACK waits for the next connection.
+    pub fn cut_after_next_text(&self) {
+        self.shared.update(|st| st.fw.cut_after_next_text = true);
+    }
+
     /// Closes the current client's connection now; the next connection is served as usual.
     pub fn drop_connection(&self) {
         self.shared.update(|st| st.close_session());
