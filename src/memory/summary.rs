@@ -11,8 +11,6 @@ use crate::memory::store::{Role, StoredMessage};
 pub enum SummaryRejected {
     #[error("summary is empty")]
     Empty,
-    #[error("summary is {chars} characters, more than the limit of {max}")]
-    TooLong { chars: usize, max: usize },
     #[error("summary looks like an error or a refusal, not a summary")]
     NotASummary,
 }
@@ -79,8 +77,10 @@ const REFUSALS: &[&str] = &[
 const FORBIDDEN: &[&str] = &["```", "<think", "</think"];
 
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
-/// paragraph) and returns it if it is fit to save: not empty, at most `max_chars` characters,
-/// and not an error message or refusal.
+/// paragraph) and returns it if it is fit to save: not empty and not an error message or
+/// refusal. One longer than `max_chars` is cut to fit (small models often run long; a summary
+/// missing its tail is worth more than none): after its last sentence that fits, or else at a
+/// space, each only if that keeps at least half, or else hard at `max_chars`.
 pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
@@ -97,14 +97,33 @@ pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, Summa
     {
         return Err(SummaryRejected::NotASummary);
     }
-    let chars = text.chars().count();
-    if chars > max_chars {
-        return Err(SummaryRejected::TooLong {
-            chars,
-            max: max_chars,
-        });
-    }
-    Ok(text)
+    Ok(fit(&text, max_chars.max(1)))
+}
+
+/// `text` cut to at most `max` characters, preferring a sentence end, then a space.
+fn fit(text: &str, max: usize) -> String {
+    let Some((end, _)) = text.char_indices().nth(max) else {
+        return text.to_string();
+    };
+    let prefix = &text[..end];
+    let half = prefix.len() / 2;
+    // A sentence end inside the prefix: the punctuation followed by a space (or the cut).
+    let sentence = prefix
+        .char_indices()
+        .rev()
+        .filter(|&(i, c)| {
+            matches!(c, '.' | '!' | '?')
+                && text[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .next()
+        .filter(|&i| i >= half);
+    let space = prefix.rfind(' ').filter(|&i| i >= half);
+    let cut = sentence.or(space).unwrap_or(end);
+    prefix[..cut].trim_end().to_string()
 }
 
 #[cfg(test)]
@@ -145,12 +164,26 @@ mod tests {
         check("", 100, Err(Empty));
         check(" \n\t ", 100, Err(Empty));
         check("Summary:", 100, Err(Empty));
-        check("abcdef", 5, Err(TooLong { chars: 6, max: 5 }));
+        // Too long: cut after the last sentence that fits, else at a space, else hard.
+        check("abcdef", 5, Ok("abcde"));
+        check("Ärger über Ölpreis!!", 19, Ok("Ärger über"));
         check(
-            "Ärger über Ölpreis!!",
-            19,
-            Err(TooLong { chars: 20, max: 19 }),
+            "Ann, KX1, Bern. Asks about antennas. Runs a relay on the hill",
+            40,
+            Ok("Ann, KX1, Bern. Asks about antennas."),
         );
+        check(
+            "Ann lives in Bern and asks about antennas for her relay",
+            30,
+            Ok("Ann lives in Bern and asks"),
+        );
+        // A sentence end that would keep less than half is not used.
+        check(
+            "Hi. Ann lives in Bern and asks about antennas",
+            30,
+            Ok("Hi. Ann lives in Bern and"),
+        );
+        check("3.5 dBi antennas on 868 MHz", 6, Ok("3.5"));
         check("Error: model overloaded", 100, Err(NotASummary));
         check("error 500", 100, Err(NotASummary));
         check("I'm sorry, I can't help with that.", 100, Err(NotASummary));
