@@ -18,20 +18,5 @@ mod support;
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let r = soak::soak(30, 34).await;
-    println!(
-        "soak: {} DMs from 30 nodes → {} packets ({} answers, {} failure notices), duplicates 0, \
-         order kept; {} link drops + 1 reboot = {} handshakes; {} rate-limit refusals; \
-         daemon RSS {} KiB after a third of the run, {} KiB at the end, {} KiB peak; {:.0} s",
-        r.dms,
-        r.packets,
-        r.packets - r.notices,
-        r.notices,
-        r.drops,
-        r.handshakes,
-        r.refusals,
-        r.rss_early_kib,
-        r.rss_end_kib,
-        r.rss_peak_kib,
-        r.seconds
-    );
+    println!("{r} (30 nodes)");
 }

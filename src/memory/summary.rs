@@ -3,6 +3,7 @@
 //! Pure: the responder asks the store for a `SummaryJob`, the LLM for the text, and the store
 //! to save it.
 
+use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::store::{Role, StoredMessage};
 
@@ -78,9 +79,9 @@ const FORBIDDEN: &[&str] = &["```", "<think", "</think"];
 
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
 /// paragraph) and returns it if it is fit to save: not empty and not an error message or
-/// refusal. One longer than `max_chars` is cut to fit (small models often run long; a summary
-/// missing its tail is worth more than none): after its last sentence that fits, or else at a
-/// space, each only if that keeps at least half, or else hard at `max_chars`.
+/// refusal. One longer than `max_chars` is cut to fit by the chunker, as a one-part reply is
+/// (at the last word that fits, with `…`): small models often run long, and a summary
+/// missing its tail is worth more than none.
 pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
@@ -97,33 +98,15 @@ pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, Summa
     {
         return Err(SummaryRejected::NotASummary);
     }
-    Ok(fit(&text, max_chars.max(1)))
-}
-
-/// `text` cut to at most `max` characters, preferring a sentence end, then a space.
-fn fit(text: &str, max: usize) -> String {
-    let Some((end, _)) = text.char_indices().nth(max) else {
-        return text.to_string();
+    let limits = ChunkLimits {
+        max_chars,
+        max_bytes: usize::MAX,
+        max_chunks: 1,
     };
-    let prefix = &text[..end];
-    let half = prefix.len() / 2;
-    // A sentence end inside the prefix: the punctuation followed by a space (or the cut).
-    let sentence = prefix
-        .char_indices()
-        .rev()
-        .filter(|&(i, c)| {
-            matches!(c, '.' | '!' | '?')
-                && text[i + c.len_utf8()..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace)
-        })
-        .map(|(i, c)| i + c.len_utf8())
+    chunk(&text, &limits)
+        .into_iter()
         .next()
-        .filter(|&i| i >= half);
-    let space = prefix.rfind(' ').filter(|&i| i >= half);
-    let cut = sentence.or(space).unwrap_or(end);
-    prefix[..cut].trim_end().to_string()
+        .ok_or(SummaryRejected::Empty)
 }
 
 #[cfg(test)]
@@ -164,26 +147,20 @@ mod tests {
         check("", 100, Err(Empty));
         check(" \n\t ", 100, Err(Empty));
         check("Summary:", 100, Err(Empty));
-        // Too long: cut after the last sentence that fits, else at a space, else hard.
-        check("abcdef", 5, Ok("abcde"));
-        check("Ärger über Ölpreis!!", 19, Ok("Ärger über"));
+        // Too long: cut at the last word that fits, with `…`; inside a word only at a
+        // grapheme boundary.
         check(
             "Ann, KX1, Bern. Asks about antennas. Runs a relay on the hill",
             40,
-            Ok("Ann, KX1, Bern. Asks about antennas."),
+            Ok("Ann, KX1, Bern. Asks about antennas.…"),
         );
+        check("Ärger über Ölpreis, sagt Ann", 19, Ok("Ärger über…"));
         check(
-            "Ann lives in Bern and asks about antennas for her relay",
-            30,
-            Ok("Ann lives in Bern and asks"),
+            "Supercalifragilisticexpialidocious",
+            20,
+            Ok("Supercalifragilisti…"),
         );
-        // A sentence end that would keep less than half is not used.
-        check(
-            "Hi. Ann lives in Bern and asks about antennas",
-            30,
-            Ok("Hi. Ann lives in Bern and"),
-        );
-        check("3.5 dBi antennas on 868 MHz", 6, Ok("3.5"));
+        check(&"👍🏽".repeat(10), 13, Ok(&format!("{}…", "👍🏽".repeat(6))));
         check("Error: model overloaded", 100, Err(NotASummary));
         check("error 500", 100, Err(NotASummary));
         check("I'm sorry, I can't help with that.", 100, Err(NotASummary));

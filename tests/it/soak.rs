@@ -64,24 +64,35 @@ pub struct SoakReport {
     pub seconds: f64,
 }
 
+/// One line: what went in, what came out, the faults, the daemon's memory. `soak` panics on
+/// a duplicate or a reply out of order, so a report exists only for a run without either.
+impl std::fmt::Display for SoakReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "soak: {} DMs → {} packets ({} answers, {} failure notices), duplicates 0, order \
+             kept; {} link drops{} = {} handshakes; {} rate-limit refusals; daemon RSS {} KiB \
+             after a third of the run, {} KiB at the end, {} KiB peak; {:.0} s",
+            self.dms,
+            self.packets,
+            self.packets.saturating_sub(self.notices),
+            self.notices,
+            self.drops,
+            if self.rebooted { " + 1 reboot" } else { "" },
+            self.handshakes,
+            self.refusals,
+            self.rss_early_kib,
+            self.rss_end_kib,
+            self.rss_peak_kib,
+            self.seconds
+        )
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
     let r = soak(30, 10).await;
-    eprintln!(
-        "soak: {} DMs, {} packets, {} notices, {} drops, reboot {}, {} handshakes, {} refusals, \
-         daemon RSS {} → {} KiB (peak {}), {:.0} s",
-        r.dms,
-        r.packets,
-        r.notices,
-        r.drops,
-        r.rebooted,
-        r.handshakes,
-        r.refusals,
-        r.rss_early_kib,
-        r.rss_end_kib,
-        r.rss_peak_kib,
-        r.seconds
-    );
+    eprintln!("{r}");
     assert_eq!(r.packets, r.dms, "one packet per DM");
     assert!(r.notices > 0 && r.handshakes >= 5);
     assert!(r.drops >= 4, "the link was dropped {} times", r.drops);

@@ -338,8 +338,10 @@ impl Store {
         .await
     }
 
-    /// Counts one LLM call made for `node` and its token usage.
-    pub async fn record_usage(
+    /// Counts one LLM call made for `node` and its token usage, on its own. The daemon counts
+    /// usage with the reply it belongs to ([`Store::append_reply`]); tests seed numbers with it.
+    #[cfg(test)]
+    pub(crate) async fn record_usage(
         &self,
         node: NodeId,
         prompt_tokens: u64,
