@@ -49,6 +49,20 @@ pub struct LlmConfig {
     pub system_prompt: String,
     /// How many LLM calls may run at once, across all nodes (1 suits a Pi).
     pub concurrency: usize,
+    /// llama.cpp server slots: pin each node's prompt to a slot, summaries to their own.
+    pub slots: SlotsSetting,
+}
+
+/// `[llm] slots`: whether and how requests name a llama.cpp server slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotsSetting {
+    /// Ask the server (`GET /props`) at start: llama.cpp's says how many slots it has; any
+    /// other server gets plain OpenAI requests.
+    Auto,
+    /// Plain OpenAI requests, whatever the server.
+    Off,
+    /// The server is llama.cpp with this many slots (`--parallel N`).
+    Fixed(u32),
 }
 
 /// `[memory]`: what each node's prompt carries.
@@ -61,6 +75,9 @@ pub struct MemoryConfig {
     pub summary_max_chars: usize,
     /// Older exchanges retrieved by full-text search for the new message.
     pub retrieve_exchanges: usize,
+    /// Statements the user made about themselves, kept verbatim beside the summary (the
+    /// newest this many; 0 keeps none).
+    pub facts_max: usize,
 }
 
 /// `[reply]`: the shape of what goes on air.

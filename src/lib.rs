@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::chunk::{ChunkLimits, budget_hint};
-use crate::config::Config;
+use crate::config::{Config, SlotsSetting};
 use crate::llm::{LlmClient, LlmSettings};
 use crate::memory::store::Store;
 use crate::radio::LinkState;
@@ -40,6 +40,9 @@ pub const MAX_PACKET_BYTES: usize = 200;
 
 /// How long in-flight sends may take to finish after a shutdown signal.
 const DRAIN: Duration = Duration::from_secs(4);
+
+/// How long `[llm] slots = "auto"` waits for the server's `/props` at start.
+const SLOTS_PROBE: Duration = Duration::from_secs(3);
 
 /// The chunker limits a config asks for.
 pub fn chunk_limits(config: &Config) -> ChunkLimits {
@@ -75,6 +78,36 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         access: config.access.clone(),
         channels: config.channels.clone(),
         concurrency: config.llm.concurrency,
+        slots: match config.llm.slots {
+            SlotsSetting::Fixed(n) => Some(n),
+            SlotsSetting::Auto | SlotsSetting::Off => None,
+        },
+    }
+}
+
+/// The llama.cpp server slots to use: as configured, or (`auto`) as the server says at
+/// `GET /props` within a few seconds. `None`: plain OpenAI requests.
+pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
+    match config.llm.slots {
+        SlotsSetting::Off => None,
+        SlotsSetting::Fixed(n) => Some(n),
+        SlotsSetting::Auto => match llm.server_slots(SLOTS_PROBE).await {
+            Ok(Some(n)) => {
+                info!(
+                    slots = n,
+                    "llama.cpp server detected: pinning nodes to slots, summaries to their own"
+                );
+                Some(n)
+            }
+            Ok(None) => {
+                info!("LLM server is not llama.cpp's: plain OpenAI requests");
+                None
+            }
+            Err(e) => {
+                warn!(error = %e, "could not ask the LLM server for its slots (set [llm] slots to skip this); plain OpenAI requests");
+                None
+            }
+        },
     }
 }
 
@@ -86,8 +119,12 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     let llm = LlmClient::new(llm_settings(&config)).context("cannot set up the LLM client")?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let radio = Radio::spawn(config.radio.clone(), inbound_tx);
+    let settings = ResponderSettings {
+        slots: resolve_slots(&config, &llm).await,
+        ..responder_settings(&config)
+    };
     let responder = Responder::spawn(
-        responder_settings(&config),
+        settings,
         store.clone(),
         llm,
         Sink::Radio(radio.outbox()),

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, LimitsConfig, LlmConfig, MemoryConfig,
-    ReplyConfig, Warning, line_of_key,
+    ReplyConfig, SlotsSetting, Warning, line_of_key,
 };
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
@@ -81,6 +81,16 @@ struct RawLlm {
     system_prompt: String,
     #[serde(default = "d_concurrency")]
     concurrency: usize,
+    #[serde(default = "d_slots")]
+    slots: RawSlots,
+}
+
+/// `[llm] slots`: "auto", "off" or a number.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum RawSlots {
+    Word(String),
+    Count(i64),
 }
 
 impl Default for RawLlm {
@@ -94,6 +104,7 @@ impl Default for RawLlm {
             temperature: d_temperature(),
             system_prompt: d_system_prompt(),
             concurrency: d_concurrency(),
+            slots: d_slots(),
         }
     }
 }
@@ -124,6 +135,8 @@ struct RawMemory {
     summary_max_chars: usize,
     #[serde(default = "d_retrieve")]
     retrieve_exchanges: usize,
+    #[serde(default = "d_facts_max")]
+    facts_max: usize,
 }
 
 impl Default for RawMemory {
@@ -133,6 +146,7 @@ impl Default for RawMemory {
             summarize_threshold: d_threshold(),
             summary_max_chars: d_summary_max(),
             retrieve_exchanges: d_retrieve(),
+            facts_max: d_facts_max(),
         }
     }
 }
@@ -252,6 +266,12 @@ fn d_system_prompt() -> String {
 }
 fn d_concurrency() -> usize {
     1
+}
+fn d_slots() -> RawSlots {
+    RawSlots::Word("auto".into())
+}
+fn d_facts_max() -> usize {
+    12
 }
 fn d_database() -> PathBuf {
     PathBuf::from("/var/lib/meshai/meshai.db")
@@ -487,6 +507,18 @@ pub(super) fn validate(
     let max_tokens = c.range("llm", "max_tokens", l.max_tokens, 16, 32_768)?;
     let temperature = c.range("llm", "temperature", l.temperature, 0.0, 2.0)?;
     let concurrency = c.range("llm", "concurrency", l.concurrency, 1, 64)?;
+    let slots = match &l.slots {
+        RawSlots::Word(w) if w.trim().eq_ignore_ascii_case("auto") => SlotsSetting::Auto,
+        RawSlots::Word(w) if w.trim().eq_ignore_ascii_case("off") => SlotsSetting::Off,
+        RawSlots::Word(w) => {
+            return Err(c.err(
+                "llm",
+                "slots",
+                format!("{w:?} is not \"auto\", \"off\" or a number of slots (1 to 64)"),
+            ));
+        }
+        RawSlots::Count(n) => SlotsSetting::Fixed(c.range("llm", "slots", *n, 1, 64)? as u32),
+    };
     if l.system_prompt.trim().is_empty() {
         return Err(c.err("llm", "system_prompt", "must not be empty"));
     }
@@ -504,6 +536,7 @@ pub(super) fn validate(
         c.range("memory", "summary_max_chars", m.summary_max_chars, 50, 4000)?;
     let retrieve_exchanges =
         c.range("memory", "retrieve_exchanges", m.retrieve_exchanges, 0, 10)?;
+    let facts_max = c.range("memory", "facts_max", m.facts_max, 0, 50)?;
     if window_messages % 2 == 1 {
         c.warn(
             "memory",
@@ -573,6 +606,7 @@ pub(super) fn validate(
             temperature,
             system_prompt: l.system_prompt.trim().to_string(),
             concurrency,
+            slots,
         },
         database: raw.storage.database,
         memory: MemoryConfig {
@@ -580,6 +614,7 @@ pub(super) fn validate(
             summarize_threshold,
             summary_max_chars,
             retrieve_exchanges,
+            facts_max,
         },
         reply: ReplyConfig {
             max_chars,

@@ -72,6 +72,18 @@ impl LlmClient {
         messages: &[ChatMessage],
         max_tokens: u32,
     ) -> Result<Completion, LlmError> {
+        self.complete_in(None, messages, max_tokens).await
+    }
+
+    /// Like [`LlmClient::complete`], on llama.cpp server slot `slot` when given: the request
+    /// then carries `id_slot` and `cache_prompt: true`, so the slot keeps this prompt's KV
+    /// state for the next request of the same conversation. Only for a llama.cpp server.
+    pub async fn complete_in(
+        &self,
+        slot: Option<u32>,
+        messages: &[ChatMessage],
+        max_tokens: u32,
+    ) -> Result<Completion, LlmError> {
         let started = Instant::now();
         let deadline = started + self.settings.timeout;
         let request = wire::Request {
@@ -80,6 +92,8 @@ impl LlmClient {
             max_tokens,
             temperature: self.settings.temperature,
             stream: false,
+            id_slot: slot,
+            cache_prompt: slot.map(|_| true),
         };
         let mut attempt = 1;
         let answer = loop {
@@ -122,6 +136,35 @@ impl LlmClient {
             usage: answer.usage,
             latency,
         })
+    }
+
+    /// How many slots the server has, if it is llama.cpp's server: `GET /props` next to the
+    /// `/v1` root (`Ok(None)` when it answers without `total_slots`, or not with 200, as Ollama
+    /// and OpenAI do). An error when nothing answers within `wait`.
+    pub async fn server_slots(&self, wait: Duration) -> Result<Option<u32>, LlmError> {
+        let root = self.settings.base_url.trim_end_matches('/');
+        let root = root.strip_suffix("/v1").unwrap_or(root);
+        let url = Url::parse(&format!("{root}/props"))
+            .map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
+        let mut builder = self.http.get(url);
+        if let Some(key) = &self.settings.api_key {
+            builder = builder.bearer_auth(key.expose());
+        }
+        let probe = async {
+            let mut response = builder
+                .send()
+                .await
+                .map_err(|e| LlmError::Connect(error_chain(e)))?;
+            let status = response.status();
+            if !status.is_success() {
+                return Ok(None);
+            }
+            let body = read_body(&mut response, status).await?;
+            Ok(wire::parse_props(&body))
+        };
+        tokio::time::timeout(wait, probe)
+            .await
+            .unwrap_or(Err(LlmError::Timeout))
     }
 
     /// One HTTP exchange, without timeout (the caller has it) and without retries.

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use super::{ChatMessage, LlmError, Usage};
 
 /// The request body; `stream` is always false: the reply is short and sent in one go.
+/// `id_slot` and `cache_prompt` are llama.cpp's server extensions, sent only when the operator
+/// configured slots or the server was detected as llama.cpp (OpenAI rejects unknown fields).
 #[derive(Debug, Serialize)]
 pub(super) struct Request<'a> {
     pub model: &'a str,
@@ -12,6 +14,24 @@ pub(super) struct Request<'a> {
     pub max_tokens: u32,
     pub temperature: f32,
     pub stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_slot: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_prompt: Option<bool>,
+}
+
+/// The part of llama.cpp's `GET /props` that says how many slots the server has.
+#[derive(Deserialize)]
+struct Props {
+    total_slots: u32,
+}
+
+/// `Some(slots)` when `body` is llama.cpp's `/props` answer, `None` for anything else.
+pub(super) fn parse_props(body: &[u8]) -> Option<u32> {
+    serde_json::from_slice::<Props>(body)
+        .ok()
+        .map(|p| p.total_slots)
+        .filter(|n| *n > 0)
 }
 
 /// What a successful response carries: the raw (uncleaned) content and the token counts.
@@ -147,6 +167,8 @@ mod tests {
             max_tokens: 80,
             temperature: 0.5,
             stream: false,
+            id_slot: None,
+            cache_prompt: None,
         };
         let json = serde_json::to_value(&request).unwrap();
         assert_eq!(

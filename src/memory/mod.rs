@@ -1,9 +1,12 @@
-//! Per-node memory: the SQLite store, the prompt builder and the rolling-summary policy.
+//! Per-node memory: the SQLite store, the prompt builder, the rolling-summary policy and the
+//! facts kept verbatim beside the summary.
 
+pub mod facts;
 pub mod prompt;
 pub mod store;
 pub mod summary;
 
 pub use store::{
     Context, Exchange, NodeStats, Role, Store, StoreError, StoredMessage, Summary, SummaryJob,
+    SummarySave,
 };

@@ -1,8 +1,18 @@
 //! Building the chat prompt for a reply from a node's memory. Pure: no I/O, no clock.
 //!
-//! Order matters for speed as well as sense: the operator's system prompt comes first and is
-//! byte-identical on every turn, so llama.cpp and Ollama can reuse its KV cache; then what we
-//! remember (summary, retrieved exchanges), then the recent window, then the new message.
+//! The order is made for the model server's prompt cache (llama.cpp and Ollama keep the KV
+//! state of the last prompt and only evaluate what differs after the longest common prefix):
+//!
+//! 1. the operator's system prompt, byte-identical on every turn;
+//! 2. what is remembered: the summary and the kept facts (changes only when a fold is saved);
+//! 3. every message since the summary's cursor, verbatim (between two folds this only grows
+//!    at its end: turn t+1 carries turn t's messages, then t's question and answer);
+//! 4. what changes every turn: retrieved exchanges and per-turn notes;
+//! 5. the new message.
+//!
+//! So between two folds, turn t's prompt without its per-turn block and new message is a
+//! prefix of turn t+1's, and the server evaluates only the last exchange, the per-turn block
+//! and the new message.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -21,29 +31,26 @@ pub const RETRIEVED_USER_CHARS: usize = 100;
 /// Introduces the rolling summary.
 const SUMMARY_INTRO: &str = "What you remember about this person: ";
 
+/// Introduces the kept facts.
+const FACTS_INTRO: &str =
+    "What this person told you about themselves (later lines override earlier ones):";
+
 /// Introduces the retrieved exchanges.
 const RETRIEVED_INTRO: &str = "Earlier exchanges that may be relevant:";
 
-/// The messages for answering `new_text`: the system prompt as given, the summary (if any),
-/// the retrieved exchanges (if any, best match first), the window in order, the new message.
-pub fn reply_prompt(system: &str, ctx: &Context, new_text: &str) -> Vec<ChatMessage> {
+/// The messages for answering `new_text`: the system prompt as given, the memory (summary
+/// and facts, if any), the unsummarised messages in order, the per-turn block (retrieved
+/// exchanges, best match first, then `notes`, if any), the new message.
+pub fn reply_prompt(
+    system: &str,
+    ctx: &Context,
+    notes: &[String],
+    new_text: &str,
+) -> Vec<ChatMessage> {
     let mut msgs = Vec::with_capacity(ctx.window.len() + 4);
     msgs.push(ChatMessage::new(ChatRole::System, system));
-    if let Some(summary) = ctx.summary.as_ref().filter(|s| !s.text.trim().is_empty()) {
-        msgs.push(ChatMessage::new(
-            ChatRole::System,
-            format!("{SUMMARY_INTRO}{}", summary.text.trim()),
-        ));
-    }
-    if !ctx.retrieved.is_empty() {
-        let mut text = String::from(RETRIEVED_INTRO);
-        for ex in &ctx.retrieved {
-            text.push_str("\n\nUser: ");
-            text.push_str(&cap(&ex.user, RETRIEVED_USER_CHARS));
-            text.push_str("\nAssistant: ");
-            text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
-        }
-        msgs.push(ChatMessage::new(ChatRole::System, text));
+    if let Some(memory) = memory_block(ctx) {
+        msgs.push(ChatMessage::new(ChatRole::System, memory));
     }
     for m in &ctx.window {
         let role = match m.role {
@@ -52,8 +59,60 @@ pub fn reply_prompt(system: &str, ctx: &Context, new_text: &str) -> Vec<ChatMess
         };
         msgs.push(ChatMessage::new(role, m.text.as_str()));
     }
+    if let Some(turn) = turn_block(ctx, notes) {
+        msgs.push(ChatMessage::new(ChatRole::System, turn));
+    }
     msgs.push(ChatMessage::new(ChatRole::User, new_text));
     msgs
+}
+
+/// The summary and the facts, or `None` when there are neither.
+fn memory_block(ctx: &Context) -> Option<String> {
+    let mut text = String::new();
+    if let Some(summary) = ctx.summary.as_ref().filter(|s| !s.text.trim().is_empty()) {
+        text.push_str(SUMMARY_INTRO);
+        text.push_str(summary.text.trim());
+    }
+    let facts: Vec<&str> = ctx
+        .facts
+        .iter()
+        .map(|f| f.trim())
+        .filter(|f| !f.is_empty())
+        .collect();
+    if !facts.is_empty() {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(FACTS_INTRO);
+        for f in facts {
+            text.push_str("\n- ");
+            text.push_str(f);
+        }
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+/// Retrieved exchanges and notes, or `None` when there are neither.
+fn turn_block(ctx: &Context, notes: &[String]) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if !ctx.retrieved.is_empty() {
+        let mut text = String::from(RETRIEVED_INTRO);
+        for ex in &ctx.retrieved {
+            text.push_str("\n\nUser: ");
+            text.push_str(&cap(&ex.user, RETRIEVED_USER_CHARS));
+            text.push_str("\nAssistant: ");
+            text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
+        }
+        parts.push(text);
+    }
+    parts.extend(
+        notes
+            .iter()
+            .map(|n| n.trim())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string),
+    );
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 /// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
@@ -136,7 +195,7 @@ mod tests {
     }
 
     fn check(ctx: Context, new_text: &str, expect: &[&str]) {
-        let got = render(&reply_prompt("SYS", &ctx, new_text));
+        let got = render(&reply_prompt("SYS", &ctx, &[], new_text));
         assert_eq!(got, expect, "context {ctx:?}");
     }
 
@@ -168,15 +227,41 @@ mod tests {
                 summary: summary("S."),
                 window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
                 retrieved: vec![ex("q1", "a1"), ex("q2", "a2")],
+                ..Context::default()
             },
             "new",
             &[
                 "system: SYS",
                 "system: What you remember about this person: S.",
-                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nUser: q2\nAssistant: a2",
                 "user: a",
                 "assistant: b",
+                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nUser: q2\nAssistant: a2",
                 "user: new",
+            ],
+        );
+        check(
+            Context {
+                facts: vec!["I am Ann.".into(), " ".into(), "My dog is Rex".into()],
+                ..Context::default()
+            },
+            "hi",
+            &[
+                "system: SYS",
+                "system: What this person told you about themselves (later lines override earlier ones):\n- I am Ann.\n- My dog is Rex",
+                "user: hi",
+            ],
+        );
+        check(
+            Context {
+                summary: summary("S."),
+                facts: vec!["I am Ann.".into()],
+                ..Context::default()
+            },
+            "hi",
+            &[
+                "system: SYS",
+                "system: What you remember about this person: S.\n\nWhat this person told you about themselves (later lines override earlier ones):\n- I am Ann.",
+                "user: hi",
             ],
         );
         check(
@@ -193,13 +278,43 @@ mod tests {
     }
 
     #[test]
+    fn notes_join_the_per_turn_block_before_the_new_message() {
+        let ctx = Context {
+            window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
+            retrieved: vec![ex("q1", "a1")],
+            ..Context::default()
+        };
+        let notes = ["Asker: Ann (ANN), 2 hops.".to_string(), "  ".to_string()];
+        let got = render(&reply_prompt("SYS", &ctx, &notes, "new"));
+        assert_eq!(
+            got,
+            [
+                "system: SYS",
+                "user: a",
+                "assistant: b",
+                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nAsker: Ann (ANN), 2 hops.",
+                "user: new",
+            ]
+        );
+        let only_notes = render(&reply_prompt("SYS", &Context::default(), &notes, "x"));
+        assert_eq!(
+            only_notes,
+            [
+                "system: SYS",
+                "system: Asker: Ann (ANN), 2 hops.",
+                "user: x"
+            ]
+        );
+    }
+
+    #[test]
     fn system_prompt_is_byte_identical() {
         let system = "  You are a radio. \n";
         let ctx = Context {
             summary: summary("s"),
             ..Context::default()
         };
-        let msgs = reply_prompt(system, &ctx, "x");
+        let msgs = reply_prompt(system, &ctx, &[], "x");
         assert_eq!(msgs.first().map(|m| m.content.as_str()), Some(system));
     }
 
@@ -226,7 +341,7 @@ mod tests {
             retrieved: vec![ex(&"u".repeat(5000), &"a".repeat(5000))],
             ..Context::default()
         };
-        let msgs = reply_prompt("S", &ctx, "n");
+        let msgs = reply_prompt("S", &ctx, &[], "n");
         let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
         assert!(
             retrieved <= RETRIEVED_INTRO.len() + RETRIEVED_USER_CHARS + RETRIEVED_CHARS + 40,

@@ -14,7 +14,23 @@ pub enum SummaryRejected {
     Empty,
     #[error("summary looks like an error or a refusal, not a summary")]
     NotASummary,
+    /// Far over the limit: a model that rambles or repeats itself, not one that ran a little
+    /// long (that one is cut to fit).
+    #[error("summary is {chars} characters, over {limit}: the model rambled")]
+    TooLong { chars: usize, limit: usize },
+    /// Much shorter than the summary it replaces: a rewrite that dropped most of what was
+    /// remembered (small models do this), not an update.
+    #[error("summary shrank from {previous} to {chars} characters: it dropped what was remembered")]
+    Shrunk { chars: usize, previous: usize },
 }
+
+/// A candidate longer than this many times `max_chars` is refused rather than cut.
+const RAMBLE_FACTOR: usize = 3;
+
+/// A candidate shorter than this share (in percent) of a previous summary of at least
+/// `SHRINK_MIN_PREVIOUS` characters is refused.
+const SHRINK_PERCENT: usize = 40;
+const SHRINK_MIN_PREVIOUS: usize = 120;
 
 /// The messages asking the LLM to update `previous` with `evicted`, in at most `max_chars`.
 pub fn summary_prompt(
@@ -78,11 +94,17 @@ const REFUSALS: &[&str] = &[
 const FORBIDDEN: &[&str] = &["```", "<think", "</think"];
 
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
-/// paragraph) and returns it if it is fit to save: not empty and not an error message or
-/// refusal. One longer than `max_chars` is cut to fit by the chunker, as a one-part reply is
-/// (at the last word that fits, with `…`): small models often run long, and a summary
-/// missing its tail is worth more than none.
-pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, SummaryRejected> {
+/// paragraph) and returns it if it is fit to save: not empty, not an error message or
+/// refusal, not rambling (over `RAMBLE_FACTOR` × `max_chars`), and not a rewrite that shrank
+/// a `previous` summary to a fraction of it. One a little longer than `max_chars` is cut to
+/// fit by the chunker, as a one-part reply is (at the last word that fits, with `…`): small
+/// models often run long, and a summary missing its tail is worth more than none. A refused
+/// summary changes nothing: the messages stay in the prompt until a good one is saved.
+pub fn accept_summary(
+    candidate: &str,
+    max_chars: usize,
+    previous: Option<&str>,
+) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
     if let Some(label) = LABELS.iter().find(|l| lower.starts_with(**l)) {
@@ -97,6 +119,15 @@ pub fn accept_summary(candidate: &str, max_chars: usize) -> Result<String, Summa
     if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
     {
         return Err(SummaryRejected::NotASummary);
+    }
+    let chars = text.chars().count();
+    let limit = max_chars.saturating_mul(RAMBLE_FACTOR);
+    if chars > limit {
+        return Err(SummaryRejected::TooLong { chars, limit });
+    }
+    let previous = previous.map_or(0, |p| p.trim().chars().count());
+    if previous >= SHRINK_MIN_PREVIOUS && chars * 100 < previous * SHRINK_PERCENT {
+        return Err(SummaryRejected::Shrunk { chars, previous });
     }
     let limits = ChunkLimits {
         max_chars,
@@ -123,7 +154,7 @@ mod tests {
     }
 
     fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
-        let got = accept_summary(candidate, max);
+        let got = accept_summary(candidate, max, None);
         assert_eq!(
             got.as_deref().map_err(Clone::clone),
             expect,
@@ -173,6 +204,43 @@ mod tests {
         check("As an AI, I do not keep memories.", 100, Err(NotASummary));
         check("Ann ```code``` Bern", 100, Err(NotASummary));
         check("<think>hmm</think> Ann", 100, Err(NotASummary));
+        check(
+            &"Ann likes radios. ".repeat(20),
+            100,
+            Err(TooLong {
+                chars: 359,
+                limit: 300,
+            }),
+        );
+    }
+
+    #[test]
+    fn refuses_a_rewrite_that_drops_most_of_the_summary() {
+        use SummaryRejected::*;
+        let previous = "Ann, callsign KX1, lives in Bern, runs a solar relay on the Gurten, \
+                        has a dog called Rex, meets the club every second Saturday.";
+        let cases: &[(&str, Option<&str>, Result<&str, SummaryRejected>)] = &[
+            (
+                "Ann.",
+                Some(previous),
+                Err(Shrunk {
+                    chars: 4,
+                    previous: 127,
+                }),
+            ),
+            (
+                "Ann, KX1, Bern, relay on the Gurten, dog Rex, club meets.",
+                Some(previous),
+                Ok("Ann, KX1, Bern, relay on the Gurten, dog Rex, club meets."),
+            ),
+            // A short previous summary may be rewritten freely.
+            ("Ann.", Some("Ann, KX1, Bern."), Ok("Ann.")),
+            ("Ann.", None, Ok("Ann.")),
+        ];
+        for (candidate, prev, want) in cases {
+            let got = accept_summary(candidate, 400, *prev);
+            assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod gate;
 pub mod ratelimit;
 mod sink;
+pub mod slots;
 mod turn;
 
 use std::collections::HashMap;
@@ -43,6 +44,8 @@ pub struct ResponderSettings {
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
     pub concurrency: usize,
+    /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
+    pub slots: Option<u32>,
 }
 
 /// Counters for an admin's `!status`.
@@ -54,8 +57,13 @@ pub struct Counters {
     pub llm_failures: AtomicU64,
     pub llm_ms_total: AtomicU64,
     pub llm_calls: AtomicU64,
+    /// Summary calls started, saved, cancelled by a reply, and failed (LLM error or refused).
+    pub summaries_started: AtomicU64,
     pub summaries: AtomicU64,
+    pub summaries_cancelled: AtomicU64,
     pub summary_failures: AtomicU64,
+    /// Folds run before a reply because the backlog reached its hard cap.
+    pub folds_at_cap: AtomicU64,
 }
 
 /// Everything a worker shares with the others.
@@ -65,6 +73,8 @@ struct Shared {
     llm: LlmClient,
     sink: Sink,
     gate: gate::LlmGate,
+    /// Which server slot each call names, when the server is llama.cpp.
+    slots: Option<std::sync::Mutex<slots::SlotMap>>,
     link: watch::Receiver<LinkState>,
     counters: Arc<Counters>,
     started: tokio::time::Instant,
@@ -112,7 +122,10 @@ impl Responder {
         let stop = CancellationToken::new();
         let tracker = TaskTracker::new();
         let shared = Arc::new(Shared {
-            gate: gate::LlmGate::new(settings.concurrency),
+            gate: gate::LlmGate::new(settings.concurrency, settings.slots.is_some_and(|n| n >= 2)),
+            slots: settings
+                .slots
+                .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
             settings,
             store,
             llm,

@@ -5,15 +5,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{Mutex, OwnedMutexGuard, mpsc};
 use tracing::{Instrument, debug, info, warn};
 
 use super::commands::{self, Command, Parsed};
 use super::{Destination, Job, Shared, store_unanswered, unix_now};
 use crate::chunk::{ChunkLimits, chunk, strip_marker};
 use crate::llm::LlmError;
-use crate::memory::store::StoreError;
-use crate::memory::{prompt, summary};
+use crate::memory::store::{Context, StoreError, SummaryJob, SummarySave};
+use crate::memory::{facts, prompt, summary};
 use crate::node::NodeId;
 use crate::radio::{LinkState, PartOutcome, ReplyRequest, TextMessage};
 
@@ -26,8 +26,44 @@ const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
 
+/// A node's summaries: one at a time (the lock), and whether the current fold already
+/// yielded to a reply once (then it is not cancelled again).
+#[derive(Debug, Default)]
+pub(super) struct SummaryState {
+    lock: Arc<Mutex<()>>,
+    yielded: AtomicBool,
+}
+
+/// Memory limits derived from `[memory]`.
+struct Limits {
+    /// Messages kept verbatim after a fold.
+    keep: usize,
+    /// A fold is due when more than `keep + threshold` messages are unsummarised.
+    threshold: usize,
+    /// At this many unsummarised messages the fold runs before the reply.
+    hard_cap: usize,
+    /// The prompt never carries more unsummarised messages than this (only reached when
+    /// summaries keep failing).
+    max_prompt: usize,
+    /// Messages folded in one summary call at most.
+    max_batch: usize,
+}
+
+impl Limits {
+    fn of(m: &crate::config::MemoryConfig) -> Limits {
+        let (keep, threshold) = (m.window_messages, m.summarize_threshold.max(1));
+        Limits {
+            keep,
+            threshold,
+            hard_cap: keep + 3 * threshold,
+            max_prompt: keep + 4 * threshold,
+            max_batch: 3 * threshold + 1,
+        }
+    }
+}
+
 pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Receiver<Job>) {
-    let summarizing = Arc::new(AtomicBool::new(false));
+    let summarizing = Arc::new(SummaryState::default());
     loop {
         let job = tokio::select! {
             _ = shared.stop.cancelled() => break,
@@ -59,7 +95,7 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     }
 }
 
-async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<AtomicBool>) {
+async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<SummaryState>) {
     match job {
         Job::Notice {
             text,
@@ -90,7 +126,7 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     .await;
                 }
                 Parsed::Text => {
-                    llm_turn(shared, node, &msg, dest).await;
+                    llm_turn(shared, node, &msg, dest, summarizing).await;
                     start_summary(shared, node, summarizing);
                 }
             }
@@ -115,40 +151,72 @@ async fn touch(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage) {
     }
 }
 
-async fn llm_turn(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage, dest: Destination) {
+async fn llm_turn(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    msg: &TextMessage,
+    dest: Destination,
+    summarizing: &Arc<SummaryState>,
+) {
     let s = &shared.settings;
+    let limits = Limits::of(&s.memory);
     // The user's message is stored before the LLM is called, with the node's names.
-    let loaded = async {
-        let user_id = shared
-            .store
-            .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
-            .await?;
-        let (window, retrieve) = (s.memory.window_messages, s.memory.retrieve_exchanges);
-        let ctx = shared
-            .store
-            .context(node, user_id, window, &msg.text, retrieve)
-            .await?;
-        Ok::<_, StoreError>((user_id, ctx))
-    };
-    let (user_id, ctx) = match loaded.await {
-        Ok(loaded) => loaded,
+    let user_id = match shared
+        .store
+        .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
+        .await
+    {
+        Ok(id) => id,
         Err(e) => {
             warn!(error = %e, "memory store failed");
             notice(shared, dest, msg.packet_id, STORE_FAILED).await;
             return;
         }
     };
-    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &msg.text);
+    match shared.store.unsummarized(node, user_id).await {
+        Ok(n) if n >= limits.hard_cap => {
+            // Background summaries could not keep up (or kept failing): fold now, before
+            // the reply, so the prompt stays bounded and nothing leaves it unsummarised.
+            info!(
+                unsummarized = n,
+                hard_cap = limits.hard_cap,
+                "memory backlog at its hard cap: summarising before the reply"
+            );
+            shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
+            let guard = summarizing.lock.clone().lock_owned().await;
+            fold_rounds(shared, node, user_id, summarizing, true, &guard).await;
+        }
+        Ok(_) => {}
+        Err(e) => warn!(error = %e, "could not count the unsummarised messages"),
+    }
+    let permit = shared.gate.reply().await;
+    if permit.waited_for_summary {
+        info!("the reply waited for a summary that had already yielded once");
+    }
+    // The memory is read once the LLM is ours: a summary saved while we waited is used.
+    let ctx = match load_context(shared, node, user_id, &msg.text, &limits).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            drop(permit);
+            warn!(error = %e, "memory store failed");
+            notice(shared, dest, msg.packet_id, STORE_FAILED).await;
+            return;
+        }
+    };
+    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &[], &msg.text);
     let chars = prompt::prompt_chars(&messages);
     debug!(
         prompt_chars = chars,
         messages = messages.len(),
+        unsummarized = ctx.unsummarized,
         "asking the LLM"
     );
-    let result = {
-        let _slot = shared.gate.reply().await;
-        shared.llm.complete(&messages, s.max_tokens).await
-    };
+    let slot = shared.slots.as_ref().map(|m| match m.lock() {
+        Ok(mut map) => map.for_node(node),
+        Err(poisoned) => poisoned.into_inner().for_node(node),
+    });
+    let result = shared.llm.complete_in(slot, &messages, s.max_tokens).await;
+    drop(permit);
     let c = &shared.counters;
     match result {
         Ok(done) => {
@@ -221,28 +289,45 @@ async fn command(shared: &Arc<Shared>, node: NodeId, cmd: Command, dest: Destina
         },
         Command::Status => status(shared, node).await,
         Command::Summary => {
-            let text = match shared.store.summary(node).await {
-                Ok(Some(s)) => format!("I remember: {}", s.text),
-                Ok(None) => match shared.store.history(node, 1).await {
-                    Ok(h) if !h.is_empty() => {
-                        "No summary yet: I only have our recent messages.".into()
-                    }
-                    _ => "I don't remember anything about you yet.".into(),
-                },
+            let text = match summary_text(shared, node).await {
+                Ok(text) => text,
                 Err(e) => {
                     warn!(error = %e, "could not read the summary");
                     STORE_FAILED.into()
                 }
             };
-            let two = ChunkLimits {
-                max_chunks: 2.min(limits.max_chunks),
-                ..limits
-            };
-            send(shared, dest, Some(id), &text, two).await;
+            send(shared, dest, Some(id), &text, limits).await;
             return;
         }
     };
     send(shared, dest, Some(id), &text, limits).await;
+}
+
+/// What `!summary` tells a user: the summary and the facts kept about them.
+async fn summary_text(shared: &Arc<Shared>, node: NodeId) -> Result<String, StoreError> {
+    let summary = shared.store.summary(node).await?;
+    let facts = shared.store.facts(node).await?;
+    let mut text = String::new();
+    if let Some(s) = summary.filter(|s| !s.text.trim().is_empty()) {
+        text.push_str("I remember: ");
+        text.push_str(s.text.trim());
+    }
+    if !facts.is_empty() {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str("You told me: ");
+        text.push_str(&facts.join(" / "));
+    }
+    if text.is_empty() {
+        let any = !shared.store.history(node, 1).await?.is_empty();
+        text = if any {
+            "No summary yet: I only have our recent messages.".into()
+        } else {
+            "I don't remember anything about you yet.".into()
+        };
+    }
+    Ok(text)
 }
 
 async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
@@ -273,13 +358,16 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
         let nodes = stats.len();
         text.push_str(&format!(
             " Admin: {nodes} nodes, {} DMs, {} replies, {} notices, {} LLM fails, avg {avg} ms, \
-             {} summaries ({} failed).",
+             summaries {} started, {} saved, {} yielded, {} failed, {} at the cap.",
             c.dms.load(Ordering::Relaxed),
             c.replies.load(Ordering::Relaxed),
             c.notices.load(Ordering::Relaxed),
             c.llm_failures.load(Ordering::Relaxed),
+            c.summaries_started.load(Ordering::Relaxed),
             c.summaries.load(Ordering::Relaxed),
+            c.summaries_cancelled.load(Ordering::Relaxed),
             c.summary_failures.load(Ordering::Relaxed),
+            c.folds_at_cap.load(Ordering::Relaxed),
         ));
     }
     text
@@ -351,37 +439,82 @@ async fn queue(shared: &Arc<Shared>, dest: Destination, reply_to: Option<u32>, p
     }
 }
 
-/// Starts the background summary for this node unless one is already running.
-fn start_summary(shared: &Arc<Shared>, node: NodeId, summarizing: &Arc<AtomicBool>) {
-    if summarizing.swap(true, Ordering::SeqCst) {
-        return;
+/// Loads the node's memory for answering message `user_id`.
+async fn load_context(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    user_id: i64,
+    text: &str,
+    limits: &Limits,
+) -> Result<Context, StoreError> {
+    let retrieve = shared.settings.memory.retrieve_exchanges;
+    let ctx = shared
+        .store
+        .context(node, user_id, limits.max_prompt, text, retrieve)
+        .await?;
+    if ctx.unsummarized > ctx.window.len() {
+        warn!(
+            unsummarized = ctx.unsummarized,
+            in_prompt = ctx.window.len(),
+            "summaries keep failing: the oldest unsummarised messages are left out of the prompt"
+        );
     }
+    Ok(ctx)
+}
+
+/// Starts the background summary for this node unless one is already running.
+fn start_summary(shared: &Arc<Shared>, node: NodeId, state: &Arc<SummaryState>) {
+    let Ok(guard) = state.lock.clone().try_lock_owned() else {
+        return;
+    };
     let shared2 = shared.clone();
-    let flag = summarizing.clone();
+    let state = state.clone();
     shared.tracker.spawn(
         async move {
+            let protected = state.yielded.load(Ordering::SeqCst);
             tokio::select! {
                 _ = shared2.stop.cancelled() => {}
-                _ = summarize(&shared2, node) => {}
+                _ = fold_rounds(&shared2, node, i64::MAX, &state, protected, &guard) => {}
             }
-            flag.store(false, Ordering::SeqCst);
+            drop(guard);
         }
         .in_current_span(),
     );
 }
 
-/// Folds messages that left the window into the node's summary, one batch per round.
-async fn summarize(shared: &Arc<Shared>, node: NodeId) {
-    let m = &shared.settings.memory;
-    let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
+/// How one fold ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    Saved,
+    /// A reply needed the LLM slot; retried after the next reply, protected.
+    Yielded,
+    /// The LLM failed or the summary was refused twice, or the store failed.
+    Failed,
+    /// The history changed meanwhile (reset, another save).
+    Discarded,
+}
+
+/// Folds due messages (those before `before_id`) into the node's summary, one batch per
+/// round, while folds are due. The caller holds the node's summary lock (`_guard`).
+async fn fold_rounds(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    before_id: i64,
+    state: &SummaryState,
+    protected: bool,
+    _guard: &OwnedMutexGuard<()>,
+) {
+    let limits = Limits::of(&shared.settings.memory);
+    let c = &shared.counters;
     for _ in 0..SUMMARY_ROUNDS {
         let job = match shared
             .store
-            .pending_summary(
+            .pending_fold(
                 node,
-                m.window_messages,
-                m.summarize_threshold,
-                m.summarize_threshold,
+                before_id,
+                limits.keep,
+                limits.threshold,
+                limits.max_batch,
             )
             .await
         {
@@ -392,57 +525,111 @@ async fn summarize(shared: &Arc<Shared>, node: NodeId) {
                 return;
             }
         };
-        let Some(through) = job.evicted.last().map(|m| m.id) else {
-            return;
-        };
-        let previous = job.previous.as_ref().map(|s| s.text.as_str());
-        let expected = job.previous.as_ref().map(|s| s.through_id);
-        let messages = summary::summary_prompt(previous, &job.evicted, m.summary_max_chars);
-        let mut saved = false;
-        for attempt in 1..=2 {
-            let slot = shared.gate.summary().await;
-            let result = tokio::select! {
-                _ = slot.token().cancelled() => {
-                    debug!("summary yielded to a reply; retried at a later turn");
-                    return;
-                }
-                r = shared.llm.complete(&messages, max_tokens) => r,
-            };
-            drop(slot);
-            let text = match result {
-                Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        warn!(attempt, error = %e, "summary rejected");
-                        continue;
-                    }
-                },
-                Err(e) => {
-                    warn!(attempt, error = %e, "summary call failed");
-                    continue;
-                }
-            };
-            match shared
-                .store
-                .save_summary(node, text, through, expected)
-                .await
-            {
-                Ok(true) => {
-                    shared.counters.summaries.fetch_add(1, Ordering::Relaxed);
-                    info!(folded = job.evicted.len(), through, "summary updated");
-                    saved = true;
-                }
-                Ok(false) => debug!("history changed meanwhile; summary discarded"),
-                Err(e) => warn!(error = %e, "could not save the summary"),
+        let protected = protected || state.yielded.load(Ordering::SeqCst);
+        c.summaries_started.fetch_add(1, Ordering::Relaxed);
+        match fold(shared, node, &job, protected).await {
+            Fold::Saved => {
+                c.summaries.fetch_add(1, Ordering::Relaxed);
+                state.yielded.store(false, Ordering::SeqCst);
             }
-            break;
-        }
-        if !saved {
-            shared
-                .counters
-                .summary_failures
-                .fetch_add(1, Ordering::Relaxed);
-            return;
+            Fold::Yielded => {
+                c.summaries_cancelled.fetch_add(1, Ordering::Relaxed);
+                state.yielded.store(true, Ordering::SeqCst);
+                return;
+            }
+            Fold::Failed => {
+                c.summary_failures.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            Fold::Discarded => return,
         }
     }
+}
+
+/// One summary call (two attempts) for `job`, and the save of the summary with the facts
+/// found in the folded messages.
+async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: bool) -> Fold {
+    let m = &shared.settings.memory;
+    let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
+    let Some(through) = job.evicted.last().map(|m| m.id) else {
+        return Fold::Discarded;
+    };
+    let previous = job.previous.as_ref().map(|s| s.text.as_str());
+    let messages = summary::summary_prompt(previous, &job.evicted, m.summary_max_chars);
+    let slot = shared.slots.as_ref().map(|map| match map.lock() {
+        Ok(map) => map.summary_slot(),
+        Err(poisoned) => poisoned.into_inner().summary_slot(),
+    });
+    for attempt in 1..=2 {
+        let lane = shared.gate.summary(protected).await;
+        let started = tokio::time::Instant::now();
+        let result = tokio::select! {
+            // Dropping the call closes its connection: llama.cpp's server then stops
+            // generating (its log says "cancel task").
+            _ = lane.token().cancelled() => {
+                info!(folded = job.evicted.len(), "summary yielded to a reply; it runs again after it");
+                return Fold::Yielded;
+            }
+            r = shared.llm.complete_in(slot, &messages, max_tokens) => r,
+        };
+        drop(lane);
+        let text = match result {
+            Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars, previous) {
+                Ok(text) => text,
+                Err(e) => {
+                    warn!(attempt, error = %e, "summary rejected");
+                    continue;
+                }
+            },
+            Err(e) => {
+                warn!(attempt, error = %e, "summary call failed");
+                continue;
+            }
+        };
+        let save = SummarySave {
+            text,
+            through_id: through,
+            expected_previous: job.previous.as_ref().map(|s| s.through_id),
+            facts: picked_facts(job, m.facts_max),
+            facts_max: m.facts_max,
+        };
+        let kept = save.facts.len();
+        return match shared.store.save_summary(node, save).await {
+            Ok(true) => {
+                info!(
+                    folded = job.evicted.len(),
+                    through,
+                    facts = kept,
+                    ms = started.elapsed().as_millis() as u64,
+                    "summary updated"
+                );
+                Fold::Saved
+            }
+            Ok(false) => {
+                debug!("history changed meanwhile; summary discarded");
+                Fold::Discarded
+            }
+            Err(e) => {
+                warn!(error = %e, "could not save the summary");
+                Fold::Failed
+            }
+        };
+    }
+    Fold::Failed
+}
+
+/// The user's statements about themselves in the folded messages, with their message ids.
+fn picked_facts(job: &SummaryJob, max: usize) -> Vec<(String, i64)> {
+    if max == 0 {
+        return Vec::new();
+    }
+    job.evicted
+        .iter()
+        .filter(|m| m.role == crate::memory::Role::User)
+        .flat_map(|m| {
+            facts::statements(&m.text)
+                .into_iter()
+                .map(move |f| (f, m.id))
+        })
+        .collect()
 }

@@ -5,6 +5,7 @@ mod cli;
 mod crash;
 mod daemon;
 mod harness;
+mod memory;
 mod radio;
 mod real_llm;
 mod sim_selftest;

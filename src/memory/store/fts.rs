@@ -24,40 +24,18 @@ const STOP_WORDS: &[&str] = &[
     "why", "will", "with", "would", "yes", "you", "your", "yours",
 ];
 
-/// A search for one message: the distinct terms worth looking for, and the `MATCH` expression.
+/// A search for one message: the `MATCH` expression of the distinct terms worth looking for.
+/// The index's porter tokenizer stems both sides, so "meets" finds "meet".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Query {
-    pub terms: Vec<String>,
     pub expression: String,
 }
 
 impl Query {
     /// `None` when no word of `text` is worth searching for.
     pub fn new(text: &str) -> Option<Query> {
-        let terms = terms(text);
-        let expression = expression(&terms)?;
-        Some(Query { terms, expression })
-    }
-
-    /// How many of the query's distinct terms occur as words in `text` (FTS5's default
-    /// tokenizer also splits on anything that is not a letter or digit, and ignores case).
-    pub fn matched(&self, text: &str) -> usize {
-        let words: std::collections::HashSet<String> = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        self.terms
-            .iter()
-            .filter(|t| words.contains(t.as_str()))
-            .count()
-    }
-
-    /// A retrieved exchange must share this many distinct terms with the query: two when the
-    /// query has two or more, so one common word (say "tips") does not pull in an unrelated
-    /// exchange.
-    pub fn required(&self) -> usize {
-        self.terms.len().min(2)
+        let expression = expression(&terms(text))?;
+        Some(Query { expression })
     }
 }
 
@@ -132,30 +110,5 @@ mod tests {
         let text: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
         let expr = match_expression(&text.join(" ")).unwrap_or_default();
         assert_eq!(expr.matches(" OR ").count(), MAX_TERMS - 1);
-    }
-}
-
-#[cfg(test)]
-mod query_tests {
-    use super::Query;
-
-    #[test]
-    fn counts_distinct_terms_as_whole_words() {
-        let q = Query::new("Any tips on a camp recipe with lentils?").expect("terms");
-        assert_eq!(q.terms, ["tips", "camp", "recipe", "lentils"]);
-        assert_eq!(q.required(), 2);
-        let cases: &[(&str, usize)] = &[
-            ("Tips for a quick camp recipe: lentils!", 4),
-            ("any TIPS, tips", 1),
-            ("campfire recipes", 0),
-            ("tips", 1),
-            ("", 0),
-        ];
-        for (text, want) in cases {
-            assert_eq!(q.matched(text), *want, "{text:?}");
-        }
-        let one = Query::new("antenna?").expect("terms");
-        assert_eq!(one.required(), 1);
-        assert!(Query::new("is it?").is_none());
     }
 }

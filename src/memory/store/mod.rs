@@ -145,8 +145,14 @@ pub struct Exchange {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
     pub summary: Option<Summary>,
-    /// The most recent messages before the new one, oldest first.
+    /// What the user stated about themselves, kept verbatim, oldest first.
+    pub facts: Vec<String>,
+    /// The messages before the new one that no saved summary covers yet, oldest first (all of
+    /// them, unless there are more than the prompt may carry: then the newest).
     pub window: Vec<StoredMessage>,
+    /// How many messages before the new one no saved summary covers (`window.len()` unless
+    /// the prompt's bound cut some).
+    pub unsummarized: usize,
     /// Older exchanges that match the new message, best match first.
     pub retrieved: Vec<Exchange>,
 }
@@ -155,8 +161,23 @@ pub struct Context {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryJob {
     pub previous: Option<Summary>,
-    /// Messages that left the window and are not yet summarised, oldest first.
+    /// The oldest unsummarised messages, to be folded, oldest first.
     pub evicted: Vec<StoredMessage>,
+}
+
+/// A summary to save, with the facts picked from the folded messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummarySave {
+    pub text: String,
+    /// The newest message id folded into `text`.
+    pub through_id: i64,
+    /// The cursor the summary was computed from (`None` = no summary yet); a different stored
+    /// cursor means a reset or another save happened meanwhile, and nothing is saved.
+    pub expected_previous: Option<i64>,
+    /// New facts with the id of the message each came from, oldest first.
+    pub facts: Vec<(String, i64)>,
+    /// The node keeps at most this many facts, the newest.
+    pub facts_max: usize,
 }
 
 /// Per-node numbers for `meshai stats`.
@@ -258,50 +279,57 @@ impl Store {
             .await
     }
 
-    /// The memory for answering message `before_id`: the summary, the last `window` messages
-    /// of the node with id < `before_id`, and up to `retrieve` exchanges of that node entirely
-    /// older than the window, ranked by FTS5 bm25 against `query`. The query is reduced to safe
-    /// terms (see `fts`), so user text never causes a syntax error; no terms, no retrieval.
+    /// The memory for answering message `before_id`: the summary and kept facts, every
+    /// message of the node after the summary's cursor and before `before_id` (at most
+    /// `max_messages`, the newest), and up to `retrieve` exchanges of that node entirely older
+    /// than those, ranked by FTS5 bm25 (stemmed, the user's words weighted double) against
+    /// `query`, weak matches left out. The query is reduced to safe terms (see `fts`), so user
+    /// text never causes a syntax error; no terms, no retrieval.
     pub async fn context(
         &self,
         node: NodeId,
         before_id: i64,
-        window: usize,
+        max_messages: usize,
         query: &str,
         retrieve: usize,
     ) -> Result<Context, StoreError> {
         let query = fts::Query::new(query);
-        self.call(move |c| ops::context(c, node, before_id, window, query.as_ref(), retrieve))
+        self.call(move |c| ops::context(c, node, before_id, max_messages, query.as_ref(), retrieve))
             .await
     }
 
-    /// Messages after the summary cursor that have left the window (are older than the node's
-    /// last `window` messages). `Some` only when there are at least `threshold` (and at least
-    /// one) of them; at most `max_batch` (at least one), oldest first.
-    pub async fn pending_summary(
+    /// A fold, when one is due: the node has more than `keep + threshold` messages before
+    /// `before_id` that no summary covers. The job holds the oldest of them, all but the
+    /// newest `keep` (one more if the first kept one would be a reply), at most `max_batch`.
+    pub async fn pending_fold(
         &self,
         node: NodeId,
-        window: usize,
+        before_id: i64,
+        keep: usize,
         threshold: usize,
         max_batch: usize,
     ) -> Result<Option<SummaryJob>, StoreError> {
-        self.call(move |c| ops::pending_summary(c, node, window, threshold, max_batch))
+        self.call(move |c| ops::pending_fold(c, node, before_id, keep, threshold, max_batch))
             .await
     }
 
-    /// Saves `text` with cursor `through_id` in one transaction, only if the stored cursor
-    /// still equals `expected_previous` (`None` = no summary yet) and message `through_id`
-    /// still exists for the node. Otherwise changes nothing and returns false: a reset or
-    /// another save happened while the LLM was summarising.
-    pub async fn save_summary(
-        &self,
-        node: NodeId,
-        text: String,
-        through_id: i64,
-        expected_previous: Option<i64>,
-    ) -> Result<bool, StoreError> {
-        self.call(move |c| ops::save_summary(c, node, &text, through_id, expected_previous))
+    /// How many messages of `node` before `before_id` no saved summary covers yet.
+    pub async fn unsummarized(&self, node: NodeId, before_id: i64) -> Result<usize, StoreError> {
+        self.call(move |c| ops::unsummarized(c, node, before_id))
             .await
+    }
+
+    /// Saves the summary, its cursor and the new facts in one transaction, only if the stored
+    /// cursor still equals `save.expected_previous` and message `save.through_id` still
+    /// exists for the node. Otherwise changes nothing and returns false: a reset or another
+    /// save happened while the LLM was summarising.
+    pub async fn save_summary(&self, node: NodeId, save: SummarySave) -> Result<bool, StoreError> {
+        self.call(move |c| ops::save_summary(c, node, &save)).await
+    }
+
+    /// The node's kept facts, oldest first.
+    pub async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
+        self.call(move |c| ops::facts(c, node)).await
     }
 
     /// The node's rolling summary, if it has one.
@@ -309,7 +337,7 @@ impl Store {
         self.call(move |c| ops::summary(c, node)).await
     }
 
-    /// Forgets the node: its messages, exchanges (and their search entries) and summary.
+    /// Forgets the node: its messages, exchanges (and their search entries), summary and facts.
     /// The node's stats row (names, usage counters) stays.
     pub async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
         self.call(move |c| ops::reset(c, node)).await

@@ -9,8 +9,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::Query;
-use super::{Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob};
+use super::{
+    Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
+};
 use crate::llm::Usage;
+use crate::memory::facts;
 use crate::node::NodeId;
 
 /// A node number as stored: SQLite integers are i64, a u32 always fits.
@@ -147,24 +150,55 @@ fn last_messages(
     Ok(msgs)
 }
 
+/// How far below zero an exchange's bm25 score must be to be retrieved. FTS5's bm25 is
+/// negative, better matches lower; a term found in most indexed exchanges adds almost nothing
+/// (its IDF is near zero), a rare one about its IDF (~1-3). So one rare shared word is enough,
+/// while an exchange that shares only common words ("antenna" on a radio bot) stays out.
+const RELEVANCE_FLOOR: f64 = -0.5;
+
+/// Column weights for bm25: what the user said counts twice what the assistant said, so a
+/// question about the user ("my dog") finds the exchange where the user said it.
+const BM25_WEIGHTS: &str = "bm25(exchanges_fts, 2.0, 1.0)";
+
 pub(super) fn context(
     c: &mut Connection,
     node: NodeId,
     before_id: i64,
-    window: usize,
+    max_messages: usize,
     query: Option<&Query>,
     retrieve: usize,
 ) -> Result<Context, StoreError> {
-    // One read transaction, so summary, window and retrieval come from the same snapshot.
+    // One read transaction, so summary, backlog and retrieval come from the same snapshot.
     let tx = c.transaction()?;
     let summary = summary(&tx, node)?;
-    let window = last_messages(&tx, node, before_id, window)?;
-    // Retrieval only looks at exchanges wholly older than the window: what is in the window
-    // is in the prompt already.
+    let cursor = summary.as_ref().map_or(0, |s| s.through_id);
+    let facts = facts(&tx, node)?;
+    let unsummarized: i64 = tx
+        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
+        .query_row(params![node_sql(node), cursor, before_id], |row| row.get(0))?;
+    let unsummarized = usize::try_from(unsummarized).unwrap_or(usize::MAX);
+    // Every message after the summary's cursor, unless summaries have failed for so long that
+    // there are more than `max_messages`: then only the newest (the rest stays in the
+    // database, retrievable, and is folded once a summary succeeds).
+    let window = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, role, text, at FROM messages
+             WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4",
+        )?;
+        let mut msgs = stmt
+            .query_map(
+                params![node_sql(node), cursor, before_id, limit(max_messages)],
+                message,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        msgs.reverse();
+        msgs
+    };
+    // Retrieval only looks at exchanges wholly older than what the prompt carries verbatim.
     let boundary = window.first().map_or(before_id, |m| m.id);
     let retrieved = match query {
         Some(query) if retrieve > 0 => {
-            let mut stmt = tx.prepare_cached(
+            let sql = format!(
                 "SELECT u.text, a.text, e.at
                  FROM exchanges_fts
                  JOIN exchanges e ON e.id = exchanges_fts.rowid
@@ -172,113 +206,124 @@ pub(super) fn context(
                  JOIN messages a ON a.id = e.assistant_id
                  WHERE exchanges_fts MATCH ?1 AND e.node = ?2
                    AND e.user_id < ?3 AND e.assistant_id < ?3
-                 ORDER BY bm25(exchanges_fts) LIMIT ?4",
-            )?;
-            // A few more candidates than wanted, best first; weak matches are dropped below.
-            let candidates = stmt
-                .query_map(
-                    params![
-                        query.expression,
-                        node_sql(node),
-                        boundary,
-                        limit(retrieve * 4)
-                    ],
-                    |row| {
-                        Ok(Exchange {
-                            user: row.get(0)?,
-                            assistant: row.get(1)?,
-                            at: row.get(2)?,
-                        })
-                    },
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            candidates
-                .into_iter()
-                .filter(|e| {
-                    query.matched(&format!("{} {}", e.user, e.assistant)) >= query.required()
-                })
-                .take(retrieve)
-                .collect()
+                   AND {BM25_WEIGHTS} < ?5
+                 ORDER BY {BM25_WEIGHTS} LIMIT ?4"
+            );
+            let mut stmt = tx.prepare_cached(&sql)?;
+            stmt.query_map(
+                params![
+                    query.expression,
+                    node_sql(node),
+                    boundary,
+                    limit(retrieve),
+                    RELEVANCE_FLOOR
+                ],
+                |row| {
+                    Ok(Exchange {
+                        user: row.get(0)?,
+                        assistant: row.get(1)?,
+                        at: row.get(2)?,
+                    })
+                },
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?
         }
         _ => Vec::new(),
     };
     drop(tx);
     Ok(Context {
         summary,
+        facts,
         window,
+        unsummarized,
         retrieved,
     })
 }
 
-pub(super) fn pending_summary(
+/// The node's kept facts, oldest first.
+pub(super) fn facts(c: &Connection, node: NodeId) -> Result<Vec<String>, StoreError> {
+    let facts = c
+        .prepare_cached("SELECT text FROM facts WHERE node = ?1 ORDER BY id")?
+        .query_map([node_sql(node)], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(facts)
+}
+
+/// How many messages of `node` with id < `before_id` no saved summary covers yet.
+pub(super) fn unsummarized(
+    c: &Connection,
+    node: NodeId,
+    before_id: i64,
+) -> Result<usize, StoreError> {
+    let cursor = summary(c, node)?.map_or(0, |s| s.through_id);
+    let n: i64 = c
+        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
+        .query_row(params![node_sql(node), cursor, before_id], |row| row.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+pub(super) fn pending_fold(
     c: &mut Connection,
     node: NodeId,
-    window: usize,
+    before_id: i64,
+    keep: usize,
     threshold: usize,
     max_batch: usize,
 ) -> Result<Option<SummaryJob>, StoreError> {
     let tx = c.transaction()?;
     let previous = summary(&tx, node)?;
     let cursor = previous.as_ref().map_or(0, |s| s.through_id);
-    // The oldest message still in the window; everything before it has left the window.
-    let boundary = match window.checked_sub(1) {
-        None => Some(i64::MAX),
-        Some(offset) => tx
-            .prepare_cached(
-                "SELECT id FROM messages WHERE node = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2",
-            )?
-            .query_row(params![node_sql(node), limit(offset)], |row| row.get(0))
-            .optional()?,
+    let backlog = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, role, text, at FROM messages
+             WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id",
+        )?;
+        stmt.query_map(params![node_sql(node), cursor, before_id], message)?
+            .collect::<rusqlite::Result<Vec<_>>>()?
     };
-    let Some(boundary) = boundary else {
-        // Fewer messages than the window holds: nothing has left it.
-        return Ok(None);
-    };
-    let waiting: i64 = tx
-        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
-        .query_row(params![node_sql(node), cursor, boundary], |row| row.get(0))?;
-    if counter(waiting) < u64::try_from(threshold.max(1)).unwrap_or(u64::MAX) {
+    drop(tx);
+    if backlog.len() <= keep.saturating_add(threshold) {
         return Ok(None);
     }
-    let evicted = tx
-        .prepare_cached(
-            "SELECT id, role, text, at FROM messages
-             WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id LIMIT ?4",
-        )?
-        .query_map(
-            params![node_sql(node), cursor, boundary, limit(max_batch.max(1))],
-            message,
-        )?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    drop(tx);
+    // Fold all but the newest `keep`; one more when the first kept message would be a reply,
+    // so what stays verbatim starts with a question, not an answer to a folded one.
+    let mut fold = backlog.len() - keep;
+    if backlog.get(fold).is_some_and(|m| m.role == Role::Assistant) {
+        fold += 1;
+    }
+    let fold = fold.min(max_batch.max(1)).min(backlog.len());
+    let mut evicted = backlog;
+    evicted.truncate(fold);
     Ok(Some(SummaryJob { previous, evicted }))
 }
 
 pub(super) fn save_summary(
     c: &mut Connection,
     node: NodeId,
-    text: &str,
-    through_id: i64,
-    expected_previous: Option<i64>,
+    save: &SummarySave,
 ) -> Result<bool, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let current = summary(&tx, node)?.map(|s| s.through_id);
-    if current != expected_previous {
+    if current != save.expected_previous {
         return Ok(false);
     }
-    if expected_previous.is_some_and(|prev| through_id <= prev) {
+    if save
+        .expected_previous
+        .is_some_and(|prev| save.through_id <= prev)
+    {
         return Ok(false);
     }
     // The cursor must name a message that still exists: after a reset, a summary computed
     // from the old messages would bring forgotten memory back.
     let exists = tx
         .prepare_cached("SELECT 1 FROM messages WHERE id = ?1 AND node = ?2")?
-        .query_row(params![through_id, node_sql(node)], |_| Ok(()))
+        .query_row(params![save.through_id, node_sql(node)], |_| Ok(()))
         .optional()?
         .is_some();
     if !exists {
         return Ok(false);
     }
+    let now = unix_now();
     tx.prepare_cached(
         "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT(node) DO UPDATE SET
@@ -286,7 +331,29 @@ pub(super) fn save_summary(
              through_id = excluded.through_id,
              updated_at = excluded.updated_at",
     )?
-    .execute(params![node_sql(node), text, through_id, unix_now()])?;
+    .execute(params![node_sql(node), save.text, save.through_id, now])?;
+    // A restated fact moves to the end (newest) instead of being kept twice.
+    let mut old: Vec<(i64, String)> = tx
+        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1")?
+        .query_map([node_sql(node)], |row| {
+            Ok((row.get(0)?, facts::key(&row.get::<_, String>(1)?)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    for (text, source) in &save.facts {
+        let k = facts::key(text);
+        for (id, _) in old.iter().filter(|(_, key)| *key == k) {
+            tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
+                .execute([id])?;
+        }
+        tx.prepare_cached("INSERT INTO facts(node, text, source_id, at) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![node_sql(node), text, source, now])?;
+        old.push((tx.last_insert_rowid(), k));
+    }
+    tx.prepare_cached(
+        "DELETE FROM facts WHERE node = ?1 AND id NOT IN
+             (SELECT id FROM facts WHERE node = ?1 ORDER BY id DESC LIMIT ?2)",
+    )?
+    .execute(params![node_sql(node), limit(save.facts_max)])?;
     tx.commit()?;
     Ok(true)
 }
@@ -297,6 +364,7 @@ pub(super) fn reset(c: &mut Connection, node: NodeId) -> Result<(), StoreError> 
     tx.execute("DELETE FROM exchanges WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM messages WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM summaries WHERE node = ?1", [node_sql(node)])?;
+    tx.execute("DELETE FROM facts WHERE node = ?1", [node_sql(node)])?;
     tx.commit()?;
     Ok(())
 }

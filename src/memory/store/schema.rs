@@ -12,7 +12,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::{BUSY_TIMEOUT, StoreError, open_flags};
 
 /// The ordered migrations; the schema version is the number applied.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 1: messages, summaries, exchanges with their full-text index, node stats.
     "
     CREATE TABLE messages(
@@ -61,6 +61,35 @@ const MIGRATIONS: &[&str] = &[
         prompt_tokens     INTEGER NOT NULL DEFAULT 0,
         completion_tokens INTEGER NOT NULL DEFAULT 0
     );
+    ",
+    // 2: retrieval that stems ("meets" finds "meet"): the full-text index is rebuilt with the
+    // porter tokenizer from the stored messages, so nothing is lost. And the facts a user
+    // stated about themselves, kept verbatim beside the summary (see `memory::facts`); no
+    // foreign key to `messages`, because a fact outlives the message it came from.
+    "
+    DROP TRIGGER exchanges_fts_delete;
+    DROP TABLE exchanges_fts;
+    CREATE VIRTUAL TABLE exchanges_fts USING fts5(
+        user, assistant, content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER exchanges_fts_delete AFTER DELETE ON exchanges BEGIN
+        DELETE FROM exchanges_fts WHERE rowid = old.id;
+    END;
+    INSERT INTO exchanges_fts(rowid, user, assistant)
+        SELECT e.id, u.text, a.text
+        FROM exchanges e
+        JOIN messages u ON u.id = e.user_id
+        JOIN messages a ON a.id = e.assistant_id;
+
+    CREATE TABLE facts(
+        id        INTEGER PRIMARY KEY,
+        node      INTEGER NOT NULL,
+        text      TEXT NOT NULL,
+        source_id INTEGER NOT NULL,
+        at        INTEGER NOT NULL
+    );
+    CREATE INDEX facts_node_id ON facts(node, id);
     ",
 ];
 

@@ -98,6 +98,8 @@ pub enum FakeResponse {
     Garbage(String),
     /// Waits this long, then answers 200 with the echo text.
     Stall(Duration),
+    /// Waits this long, then answers 200 with this text.
+    Slow(Duration, String),
     /// Never answers; the connection stays open until the client gives up.
     Hang,
 }
@@ -117,6 +119,8 @@ pub fn echo(req: &FakeRequest) -> FakeResponse {
 
 struct Shared {
     behaviour: Mutex<Behaviour>,
+    /// What `GET /props` says, as llama.cpp's server would: `Some(slots)`; `None`: 404.
+    props_slots: Mutex<Option<u32>>,
     requests: Mutex<Vec<FakeRequest>>,
     /// Bumped after each recorded request, so waiters need no polling.
     changed: watch::Sender<u64>,
@@ -161,6 +165,7 @@ impl FakeLlm {
         let addr = listener.local_addr().expect("fake llm: local address");
         let shared = Arc::new(Shared {
             behaviour: Mutex::new(Arc::new(behaviour)),
+            props_slots: Mutex::new(None),
             requests: Mutex::new(Vec::new()),
             changed: watch::Sender::new(0),
             stop: Notify::new(),
@@ -180,6 +185,16 @@ impl FakeLlm {
     }
 
     /// Replaces the behaviour for the requests that follow.
+    /// Makes `GET /props` answer like llama.cpp's server with `slots` slots (`None`: 404, as
+    /// Ollama and OpenAI answer).
+    pub fn set_props_slots(&self, slots: Option<u32>) {
+        *self
+            .shared
+            .props_slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = slots;
+    }
+
     pub fn set_behaviour(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
         *self
             .shared
@@ -471,6 +486,13 @@ fn route(shared: &Shared, req: &FakeRequest) -> Answer {
         });
         return Answer::Now(200, list.to_string());
     }
+    if path == "/props" && req.method == "GET" {
+        let slots = *shared.props_slots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = slots {
+            let props = json!({"total_slots": n, "model_path": "fake.gguf"});
+            return Answer::Now(200, props.to_string());
+        }
+    }
     if !req.is_chat() {
         return Answer::Now(404, error_json("no such route"));
     }
@@ -495,6 +517,10 @@ fn route(shared: &Shared, req: &FakeRequest) -> Answer {
         FakeResponse::Garbage(body) => Answer::Now(200, body),
         FakeResponse::Stall(d) => {
             let text = echo_text(req);
+            let (p, c) = estimate_usage(req, &text);
+            Answer::After(d, 200, completion(req, &text, p, c))
+        }
+        FakeResponse::Slow(d, text) => {
             let (p, c) = estimate_usage(req, &text);
             Answer::After(d, 200, completion(req, &text, p, c))
         }

@@ -32,6 +32,106 @@ async fn migrates_from_empty_and_reopens_idempotently() {
     store.close().await.unwrap();
 }
 
+/// A database written by the previous release (schema 1: the full-text index without
+/// stemming, no facts) opens with every message, summary and exchange kept, and its index
+/// rebuilt so that stemmed retrieval finds the old exchanges.
+#[tokio::test]
+async fn migrates_a_schema_1_database_with_nothing_lost() {
+    let (_dir, path) = temp();
+    let raw = Connection::open(&path).unwrap();
+    raw.execute_batch(schema::MIGRATIONS[0]).unwrap();
+    raw.pragma_update(None, "user_version", 1).unwrap();
+    let node = i64::from(A.0);
+    let mut exchanges = Vec::new();
+    let mut add = |user: &str, reply: &str, at: i64| {
+        raw.execute(
+            "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', ?2, ?3)",
+            rusqlite::params![node, user, at],
+        )
+        .unwrap();
+        let u = raw.last_insert_rowid();
+        raw.execute(
+            "INSERT INTO messages(node, role, text, at) VALUES (?1, 'assistant', ?2, ?3)",
+            rusqlite::params![node, reply, at + 1],
+        )
+        .unwrap();
+        let a = raw.last_insert_rowid();
+        raw.execute(
+            "INSERT INTO exchanges(node, user_id, assistant_id, at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![node, u, a, at + 1],
+        )
+        .unwrap();
+        let e = raw.last_insert_rowid();
+        raw.execute(
+            "INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)",
+            rusqlite::params![e, user, reply],
+        )
+        .unwrap();
+        exchanges.push((u, a));
+    };
+    add("our swap meets are every second Saturday", "Noted.", 1);
+    for (i, topic) in ["lora", "antennas", "solar", "batteries", "hops", "weather"]
+        .iter()
+        .enumerate()
+    {
+        add(
+            &format!("tell me about {topic}"),
+            "Sure.",
+            10 + 2 * i as i64,
+        );
+    }
+    let through = exchanges[2].1;
+    raw.execute(
+        "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, 'Ann.', ?2, 5)",
+        rusqlite::params![node, through],
+    )
+    .unwrap();
+    // The old index does not stem: "meet" does not find "meets".
+    let old_hits: i64 = raw
+        .query_row(
+            "SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH 'meet'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(old_hits, 0);
+    drop(raw);
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.history(A, 100).await.unwrap().len(), 14);
+    let summary = store.summary(A).await.unwrap().unwrap();
+    assert_eq!(
+        (summary.text.as_str(), summary.through_id),
+        ("Ann.", through)
+    );
+    assert!(store.facts(A).await.unwrap().is_empty());
+    let new = store
+        .append_user(A, "When is the swap meet?".into(), 99)
+        .await
+        .unwrap();
+    let ctx = store
+        .context(A, new, 0, "When is the swap meet?", 2)
+        .await
+        .unwrap();
+    let users: Vec<&str> = ctx.retrieved.iter().map(|e| e.user.as_str()).collect();
+    assert_eq!(users, ["our swap meets are every second Saturday"]);
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await.unwrap();
+    let raw = Connection::open(&path).unwrap();
+    let version: i64 = raw
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+    let indexed: i64 = raw
+        .query_row(
+            "SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH 'sure'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(indexed, 6, "every old exchange is in the new index");
+}
+
 #[tokio::test]
 async fn open_errors_say_what_is_wrong() {
     let (dir, path) = temp();
@@ -171,7 +271,7 @@ async fn stats_numbers() {
     exchange(&store, c, "q", "r", 1).await;
     assert!(
         store
-            .save_summary(A, "Ünïcode summary".into(), a, None)
+            .save_summary(A, save("Ünïcode summary", a, None))
             .await
             .unwrap()
     );

@@ -6,7 +6,7 @@ mod summaries;
 
 use std::path::PathBuf;
 
-use super::{Store, StoredMessage};
+use super::{Store, StoredMessage, SummarySave};
 use crate::node::NodeId;
 
 pub(super) const A: NodeId = NodeId(0xa1b2c3d4);
@@ -42,4 +42,15 @@ pub(super) async fn exchange(
 
 pub(super) fn ids(msgs: &[StoredMessage]) -> Vec<i64> {
     msgs.iter().map(|m| m.id).collect()
+}
+
+/// A summary save without facts.
+pub(super) fn save(text: &str, through_id: i64, expected_previous: Option<i64>) -> SummarySave {
+    SummarySave {
+        text: text.into(),
+        through_id,
+        expected_previous,
+        facts: Vec::new(),
+        facts_max: 12,
+    }
 }

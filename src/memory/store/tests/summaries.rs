@@ -1,9 +1,10 @@
 //! The summary cursor: pending work and compare-and-swap saves.
 
 use super::*;
+use crate::memory::store::SummarySave;
 
 #[tokio::test]
-async fn pending_summary_threshold_batch_and_cursor() {
+async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
     let (_dir, store) = open_temp();
     let mut all = Vec::new();
     for i in 0..5 {
@@ -11,31 +12,51 @@ async fn pending_summary_threshold_batch_and_cursor() {
         all.extend([u, a]);
     }
     exchange(&store, B, "other", "node", 100).await;
-    // 10 messages of A: a window of 4 leaves 6 evicted.
-    let pending = |window, threshold, batch| store.pending_summary(A, window, threshold, batch);
-    assert_eq!(pending(4, 7, 10).await.unwrap(), None);
-    let job = pending(4, 6, 10).await.unwrap().unwrap();
-    assert_eq!(job.previous, None);
-    assert_eq!(ids(&job.evicted), all[..6]);
-    let job = pending(4, 2, 3).await.unwrap().unwrap();
-    assert_eq!(ids(&job.evicted), all[..3]);
-    assert_eq!(pending(10, 1, 10).await.unwrap(), None);
-    assert_eq!(pending(20, 1, 10).await.unwrap(), None);
-    let job = pending(0, 0, 100).await.unwrap().unwrap();
-    assert_eq!(ids(&job.evicted), all);
-    assert_eq!(
-        pending(9, 1, 0).await.unwrap().map(|j| ids(&j.evicted)),
-        Some(vec![all[0]])
-    );
+    let end = i64::MAX;
+    // (before, keep, threshold, max batch) -> folded ids; 10 unsummarised messages of A.
+    type Case<'a> = ((i64, usize, usize, usize), Option<&'a [i64]>);
+    let cases: &[Case] = &[
+        // Not more than keep + threshold: nothing due.
+        ((end, 4, 6, 100), None),
+        ((end, 10, 1, 100), None),
+        // All but the newest 4.
+        ((end, 4, 5, 100), Some(&all[..6])),
+        // All but the newest 3 would keep a reply first: one more is folded.
+        ((end, 3, 1, 100), Some(&all[..8])),
+        ((end, 0, 1, 100), Some(&all[..])),
+        // The batch bound.
+        ((end, 4, 1, 3), Some(&all[..3])),
+        ((end, 4, 1, 0), Some(&all[..1])),
+        // Only messages before `before` count (the new message is not folded).
+        ((all[9], 4, 4, 100), Some(&all[..6])),
+        ((all[9], 4, 5, 100), None),
+    ];
+    for ((before, keep, threshold, batch), want) in cases {
+        let got = store
+            .pending_fold(A, *before, *keep, *threshold, *batch)
+            .await
+            .unwrap()
+            .map(|j| ids(&j.evicted));
+        assert_eq!(
+            got.as_deref(),
+            *want,
+            "before {before} keep {keep} threshold {threshold} batch {batch}"
+        );
+    }
 
-    // After saving through the third message, only later evicted ones are pending.
+    // After saving through the third message, only the later ones count.
     assert!(
         store
-            .save_summary(A, "s1".into(), all[2], None)
+            .save_summary(A, save("s1", all[2], None))
             .await
             .unwrap()
     );
-    let job = pending(4, 1, 10).await.unwrap().unwrap();
+    assert_eq!(store.unsummarized(A, end).await.unwrap(), 7);
+    let job = store
+        .pending_fold(A, end, 4, 1, 100)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         job.previous
             .as_ref()
@@ -43,8 +64,80 @@ async fn pending_summary_threshold_batch_and_cursor() {
         Some(("s1", all[2]))
     );
     assert_eq!(ids(&job.evicted), all[3..6]);
-    assert_eq!(pending(4, 4, 10).await.unwrap(), None);
-    assert!(store.pending_summary(B, 0, 1, 10).await.unwrap().is_some());
+    assert_eq!(store.pending_fold(A, end, 4, 3, 100).await.unwrap(), None);
+    assert!(
+        store
+            .pending_fold(B, end, 0, 1, 10)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // The prompt's context starts right after the cursor.
+    let ctx = store.context(A, end, 100, "", 0).await.unwrap();
+    assert_eq!(ids(&ctx.window), all[3..]);
+    assert_eq!(ctx.unsummarized, 7);
+    let ctx = store.context(A, end, 2, "", 0).await.unwrap();
+    assert_eq!(ids(&ctx.window), all[8..]);
+    assert_eq!(ctx.unsummarized, 7);
+}
+
+#[tokio::test]
+async fn facts_are_saved_with_the_summary_deduplicated_and_bounded() {
+    let (_dir, store) = open_temp();
+    let (u1, a1) = exchange(&store, A, "I am Ann", "Hi Ann", 1).await;
+    let (u2, a2) = exchange(&store, A, "My dog is Rex", "Hi Rex", 3).await;
+    let (_, a3) = exchange(&store, A, "later", "ok", 5).await;
+    let with = |text: &str, through, expected, facts: &[(&str, i64)], max| SummarySave {
+        facts: facts.iter().map(|(f, id)| (f.to_string(), *id)).collect(),
+        facts_max: max,
+        ..save(text, through, expected)
+    };
+    // A refused save (stale cursor) keeps no facts either.
+    assert!(
+        !store
+            .save_summary(A, with("x", a1, Some(1), &[("I am Ann", u1)], 5))
+            .await
+            .unwrap()
+    );
+    assert!(store.facts(A).await.unwrap().is_empty());
+    assert!(
+        store
+            .save_summary(A, with("s1", a1, None, &[("I am Ann", u1)], 5))
+            .await
+            .unwrap()
+    );
+    // A restated fact moves to the end; the list keeps the newest `max`.
+    assert!(
+        store
+            .save_summary(
+                A,
+                with(
+                    "s2",
+                    a2,
+                    Some(a1),
+                    &[("My dog is Rex", u2), ("i am ann!", u2)],
+                    5
+                )
+            )
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.facts(A).await.unwrap(),
+        ["My dog is Rex", "i am ann!"]
+    );
+    assert!(
+        store
+            .save_summary(A, with("s3", a3, Some(a2), &[], 1))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.facts(A).await.unwrap(), ["i am ann!"]);
+    let ctx = store.context(A, i64::MAX, 10, "", 0).await.unwrap();
+    assert_eq!(ctx.facts, ["i am ann!"]);
+    assert!(store.facts(B).await.unwrap().is_empty());
+    store.reset(A).await.unwrap();
+    assert!(store.facts(A).await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -56,41 +149,41 @@ async fn save_summary_is_compare_and_swap() {
 
     assert!(
         !store
-            .save_summary(A, "x".into(), a1, Some(u1))
+            .save_summary(A, save("x", a1, Some(u1)))
             .await
             .unwrap()
     );
     assert!(
-        !store.save_summary(A, "x".into(), ub, None).await.unwrap(),
+        !store.save_summary(A, save("x", ub, None)).await.unwrap(),
         "B's message"
     );
     assert!(
-        !store.save_summary(A, "x".into(), 9999, None).await.unwrap(),
+        !store.save_summary(A, save("x", 9999, None)).await.unwrap(),
         "no such message"
     );
     assert_eq!(store.summary(A).await.unwrap(), None);
 
     assert!(
         store
-            .save_summary(A, "first".into(), a1, None)
+            .save_summary(A, save("first", a1, None))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .save_summary(A, "stale".into(), u2, None)
+            .save_summary(A, save("stale", u2, None))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .save_summary(A, "backwards".into(), u1, Some(a1))
+            .save_summary(A, save("backwards", u1, Some(a1)))
             .await
             .unwrap()
     );
     assert!(
         store
-            .save_summary(A, "second".into(), u2, Some(a1))
+            .save_summary(A, save("second", u2, Some(a1)))
             .await
             .unwrap()
     );
@@ -102,13 +195,13 @@ async fn save_summary_is_compare_and_swap() {
     store.reset(A).await.unwrap();
     assert!(
         !store
-            .save_summary(A, "ghost".into(), u2, Some(u2))
+            .save_summary(A, save("ghost", u2, Some(u2)))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .save_summary(A, "ghost".into(), u2, None)
+            .save_summary(A, save("ghost", u2, None))
             .await
             .unwrap()
     );

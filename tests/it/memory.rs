@@ -1,0 +1,382 @@
+//! Memory under real-model timing: the lossless window, summaries that finish while the user
+//! answers at once, a prompt that only grows at its end between folds, botched summaries,
+//! facts and stemmed retrieval, and llama.cpp server slots.
+//!
+//! `[memory]` is small here (keep 4 messages, threshold 4): a fold is due above 8
+//! unsummarised messages, the hard cap is 16, the prompt carries at most 20, and the goal
+//! "never more than window + 2 × threshold behind" is 12.
+
+use std::time::Duration;
+
+use meshai::chunk::strip_marker;
+
+use crate::harness::{Daemon, is_summary, replies, sim_config, summarizer};
+use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse};
+use crate::support::sim_node::SimNode;
+
+const ANN: u32 = 0xa1a1_0001;
+const BOB: u32 = 0xb0b0_0002;
+const CID: u32 = 0xc1c1_0003;
+const ADMIN: u32 = 0xad00_0009;
+
+const MEMORY: &str = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n";
+const KEEP: usize = 4;
+const THRESHOLD: usize = 4;
+
+fn config() -> String {
+    format!("{MEMORY}[access]\nadmins = [\"!{ADMIN:08x}\"]\n")
+}
+
+/// A reply prompt taken apart: the memory block, the verbatim messages, the per-turn block
+/// and the new message.
+#[derive(Debug, Clone, PartialEq)]
+struct Parts {
+    memory: Option<String>,
+    verbatim: Vec<(String, String)>,
+    turn: Option<String>,
+    new: String,
+}
+
+fn parts(req: &FakeRequest) -> Parts {
+    let msgs: &[FakeMessage] = &req.messages;
+    let mut rest = msgs.get(1..).unwrap_or_default();
+    let mut memory = None;
+    if let Some(m) = rest.first().filter(|m| {
+        m.role == "system"
+            && (m.content.starts_with("What you remember")
+                || m.content.starts_with("What this person told you"))
+    }) {
+        memory = Some(m.content.clone());
+        rest = &rest[1..];
+    }
+    let (new, rest) = rest.split_last().expect("a new message");
+    let (turn, rest) = match rest.split_last() {
+        Some((m, before)) if m.role == "system" => (Some(m.content.clone()), before),
+        _ => (None, rest),
+    };
+    Parts {
+        memory,
+        verbatim: rest
+            .iter()
+            .map(|m| (m.role.clone(), m.content.clone()))
+            .collect(),
+        turn,
+        new: new.content.clone(),
+    }
+}
+
+/// The admin's `!status` counters: (started, saved, yielded, failed) summaries.
+async fn summary_counts(d: &Daemon) -> (u64, u64, u64, u64) {
+    let c = counts(d).await;
+    (c[0], c[1], c[2], c[3])
+}
+
+/// The admin's `!status` counters: summaries started, saved, yielded, failed, and folds run
+/// at the hard cap.
+async fn counts(d: &Daemon) -> [u64; 5] {
+    // Two packets: the admin part makes it longer than one.
+    let parts = d.dm_and_wait(ADMIN, "!status", 2).await;
+    let status: Vec<&str> = parts.iter().map(|p| strip_marker(p)).collect();
+    let status = status.join(" ");
+    let n = |label: &str| -> u64 {
+        let at = status.find(label).expect(label);
+        status[..at]
+            .split_whitespace()
+            .last()
+            .and_then(|w| w.parse().ok())
+            .expect("a count")
+    };
+    [
+        n(" started"),
+        n(" saved"),
+        n(" yielded"),
+        n(" failed"),
+        n(" at the cap"),
+    ]
+}
+
+/// Between two folds each prompt, without its per-turn block and new message, is a prefix of
+/// the next one; across a fold the verbatim messages are the newest of what came before, at
+/// least `KEEP` of them; and every message is in the prompt until a summary covers it.
+#[tokio::test]
+async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
+    let d = Daemon::start(&config()).await;
+    d.answer_with(|req| FakeResponse::Text(format!("Noted: {}", req.last_user())));
+    for i in 0..20 {
+        d.dm_and_wait(ANN, &format!("turn {i}: the hill relay K{i}X is up"), 1)
+            .await;
+    }
+    let reqs = replies(&d.llm);
+    assert_eq!(reqs.len(), 20);
+    let mut folds = 0;
+    for (t, pair) in reqs.windows(2).enumerate() {
+        let (a, b) = (parts(&pair[0]), parts(&pair[1]));
+        let mut carried = a.verbatim.clone();
+        carried.push(("user".into(), a.new.clone()));
+        carried.push(("assistant".into(), format!("Noted: {}", a.new)));
+        if a.memory == b.memory {
+            // No fold between t and t+1: the messages of t's prompt are a prefix of t+1's.
+            let n = pair[0].messages.len() - 1 - usize::from(a.turn.is_some());
+            assert_eq!(
+                pair[0].messages[..n],
+                pair[1].messages[..n],
+                "turn {t} → {}",
+                t + 1
+            );
+            assert_eq!(b.verbatim, carried, "turn {}: nothing lost", t + 1);
+        } else {
+            folds += 1;
+            assert!(
+                carried.ends_with(&b.verbatim) && b.verbatim.len() >= KEEP,
+                "turn {}: after a fold the newest {KEEP}+ stay: {b:#?}",
+                t + 1
+            );
+            assert_eq!(b.verbatim.first().map(|m| m.0.as_str()), Some("user"));
+        }
+        assert!(b.verbatim.len() <= KEEP + 2 * THRESHOLD, "turn {}", t + 1);
+    }
+    assert!(folds >= 3, "{folds} folds in 20 turns");
+    // The first message left the prompt only through the summary.
+    let last = parts(reqs.last().expect("a request"));
+    assert!(
+        last.memory.as_deref().unwrap_or_default().contains("K0X"),
+        "{last:#?}"
+    );
+    let (started, saved, yielded, failed) = summary_counts(&d).await;
+    assert_eq!((yielded, failed), (0, 0));
+    assert_eq!(started, saved);
+    // The last fold may have been saved after the last reply.
+    assert!(
+        saved == folds || saved == folds + 1,
+        "{saved} saved, {folds} seen"
+    );
+}
+
+/// A summary slower than the user's pause used to be cancelled by every next reply, so none
+/// was ever saved. Now it yields once, then runs to the end: the backlog stays within
+/// window + 2 × threshold and there is at most one cancelled summary per saved one.
+#[tokio::test]
+async fn summaries_finish_when_the_user_answers_at_once() {
+    let d = Daemon::start(&config()).await;
+    d.llm.set_behaviour(|req| {
+        if is_summary(req) {
+            match summarizer(req) {
+                FakeResponse::Text(t) => FakeResponse::Slow(Duration::from_millis(600), t),
+                other => other,
+            }
+        } else {
+            FakeResponse::Text(format!("Noted: {}", req.last_user()))
+        }
+    });
+    for i in 0..24 {
+        // The next DM goes out as soon as the answer arrived.
+        d.dm_and_wait(ANN, &format!("turn {i}: my grid square is JN{i}7"), 1)
+            .await;
+    }
+    let reqs = replies(&d.llm);
+    let most = reqs.iter().map(|r| parts(r).verbatim.len()).max();
+    assert!(
+        most <= Some(KEEP + 2 * THRESHOLD),
+        "unsummarised messages in a prompt: {most:?}"
+    );
+    // Let the last summary finish before counting.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let [started, saved, yielded, failed, at_cap] = counts(&d).await;
+    assert_eq!(failed, 0);
+    assert_eq!(
+        at_cap, 0,
+        "the reply path never waited for a fold at the hard cap"
+    );
+    assert!(saved >= 4, "saved {saved} summaries in 24 turns");
+    assert!(yielded <= saved, "{yielded} cancelled for {saved} saved");
+    assert_eq!(started, saved + yielded);
+    let last = parts(reqs.last().expect("a request"));
+    assert!(
+        last.memory.as_deref().unwrap_or_default().contains("JN07"),
+        "{last:#?}"
+    );
+}
+
+/// Refused summaries (a refusal, an empty text) change nothing: the messages stay in the
+/// prompt. At the hard cap the fold runs before the reply; the prompt stays bounded even when
+/// every summary fails.
+#[tokio::test]
+async fn botched_summaries_lose_nothing_and_the_hard_cap_folds_before_the_reply() {
+    let d = Daemon::start(&config()).await;
+    d.llm.set_behaviour(|req| {
+        if is_summary(req) {
+            FakeResponse::Text("I'm sorry, I can't help with that.".into())
+        } else {
+            FakeResponse::Text(format!("Noted: {}", req.last_user()))
+        }
+    });
+    d.dm_and_wait(ANN, "My callsign is KD9XYZ", 1).await;
+    for i in 1..12 {
+        d.dm_and_wait(ANN, &format!("turn {i}"), 1).await;
+        // The backlog reaches the hard cap (16) at turn 8: from then on each reply first
+        // runs the fold itself.
+        if i == 7 || i == 11 {
+            let at_cap = counts(&d).await[4];
+            assert_eq!(at_cap, if i == 7 { 0 } else { 4 }, "after turn {i}");
+        }
+    }
+    let reqs = replies(&d.llm);
+    // Up to turn 10 (20 unsummarised messages, the most a prompt carries) nothing left it.
+    for (t, r) in reqs.iter().enumerate().take(11).skip(1) {
+        let p = parts(r);
+        assert_eq!(p.memory, None, "turn {t}: no summary was saved");
+        assert_eq!(
+            p.verbatim.first().map(|m| m.1.as_str()),
+            Some("My callsign is KD9XYZ"),
+            "turn {t}: the first message is still in the prompt"
+        );
+    }
+    let most = reqs.iter().map(|r| parts(r).verbatim.len()).max();
+    assert!(most <= Some(KEEP + 4 * THRESHOLD), "{most:?}");
+
+    // A good summary at last: the messages it covers leave the prompt, into the summary.
+    d.answer_with(|req| FakeResponse::Text(format!("Noted: {}", req.last_user())));
+    let before = d.llm.requests().len();
+    d.dm_and_wait(ANN, "turn 12", 1).await;
+    let reqs: Vec<FakeRequest> = d.llm.requests()[before..].to_vec();
+    assert!(reqs.iter().any(is_summary), "the fold ran at the cap");
+    let reply = reqs.iter().rfind(|r| !is_summary(r)).expect("reply");
+    let p = parts(reply);
+    assert!(p.verbatim.len() <= KEEP + 1, "{p:#?}");
+    assert!(
+        p.memory.as_deref().unwrap_or_default().contains("KD9XYZ"),
+        "{p:#?}"
+    );
+    let (_, saved, _, failed) = summary_counts(&d).await;
+    assert!(saved >= 1 && failed >= 1, "saved {saved} failed {failed}");
+}
+
+/// A summary that keeps nothing specific: the user's own statements survive it as facts, and
+/// an inflected question finds the old exchange by its stem.
+#[tokio::test]
+async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
+    let d = Daemon::start(&config()).await;
+    d.llm.set_behaviour(|req| {
+        if is_summary(req) {
+            FakeResponse::Text("Chatted about radios.".into())
+        } else {
+            FakeResponse::Text(format!("Noted: {}", req.last_user()))
+        }
+    });
+    d.dm_and_wait(ANN, "My dog is called Rex.", 1).await;
+    d.dm_and_wait(ANN, "our swap meets are every second Saturday", 1)
+        .await;
+    for q in [
+        "What is LoRa?",
+        "How far does it reach?",
+        "Which antenna is best?",
+        "What is a hop?",
+        "Any tips for soldering?",
+        "How do I save battery?",
+    ] {
+        d.dm_and_wait(ANN, q, 1).await;
+    }
+    d.dm_and_wait(ANN, "When is the swap meet?", 1).await;
+    let reqs = replies(&d.llm);
+    let p = parts(reqs.last().expect("reply"));
+    assert!(
+        !p.verbatim.iter().any(|m| m.1.contains("swap")),
+        "folded already: {p:#?}"
+    );
+    let memory = p.memory.unwrap_or_default();
+    assert!(memory.contains("Chatted about radios."), "{memory}");
+    assert!(memory.contains("- My dog is called Rex."), "{memory}");
+    assert!(
+        memory.contains("- our swap meets are every second Saturday"),
+        "{memory}"
+    );
+    let turn = p.turn.unwrap_or_default();
+    assert!(
+        turn.contains("User: our swap meets are every second Saturday"),
+        "{turn}"
+    );
+    let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");
+    assert!(
+        summary.contains("I remember: Chatted about radios.")
+            && summary.contains("You told me: My dog is called Rex."),
+        "{summary}"
+    );
+}
+
+/// With a llama.cpp server (detected by `/props`) each node keeps its own slot and summaries
+/// use the last one, with `cache_prompt`; a server that is not llama.cpp gets neither field.
+#[tokio::test]
+async fn slots_pin_nodes_and_keep_summaries_apart() {
+    for (props, fixed) in [
+        (Some(4), ""),
+        (None, "slots = 4"),
+        (None, ""),
+        (Some(4), "slots = \"off\""),
+    ] {
+        let sim = std::sync::Arc::new(SimNode::start(sim_config()).await);
+        let llm = FakeLlm::start_echo().await;
+        llm.set_props_slots(props);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = llm.base_url();
+        let lines = format!("timeout_secs = 3\n{fixed}");
+        let d = Daemon::start_with_llm_url(sim, llm, dir, &config(), &url, &lines).await;
+        d.answer_with(|req| FakeResponse::Text(format!("Noted: {}", req.last_user())));
+        for i in 0..5 {
+            for node in [ANN, BOB, CID] {
+                d.dm_and_wait(node, &format!("{node:x} turn {i}"), 1).await;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let chats: Vec<FakeRequest> = d
+            .llm
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .collect();
+        let slot = |r: &FakeRequest| {
+            r.json
+                .as_ref()
+                .and_then(|j| j.get("id_slot"))
+                .and_then(|v| v.as_u64())
+        };
+        let cache = |r: &FakeRequest| r.json.as_ref().and_then(|j| j.get("cache_prompt")).cloned();
+        let llama = props.is_some() && fixed.is_empty() || fixed == "slots = 4";
+        if !llama {
+            assert!(
+                chats
+                    .iter()
+                    .all(|r| slot(r).is_none() && cache(r).is_none()),
+                "props {props:?} {fixed:?}: plain OpenAI requests"
+            );
+            continue;
+        }
+        // node → the slots its replies used
+        let mut pinned: std::collections::HashMap<String, std::collections::BTreeSet<u64>> =
+            std::collections::HashMap::new();
+        for r in &chats {
+            assert_eq!(cache(r), Some(serde_json::Value::Bool(true)));
+            let s = slot(r).expect("id_slot");
+            if is_summary(r) {
+                assert_eq!(s, 3, "summaries on the last slot");
+            } else {
+                let node = r
+                    .last_user()
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(s < 3);
+                pinned.entry(node).or_default().insert(s);
+            }
+        }
+        assert_eq!(pinned.len(), 3, "{pinned:?}");
+        assert!(
+            pinned.values().all(|s| s.len() == 1),
+            "one slot per node: {pinned:?}"
+        );
+        let distinct: std::collections::BTreeSet<u64> =
+            pinned.values().flatten().copied().collect();
+        assert_eq!(distinct.len(), 3, "three nodes, three slots: {pinned:?}");
+        assert!(chats.iter().any(is_summary), "summaries ran");
+    }
+}
