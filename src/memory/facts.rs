@@ -11,6 +11,8 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::memory::prompt::cap;
+
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;
 
@@ -30,7 +32,7 @@ pub fn statements(text: &str) -> Vec<String> {
     text.split_sentence_bounds()
         .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|s| is_statement(s))
-        .map(|s| cut(&s))
+        .map(|s| cap(&s, FACT_CHARS))
         .collect()
 }
 
@@ -56,26 +58,6 @@ fn is_statement(sentence: &str) -> bool {
             && !FIRST_PERSON.contains(&lower(w).as_str())
     });
     digit || proper || words.len() >= 4
-}
-
-/// `text` cut to [`FACT_CHARS`] at a grapheme boundary, with `…` when cut.
-fn cut(text: &str) -> String {
-    if text.chars().count() <= FACT_CHARS {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut chars = 0;
-    for g in text.graphemes(true) {
-        let n = g.chars().count();
-        if chars + n + 1 > FACT_CHARS {
-            break;
-        }
-        out.push_str(g);
-        chars += n;
-    }
-    let mut out = out.trim_end().to_string();
-    out.push('…');
-    out
 }
 
 /// The key two statements are compared by: lower case, letters and digits only.

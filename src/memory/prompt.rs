@@ -116,7 +116,7 @@ fn turn_block(ctx: &Context, notes: &[String]) -> Option<String> {
 }
 
 /// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
-fn cap(text: &str, max: usize) -> String {
+pub(crate) fn cap(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
         return text.to_string();

@@ -21,6 +21,15 @@ pub type Recorded = Arc<Mutex<Vec<Exchange>>>;
 
 /// Forwards each HTTP request to `upstream` (one request per connection) and keeps the bodies.
 pub async fn recording_proxy(upstream: String) -> (String, Recorded) {
+    rewriting_proxy(upstream, |body| body.to_vec()).await
+}
+
+/// Like [`recording_proxy`], but each request body is replaced by `rewrite(body)` before it
+/// is forwarded (and recorded): a benchmark subject that changes what the server sees.
+pub async fn rewriting_proxy(
+    upstream: String,
+    rewrite: fn(&[u8]) -> Vec<u8>,
+) -> (String, Recorded) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let addr = listener.local_addr().expect("addr");
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -30,7 +39,7 @@ pub async fn recording_proxy(upstream: String) -> (String, Recorded) {
             let upstream = upstream.clone();
             let log = log.clone();
             tokio::spawn(async move {
-                let _ = forward(client, &upstream, &log).await;
+                let _ = forward(client, &upstream, &log, rewrite).await;
             });
         }
     });
@@ -41,6 +50,7 @@ async fn forward(
     mut client: TcpStream,
     upstream: &str,
     log: &Mutex<Vec<Exchange>>,
+    rewrite: fn(&[u8]) -> Vec<u8>,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -68,7 +78,7 @@ async fn forward(
         buf.extend_from_slice(&chunk[..n]);
     }
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let body = buf[head_end..].to_vec();
+    let body = rewrite(&buf[head_end..]);
     let index = log.lock().ok().map(|mut l| {
         l.push(Exchange {
             request: String::from_utf8_lossy(&body).to_string(),
@@ -80,10 +90,14 @@ async fn forward(
     let head: String = head
         .split("\r\n")
         .filter(|l| !l.to_lowercase().starts_with("connection:"))
+        .filter(|l| !l.to_lowercase().starts_with("content-length:"))
         .filter(|l| !l.is_empty())
         .map(|l| format!("{l}\r\n"))
         .collect::<String>()
-        + "Connection: close\r\n\r\n";
+        + &format!(
+            "Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
     let host = upstream
         .trim_start_matches("http://")
         .split('/')

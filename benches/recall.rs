@@ -1,0 +1,452 @@
+//! Real-model recall benchmark: does the memory keep what people said, at what prompt cost?
+//!
+//! One or more nodes each state 8 facts about themselves (a name, a callsign, a town, a dog,
+//! a weekday, a number, a car, a frequency), then ask ordinary questions, then ask each fact
+//! back; the next DM goes 2 s after the previous answer arrived, as in a live chat. The whole
+//! daemon runs (`meshai::run`, simulated node) against a real llama.cpp server through a
+//! recording proxy that keeps llama-server's `timings`. Subjects, in one run:
+//!
+//! - `meshai`: the default `[memory]` (summaries, facts, retrieval);
+//! - `whole history`: every message in every prompt (`window_messages = 200`, no retrieval);
+//! - `last 8`: the same, but the proxy cuts each prompt to the system prompt and the last 8
+//!   messages before the new one.
+//!
+//! A fact counts as recalled when the answer to its question contains its key (ignoring
+//! case). Per subject it prints: facts recalled, prompt tokens sent (the server's
+//! `usage.prompt_tokens` over the replies), prompt tokens the server evaluated per reply
+//! (`timings.prompt_n`) against the prompt's length after the first fold, summary calls
+//! started / saved / cancelled / failed / at the cap (the admin's `!status`), DM → first
+//! packet p50.
+//!
+//! Scenarios (`MESHAI_RECALL=28|long|nodes3`, default 28): 28 turns; `long`: 72 turns (run it
+//! on a server with a 2048-token context per slot); `nodes3`: three nodes taking turns
+//! (28 turns each), meshai only (run it on a server with 4 slots).
+//!
+//! Run: `scripts/recall-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct in
+//! the right shape for each scenario). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
+
+#[path = "../tests/it/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "../tests/it/support/mod.rs"]
+#[allow(unused_imports, dead_code)]
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness::{Daemon, sim_config};
+use meshai::chunk::strip_marker;
+use support::fake_llm::FakeLlm;
+use support::proxy::{Exchange, Recorded, rewriting_proxy};
+use support::sim_node::{SentText, SimNode};
+
+const ADMIN: u32 = 0xad00_0009;
+const NODES: [u32; 3] = [0xbe0c_0001, 0xbe0c_0002, 0xbe0c_0003];
+
+/// Per node: (statement, question, key) × 8. The values differ per node so that a node's
+/// facts can only come from its own memory.
+fn facts(node: usize) -> Vec<(String, String, String)> {
+    let names = ["Tomasz", "Ingrid", "Mateo"];
+    let calls = ["SP9QRZ", "LA7KJV", "EA5XTB"];
+    let towns = ["Zakopane", "Tromso", "Albarracin"];
+    let dogs = ["Biscuit", "Pepper", "Chorizo"];
+    let days = ["Thursday", "Monday", "Friday"];
+    let mah = ["3000", "5200", "1800"];
+    let cars = ["Land Rover", "Volvo", "Citroen"];
+    let freqs = ["869.525", "433.175", "868.1"];
+    let i = node % 3;
+    let f = |s: String, q: &str, k: &str| (s, q.to_string(), k.to_string());
+    vec![
+        f(
+            format!("Hi, my name is {}.", names[i]),
+            "What is my name?",
+            names[i],
+        ),
+        f(
+            format!("My callsign is {}.", calls[i]),
+            "What is my callsign?",
+            calls[i],
+        ),
+        f(
+            format!("I live in {}.", towns[i]),
+            "Where do I live?",
+            towns[i],
+        ),
+        f(
+            format!("My dog is called {}.", dogs[i]),
+            "What is my dog called?",
+            dogs[i],
+        ),
+        f(
+            format!("Our radio club meets every second {}.", days[i]),
+            "On which day does our radio club meet?",
+            days[i],
+        ),
+        f(
+            format!("My solar node has a {} mAh battery.", mah[i]),
+            "How big is the battery of my solar node?",
+            mah[i],
+        ),
+        f(
+            format!("I drive an old {}.", cars[i]),
+            "What car do I drive?",
+            cars[i],
+        ),
+        f(
+            format!("My favourite frequency is {} MHz.", freqs[i]),
+            "What is my favourite frequency?",
+            freqs[i],
+        ),
+    ]
+}
+
+/// Ordinary questions between the facts and the recall questions.
+const FILLER: &[&str] = &[
+    "What is LoRa, in one sentence?",
+    "How far can a LoRa radio reach from a hill?",
+    "What does SNR mean?",
+    "Why do packets hop between nodes?",
+    "What is a good antenna for a rooftop node?",
+    "How do I keep a battery warm in winter?",
+    "What does the channel utilization number tell me?",
+    "Is 20 dBm a lot of power?",
+    "What is the difference between a router and a client node?",
+    "How often should a node send its position?",
+    "What is a dipole?",
+    "Why is my message marked as not delivered?",
+    "What is the LongFast preset?",
+    "Can rain affect LoRa range?",
+    "How do I update the firmware on my node?",
+    "What is an ACK?",
+    "Should I use a GPS on a fixed node?",
+    "What does duty cycle mean for radios?",
+    "How do I mount an antenna on a mast?",
+    "What is a good cable for 868 MHz?",
+    "What is the Fresnel zone?",
+    "How much current does a node draw while sleeping?",
+    "What is MQTT used for in Meshtastic?",
+    "How many hops can a message take?",
+    "What does RSSI mean?",
+    "Can I run a node from a USB power bank?",
+    "What is a ground plane?",
+    "How do I name my node?",
+    "What are channels in Meshtastic?",
+    "Why do nodes need the same preset?",
+    "What is a repeater?",
+    "How do I secure my channel?",
+    "What is the best height for an antenna?",
+    "Does a longer antenna mean more range?",
+    "What is spreading factor?",
+    "How do I read the node list?",
+    "What is a traceroute?",
+    "Why does my node reboot at night?",
+    "How do I reset a node?",
+    "What is airtime?",
+    "What is a mesh network?",
+    "How fast is LoRa?",
+    "What is bandwidth in LoRa?",
+    "Can I talk to other countries over LoRa?",
+    "What is a waypoint?",
+    "How do solar panels charge a battery?",
+    "What is a BMS?",
+    "Why should I fuse a battery?",
+    "What is a lightning arrester?",
+    "What does the hop limit do?",
+    "How do I see who heard my message?",
+    "What is a store and forward node?",
+    "How do I power a node on a bike?",
+    "What is an IP rating?",
+    "How cold can a lithium battery get?",
+    "What is a coax connector?",
+];
+
+/// The script of one node: facts, `filler` questions, the recall questions (in a shuffled
+/// order, so the last fact stated is not the first asked).
+fn script(node: usize, filler: usize, tag: &str) -> Vec<(String, Option<String>)> {
+    let facts = facts(node);
+    let mut turns: Vec<(String, Option<String>)> = Vec::new();
+    for (i, (s, _, _)) in facts.iter().enumerate() {
+        let s = if i == 0 {
+            format!("{s} ({tag})")
+        } else {
+            s.clone()
+        };
+        turns.push((s, None));
+    }
+    for i in 0..filler {
+        let q = FILLER[(i + node * 7) % FILLER.len()];
+        turns.push((q.to_string(), None));
+    }
+    for i in [3usize, 0, 6, 1, 5, 2, 7, 4] {
+        let (_, q, k) = &facts[i];
+        turns.push((q.clone(), Some(k.clone())));
+    }
+    turns
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Subject {
+    Meshai,
+    Whole,
+    Last8,
+}
+
+impl Subject {
+    fn name(self) -> &'static str {
+        match self {
+            Subject::Meshai => "meshai",
+            Subject::Whole => "whole history",
+            Subject::Last8 => "last 8 messages",
+        }
+    }
+
+    fn memory(self) -> &'static str {
+        match self {
+            Subject::Meshai => "",
+            Subject::Whole | Subject::Last8 => {
+                "[memory]\nwindow_messages = 200\nretrieve_exchanges = 0\n"
+            }
+        }
+    }
+}
+
+/// The proxy's rewrite for `last 8`: the first system message, the last 8 messages before the
+/// new one, the new one.
+fn last8(body: &[u8]) -> Vec<u8> {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return body.to_vec();
+    };
+    if let Some(msgs) = v.get_mut("messages").and_then(|m| m.as_array_mut()) {
+        let is_summary = msgs
+            .first()
+            .and_then(|m| m["content"].as_str())
+            .is_some_and(|c| c.starts_with("You maintain a running summary"));
+        if !is_summary && msgs.len() > 10 {
+            let system = msgs[0].clone();
+            let tail: Vec<serde_json::Value> = msgs[msgs.len() - 9..].to_vec();
+            *msgs = std::iter::once(system).chain(tail).collect();
+        }
+    }
+    serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
+}
+
+fn keep(body: &[u8]) -> Vec<u8> {
+    body.to_vec()
+}
+
+/// What one reply cost and did.
+#[derive(Default, Clone)]
+struct Reply {
+    node: usize,
+    first_packet: Duration,
+    answer: String,
+    key: Option<String>,
+    prompt_tokens: u64,
+    evaluated: u64,
+    folded: bool,
+}
+
+fn is_summary(e: &Exchange) -> bool {
+    e.request.contains("You maintain a running summary")
+}
+
+/// (prompt_tokens, timings.prompt_n) of a response body.
+fn usage(response: &str) -> (u64, u64) {
+    let v: serde_json::Value = serde_json::from_str(response).unwrap_or_default();
+    (
+        v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+        v["timings"]["prompt_n"].as_u64().unwrap_or(0),
+    )
+}
+
+/// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
+/// the `n/n` one); returns them.
+async fn answer(sim: &SimNode, node: u32, before: usize) -> Vec<SentText> {
+    let done = sim
+        .wait_for(Duration::from_secs(600), |l| {
+            let mine: Vec<&SentText> = l.texts[before..].iter().filter(|t| t.to == node).collect();
+            mine.last().is_some_and(|last| {
+                match last.text.rsplit_once(' ').map(|(_, m)| m.split_once('/')) {
+                    Some(Some((i, n))) if i.parse::<u32>().is_ok() && n.parse::<u32>().is_ok() => {
+                        i == n
+                    }
+                    _ => true,
+                }
+            })
+        })
+        .await;
+    assert!(done, "no complete answer");
+    sim.texts()[before..]
+        .iter()
+        .filter(|t| t.to == node)
+        .cloned()
+        .collect()
+}
+
+struct Outcome {
+    replies: Vec<Reply>,
+    status: String,
+}
+
+async fn conversation(
+    url: &str,
+    subject: Subject,
+    nodes: usize,
+    filler: usize,
+    tag: &str,
+) -> Outcome {
+    let rewrite = if subject == Subject::Last8 {
+        last8
+    } else {
+        keep
+    };
+    let (proxy_url, seen) = rewriting_proxy(url.to_string(), rewrite).await;
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let placeholder = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let extra = format!(
+        "{}[access]\nadmins = [\"!{ADMIN:08x}\"]\n",
+        subject.memory()
+    );
+    // Temperature 0 and short answers, as a radio bot gives.
+    let llm = "timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120";
+    let d = Daemon::start_with_llm_url(sim, placeholder, dir, &extra, &proxy_url, llm).await;
+    let scripts: Vec<Vec<(String, Option<String>)>> =
+        (0..nodes).map(|n| script(n, filler, tag)).collect();
+    let mut replies = Vec::new();
+    for turn in 0..scripts[0].len() {
+        for (n, script) in scripts.iter().enumerate() {
+            let (text, key) = &script[turn];
+            let node = NODES[n];
+            let before_texts = d.sim.texts().len();
+            let before_reqs = seen.lock().map(|l| l.len()).unwrap_or(0);
+            let asked = tokio::time::Instant::now();
+            d.sim.inject_dm(node, text, None);
+            let parts = answer(&d.sim, node, before_texts).await;
+            let first_packet = parts
+                .first()
+                .map_or(Duration::ZERO, |p| p.at.saturating_duration_since(asked));
+            let answer: Vec<&str> = parts.iter().map(|p| strip_marker(&p.text)).collect();
+            let exchange = seen
+                .lock()
+                .ok()
+                .and_then(|l| {
+                    l[before_reqs..]
+                        .iter()
+                        .rev()
+                        .find(|e| !is_summary(e) && !e.response.is_empty())
+                        .cloned()
+                })
+                .unwrap_or_default();
+            let (prompt_tokens, evaluated) = usage(&exchange.response);
+            replies.push(Reply {
+                node: n,
+                first_packet,
+                answer: answer.join(" "),
+                key: key.clone(),
+                prompt_tokens,
+                evaluated,
+                folded: exchange
+                    .request
+                    .contains("What you remember about this person"),
+            });
+            // The user reads the answer and types the next message.
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+    // Let a summary still running finish, so the counters are final.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let before = d.sim.texts().len();
+    d.sim.inject_dm(ADMIN, "!status", None);
+    let status: Vec<String> = answer(&d.sim, ADMIN, before)
+        .await
+        .iter()
+        .map(|t| strip_marker(&t.text).to_string())
+        .collect();
+    let status = status.join(" ");
+    let status = status
+        .split_once("summaries ")
+        .map_or(String::new(), |(_, s)| s.trim_end_matches('.').to_string());
+    let (result, ..) = d.stop().await;
+    result.expect("the daemon stopped cleanly");
+    let _: &Recorded = &seen;
+    Outcome { replies, status }
+}
+
+fn p50(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn report(subject: Subject, nodes: usize, o: &Outcome) {
+    let asked: Vec<&Reply> = o.replies.iter().filter(|r| r.key.is_some()).collect();
+    let recalled = asked
+        .iter()
+        .filter(|r| {
+            let k = r.key.as_deref().unwrap_or_default().to_lowercase();
+            r.answer.to_lowercase().contains(&k)
+        })
+        .count();
+    let sent: u64 = o.replies.iter().map(|r| r.prompt_tokens).sum();
+    let failed = o.replies.iter().filter(|r| r.prompt_tokens == 0).count();
+    // After the first fold (from the start when there is none).
+    let first_fold = o.replies.iter().position(|r| r.folded).unwrap_or(0);
+    let late = &o.replies[first_fold..];
+    let late_sent: u64 = late.iter().map(|r| r.prompt_tokens).sum();
+    let late_eval: u64 = late.iter().map(|r| r.evaluated).sum();
+    let eval_all: u64 = o.replies.iter().map(|r| r.evaluated).sum();
+    let first = p50(o
+        .replies
+        .iter()
+        .map(|r| r.first_packet.as_secs_f64() * 1000.0)
+        .collect());
+    println!(
+        "| {} | {recalled}/{} | {sent} | {:.0} | {:.0}% (from turn {}) | {} | {first:.0} | {failed} |",
+        subject.name(),
+        asked.len(),
+        eval_all as f64 / o.replies.len().max(1) as f64,
+        100.0 * late_eval as f64 / late_sent.max(1) as f64,
+        first_fold / nodes + 1,
+        o.status,
+    );
+    for r in &asked {
+        let k = r.key.as_deref().unwrap_or_default();
+        let ok = r.answer.to_lowercase().contains(&k.to_lowercase());
+        println!(
+            "    node {} {} {k:>12}: {}",
+            r.node,
+            if ok { "✓" } else { "✗" },
+            r.answer.chars().take(110).collect::<String>()
+        );
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let Ok(url) = std::env::var("MESHAI_REAL_LLM_URL") else {
+        println!(
+            "SKIPPED recall bench: MESHAI_REAL_LLM_URL is not set (run scripts/recall-bench.sh)"
+        );
+        return;
+    };
+    let scenario = std::env::var("MESHAI_RECALL").unwrap_or_else(|_| "28".into());
+    let (nodes, filler, subjects): (usize, usize, &[Subject]) = match scenario.as_str() {
+        "long" => (1, 56, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
+        "nodes3" => (3, 12, &[Subject::Meshai]),
+        _ => (1, 12, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
+    };
+    println!(
+        "recall bench, scenario {scenario}: {nodes} node(s), {} turns each, server {url}",
+        16 + filler
+    );
+    println!(
+        "| subject | facts recalled | prompt tokens sent | evaluated per reply | evaluated / sent after the first fold | summaries | DM → first packet p50 ms | failed replies |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (i, subject) in subjects.iter().enumerate() {
+        let tag = format!("session {scenario}-{i}");
+        let o = conversation(&url, *subject, nodes, filler, &tag).await;
+        report(*subject, nodes, &o);
+    }
+}
