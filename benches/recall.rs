@@ -368,10 +368,32 @@ async fn conversation(
     let status = status
         .split_once("summaries ")
         .map_or(String::new(), |(_, s)| s.trim_end_matches('.').to_string());
+    if std::env::var_os("MESHAI_RECALL_DUMP").is_some() {
+        dump(&seen);
+    }
     let (result, ..) = d.stop().await;
     result.expect("the daemon stopped cleanly");
-    let _: &Recorded = &seen;
     Outcome { replies, status }
+}
+
+/// Prints the last reply prompt, message by message, with its length in characters.
+fn dump(seen: &Recorded) {
+    let last = seen
+        .lock()
+        .ok()
+        .and_then(|l| l.iter().rev().find(|e| !is_summary(e)).cloned());
+    let v: serde_json::Value = last
+        .and_then(|e| serde_json::from_str(&e.request).ok())
+        .unwrap_or_default();
+    for m in v["messages"].as_array().into_iter().flatten() {
+        let content = m["content"].as_str().unwrap_or_default();
+        println!(
+            "    [{} {:>4}] {}",
+            m["role"].as_str().unwrap_or_default(),
+            content.chars().count(),
+            content.replace('\n', " / ")
+        );
+    }
 }
 
 fn p50(mut xs: Vec<f64>) -> f64 {
@@ -444,7 +466,17 @@ async fn main() {
         "| subject | facts recalled | prompt tokens sent | evaluated per reply | evaluated / sent after the first fold | summaries | DM → first packet p50 ms | failed replies |"
     );
     println!("|---|---|---|---|---|---|---|---|");
+    // MESHAI_RECALL_SUBJECTS=meshai,whole,last8 runs only those.
+    let only = std::env::var("MESHAI_RECALL_SUBJECTS").unwrap_or_default();
     for (i, subject) in subjects.iter().enumerate() {
+        let key = match subject {
+            Subject::Meshai => "meshai",
+            Subject::Whole => "whole",
+            Subject::Last8 => "last8",
+        };
+        if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
+            continue;
+        }
         let tag = format!("session {scenario}-{i}");
         let o = conversation(&url, *subject, nodes, filler, &tag).await;
         report(*subject, nodes, &o);

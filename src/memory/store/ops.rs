@@ -210,12 +210,13 @@ pub(super) fn context(
                  ORDER BY {BM25_WEIGHTS} LIMIT ?4"
             );
             let mut stmt = tx.prepare_cached(&sql)?;
-            stmt.query_map(
+            // A few more candidates than wanted: those the kept facts already say are left out.
+            let candidates = stmt.query_map(
                 params![
                     query.expression,
                     node_sql(node),
                     boundary,
-                    limit(retrieve),
+                    limit(retrieve * 2),
                     RELEVANCE_FLOOR
                 ],
                 |row| {
@@ -226,7 +227,13 @@ pub(super) fn context(
                     })
                 },
             )?
-            .collect::<rusqlite::Result<Vec<_>>>()?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+            let kept: Vec<String> = facts.iter().map(|f| facts::key(f)).collect();
+            candidates
+                .into_iter()
+                .filter(|e| !said_in_facts(&e.user, &kept))
+                .take(retrieve)
+                .collect()
         }
         _ => Vec::new(),
     };
@@ -238,6 +245,19 @@ pub(super) fn context(
         unsummarized,
         retrieved,
     })
+}
+
+/// Whether everything the user said in `text` is a statement the facts already keep word for
+/// word: then the exchange would only repeat the memory block.
+fn said_in_facts(text: &str, kept: &[String]) -> bool {
+    let statements = facts::statements(text);
+    let all = text.split_whitespace().count();
+    let covered: usize = statements.iter().map(|s| s.split_whitespace().count()).sum();
+    !statements.is_empty()
+        && covered == all
+        && statements
+            .iter()
+            .all(|s| kept.iter().any(|k| *k == facts::key(s)))
 }
 
 /// The node's kept facts, oldest first.
