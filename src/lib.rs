@@ -79,10 +79,21 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
 }
 
 /// Runs the daemon until `shutdown` is cancelled, then stops taking DMs, lets in-flight sends
-/// finish for a few seconds, closes the database and returns.
+/// finish for a few seconds, closes the database and returns. Old data expires at start and
+/// once a day (`[storage] retain_days`).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let store = Store::open(&config.database)
-        .with_context(|| format!("cannot open the database {}", config.database.display()))?;
+    let store = Store::open(&config.database).map_err(|e| {
+        // The same advice `meshai check` gives: the fix, not only the symptom.
+        let fix = cli::advice::database(&e).map_or_else(String::new, |a| format!(" → {a}"));
+        anyhow::anyhow!("{e}{fix}")
+    })?;
+    let stop_expiry = CancellationToken::new();
+    let expiry = tokio::spawn(memory::retention::daily(
+        store.clone(),
+        config.retention,
+        responder::unix_now,
+        stop_expiry.clone(),
+    ));
     let llm = LlmClient::new(llm_settings(&config)).context("cannot set up the LLM client")?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let radio = Radio::spawn(config.radio.clone(), inbound_tx);
@@ -99,6 +110,8 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
     responder.stop(Duration::from_secs(1)).await;
+    stop_expiry.cancel();
+    let _ = expiry.await;
     radio.close(DRAIN).await;
     if let Err(e) = store.close().await {
         warn!(error = %e, "database did not close cleanly");

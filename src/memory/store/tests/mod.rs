@@ -2,6 +2,7 @@
 
 mod conversation;
 mod lifecycle;
+mod retention;
 mod summaries;
 
 use std::path::PathBuf;
