@@ -106,6 +106,9 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         inbound_rx,
     );
     info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
+    // A model the server does not have fails every answer with a 404: say so, with the fix,
+    // before the first DM. Bounded by its timeout; nothing waits for it.
+    tokio::spawn(check_model(config.llm.base_url.clone(), config.llm.model.clone()));
 
     let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
@@ -118,6 +121,24 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     }
     info!("stopped");
     outcome
+}
+
+/// Warns when the server's model list lacks `model`. Silent when the list cannot be had: the
+/// server may still be starting, and the first answer reports its own error.
+async fn check_model(base_url: String, model: String) {
+    use crate::llm::models::{self, ListApi};
+    let Ok(list) = models::list(&base_url, ListApi::OpenAi, Duration::from_secs(10)).await else {
+        return;
+    };
+    if !list.is_empty() && !list.iter().any(|m| m.name == model) {
+        let names: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
+        warn!(
+            "[llm] model {model} is not among the models {base_url} lists ({}): install it \
+             (Ollama: `ollama pull {model}`) or set [llm] model to one of those; llama.cpp's \
+             server ignores the name",
+            names.join(", ")
+        );
+    }
 }
 
 /// The main loop: tells systemd when the radio is ready and how the link is, pings the

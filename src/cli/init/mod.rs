@@ -92,16 +92,12 @@ pub async fn run(
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<bool> {
     let who = who_am_i();
-    let Some(output) = args
-        .output
-        .clone()
-        .or_else(|| plan::default_output(who, env))
-    else {
-        writeln!(
-            out,
-            "✗ no place for the config: $HOME is not set; name one with --output FILE"
-        )?;
-        return Ok(false);
+    let output = args.output.clone().or_else(|| plan::default_output(who, env));
+    let database = args.database.clone().or_else(|| plan::default_database(who, env));
+    let (output, database) = match (output, database) {
+        (Some(o), Some(d)) => (o, d),
+        (None, _) => return refuse(out, &["no place for the config: $HOME is not set; name one with --output FILE".into()]),
+        (_, None) => return refuse(out, &["no place for the database: $HOME is not set; name one with --database FILE".into()]),
     };
     if output.exists() && !args.force {
         writeln!(
@@ -111,17 +107,6 @@ pub async fn run(
         )?;
         return Ok(false);
     }
-    let Some(database) = args
-        .database
-        .clone()
-        .or_else(|| plan::default_database(who, env))
-    else {
-        writeln!(
-            out,
-            "✗ no place for the database: $HOME is not set; name one with --database FILE"
-        )?;
-        return Ok(false);
-    };
 
     writeln!(out, "looking for the node and an LLM server…")?;
     let (nodes, servers) = tokio::join!(find_nodes(args), find_servers(args));
@@ -135,22 +120,15 @@ pub async fn run(
     let (node, (server, model, why)) = match (node, llm) {
         (Ok(n), Ok(l)) => (n, l),
         (node, llm) => {
-            for problem in [node.err(), llm.err()].into_iter().flatten() {
-                writeln!(out, "✗ {problem}")?;
-            }
-            writeln!(out, "nothing written")?;
-            return Ok(false);
+            let problems: Vec<String> = [node.err(), llm.err()].into_iter().flatten().collect();
+            return refuse(out, &problems);
         }
     };
     let (candidate, probe) = &nodes[node];
     let server = &servers[server];
     let db_note = match prepare_database(&database, who) {
         Ok(note) => note,
-        Err(problem) => {
-            writeln!(out, "✗ {problem}")?;
-            writeln!(out, "nothing written")?;
-            return Ok(false);
-        }
+        Err(problem) => return refuse(out, &[problem]),
     };
 
     let found = match probe {
@@ -190,6 +168,15 @@ pub async fn run(
     writeln!(out, "wrote {}", output.display())?;
     writeln!(out, "next: {}", next_steps(&output, env))?;
     Ok(true)
+}
+
+/// Prints the problems and that nothing was written; the command then exits 1.
+fn refuse(out: &mut (dyn Write + Send), problems: &[String]) -> anyhow::Result<bool> {
+    for problem in problems {
+        writeln!(out, "✗ {problem}")?;
+    }
+    writeln!(out, "nothing written")?;
+    Ok(false)
 }
 
 /// The effective user, read from `/proc` and `/etc/passwd` (no libc call needed).

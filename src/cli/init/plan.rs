@@ -170,18 +170,14 @@ pub fn choose_llm(
         if let Some(i) = trusted {
             return Ok((i, model.to_string(), "as asked; not checked".into()));
         }
-        return match reached.first() {
-            Some(&i) => {
-                let s = &servers[i];
-                Err(format!(
-                    "model {model} is not on {} at {}: {}, or choose one it has with --model",
-                    s.kind.name(),
-                    s.base_url,
-                    s.kind.install_hint(model)
-                ))
-            }
-            None => Err(no_server(servers)),
-        };
+        return Err(problem(servers, &reached, |s| {
+            format!(
+                "model {model} is not on {} at {}: {}, or choose one it has with --model",
+                s.kind.name(),
+                s.base_url,
+                s.kind.install_hint(model)
+            )
+        }));
     }
     for &i in &reached {
         if let Some((m, why)) = models::choose(listed(i), default) {
@@ -194,21 +190,25 @@ pub fn choose_llm(
             return Ok((i, m.name.clone(), why));
         }
     }
-    match reached.first() {
-        Some(&i) => {
-            let s = &servers[i];
-            Err(format!(
-                "{} at {} has no chat model: {}, then run init again",
-                s.kind.name(),
-                s.base_url,
-                s.kind.install_hint(default)
-            ))
-        }
-        None => Err(no_server(servers)),
-    }
+    Err(problem(servers, &reached, |s| {
+        format!(
+            "{} at {} has no chat model: {}, then run init again",
+            s.kind.name(),
+            s.base_url,
+            s.kind.install_hint(default)
+        )
+    }))
 }
 
-fn no_server(servers: &[ServerProbe]) -> String {
+/// The problem with the first server reached (`about`), or that none was.
+fn problem(
+    servers: &[ServerProbe],
+    reached: &[usize],
+    about: impl Fn(&ServerProbe) -> String,
+) -> String {
+    if let Some(s) = reached.first().and_then(|&i| servers.get(i)) {
+        return about(s);
+    }
     let looked: Vec<&str> = servers.iter().map(|s| s.base_url.as_str()).collect();
     format!(
         "no LLM server found at {}: install Ollama and `ollama pull qwen2.5:1.5b`, then run \
