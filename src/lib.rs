@@ -108,7 +108,10 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
     // A model the server does not have fails every answer with a 404: say so, with the fix,
     // before the first DM. Bounded by its timeout; nothing waits for it.
-    tokio::spawn(check_model(config.llm.base_url.clone(), config.llm.model.clone()));
+    tokio::spawn(check_model(
+        config.llm.base_url.clone(),
+        config.llm.model.clone(),
+    ));
 
     let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");

@@ -92,12 +92,31 @@ pub async fn run(
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<bool> {
     let who = who_am_i();
-    let output = args.output.clone().or_else(|| plan::default_output(who, env));
-    let database = args.database.clone().or_else(|| plan::default_database(who, env));
+    let output = args
+        .output
+        .clone()
+        .or_else(|| plan::default_output(who, env));
+    let database = args
+        .database
+        .clone()
+        .or_else(|| plan::default_database(who, env));
     let (output, database) = match (output, database) {
         (Some(o), Some(d)) => (o, d),
-        (None, _) => return refuse(out, &["no place for the config: $HOME is not set; name one with --output FILE".into()]),
-        (_, None) => return refuse(out, &["no place for the database: $HOME is not set; name one with --database FILE".into()]),
+        (None, _) => {
+            return refuse(
+                out,
+                &["no place for the config: $HOME is not set; name one with --output FILE".into()],
+            );
+        }
+        (_, None) => {
+            return refuse(
+                out,
+                &[
+                    "no place for the database: $HOME is not set; name one with --database FILE"
+                        .into(),
+                ],
+            );
+        }
     };
     if output.exists() && !args.force {
         writeln!(
