@@ -70,9 +70,10 @@ fn reply_for(req: &FakeRequest, phase: usize) -> String {
 }
 
 fn is_summary(req: &FakeRequest) -> bool {
-    req.messages
-        .first()
-        .is_some_and(|m| m.content.starts_with("You maintain a running summary"))
+    req.messages.first().is_some_and(|m| {
+        m.content
+            .starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START)
+    })
 }
 
 /// A summariser that keeps fact-like words (as a careful model would), ≤ 300 characters.

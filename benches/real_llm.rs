@@ -88,7 +88,8 @@ fn complete(texts: &[SentText]) -> bool {
 }
 
 fn is_summary(e: &Exchange) -> bool {
-    e.request.contains("You maintain a running summary")
+    e.request
+        .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
 }
 
 /// One conversation; returns its turns and the server time spent on summaries (count, ms).

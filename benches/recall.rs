@@ -221,7 +221,7 @@ fn last8(body: &[u8]) -> Vec<u8> {
         let is_summary = msgs
             .first()
             .and_then(|m| m["content"].as_str())
-            .is_some_and(|c| c.starts_with("You maintain a running summary"));
+            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START));
         if !is_summary && msgs.len() > 10 {
             let system = msgs[0].clone();
             let tail: Vec<serde_json::Value> = msgs[msgs.len() - 9..].to_vec();
@@ -248,7 +248,8 @@ struct Reply {
 }
 
 fn is_summary(e: &Exchange) -> bool {
-    e.request.contains("You maintain a running summary")
+    e.request
+        .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
 }
 
 /// (prompt_tokens, timings.prompt_n) of a response body.

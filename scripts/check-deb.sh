@@ -4,7 +4,7 @@
 # scripts that create the `meshai` user without enabling or starting the service.
 #
 # Usage: scripts/check-deb.sh [extra cargo-deb flags, e.g. --target aarch64-unknown-linux-gnu]
-# Honours CARGO_TARGET_DIR. Needs dpkg-deb (Debian/Ubuntu); uses systemd-analyze when present.
+# Honours CARGO_TARGET_DIR; DEB_OUT=DIR keeps a copy of the package there. Needs dpkg-deb (Debian/Ubuntu); uses systemd-analyze when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +32,10 @@ shopt -s nullglob
 debs=("$out"/*.deb)
 [ "${#debs[@]}" -eq 1 ] || fail "expected one .deb in $out, found ${#debs[@]}"
 deb=${debs[0]}
-echo "check-deb: $(basename "$deb")"
+echo "check-deb: $(basename "$deb") ($(stat -c %s "$deb") bytes)"
+if [ -n "${DEB_OUT:-}" ]; then
+    mkdir -p "$DEB_OUT" && cp "$deb" "$DEB_OUT/"
+fi
 
 contents=$(dpkg-deb --contents "$deb")
 info=$(dpkg-deb --info "$deb")

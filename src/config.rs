@@ -5,6 +5,7 @@
 //! returned as warnings for the caller to log. `config.example.toml` documents every key, and a
 //! test parses it together with the examples under `tests/configs/`.
 
+pub mod locate;
 mod raw;
 
 use std::collections::HashSet;
@@ -12,6 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
 use crate::secret::Secret;
@@ -26,6 +28,8 @@ pub struct Config {
     pub radio: RadioConfig,
     pub llm: LlmConfig,
     pub database: PathBuf,
+    /// `[storage] retain_days`: how long messages are kept.
+    pub retention: Retention,
     pub memory: MemoryConfig,
     pub reply: ReplyConfig,
     pub limits: LimitsConfig,
@@ -130,6 +134,14 @@ pub struct ChannelsConfig {
 pub enum ConfigError {
     #[error("cannot read config file {path}: {reason}")]
     Read { path: String, reason: String },
+    /// No `--config`, no `$MESHAI_CONFIG`, and none of the searched files exists.
+    #[error(
+        "no config file found (looked for ${}, {}): write one for this machine with \
+         `meshai init`, or name one with --config FILE",
+        locate::ENV,
+        looked.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NotFound { looked: Vec<PathBuf> },
     #[error("{origin}{line}: {message}", line = line.map(|l| format!(" line {l}")).unwrap_or_default())]
     Invalid {
         origin: String,
@@ -152,7 +164,13 @@ impl fmt::Display for Warning {
 pub fn load(path: &Path) -> Result<(Config, Vec<Warning>), ConfigError> {
     let source = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
         path: path.display().to_string(),
-        reason: e.to_string(),
+        reason: match e.kind() {
+            std::io::ErrorKind::NotFound => format!(
+                "{e}; write one for this machine with `meshai init --output {}`",
+                path.display()
+            ),
+            _ => e.to_string(),
+        },
     })?;
     parse(&source, &path.display().to_string(), &|name| {
         std::env::var(name).ok()

@@ -112,10 +112,21 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 }
 
 /// Runs the daemon until `shutdown` is cancelled, then stops taking DMs, lets in-flight sends
-/// finish for a few seconds, closes the database and returns.
+/// finish for a few seconds, closes the database and returns. Old data expires at start and
+/// once a day (`[storage] retain_days`).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let store = Store::open(&config.database)
-        .with_context(|| format!("cannot open the database {}", config.database.display()))?;
+    let store = Store::open(&config.database).map_err(|e| {
+        // The same advice `meshai check` gives: the fix, not only the symptom.
+        let fix = cli::advice::database(&e).map_or_else(String::new, |a| format!(" → {a}"));
+        anyhow::anyhow!("{e}{fix}")
+    })?;
+    let stop_expiry = CancellationToken::new();
+    let expiry = tokio::spawn(memory::retention::daily(
+        store.clone(),
+        config.retention,
+        responder::unix_now,
+        stop_expiry.clone(),
+    ));
     let llm = LlmClient::new(llm_settings(&config)).context("cannot set up the LLM client")?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let radio = Radio::spawn(config.radio.clone(), inbound_tx);
@@ -132,16 +143,42 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         inbound_rx,
     );
     info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
+    // A model the server does not have fails every answer with a 404: say so, with the fix,
+    // before the first DM. Bounded by its timeout; nothing waits for it.
+    tokio::spawn(check_model(
+        config.llm.base_url.clone(),
+        config.llm.model.clone(),
+    ));
 
     let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
     responder.stop(Duration::from_secs(1)).await;
+    stop_expiry.cancel();
+    let _ = expiry.await;
     radio.close(DRAIN).await;
     if let Err(e) = store.close().await {
         warn!(error = %e, "database did not close cleanly");
     }
     info!("stopped");
     outcome
+}
+
+/// Warns when the server's model list lacks `model`. Silent when the list cannot be had: the
+/// server may still be starting, and the first answer reports its own error.
+async fn check_model(base_url: String, model: String) {
+    use crate::llm::models::{self, ListApi};
+    let Ok(list) = models::list(&base_url, ListApi::OpenAi, Duration::from_secs(10)).await else {
+        return;
+    };
+    if !list.is_empty() && !list.iter().any(|m| m.name == model) {
+        let names: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
+        warn!(
+            "[llm] model {model} is not among the models {base_url} lists ({}): install it \
+             (Ollama: `ollama pull {model}`) or set [llm] model to one of those; llama.cpp's \
+             server ignores the name",
+            names.join(", ")
+        );
+    }
 }
 
 /// The main loop: tells systemd when the radio is ready and how the link is, pings the

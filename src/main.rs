@@ -2,12 +2,12 @@
 //! the library (`meshai::run` for the daemon, `meshai::cli` for the operator commands).
 
 use std::io::{IsTerminal as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use meshai::cli::{admin, chat, check};
-use meshai::config::Config;
+use meshai::cli::{admin, chat, check, init, is_broken_pipe};
+use meshai::config::{Config, ConfigError};
 use meshai::node::NodeId;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, warn};
@@ -26,13 +26,32 @@ struct Cli {
 /// The config file option every command shares.
 #[derive(Args)]
 struct ConfigArg {
-    /// Config file.
-    #[arg(long, env = "MESHAI_CONFIG", default_value = "/etc/meshai/config.toml")]
-    config: PathBuf,
+    /// Config file [default: $MESHAI_CONFIG, else the first of ./meshai.toml,
+    /// ~/.config/meshai/config.toml, /etc/meshai/config.toml]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl ConfigArg {
+    /// The file to read: `--config`, `$MESHAI_CONFIG` or the first that exists of the rest.
+    fn locate(&self) -> Result<PathBuf, ConfigError> {
+        meshai::config::locate::locate(
+            self.config.as_deref(),
+            &|name| std::env::var_os(name),
+            &|path| path.exists(),
+        )
+    }
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Write a config for this machine: find the node, the LLM server and a database folder.
+    ///
+    /// Looks for the node on USB serial and on 127.0.0.1:4403 (confirmed by a handshake;
+    /// a port in use is never touched), for Ollama, llama.cpp's server and LM Studio on
+    /// their default ports, and picks an installed model. Writes nothing, exit 1, when there
+    /// is no node or more than one, or no LLM server with a chat model.
+    Init(init::InitArgs),
     /// Run the daemon: answer DMs that reach the node.
     Run {
         #[command(flatten)]
@@ -64,10 +83,16 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Forget a node's messages and summary (like its !reset).
+    /// Forget a node's messages and summary (like its !reset), or everything older than
+    /// some days (like `[storage] retain_days`).
     Forget {
         /// The node: !a1b2c3d4, hex or decimal.
-        node: NodeId,
+        #[arg(required_unless_present = "older_than", conflicts_with = "older_than")]
+        node: Option<NodeId>,
+        /// Instead of one node: delete messages older than DAYS that are in their node's
+        /// summary, and forget nodes silent for longer.
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+        older_than: Option<u32>,
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -104,7 +129,7 @@ fn main() -> ExitCode {
     // output is the point.
     init_logging(match cli.command {
         Command::Run { .. } => "info",
-        Command::Check { .. } => "error",
+        Command::Check { .. } | Command::Init(_) => "error",
         _ => "warn",
     });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -120,19 +145,22 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async {
         match cli.command {
-            Command::Run { config } => run(&config.config).await,
+            Command::Init(args) => {
+                let env = |name: &str| std::env::var_os(name);
+                match init::run(&args, &env, &mut std::io::stdout()).await {
+                    Ok(written) => passed(written),
+                    Err(e) => report(Err(e)),
+                }
+            }
+            Command::Run { config } => run(&config).await,
             Command::Check { config } => {
-                match check::run(&config.config, &mut std::io::stdout()).await {
-                    Ok(true) => ExitCode::SUCCESS,
-                    Ok(false) => ExitCode::FAILURE,
-                    Err(e) => {
-                        error!("cannot write the report: {e}");
-                        ExitCode::FAILURE
-                    }
+                match check::run(config.locate(), &mut std::io::stdout()).await {
+                    Ok(all) => passed(all),
+                    Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
                 }
             }
             Command::Chat { config, from } => {
-                let Some(config) = load(&config.config) else {
+                let Some(config) = load(&config) else {
                     return ExitCode::FAILURE;
                 };
                 let opts = chat::ChatOptions {
@@ -153,15 +181,24 @@ fn main() -> ExitCode {
                 node,
                 config,
                 limit,
-            } => match load(&config.config) {
+            } => match load(&config) {
                 Some(c) => report(admin::history(&c, node, limit, &mut std::io::stdout()).await),
                 None => ExitCode::FAILURE,
             },
-            Command::Forget { node, config } => match load(&config.config) {
-                Some(c) => report(admin::forget(&c, node, &mut std::io::stdout()).await),
-                None => ExitCode::FAILURE,
+            Command::Forget {
+                node,
+                older_than,
+                config,
+            } => match (load(&config), node, older_than) {
+                (Some(c), Some(node), _) => {
+                    report(admin::forget(&c, node, &mut std::io::stdout()).await)
+                }
+                (Some(c), None, Some(days)) => report(
+                    admin::forget_older_than(&c, days, unix_now(), &mut std::io::stdout()).await,
+                ),
+                _ => ExitCode::FAILURE,
             },
-            Command::Stats { config } => match load(&config.config) {
+            Command::Stats { config } => match load(&config) {
                 Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
                 None => ExitCode::FAILURE,
             },
@@ -177,9 +214,17 @@ fn stdin() -> std::io::Result<tokio::fs::File> {
     Ok(tokio::fs::File::from_std(std::fs::File::from(fd)))
 }
 
-/// Reads the config, logging its warnings; `None` (after logging why) when it is unusable.
-fn load(path: &Path) -> Option<Config> {
-    match meshai::config::load(path) {
+/// Finds and reads the config, logging its warnings; `None` (after logging why) when there is
+/// none or it is unusable.
+fn load(arg: &ConfigArg) -> Option<Config> {
+    let path = match arg.locate() {
+        Ok(path) => path,
+        Err(e) => {
+            error!("{e}");
+            return None;
+        }
+    };
+    match meshai::config::load(&path) {
         Ok((config, warnings)) => {
             for w in warnings {
                 warn!("{w}");
@@ -193,11 +238,15 @@ fn load(path: &Path) -> Option<Config> {
     }
 }
 
-/// The exit code of an operator command; its error goes to stderr.
+/// The exit code of an operator command; its error goes to stderr. A reader that went away
+/// (`meshai stats | head -1`) ends the command quietly with success, as `ls | head` ends:
+/// the Rust runtime ignores SIGPIPE, so the write fails with EPIPE and lands here instead of
+/// killing the process (the daemon relies on that for its sockets, so SIGPIPE stays ignored).
 fn report(result: anyhow::Result<()>) -> ExitCode {
-    let _ = std::io::stdout().flush();
-    match result {
+    let flushed = std::io::stdout().flush();
+    match result.and(flushed.map_err(anyhow::Error::new)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             error!("{e:#}");
             ExitCode::FAILURE
@@ -205,8 +254,23 @@ fn report(result: anyhow::Result<()>) -> ExitCode {
     }
 }
 
-async fn run(path: &Path) -> ExitCode {
-    let Some(config) = load(path) else {
+/// The exit code of a command that reports pass or fail on stdout.
+fn passed(ok: bool) -> ExitCode {
+    match report(Ok(())) {
+        code if ok => code,
+        _ => ExitCode::FAILURE,
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+async fn run(arg: &ConfigArg) -> ExitCode {
+    let Some(config) = load(arg) else {
         return ExitCode::FAILURE;
     };
     let shutdown = CancellationToken::new();

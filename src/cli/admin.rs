@@ -1,4 +1,5 @@
-//! `meshai history`, `meshai forget` and `meshai stats`: read or reset the daemon's memory.
+//! `meshai history`, `meshai forget` (one node, or everything older than some days) and
+//! `meshai stats`: read or reset the daemon's memory.
 //!
 //! Safe while the daemon runs: the store uses WAL and a busy timeout, so these commands and
 //! the daemon share the file. They never create a database that does not exist yet (a typo
@@ -10,6 +11,7 @@ use anyhow::Context as _;
 
 use super::{format, open_store};
 use crate::config::Config;
+use crate::memory::retention::Retention;
 use crate::memory::store::{NodeStats, Store};
 use crate::node::NodeId;
 use crate::responder::unix_now;
@@ -134,5 +136,29 @@ pub async fn stats(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Res
         .await
         .context("the database did not close cleanly")?;
     out.write_all(format::stats_table(&rows?, unix_now()).as_bytes())?;
+    Ok(())
+}
+
+/// Deletes what `[storage] retain_days = days` would at `now`: messages older than that which
+/// their node's summary already holds, and every node silent for longer. Says what went.
+pub async fn forget_older_than(
+    config: &Config,
+    days: u32,
+    now: i64,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(cutoff) = Retention::days(days).cutoff(now) else {
+        writeln!(out, "nothing to forget: 0 days keeps everything")?;
+        return Ok(());
+    };
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let result = store.expire(cutoff).await.context("cannot expire old data");
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    out.write_all(format::expired(&result?, days).as_bytes())?;
     Ok(())
 }

@@ -16,8 +16,10 @@ const OLLAMA_PORT: u16 = 11434;
 pub fn database(error: &StoreError) -> Option<String> {
     match error {
         StoreError::MissingDirectory { dir, .. } => Some(format!(
-            "create it: `sudo install -d -o meshai -g meshai {}` (or set `StateDirectory=meshai` \
-             in the systemd unit)",
+            "create it: `mkdir -p {}` for yourself, `sudo install -d -o meshai -g meshai {}` \
+             for the service (or set `StateDirectory=meshai` in the systemd unit); `meshai \
+             init` picks a folder you can write",
+            dir.display(),
             dir.display()
         )),
         StoreError::Open { path, source } | StoreError::Migration { path, source, .. } => {
@@ -120,6 +122,12 @@ pub fn radio(reason: &str, transport: &Transport) -> Option<String> {
         )
     } else if serial && (contains(reason, "no such file") || contains(reason, "not found")) {
         Some("is the node plugged in? `ls /dev/ttyUSB* /dev/ttyACM*`".into())
+    } else if contains(reason, "in use") || contains(reason, "busy") {
+        Some(
+            "another program has the node open (the meshtastic CLI, a serial monitor, the \
+             phone app over WiFi, another meshai: `sudo systemctl stop meshai`): close it"
+                .into(),
+        )
     } else if contains(reason, "connection refused") {
         Some("is the node's WiFi/TCP API on, and the address right?".into())
     } else if contains(reason, "unreachable") || contains(reason, "no route") {
@@ -257,6 +265,12 @@ mod tests {
             "handshake timed out after 30 s",
             &serial,
             Some("enable the serial API"),
+        );
+        check(
+            "cannot connect to /dev/ttyUSB0: Device or resource busy (the port is in use by \
+             another program)",
+            &serial,
+            Some("`sudo systemctl stop meshai`"),
         );
         check(
             "handshake timed out after 30 s",

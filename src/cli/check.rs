@@ -5,7 +5,7 @@
 //! one run shows everything that is wrong.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,10 +13,10 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{advice, format, open_store};
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError};
 use crate::radio::link::Radio;
-use crate::radio::{LinkState, LocalNode};
+use crate::radio::{LinkState, LocalNode, RadioConfig};
 
 /// Extra time over the handshake timeout before the radio check gives up by itself: the link
 /// reports its own handshake timeout first when it can.
@@ -62,11 +62,15 @@ impl Outcome {
     }
 }
 
-/// Runs every check for the config at `path`, printing as it goes. Returns true when all
-/// passed.
-pub async fn run(path: &Path, out: &mut (dyn Write + Send)) -> io::Result<bool> {
-    let config = match crate::config::load(path) {
-        Ok((config, warnings)) => {
+/// Runs every check for the config at `path` (or reports that none was found), printing as
+/// it goes. Returns true when all passed.
+pub async fn run(
+    path: Result<PathBuf, ConfigError>,
+    out: &mut (dyn Write + Send),
+) -> io::Result<bool> {
+    let loaded = path.and_then(|p| crate::config::load(&p).map(|c| (p, c)));
+    let config = match loaded {
+        Ok((path, (config, warnings))) => {
             let line = format!(
                 "config {} ({}, model {})",
                 path.display(),
@@ -150,8 +154,8 @@ pub async fn llm(config: &Config) -> Outcome {
     }
 }
 
-/// How the radio check ended.
-enum Link {
+/// How a handshake attempt ended.
+pub(crate) enum Link {
     Ready(Arc<LocalNode>),
     Down(String),
     /// Still connecting or handshaking when the check gave up.
@@ -162,14 +166,7 @@ enum Link {
 pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
     let what = format!("radio {}", format::transport(&r.transport));
-    let (inbound_tx, mut inbound_rx) = mpsc::channel(INBOUND_QUEUE);
-    // Messages that arrive during the check are not ours to answer; keep the link unblocked.
-    let drain = tokio::spawn(async move { while inbound_rx.recv().await.is_some() {} });
-    let radio = Radio::spawn(r.clone(), inbound_tx);
-    let link = wait_ready(&radio, r.handshake_timeout + RADIO_MARGIN).await;
-    radio.close(Duration::ZERO).await;
-    drain.abort();
-    match link {
+    match handshake(r).await {
         Link::Ready(local) => Outcome::ok(format!(
             "{what}: node {} \"{}\", firmware {}, hop limit {}",
             local.num,
@@ -196,6 +193,19 @@ pub async fn radio(config: &Config) -> Outcome {
             advice::radio("timed out", &r.transport),
         ),
     }
+}
+
+/// Connects with `r`, waits for the handshake (at most its timeout plus a margin) and closes
+/// the link again, politely (`ToRadio.disconnect`). Shared with `meshai init`.
+pub(crate) async fn handshake(r: &RadioConfig) -> Link {
+    let (inbound_tx, mut inbound_rx) = mpsc::channel(INBOUND_QUEUE);
+    // Messages that arrive during the check are not ours to answer; keep the link unblocked.
+    let drain = tokio::spawn(async move { while inbound_rx.recv().await.is_some() {} });
+    let radio = Radio::spawn(r.clone(), inbound_tx);
+    let link = wait_ready(&radio, r.handshake_timeout + RADIO_MARGIN).await;
+    radio.close(Duration::ZERO).await;
+    drain.abort();
+    link
 }
 
 /// Waits for the first `Ready` or `Down` the link publishes, at most `limit`.

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::memory::store::{NodeStats, StoredMessage, Summary};
+use crate::memory::store::{Expired, NodeStats, StoredMessage, Summary};
 use crate::radio::Transport;
 
 /// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
@@ -24,6 +24,17 @@ pub fn printable(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// What `meshai forget --older-than DAYS` removed, one line.
+pub fn expired(e: &Expired, days: u32) -> String {
+    if e.is_empty() {
+        return format!("nothing older than {days} days to forget\n");
+    }
+    format!(
+        "forgot {} messages ({} exchanges) older than {days} days and {} nodes silent for longer\n",
+        e.messages, e.exchanges, e.nodes
+    )
 }
 
 /// Unix seconds as `2025-06-01 14:03:22 UTC`.

@@ -11,6 +11,7 @@ pub mod advice;
 pub mod chat;
 pub mod check;
 pub mod format;
+pub mod init;
 
 use std::path::Path;
 
@@ -23,4 +24,13 @@ pub(crate) async fn open_store(path: &Path) -> Result<Store, StoreError> {
         Ok(result) => result,
         Err(e) => Err(StoreError::Thread(std::io::Error::other(e.to_string()))),
     }
+}
+
+/// Whether an operator command failed only because its reader went away (`meshai stats |
+/// head -1`): that ends the command quietly, as it ends `ls | head`.
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

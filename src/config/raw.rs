@@ -11,6 +11,7 @@ use super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, LimitsConfig, LlmConfig, MemoryConfig,
     ReplyConfig, SlotsSetting, Warning, line_of_key,
 };
+use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
 use crate::secret::Secret;
@@ -109,17 +110,19 @@ impl Default for RawLlm {
     }
 }
 
+/// `[storage]`: every key defaults from the one `Default` below (no per-key functions).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 struct RawStorage {
-    #[serde(default = "d_database")]
     database: PathBuf,
+    retain_days: u32,
 }
 
 impl Default for RawStorage {
     fn default() -> Self {
         RawStorage {
-            database: d_database(),
+            database: PathBuf::from("/var/lib/meshai/meshai.db"),
+            retain_days: 30,
         }
     }
 }
@@ -272,9 +275,6 @@ fn d_slots() -> RawSlots {
 }
 fn d_facts_max() -> usize {
     12
-}
-fn d_database() -> PathBuf {
-    PathBuf::from("/var/lib/meshai/meshai.db")
 }
 fn d_window() -> usize {
     8
@@ -567,6 +567,8 @@ pub(super) fn validate(
     )?;
     let node_queue = c.range("limits", "node_queue", lim.node_queue, 1, 100)?;
 
+    let retain_days = c.range("storage", "retain_days", raw.storage.retain_days, 0, 36_500)?;
+
     let access = AccessConfig {
         allow: c.nodes("allow", &raw.access.allow)?,
         deny: c.nodes("deny", &raw.access.deny)?,
@@ -609,6 +611,7 @@ pub(super) fn validate(
             slots,
         },
         database: raw.storage.database,
+        retention: Retention::days(retain_days),
         memory: MemoryConfig {
             window_messages,
             summarize_threshold,

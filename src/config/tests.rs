@@ -27,6 +27,7 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.llm.model, "qwen2.5:1.5b");
     assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
     assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
+    assert_eq!(c.retention, Retention::days(30));
     assert_eq!(c.memory.window_messages, 8);
     assert_eq!(c.memory.summarize_threshold, 8);
     assert_eq!(c.memory.summary_max_chars, 400);
@@ -51,6 +52,27 @@ fn defaults_equal_the_example() {
     assert_eq!(min.limits, ex.limits);
     assert_eq!(min.access, ex.access);
     assert_eq!(min.channels, ex.channels);
+    assert_eq!(min.database, ex.database);
+    assert_eq!(min.retention, ex.retention);
+}
+
+#[test]
+fn retain_days() {
+    let with = |v: &str| {
+        parse(
+            &format!("[radio]\nserial = \"/x\"\n[storage]\nretain_days = {v}\n"),
+            "x.toml",
+            &no_env,
+        )
+    };
+    assert_eq!(with("0").unwrap().0.retention, Retention::Forever);
+    assert_eq!(with("7").unwrap().0.retention, Retention::days(7));
+    let err = with("36501").unwrap_err().to_string();
+    assert!(
+        err.contains("x.toml line 4: [storage] retain_days: 36501 is out of range"),
+        "{err}"
+    );
+    assert!(with("-1").is_err());
 }
 
 fn files(dir: &str) -> Vec<PathBuf> {

@@ -6,11 +6,13 @@
 //! - `retry`: sans-IO retry policy (which failures to retry, how long to wait).
 //! - `wire`: the JSON request and response shapes of `/chat/completions`.
 //! - `clean`: turns the raw answer into plain one-line text.
+//! - `models`: what a server has installed (`meshai init`), and which model to pick.
 //!
 //! The message types below are shared with the prompt builder.
 
 pub mod clean;
 mod client;
+pub mod models;
 mod retry;
 mod wire;
 

@@ -3,10 +3,11 @@
 
 pub mod facts;
 pub mod prompt;
+pub mod retention;
 pub mod store;
 pub mod summary;
 
 pub use store::{
-    Context, Exchange, NodeStats, Role, Store, StoreError, StoredMessage, Summary, SummaryJob,
-    SummarySave,
+    Context, Exchange, Expired, NodeStats, Role, Store, StoreError, StoredMessage, Summary,
+    SummaryJob, SummarySave,
 };

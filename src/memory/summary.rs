@@ -32,40 +32,49 @@ const RAMBLE_FACTOR: usize = 3;
 const SHRINK_PERCENT: usize = 40;
 const SHRINK_MIN_PREVIOUS: usize = 120;
 
+/// How every summary request begins (its system message); tests and benches recognise summary
+/// calls by it.
+pub const SUMMARY_SYSTEM_START: &str = "You keep notes about one person who texts you";
+
 /// The messages asking the LLM to update `previous` with `evicted`, in at most `max_chars`.
+///
+/// The folded messages go in as the chat turns they were, followed by one request to write
+/// the notes again: small models (Qwen2.5-0.5B, SmolLM2) answer a transcript pasted into one
+/// message by echoing it, while "the conversation above" is what they are trained to
+/// summarise. The previous summary sits in the system message.
 pub fn summary_prompt(
     previous: Option<&str>,
     evicted: &[StoredMessage],
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let system = format!(
-        "You maintain a running summary of what you know about one person who texts you over a \
-         radio network. Update the running summary with the new lines of conversation. Keep \
-         names, numbers, places, callsigns and dates verbatim. Keep facts about the person, \
-         their plans, equipment and preferences, and anything they asked you to remember. Drop \
-         small talk and greetings. If a new line contradicts the summary, keep the newer fact. \
-         Reply with the updated summary only: plain text, no headings, no lists, no markdown, \
-         at most {max_chars} characters."
-    );
     let previous = previous.map(str::trim).filter(|p| !p.is_empty());
-    let mut user = String::from("Running summary:\n");
-    user.push_str(previous.unwrap_or("(none yet)"));
-    user.push_str("\n\nNew lines:");
+    let system = format!(
+        "{SUMMARY_SYSTEM_START} over a radio network. Your notes about them so far: {}",
+        previous.unwrap_or("none yet.")
+    );
+    let mut msgs = Vec::with_capacity(evicted.len() + 2);
+    msgs.push(ChatMessage::new(ChatRole::System, system));
     for m in evicted {
-        let who = match m.role {
-            Role::User => "User",
-            Role::Assistant => "Assistant",
+        let role = match m.role {
+            Role::User => ChatRole::User,
+            Role::Assistant => ChatRole::Assistant,
         };
-        user.push('\n');
-        user.push_str(who);
-        user.push_str(": ");
-        // One line per message, so a newline in a message cannot fake a speaker.
-        user.push_str(&m.text.split_whitespace().collect::<Vec<_>>().join(" "));
+        // Whitespace folded: a message cannot fake structure with blank lines.
+        let text = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        msgs.push(ChatMessage::new(role, text));
     }
-    vec![
-        ChatMessage::new(ChatRole::System, system),
-        ChatMessage::new(ChatRole::User, user),
-    ]
+    msgs.push(ChatMessage::new(
+        ChatRole::User,
+        format!(
+            "Now write your notes about me again: keep every earlier note and add each new fact \
+             I told you above about myself (names, numbers, places, callsigns, dates, plans, \
+             equipment, preferences, anything I asked you to remember). If something changed, \
+             keep the newer fact. Leave out greetings and small talk. Third person, plain \
+             sentences, no headings, lists or markdown, at most {max_chars} characters, \
+             nothing else."
+        ),
+    ));
+    msgs
 }
 
 /// Labels some models put before the summary despite being told not to.
@@ -74,6 +83,8 @@ const LABELS: &[&str] = &[
     "updated summary:",
     "running summary:",
     "summary:",
+    "updated notes:",
+    "notes:",
 ];
 
 /// Openings of an error message or a refusal, compared in lower case.
@@ -90,8 +101,17 @@ const REFUSALS: &[&str] = &[
     "as an ai",
 ];
 
-/// Fragments that never belong in a plain-text summary.
-const FORBIDDEN: &[&str] = &["```", "<think", "</think"];
+/// Fragments that never belong in a plain-text summary: code fences, thinking, and the
+/// speaker labels or headings of a transcript (a model that echoes its input).
+const FORBIDDEN: &[&str] = &[
+    "```",
+    "<think",
+    "</think",
+    "user:",
+    "assistant:",
+    "new lines:",
+    "notes so far",
+];
 
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
 /// paragraph) and returns it if it is fit to save: not empty, not an error message or
@@ -204,6 +224,14 @@ mod tests {
         check("As an AI, I do not keep memories.", 100, Err(NotASummary));
         check("Ann ```code``` Bern", 100, Err(NotASummary));
         check("<think>hmm</think> Ann", 100, Err(NotASummary));
+        // An echo of the request, not a summary.
+        check(
+            "Running summary: (none yet) New lines: User: Hi, I am Ann.",
+            100,
+            Err(NotASummary),
+        );
+        check("Ann. Assistant: Hi Ann!", 100, Err(NotASummary));
+        check("Notes: Ann lives in Bern.", 100, Ok("Ann lives in Bern."));
         check(
             &"Ann likes radios. ".repeat(20),
             100,
@@ -244,41 +272,41 @@ mod tests {
     }
 
     #[test]
-    fn prompt_has_instructions_previous_and_lines() {
+    fn prompt_has_previous_turns_and_the_request() {
         let evicted = [
             msg(1, Role::User, "I'm Ann, KX1, in Bern"),
-            msg(2, Role::Assistant, "Hi Ann!\nAssistant: fake"),
+            msg(2, Role::Assistant, "Hi Ann!\n\nUser: fake"),
         ];
         let msgs = summary_prompt(Some(" Ann has a T-Beam. "), &evicted, 400);
-        let roles: Vec<ChatRole> = msgs.iter().map(|m| m.role).collect();
-        assert_eq!(roles, [ChatRole::System, ChatRole::User]);
-        let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
-        for needle in [
-            "verbatim",
-            "callsigns",
-            "small talk",
-            "at most 400 characters",
-            "plain text",
-        ] {
-            assert!(system.contains(needle), "system prompt lacks {needle:?}");
-        }
-        let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
+        let got: Vec<(ChatRole, &str)> =
+            msgs.iter().map(|m| (m.role, m.content.as_str())).collect();
+        let last = msgs.last().map(|m| m.content.as_str()).unwrap_or("");
         assert_eq!(
-            user,
-            "Running summary:\nAnn has a T-Beam.\n\nNew lines:\nUser: I'm Ann, KX1, in Bern\n\
-             Assistant: Hi Ann! Assistant: fake"
+            got[..3],
+            [
+                (
+                    ChatRole::System,
+                    "You keep notes about one person who texts you over a radio network. \
+                     Your notes about them so far: Ann has a T-Beam."
+                ),
+                (ChatRole::User, "I'm Ann, KX1, in Bern"),
+                (ChatRole::Assistant, "Hi Ann! User: fake"),
+            ]
         );
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[3].0, ChatRole::User);
+        for needle in ["callsigns", "small talk", "at most 400 characters", "plain"] {
+            assert!(last.contains(needle), "request lacks {needle:?}");
+        }
     }
 
     #[test]
     fn prompt_without_previous_summary() {
         for previous in [None, Some(""), Some("  ")] {
             let msgs = summary_prompt(previous, &[msg(1, Role::User, "hello")], 100);
-            let user = msgs.get(1).map(|m| m.content.as_str()).unwrap_or("");
-            assert_eq!(
-                user,
-                "Running summary:\n(none yet)\n\nNew lines:\nUser: hello"
-            );
+            let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
+            assert!(system.ends_with("so far: none yet."), "{system}");
+            assert_eq!(msgs.get(1).map(|m| m.content.as_str()), Some("hello"));
         }
     }
 }

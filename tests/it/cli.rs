@@ -6,6 +6,7 @@
 //! `check_radio` runs `meshai check` against the simulated node.
 
 mod check_radio;
+mod init;
 mod mini_llm;
 
 use std::io::{BufRead, BufReader, Write};
@@ -451,4 +452,118 @@ fn check_prints_config_warnings() {
             .is_some_and(|l| l.starts_with("! warning: ") && l.contains("send_gap_ms")),
         "{out}"
     );
+}
+
+/// Unix seconds now.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+#[tokio::test]
+async fn forget_older_than_expires_by_hand() {
+    use meshai::memory::Store;
+    use meshai::node::NodeId;
+    let setup = Setup::new("http://127.0.0.1:1/v1", "meshai.db");
+    let store = Store::open(&setup.db()).unwrap();
+    let day = 86_400;
+    let (silent, talking) = (NodeId(0x51), NodeId(0x52));
+    store
+        .touch_node(silent, None, None, now() - 40 * day)
+        .await
+        .unwrap();
+    let u = store
+        .append_user(silent, "old".into(), now() - 40 * day)
+        .await
+        .unwrap();
+    store
+        .append_reply(silent, u, "reply".into(), now() - 40 * day, None)
+        .await
+        .unwrap();
+    store.touch_node(talking, None, None, now()).await.unwrap();
+    store
+        .append_user(talking, "new".into(), now())
+        .await
+        .unwrap();
+    store.close().await.unwrap();
+
+    let (ok, out) = setup.run(&["forget", "--older-than", "30"]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "forgot 2 messages (1 exchanges) older than 30 days and 1 nodes silent for longer\n"
+    );
+    let (_, out) = setup.run(&["history", "!00000051"]);
+    assert_eq!(out, "nothing stored for !00000051\n");
+    let (_, out) = setup.run(&["history", "!00000052"]);
+    assert!(out.contains("  user       new\n"), "{out}");
+    let (ok, out) = setup.run(&["forget", "--older-than", "30"]);
+    assert!(ok);
+    assert_eq!(out, "nothing older than 30 days to forget\n");
+    for bad in [
+        &["forget"][..],
+        &["forget", "--older-than", "0"],
+        &["forget", "!51", "--older-than", "3"],
+    ] {
+        let (ok, _) = setup.run(bad);
+        assert!(!ok, "{bad:?} is refused");
+    }
+}
+
+/// Reads one line of `meshai ARGS`'s stdout, closes the pipe and checks the command ends
+/// quietly: exit 0 or SIGPIPE, never an abort or a panic.
+fn ends_quietly_when_the_reader_goes(setup: &Setup, args: &[&str]) {
+    use std::os::unix::process::ExitStatusExt as _;
+    let mut child = setup
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "{args:?} printed nothing");
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() || out.status.signal() == Some(13),
+        "{args:?}: {:?}\n{stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "quietly: {stderr}");
+}
+
+#[test]
+fn check_and_stats_end_quietly_when_the_reader_goes() {
+    // check: its later lines come after the reader has gone.
+    let setup = Setup::new(
+        &format!("http://127.0.0.1:{}/v1", closed_port()),
+        "meshai.db",
+    );
+    ends_quietly_when_the_reader_goes(&setup, &["check"]);
+
+    // stats: a table far larger than a pipe's 64 KiB buffer, so the write is still going on
+    // when the reader closes.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let store = meshai::memory::Store::open(&setup.db()).unwrap();
+        store.close().await.unwrap();
+    });
+    let mut db = rusqlite::Connection::open(setup.db()).unwrap();
+    let tx = db.transaction().unwrap();
+    for n in 1..4000 {
+        tx.execute(
+            "INSERT INTO nodes(node, long_name, last_seen) VALUES (?1, 'A node with a long name', ?2)",
+            (n, now()),
+        )
+        .unwrap();
+    }
+    tx.commit().unwrap();
+    drop(db);
+    ends_quietly_when_the_reader_goes(&setup, &["stats"]);
 }

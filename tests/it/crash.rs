@@ -18,11 +18,13 @@ use crate::support::sim_node::SimNode;
 /// The summariser names the last user line it folded in, so a test can tell whether the saved
 /// cursor belongs to the saved text.
 fn marking_summarizer(req: &FakeRequest) -> FakeResponse {
-    let last = req
-        .last_user()
-        .lines()
+    // The folded messages are the request's turns; its last message asks for the summary.
+    let turns = &req.messages[..req.messages.len().saturating_sub(1)];
+    let last = turns
+        .iter()
         .rev()
-        .find_map(|l| l.strip_prefix("User: "));
+        .find(|m| m.role == "user")
+        .map(|m| m.content.as_str());
     FakeResponse::Text(format!("upto={}", last.unwrap_or("none")))
 }
 

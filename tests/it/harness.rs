@@ -97,9 +97,10 @@ pub fn parse_config(text: &str) -> Config {
 
 /// Is this request a summary update (rather than a reply)?
 pub fn is_summary(req: &FakeRequest) -> bool {
-    req.messages
-        .first()
-        .is_some_and(|m| m.content.starts_with("You maintain a running summary"))
+    req.messages.first().is_some_and(|m| {
+        m.content
+            .starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START)
+    })
 }
 
 /// The reply requests only.
@@ -201,7 +202,13 @@ impl Daemon {
 /// fact to keep (callsigns, numbers, capitalised names) from the previous summary and the new
 /// lines, within 300 characters.
 pub fn summarizer(req: &FakeRequest) -> FakeResponse {
-    let text = req.last_user();
+    // The previous summary (in the system message) and the folded messages, not the request.
+    let all = req.messages[..req.messages.len().saturating_sub(1)]
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = all.as_str();
     let mut facts: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
         let keep = word.len() >= 3

@@ -7,10 +7,14 @@
 //! another process while the daemon runs (`busy_timeout` absorbs short lock waits).
 //!
 //! Layout: `schema` holds the versioned migrations, `ops` the synchronous queries (one function
-//! per API call), `fts` turns user text into a safe FTS5 query. This file is the async handle.
+//! per API call), `fts` turns user text into a safe FTS5 query, `retention` expires old data
+//! (with its own `Store::expire`). This file is the async handle.
+//!
+//! A database file the store creates is 0600: it holds every node's conversation.
 
 mod fts;
 mod ops;
+mod retention;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -26,6 +30,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::llm::Usage;
 use crate::node::NodeId;
+
+pub use retention::Expired;
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
 const QUEUE: usize = 64;
@@ -180,6 +186,23 @@ pub struct SummarySave {
     pub facts_max: usize,
 }
 
+impl SummarySave {
+    /// A save that adds no facts and leaves the kept ones as they are.
+    pub fn without_facts(
+        text: impl Into<String>,
+        through_id: i64,
+        expected_previous: Option<i64>,
+    ) -> SummarySave {
+        SummarySave {
+            text: text.into(),
+            through_id,
+            expected_previous,
+            facts: Vec::new(),
+            facts_max: usize::MAX,
+        }
+    }
+}
+
 /// Per-node numbers for `meshai stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeStats {
@@ -223,6 +246,7 @@ impl Store {
     /// Opens (creating if needed) the database at `path`, applies pending migrations and starts
     /// the database thread. Blocking: call it at startup, not from a hot async path.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        create_private(path);
         let conn = schema::open(path)?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let handle = std::thread::Builder::new()
@@ -456,6 +480,24 @@ fn shutdown(conn: Connection) -> Result<(), StoreError> {
         Err(e) => tracing::warn!(error = %e, "wal checkpoint failed"),
     }
     conn.close().map_err(|(_, e)| StoreError::Sql(e))
+}
+
+/// Creates a missing database file readable by its owner only (0600), before SQLite creates
+/// it with its default 0644: the file holds conversations. SQLite gives the `-wal` and `-shm`
+/// files the mode of the database file. An existing file is left as it is, and any failure
+/// here is left for the open that follows to report.
+fn create_private(path: &Path) {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let in_existing_dir = path
+        .parent()
+        .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir());
+    if in_existing_dir {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path);
+    }
 }
 
 /// The open flags: read-write, create, no URI interpretation of the path.

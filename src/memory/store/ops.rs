@@ -211,23 +211,24 @@ pub(super) fn context(
             );
             let mut stmt = tx.prepare_cached(&sql)?;
             // A few more candidates than wanted: those the kept facts already say are left out.
-            let candidates = stmt.query_map(
-                params![
-                    query.expression,
-                    node_sql(node),
-                    boundary,
-                    limit(retrieve * 2),
-                    RELEVANCE_FLOOR
-                ],
-                |row| {
-                    Ok(Exchange {
-                        user: row.get(0)?,
-                        assistant: row.get(1)?,
-                        at: row.get(2)?,
-                    })
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            let candidates = stmt
+                .query_map(
+                    params![
+                        query.expression,
+                        node_sql(node),
+                        boundary,
+                        limit(retrieve * 2),
+                        RELEVANCE_FLOOR
+                    ],
+                    |row| {
+                        Ok(Exchange {
+                            user: row.get(0)?,
+                            assistant: row.get(1)?,
+                            at: row.get(2)?,
+                        })
+                    },
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             let kept: Vec<String> = facts.iter().map(|f| facts::key(f)).collect();
             candidates
                 .into_iter()
@@ -252,7 +253,10 @@ pub(super) fn context(
 fn said_in_facts(text: &str, kept: &[String]) -> bool {
     let statements = facts::statements(text);
     let all = text.split_whitespace().count();
-    let covered: usize = statements.iter().map(|s| s.split_whitespace().count()).sum();
+    let covered: usize = statements
+        .iter()
+        .map(|s| s.split_whitespace().count())
+        .sum();
     !statements.is_empty()
         && covered == all
         && statements

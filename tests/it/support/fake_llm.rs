@@ -1,8 +1,9 @@
 //! `FakeLlm`: a minimal OpenAI-compatible HTTP/1.1 server on 127.0.0.1 port 0, written by hand
 //! over a tokio `TcpListener`, for tests and benchmarks.
 //!
-//! It answers `POST …/chat/completions` with whatever the behaviour closure decides and
-//! `GET …/models` with one model, and records every request. It depends only on tokio,
+//! It answers `POST …/chat/completions` with whatever the behaviour closure decides, lists its
+//! models (one by default) like Ollama on `GET /api/tags` and like the OpenAI API on
+//! `GET …/models`, and records every request. It depends only on tokio,
 //! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
 //! that is also why it stays one file, a little over the usual length.
 #![allow(dead_code)]
@@ -121,6 +122,8 @@ struct Shared {
     behaviour: Mutex<Behaviour>,
     /// What `GET /props` says, as llama.cpp's server would: `Some(slots)`; `None`: 404.
     props_slots: Mutex<Option<u32>>,
+    /// The models listed, with their size in bytes.
+    models: Mutex<Vec<(String, u64)>>,
     requests: Mutex<Vec<FakeRequest>>,
     /// Bumped after each recorded request, so waiters need no polling.
     changed: watch::Sender<u64>,
@@ -166,6 +169,7 @@ impl FakeLlm {
         let shared = Arc::new(Shared {
             behaviour: Mutex::new(Arc::new(behaviour)),
             props_slots: Mutex::new(None),
+            models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
             changed: watch::Sender::new(0),
             stop: Notify::new(),
@@ -201,6 +205,12 @@ impl FakeLlm {
             .behaviour
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Arc::new(f);
+    }
+
+    /// Replaces the models listed by `/api/tags` and `/models`: (name, size in bytes).
+    pub fn set_models(&self, models: &[(&str, u64)]) {
+        *self.shared.models.lock().unwrap_or_else(|e| e.into_inner()) =
+            models.iter().map(|(n, s)| (n.to_string(), *s)).collect();
     }
 
     /// Every chat completion request so far.
@@ -476,14 +486,36 @@ enum Answer {
 
 fn route(shared: &Shared, req: &FakeRequest) -> Answer {
     let path = req.path_only();
-    if path.ends_with("/models") || path == "/models" {
+    if path.ends_with("/models") || path == "/api/tags" {
         if req.method != "GET" {
             return Answer::Now(405, error_json("method not allowed"));
         }
-        let list = json!({
-            "object": "list",
-            "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "fake"}],
-        });
+        let models = shared
+            .models
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let list = if path == "/api/tags" {
+            let models: Vec<Value> = models
+                .iter()
+                .map(|(name, size)| {
+                    let family = if name.contains("embed") {
+                        "nomic-bert"
+                    } else {
+                        "qwen2"
+                    };
+                    json!({"name": name, "model": name, "size": size,
+                           "details": {"family": family, "families": [family]}})
+                })
+                .collect();
+            json!({ "models": models })
+        } else {
+            let data: Vec<Value> = models
+                .iter()
+                .map(|(id, _)| json!({"id": id, "object": "model", "created": 0, "owned_by": "fake"}))
+                .collect();
+            json!({"object": "list", "data": data})
+        };
         return Answer::Now(200, list.to_string());
     }
     if path == "/props" && req.method == "GET" {

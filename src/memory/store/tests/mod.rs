@@ -2,6 +2,7 @@
 
 mod conversation;
 mod lifecycle;
+mod retention;
 mod summaries;
 
 use std::path::PathBuf;
@@ -46,11 +47,5 @@ pub(super) fn ids(msgs: &[StoredMessage]) -> Vec<i64> {
 
 /// A summary save without facts.
 pub(super) fn save(text: &str, through_id: i64, expected_previous: Option<i64>) -> SummarySave {
-    SummarySave {
-        text: text.into(),
-        through_id,
-        expected_previous,
-        facts: Vec::new(),
-        facts_max: 12,
-    }
+    SummarySave::without_facts(text, through_id, expected_previous)
 }

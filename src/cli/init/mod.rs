@@ -1,0 +1,429 @@
+//! `meshai init`: writes a working config for this machine and says what it found.
+//!
+//! It looks for the node (serial devices, a node on 127.0.0.1:4403) and confirms each free
+//! candidate with a handshake; for an LLM server (Ollama, llama.cpp's server, LM Studio on
+//! their default ports) and its installed models; and for a database folder the user can
+//! write. Then it fills those into `config.example.toml` (`template`) and writes the file,
+//! never over an existing one without `--force`. Anything it would detect can be given as a
+//! flag, so it also runs unattended. Nothing is written, and the exit code is 1, when there
+//! is no node, more than one, no server or no chat model.
+//!
+//! Layout: `node` finds and probes the node (I/O), `plan` makes every decision (pure),
+//! `template` edits the example text (pure); this file runs the steps and prints.
+
+pub mod node;
+pub mod plan;
+pub mod template;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use self::node::{Candidate, Probe};
+use self::plan::{Kind, ServerProbe, Who};
+use self::template::{RadioLine, Values};
+use crate::config::Config;
+use crate::config::locate::{self, Env};
+use crate::llm::models::{self, ListApi};
+use crate::radio::Transport;
+
+/// How long the handshake with one candidate node may take.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// How long listing one server's models may take.
+const LIST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The model meshai uses by default (the example config's).
+const DEFAULT_MODEL: &str = "qwen2.5:1.5b";
+
+/// `meshai init`'s command line.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InitArgs {
+    /// The node's serial device; skips the search (the node is still asked, if free).
+    #[arg(long, value_name = "PATH", conflicts_with = "tcp")]
+    pub serial: Option<PathBuf>,
+    /// The node's address, HOST[:PORT] (port 4403 by default); skips the search.
+    #[arg(long, value_name = "ADDR")]
+    pub tcp: Option<String>,
+    /// The LLM server's API root, e.g. http://127.0.0.1:11434/v1; skips the search.
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// The model to use; by default meshai's default model when installed, else the
+    /// smallest chat model the server has.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The database file [default: /var/lib/meshai/meshai.db for root, else
+    /// ~/.local/state/meshai/meshai.db].
+    #[arg(long, value_name = "FILE")]
+    pub database: Option<PathBuf>,
+    /// Where to write the config [default: /etc/meshai/config.toml for root, else
+    /// ~/.config/meshai/config.toml].
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+/// Where the search looks. Hidden, for tests: ports on 127.0.0.1 only, and a folder standing
+/// in for `/dev`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProbeArgs {
+    #[arg(long = "probe-node-port", hide = true, default_values_t = [4403])]
+    pub node_ports: Vec<u16>,
+    #[arg(long = "probe-ollama-port", hide = true, default_value_t = 11434)]
+    pub ollama_port: u16,
+    #[arg(long = "probe-llamacpp-port", hide = true, default_value_t = 8080)]
+    pub llamacpp_port: u16,
+    #[arg(long = "probe-lmstudio-port", hide = true, default_value_t = 1234)]
+    pub lmstudio_port: u16,
+    #[arg(long = "probe-dev", hide = true, default_value = "/dev")]
+    pub dev: PathBuf,
+}
+
+/// Runs `meshai init`, printing to `out`. `Ok(true)` when the config was written.
+pub async fn run(
+    args: &InitArgs,
+    env: Env<'_>,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<bool> {
+    let who = who_am_i();
+    let output = args
+        .output
+        .clone()
+        .or_else(|| plan::default_output(who, env));
+    let database = args
+        .database
+        .clone()
+        .or_else(|| plan::default_database(who, env));
+    let (output, database) = match (output, database) {
+        (Some(o), Some(d)) => (o, d),
+        (None, _) => {
+            return refuse(
+                out,
+                &["no place for the config: $HOME is not set; name one with --output FILE".into()],
+            );
+        }
+        (_, None) => {
+            return refuse(
+                out,
+                &[
+                    "no place for the database: $HOME is not set; name one with --database FILE"
+                        .into(),
+                ],
+            );
+        }
+    };
+    if output.exists() && !args.force {
+        writeln!(
+            out,
+            "✗ {} exists: nothing written (--force replaces it)",
+            output.display()
+        )?;
+        return Ok(false);
+    }
+
+    writeln!(out, "looking for the node and an LLM server…")?;
+    let (nodes, servers) = tokio::join!(find_nodes(args), find_servers(args));
+    let nodes = nodes?;
+    print_nodes(out, &nodes)?;
+    print_servers(out, &servers)?;
+
+    let named = args.serial.is_some() || args.tcp.is_some();
+    let node = plan::choose_node(&nodes, named);
+    let llm = plan::choose_llm(&servers, args.model.as_deref(), DEFAULT_MODEL);
+    let (node, (server, model, why)) = match (node, llm) {
+        (Ok(n), Ok(l)) => (n, l),
+        (node, llm) => {
+            let problems: Vec<String> = [node.err(), llm.err()].into_iter().flatten().collect();
+            return refuse(out, &problems);
+        }
+    };
+    let (candidate, probe) = &nodes[node];
+    let server = &servers[server];
+    let db_note = match prepare_database(&database, who) {
+        Ok(note) => note,
+        Err(problem) => return refuse(out, &[problem]),
+    };
+
+    let found = match probe {
+        Probe::Node(facts) => facts.summary.clone(),
+        Probe::Busy(why) | Probe::Failed(why) => format!("not confirmed: {why}"),
+    };
+    writeln!(out, "using:")?;
+    writeln!(out, "  node      {} ({found})", candidate.describe())?;
+    writeln!(
+        out,
+        "  llm       {} {}, model {model} ({why})",
+        server.kind.name(),
+        server.base_url
+    )?;
+    writeln!(out, "  database  {}{db_note}", database.display())?;
+
+    let values = Values {
+        radio: radio_line(candidate),
+        base_url: server.base_url.clone(),
+        model: model.clone(),
+        database: database.display().to_string(),
+        header: vec![
+            format!(
+                "Written by `meshai init` for this machine: {} ({found}),",
+                candidate.describe()
+            ),
+            format!(
+                "model {model} on {} ({}). Every other key is at its default.",
+                server.kind.name(),
+                server.base_url
+            ),
+        ],
+    };
+    let text = template::render(template::EXAMPLE, &values)?;
+    write_config(&output, &text, args.force)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    writeln!(out, "wrote {}", output.display())?;
+    writeln!(out, "next: {}", next_steps(&output, env))?;
+    Ok(true)
+}
+
+/// Prints the problems and that nothing was written; the command then exits 1.
+fn refuse(out: &mut (dyn Write + Send), problems: &[String]) -> anyhow::Result<bool> {
+    for problem in problems {
+        writeln!(out, "✗ {problem}")?;
+    }
+    writeln!(out, "nothing written")?;
+    Ok(false)
+}
+
+/// The effective user, read from `/proc` and `/etc/passwd` (no libc call needed).
+fn who_am_i() -> Who {
+    let euid = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| plan::euid_from_status(&s));
+    let service = service_ids().map(|(uid, _)| uid);
+    // Unknown: not root, so nothing system-wide is assumed.
+    euid.map_or(Who::User, |e| Who::of(e, service))
+}
+
+fn service_ids() -> Option<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    plan::ids_from_passwd(&passwd, plan::SERVICE_USER)
+}
+
+/// The candidates (the named one, or every serial device and the local TCP ports), probed
+/// concurrently.
+async fn find_nodes(args: &InitArgs) -> anyhow::Result<Vec<(Candidate, Probe)>> {
+    let candidates = if let Some(path) = &args.serial {
+        vec![Candidate::Serial(path.clone())]
+    } else if let Some(addr) = &args.tcp {
+        match Config::parse_tcp(addr) {
+            Ok(Transport::Tcp { host, port }) => vec![Candidate::Tcp { host, port }],
+            Ok(Transport::Serial { .. }) | Err(_) => {
+                anyhow::bail!("--tcp {addr:?}: expected HOST or HOST:PORT, e.g. 192.168.1.50:4403")
+            }
+        }
+    } else {
+        let mut c: Vec<Candidate> = node::serial_devices(&args.probe.dev)
+            .into_iter()
+            .map(Candidate::Serial)
+            .collect();
+        c.extend(args.probe.node_ports.iter().map(|&port| Candidate::Tcp {
+            host: "127.0.0.1".into(),
+            port,
+        }));
+        c
+    };
+    let probes =
+        futures_util::future::join_all(candidates.iter().map(|c| node::probe(c, HANDSHAKE))).await;
+    Ok(candidates.into_iter().zip(probes).collect())
+}
+
+/// The servers (the named one, or the three local defaults) with their model lists.
+async fn find_servers(args: &InitArgs) -> Vec<ServerProbe> {
+    let local = |port: u16| format!("http://127.0.0.1:{port}");
+    let wanted: Vec<(Kind, String, String, ListApi)> = match &args.llm_url {
+        Some(url) => {
+            let url = url.trim().trim_end_matches('/').to_string();
+            vec![(Kind::Named, url.clone(), url, ListApi::OpenAi)]
+        }
+        None => {
+            let p = &args.probe;
+            vec![
+                (
+                    Kind::Ollama,
+                    format!("{}/v1", local(p.ollama_port)),
+                    local(p.ollama_port),
+                    ListApi::Ollama,
+                ),
+                (
+                    Kind::LlamaCpp,
+                    format!("{}/v1", local(p.llamacpp_port)),
+                    format!("{}/v1", local(p.llamacpp_port)),
+                    ListApi::OpenAi,
+                ),
+                (
+                    Kind::LmStudio,
+                    format!("{}/v1", local(p.lmstudio_port)),
+                    format!("{}/v1", local(p.lmstudio_port)),
+                    ListApi::OpenAi,
+                ),
+            ]
+        }
+    };
+    let lists = futures_util::future::join_all(
+        wanted
+            .iter()
+            .map(|(_, _, list_url, api)| models::list(list_url, *api, LIST_TIMEOUT)),
+    )
+    .await;
+    wanted
+        .into_iter()
+        .zip(lists)
+        .map(|((kind, base_url, _, _), models)| ServerProbe {
+            kind,
+            base_url,
+            models,
+        })
+        .collect()
+}
+
+fn print_nodes(out: &mut (dyn Write + Send), nodes: &[(Candidate, Probe)]) -> std::io::Result<()> {
+    writeln!(out, "node:")?;
+    if nodes.is_empty() {
+        writeln!(out, "  ✗ no serial device and no port to try")?;
+    }
+    for (c, p) in nodes {
+        match p {
+            Probe::Node(facts) => writeln!(out, "  ✓ {}: {}", c.describe(), facts.summary)?,
+            Probe::Busy(why) => writeln!(out, "  ✗ {}: {why}; not touched", c.describe())?,
+            Probe::Failed(why) => writeln!(out, "  ✗ {}: {why}", c.describe())?,
+        }
+    }
+    Ok(())
+}
+
+fn print_servers(out: &mut (dyn Write + Send), servers: &[ServerProbe]) -> std::io::Result<()> {
+    writeln!(out, "llm:")?;
+    for s in servers {
+        match &s.models {
+            Ok(list) => {
+                let names: Vec<String> = list
+                    .iter()
+                    .map(|m| match (m.is_embedding(), m.size) {
+                        (true, _) => format!("{} (embedding)", m.name),
+                        (false, Some(size)) => format!("{} ({:.1} GB)", m.name, size as f64 / 1e9),
+                        (false, None) => m.name.clone(),
+                    })
+                    .collect();
+                let names = if names.is_empty() {
+                    "no models".to_string()
+                } else {
+                    names.join(", ")
+                };
+                writeln!(out, "  ✓ {} {}: {names}", s.kind.name(), s.base_url)?;
+            }
+            Err(why) => writeln!(out, "  ✗ {} {}: {why}", s.kind.name(), s.base_url)?,
+        }
+    }
+    Ok(())
+}
+
+fn radio_line(c: &Candidate) -> RadioLine {
+    match c {
+        Candidate::Serial(path) => RadioLine::Serial(path.display().to_string()),
+        Candidate::Tcp { host, port } if host.contains(':') => {
+            RadioLine::Tcp(format!("[{host}]:{port}"))
+        }
+        Candidate::Tcp { host, port } => RadioLine::Tcp(format!("{host}:{port}")),
+    }
+}
+
+/// Makes sure the database's folder exists and the user can write in it; returns a note for
+/// the report. A folder it creates is the user's only (0700); the service's folder, made by
+/// root, is 0750 and owned by the `meshai` user when that user exists, as systemd's
+/// `StateDirectory=` would make it.
+fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut note = String::new();
+    if !dir.is_dir() {
+        let service_dir = who == Who::Root && path == Path::new(plan::SERVICE_DATABASE);
+        let mode = if service_dir { 0o750 } else { 0o700 };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(mode)
+            .create(&dir)
+            .map_err(|e| {
+                format!(
+                    "cannot create {}: {e}; choose another place with --database FILE",
+                    dir.display()
+                )
+            })?;
+        note = format!(" (created {}, mode {mode:o})", dir.display());
+        if service_dir && let Some((uid, gid)) = service_ids() {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+                .map_err(|e| format!("cannot give {} to the meshai user: {e}", dir.display()))?;
+            note = format!(" (created {}, mode {mode:o}, owner meshai)", dir.display());
+        }
+    }
+    let probe = dir.join(format!(".meshai-init-{}", std::process::id()));
+    let writable = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map(|_| std::fs::remove_file(&probe));
+    match writable {
+        Ok(_) if path.exists() => Ok(format!("{note} (exists: kept, with what it remembers)")),
+        Ok(_) => Ok(note),
+        Err(e) => Err(format!(
+            "cannot write in {}: {e}; choose another place with --database FILE, or make the \
+             folder yours (`sudo chown $USER {}`)",
+            dir.display(),
+            dir.display()
+        )),
+    }
+}
+
+/// Writes the file: a new file only, or with `force` a temporary file renamed over the old
+/// one, so a crash never leaves half a config.
+fn write_config(path: &Path, text: &str, force: bool) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    if !force {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        return file.write_all(text.as_bytes());
+    }
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".init-{}", std::process::id()));
+    let tmp = path.with_file_name(name);
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// What to run next: plain `meshai check` and `meshai run` when they will find this file by
+/// themselves, with `--config` otherwise.
+fn next_steps(output: &Path, env: Env<'_>) -> String {
+    let found = locate::locate(None, env, &|p: &Path| p.exists()).ok();
+    let same = found
+        .and_then(|f| std::fs::canonicalize(f).ok())
+        .zip(std::fs::canonicalize(output).ok())
+        .is_some_and(|(a, b)| a == b);
+    if same {
+        "`meshai check`, then `meshai run`".into()
+    } else {
+        let config = output.display();
+        format!("`meshai check --config {config}`, then `meshai run --config {config}`")
+    }
+}

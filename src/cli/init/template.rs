@@ -1,0 +1,325 @@
+//! The config `meshai init` writes: `config.example.toml`, embedded at build time, with the
+//! lines for the node, the LLM and the database replaced and every comment kept, so the file
+//! stays the documented reference. Pure: text in, text out.
+//!
+//! Only the lines named here change; a test parses the result for each kind of value and
+//! checks that every other line is the example's.
+
+/// The reference config, as shipped.
+pub const EXAMPLE: &str = include_str!("../../../config.example.toml");
+
+/// The node, as the config names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RadioLine {
+    /// `serial = "PATH"`.
+    Serial(String),
+    /// `tcp = "HOST:PORT"`; the example's `serial` line is commented out.
+    Tcp(String),
+}
+
+/// What `meshai init` found, to put in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Values {
+    pub radio: RadioLine,
+    pub base_url: String,
+    pub model: String,
+    pub database: String,
+    /// Comment lines put before the example's (without the `# `).
+    pub header: Vec<String>,
+}
+
+/// The example lacks a line this module edits: a build with an edited example that a test
+/// would have caught.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("config.example.toml has no `{key} =` line in [{section}]")]
+pub struct MissingLine {
+    pub section: &'static str,
+    pub key: &'static str,
+}
+
+/// One edit: in `[section]`, the line setting `key` (commented out or not) becomes `new`.
+struct Edit {
+    section: &'static str,
+    key: &'static str,
+    new: Line,
+    done: bool,
+}
+
+enum Line {
+    /// `key = value`, the line's comment kept.
+    Set(String),
+    /// The line, commented out.
+    CommentOut,
+}
+
+/// `example` with `values` put in.
+pub fn render(example: &str, values: &Values) -> Result<String, MissingLine> {
+    let (serial, tcp) = match &values.radio {
+        RadioLine::Serial(path) => (Line::Set(quote(path)), None),
+        RadioLine::Tcp(addr) => (Line::CommentOut, Some(Line::Set(quote(addr)))),
+    };
+    let mut edits = vec![
+        edit("radio", "serial", serial),
+        edit("llm", "base_url", Line::Set(quote(&values.base_url))),
+        edit("llm", "model", Line::Set(quote(&values.model))),
+        edit("storage", "database", Line::Set(quote(&values.database))),
+    ];
+    edits.extend(tcp.map(|t| edit("radio", "tcp", t)));
+
+    let mut out = String::with_capacity(example.len() + 256);
+    for line in &values.header {
+        out.push_str(&format!("# {line}\n"));
+    }
+    let mut section = "";
+    for line in example.lines() {
+        let trimmed = line.trim();
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            section = name.trim();
+        }
+        let edit = edits
+            .iter_mut()
+            .find(|e| !e.done && e.section == section && key_of(line) == Some(e.key));
+        match edit {
+            Some(e) => {
+                e.done = true;
+                out.push_str(&apply(line, e.key, &e.new));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    match edits.iter().find(|e| !e.done) {
+        Some(e) => Err(MissingLine {
+            section: e.section,
+            key: e.key,
+        }),
+        None => Ok(out),
+    }
+}
+
+fn edit(section: &'static str, key: &'static str, new: Line) -> Edit {
+    Edit {
+        section,
+        key,
+        new,
+        done: false,
+    }
+}
+
+/// The key a `key = value` line sets, also when it is commented out (`# key = value`).
+fn key_of(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let t = t.strip_prefix('#').map_or(t, str::trim_start);
+    let (key, _) = t.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(key)
+}
+
+/// The edited line: the new setting, then the old line's trailing comment at its old column
+/// when there is room (two spaces further out otherwise).
+fn apply(line: &str, key: &str, new: &Line) -> String {
+    let value = match new {
+        Line::CommentOut => return format!("# {}", line.trim_start()),
+        Line::Set(value) => value,
+    };
+    let set = format!("{key} = {value}");
+    match trailing_comment(line) {
+        None => set,
+        Some((column, comment)) => {
+            let pad = column.saturating_sub(set.chars().count()).max(2);
+            format!("{set}{}{comment}", " ".repeat(pad))
+        }
+    }
+}
+
+/// The `# ...` after a line's value, with its column: the example's values are plain strings,
+/// numbers or lists without `#` in them.
+fn trailing_comment(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let body_start = line.len() - t.len() + if t.starts_with('#') { 1 } else { 0 };
+    let body = line.get(body_start..)?;
+    let (_, after_eq) = body.split_once('=')?;
+    let value_start = line.len() - after_eq.len();
+    let mut in_string = false;
+    for (i, c) in after_eq.char_indices() {
+        match c {
+            '"' => in_string = !in_string,
+            '#' if !in_string => {
+                let at = value_start + i;
+                return Some((line.get(..at)?.chars().count(), line.get(at..)?));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::radio::Transport;
+
+    fn values(radio: RadioLine, database: &str) -> Values {
+        Values {
+            radio,
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "qwen2.5:0.5b".into(),
+            database: database.into(),
+            header: vec!["Written by `meshai init`.".into()],
+        }
+    }
+
+    fn parse(text: &str) -> crate::config::Config {
+        let (config, warnings) = crate::config::parse(text, "init.toml", &|_| None)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        config
+    }
+
+    #[test]
+    fn every_kind_of_value_parses_back() {
+        let weird = "/home/pi/My \"meshai\" \\ dir/été.db";
+        let by_id = "/dev/serial/by-id/usb-Silicon_Labs_CP2102_USB_to_UART_Bridge_Controller_0001-if00-port0";
+        let cases = [
+            (
+                RadioLine::Serial(by_id.into()),
+                "/var/lib/meshai/meshai.db",
+                Transport::Serial {
+                    path: by_id.into(),
+                    baud: 115_200,
+                },
+            ),
+            (
+                RadioLine::Tcp("127.0.0.1:4403".into()),
+                weird,
+                Transport::Tcp {
+                    host: "127.0.0.1".into(),
+                    port: 4403,
+                },
+            ),
+            (
+                RadioLine::Tcp("[::1]:4000".into()),
+                "meshai.db",
+                Transport::Tcp {
+                    host: "::1".into(),
+                    port: 4000,
+                },
+            ),
+        ];
+        let (example, _) = crate::config::parse(EXAMPLE, "example", &|_| None).unwrap();
+        for (radio, db, transport) in cases {
+            let text = render(EXAMPLE, &values(radio, db)).unwrap();
+            let c = parse(&text);
+            assert_eq!(c.radio.transport, transport);
+            assert_eq!(c.llm.base_url, "http://127.0.0.1:8080/v1");
+            assert_eq!(c.llm.model, "qwen2.5:0.5b");
+            assert_eq!(c.database, PathBuf::from(db));
+            // Everything else is the example's.
+            assert_eq!(c.radio.send_gap, example.radio.send_gap);
+            assert_eq!(c.llm.system_prompt, example.llm.system_prompt);
+            assert_eq!(c.llm.timeout, example.llm.timeout);
+            assert_eq!(c.retention, example.retention);
+            assert_eq!(c.memory, example.memory);
+            assert_eq!(c.reply, example.reply);
+            assert_eq!(c.limits, example.limits);
+            assert_eq!(c.access, example.access);
+            assert_eq!(c.channels, example.channels);
+            assert!(text.starts_with("# Written by `meshai init`.\n# meshai configuration."));
+        }
+    }
+
+    #[test]
+    fn only_the_named_lines_change_and_comments_stay() {
+        let text = render(
+            EXAMPLE,
+            &values(RadioLine::Tcp("10.0.0.1:4403".into()), "x.db"),
+        )
+        .unwrap();
+        let out: Vec<&str> = text.lines().skip(1).collect();
+        let example: Vec<&str> = EXAMPLE.lines().collect();
+        assert_eq!(out.len(), example.len());
+        let changed: Vec<(&str, &str)> = example
+            .iter()
+            .zip(&out)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| (*a, *b))
+            .collect();
+        assert_eq!(changed.len(), 5, "{changed:#?}");
+        let line = |key: &str| {
+            out.iter()
+                .find(|l| key_of(l) == Some(key) && !l.starts_with('#'))
+        };
+        assert_eq!(
+            line("tcp").copied(),
+            Some(
+                "tcp = \"10.0.0.1:4403\"            # WiFi/Ethernet node or meshtasticd; the port defaults to 4403"
+            )
+        );
+        assert!(
+            out.iter()
+                .any(|l| l.starts_with("# serial = \"/dev/ttyUSB0\""))
+        );
+        assert_eq!(line("model").copied(), Some("model = \"qwen2.5:0.5b\""));
+        let base = line("base_url").copied().unwrap_or_default();
+        assert!(
+            base.ends_with("   # Ollama; llama.cpp server, LiteLLM, OpenAI work too"),
+            "{base}"
+        );
+        // A value longer than the comment column pushes the comment out by two spaces.
+        let long = "/dev/serial/by-id/usb-1a86_USB_Single_Serial_54FC012345-if00";
+        let text = render(EXAMPLE, &values(RadioLine::Serial(long.into()), "x.db")).unwrap();
+        let serial = text.lines().find(|l| l.starts_with("serial = ")).unwrap();
+        assert_eq!(
+            serial,
+            format!(
+                "serial = \"{long}\"  # USB serial device of the node (user needs the `dialout` group)"
+            )
+        );
+    }
+
+    #[test]
+    fn a_missing_line_is_an_error() {
+        let err = render(
+            "[radio]\nserial = \"x\"\n",
+            &values(RadioLine::Serial("y".into()), "z"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            MissingLine {
+                section: "llm",
+                key: "base_url"
+            }
+        );
+        let err = render(
+            EXAMPLE.replace("# tcp", "# tcpx").as_str(),
+            &values(RadioLine::Tcp("h".into()), "z"),
+        );
+        assert_eq!(err.unwrap_err().key, "tcp");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("plain"), "\"plain\"");
+        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(quote("tab\there"), "\"tab\\u0009here\"");
+    }
+}
