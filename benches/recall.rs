@@ -29,7 +29,7 @@
 #[allow(dead_code)]
 mod harness;
 #[path = "../tests/it/support/mod.rs"]
-#[allow(unused_imports, dead_code)]
+#[allow(unused_imports)]
 mod support;
 
 use std::sync::Arc;

@@ -277,7 +277,7 @@ fn d_facts_max() -> usize {
     12
 }
 fn d_window() -> usize {
-    8
+    4
 }
 fn d_threshold() -> usize {
     8

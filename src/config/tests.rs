@@ -28,7 +28,7 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
     assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
     assert_eq!(c.retention, Retention::days(30));
-    assert_eq!(c.memory.window_messages, 8);
+    assert_eq!(c.memory.window_messages, 4);
     assert_eq!(c.memory.summarize_threshold, 8);
     assert_eq!(c.memory.summary_max_chars, 400);
     assert_eq!(

@@ -33,7 +33,7 @@ const SUMMARY_INTRO: &str = "What you remember about this person: ";
 
 /// Introduces the kept facts.
 const FACTS_INTRO: &str =
-    "What this person told you about themselves (later lines override earlier ones):";
+    "They told you (newest last):";
 
 /// Introduces the retrieved exchanges.
 const RETRIEVED_INTRO: &str = "Earlier exchanges that may be relevant:";
@@ -247,7 +247,7 @@ mod tests {
             "hi",
             &[
                 "system: SYS",
-                "system: What this person told you about themselves (later lines override earlier ones):\n- I am Ann.\n- My dog is Rex",
+                "system: They told you (newest last):\n- I am Ann.\n- My dog is Rex",
                 "user: hi",
             ],
         );
@@ -260,7 +260,7 @@ mod tests {
             "hi",
             &[
                 "system: SYS",
-                "system: What you remember about this person: S.\n\nWhat this person told you about themselves (later lines override earlier ones):\n- I am Ann.",
+                "system: What you remember about this person: S.\n\nThey told you (newest last):\n- I am Ann.",
                 "user: hi",
             ],
         );

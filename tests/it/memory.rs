@@ -44,7 +44,7 @@ fn parts(req: &FakeRequest) -> Parts {
     if let Some(m) = rest.first().filter(|m| {
         m.role == "system"
             && (m.content.starts_with("What you remember")
-                || m.content.starts_with("What this person told you"))
+                || m.content.starts_with("They told you"))
     }) {
         memory = Some(m.content.clone());
         rest = &rest[1..];
@@ -297,7 +297,8 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
         "{p:#?}"
     );
     // A question (no fact) found by its stems: "battery ... freezing night".
-    d.dm_and_wait(ANN, "A battery for a freezing night?", 1).await;
+    d.dm_and_wait(ANN, "A battery for a freezing night?", 1)
+        .await;
     let reqs = replies(&d.llm);
     let p = parts(reqs.last().expect("reply"));
     let turn = p.turn.unwrap_or_default();

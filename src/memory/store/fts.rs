@@ -29,13 +29,17 @@ const STOP_WORDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Query {
     pub expression: String,
+    /// Each distinct term as its own quoted `MATCH` expression, to weigh them one by one.
+    pub terms: Vec<String>,
 }
 
 impl Query {
     /// `None` when no word of `text` is worth searching for.
     pub fn new(text: &str) -> Option<Query> {
-        let expression = expression(&terms(text))?;
-        Some(Query { expression })
+        let terms = terms(text);
+        let expression = expression(&terms)?;
+        let terms = terms.iter().map(|t| format!("\"{t}\"")).collect();
+        Some(Query { expression, terms })
     }
 }
 

@@ -198,43 +198,7 @@ pub(super) fn context(
     let boundary = window.first().map_or(before_id, |m| m.id);
     let retrieved = match query {
         Some(query) if retrieve > 0 => {
-            let sql = format!(
-                "SELECT u.text, a.text, e.at
-                 FROM exchanges_fts
-                 JOIN exchanges e ON e.id = exchanges_fts.rowid
-                 JOIN messages u ON u.id = e.user_id
-                 JOIN messages a ON a.id = e.assistant_id
-                 WHERE exchanges_fts MATCH ?1 AND e.node = ?2
-                   AND e.user_id < ?3 AND e.assistant_id < ?3
-                   AND {BM25_WEIGHTS} < ?5
-                 ORDER BY {BM25_WEIGHTS} LIMIT ?4"
-            );
-            let mut stmt = tx.prepare_cached(&sql)?;
-            // A few more candidates than wanted: those the kept facts already say are left out.
-            let candidates = stmt
-                .query_map(
-                    params![
-                        query.expression,
-                        node_sql(node),
-                        boundary,
-                        limit(retrieve * 2),
-                        RELEVANCE_FLOOR
-                    ],
-                    |row| {
-                        Ok(Exchange {
-                            user: row.get(0)?,
-                            assistant: row.get(1)?,
-                            at: row.get(2)?,
-                        })
-                    },
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            let kept: Vec<String> = facts.iter().map(|f| facts::key(f)).collect();
-            candidates
-                .into_iter()
-                .filter(|e| !said_in_facts(&e.user, &kept))
-                .take(retrieve)
-                .collect()
+            retrieve_exchanges(&tx, node, boundary, query, retrieve, &facts)?
         }
         _ => Vec::new(),
     };
@@ -246,6 +210,108 @@ pub(super) fn context(
         unsummarized,
         retrieved,
     })
+}
+
+/// A retrieved exchange must match at least this share (in percent) of the query's weight:
+/// each query term weighs its inverse document frequency in the index, terms no exchange has
+/// weigh nothing. So "On which day does our radio club meet?" does not bring back an exchange
+/// that shares only "radio", while "Which car do I drive?" finds "I drive a Land Rover" when
+/// no exchange mentions a car.
+const COVERAGE_PERCENT: f64 = 50.0;
+
+/// Up to `retrieve` exchanges of `node` older than `boundary` that match `query`: ranked by
+/// bm25, above the relevance floor, covering enough of the query's weight, and not merely
+/// repeating a kept fact.
+fn retrieve_exchanges(
+    tx: &Connection,
+    node: NodeId,
+    boundary: i64,
+    query: &Query,
+    retrieve: usize,
+    kept_facts: &[String],
+) -> Result<Vec<Exchange>, StoreError> {
+    let sql = format!(
+        "SELECT e.id, u.text, a.text, e.at
+         FROM exchanges_fts
+         JOIN exchanges e ON e.id = exchanges_fts.rowid
+         JOIN messages u ON u.id = e.user_id
+         JOIN messages a ON a.id = e.assistant_id
+         WHERE exchanges_fts MATCH ?1 AND e.node = ?2
+           AND e.user_id < ?3 AND e.assistant_id < ?3
+           AND {BM25_WEIGHTS} < ?5
+         ORDER BY {BM25_WEIGHTS} LIMIT ?4"
+    );
+    // More candidates than wanted: weak and repeated ones are left out below.
+    let candidates = tx
+        .prepare_cached(&sql)?
+        .query_map(
+            params![
+                query.expression,
+                node_sql(node),
+                boundary,
+                limit(retrieve * 4),
+                RELEVANCE_FLOOR
+            ],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    Exchange {
+                        user: row.get(1)?,
+                        assistant: row.get(2)?,
+                        at: row.get(3)?,
+                    },
+                ))
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The weight of each term: ln((N - n + 0.5) / (n + 0.5)), at least 0, over the index.
+    let total: f64 = tx
+        .prepare_cached("SELECT count(*) FROM exchanges")?
+        .query_row([], |row| row.get::<_, i64>(0))? as f64;
+    let mut weights = Vec::with_capacity(query.terms.len());
+    for term in &query.terms {
+        let n: i64 = tx
+            .prepare_cached("SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH ?1")?
+            .query_row([term], |row| row.get(0))?;
+        let idf = if n == 0 {
+            0.0
+        } else {
+            ((total - n as f64 + 0.5) / (n as f64 + 0.5)).ln().max(0.0)
+        };
+        weights.push(idf);
+    }
+    let whole: f64 = weights.iter().sum();
+    if whole <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let kept: Vec<String> = kept_facts.iter().map(|f| facts::key(f)).collect();
+    let mut out = Vec::new();
+    for (id, exchange) in candidates {
+        if out.len() == retrieve {
+            break;
+        }
+        let mut matched = 0.0;
+        for (term, weight) in query.terms.iter().zip(&weights) {
+            if *weight > 0.0
+                && tx
+                    .prepare_cached(
+                        "SELECT 1 FROM exchanges_fts WHERE exchanges_fts MATCH ?1 AND rowid = ?2",
+                    )?
+                    .query_row(params![term, id], |_| Ok(()))
+                    .optional()?
+                    .is_some()
+            {
+                matched += weight;
+            }
+        }
+        if matched * 100.0 >= whole * COVERAGE_PERCENT && !said_in_facts(&exchange.user, &kept) {
+            out.push(exchange);
+        }
+    }
+    Ok(out)
 }
 
 /// Whether everything the user said in `text` is a statement the facts already keep word for

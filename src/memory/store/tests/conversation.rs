@@ -119,11 +119,19 @@ async fn retrieval_stems_needs_one_rare_word_and_skips_common_ones() {
         let ctx = store.context(A, new, 0, query, 2).await.unwrap();
         assert_eq!(users(&ctx), *want, "{query:?}");
     }
-    // At most `retrieve`, and none when it is 0.
+    // An exchange must cover half the query's weight: one of three rare words is not enough.
     let ctx = store.context(A, new, 0, "dog swap drive", 2).await.unwrap();
-    assert_eq!(ctx.retrieved.len(), 2);
-    let ctx = store.context(A, new, 0, "dog", 0).await.unwrap();
-    assert!(ctx.retrieved.is_empty());
+    assert!(ctx.retrieved.is_empty(), "{:?}", ctx.retrieved);
+    let ctx = store
+        .context(A, new, 0, "my dog at the swap meet", 2)
+        .await
+        .unwrap();
+    assert_eq!(users(&ctx), ["our swap meets are every second Saturday"]);
+    // At most `retrieve`, and none when it is 0.
+    for (n, want) in [(0, 0), (1, 1), (2, 2), (5, 2)] {
+        let ctx = store.context(A, new, 0, "antenna", n).await.unwrap();
+        assert_eq!(ctx.retrieved.len(), want, "retrieve {n}");
+    }
 }
 
 #[tokio::test]
