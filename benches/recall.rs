@@ -433,6 +433,15 @@ fn report(subject: Subject, nodes: usize, o: &Outcome) {
         first_fold / nodes + 1,
         o.status,
     );
+    let per_turn: Vec<String> = o
+        .replies
+        .iter()
+        .map(|r| format!("{}/{}", r.evaluated, r.prompt_tokens))
+        .collect();
+    println!(
+        "    evaluated/prompt tokens per reply: {}",
+        per_turn.join(" ")
+    );
     for r in &asked {
         let k = r.key.as_deref().unwrap_or_default();
         let ok = r.answer.to_lowercase().contains(&k.to_lowercase());

@@ -280,10 +280,10 @@ fn d_window() -> usize {
     4
 }
 fn d_threshold() -> usize {
-    8
+    6
 }
 fn d_summary_max() -> usize {
-    400
+    300
 }
 fn d_retrieve() -> usize {
     2

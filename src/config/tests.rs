@@ -29,8 +29,8 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
     assert_eq!(c.retention, Retention::days(30));
     assert_eq!(c.memory.window_messages, 4);
-    assert_eq!(c.memory.summarize_threshold, 8);
-    assert_eq!(c.memory.summary_max_chars, 400);
+    assert_eq!(c.memory.summarize_threshold, 6);
+    assert_eq!(c.memory.summary_max_chars, 300);
     assert_eq!(
         c.reply,
         ReplyConfig {

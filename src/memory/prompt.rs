@@ -23,17 +23,16 @@ use crate::memory::store::{Context, Role};
 /// `RETRIEVED_USER_CHARS` and about one packet of the answer, `RETRIEVED_CHARS`. So retrieval
 /// can never blow up the prompt however long the old messages were (docs/benchmarks.md shows
 /// what this costs per turn).
-pub const RETRIEVED_CHARS: usize = 150;
+pub const RETRIEVED_CHARS: usize = 120;
 
 /// The question of a retrieved exchange is cut to this many characters.
-pub const RETRIEVED_USER_CHARS: usize = 100;
+pub const RETRIEVED_USER_CHARS: usize = 80;
 
 /// Introduces the rolling summary.
 const SUMMARY_INTRO: &str = "What you remember about this person: ";
 
 /// Introduces the kept facts.
-const FACTS_INTRO: &str =
-    "They told you (newest last):";
+const FACTS_INTRO: &str = "They told you (newest last):";
 
 /// Introduces the retrieved exchanges.
 const RETRIEVED_INTRO: &str = "Earlier exchanges that may be relevant:";
