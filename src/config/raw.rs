@@ -283,7 +283,7 @@ fn d_threshold() -> usize {
     6
 }
 fn d_summary_max() -> usize {
-    300
+    240
 }
 fn d_retrieve() -> usize {
     2

@@ -30,7 +30,7 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.retention, Retention::days(30));
     assert_eq!(c.memory.window_messages, 4);
     assert_eq!(c.memory.summarize_threshold, 6);
-    assert_eq!(c.memory.summary_max_chars, 300);
+    assert_eq!(c.memory.summary_max_chars, 240);
     assert_eq!(
         c.reply,
         ReplyConfig {

@@ -99,8 +99,11 @@ fn turn_block(ctx: &Context, notes: &[String]) -> Option<String> {
         for ex in &ctx.retrieved {
             text.push_str("\n\nUser: ");
             text.push_str(&cap(&ex.user, RETRIEVED_USER_CHARS));
-            text.push_str("\nAssistant: ");
-            text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
+            // A kept fact comes back without the answer to it.
+            if !ex.assistant.trim().is_empty() {
+                text.push_str("\nAssistant: ");
+                text.push_str(&cap(&ex.assistant, RETRIEVED_CHARS));
+            }
         }
         parts.push(text);
     }
@@ -284,6 +287,18 @@ mod tests {
             ..Context::default()
         };
         let notes = ["Asker: Ann (ANN), 2 hops.".to_string(), "  ".to_string()];
+        let fact_only = Context {
+            retrieved: vec![ex("My dog is Rex.", "")],
+            ..Context::default()
+        };
+        assert_eq!(
+            render(&reply_prompt("SYS", &fact_only, &[], "dog?")),
+            [
+                "system: SYS",
+                "system: Earlier exchanges that may be relevant:\n\nUser: My dog is Rex.",
+                "user: dog?",
+            ]
+        );
         let got = render(&reply_prompt("SYS", &ctx, &notes, "new"));
         assert_eq!(
             got,

@@ -169,7 +169,7 @@ async fn summary_keeps_the_prompt_flat_and_carries_a_planted_fact() {
     let reqs = replies(&d.llm);
     assert_eq!(reqs.len(), 30);
     let sizes: Vec<usize> = reqs.iter().map(|r| r.prompt_chars()).collect();
-    // From turn 10 on folds keep the prompt within a band (summary ≤ 300 chars, facts, at
+    // From turn 10 on folds keep the prompt within a band (summary ≤ 240 chars, facts, at
     // most 12 unsummarised messages, retrieved exchanges ≤ 2 × 200), never growing with the
     // turn count.
     let late = &sizes[10..];

@@ -220,8 +220,8 @@ pub(super) fn context(
 const COVERAGE_PERCENT: f64 = 50.0;
 
 /// Up to `retrieve` exchanges of `node` older than `boundary` that match `query`: ranked by
-/// bm25, above the relevance floor, covering enough of the query's weight, and not merely
-/// repeating a kept fact.
+/// bm25, above the relevance floor, covering enough of the query's weight; one whose question
+/// is a kept fact comes without its answer.
 fn retrieve_exchanges(
     tx: &Connection,
     node: NodeId,
@@ -307,7 +307,18 @@ fn retrieve_exchanges(
                 matched += weight;
             }
         }
-        if matched * 100.0 >= whole * COVERAGE_PERCENT && !said_in_facts(&exchange.user, &kept) {
+        if matched * 100.0 >= whole * COVERAGE_PERCENT {
+            // A statement the facts keep word for word comes back as that statement alone:
+            // right before the question it helps a small model find it, and the answer to
+            // it ("Nice!") adds nothing.
+            let exchange = if said_in_facts(&exchange.user, &kept) {
+                Exchange {
+                    assistant: String::new(),
+                    ..exchange
+                }
+            } else {
+                exchange
+            };
             out.push(exchange);
         }
     }
@@ -315,7 +326,7 @@ fn retrieve_exchanges(
 }
 
 /// Whether everything the user said in `text` is a statement the facts already keep word for
-/// word: then the exchange would only repeat the memory block.
+/// word.
 fn said_in_facts(text: &str, kept: &[String]) -> bool {
     let statements = facts::statements(text);
     let all = text.split_whitespace().count();
