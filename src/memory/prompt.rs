@@ -65,19 +65,30 @@ pub fn reply_prompt(
     msgs
 }
 
-/// The summary and the facts, or `None` when there are neither.
+/// The summary and the facts, or `None` when there are neither. A sentence of the summary
+/// that only repeats a kept fact word for word (small models often copy the user's sentences
+/// into the summary) is left out of the summary: it is in the prompt once, as the fact.
 fn memory_block(ctx: &Context) -> Option<String> {
-    let mut text = String::new();
-    if let Some(summary) = ctx.summary.as_ref().filter(|s| !s.text.trim().is_empty()) {
-        text.push_str(SUMMARY_INTRO);
-        text.push_str(summary.text.trim());
-    }
     let facts: Vec<&str> = ctx
         .facts
         .iter()
         .map(|f| f.trim())
         .filter(|f| !f.is_empty())
         .collect();
+    let keys: Vec<String> = facts.iter().map(|f| crate::memory::facts::key(f)).collect();
+    let mut text = String::new();
+    if let Some(summary) = ctx.summary.as_ref() {
+        let rest: String = summary
+            .text
+            .split_sentence_bounds()
+            .filter(|s| !keys.contains(&crate::memory::facts::key(s)))
+            .collect();
+        let rest = rest.trim();
+        if !rest.is_empty() {
+            text.push_str(SUMMARY_INTRO);
+            text.push_str(rest);
+        }
+    }
     if !facts.is_empty() {
         if !text.is_empty() {
             text.push_str("\n\n");
@@ -250,6 +261,33 @@ mod tests {
             &[
                 "system: SYS",
                 "system: They told you (newest last):\n- I am Ann.\n- My dog is Rex",
+                "user: hi",
+            ],
+        );
+        // A summary sentence that repeats a fact is said once, as the fact.
+        check(
+            Context {
+                summary: summary("I am Ann. She likes\nradios. My dog is Rex."),
+                facts: vec!["I am Ann.".into(), "my dog is rex".into()],
+                ..Context::default()
+            },
+            "hi",
+            &[
+                "system: SYS",
+                "system: What you remember about this person: She likes\nradios.\n\nThey told you (newest last):\n- I am Ann.\n- my dog is rex",
+                "user: hi",
+            ],
+        );
+        check(
+            Context {
+                summary: summary("I am Ann."),
+                facts: vec!["I am Ann.".into()],
+                ..Context::default()
+            },
+            "hi",
+            &[
+                "system: SYS",
+                "system: They told you (newest last):\n- I am Ann.",
                 "user: hi",
             ],
         );
