@@ -49,6 +49,9 @@ pub struct LlmConfig {
     pub system_prompt: String,
     /// How many LLM calls may run at once, across all nodes (1 suits a Pi).
     pub concurrency: usize,
+    /// Stream replies (server-sent events), so the first part goes on air while the model
+    /// still writes; `false` for a proxy that breaks streaming.
+    pub stream: bool,
 }
 
 /// `[memory]`: what each node's prompt carries.

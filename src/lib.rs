@@ -59,6 +59,7 @@ pub fn llm_settings(config: &Config) -> LlmSettings {
         timeout: config.llm.timeout,
         max_tokens: config.llm.max_tokens,
         temperature: config.llm.temperature,
+        stream: config.llm.stream,
     }
 }
 

@@ -81,6 +81,8 @@ struct RawLlm {
     system_prompt: String,
     #[serde(default = "d_concurrency")]
     concurrency: usize,
+    #[serde(default = "d_stream")]
+    stream: bool,
 }
 
 impl Default for RawLlm {
@@ -94,6 +96,7 @@ impl Default for RawLlm {
             temperature: d_temperature(),
             system_prompt: d_system_prompt(),
             concurrency: d_concurrency(),
+            stream: d_stream(),
         }
     }
 }
@@ -252,6 +255,9 @@ fn d_system_prompt() -> String {
 }
 fn d_concurrency() -> usize {
     1
+}
+fn d_stream() -> bool {
+    true
 }
 fn d_database() -> PathBuf {
     PathBuf::from("/var/lib/meshai/meshai.db")
@@ -573,6 +579,7 @@ pub(super) fn validate(
             temperature,
             system_prompt: l.system_prompt.trim().to_string(),
             concurrency,
+            stream: l.stream,
         },
         database: raw.storage.database,
         memory: MemoryConfig {

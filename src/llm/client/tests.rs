@@ -116,6 +116,7 @@ fn settings(base_url: &str) -> LlmSettings {
         timeout: Duration::from_secs(5),
         max_tokens: 100,
         temperature: 0.7,
+        stream: true,
     }
 }
 
