@@ -127,6 +127,11 @@ impl LlmClient {
         })
     }
 
+    /// The budget for one whole call, retries included.
+    pub fn timeout(&self) -> Duration {
+        self.settings.timeout
+    }
+
     /// Whether the client was built to stream answers (`[llm] stream`).
     pub fn streams(&self) -> bool {
         self.settings.stream
