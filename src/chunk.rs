@@ -82,17 +82,18 @@ pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
     layout.parts
 }
 
-/// A part without its `" i/n"` marker; a part without a marker is returned unchanged.
+/// A part without its `" i/n"` (or streamed `" i/?"`) marker; a part without a marker is
+/// returned unchanged.
 ///
-/// Meant for parts that [`chunk`] numbered: a single part ending in e.g. `" 1/2"` (a
-/// fraction in the text itself) would lose it.
+/// Meant for parts that [`chunk`] or [`Numbering`] numbered: a single part ending in e.g.
+/// `" 1/2"` (a fraction in the text itself) would lose it.
 pub fn strip_marker(part: &str) -> &str {
     let Some((body, marker)) = part.rsplit_once(' ') else {
         return part;
     };
     let numbered = marker.split_once('/').is_some_and(|(i, n)| {
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        digits(i) && digits(n)
+        digits(i) && (digits(n) || n == "?")
     });
     if numbered { body } else { part }
 }
