@@ -245,6 +245,8 @@ pub struct ChatStream {
     parser: SseParser,
     /// Events read but not handed out yet.
     pending: std::collections::VecDeque<wire::Delta>,
+    /// A malformed or error event, reported after the good events read before it.
+    failed: Option<LlmError>,
     /// Bytes of the body read so far, bounded by [`MAX_BODY`].
     read: usize,
     finished: bool,
@@ -271,6 +273,7 @@ impl ChatStream {
             plain,
             parser: SseParser::default(),
             pending: Default::default(),
+            failed: None,
             read: 0,
             finished: false,
             done: false,
@@ -297,6 +300,10 @@ impl ChatStream {
                     return Ok(Some(delta.content));
                 }
                 continue;
+            }
+            if let Some(error) = self.failed.take() {
+                self.finished = true;
+                return Err(error);
             }
             if self.finished {
                 return if self.done || self.finish_reason.is_some() {
@@ -367,11 +374,19 @@ impl ChatStream {
                 self.finished = true;
                 break;
             }
-            if event.name.as_deref() == Some("error") {
+            let delta = if event.name.as_deref() == Some("error") {
                 let text: String = event.data.chars().take(STATUS_BODY_CHARS).collect();
-                return Err(LlmError::BadResponse(format!("error in stream: {text}")));
+                Err(LlmError::BadResponse(format!("error in stream: {text}")))
+            } else {
+                wire::parse_chunk(&event.data)
+            };
+            match delta {
+                Ok(delta) => self.pending.push_back(delta),
+                Err(error) => {
+                    self.failed = Some(error);
+                    break;
+                }
             }
-            self.pending.push_back(wire::parse_chunk(&event.data)?);
         }
         Ok(())
     }
