@@ -14,6 +14,8 @@ pub mod radio;
 pub mod responder;
 pub mod secret;
 pub mod systemd;
+#[cfg(test)]
+mod test_util;
 
 use std::time::Duration;
 

@@ -84,28 +84,9 @@ impl LlmClient {
             stream: false,
             stream_options: None,
         };
-        let mut attempt = 1;
-        let answer = loop {
-            let result = timeout_at(deadline, self.attempt(&request))
-                .await
-                .unwrap_or(Err(LlmError::Timeout));
-            let error = match result {
-                Ok(answer) => break answer,
-                Err(error) => error,
-            };
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            match retry::delay(attempt, &error, remaining, &self.backoff) {
-                Some(wait) => {
-                    tracing::warn!(attempt, %error, ?wait, "llm call failed, retrying");
-                    sleep(wait).await;
-                    attempt += 1;
-                }
-                None => {
-                    tracing::warn!(attempt, %error, "llm call failed");
-                    return Err(error);
-                }
-            }
-        };
+        let (answer, attempt) = self
+            .with_retries(deadline, || self.attempt(&request))
+            .await?;
         let latency = started.elapsed();
         let text = clean_reply(&answer.content);
         tracing::debug!(
@@ -159,23 +140,38 @@ impl LlmClient {
                 include_usage: true,
             }),
         };
-        let mut attempt = 1;
+        let (response, _) = self.with_retries(deadline, || self.open(&request)).await?;
+        Ok(ChatStream::new(response, deadline))
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or `deadline` passes; returns the
+    /// result and the number of attempts made.
+    async fn with_retries<T, F, Fut>(
+        &self,
+        deadline: Instant,
+        attempt: F,
+    ) -> Result<(T, u32), LlmError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, LlmError>>,
+    {
+        let mut n = 1;
         loop {
-            let result = timeout_at(deadline, self.open(&request))
+            let result = timeout_at(deadline, attempt())
                 .await
                 .unwrap_or(Err(LlmError::Timeout));
             let error = match result {
-                Ok(response) => return Ok(ChatStream::new(response, deadline)),
+                Ok(value) => return Ok((value, n)),
                 Err(error) => error,
             };
-            match self.retry_delay(attempt, &error, deadline) {
+            match self.retry_delay(n, &error, deadline) {
                 Some(wait) => {
-                    tracing::warn!(attempt, %error, ?wait, "llm stream failed to open, retrying");
+                    tracing::warn!(attempt = n, %error, ?wait, "llm call failed, retrying");
                     sleep(wait).await;
-                    attempt += 1;
+                    n += 1;
                 }
                 None => {
-                    tracing::warn!(attempt, %error, "llm stream failed to open");
+                    tracing::warn!(attempt = n, %error, "llm call failed");
                     return Err(error);
                 }
             }

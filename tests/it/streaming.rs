@@ -33,30 +33,6 @@ async fn daemon(timeout_secs: u64) -> Daemon {
     Daemon::start_with_llm_url(sim, llm, dir, "", &url, &lines).await
 }
 
-/// Waits until the texts after `before` end with a complete reply (` n/n`, or one part
-/// without a marker) and returns them.
-async fn reply_after(d: &Daemon, before: usize) -> Vec<SentText> {
-    let done = d
-        .sim
-        .wait_for(SOON, |l| {
-            l.texts.len() > before && is_last(&l.texts[l.texts.len() - 1].text)
-        })
-        .await;
-    assert!(
-        done,
-        "no complete reply: {:?}",
-        texts(&d.sim.texts()[before..])
-    );
-    d.sim.texts()[before..].to_vec()
-}
-
-fn is_last(text: &str) -> bool {
-    match text.rsplit_once(' ').and_then(|(_, m)| m.split_once('/')) {
-        Some((i, n)) => i == n,
-        None => true,
-    }
-}
-
 fn texts(sent: &[SentText]) -> Vec<String> {
     sent.iter().map(|t| t.text.clone()).collect()
 }
@@ -91,8 +67,7 @@ fn assert_numbered(parts: &[String], open: bool) {
 async fn parts_leave_while_the_model_is_still_writing() {
     let d = daemon(20).await;
     d.answer_with(|_| FakeResponse::Stream(FakeStream::words(LONG, WORD)));
-    let id = d.sim.inject_dm(ANN, "what is lora?", None);
-    let sent = reply_after(&d, 0).await;
+    let sent = d.ask(ANN, "what is lora?", SOON).await;
     let parts = texts(&sent);
     assert!(parts.len() >= 3, "{parts:?}");
     assert_numbered(&parts, true);
@@ -109,7 +84,7 @@ async fn parts_leave_while_the_model_is_still_writing() {
     let bodies: Vec<&str> = parts.iter().map(|p| strip_marker(p)).collect();
     let words: Vec<&str> = bodies.iter().flat_map(|b| b.split_whitespace()).collect();
     assert_eq!(words, LONG.split_whitespace().collect::<Vec<_>>());
-    assert_eq!(sent[0].reply_id, Some(id));
+    assert!(sent[0].reply_id.is_some());
     assert!(sent[1..].iter().all(|t| t.reply_id.is_none()));
     // What is stored is the text as sent, without markers.
     assert_eq!(stored_reply(&d), bodies.join(" "));
@@ -126,15 +101,12 @@ async fn an_answer_that_arrives_whole_is_numbered_i_of_n() {
     let d = daemon(20).await;
     // A server that ignores `stream` and answers one JSON body.
     d.answer_with(|_| FakeResponse::Text(LONG.to_string()));
-    d.sim.inject_dm(ANN, "what is lora?", None);
-    let parts = texts(&reply_after(&d, 0).await);
+    let parts = texts(&d.ask(ANN, "what is lora?", SOON).await);
     assert!(parts.len() >= 3);
     assert_numbered(&parts, false);
     // A server that streams, but faster than the parts can be cut: every event at once.
     d.answer_with(|_| FakeResponse::Stream(FakeStream::words(LONG, Duration::ZERO)));
-    let before = d.sim.texts().len();
-    d.sim.inject_dm(ANN, "again?", None);
-    let again = texts(&reply_after(&d, before).await);
+    let again = texts(&d.ask(ANN, "again?", SOON).await);
     assert_eq!(again.len(), parts.len());
     for (a, b) in again.iter().zip(&parts) {
         assert_eq!(strip_marker(a), strip_marker(b));
@@ -151,8 +123,7 @@ async fn the_budget_stops_the_model() {
     let rambling = LONG.repeat(4);
     let r = rambling.clone();
     d.answer_with(move |_| FakeResponse::Stream(FakeStream::words(&r, Duration::from_millis(10))));
-    d.sim.inject_dm(ANN, "tell me everything", None);
-    let parts = texts(&reply_after(&d, 0).await);
+    let parts = texts(&d.ask(ANN, "tell me everything", SOON).await);
     assert_eq!(parts.len(), 4, "{parts:?}");
     assert_numbered(&parts, true);
     assert!(strip_marker(&parts[3]).ends_with('…'), "{parts:?}");
@@ -186,8 +157,7 @@ async fn a_stream_that_breaks_after_part_one_ends_with_one_notice_part() {
     for end in [StreamEnd::BreakAfter(40), StreamEnd::GarbageAfter(40)] {
         let d = daemon(20).await;
         d.answer_with(move |_| FakeResponse::Stream(FakeStream::words(LONG, WORD).ending(end)));
-        d.sim.inject_dm(ANN, "what is lora?", None);
-        let sent = reply_after(&d, 0).await;
+        let sent = d.ask(ANN, "what is lora?", SOON).await;
         let parts = texts(&sent);
         assert!(parts.len() >= 2, "{end:?}: {parts:?}");
         assert_numbered(&parts, true);
@@ -216,8 +186,7 @@ async fn a_stream_that_stalls_ends_at_the_time_budget() {
         FakeResponse::Stream(FakeStream::words(LONG, WORD).ending(StreamEnd::StallAfter(40)))
     });
     let asked = tokio::time::Instant::now();
-    d.sim.inject_dm(ANN, "what is lora?", None);
-    let sent = reply_after(&d, 0).await;
+    let sent = d.ask(ANN, "what is lora?", SOON).await;
     let parts = texts(&sent);
     assert!(parts.len() >= 2, "{parts:?}");
     assert!(strip_marker(&parts[parts.len() - 1]).contains("cut off"));
@@ -240,8 +209,7 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
             _ => FakeResponse::Stream(stream),
         }
     });
-    d.sim.inject_dm(ANN, "what is lora?", None);
-    let parts = texts(&reply_after(&d, 0).await);
+    let parts = texts(&d.ask(ANN, "what is lora?", SOON).await);
     assert_numbered(&parts, true);
     let words: Vec<&str> = parts
         .iter()
@@ -256,9 +224,7 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     d.answer_with(|_| {
         FakeResponse::Stream(FakeStream::words(LONG, WORD).ending(StreamEnd::BreakAfter(3)))
     });
-    let before = d.sim.texts().len();
-    d.sim.inject_dm(ANN, "and again?", None);
-    let notice = texts(&reply_after(&d, before).await);
+    let notice = texts(&d.ask(ANN, "and again?", SOON).await);
     assert_eq!(notice.len(), 1, "{notice:?}");
     assert!(notice[0].contains("unavailable"), "{notice:?}");
     assert_eq!(
@@ -280,8 +246,7 @@ async fn a_think_block_never_reaches_the_radio() {
     d.answer_with(move |_| {
         FakeResponse::Stream(FakeStream::words(&answer, Duration::from_millis(5)))
     });
-    d.sim.inject_dm(ANN, "what is lora?", None);
-    let parts = texts(&reply_after(&d, 0).await);
+    let parts = texts(&d.ask(ANN, "what is lora?", SOON).await);
     assert!(
         parts
             .iter()
@@ -299,8 +264,7 @@ async fn stream_false_asks_for_one_json_answer() {
     let d = Daemon::start_with_llm_url(sim, llm, dir, "", &url, "timeout_secs = 5\nstream = false")
         .await;
     d.answer_with(|_| FakeResponse::Text(LONG.to_string()));
-    d.sim.inject_dm(ANN, "what is lora?", None);
-    let parts = texts(&reply_after(&d, 0).await);
+    let parts = texts(&d.ask(ANN, "what is lora?", SOON).await);
     assert_numbered(&parts, false);
     let json = d.llm.requests()[0].json.clone().expect("json");
     assert_eq!(json["stream"], false);

@@ -173,25 +173,6 @@ fn text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Cuts `text` at the given fractions, on char boundaries.
-fn split(text: &str, cuts: &[f64]) -> Vec<String> {
-    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-    let mut at: Vec<usize> = cuts
-        .iter()
-        .filter_map(|f| bounds.get((f * bounds.len() as f64) as usize).copied())
-        .collect();
-    at.sort_unstable();
-    at.dedup();
-    let mut pieces = Vec::new();
-    let mut from = 0;
-    for a in at {
-        pieces.push(text.get(from..a).unwrap_or("").to_owned());
-        from = a;
-    }
-    pieces.push(text.get(from..).unwrap_or("").to_owned());
-    pieces
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
 
@@ -204,7 +185,7 @@ proptest! {
         limits in limits(),
         cuts in prop::collection::vec(0.0..1.0f64, 0..40),
     ) {
-        let pieces = split(&text, &cuts);
+        let pieces = crate::test_util::split_at_fractions(&text, &cuts);
         let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
         let (parts, _) = stream(&pieces, &limits);
         let bodies: Vec<String> = parts.iter().map(|(p, _)| p.clone()).collect();

@@ -387,25 +387,6 @@ mod tests {
         prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
     }
 
-    /// Cuts `text` at the given fractions, on char boundaries.
-    fn split(text: &str, cuts: &[f64]) -> Vec<String> {
-        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-        let mut at: Vec<usize> = cuts
-            .iter()
-            .filter_map(|f| bounds.get((f * bounds.len() as f64) as usize).copied())
-            .collect();
-        at.sort_unstable();
-        at.dedup();
-        let mut pieces = Vec::new();
-        let mut from = 0;
-        for a in at {
-            pieces.push(text.get(from..a).unwrap_or("").to_owned());
-            from = a;
-        }
-        pieces.push(text.get(from..).unwrap_or("").to_owned());
-        pieces
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1024))]
 
@@ -414,7 +395,7 @@ mod tests {
             text in prop_oneof![markdownish(), any::<String>()],
             cuts in prop::collection::vec(0.0..1.0f64, 0..12),
         ) {
-            let pieces = split(&text, &cuts);
+            let pieces = crate::test_util::split_at_fractions(&text, &cuts);
             let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
             let (streamed, _) = stream(&pieces);
             prop_assert_eq!(streamed, clean_reply(&text));
