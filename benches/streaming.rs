@@ -3,7 +3,9 @@
 //!
 //! The whole daemon (`meshai::run`) runs in-process twice against the same llama.cpp server —
 //! once with `[llm] stream = true`, once with `stream = false` — and the simulated node paces
-//! like the firmware: 2 s between texts, each part's ACK after 1.5 s. Every question goes to
+//! like the firmware: 2 s between texts (it refuses a text < 1.9 s after the previous one,
+//! leaving the daemon 100 ms of scheduling jitter), each part's ACK after 1.5 s, and the next
+//! question waits until the radio is idle again. Every question goes to
 //! both daemons, alternately first, from a fresh node each time (no history), at temperature
 //! 0, so both get the same answer. Tokens generated come from llama-server's
 //! `llamacpp:tokens_predicted_total` (`--metrics`) read before and after each answer, which
@@ -121,7 +123,7 @@ async fn daemon(url: &str, stream: bool) -> Daemon {
     let sim = Arc::new(
         SimNode::start(SimConfig {
             ack_delay: ACK_DELAY,
-            min_text_gap: Duration::from_millis(SEND_GAP_MS),
+            min_text_gap: Duration::from_millis(SEND_GAP_MS - 100),
             log_text: true,
             ..SimConfig::default()
         })
@@ -144,6 +146,8 @@ async fn ask(d: &Daemon, root: &str, node: u32, q: &str) -> Sample {
     let before_tokens = predicted_total(root).await;
     let asked = tokio::time::Instant::now();
     let texts = d.ask(node, q, Duration::from_secs(300)).await;
+    // The last part's ACK and the send gap: the next question finds the radio idle.
+    tokio::time::sleep(ACK_DELAY + Duration::from_millis(SEND_GAP_MS)).await;
     let generated = predicted_total(root).await - before_tokens;
     let bodies: Vec<&str> = texts.iter().map(|t| strip_marker(&t.text)).collect();
     let cut = bodies.last().is_some_and(|b| b.ends_with('…'));
@@ -292,6 +296,11 @@ async fn main() {
         "worst: last packet streamed - batch {worst_last:+.0} ms; first packet ratio (>= 3 parts) {worst_first:.2}; \
          {:.0} s in all",
         wall.elapsed().as_secs_f64()
+    );
+    println!(
+        "rate-limit refusals by the simulated node: streamed {}, not streamed {}",
+        streamed.sim.rate_limit_refusals(),
+        batch.sim.rate_limit_refusals()
     );
     let (r1, ..) = streamed.stop().await;
     let (r2, ..) = batch.stop().await;
