@@ -119,10 +119,12 @@ enum Attempt {
         usage: Option<Usage>,
         cut_at_budget: bool,
     },
-    /// The call failed; `sending` holds the parts handed over, if any.
+    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the stream
+    /// had started (the client already retried a failure to open one).
     Failed {
         error: LlmError,
         sending: Option<Sending>,
+        opened: bool,
     },
 }
 
@@ -138,18 +140,28 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 usage,
                 cut_at_budget,
             } => break (sending, usage, cut_at_budget),
-            Attempt::Failed { error, sending } => match sending {
+            Attempt::Failed {
+                error,
+                sending,
+                opened,
+            } => match sending {
                 Some(sending) => match on_air(sending).await {
                     Some(sending) => {
                         cut_off(shared, q, sending, &error).await;
                         return;
                     }
-                    None => error,
+                    None => (error, opened),
                 },
-                None => error,
+                None => (error, opened),
             },
         };
-        match shared.llm.retry_delay(attempt, &error, deadline) {
+        let (error, opened) = error;
+        // Attempts count the streams that opened; failures to open one were retried by the
+        // client already.
+        let wait = opened
+            .then(|| shared.llm.retry_delay(attempt, &error, deadline))
+            .flatten();
+        match wait {
             Some(wait) => {
                 warn!(attempt, error = %error, ?wait, "the LLM stream failed, retrying");
                 tokio::time::sleep(wait).await;
@@ -252,6 +264,7 @@ async fn stream_once(
             return Attempt::Failed {
                 error,
                 sending: None,
+                opened: false,
             };
         }
     };
@@ -277,7 +290,13 @@ async fn stream_once(
                     text.push_str(&cleaner.finish().text);
                     break true;
                 }
-                Err(error) => return Attempt::Failed { error, sending },
+                Err(error) => {
+                    return Attempt::Failed {
+                        error,
+                        sending,
+                        opened: true,
+                    };
+                }
             }
             // Whatever has already arrived is taken in before parts are handed over, so
             // that parts completing together (an answer that came whole) travel together.
@@ -299,7 +318,11 @@ async fn stream_once(
             if let Err(error) =
                 hand(shared, q, &mut sending, parts.parts, parts.last, started).await
             {
-                return Attempt::Failed { error, sending };
+                return Attempt::Failed {
+                    error,
+                    sending,
+                    opened: true,
+                };
             }
         }
         if parts.last || ended {
@@ -318,6 +341,7 @@ async fn stream_once(
         None => Attempt::Failed {
             error: LlmError::Empty,
             sending: None,
+            opened: true,
         },
     }
 }

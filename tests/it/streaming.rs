@@ -37,9 +37,23 @@ fn texts(sent: &[SentText]) -> Vec<String> {
     sent.iter().map(|t| t.text.clone()).collect()
 }
 
-/// The reply stored for the node's last message.
-fn stored_reply(d: &Daemon) -> String {
+/// The latest stored reply, once at least `n` are stored. A streamed reply is stored once its
+/// last part is queued, so it may land a moment after that part is on the wire.
+async fn stored_reply(d: &Daemon, n: i64) -> String {
     let db = Connection::open(d.dir.path().join("meshai.db")).expect("db");
+    for _ in 0..250 {
+        let count: i64 = db
+            .query_row(
+                "SELECT COUNT(*) FROM messages WHERE role = 'assistant'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        if count >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     db.query_row(
         "SELECT text FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
         [],
@@ -87,7 +101,7 @@ async fn parts_leave_while_the_model_is_still_writing() {
     assert!(sent[0].reply_id.is_some());
     assert!(sent[1..].iter().all(|t| t.reply_id.is_none()));
     // What is stored is the text as sent, without markers.
-    assert_eq!(stored_reply(&d), bodies.join(" "));
+    assert_eq!(stored_reply(&d, 1).await, bodies.join(" "));
     // Pacing held: never two texts closer than the gap, never a refusal.
     for w in sent.windows(2) {
         assert!(w[1].at.duration_since(w[0].at) >= Duration::from_millis(GAP_MS * 3 / 4));
@@ -175,7 +189,7 @@ async fn a_stream_that_breaks_after_part_one_ends_with_one_notice_part() {
         assert_eq!(words, want[..words.len()], "{end:?}: a prefix, in order");
         assert_eq!(d.llm.requests().len(), 1, "{end:?}");
         // What went on air is stored as the answer; the notice is not.
-        assert_eq!(stored_reply(&d), bodies.join(" "), "{end:?}");
+        assert_eq!(stored_reply(&d, 1).await, bodies.join(" "), "{end:?}");
     }
 }
 
@@ -218,7 +232,7 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     assert_eq!(words, LONG.split_whitespace().collect::<Vec<_>>());
     assert!(!parts.iter().any(|p| p.contains("cut off")));
     assert_eq!(d.llm.requests().len(), 2);
-    let answered = stored_reply(&d);
+    let answered = stored_reply(&d, 1).await;
     // A stream that breaks before anything usable is a failed call: one notice, nothing
     // stored as the answer.
     d.answer_with(|_| {
@@ -228,7 +242,7 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     assert_eq!(notice.len(), 1, "{notice:?}");
     assert!(notice[0].contains("unavailable"), "{notice:?}");
     assert_eq!(
-        stored_reply(&d),
+        stored_reply(&d, 1).await,
         answered,
         "nothing stored for the failed call"
     );
