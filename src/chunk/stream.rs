@@ -17,6 +17,13 @@
 //!
 //! [`Numbering`] gives each part its marker when it is sent: ` i/n` as for a batch reply when
 //! every part is known before the first goes out; otherwise ` i/?`, and ` n/n` on the last.
+//!
+//! How long part 1 waits for the rest: not at all beyond what the radio imposes. It is handed
+//! over as soon as it is certain, and the outbox sends it as soon as the link, the 2 s gap and
+//! the replies before it allow; if the whole answer is in by then (a fast server, a busy radio,
+//! a server that answers in one JSON body) every part knows the total. Holding it longer
+//! would cost every slow answer its head start to prettify the numbering of fast ones. The
+//! last part is never handed over before the answer ends, so ` n/n` is always right.
 
 use super::{Budget, ChunkLimits, ELLIPSIS, marker, marker_len, take, take_with};
 

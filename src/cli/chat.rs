@@ -260,8 +260,9 @@ async fn print_streamed(
         };
         let known = printed + bodies.len();
         for body in bodies {
-            let total = last.then_some(known);
-            let text = format!("{body}{}", numbering.marker(printed, total));
+            let marker = numbering.marker(printed, last.then_some(known));
+            let total = (!marker.ends_with('?')).then_some(known);
+            let text = format!("{body}{marker}");
             let offset = started.elapsed().max(paced(printed, gap));
             writeln!(
                 out,
@@ -294,5 +295,42 @@ mod tests {
 ";
         assert_eq!(render(&parts, Duration::from_millis(2500)), want);
         assert_eq!(render(&[], Duration::from_secs(2)), "");
+    }
+
+    /// A streamed reply is printed part by part as its parts arrive, numbered as an idle
+    /// radio would send them.
+    #[tokio::test(start_paused = true)]
+    async fn streamed_replies_print_as_they_complete() {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let send = |bodies: &[&str], last| StreamMsg::Parts {
+            bodies: bodies.iter().map(|b| b.to_string()).collect(),
+            last,
+        };
+        tx.send(send(&["LoRa is a radio."], false)).await.unwrap();
+        tx.send(send(&["It reaches far.", "Low power."], true))
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        let printed = print_streamed(rx, Duration::from_secs(2), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(printed, Some(3));
+        let want = "\
+[1/?   20 chars  20 B  +0.0 s] LoRa is a radio. 1/?
+[2/?   19 chars  19 B  +2.0 s] It reaches far. 2/?
+[3/3   14 chars  14 B  +4.0 s] Low power. 3/3
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // Taken back before anything was printed: nothing shows, the caller waits on.
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let (answer, taken) = tokio::sync::oneshot::channel();
+        tx.send(StreamMsg::Retract(answer)).await.unwrap();
+        let mut out = Vec::new();
+        let printed = print_streamed(rx, Duration::from_secs(2), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(printed, None);
+        assert_eq!(taken.await, Ok(true));
+        assert!(out.is_empty());
     }
 }
