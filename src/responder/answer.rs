@@ -26,7 +26,7 @@ use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
 use crate::llm::clean::StreamCleaner;
 use crate::llm::{ChatMessage, ChatStream, LlmError, Usage};
 use crate::node::NodeId;
-use crate::radio::{ReplyReport, ReplyRequest, ReplyStream};
+use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 
 /// The last part of a streamed reply that broke off after its first part went on air.
 pub const CUT_OFF: &str = "… (answer cut off: the AI stopped)";
@@ -119,6 +119,8 @@ enum Attempt {
         usage: Option<Usage>,
         cut_at_budget: bool,
     },
+    /// The outbox closed (shutting down): nothing more can be sent.
+    Closed { sending: Option<Sending> },
     /// The call failed; `sending` holds the parts handed over, if any. `opened`: the stream
     /// had started (the client already retried a failure to open one).
     Failed {
@@ -140,6 +142,13 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 usage,
                 cut_at_budget,
             } => break (sending, usage, cut_at_budget),
+            Attempt::Closed { sending } => {
+                debug!("the outbox closed while the answer streamed");
+                if let Some(sending) = sending {
+                    store(shared, q, sending.handed.join(" "), None).await;
+                }
+                return;
+            }
             Attempt::Failed {
                 error,
                 sending,
@@ -314,16 +323,12 @@ async fn stream_once(
         if sending.as_ref().is_some_and(|s| s.gave_up) {
             break;
         }
-        if !parts.parts.is_empty() {
-            if let Err(error) =
-                hand(shared, q, &mut sending, parts.parts, parts.last, started).await
-            {
-                return Attempt::Failed {
-                    error,
-                    sending,
-                    opened: true,
-                };
-            }
+        if !parts.parts.is_empty()
+            && hand(shared, q, &mut sending, parts.parts, parts.last, started)
+                .await
+                .is_err()
+        {
+            return Attempt::Closed { sending };
         }
         if parts.last || ended {
             break;
@@ -372,7 +377,7 @@ async fn hand(
     bodies: Vec<String>,
     last: bool,
     started: Instant,
-) -> Result<(), LlmError> {
+) -> Result<(), OutboxClosed> {
     if sending.is_none() {
         debug!(
             after_ms = started.elapsed().as_millis() as u64,
@@ -384,11 +389,7 @@ async fn hand(
             reply_to: Some(q.packet_id),
             parts: Vec::new(),
         };
-        let (stream, report) = shared
-            .sink
-            .open(head)
-            .await
-            .map_err(|e| LlmError::Setup(e.to_string()))?;
+        let (stream, report) = shared.sink.open(head).await?;
         *sending = Some(Sending {
             stream: Some(stream),
             report,
@@ -411,5 +412,5 @@ async fn hand(
     if queued.is_ok() {
         s.handed.extend(bodies);
     }
-    queued.map_err(|e| LlmError::Setup(e.to_string()))
+    queued
 }
