@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use harness::{Daemon, sim_config};
 use support::fake_llm::FakeLlm;
 use support::proxy::{Exchange, recording_proxy};
-use support::sim_node::{SentText, SimNode};
+use support::sim_node::SimNode;
 
 const NODE: u32 = 0xbe0c_0001;
 
@@ -76,17 +76,6 @@ fn timings(response: &str) -> Timings {
     }
 }
 
-/// Whether `texts` ends with a complete reply: an unmarked part, or the `n/n` part.
-fn complete(texts: &[SentText]) -> bool {
-    let Some(last) = texts.last() else {
-        return false;
-    };
-    match last.text.rsplit_once(' ').map(|(_, m)| m.split_once('/')) {
-        Some(Some((i, n))) if i.parse::<u32>().is_ok() && n.parse::<u32>().is_ok() => i == n,
-        _ => true,
-    }
-}
-
 fn is_summary(e: &Exchange) -> bool {
     e.request
         .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
@@ -107,7 +96,9 @@ async fn conversation(url: &str, compaction: bool, tag: &str) -> (Vec<Turn>, usi
     };
     // Temperature 0: the same prompt gets the same answer, so the two settings differ only
     // in what memory puts into the prompt.
-    let llm = "timeout_secs = 120\ntemperature = 0.0";
+    // Not streamed: this bench reads llama-server's `timings` from one JSON body per reply
+    // (streaming is measured by `benches/streaming.rs`).
+    let llm = "timeout_secs = 120\ntemperature = 0.0\nstream = false";
     let d = Daemon::start_with_llm_url(sim, placeholder, dir, memory, &proxy_url, llm).await;
     let mut turns = Vec::new();
     for (i, q) in QUESTIONS.iter().enumerate() {
@@ -117,18 +108,9 @@ async fn conversation(url: &str, compaction: bool, tag: &str) -> (Vec<Turn>, usi
             q.to_string()
         };
         let q = q.as_str();
-        let before = d.sim.texts().len();
         let asked = Instant::now();
-        d.sim.inject_dm(NODE, q, None);
-        let done = d
-            .sim
-            .wait_for(Duration::from_secs(300), |l| {
-                l.texts.len() > before && complete(&l.texts[before..])
-            })
-            .await;
-        assert!(done, "the reply to {q:?} did not complete");
+        let parts = d.ask(NODE, q, Duration::from_secs(300)).await.len();
         let wall = asked.elapsed();
-        let parts = d.sim.texts().len() - before;
         let exchange = seen
             .lock()
             .ok()

@@ -11,6 +11,10 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+mod stream;
+
+pub use stream::{Numbering, Parts, StreamChunker};
+
 /// The size rules of one radio reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkLimits {
@@ -78,17 +82,18 @@ pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
     layout.parts
 }
 
-/// A part without its `" i/n"` marker; a part without a marker is returned unchanged.
+/// A part without its `" i/n"` (or streamed `" i/?"`) marker; a part without a marker is
+/// returned unchanged.
 ///
-/// Meant for parts that [`chunk`] numbered: a single part ending in e.g. `" 1/2"` (a
-/// fraction in the text itself) would lose it.
+/// Meant for parts that [`chunk`] or [`Numbering`] numbered: a single part ending in e.g.
+/// `" 1/2"` (a fraction in the text itself) would lose it.
 pub fn strip_marker(part: &str) -> &str {
     let Some((body, marker)) = part.rsplit_once(' ') else {
         return part;
     };
     let numbered = marker.split_once('/').is_some_and(|(i, n)| {
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        digits(i) && digits(n)
+        digits(i) && (digits(n) || n == "?")
     });
     if numbered { body } else { part }
 }
@@ -277,11 +282,18 @@ struct Cut {
 /// enough (when `sentences`); the last word boundary; inside a word that is too long for
 /// any part. The returned part is never empty.
 fn take(rest: &str, budget: Budget, sentences: bool) -> Cut {
+    take_with(rest, budget, sentences, true).unwrap_or_else(|| first_char(rest))
+}
+
+/// [`take`] for a text that may go on (`complete == false`): `None` while text still to come
+/// could change the cut — all of `rest` still fits, or the choice depends on the length of a
+/// word not finished yet.
+fn take_with(rest: &str, budget: Budget, sentences: bool, complete: bool) -> Option<Cut> {
     if budget.fits(rest.chars().count(), rest.len()) {
-        return Cut {
+        return complete.then_some(Cut {
             end: rest.len(),
             next: rest.len(),
-        };
+        });
     }
     let mut word_cut = None;
     let mut sentence_cut = None;
@@ -302,20 +314,26 @@ fn take(rest: &str, budget: Budget, sentences: bool) -> Cut {
         end: at,
         next: at + 1,
     };
-    match (sentence_cut, word_cut) {
+    Some(match (sentence_cut, word_cut) {
         (Some(at), _) => at_word(at),
         (None, Some((at, chars))) => {
             // A short part followed by a word too long for any part: that word is split
             // anyway, so start it here rather than send a nearly empty part.
             let next = rest.get(at + 1..).unwrap_or("");
-            if budget.full_enough(chars, at) || fits_alone(next, budget) {
+            if budget.full_enough(chars, at) {
+                at_word(at)
+            } else if fits_alone(next, budget) {
+                if !complete && !next.contains(' ') {
+                    // The word may still grow past what a part holds.
+                    return None;
+                }
                 at_word(at)
             } else {
                 inside_word(rest, at + 1, budget).unwrap_or(at_word(at))
             }
         }
-        (None, None) => inside_word(rest, 0, budget).unwrap_or_else(|| first_char(rest)),
-    }
+        (None, None) => inside_word(rest, 0, budget)?,
+    })
 }
 
 /// One code point: the last resort when not even that fits (impossible with sane limits),

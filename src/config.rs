@@ -55,6 +55,9 @@ pub struct LlmConfig {
     pub concurrency: usize,
     /// llama.cpp server slots: pin each node's prompt to a slot, summaries to their own.
     pub slots: SlotsSetting,
+    /// Stream replies (server-sent events), so the first part goes on air while the model
+    /// still writes; `false` for a proxy that breaks streaming.
+    pub stream: bool,
 }
 
 /// `[llm] slots`: whether and how requests name a llama.cpp server slot.

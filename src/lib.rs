@@ -14,6 +14,8 @@ pub mod radio;
 pub mod responder;
 pub mod secret;
 pub mod systemd;
+#[cfg(test)]
+mod test_util;
 
 use std::time::Duration;
 
@@ -62,6 +64,7 @@ pub fn llm_settings(config: &Config) -> LlmSettings {
         timeout: config.llm.timeout,
         max_tokens: config.llm.max_tokens,
         temperature: config.llm.temperature,
+        stream: config.llm.stream,
     }
 }
 

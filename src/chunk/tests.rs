@@ -347,6 +347,8 @@ fn strip_marker_table() {
     let table = [
         ("hello 1/2", "hello"),
         ("a b 10/12", "a b"),
+        ("streamed 2/?", "streamed"),
+        ("hello ?/2", "hello ?/2"),
         ("hello", "hello"),
         ("hello /2", "hello /2"),
         ("hello 1/", "hello 1/"),

@@ -1,6 +1,7 @@
 //! `meshai chat`: the bot without a radio. Each input line is a DM from one node, answered by
 //! the same responder, memory, commands and chunker as the daemon; the reply packets are
-//! printed as they would go on air instead of being sent.
+//! printed as they would go on air instead of being sent (a streamed answer part by part, as
+//! each part completes).
 //!
 //! Differences from the daemon, on purpose: the link state is a fixed `Ready` "chat mode" node
 //! (so `!status` says the radio is ok), the per-node rate limit is lifted (a person testing
@@ -15,11 +16,12 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use tokio::sync::{mpsc, watch};
 
 use super::{format, open_store};
+use crate::chunk::Numbering;
 use crate::config::Config;
 use crate::llm::LlmClient;
 use crate::node::NodeId;
 use crate::radio::{
-    Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, TextMessage,
+    Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, StreamMsg, TextMessage,
 };
 use crate::responder::{ConsoleReply, Responder, Sink};
 
@@ -192,10 +194,21 @@ async fn answer(
         if !mine {
             writeln!(out, "(late reply to an earlier line)")?;
         }
-        out.write_all(render(&reply.request.parts, gap).as_bytes())?;
-        out.flush()?;
+        let printed = match reply.parts {
+            Some(parts) => print_streamed(parts, gap, out).await?,
+            None => {
+                out.write_all(render(&reply.request.parts, gap).as_bytes())?;
+                out.flush()?;
+                Some(reply.request.parts.len())
+            }
+        };
+        let Some(printed) = printed else {
+            // Taken back before anything showed (the answer is retried): keep waiting.
+            let _ = reply.report.send(ReplyReport { parts: Vec::new() });
+            continue;
+        };
         let report = ReplyReport {
-            parts: vec![PartOutcome::Delivered; reply.request.parts.len()],
+            parts: vec![PartOutcome::Delivered; printed],
         };
         // The responder only logs the report; if it stopped meanwhile nobody needs it.
         let _ = reply.report.send(report);
@@ -211,11 +224,59 @@ pub fn render(parts: &[String], gap: Duration) -> String {
     parts
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let offset = gap.saturating_mul(u32::try_from(i).unwrap_or(u32::MAX));
-            format::packet_line(i, n, p, offset) + "\n"
-        })
+        .map(|(i, p)| format::packet_line(i, Some(n), p, paced(i, gap)))
+        .map(|line| line + "\n")
         .collect()
+}
+
+/// When the radio sends part `i` at the earliest: `gap` after the one before.
+fn paced(i: usize, gap: Duration) -> Duration {
+    gap.saturating_mul(u32::try_from(i).unwrap_or(u32::MAX))
+}
+
+/// Prints a streamed reply's parts as they come, numbered as the radio would number them if
+/// it sent each part at once. Returns how many were printed, `None` if the reply was taken
+/// back before any was.
+async fn print_streamed(
+    mut parts: tokio::sync::mpsc::Receiver<StreamMsg>,
+    gap: Duration,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<Option<usize>> {
+    let started = tokio::time::Instant::now();
+    let mut numbering = Numbering::default();
+    let mut printed = 0;
+    while let Some(msg) = parts.recv().await {
+        let (bodies, last) = match msg {
+            StreamMsg::Parts { bodies, last } => (bodies, last),
+            StreamMsg::Retract(answer) => {
+                let nothing = printed == 0;
+                // Nobody waiting for the answer means nobody needs it.
+                let _ = answer.send(nothing);
+                if nothing {
+                    return Ok(None);
+                }
+                continue;
+            }
+        };
+        let known = printed + bodies.len();
+        for body in bodies {
+            let marker = numbering.marker(printed, last.then_some(known));
+            let total = (!marker.ends_with('?')).then_some(known);
+            let text = format!("{body}{marker}");
+            let offset = started.elapsed().max(paced(printed, gap));
+            writeln!(
+                out,
+                "{}",
+                format::packet_line(printed, total, &text, offset)
+            )?;
+            out.flush()?;
+            printed += 1;
+        }
+        if last {
+            break;
+        }
+    }
+    Ok(Some(printed))
 }
 
 #[cfg(test)]
@@ -234,5 +295,42 @@ mod tests {
 ";
         assert_eq!(render(&parts, Duration::from_millis(2500)), want);
         assert_eq!(render(&[], Duration::from_secs(2)), "");
+    }
+
+    /// A streamed reply is printed part by part as its parts arrive, numbered as an idle
+    /// radio would send them.
+    #[tokio::test(start_paused = true)]
+    async fn streamed_replies_print_as_they_complete() {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let send = |bodies: &[&str], last| StreamMsg::Parts {
+            bodies: bodies.iter().map(|b| b.to_string()).collect(),
+            last,
+        };
+        tx.send(send(&["LoRa is a radio."], false)).await.unwrap();
+        tx.send(send(&["It reaches far.", "Low power."], true))
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        let printed = print_streamed(rx, Duration::from_secs(2), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(printed, Some(3));
+        let want = "\
+[1/?   20 chars  20 B  +0.0 s] LoRa is a radio. 1/?
+[2/?   19 chars  19 B  +2.0 s] It reaches far. 2/?
+[3/3   14 chars  14 B  +4.0 s] Low power. 3/3
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // Taken back before anything was printed: nothing shows, the caller waits on.
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let (answer, taken) = tokio::sync::oneshot::channel();
+        tx.send(StreamMsg::Retract(answer)).await.unwrap();
+        let mut out = Vec::new();
+        let printed = print_streamed(rx, Duration::from_secs(2), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(printed, None);
+        assert_eq!(taken.await, Ok(true));
+        assert!(out.is_empty());
     }
 }

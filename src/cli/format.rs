@@ -78,13 +78,14 @@ pub fn ago(now: i64, at: i64) -> String {
     }
 }
 
-/// One packet as `meshai chat` shows it: part number, size in characters and bytes, and when
-/// the radio would send it relative to the first part.
-pub fn packet_line(index: usize, total: usize, text: &str, offset: Duration) -> String {
+/// One packet as `meshai chat` shows it: part number (of `total`, `?` while a streamed
+/// answer is not complete), size in characters and bytes, and when the radio would send it
+/// relative to the first part.
+pub fn packet_line(index: usize, total: Option<usize>, text: &str, offset: Duration) -> String {
     format!(
         "[{}/{} {:>4} chars {:>3} B  +{:.1} s] {}",
         index + 1,
-        total,
+        total.map_or("?".to_string(), |n| n.to_string()),
         text.chars().count(),
         text.len(),
         offset.as_secs_f64(),
@@ -213,7 +214,7 @@ mod tests {
     fn packet_lines_show_size_and_pacing() {
         let check = |i, n, text: &str, ms: u64, want: &str| {
             assert_eq!(
-                packet_line(i, n, text, Duration::from_millis(ms)),
+                packet_line(i, Some(n), text, Duration::from_millis(ms)),
                 want,
                 "{text:?}"
             );

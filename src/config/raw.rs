@@ -84,6 +84,8 @@ struct RawLlm {
     concurrency: usize,
     #[serde(default = "d_slots")]
     slots: RawSlots,
+    #[serde(default = "d_stream")]
+    stream: bool,
 }
 
 /// `[llm] slots`: "auto", "off" or a number.
@@ -106,6 +108,7 @@ impl Default for RawLlm {
             system_prompt: d_system_prompt(),
             concurrency: d_concurrency(),
             slots: d_slots(),
+            stream: d_stream(),
         }
     }
 }
@@ -272,6 +275,9 @@ fn d_concurrency() -> usize {
 }
 fn d_slots() -> RawSlots {
     RawSlots::Word("auto".into())
+}
+fn d_stream() -> bool {
+    true
 }
 fn d_facts_max() -> usize {
     12
@@ -609,6 +615,7 @@ pub(super) fn validate(
             system_prompt: l.system_prompt.trim().to_string(),
             concurrency,
             slots,
+            stream: l.stream,
         },
         database: raw.storage.database,
         retention: Retention::days(retain_days),

@@ -56,17 +56,30 @@ fn strip_markdown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
     for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-        } else if in_fence {
-            out.push_str(line);
-        } else if !is_rule(trimmed) {
-            out.push_str(&strip_inline(strip_block_prefix(trimmed)));
-        }
+        out.push_str(&clean_line(line, &mut in_fence));
         out.push('\n');
     }
     out
+}
+
+/// One whole line of markdown as plain text (empty for a fence or a rule); a fence line
+/// toggles `in_fence`, inside which lines are kept verbatim.
+fn clean_line(line: &str, in_fence: &mut bool) -> String {
+    let trimmed = line.trim_start();
+    if is_fence(trimmed) {
+        *in_fence = !*in_fence;
+        String::new()
+    } else if *in_fence {
+        line.to_owned()
+    } else if is_rule(trimmed) {
+        String::new()
+    } else {
+        strip_inline(strip_block_prefix(trimmed))
+    }
+}
+
+fn is_fence(trimmed: &str) -> bool {
+    trimmed.starts_with("```") || trimmed.starts_with("~~~")
 }
 
 /// A thematic break such as `---`, `***` or `_ _ _`.
@@ -106,17 +119,27 @@ type Marked = (char, bool);
 
 /// Strips inline code ticks, links and emphasis from one line.
 fn strip_inline(line: &str) -> String {
-    let mut chars = code_spans(line);
-    chars = links(&chars);
-    protect_urls(&mut chars);
-    for marker in EMPHASIS {
-        chars = emphasis(&chars, marker);
-    }
-    chars.into_iter().map(|(c, _)| c).collect()
+    strip_inline_open(line).0
 }
 
-/// Replaces `` `code` `` (any run length) by its protected content; lone backticks stay.
-fn code_spans(line: &str) -> Vec<Marked> {
+/// [`strip_inline`], and whether the line leaves something open that text after it could
+/// still close: a code span, a link's `[` without its `]`, an emphasis opener. A piece of a
+/// line that ends before whitespace and leaves nothing open cleans the same alone as at the
+/// start of the whole line (what [`StreamCleaner`] relies on).
+fn strip_inline_open(line: &str) -> (String, bool) {
+    let mut open = false;
+    let mut chars = code_spans(line, &mut open);
+    chars = links(&chars, &mut open);
+    protect_urls(&mut chars);
+    for marker in EMPHASIS {
+        chars = emphasis(&chars, marker, &mut open);
+    }
+    (chars.into_iter().map(|(c, _)| c).collect(), open)
+}
+
+/// Replaces `` `code` `` (any run length) by its protected content; lone backticks stay
+/// (and set `open`).
+fn code_spans(line: &str, open: &mut bool) -> Vec<Marked> {
     let src: Vec<char> = line.chars().collect();
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
@@ -137,6 +160,7 @@ fn code_spans(line: &str) -> Vec<Marked> {
                 i = end + run;
             }
             None => {
+                *open = true;
                 out.extend(std::iter::repeat_n(('`', false), run));
                 i = start;
             }
@@ -152,8 +176,8 @@ fn backticks_at(src: &[char], i: usize) -> usize {
 }
 
 /// Rewrites `[text](url)` (and images `![alt](url)`) as `text (url)`, or just `url` when the
-/// text is the URL itself.
-fn links(src: &[Marked]) -> Vec<Marked> {
+/// text is the URL itself. A `[` with no `]` after it sets `open`.
+fn links(src: &[Marked], open: &mut bool) -> Vec<Marked> {
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
     while let Some(&(c, protected)) = src.get(i) {
@@ -176,6 +200,10 @@ fn links(src: &[Marked]) -> Vec<Marked> {
             }
             i = end;
         } else {
+            let rest = src.get(i + 1..).unwrap_or_default();
+            if c == '[' && !protected && !rest.iter().any(|&(c, _)| c == ']') {
+                *open = true;
+            }
             out.push((c, protected));
             i += 1;
         }
@@ -233,21 +261,25 @@ fn protect_urls(chars: &mut [Marked]) {
     }
 }
 
-/// Removes matched emphasis markers; unmatched or ambiguous ones stay as text.
-fn emphasis(src: &[Marked], marker: &[char]) -> Vec<Marked> {
+/// Removes matched emphasis markers; unmatched or ambiguous ones stay as text (an opener
+/// without a closer sets `open`).
+fn emphasis(src: &[Marked], marker: &[char], open: &mut bool) -> Vec<Marked> {
     let len = marker.len();
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
     while let Some(&c) = src.get(i) {
         if opens(src, i, marker) {
             let first = i + len + 1;
-            if let Some(close) = (first..src.len()).find(|&j| closes(src, j, marker)) {
-                let content = src.get(i + len..close).unwrap_or_default();
-                if content.iter().any(|&(c, p)| p || c.is_alphanumeric()) {
-                    out.extend_from_slice(content);
-                    i = close + len;
-                    continue;
+            match (first..src.len()).find(|&j| closes(src, j, marker)) {
+                Some(close) => {
+                    let content = src.get(i + len..close).unwrap_or_default();
+                    if content.iter().any(|&(c, p)| p || c.is_alphanumeric()) {
+                        out.extend_from_slice(content);
+                        i = close + len;
+                        continue;
+                    }
                 }
+                None => *open = true,
             }
         }
         out.push(c);
@@ -283,6 +315,10 @@ fn closes(src: &[Marked], j: usize, marker: &[char]) -> bool {
         .is_none_or(|&(c, _)| !c.is_alphanumeric());
     marker_at(src, j, marker) && before_ok && after_ok
 }
+
+mod stream;
+
+pub use stream::{Cleaned, StreamCleaner};
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! [`LlmClient`]: one `POST {base_url}/chat/completions` per attempt, bounded retries, and
-//! a hard budget for the whole call.
+//! a hard budget for the whole call; [`ChatStream`]: the same call with `stream: true`, read
+//! one server-sent event at a time.
 
 use std::error::Error as _;
 use std::sync::Arc;
@@ -9,8 +10,9 @@ use reqwest::{StatusCode, Url};
 use tokio::time::{Instant, sleep, timeout_at};
 
 use super::clean::clean_reply;
+use super::sse::SseParser;
 use super::wire::{self, Answer};
-use super::{ChatMessage, Completion, LlmError, LlmSettings, retry};
+use super::{ChatMessage, Completion, LlmError, LlmSettings, Usage, retry};
 
 /// Largest response body read; a chat reply for a radio is a few hundred bytes.
 const MAX_BODY: usize = 1 << 20;
@@ -94,29 +96,11 @@ impl LlmClient {
             stream: false,
             id_slot: slot,
             cache_prompt: slot.map(|_| true),
+            stream_options: None,
         };
-        let mut attempt = 1;
-        let answer = loop {
-            let result = timeout_at(deadline, self.attempt(&request))
-                .await
-                .unwrap_or(Err(LlmError::Timeout));
-            let error = match result {
-                Ok(answer) => break answer,
-                Err(error) => error,
-            };
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            match retry::delay(attempt, &error, remaining, &self.backoff) {
-                Some(wait) => {
-                    tracing::warn!(attempt, %error, ?wait, "llm call failed, retrying");
-                    sleep(wait).await;
-                    attempt += 1;
-                }
-                None => {
-                    tracing::warn!(attempt, %error, "llm call failed");
-                    return Err(error);
-                }
-            }
-        };
+        let (answer, attempt) = self
+            .with_retries(deadline, || self.attempt(&request))
+            .await?;
         let latency = started.elapsed();
         let text = clean_reply(&answer.content);
         tracing::debug!(
@@ -167,8 +151,95 @@ impl LlmClient {
             .unwrap_or(Err(LlmError::Timeout))
     }
 
-    /// One HTTP exchange, without timeout (the caller has it) and without retries.
-    async fn attempt(&self, request: &wire::Request<'_>) -> Result<Answer, LlmError> {
+    /// The budget for one whole call, retries included.
+    pub fn timeout(&self) -> Duration {
+        self.settings.timeout
+    }
+
+    /// Whether the client was built to stream answers (`[llm] stream`).
+    pub fn streams(&self) -> bool {
+        self.settings.stream
+    }
+
+    /// Opens a streamed answer: `stream: true` with `stream_options.include_usage`.
+    ///
+    /// Connection errors, 408, 429 and 5xx before the response starts are retried as in
+    /// [`LlmClient::complete`]; `deadline` bounds the whole answer, the stream included (see
+    /// [`ChatStream::next`]). A failure once the stream runs is the caller's to retry, with
+    /// [`LlmClient::retry_delay`], as long as nothing of the answer went on air.
+    ///
+    /// `slot`: the llama.cpp server slot, as for [`LlmClient::complete_in`].
+    pub async fn stream(
+        &self,
+        slot: Option<u32>,
+        messages: &[ChatMessage],
+        max_tokens: u32,
+        deadline: Instant,
+    ) -> Result<ChatStream, LlmError> {
+        let request = wire::Request {
+            model: &self.settings.model,
+            messages,
+            max_tokens,
+            temperature: self.settings.temperature,
+            stream: true,
+            id_slot: slot,
+            cache_prompt: slot.map(|_| true),
+            stream_options: Some(wire::StreamOptions {
+                include_usage: true,
+            }),
+        };
+        let (response, _) = self.with_retries(deadline, || self.open(&request)).await?;
+        Ok(ChatStream::new(response, deadline))
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or `deadline` passes; returns the
+    /// result and the number of attempts made.
+    async fn with_retries<T, F, Fut>(
+        &self,
+        deadline: Instant,
+        attempt: F,
+    ) -> Result<(T, u32), LlmError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, LlmError>>,
+    {
+        let mut n = 1;
+        loop {
+            let result = timeout_at(deadline, attempt())
+                .await
+                .unwrap_or(Err(LlmError::Timeout));
+            let error = match result {
+                Ok(value) => return Ok((value, n)),
+                Err(error) => error,
+            };
+            match self.retry_delay(n, &error, deadline) {
+                Some(wait) => {
+                    tracing::warn!(attempt = n, %error, ?wait, "llm call failed, retrying");
+                    sleep(wait).await;
+                    n += 1;
+                }
+                None => {
+                    tracing::warn!(attempt = n, %error, "llm call failed");
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    /// How long to wait before attempt `attempt + 1` after `error`, if another attempt is
+    /// worth it and fits before `deadline` (the policy of [`LlmClient::complete`]).
+    pub fn retry_delay(
+        &self,
+        attempt: u32,
+        error: &LlmError,
+        deadline: Instant,
+    ) -> Option<Duration> {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        retry::delay(attempt, error, remaining, &self.backoff)
+    }
+
+    /// Sends the request and returns a 2xx response with its body still unread.
+    async fn open(&self, request: &wire::Request<'_>) -> Result<reqwest::Response, LlmError> {
         let mut builder = self.http.post(self.endpoint.clone()).json(request);
         if let Some(key) = &self.settings.api_key {
             // reqwest marks this header sensitive, so it is never printed either.
@@ -179,23 +250,189 @@ impl LlmClient {
             .await
             .map_err(|e| LlmError::Connect(error_chain(e)))?;
         let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
         let retry_after = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(retry::parse_retry_after);
         let body = read_body(&mut response, status).await?;
-        if !status.is_success() {
-            return Err(LlmError::Status {
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body)
-                    .chars()
-                    .take(STATUS_BODY_CHARS)
-                    .collect(),
-                retry_after,
-            });
-        }
+        Err(LlmError::Status {
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&body)
+                .chars()
+                .take(STATUS_BODY_CHARS)
+                .collect(),
+            retry_after,
+        })
+    }
+
+    /// One HTTP exchange, without timeout (the caller has it) and without retries.
+    async fn attempt(&self, request: &wire::Request<'_>) -> Result<Answer, LlmError> {
+        let mut response = self.open(request).await?;
+        let body = read_body(&mut response, StatusCode::OK).await?;
         wire::parse(&body)
+    }
+}
+
+/// A streamed answer being read. Dropping it closes the connection, which is how the server
+/// learns to stop generating (llama.cpp, Ollama and OpenAI all stop on a closed stream).
+#[derive(Debug)]
+pub struct ChatStream {
+    response: reqwest::Response,
+    deadline: Instant,
+    /// The server answered `application/json` (a proxy that ignores `stream`): the whole
+    /// body is read as one completion and handed out as one piece.
+    plain: bool,
+    parser: SseParser,
+    /// Events read but not handed out yet.
+    pending: std::collections::VecDeque<wire::Delta>,
+    /// A malformed or error event, reported after the good events read before it.
+    failed: Option<LlmError>,
+    /// Bytes of the body read so far, bounded by [`MAX_BODY`].
+    read: usize,
+    finished: bool,
+    /// `[DONE]` came, or the body of a plain answer was read.
+    done: bool,
+    /// The model said why it stopped; a stream that ends after this is complete.
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl ChatStream {
+    fn new(response: reqwest::Response, deadline: Instant) -> ChatStream {
+        let plain = !response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().contains("text/event-stream"));
+        if plain {
+            tracing::debug!("the llm server answered a streaming request with plain json");
+        }
+        ChatStream {
+            response,
+            deadline,
+            plain,
+            parser: SseParser::default(),
+            pending: Default::default(),
+            failed: None,
+            read: 0,
+            finished: false,
+            done: false,
+            finish_reason: None,
+            usage: None,
+        }
+    }
+
+    /// The next piece of the raw (uncleaned) answer, `Ok(None)` once the answer is complete.
+    ///
+    /// Fails with [`LlmError::Timeout`] at the deadline, [`LlmError::Connect`] when the
+    /// connection breaks or ends before the model finished, [`LlmError::BadResponse`] on
+    /// a malformed event or an error event.
+    pub async fn next(&mut self) -> Result<Option<String>, LlmError> {
+        loop {
+            if let Some(delta) = self.pending.pop_front() {
+                if delta.finish_reason.is_some() {
+                    self.finish_reason = delta.finish_reason;
+                }
+                if delta.usage.is_some() {
+                    self.usage = delta.usage;
+                }
+                if !delta.content.is_empty() {
+                    return Ok(Some(delta.content));
+                }
+                continue;
+            }
+            if let Some(error) = self.failed.take() {
+                self.finished = true;
+                return Err(error);
+            }
+            if self.finished {
+                return if self.done || self.finish_reason.is_some() {
+                    Ok(None)
+                } else {
+                    Err(LlmError::Connect("the answer stream ended early".into()))
+                };
+            }
+            timeout_at(self.deadline, self.read_more())
+                .await
+                .unwrap_or(Err(LlmError::Timeout))?;
+        }
+    }
+
+    /// Token counts, once the server sent them (usually with the last event).
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
+    /// Why the model stopped (`stop`, `length`), once it said so.
+    pub fn finish_reason(&self) -> Option<&str> {
+        self.finish_reason.as_deref()
+    }
+
+    /// Reads the next chunk of the body into `pending`.
+    async fn read_more(&mut self) -> Result<(), LlmError> {
+        if self.plain {
+            let body = read_body(&mut self.response, StatusCode::OK).await?;
+            let answer = wire::parse(&body)?;
+            self.pending.push_back(wire::Delta {
+                content: answer.content,
+                finish_reason: None,
+                usage: answer.usage,
+            });
+            self.finished = true;
+            self.done = true;
+            return Ok(());
+        }
+        let chunk = self
+            .response
+            .chunk()
+            .await
+            .map_err(|e| LlmError::Connect(error_chain(e)))?;
+        let events = match chunk {
+            Some(bytes) => {
+                self.read += bytes.len();
+                if self.read > MAX_BODY {
+                    return Err(LlmError::BadResponse(format!(
+                        "answer stream over {MAX_BODY} bytes"
+                    )));
+                }
+                self.parser
+                    .feed(&bytes)
+                    .map_err(|e| LlmError::BadResponse(e.to_string()))?
+            }
+            None => {
+                self.finished = true;
+                self.parser.finish().into_iter().collect()
+            }
+        };
+        for event in events {
+            if self.done {
+                // Nothing counts after `[DONE]`.
+                break;
+            }
+            if event.data.trim() == "[DONE]" {
+                self.done = true;
+                self.finished = true;
+                break;
+            }
+            let delta = if event.name.as_deref() == Some("error") {
+                let text: String = event.data.chars().take(STATUS_BODY_CHARS).collect();
+                Err(LlmError::BadResponse(format!("error in stream: {text}")))
+            } else {
+                wire::parse_chunk(&event.data)
+            };
+            match delta {
+                Ok(delta) => self.pending.push_back(delta),
+                Err(error) => {
+                    self.failed = Some(error);
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

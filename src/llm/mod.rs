@@ -4,8 +4,10 @@
 //! - `client`: [`LlmClient`], the only code that talks HTTP to the model server; owns the
 //!   call budget and the retries.
 //! - `retry`: sans-IO retry policy (which failures to retry, how long to wait).
-//! - `wire`: the JSON request and response shapes of `/chat/completions`.
-//! - `clean`: turns the raw answer into plain one-line text.
+//! - `wire`: the JSON request and response shapes of `/chat/completions`, streamed or not.
+//! - `sse`: sans-IO server-sent events (bytes → events) for streamed answers.
+//! - `clean`: turns the raw answer into plain one-line text, whole ([`clean::clean_reply`])
+//!   or piece by piece as it streams in ([`clean::StreamCleaner`]).
 //! - `models`: what a server has installed (`meshai init`), and which model to pick.
 //!
 //! The message types below are shared with the prompt builder.
@@ -14,6 +16,7 @@ pub mod clean;
 mod client;
 pub mod models;
 mod retry;
+mod sse;
 mod wire;
 
 use std::time::Duration;
@@ -22,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::secret::Secret;
 
-pub use client::LlmClient;
+pub use client::{ChatStream, LlmClient};
 
 /// Who says a chat message, as the OpenAI chat API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +66,9 @@ pub struct LlmSettings {
     /// Default answer length for callers that have no better idea.
     pub max_tokens: u32,
     pub temperature: f32,
+    /// Replies are streamed (`stream: true`) so their first part can go on air while the
+    /// model still writes; off for a proxy that breaks server-sent events.
+    pub stream: bool,
 }
 
 /// A model answer, cleaned for the radio.

@@ -1,12 +1,14 @@
-//! The JSON shapes of `POST /chat/completions`, and reading an answer out of a response body.
+//! The JSON shapes of `POST /chat/completions`, and reading an answer out of a response body
+//! or out of one event of a streamed response.
 
 use serde::{Deserialize, Serialize};
 
 use super::{ChatMessage, LlmError, Usage};
 
-/// The request body; `stream` is always false: the reply is short and sent in one go.
-/// `id_slot` and `cache_prompt` are llama.cpp's server extensions, sent only when the operator
-/// configured slots or the server was detected as llama.cpp (OpenAI rejects unknown fields).
+/// The request body. Optional fields are left out when `None`, so a server that does not
+/// know them never sees them; a new per-request field is one more `Option` here. `id_slot` and
+/// `cache_prompt` are llama.cpp's server extensions, sent only when the operator configured
+/// slots or the server was detected as llama.cpp (OpenAI rejects unknown fields).
 #[derive(Debug, Serialize)]
 pub(super) struct Request<'a> {
     pub model: &'a str,
@@ -18,6 +20,8 @@ pub(super) struct Request<'a> {
     pub id_slot: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_prompt: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
 }
 
 /// The part of llama.cpp's `GET /props` that says how many slots the server has.
@@ -32,6 +36,14 @@ pub(super) fn parse_props(body: &[u8]) -> Option<u32> {
         .ok()
         .map(|p| p.total_slots)
         .filter(|n| *n > 0)
+}
+
+/// `stream_options`: asks for a last event with the token counts (OpenAI, llama.cpp, vLLM and
+/// LiteLLM honour it; Ollama's OpenAI endpoint honours it in recent versions and ignores
+/// unknown fields in older ones).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(super) struct StreamOptions {
+    pub include_usage: bool,
 }
 
 /// What a successful response carries: the raw (uncleaned) content and the token counts.
@@ -68,6 +80,65 @@ struct WireUsage {
     completion_tokens: Option<u64>,
 }
 
+impl WireUsage {
+    fn usage(self) -> Option<Usage> {
+        Some(Usage {
+            prompt_tokens: self.prompt_tokens?,
+            completion_tokens: self.completion_tokens?,
+        })
+    }
+}
+
+/// What one event of a streamed response carries.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct Delta {
+    /// `choices[0].delta.content`; reasoning fields (`reasoning_content`, `reasoning`) are
+    /// not read: a server that parses reasoning out keeps it away from the radio.
+    pub content: String,
+    /// `choices[0].finish_reason` once the model stopped (`stop`, `length`, …).
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<ChunkChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    /// Some servers report a failure in the middle of a stream as an event with `error`.
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct ChunkChoice {
+    #[serde(default)]
+    delta: Option<Message>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+/// Reads one `data:` payload of a streamed response (not `[DONE]`).
+pub(super) fn parse_chunk(data: &str) -> Result<Delta, LlmError> {
+    let chunk: Chunk = serde_json::from_str(data)
+        .map_err(|e| LlmError::BadResponse(format!("not a chat completion chunk: {e}")))?;
+    if let Some(error) = chunk.error {
+        let text: String = error.to_string().chars().take(200).collect();
+        return Err(LlmError::BadResponse(format!("error in stream: {text}")));
+    }
+    let choice = chunk.choices.into_iter().next();
+    let (content, finish_reason) = match choice {
+        Some(c) => (c.delta.and_then(|d| d.content), c.finish_reason),
+        None => (None, None),
+    };
+    Ok(Delta {
+        content: content.unwrap_or_default(),
+        finish_reason,
+        usage: chunk.usage.and_then(WireUsage::usage),
+    })
+}
+
 /// Reads `choices[0].message.content` and `usage` from a 2xx response body.
 pub(super) fn parse(body: &[u8]) -> Result<Answer, LlmError> {
     let response: Response = serde_json::from_slice(body)
@@ -80,12 +151,7 @@ pub(super) fn parse(body: &[u8]) -> Result<Answer, LlmError> {
         .message
         .and_then(|m| m.content)
         .ok_or_else(|| LlmError::BadResponse("no message content".into()))?;
-    let usage = response.usage.and_then(|u| {
-        Some(Usage {
-            prompt_tokens: u.prompt_tokens?,
-            completion_tokens: u.completion_tokens?,
-        })
-    });
+    let usage = response.usage.and_then(WireUsage::usage);
     Ok(Answer { content, usage })
 }
 
@@ -169,6 +235,7 @@ mod tests {
             stream: false,
             id_slot: None,
             cache_prompt: None,
+            stream_options: None,
         };
         let json = serde_json::to_value(&request).unwrap();
         assert_eq!(
@@ -184,5 +251,75 @@ mod tests {
                 "stream": false,
             })
         );
+        let streamed = Request {
+            stream: true,
+            stream_options: Some(StreamOptions {
+                include_usage: true,
+            }),
+            ..request
+        };
+        let json = serde_json::to_value(&streamed).unwrap();
+        assert_eq!(json["stream"], true);
+        assert_eq!(
+            json["stream_options"],
+            serde_json::json!({"include_usage": true})
+        );
+    }
+
+    #[test]
+    fn stream_chunks() {
+        let delta = |content: &str, finish: Option<&str>, usage: Option<(u64, u64)>| Delta {
+            content: content.to_owned(),
+            finish_reason: finish.map(str::to_owned),
+            usage: usage.map(|(p, c)| Usage {
+                prompt_tokens: p,
+                completion_tokens: c,
+            }),
+        };
+        let table: [(&str, Result<Delta, &str>); 9] = [
+            // llama.cpp and OpenAI: the role first, then content, then the finish reason.
+            (
+                r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}"#,
+                Ok(delta("", None, None)),
+            ),
+            (
+                r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}"#,
+                Ok(delta("Hi", None, None)),
+            ),
+            (
+                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
+                Ok(delta("", Some("length"), None)),
+            ),
+            // include_usage: a last event with no choices.
+            (
+                r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}"#,
+                Ok(delta("", None, Some((9, 4)))),
+            ),
+            // llama.cpp puts usage and timings on the finishing event.
+            (
+                r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2},"timings":{}}"#,
+                Ok(delta("", Some("stop"), Some((1, 2)))),
+            ),
+            // Reasoning parsed out by the server never counts as content.
+            (
+                r#"{"choices":[{"delta":{"reasoning_content":"hmm"}}]}"#,
+                Ok(delta("", None, None)),
+            ),
+            (
+                r#"{"error":{"message":"slot unavailable","code":503}}"#,
+                Err("error in stream"),
+            ),
+            ("[DONE", Err("not a chat completion chunk")),
+            (r#"{"choices":"x"}"#, Err("not a chat completion chunk")),
+        ];
+        for (data, want) in table {
+            match (parse_chunk(data), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{data}"),
+                (Err(LlmError::BadResponse(got)), Err(want)) => {
+                    assert!(got.starts_with(want), "{data}: {got}")
+                }
+                (got, want) => panic!("{data}: {got:?}, want {want:?}"),
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 use crate::node::NodeId;
 
 pub use link::Radio;
-pub use outbox::{OutboxClosed, OutboxHandle};
+pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
 
 /// How to reach the node.
 #[derive(Debug, Clone, PartialEq, Eq)]

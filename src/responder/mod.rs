@@ -5,6 +5,7 @@
 //! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
 //! summaries. Summaries run in the background after the reply is queued.
 
+mod answer;
 pub mod commands;
 pub mod gate;
 pub mod ratelimit;

@@ -2,12 +2,14 @@
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::radio::{OutboxClosed, OutboxHandle, ReplyReport, ReplyRequest};
+use crate::radio::{OutboxClosed, OutboxHandle, ReplyReport, ReplyRequest, ReplyStream, StreamMsg};
 
 /// A reply handed to the console instead of the radio; whoever prints it reports back.
 #[derive(Debug)]
 pub struct ConsoleReply {
     pub request: ReplyRequest,
+    /// For a streamed reply: its parts as they complete (`request.parts` is empty).
+    pub parts: Option<mpsc::Receiver<StreamMsg>>,
     pub report: oneshot::Sender<ReplyReport>,
 }
 
@@ -28,10 +30,40 @@ impl Sink {
             Sink::Radio(outbox) => outbox.send(request).await,
             Sink::Console(tx) => {
                 let (report, rx) = oneshot::channel();
-                tx.send(ConsoleReply { request, report })
-                    .await
-                    .map_err(|_| OutboxClosed)?;
+                tx.send(ConsoleReply {
+                    request,
+                    parts: None,
+                    report,
+                })
+                .await
+                .map_err(|_| OutboxClosed)?;
                 Ok(rx)
+            }
+        }
+    }
+
+    /// Queues a streamed reply to `head.to`; its parts follow through the [`ReplyStream`].
+    pub async fn open(
+        &self,
+        head: ReplyRequest,
+    ) -> Result<(ReplyStream, oneshot::Receiver<ReplyReport>), OutboxClosed> {
+        match self {
+            Sink::Radio(outbox) => outbox.open(head).await,
+            Sink::Console(tx) => {
+                let (report, rx) = oneshot::channel();
+                let (stream, parts) = ReplyStream::channel();
+                let request = ReplyRequest {
+                    parts: Vec::new(),
+                    ..head
+                };
+                tx.send(ConsoleReply {
+                    request,
+                    parts: Some(parts),
+                    report,
+                })
+                .await
+                .map_err(|_| OutboxClosed)?;
+                Ok((stream, rx))
             }
         }
     }

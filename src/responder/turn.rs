@@ -5,17 +5,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, OwnedMutexGuard, mpsc};
+use tokio::sync::{Mutex, OwnedMutexGuard, mpsc, oneshot};
 use tracing::{Instrument, debug, info, warn};
 
+use super::answer;
 use super::commands::{self, Command, Parsed};
 use super::{Destination, Job, Shared, store_unanswered, unix_now};
-use crate::chunk::{ChunkLimits, chunk, strip_marker};
+use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
 use crate::memory::store::{Context, StoreError, SummaryJob, SummarySave};
 use crate::memory::{facts, prompt, summary};
 use crate::node::NodeId;
-use crate::radio::{LinkState, PartOutcome, ReplyRequest, TextMessage};
+use crate::radio::{LinkState, PartOutcome, ReplyReport, ReplyRequest, TextMessage};
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
@@ -215,52 +216,21 @@ async fn llm_turn(
         Ok(mut map) => map.for_node(node),
         Err(poisoned) => poisoned.into_inner().for_node(node),
     });
-    let result = shared.llm.complete_in(slot, &messages, s.max_tokens).await;
-    drop(permit);
-    let c = &shared.counters;
-    match result {
-        Ok(done) => {
-            c.llm_calls.fetch_add(1, Ordering::Relaxed);
-            c.llm_ms_total
-                .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-            let parts = chunk(&done.text, &s.chunk);
-            if parts.is_empty() {
-                c.llm_failures.fetch_add(1, Ordering::Relaxed);
-                warn!("the LLM answer was empty after clean-up");
-                notice(shared, dest, msg.packet_id, &failure_text(&LlmError::Empty)).await;
-                return;
-            }
-            let said = parts
-                .iter()
-                .map(|p| strip_marker(p))
-                .collect::<Vec<_>>()
-                .join(" ");
-            if let Err(e) = shared
-                .store
-                .append_reply(node, user_id, said, unix_now(), done.usage)
-                .await
-            {
-                warn!(error = %e, "could not store the reply");
-            }
-            info!(
-                parts = parts.len(),
-                prompt_chars = chars,
-                latency_ms = done.latency.as_millis() as u64,
-                "answer ready"
-            );
-            c.replies.fetch_add(1, Ordering::Relaxed);
-            queue(shared, dest, Some(msg.packet_id), parts).await;
-        }
-        Err(e) => {
-            c.llm_failures.fetch_add(1, Ordering::Relaxed);
-            warn!(error = %e, "the LLM call failed");
-            notice(shared, dest, msg.packet_id, &failure_text(&e)).await;
-        }
-    }
+    let question = answer::Question {
+        node,
+        user_id,
+        packet_id: msg.packet_id,
+        dest,
+        messages: &messages,
+        prompt_chars: chars,
+        slot,
+    };
+    // The LLM slot taken above is held for the whole answer, streamed or not.
+    answer::answer(shared, question, permit).await;
 }
 
 /// The one short packet a user gets when the LLM fails: never the raw error.
-fn failure_text(e: &LlmError) -> String {
+pub(super) fn failure_text(e: &LlmError) -> String {
     match e {
         LlmError::Timeout => "Sorry, the AI took too long to answer. Please try again later.",
         LlmError::Connect(_) | LlmError::Status { .. } | LlmError::Setup(_) => {
@@ -374,7 +344,7 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
 }
 
 /// Sends a notice: always exactly one packet.
-async fn notice(shared: &Arc<Shared>, dest: Destination, reply_to: u32, text: &str) {
+pub(super) async fn notice(shared: &Arc<Shared>, dest: Destination, reply_to: u32, text: &str) {
     shared.counters.notices.fetch_add(1, Ordering::Relaxed);
     let one = ChunkLimits {
         max_chunks: 1,
@@ -395,7 +365,12 @@ async fn send(
 }
 
 /// Hands the parts to the sink and logs the outcome when it comes back.
-async fn queue(shared: &Arc<Shared>, dest: Destination, reply_to: Option<u32>, parts: Vec<String>) {
+pub(super) async fn queue(
+    shared: &Arc<Shared>,
+    dest: Destination,
+    reply_to: Option<u32>,
+    parts: Vec<String>,
+) {
     if parts.is_empty() {
         return;
     }
@@ -407,36 +382,39 @@ async fn queue(shared: &Arc<Shared>, dest: Destination, reply_to: Option<u32>, p
         parts,
     };
     match shared.sink.send(req).await {
-        Ok(report) => {
-            shared.tracker.spawn(
-                async move {
-                    let Ok(report) = report.await else { return };
-                    let count = |o: PartOutcome| report.parts.iter().filter(|p| **p == o).count();
-                    let delivered = count(PartOutcome::Delivered);
-                    let relayed = count(PartOutcome::Relayed);
-                    let unconfirmed = count(PartOutcome::Unconfirmed);
-                    match report.parts.iter().find_map(|p| match p {
-                        PartOutcome::Failed(r) => Some(r.clone()),
-                        _ => None,
-                    }) {
-                        None => info!(parts = n, delivered, relayed, unconfirmed, "reply sent"),
-                        Some(reason) => {
-                            warn!(
-                                parts = n,
-                                delivered,
-                                relayed,
-                                unconfirmed,
-                                ?reason,
-                                "reply not fully sent"
-                            )
-                        }
-                    }
-                }
-                .in_current_span(),
-            );
-        }
+        Ok(report) => watch_report(shared, n, report),
         Err(e) => warn!(error = %e, "reply dropped"),
     }
+}
+
+/// Logs the outcome of a reply of `n` parts when its report comes back.
+pub(super) fn watch_report(shared: &Arc<Shared>, n: usize, report: oneshot::Receiver<ReplyReport>) {
+    shared.tracker.spawn(
+        async move {
+            let Ok(report) = report.await else { return };
+            let count = |o: PartOutcome| report.parts.iter().filter(|p| **p == o).count();
+            let delivered = count(PartOutcome::Delivered);
+            let relayed = count(PartOutcome::Relayed);
+            let unconfirmed = count(PartOutcome::Unconfirmed);
+            match report.parts.iter().find_map(|p| match p {
+                PartOutcome::Failed(r) => Some(r.clone()),
+                _ => None,
+            }) {
+                None => info!(parts = n, delivered, relayed, unconfirmed, "reply sent"),
+                Some(reason) => {
+                    warn!(
+                        parts = n,
+                        delivered,
+                        relayed,
+                        unconfirmed,
+                        ?reason,
+                        "reply not fully sent"
+                    )
+                }
+            }
+        }
+        .in_current_span(),
+    );
 }
 
 /// Loads the node's memory for answering message `user_id`.

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
-use crate::support::sim_node::{SimConfig, SimNode};
+use crate::support::sim_node::{SentText, SimConfig, SimNode};
 
 /// The pace used in real-time daemon tests: short, so a 4-part reply takes well under a second,
 /// and the simulated firmware enforces a slightly shorter gap (scheduling jitter on a loaded
@@ -95,6 +95,19 @@ pub fn parse_config(text: &str) -> Config {
     config
 }
 
+/// Whether a packet ends its reply: it has no marker, or the ` n/n` one (not ` i/?`).
+pub fn is_last_part(text: &str) -> bool {
+    match text.rsplit_once(' ').and_then(|(_, m)| m.split_once('/')) {
+        Some((i, n)) if !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()) => i == n,
+        _ => true,
+    }
+}
+
+/// Whether `texts` ends with a complete reply.
+pub fn ends_reply(texts: &[SentText]) -> bool {
+    texts.last().is_some_and(|t| is_last_part(&t.text))
+}
+
 /// Is this request a summary update (rather than a reply)?
 pub fn is_summary(req: &FakeRequest) -> bool {
     req.messages.first().is_some_and(|m| {
@@ -146,10 +159,20 @@ impl Daemon {
         llm_url: &str,
         llm_lines: &str,
     ) -> Daemon {
-        init_logging();
         let db = dir.path().join("meshai.db");
         let text = config_text_with(&sim, llm_url, &db, extra, llm_lines);
-        let config = parse_config(&text);
+        Daemon::start_with_text(sim, llm, dir, &text).await
+    }
+
+    /// Starts the daemon with this whole config text (see [`config_text_with`]).
+    pub async fn start_with_text(
+        sim: Arc<SimNode>,
+        llm: FakeLlm,
+        dir: TempDir,
+        text: &str,
+    ) -> Daemon {
+        init_logging();
+        let config = parse_config(text);
         let handshakes = sim.handshakes();
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(meshai::run(config, shutdown.clone()));
@@ -184,6 +207,26 @@ impl Daemon {
         self.sim.inject_dm(from, text, None);
         let texts = self.sim.wait_texts(before + n, SOON).await;
         texts[before..].iter().map(|t| t.text.clone()).collect()
+    }
+
+    /// Injects a DM and waits up to `wait` for a complete reply after it (its last part is
+    /// unnumbered or ` n/n`); returns the reply's texts. Panics when none completes.
+    pub async fn ask(&self, from: u32, text: &str, wait: Duration) -> Vec<SentText> {
+        let before = self.sim.texts().len();
+        self.sim.inject_dm(from, text, None);
+        let done = self
+            .sim
+            .wait_for(wait, |l| {
+                l.texts.len() > before && ends_reply(&l.texts[before..])
+            })
+            .await;
+        let texts = self.sim.texts();
+        assert!(
+            done,
+            "no complete reply to {text:?}: {:?}",
+            &texts[before..]
+        );
+        texts[before..].to_vec()
     }
 
     /// Replaces the fake LLM's behaviour for reply requests; summaries keep `summarizer`.

@@ -10,5 +10,6 @@ mod radio;
 mod real_llm;
 mod sim_selftest;
 mod soak;
+mod streaming;
 mod support;
 mod systemd;

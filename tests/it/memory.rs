@@ -143,8 +143,10 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
         "{last:#?}"
     );
     let (started, saved, yielded, failed) = summary_counts(&d).await;
-    assert_eq!((yielded, failed), (0, 0));
-    assert_eq!(started, saved);
+    // The next DM follows each answer at once, so a summary may yield once to it.
+    assert_eq!(failed, 0);
+    assert!(yielded <= saved, "{yielded} yielded, {saved} saved");
+    assert_eq!(started, saved + yielded);
     // The last fold may have been saved after the last reply.
     assert!(
         saved == folds || saved == folds + 1,

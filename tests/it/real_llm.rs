@@ -1,7 +1,8 @@
 //! The real-model tier: the whole daemon against a real llama.cpp server (SmolLM2-135M, started
 //! by `scripts/local-llm.sh`, which exports `MESHAI_REAL_LLM_URL`). Asserts shapes, never wording:
-//! packet limits and markers, a summary stored after enough turns and present in the next
-//! prompt, and `!summary` showing it. Without the variable the test prints a SKIPPED line.
+//! packet limits and markers (replies are streamed: ` i/n`, or ` i/?` with ` n/n` last), a
+//! summary stored after enough turns and present in the next prompt, and `!summary` showing
+//! it. Without the variable the test prints a SKIPPED line.
 //!
 //! A recording proxy sits between the daemon and the server so the test sees each prompt.
 
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use crate::harness::{Daemon, sim_config};
+use crate::harness::{Daemon, ends_reply, sim_config};
 use crate::support::fake_llm::FakeLlm;
 use crate::support::proxy::recording_proxy;
 use crate::support::sim_node::SimNode;
@@ -68,23 +69,33 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         }
         let before = d.sim.texts().len();
         d.sim.inject_dm(0xea3_0001, q, None);
-        let texts = d.sim.wait_texts(before + 1, Duration::from_secs(180)).await;
-        // Let the remaining parts of this answer arrive.
-        tokio::time::sleep(Duration::from_secs(3)).await;
+        // Wait for the whole answer: its last part is unnumbered or ` n/n`.
+        let done = d
+            .sim
+            .wait_for(Duration::from_secs(180), |l| {
+                l.texts.len() > before && ends_reply(&l.texts)
+            })
+            .await;
         let parts: Vec<String> = d.sim.texts()[before..]
             .iter()
             .map(|t| t.text.clone())
             .collect();
-        assert!(
-            !texts.is_empty() && !parts.is_empty() && parts.len() <= 4,
-            "{parts:?}"
-        );
+        assert!(done && !parts.is_empty() && parts.len() <= 4, "{parts:?}");
         let n = parts.len();
+        let open = parts.first().is_some_and(|p| p.ends_with(" 1/?"));
         for (i, p) in parts.iter().enumerate() {
             assert!(p.chars().count() <= 150, "{p:?}");
             assert!(p.len() <= 200, "{p:?}");
             if n > 1 {
-                assert!(p.ends_with(&format!(" {}/{n}", i + 1)), "marker on {p:?}");
+                let total = if open && i + 1 < n {
+                    "?".to_string()
+                } else {
+                    n.to_string()
+                };
+                assert!(
+                    p.ends_with(&format!(" {}/{total}", i + 1)),
+                    "marker on {p:?}"
+                );
             }
         }
     }

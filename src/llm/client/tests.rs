@@ -19,6 +19,8 @@ enum Reply {
     RetryAfter(u16, u64),
     /// Read the request, then never answer.
     Hang,
+    /// 200 `text/event-stream` with this body, then the connection closes.
+    Sse(String),
 }
 
 fn ok(content: &str) -> Reply {
@@ -56,6 +58,14 @@ impl Server {
                 let request = read_request(&mut stream).await;
                 log.lock().unwrap().push(request);
                 let (status, extra, body) = match reply {
+                    Reply::Sse(body) => {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                                    connection: close\r\n\r\n";
+                        stream.write_all(head.as_bytes()).await.unwrap();
+                        stream.write_all(body.as_bytes()).await.unwrap();
+                        stream.shutdown().await.unwrap();
+                        continue;
+                    }
                     Reply::Respond(status, body) => (status, String::new(), body),
                     Reply::RetryAfter(status, secs) => {
                         (status, format!("retry-after: {secs}\r\n"), "busy".into())
@@ -116,6 +126,7 @@ fn settings(base_url: &str) -> LlmSettings {
         timeout: Duration::from_secs(5),
         max_tokens: 100,
         temperature: 0.7,
+        stream: true,
     }
 }
 
@@ -351,4 +362,113 @@ fn client_setup() {
         let error = LlmClient::new(settings(bad)).unwrap_err();
         assert!(matches!(error, LlmError::Setup(_)), "{bad}: {error:?}");
     }
+}
+
+/// An SSE body with one event per piece of content, then `tail`.
+fn sse(pieces: &[&str], tail: &str) -> String {
+    let mut body = String::new();
+    for p in pieces {
+        let event = serde_json::json!({"choices": [{"index": 0, "delta": {"content": p}}]});
+        body.push_str(&format!("data: {event}\n\n"));
+    }
+    body + tail
+}
+
+const DONE: &str = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+                    data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":3}}\n\n\
+                    data: [DONE]\n\n";
+
+/// Reads a whole stream: the pieces, or the error that ended it.
+async fn read_stream(server: &Server) -> (Vec<String>, Result<Option<Usage>, LlmError>) {
+    let c = client(settings(&server.base_url));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut stream = match c.stream(None, &question(), 42, deadline).await {
+        Ok(stream) => stream,
+        Err(e) => return (Vec::new(), Err(e)),
+    };
+    let mut pieces = Vec::new();
+    loop {
+        match stream.next().await {
+            Ok(Some(p)) => pieces.push(p),
+            Ok(None) => return (pieces, Ok(stream.usage())),
+            Err(e) => return (pieces, Err(e)),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_stream_is_read_piece_by_piece() {
+    let server = Server::start(vec![Reply::Sse(sse(&["Hel", "lo", " there"], DONE))]).await;
+    let (pieces, end) = read_stream(&server).await;
+    assert_eq!(pieces, ["Hel", "lo", " there"]);
+    let usage = Usage {
+        prompt_tokens: 9,
+        completion_tokens: 3,
+    };
+    assert_eq!(end, Ok(Some(usage)));
+    let seen = server.seen.lock().unwrap();
+    assert_eq!(seen[0].body["stream"], true);
+    assert_eq!(seen[0].body["stream_options"]["include_usage"], true);
+    assert_eq!(seen[0].body["max_tokens"], 42);
+}
+
+#[tokio::test]
+async fn a_stream_ends_well_only_with_done_or_a_finish_reason() {
+    let finish = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\n";
+    let table: [(String, Result<(), &str>); 5] = [
+        (sse(&["a"], finish), Ok(())),
+        (sse(&["a"], "data: [DONE]\n\n"), Ok(())),
+        // Broken off: no finish reason, no [DONE].
+        (sse(&["a", "b"], ""), Err("connect")),
+        (sse(&["a"], "data: {not json}\n\n"), Err("bad")),
+        (
+            sse(&["a"], "event: error\ndata: {\"message\":\"boom\"}\n\n"),
+            Err("bad"),
+        ),
+    ];
+    for (body, want) in table {
+        let server = Server::start(vec![Reply::Sse(body.clone())]).await;
+        let (pieces, end) = read_stream(&server).await;
+        assert_eq!(pieces.first().map(String::as_str), Some("a"), "{body}");
+        match (end, want) {
+            (Ok(_), Ok(())) => {}
+            (Err(LlmError::Connect(_)), Err("connect")) => {}
+            (Err(LlmError::BadResponse(_)), Err("bad")) => {}
+            (got, want) => panic!("{body}: {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_plain_json_answer_to_a_stream_request_is_one_piece() {
+    let server = Server::start(vec![ok("<think>x</think>Whole answer")]).await;
+    let (pieces, end) = read_stream(&server).await;
+    assert_eq!(pieces, ["<think>x</think>Whole answer"]);
+    assert!(matches!(end, Ok(Some(_))));
+}
+
+#[tokio::test]
+async fn a_stream_is_retried_only_before_it_opens() {
+    let server = Server::start(vec![
+        Reply::Respond(503, "busy".into()),
+        Reply::Sse(sse(&["ok"], DONE)),
+    ])
+    .await;
+    let (pieces, end) = read_stream(&server).await;
+    assert_eq!(pieces, ["ok"]);
+    assert!(end.is_ok());
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_stream_times_out_at_the_deadline() {
+    let server = Server::start(vec![Reply::Hang]).await;
+    let c = client(settings(&server.base_url));
+    let started = Instant::now();
+    let error = c
+        .stream(None, &question(), 42, started + Duration::from_secs(3))
+        .await
+        .unwrap_err();
+    assert_eq!(error, LlmError::Timeout);
+    assert!(started.elapsed() >= Duration::from_secs(3));
 }

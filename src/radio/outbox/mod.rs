@@ -2,6 +2,7 @@
 //!
 //! - `core`: the sans-IO state machine (pacing, ACK/NAK handling, retries, pauses).
 //! - `ids`: fresh, never-reused packet ids.
+//! - `stream`: [`ReplyStream`], the producer's handle on a reply whose parts come over time.
 //! - `task`: the async loop that moves requests, link events and link state into the core,
 //!   hands its writes to the link and its reports to whoever queued the reply.
 //!
@@ -10,6 +11,7 @@
 
 mod core;
 mod ids;
+mod stream;
 mod task;
 
 use std::time::Duration;
@@ -18,16 +20,26 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tracing::warn;
 
-pub use self::core::{Action, OutboxCore, nak_reason};
+pub use self::core::{Action, OutboxCore, ReplyId, nak_reason};
 pub use self::ids::{IdSource, PacketIds};
+pub use self::stream::{ReplyStream, StreamMsg};
 
 use super::{LinkEvent, LinkState, Outgoing, RadioConfig, ReplyReport, ReplyRequest};
 
 /// How many replies may wait in the request channel before `send` waits for room.
 const REQUEST_QUEUE: usize = 64;
 
-/// A queued reply and where its report goes.
-type Request = (ReplyRequest, oneshot::Sender<ReplyReport>);
+/// Where a reply's report goes.
+type Reporter = oneshot::Sender<ReplyReport>;
+
+/// What a handle asks of the task.
+#[derive(Debug)]
+enum Request {
+    /// A reply whose parts are all known.
+    Reply(ReplyRequest, Reporter),
+    /// A streamed reply: its parts come through the receiver.
+    Open(ReplyRequest, Reporter, mpsc::Receiver<StreamMsg>),
+}
 
 /// Handle for queueing replies. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -48,10 +60,30 @@ impl OutboxHandle {
     ) -> Result<oneshot::Receiver<ReplyReport>, OutboxClosed> {
         let (report_tx, report_rx) = oneshot::channel();
         self.requests
-            .send((req, report_tx))
+            .send(Request::Reply(req, report_tx))
             .await
             .map_err(|_| OutboxClosed)?;
         Ok(report_rx)
+    }
+
+    /// Queues a streamed reply (`head.parts` is ignored): its parts come through the
+    /// returned [`ReplyStream`]; the receiver gets the outcome of every part once the reply
+    /// is closed and done.
+    pub async fn open(
+        &self,
+        head: ReplyRequest,
+    ) -> Result<(ReplyStream, oneshot::Receiver<ReplyReport>), OutboxClosed> {
+        let (report_tx, report_rx) = oneshot::channel();
+        let (stream, parts) = ReplyStream::channel();
+        let head = ReplyRequest {
+            parts: Vec::new(),
+            ..head
+        };
+        self.requests
+            .send(Request::Open(head, report_tx, parts))
+            .await
+            .map_err(|_| OutboxClosed)?;
+        Ok((stream, report_rx))
     }
 }
 

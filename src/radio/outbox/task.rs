@@ -1,19 +1,21 @@
-//! The outbox task: moves requests, link events and link state into the core, sleeps until
-//! the core's next deadline, and performs the core's actions. No sending decisions here.
+//! The outbox task: moves requests, streamed parts, link events and link state into the core,
+//! sleeps until the core's next deadline, and performs the core's actions. No sending
+//! decisions here.
 
 use std::time::Duration;
 
+use futures_util::stream::{self, BoxStream, SelectAll, StreamExt};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, warn};
 
-use super::Request;
-use super::core::{Action, OutboxCore};
-use crate::radio::{LinkEvent, LinkState, Outgoing, ReplyReport};
+use super::core::{Action, OutboxCore, ReplyId};
+use super::{Reporter, Request, StreamMsg};
+use crate::radio::{LinkEvent, LinkState, Outgoing};
 
-/// Who gets a reply's report: the sender half of the oneshot `send` returned.
-type Reporter = oneshot::Sender<ReplyReport>;
+/// The parts of every open streamed reply, merged; `None` once a producer is gone.
+type Parts = SelectAll<BoxStream<'static, (ReplyId, Option<StreamMsg>)>>;
 
 /// Caps the drain time so that `Instant` arithmetic cannot overflow.
 const MAX_DRAIN: Duration = Duration::from_secs(24 * 3600);
@@ -41,6 +43,7 @@ pub(super) async fn run(ch: Channels) {
     core.on_link(&state.borrow_and_update(), Instant::now().into_std());
     let (mut state_open, mut events_open, mut requests_open, mut drain_open) =
         (true, true, true, true);
+    let mut parts = Parts::new();
     // Set once draining: the task ends at this instant at the latest.
     let mut drain_until: Option<Instant> = None;
 
@@ -64,7 +67,7 @@ pub(super) async fn run(ch: Channels) {
                 if let Ok(d) = d {
                     debug!(drain = ?d, "outbox draining");
                     drain_until = Some(Instant::now() + d.min(MAX_DRAIN));
-                    take_remaining(&mut requests, &mut core);
+                    take_remaining(&mut requests, &mut core, &mut parts);
                     requests_open = false;
                 }
             }
@@ -80,25 +83,50 @@ pub(super) async fn run(ch: Channels) {
                 }
             },
             req = requests.recv(), if requests_open => match req {
-                Some((req, reporter)) => core.enqueue(req, reporter),
+                Some(req) => take(req, &mut core, &mut parts),
                 None => requests_open = false,
+            },
+            Some((id, msg)) = parts.next(), if !parts.is_empty() => match msg {
+                Some(StreamMsg::Parts { bodies, last }) => core.push(id, bodies, last),
+                Some(StreamMsg::Retract(answer)) => {
+                    // A producer that stopped waiting needs no answer.
+                    let _ = answer.send(core.retract(id));
+                }
+                None => core.close(id),
             },
             () = sleep_until_some(deadline) => {}
             () = sleep_until_some(drain_until) => break,
         }
     }
 
-    take_remaining(&mut requests, &mut core);
+    take_remaining(&mut requests, &mut core, &mut parts);
     perform(core.shutdown(), &writes);
     debug!("outbox stopped");
 }
 
 /// Closes the request channel and queues what it still holds: `send` accepted those replies,
 /// so they get a report too.
-fn take_remaining(requests: &mut mpsc::Receiver<Request>, core: &mut OutboxCore<Reporter>) {
+fn take_remaining(
+    requests: &mut mpsc::Receiver<Request>,
+    core: &mut OutboxCore<Reporter>,
+    parts: &mut Parts,
+) {
     requests.close();
-    while let Ok((req, reporter)) = requests.try_recv() {
-        core.enqueue(req, reporter);
+    while let Ok(req) = requests.try_recv() {
+        take(req, core, parts);
+    }
+}
+
+/// Queues a request; a streamed one's parts join the merged stream.
+fn take(req: Request, core: &mut OutboxCore<Reporter>, parts: &mut Parts) {
+    match req {
+        Request::Reply(req, reporter) => core.enqueue(req, reporter),
+        Request::Open(head, reporter, mut rx) => {
+            let id = core.open(head, reporter);
+            let messages = stream::poll_fn(move |cx| rx.poll_recv(cx)).map(move |m| (id, Some(m)));
+            let end = stream::once(std::future::ready((id, None)));
+            parts.push(messages.chain(end).boxed());
+        }
     }
 }
 

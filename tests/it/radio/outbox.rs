@@ -249,3 +249,75 @@ async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_chan
         assert_eq!(NodeId(t.to), dm.from);
     }
 }
+
+/// A streamed reply whose parts come while the model writes (every 7 s here, slower than the
+/// 5 s ACKs): each part waits for its ACK and the 2 s gap; another node's reply goes out while
+/// the stream waits; the numbering is ` i/?` then ` n/n`.
+#[tokio::test(start_paused = true)]
+async fn a_streamed_reply_keeps_the_gap_and_the_ack_waits_and_lets_others_in() {
+    let rig = Rig::start(SimConfig {
+        ack_delay: Duration::from_secs(5),
+        ..sim_config()
+    })
+    .await;
+    let outbox = rig.radio.outbox();
+    let head = reply(ALICE, &[]);
+    let (stream, alice) = outbox.open(head).await.expect("the outbox takes replies");
+    stream.parts(vec!["a1".into()]).await.expect("queued");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Part 1 went at once; Bob's reply queues behind Alice's open one.
+    let bob = rig.send(reply(BOB, &["b1"])).await;
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    stream.parts(vec!["a2".into()]).await.expect("queued");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stream
+        .finish(vec!["a3".into(), "a4".into()])
+        .await
+        .expect("queued");
+    assert_eq!(report(bob).await.parts, [PartOutcome::Delivered]);
+    assert_eq!(report(alice).await.parts, vec![PartOutcome::Delivered; 4]);
+
+    let texts = rig.sim.texts();
+    assert_eq!(
+        sent(&texts),
+        [
+            (ALICE, "a1 1/?".to_string()),
+            (BOB, "b1".to_string()),
+            (ALICE, "a2 2/?".to_string()),
+            (ALICE, "a3 3/?".to_string()),
+            (ALICE, "a4 4/4".to_string()),
+        ]
+    );
+    // b1 went after a1's ACK (5 s), a2 after b1's; a3 and a4 each after the ACK before.
+    let gaps = gaps(&texts);
+    for gap in &gaps {
+        assert!(*gap >= Duration::from_secs(5), "texts {gap:?} apart");
+    }
+    assert_eq!(rig.sim.rate_limit_refusals(), 0);
+    assert_eq!(rig.sim.log().duplicate_drops, 0);
+}
+
+/// A streamed reply taken back before its first part went: nothing goes on air.
+#[tokio::test(start_paused = true)]
+async fn a_streamed_reply_taken_back_in_time_sends_nothing() {
+    let rig = Rig::start(SimConfig {
+        ack_delay: Duration::from_secs(5),
+        ..sim_config()
+    })
+    .await;
+    let first = rig.send(reply(BOB, &["b1"])).await;
+    let (stream, alice) = rig
+        .radio
+        .outbox()
+        .open(reply(ALICE, &[]))
+        .await
+        .expect("the outbox takes replies");
+    stream.parts(vec!["a1".into()]).await.expect("queued");
+    // b1 waits 5 s for its ACK: a1 has not gone yet.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(stream.retract().await);
+    assert_eq!(report(alice).await.parts, []);
+    assert_eq!(report(first).await.parts, [PartOutcome::Delivered]);
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert_eq!(sent(&rig.sim.texts()), [(BOB, "b1".to_string())]);
+}

@@ -1,9 +1,11 @@
 //! `FakeLlm`: a minimal OpenAI-compatible HTTP/1.1 server on 127.0.0.1 port 0, written by hand
 //! over a tokio `TcpListener`, for tests and benchmarks.
 //!
-//! It answers `POST …/chat/completions` with whatever the behaviour closure decides, lists its
-//! models (one by default) like Ollama on `GET /api/tags` and like the OpenAI API on
-//! `GET …/models`, and records every request. It depends only on tokio,
+//! It answers `POST …/chat/completions` with whatever the behaviour closure decides (a JSON
+//! completion, whatever the request's `stream` says, or a server-sent-event stream that can
+//! stall or break off), lists its models (one by default) like Ollama on `GET /api/tags` and
+//! like the OpenAI API on `GET …/models`, answers `GET /props` like llama.cpp when told to, and
+//! records every request and what each stream sent before it ended. It depends only on tokio,
 //! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
 //! that is also why it stays one file, a little over the usual length.
 #![allow(dead_code)]
@@ -103,6 +105,58 @@ pub enum FakeResponse {
     Slow(Duration, String),
     /// Never answers; the connection stays open until the client gives up.
     Hang,
+    /// 200 `text/event-stream`: one `delta.content` event per token, `every` apart, then the
+    /// finish reason, a usage event and `data: [DONE]`.
+    Stream(FakeStream),
+}
+
+/// A streamed answer and how it misbehaves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FakeStream {
+    pub tokens: Vec<String>,
+    pub every: Duration,
+    pub end: StreamEnd,
+}
+
+/// How a [`FakeStream`] ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StreamEnd {
+    /// `finish_reason: "stop"`, usage, `[DONE]`.
+    Done,
+    /// After this many tokens, keeps the connection open and sends nothing more.
+    StallAfter(usize),
+    /// After this many tokens, closes the connection (no finish reason, no `[DONE]`).
+    BreakAfter(usize),
+    /// After this many tokens, sends a malformed event.
+    GarbageAfter(usize),
+}
+
+impl FakeStream {
+    /// `text` split into words (each with its following space), one every `every`.
+    pub fn words(text: &str, every: Duration) -> FakeStream {
+        FakeStream {
+            tokens: text.split_inclusive(' ').map(str::to_string).collect(),
+            every,
+            end: StreamEnd::Done,
+        }
+    }
+
+    pub fn ending(self, end: StreamEnd) -> FakeStream {
+        FakeStream { end, ..self }
+    }
+}
+
+/// What one stream sent, and whether the client hung up before it was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamLog {
+    /// Tokens written to the connection.
+    pub sent: usize,
+    pub total: usize,
+    /// A write failed: the client closed the connection (dropped the stream).
+    pub client_closed: bool,
+    /// When the first and the last token were written.
+    pub first_at: Option<tokio::time::Instant>,
+    pub last_at: Option<tokio::time::Instant>,
 }
 
 /// The behaviour closure: decides the answer to each chat completion request.
@@ -125,6 +179,7 @@ struct Shared {
     /// The models listed, with their size in bytes.
     models: Mutex<Vec<(String, u64)>>,
     requests: Mutex<Vec<FakeRequest>>,
+    streams: Mutex<Vec<StreamLog>>,
     /// Bumped after each recorded request, so waiters need no polling.
     changed: watch::Sender<u64>,
     /// Notified when the `FakeLlm` is dropped: ends the listener and every connection.
@@ -171,6 +226,7 @@ impl FakeLlm {
             props_slots: Mutex::new(None),
             models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
+            streams: Mutex::new(Vec::new()),
             changed: watch::Sender::new(0),
             stop: Notify::new(),
             stopped: std::sync::atomic::AtomicBool::new(false),
@@ -221,6 +277,15 @@ impl FakeLlm {
             .filter(|r| r.is_chat())
             .cloned()
             .collect()
+    }
+
+    /// What each stream sent so far, in the order the streams started.
+    pub fn streams(&self) -> Vec<StreamLog> {
+        self.shared
+            .streams
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Every request so far, whatever the route.
@@ -346,6 +411,10 @@ async fn serve(shared: &Shared, mut stream: TcpStream) {
                 // Hold the connection open, reading (and discarding) until the client leaves.
                 let mut sink = [0u8; 1024];
                 while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                return;
+            }
+            Answer::Events(plan) => {
+                send_events(shared, &mut stream, &req, plan).await;
                 return;
             }
         };
@@ -482,6 +551,95 @@ enum Answer {
     Now(u16, String),
     After(Duration, u16, String),
     Never,
+    Events(FakeStream),
+}
+
+/// Writes a server-sent-event answer (the connection closes after it).
+async fn send_events(shared: &Shared, stream: &mut TcpStream, req: &FakeRequest, plan: FakeStream) {
+    let index = {
+        let mut logs = shared.streams.lock().unwrap_or_else(|e| e.into_inner());
+        logs.push(StreamLog {
+            sent: 0,
+            total: plan.tokens.len(),
+            client_closed: false,
+            first_at: None,
+            last_at: None,
+        });
+        logs.len() - 1
+    };
+    let log = |f: &dyn Fn(&mut StreamLog)| {
+        let mut logs = shared.streams.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = logs.get_mut(index) {
+            f(l);
+        }
+    };
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+                connection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    let model = req.model.as_deref().unwrap_or(MODEL);
+    let chunk = |delta: Value, finish: Value| {
+        let event = json!({
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        });
+        format!("data: {event}\n\n")
+    };
+    let first = chunk(json!({"role": "assistant", "content": null}), Value::Null);
+    if stream.write_all(first.as_bytes()).await.is_err() {
+        return;
+    }
+    let stop_at = match plan.end {
+        StreamEnd::Done => usize::MAX,
+        StreamEnd::StallAfter(n) | StreamEnd::BreakAfter(n) | StreamEnd::GarbageAfter(n) => n,
+    };
+    for (i, token) in plan.tokens.iter().enumerate() {
+        if i >= stop_at {
+            break;
+        }
+        tokio::time::sleep(plan.every).await;
+        let event = chunk(json!({"content": token}), Value::Null);
+        if stream.write_all(event.as_bytes()).await.is_err() || stream.flush().await.is_err() {
+            log(&|l| l.client_closed = true);
+            return;
+        }
+        let now = tokio::time::Instant::now();
+        log(&|l| {
+            l.sent += 1;
+            l.first_at.get_or_insert(now);
+            l.last_at = Some(now);
+        });
+    }
+    match plan.end {
+        StreamEnd::Done => {
+            let text: String = plan.tokens.concat();
+            let (p, c) = estimate_usage(req, &text);
+            let usage = json!({
+                "choices": [],
+                "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+            });
+            let tail = format!(
+                "{}data: {usage}\n\ndata: [DONE]\n\n",
+                chunk(json!({}), json!("stop"))
+            );
+            let _ = stream.write_all(tail.as_bytes()).await;
+        }
+        StreamEnd::StallAfter(_) => {
+            let mut sink = [0u8; 1024];
+            while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+            log(&|l| l.client_closed = true);
+        }
+        StreamEnd::BreakAfter(_) => {}
+        StreamEnd::GarbageAfter(_) => {
+            let _ = stream.write_all(b"data: {\"choices\": nope\n\n").await;
+            let mut sink = [0u8; 1024];
+            while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+        }
+    }
+    let _ = stream.shutdown().await;
 }
 
 fn route(shared: &Shared, req: &FakeRequest) -> Answer {
@@ -557,6 +715,7 @@ fn route(shared: &Shared, req: &FakeRequest) -> Answer {
             Answer::After(d, 200, completion(req, &text, p, c))
         }
         FakeResponse::Hang => Answer::Never,
+        FakeResponse::Stream(plan) => Answer::Events(plan),
     }
 }
 

@@ -12,7 +12,8 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct Exchange {
     /// The request body (the chat-completions JSON).
     pub request: String,
-    /// The response body; empty until the response is through.
+    /// The response body (for a streamed answer, the events as sent, chunked framing
+    /// included); empty until the response is through.
     pub response: String,
 }
 
@@ -106,19 +107,34 @@ async fn forward(
     let mut up = TcpStream::connect(host).await?;
     up.write_all(head.as_bytes()).await?;
     up.write_all(&body).await?;
+    // The response is passed on as it arrives (a streamed answer must not be held back) and
+    // kept whole for the log.
     let mut response = Vec::new();
+    let mut buf = [0u8; 8192];
     let mut probe = [0u8; 1];
-    tokio::select! {
-        read = up.read_to_end(&mut response) => read.map(drop)?,
-        // The client hung up (the daemon cancelled the call, e.g. a summary that yields to a
-        // reply): hang up upstream too, as a direct connection would, so the server stops.
-        _ = client.read(&mut probe) => return Ok(()),
+    loop {
+        tokio::select! {
+            read = up.read(&mut buf) => {
+                let n = read?;
+                if n == 0 {
+                    break;
+                }
+                response.extend_from_slice(&buf[..n]);
+                if client.write_all(&buf[..n]).await.is_err() {
+                    break;
+                }
+            }
+            // The client hung up (the daemon cancelled the call, e.g. a summary that yields
+            // to a reply, or a streamed reply whose budget is full): hang up upstream too, as
+            // a direct connection would, so the server stops.
+            _ = client.read(&mut probe) => break,
+        }
     }
-    client.write_all(&response).await?;
     if let (Some(i), Some(at)) = (index, response.windows(4).position(|w| w == b"\r\n\r\n")) {
         if let Some(e) = log.lock().ok().as_mut().and_then(|l| l.get_mut(i)) {
             e.response = String::from_utf8_lossy(&response[at + 4..]).to_string();
         }
     }
-    client.shutdown().await
+    let _ = client.shutdown().await;
+    Ok(())
 }

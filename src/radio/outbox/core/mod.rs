@@ -2,7 +2,14 @@
 //!
 //! One queue for the whole radio. Replies go out in FIFO order, one part at a time, and at
 //! most one part is ever in flight: the next part waits for the previous part's ACK/NAK or
-//! its ACK timeout, and any two texts are at least `send_gap` apart. The core does no I/O and
+//! its ACK timeout, and any two texts are at least `send_gap` apart.
+//!
+//! A streamed reply ([`OutboxCore::open`]) gets its parts while the model still writes
+//! ([`OutboxCore::push`]); they are numbered when sent (`chunk::Numbering`: ` i/n` if the
+//! reply was complete before its first part went, else ` i/?` and ` n/n` on the last). While
+//! such a reply waits for its next part, the next reply in the queue whose destination has
+//! nothing earlier in the queue may send a part: other nodes' parts interleave, and one
+//! node's replies still go in order. The core does no I/O and
 //! reads no clock: every input carries `now`, and the outputs are [`Action`]s for the task to
 //! perform. Invariant: after [`OutboxCore::poll`] at `now`, [`OutboxCore::next_deadline`] is
 //! either `None` or later than `now`, so the task never spins.
@@ -89,12 +96,35 @@ struct LastSession {
     reboot_count: u32,
 }
 
+/// Names a streamed reply while it is queued.
+pub type ReplyId = u64;
+
 /// A queued reply and the outcomes of its parts so far.
 struct Reply<K> {
+    id: ReplyId,
     key: K,
     req: ReplyRequest,
     /// One entry per finished part; its length is the index of the current part.
     outcomes: Vec<PartOutcome>,
+    /// For a streamed reply: its parts are bodies, numbered when sent.
+    stream: Option<Streamed>,
+}
+
+impl<K> Reply<K> {
+    /// Parts may still come.
+    fn open(&self) -> bool {
+        self.stream.is_some_and(|s| s.open)
+    }
+
+    /// A part is waiting to be sent.
+    fn ready(&self) -> bool {
+        self.outcomes.len() < self.req.parts.len()
+    }
+
+    /// Every part is known and has an outcome.
+    fn finished(&self) -> bool {
+        !self.open() && !self.ready()
+    }
 }
 
 /// Where the current part stands.
@@ -163,8 +193,13 @@ pub struct OutboxCore<K> {
     /// `UNKNOWN_FATE_GRACE`, at most the ACK timeout.
     grace: Duration,
     queue: VecDeque<Reply<K>>,
-    /// State of the front reply's current part; meaningless while the queue is empty.
+    /// The reply whose current part `part` describes, once that part was first sent; `None`
+    /// while no part is in progress (then `part` is fresh, and the reply is chosen at send).
+    active: Option<ReplyId>,
+    /// State of the active reply's current part.
     part: Part,
+    /// The next [`ReplyId`].
+    next_id: ReplyId,
     /// When the previous text was handed to the link, for pacing across all replies.
     last_text: Option<Instant>,
     /// All sending pauses until then after a DUTY_CYCLE_LIMIT NAK.
@@ -187,7 +222,9 @@ impl<K> OutboxCore<K> {
             ready_since: None,
             grace: UNKNOWN_FATE_GRACE.min(cfg.ack_timeout),
             queue: VecDeque::new(),
+            active: None,
             part: Part::fresh(),
+            next_id: 1,
             last_text: None,
             paused_until: None,
             queue_full: None,
@@ -202,14 +239,62 @@ impl<K> OutboxCore<K> {
                 .push(Action::Report(key, ReplyReport { parts: Vec::new() }));
             return;
         }
-        if self.queue.is_empty() {
-            self.part = Part::fresh();
-        }
+        self.add(req, key, None);
+    }
+
+    fn add(&mut self, req: ReplyRequest, key: K, stream: Option<Streamed>) -> ReplyId {
+        let id = self.next_id;
+        self.next_id += 1;
         self.queue.push_back(Reply {
+            id,
             key,
             req,
             outcomes: Vec::new(),
+            stream,
         });
+        id
+    }
+
+    /// The reply whose part goes next: the active one, else the first with a part ready
+    /// whose destination has no earlier reply queued.
+    fn sendable(&self) -> Option<usize> {
+        if let Some(id) = self.active {
+            return self.queue.iter().position(|r| r.id == id);
+        }
+        self.queue.iter().enumerate().position(|(i, r)| {
+            r.ready()
+                && !self
+                    .queue
+                    .iter()
+                    .take(i)
+                    .any(|earlier| earlier.req.to == r.req.to)
+        })
+    }
+
+    /// The active reply.
+    fn current(&self) -> Option<&Reply<K>> {
+        let id = self.active?;
+        self.queue.iter().find(|r| r.id == id)
+    }
+
+    fn current_mut(&mut self) -> Option<&mut Reply<K>> {
+        let id = self.active?;
+        self.queue.iter_mut().find(|r| r.id == id)
+    }
+
+    /// Reports and removes reply `id` if it is complete.
+    fn report_finished(&mut self, id: ReplyId) {
+        let Some(at) = self.queue.iter().position(|r| r.id == id && r.finished()) else {
+            return;
+        };
+        if let Some(reply) = self.queue.remove(at) {
+            self.out.push(Action::Report(
+                reply.key,
+                ReplyReport {
+                    parts: reply.outcomes,
+                },
+            ));
+        }
     }
 
     /// Follows the link state: texts go out only while it is Ready.
@@ -324,7 +409,7 @@ impl<K> OutboxCore<K> {
     }
 
     fn on_routing(&mut self, id: u32, from: NodeId, error: i32, now: Instant) {
-        let Some(to) = self.queue.front().map(|r| r.req.to) else {
+        let Some(to) = self.current().map(|r| r.req.to) else {
             return;
         };
         let Some(reason) = nak_reason(error) else {
@@ -374,7 +459,7 @@ impl<K> OutboxCore<K> {
     fn node_rebooted(&mut self, now: Instant) {
         self.queue_full = None;
         match self.part.phase {
-            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if !self.queue.is_empty() => {
+            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if self.active.is_some() => {
                 debug!(id, "the node lost the part in its reboot");
                 self.retry(FailReason::AckTimeout, now);
             }
@@ -429,7 +514,7 @@ impl<K> OutboxCore<K> {
             queued,
         } = self.part.phase
         {
-            if !self.queue.is_empty() && now >= deadline {
+            if self.active.is_some() && now >= deadline {
                 self.ack_timed_out(id, generation, queued, now);
             }
         }
@@ -452,7 +537,7 @@ impl<K> OutboxCore<K> {
     /// so a part that may go at once is never left waiting for a deadline.
     pub fn next_deadline(&self) -> Option<Instant> {
         let in_flight = match self.part.phase {
-            Phase::InFlight { deadline, .. } if !self.queue.is_empty() => Some(deadline),
+            Phase::InFlight { deadline, .. } if self.active.is_some() => Some(deadline),
             _ => None,
         };
         [in_flight, self.probe_at(), self.send_at().flatten()]
@@ -474,7 +559,8 @@ impl<K> OutboxCore<K> {
             info!(replies = left, "outbox shut down with replies unsent");
         }
         while let Some(mut reply) = self.queue.pop_front() {
-            let n = reply.req.parts.len();
+            // An open streamed reply is reported with the parts it has so far.
+            let n = reply.req.parts.len().max(reply.outcomes.len());
             reply
                 .outcomes
                 .resize(n, PartOutcome::Failed(FailReason::Shutdown));
@@ -486,13 +572,14 @@ impl<K> OutboxCore<K> {
             ));
         }
         self.part = Part::fresh();
+        self.active = None;
         mem::take(&mut self.out)
     }
 
     /// The id of the current part while an ACK/NAK for it can still come.
     fn in_flight_id(&self) -> Option<u32> {
         match self.part.phase {
-            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if !self.queue.is_empty() => {
+            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if self.active.is_some() => {
                 Some(id)
             }
             _ => None,
@@ -503,7 +590,7 @@ impl<K> OutboxCore<K> {
     /// Ready, `Some(None)` if nothing holds it back.
     fn send_at(&self) -> Option<Option<Instant>> {
         self.link?;
-        self.queue.front()?;
+        self.sendable()?;
         let Phase::Waiting { not_before } = self.part.phase else {
             return None;
         };
@@ -522,7 +609,7 @@ impl<K> OutboxCore<K> {
     /// When to probe the node's full queue, if a part is waiting for it.
     fn probe_at(&self) -> Option<Instant> {
         self.link?;
-        self.queue.front()?;
+        self.sendable()?;
         if !matches!(self.part.phase, Phase::Waiting { .. }) {
             return None;
         }
@@ -535,20 +622,30 @@ impl<K> OutboxCore<K> {
         let Some(link) = self.link else {
             return;
         };
-        let Some(reply) = self.queue.front() else {
+        let Some(reply) = self.sendable().and_then(|at| self.queue.get_mut(at)) else {
             return;
         };
         let index = reply.outcomes.len();
-        let Some(text) = reply.req.parts.get(index) else {
+        let Some(body) = reply.req.parts.get(index) else {
             return;
         };
+        let open = reply.open();
+        let total = reply.req.parts.len();
+        let text = match reply.stream.as_mut() {
+            Some(s) => {
+                let marker = s.numbering.marker(index, s.complete.then_some(total));
+                format!("{body}{marker}")
+            }
+            None => body.clone(),
+        };
+        self.active = Some(reply.id);
         let id = self.ids.next_id();
         let packet = OutgoingText {
             id,
             to: reply.req.to,
             channel: reply.req.channel,
             hop_limit: link.hop_limit,
-            text: text.clone(),
+            text,
             reply_id: if index == 0 { reply.req.reply_to } else { None },
             generation: link.generation,
         };
@@ -556,7 +653,8 @@ impl<K> OutboxCore<K> {
             to = %packet.to,
             id,
             part = index + 1,
-            of = reply.req.parts.len(),
+            of = total,
+            open,
             bytes = packet.text.len(),
             attempt = self.part.tries,
             "sending part"
@@ -592,22 +690,25 @@ impl<K> OutboxCore<K> {
     }
 
     fn finish_part(&mut self, outcome: PartOutcome) {
-        let Some(reply) = self.queue.front_mut() else {
+        let Some(reply) = self.current_mut() else {
             return;
         };
         reply.outcomes.push(outcome);
+        let id = reply.id;
         self.part = Part::fresh();
-        if reply.outcomes.len() >= reply.req.parts.len() {
-            self.report_front();
-        }
+        self.active = None;
+        self.report_finished(id);
     }
 
-    /// Gives up the rest of the front reply: the current part fails with `reason`, the later
-    /// ones are not sent.
+    /// Gives up the rest of the active reply: the current part fails with `reason`, the later
+    /// ones are not sent (a streamed reply's parts still to come are dropped).
     fn fail_reply(&mut self, reason: FailReason) {
-        let Some(reply) = self.queue.front_mut() else {
+        let Some(reply) = self.current_mut() else {
             return;
         };
+        if let Some(s) = reply.stream.as_mut() {
+            s.open = false;
+        }
         let n = reply.req.parts.len();
         warn!(
             to = %reply.req.to,
@@ -620,21 +721,16 @@ impl<K> OutboxCore<K> {
         reply
             .outcomes
             .resize(n, PartOutcome::Failed(FailReason::EarlierPartFailed));
+        let id = reply.id;
         self.part = Part::fresh();
-        self.report_front();
-    }
-
-    fn report_front(&mut self) {
-        if let Some(reply) = self.queue.pop_front() {
-            self.out.push(Action::Report(
-                reply.key,
-                ReplyReport {
-                    parts: reply.outcomes,
-                },
-            ));
-        }
+        self.active = None;
+        self.report_finished(id);
     }
 }
+
+mod streamed;
+
+use streamed::Streamed;
 
 #[cfg(test)]
 mod sim;

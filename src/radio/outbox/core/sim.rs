@@ -214,6 +214,38 @@ impl Sim {
         self.poll();
     }
 
+    /// Performs one step of a streamed reply now.
+    pub(super) fn step(&mut self, ids: &mut BTreeMap<u32, ReplyId>, step: &Step) {
+        let t = self.now.duration_since(self.t0).as_secs_f64();
+        match *step {
+            Step::Open(key, to) => {
+                let req = ReplyRequest {
+                    to: NodeId(to),
+                    channel: 0,
+                    reply_to: Some(7),
+                    parts: Vec::new(),
+                };
+                ids.insert(key, self.core.open(req, key));
+            }
+            Step::Part(key, body) | Step::Last(key, body) => {
+                let last = matches!(step, Step::Last(..));
+                if let Some(&id) = ids.get(&key) {
+                    self.core.push(id, vec![body.to_string()], last);
+                }
+            }
+            Step::Close(key) => {
+                if let Some(&id) = ids.get(&key) {
+                    self.core.close(id);
+                }
+            }
+            Step::Retract(key) => {
+                let done = ids.get(&key).is_some_and(|&id| self.core.retract(id));
+                self.trace.push(format!("{t:.1} retract {key} {done}"));
+            }
+        }
+        self.poll();
+    }
+
     /// Delivers `event` now, as the link would.
     pub(super) fn event(&mut self, event: LinkEvent) {
         self.core.on_event(event, self.now);
@@ -224,6 +256,31 @@ impl Sim {
         self.core.on_link(&state, self.now);
         self.poll();
     }
+}
+
+/// One step of a streamed reply in a script: `key` names the reply in the trace.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Step {
+    /// Opens reply `key` to node `to`.
+    Open(u32, u32),
+    Part(u32, &'static str),
+    Last(u32, &'static str),
+    Close(u32),
+    /// Tries to take the reply back; the trace says whether it worked.
+    Retract(u32),
+}
+
+/// Runs `script` (each step at its time, in virtual time), answers the texts with `answers`
+/// until `secs` and compares the trace with `expect`.
+pub(super) fn check_stream(script: &[(f64, Step)], answers: &[Answer], secs: f64, expect: &[&str]) {
+    let mut sim = Sim::new(&cfg(), answers);
+    let mut ids = BTreeMap::new();
+    for (at, step) in script {
+        sim.run_until(*at);
+        sim.step(&mut ids, step);
+    }
+    sim.run_until(secs);
+    assert_eq!(sim.trace, expect, "trace:\n{}", sim.trace.join("\n"));
 }
 
 /// Queues `replies` at time 0, answers the texts with `answers`, runs for `secs` and compares

@@ -482,3 +482,207 @@ fn maps_routing_errors() {
         assert_eq!(nak_reason(error), want, "error {error}");
     }
 }
+
+mod streamed {
+    use super::*;
+    use Step::*;
+
+    #[test]
+    fn parts_go_as_they_come_numbered_open_then_closed() {
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (1.0, Part(0, "one")),
+                (9.0, Part(0, "two")),
+                (9.5, Last(0, "three")),
+            ],
+            &[ACK, ACK, ACK],
+            60.0,
+            &[
+                "1.0 send one 1/? #101",
+                "9.0 send two 2/? #102",
+                "11.0 send three 3/3 #103",
+                "11.5 report 0 [Delivered, Delivered, Delivered]",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_reply_complete_before_its_first_part_goes_is_numbered_as_usual() {
+        // The link's 2 s gap holds part 1 back (a text went at 0.0); the reply completes
+        // meanwhile, so every part knows the total.
+        check_stream(
+            &[
+                (0.0, Open(0, 3)),
+                (0.0, Open(1, 2)),
+                (0.0, Last(0, "x")),
+                (0.5, Part(1, "one")),
+                (1.0, Last(1, "two")),
+            ],
+            &[ACK, ACK, ACK],
+            60.0,
+            &[
+                "0.0 send x #101",
+                "0.5 report 0 [Delivered]",
+                "2.0 send one 1/2 #102",
+                "4.0 send two 2/2 #103",
+                "4.5 report 1 [Delivered, Delivered]",
+            ],
+        );
+        // One part only: no marker at all.
+        check_stream(
+            &[(0.0, Open(0, 2)), (3.0, Last(0, "short"))],
+            &[ACK],
+            60.0,
+            &["3.0 send short #101", "3.5 report 0 [Delivered]"],
+        );
+    }
+
+    #[test]
+    fn other_nodes_parts_go_while_a_stream_waits_and_one_nodes_replies_keep_their_order() {
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (0.0, Part(0, "a1")),
+                // Node 3's whole reply, and a later reply to node 2, queue behind it.
+                (0.1, Open(1, 3)),
+                (0.1, Last(1, "b1")),
+                (0.2, Open(2, 2)),
+                (0.2, Last(2, "c1")),
+                (10.0, Last(0, "a2")),
+            ],
+            &[ACK, ACK, ACK, ACK],
+            60.0,
+            &[
+                "0.0 send a1 1/? #101",
+                "2.0 send b1 #102",
+                "2.5 report 1 [Delivered]",
+                "10.0 send a2 2/2 #103",
+                "10.5 report 0 [Delivered, Delivered]",
+                "12.0 send c1 #104",
+                "12.5 report 2 [Delivered]",
+            ],
+        );
+    }
+
+    #[test]
+    fn each_part_still_waits_for_the_ack_of_the_one_before() {
+        const SLOW: Answer = &[(10.0, Ev::Ack)];
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (0.0, Part(0, "a1")),
+                (1.0, Part(0, "a2")),
+                (2.0, Last(0, "a3")),
+            ],
+            &[SLOW, SLOW, ACK],
+            60.0,
+            &[
+                "0.0 send a1 1/? #101",
+                "10.0 send a2 2/? #102",
+                "20.0 send a3 3/3 #103",
+                "20.5 report 0 [Delivered, Delivered, Delivered]",
+            ],
+        );
+    }
+
+    #[test]
+    fn retract_works_only_before_the_first_part_is_written() {
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (0.0, Last(0, "busy")),
+                // Held behind the 2 s gap: not written yet, so it can be taken back.
+                (0.5, Open(1, 3)),
+                (0.5, Part(1, "p1")),
+                (1.0, Retract(1)),
+                (1.0, Open(2, 3)),
+                (1.0, Part(2, "q1")),
+                (3.0, Retract(2)),
+                (3.0, Last(2, "sorry")),
+            ],
+            &[ACK, ACK, ACK],
+            60.0,
+            &[
+                "0.0 send busy #101",
+                "0.5 report 0 [Delivered]",
+                "1.0 retract 1 true",
+                "1.0 report 1 []",
+                "2.0 send q1 1/? #102",
+                "3.0 retract 2 false",
+                "4.0 send sorry 2/2 #103",
+                "4.5 report 2 [Delivered, Delivered]",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_stream_whose_producer_left_ends_with_the_parts_it_has() {
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (0.0, Part(0, "a1")),
+                (1.0, Part(0, "a2")),
+                (1.5, Close(0)),
+                (1.6, Part(0, "late")),
+            ],
+            &[ACK, ACK],
+            60.0,
+            &[
+                "0.0 send a1 1/? #101",
+                "2.0 send a2 2/? #102",
+                "2.5 report 0 [Delivered, Delivered]",
+            ],
+        );
+        // Closed with nothing sent at all: reported empty at once.
+        check_stream(
+            &[(0.0, Open(0, 2)), (1.0, Close(0))],
+            &[],
+            60.0,
+            &["1.0 report 0 []"],
+        );
+    }
+
+    #[test]
+    fn a_failed_stream_drops_the_parts_still_coming() {
+        const HOPELESS: Answer = &[(1.0, Ev::Nak(7))];
+        check_stream(
+            &[
+                (0.0, Open(0, 2)),
+                (0.0, Part(0, "a1")),
+                (0.5, Part(0, "a2")),
+                (5.0, Last(0, "a3")),
+            ],
+            &[HOPELESS],
+            60.0,
+            &[
+                "0.0 send a1 1/? #101",
+                "1.0 report 0 [Failed(Nak(TooLarge)), Failed(EarlierPartFailed)]",
+            ],
+        );
+    }
+
+    #[test]
+    fn shutdown_reports_an_open_stream() {
+        let mut sim = Sim::new(&cfg(), &[ACK]);
+        let mut ids = std::collections::BTreeMap::new();
+        sim.step(&mut ids, &Open(0, 2));
+        sim.step(&mut ids, &Part(0, "a1"));
+        sim.run_until(1.0);
+        sim.step(&mut ids, &Part(0, "a2"));
+        assert!(!sim.core.is_idle());
+        let reports = sim.core.shutdown();
+        assert_eq!(
+            reports,
+            [Action::Report(
+                0,
+                ReplyReport {
+                    parts: vec![
+                        PartOutcome::Delivered,
+                        PartOutcome::Failed(FailReason::Shutdown)
+                    ]
+                }
+            )]
+        );
+    }
+}
