@@ -35,7 +35,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use harness::{Daemon, sim_config};
+use harness::{Daemon, is_last_part, sim_config};
 use meshai::chunk::strip_marker;
 use support::fake_llm::FakeLlm;
 use support::proxy::{Exchange, Recorded, rewriting_proxy};
@@ -262,19 +262,12 @@ fn usage(response: &str) -> (u64, u64) {
 }
 
 /// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
-/// the `n/n` one); returns them.
+/// the `n/n` one, not ` i/?`); returns them.
 async fn answer(sim: &SimNode, node: u32, before: usize) -> Vec<SentText> {
     let done = sim
         .wait_for(Duration::from_secs(600), |l| {
             let mine: Vec<&SentText> = l.texts[before..].iter().filter(|t| t.to == node).collect();
-            mine.last().is_some_and(|last| {
-                match last.text.rsplit_once(' ').map(|(_, m)| m.split_once('/')) {
-                    Some(Some((i, n))) if i.parse::<u32>().is_ok() && n.parse::<u32>().is_ok() => {
-                        i == n
-                    }
-                    _ => true,
-                }
-            })
+            mine.last().is_some_and(|last| is_last_part(&last.text))
         })
         .await;
     assert!(done, "no complete answer");
