@@ -18,6 +18,8 @@
 //! started / saved / cancelled / failed / at the cap (the admin's `!status`), DM → first
 //! packet p50.
 //!
+//! Replies are not streamed here (`stream = false`), so every answer's token counts arrive.
+//!
 //! Scenarios (`MESHAI_RECALL=28|long|nodes3`, default 28): 28 turns; `long`: 72 turns (run it
 //! on a server with a 2048-token context per slot); `nodes3`: three nodes taking turns
 //! (28 turns each), meshai only (run it on a server with 4 slots).
@@ -252,13 +254,27 @@ fn is_summary(e: &Exchange) -> bool {
         .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
 }
 
-/// (prompt_tokens, timings.prompt_n) of a response body.
+/// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
+/// server-sent events whose last ones carry `usage` and llama-server's `timings`.
 fn usage(response: &str) -> (u64, u64) {
-    let v: serde_json::Value = serde_json::from_str(response).unwrap_or_default();
-    (
-        v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        v["timings"]["prompt_n"].as_u64().unwrap_or(0),
-    )
+    let mut found = (0, 0);
+    let mut read = |v: &serde_json::Value| {
+        if let Some(n) = v["usage"]["prompt_tokens"].as_u64() {
+            found.0 = n;
+        }
+        if let Some(n) = v["timings"]["prompt_n"].as_u64() {
+            found.1 = n;
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(response) {
+        Ok(v) => read(&v),
+        Err(_) => response
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+            .for_each(|v| read(&v)),
+    }
+    found
 }
 
 /// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
@@ -303,8 +319,10 @@ async fn conversation(
         "{}[access]\nadmins = [\"!{ADMIN:08x}\"]\n",
         subject.memory()
     );
-    // Temperature 0 and short answers, as a radio bot gives.
-    let llm = "timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120";
+    // Temperature 0 and short answers, as a radio bot gives. Not streamed: a streamed answer
+    // cut at the reply budget never gets its last event with `usage` and `timings`, and this
+    // bench counts tokens (benches/streaming.rs measures streaming).
+    let llm = "timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = false";
     let d = Daemon::start_with_llm_url(sim, placeholder, dir, &extra, &proxy_url, llm).await;
     let scripts: Vec<Vec<(String, Option<String>)>> =
         (0..nodes).map(|n| script(n, filler, tag)).collect();
