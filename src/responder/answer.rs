@@ -25,7 +25,7 @@ use super::turn::{failure_text, notice, queue, watch_report};
 use super::{Destination, Shared, unix_now};
 use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
 use crate::llm::clean::StreamCleaner;
-use crate::llm::{ChatMessage, ChatStream, LlmError, Usage};
+use crate::llm::{ChatMessage, ChatStream, LlmError, Server, Usage};
 use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 
@@ -123,6 +123,7 @@ struct Sending {
 enum Attempt {
     /// The whole answer (or as much as the budget holds) was handed to the outbox.
     Done {
+        server: Server,
         sending: Sending,
         usage: Option<Usage>,
         cut_at_budget: bool,
@@ -146,10 +147,14 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     let (sending, usage, cut) = loop {
         let error = match stream_once(shared, q, deadline, started).await {
             Attempt::Done {
+                server,
                 sending,
                 usage,
                 cut_at_budget,
-            } => break (sending, usage, cut_at_budget),
+            } => {
+                shared.llm.report(server, Ok(()));
+                break (sending, usage, cut_at_budget);
+            }
             Attempt::Closed { sending } => {
                 debug!("the outbox closed while the answer streamed");
                 if let Some(sending) = sending {
@@ -275,12 +280,12 @@ async fn stream_once(
     started: Instant,
 ) -> Attempt {
     let s = &shared.settings;
-    let mut stream = match shared
+    let (mut stream, server) = match shared
         .llm
         .stream(q.slot, q.messages, s.max_tokens, deadline)
         .await
     {
-        Ok(stream) => stream,
+        Ok(opened) => opened,
         Err(error) => {
             return Attempt::Failed {
                 error,
@@ -312,6 +317,7 @@ async fn stream_once(
                     break true;
                 }
                 Err(error) => {
+                    shared.llm.report(server, Err(&error));
                     return Attempt::Failed {
                         error,
                         sending,
@@ -351,6 +357,7 @@ async fn stream_once(
     drop(stream);
     match sending {
         Some(sending) => Attempt::Done {
+            server,
             sending,
             usage,
             cut_at_budget,
