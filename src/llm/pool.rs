@@ -146,8 +146,8 @@ impl LlmPool {
         Err(last_error)
     }
 
-    /// Opens a streamed answer on the first server that takes it, before `deadline`; see
-    /// [`LlmClient::stream`]. The caller reports how the answer ended with
+    /// Opens a streamed answer on the first server (after `after`, when given) that takes
+    /// it, before `deadline`; see [`LlmClient::stream`]. The caller reports how the answer ended with
     /// [`LlmPool::report`] (a stream that opened is not yet a good answer).
     pub async fn stream(
         &self,
@@ -155,9 +155,11 @@ impl LlmPool {
         messages: &[ChatMessage],
         max_tokens: u32,
         deadline: Instant,
+        after: Option<Server>,
     ) -> Result<(ChatStream, Server), LlmError> {
         let mut last_error = LlmError::Timeout;
-        for i in self.order() {
+        let first = after.map_or(0, |s| s.0 + 1);
+        for i in self.order().into_iter().filter(|&i| i >= first) {
             let Some(until) = self.until(i, deadline) else {
                 break;
             };
@@ -180,12 +182,24 @@ impl LlmPool {
         Err(last_error)
     }
 
+    /// Whether the chain has a server to try after `server`.
+    pub fn has_after(&self, server: Server) -> bool {
+        self.order().into_iter().any(|i| i > server.0)
+    }
+
     /// How an answer from `server` ended: counts towards its health, and a good answer
     /// makes it the one `!status` names.
     pub fn report(&self, server: Server, outcome: Result<(), &LlmError>) {
         let Some(entry) = self.entries.get(server.0) else {
             return;
         };
+        if self.entries.len() == 1 {
+            // No chain: nothing to skip to, and no probe runs.
+            if outcome.is_ok() {
+                self.last.store(0, Ordering::Relaxed);
+            }
+            return;
+        }
         let mut health = entry.health.lock().unwrap_or_else(|e| e.into_inner());
         match outcome {
             Ok(()) => {
@@ -193,8 +207,8 @@ impl LlmPool {
                 self.last.store(server.0, Ordering::Relaxed);
             }
             Err(error) => {
-                if self.entries.len() > 1 && health::fails_over(error) {
-                    warn!(server = %label(server.0), %error, "LLM server failed; trying the next one");
+                if health::fails_over(error) {
+                    warn!(server = %label(server.0), %error, "LLM server failed");
                 }
                 if health.failed(error, Instant::now()) {
                     warn!(

@@ -25,7 +25,7 @@ use super::turn::{failure_text, notice, queue, watch_report};
 use super::{Destination, Shared, unix_now};
 use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
 use crate::llm::clean::StreamCleaner;
-use crate::llm::{ChatMessage, ChatStream, LlmError, Server, Usage};
+use crate::llm::{ChatMessage, ChatStream, LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 
@@ -130,12 +130,13 @@ enum Attempt {
     },
     /// The outbox closed (shutting down): nothing more can be sent.
     Closed { sending: Option<Sending> },
-    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the stream
+    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the server
+    /// whose stream had started (the pool already retried and failed over a failure to open one)
     /// had started (the client already retried a failure to open one).
     Failed {
         error: LlmError,
         sending: Option<Sending>,
-        opened: bool,
+        opened: Option<Server>,
     },
 }
 
@@ -144,8 +145,10 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     let started = Instant::now();
     let deadline = started + shared.llm.timeout();
     let mut attempt = 1;
+    // After a stream that broke before anything went on air, the servers after this one.
+    let mut after: Option<Server> = None;
     let (sending, usage, cut) = loop {
-        let error = match stream_once(shared, q, deadline, started).await {
+        let error = match stream_once(shared, q, deadline, started, after).await {
             Attempt::Done {
                 server,
                 sending,
@@ -178,11 +181,19 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             },
         };
         let (error, opened) = error;
+        // A stream that broke with nothing on air fails over like one that did not open,
+        // when a server after it is left (no wait: it is another server).
+        if let Some(server) = opened
+            && health::fails_over(&error)
+            && shared.llm.has_after(server)
+        {
+            warn!(error = %error, "the LLM stream failed before anything went on air; trying the next server");
+            after = Some(server);
+            continue;
+        }
         // Attempts count the streams that opened; failures to open one were retried by the
         // client already.
-        let wait = opened
-            .then(|| shared.llm.retry_delay(attempt, &error, deadline))
-            .flatten();
+        let wait = opened.and_then(|_| shared.llm.retry_delay(attempt, &error, deadline));
         match wait {
             Some(wait) => {
                 warn!(attempt, error = %error, ?wait, "the LLM stream failed, retrying");
@@ -278,11 +289,12 @@ async fn stream_once(
     q: &Question<'_>,
     deadline: Instant,
     started: Instant,
+    after: Option<Server>,
 ) -> Attempt {
     let s = &shared.settings;
     let (mut stream, server) = match shared
         .llm
-        .stream(q.slot, q.messages, s.max_tokens, deadline)
+        .stream(q.slot, q.messages, s.max_tokens, deadline, after)
         .await
     {
         Ok(opened) => opened,
@@ -290,7 +302,7 @@ async fn stream_once(
             return Attempt::Failed {
                 error,
                 sending: None,
-                opened: false,
+                opened: None,
             };
         }
     };
@@ -321,7 +333,7 @@ async fn stream_once(
                     return Attempt::Failed {
                         error,
                         sending,
-                        opened: true,
+                        opened: Some(server),
                     };
                 }
             }
@@ -365,7 +377,7 @@ async fn stream_once(
         None => Attempt::Failed {
             error: LlmError::Empty,
             sending: None,
-            opened: true,
+            opened: Some(server),
         },
     }
 }

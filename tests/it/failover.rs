@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::harness::{Daemon, SOON, config_text_with, replies, sim_config};
-use crate::support::fake_llm::{FakeLlm, FakeResponse};
+use crate::support::fake_llm::{FakeLlm, FakeResponse, FakeStream, StreamEnd};
 use crate::support::sim_node::SimNode;
 
 const ANN: u32 = 0xa1a1_0001;
@@ -19,11 +19,16 @@ const BUDGET: Duration = Duration::from_secs(6);
 /// Starts the daemon with `primary_url` as `[llm]` and `fallback` as the one
 /// `[[llm.fallback]]` (model `fb-model`); a failing server is first skipped for 2 s.
 async fn start(primary_url: &str, fallback: FakeLlm) -> Daemon {
+    start_with(primary_url, fallback, "").await
+}
+
+/// [`start`] with more `[llm]` lines.
+async fn start_with(primary_url: &str, fallback: FakeLlm, llm: &str) -> Daemon {
     let sim = Arc::new(SimNode::start(sim_config()).await);
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("meshai.db");
     let llm_lines = format!(
-        "timeout_secs = {}\nskip_secs = 2\nslots = \"off\"\n\n[[llm.fallback]]\nbase_url = \"{}\"\nmodel = \"fb-model\"\n",
+        "timeout_secs = {}\nskip_secs = 2\nslots = \"off\"\n{llm}\n\n[[llm.fallback]]\nbase_url = \"{}\"\nmodel = \"fb-model\"\n",
         BUDGET.as_secs(),
         fallback.base_url()
     );
@@ -144,6 +149,65 @@ async fn a_400_from_the_primary_does_not_fail_over() {
     assert_eq!(d.sim.texts().len(), before + 1, "exactly one packet");
     assert_eq!(replies(&primary).len(), 1, "a 400 is not retried");
     assert!(replies(&d.llm).is_empty(), "no failover on a 400");
+    let (result, ..) = d.stop().await;
+    assert!(result.is_ok());
+}
+
+/// Not streamed (`stream = false`): a 503 from the primary fails over the same way.
+#[tokio::test]
+async fn a_batch_answer_fails_over_too() {
+    let primary = FakeLlm::start(|_| FakeResponse::Status(503, "{}".into())).await;
+    let fallback = FakeLlm::start(prefixed("fallback")).await;
+    let d = start_with(&primary.base_url(), fallback, "stream = false").await;
+    let started = Instant::now();
+    let reply = d.ask(ANN, "hello", SOON).await;
+    assert!(started.elapsed() < BUDGET, "took {:?}", started.elapsed());
+    assert_eq!(reply[0].text, "fallback: hello");
+    let json = replies(&primary)[0].json.clone().expect("json");
+    assert_eq!(json["stream"], false, "not streamed");
+    let (result, ..) = d.stop().await;
+    assert!(result.is_ok());
+}
+
+/// About 300 characters: two parts.
+const LONG: &str = "LoRa is a long-range, low-power radio modulation that trades speed for \
+reach. A few hundred bytes per second can cross many kilometres from a hill. Meshtastic uses it \
+to relay short text messages from node to node without any phone network at all. Every hop \
+repeats the packet, so airtime is shared and precious.";
+
+/// A stream that breaks before anything went on air fails over at once; one that breaks
+/// after its first part went on air ends with the cut-off notice and never fails over.
+#[tokio::test]
+async fn a_broken_stream_fails_over_only_before_the_first_part_is_on_air() {
+    let primary = FakeLlm::start(|_| {
+        FakeResponse::Stream(
+            FakeStream::words(LONG, Duration::from_millis(5)).ending(StreamEnd::BreakAfter(3)),
+        )
+    })
+    .await;
+    let fallback = FakeLlm::start(prefixed("fallback")).await;
+    let d = start(&primary.base_url(), fallback).await;
+    let reply = d.ask(ANN, "early", SOON).await;
+    assert_eq!(reply.len(), 1, "{reply:?}");
+    assert_eq!(reply[0].text, "fallback: early");
+    assert_eq!(replies(&primary).len(), 1, "no retry on the primary first");
+
+    primary.set_behaviour(|_| {
+        FakeResponse::Stream(
+            FakeStream::words(LONG, Duration::from_millis(50)).ending(StreamEnd::BreakAfter(40)),
+        )
+    });
+    let asked = replies(&d.llm).len();
+    let reply = d.ask(ANN, "late", SOON).await;
+    assert!(reply.len() >= 2, "{reply:?}");
+    let last = &reply[reply.len() - 1].text;
+    assert!(last.contains("cut off"), "{reply:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        replies(&d.llm).len(),
+        asked,
+        "no failover once a part is on air"
+    );
     let (result, ..) = d.stop().await;
     assert!(result.is_ok());
 }
