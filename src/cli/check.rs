@@ -1,5 +1,6 @@
-//! `meshai check`: tries the config, the database, the LLM server (and each fallback) and the radio one after the
-//! other and prints one `✓`/`✗` line for each, with a line of advice under a failure.
+//! `meshai check`: tries the config, the database, the LLM server (and each
+//! `[[llm.fallback]]`) and the radio one after the other and prints one `✓`/`✗` line for
+//! each, with a line of advice under a failure.
 //!
 //! The checks after the config are independent: each runs even when an earlier one failed, so
 //! one run shows everything that is wrong.

@@ -316,3 +316,74 @@ fn label(i: usize) -> String {
         format!("fallback {i}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::LlmSettings;
+
+    fn client(model: &str) -> LlmClient {
+        LlmClient::new(LlmSettings {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: model.into(),
+            api_key: None,
+            timeout: Duration::from_secs(5),
+            max_tokens: 50,
+            temperature: 0.5,
+            stream: true,
+        })
+        .unwrap()
+    }
+
+    fn pool(n: usize) -> LlmPool {
+        let fallbacks = (1..n).map(|i| client(&format!("m{i}"))).collect();
+        LlmPool::new(client("m0"), fallbacks, Duration::from_secs(60))
+    }
+
+    fn fail_three_times(pool: &LlmPool, server: usize) {
+        let error = LlmError::Connect("refused".into());
+        for _ in 0..health::FAILS_TO_SKIP {
+            pool.report(Server(server), Err(&error));
+        }
+    }
+
+    #[test]
+    fn skipped_servers_are_left_out_unless_all_are() {
+        let p = pool(3);
+        assert_eq!(p.order(), [0, 1, 2]);
+        fail_three_times(&p, 0);
+        assert_eq!(p.order(), [1, 2]);
+        assert!(p.has_after(Server(0)));
+        fail_three_times(&p, 2);
+        assert_eq!(p.order(), [1]);
+        assert!(!p.has_after(Server(1)), "the skipped last one is not next");
+        fail_three_times(&p, 1);
+        assert_eq!(p.order(), [0, 1, 2], "all skipped: all tried");
+    }
+
+    #[test]
+    fn config_errors_do_not_skip_and_status_names_the_last_good_server() {
+        let p = pool(2);
+        assert_eq!(p.last_answered(), None);
+        let bad_key = LlmError::Status {
+            status: 401,
+            body: String::new(),
+            retry_after: None,
+        };
+        for _ in 0..5 {
+            p.report(Server(0), Err(&bad_key));
+        }
+        assert_eq!(p.order(), [0, 1]);
+        p.report(Server(1), Ok(()));
+        assert_eq!(p.last_answered().as_deref(), Some("fallback 1 (model m1)"));
+        p.report(Server(0), Ok(()));
+        assert_eq!(p.last_answered().as_deref(), Some("primary (model m0)"));
+    }
+
+    #[test]
+    fn a_single_server_is_never_skipped() {
+        let p = pool(1);
+        fail_three_times(&p, 0);
+        assert!(p.entries[0].health.lock().unwrap().usable());
+    }
+}
