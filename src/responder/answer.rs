@@ -11,6 +11,10 @@
 //! the summary must know it.
 //!
 //! Not streamed: one call, the whole answer chunked and queued at once.
+//!
+//! Both ask [`crate::llm::LlmPool`], which fails over to the `[[llm.fallback]]` servers within
+//! the one budget. A streamed answer that broke before any part went on air goes to the next
+//! server at once; after that, never (the same line as for retries).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -43,7 +47,8 @@ pub(super) struct Question<'a> {
     pub messages: &'a [ChatMessage],
     /// For the log.
     pub prompt_chars: usize,
-    /// The llama.cpp server slot the node is pinned to, when the server has slots.
+    /// The llama.cpp server slot the node is pinned to, when the server has slots (the
+    /// primary's: the pool never sends it to a fallback).
     pub slot: Option<u32>,
 }
 
@@ -131,8 +136,8 @@ enum Attempt {
     /// The outbox closed (shutting down): nothing more can be sent.
     Closed { sending: Option<Sending> },
     /// The call failed; `sending` holds the parts handed over, if any. `opened`: the server
-    /// whose stream had started (the pool already retried and failed over a failure to open one)
-    /// had started (the client already retried a failure to open one).
+    /// whose stream had started (the pool already retried, and failed over, a failure to open
+    /// one).
     Failed {
         error: LlmError,
         sending: Option<Sending>,
