@@ -58,6 +58,27 @@ pub struct LlmConfig {
     /// Stream replies (server-sent events), so the first part goes on air while the model
     /// still writes; `false` for a proxy that breaks streaming.
     pub stream: bool,
+    /// How long a server that failed 3 answers in a row is first skipped before it is
+    /// probed; doubles after each failed probe, up to 10 min.
+    pub skip: Duration,
+    /// `[[llm.fallback]]`, in the order they are tried after the primary.
+    pub fallbacks: Vec<FallbackConfig>,
+}
+
+/// `[[llm.fallback]]`: another server, tried when the ones before it fail to connect, time
+/// out or answer 408, 429 or 5xx. Prompt, `max_tokens`, `stream` and `concurrency` are the
+/// primary's; slots are the primary's alone (a fallback gets plain OpenAI requests).
+#[derive(Debug, Clone)]
+pub struct FallbackConfig {
+    /// Without the trailing slash.
+    pub base_url: String,
+    pub model: String,
+    /// Read from the environment variable named by `api_key_env`; never logged.
+    pub api_key: Option<Secret>,
+    pub api_key_env: Option<String>,
+    /// This server's share of the budget at most; the primary's timeout bounds the answer.
+    pub timeout: Duration,
+    pub temperature: f32,
 }
 
 /// `[llm] slots`: whether and how requests name a llama.cpp server slot.

@@ -26,7 +26,7 @@ use tracing::{info, warn};
 
 use crate::chunk::{ChunkLimits, budget_hint};
 use crate::config::{Config, SlotsSetting};
-use crate::llm::{LlmClient, LlmSettings};
+use crate::llm::{LlmClient, LlmPool, LlmSettings};
 use crate::memory::store::Store;
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
@@ -66,6 +66,38 @@ pub fn llm_settings(config: &Config) -> LlmSettings {
         temperature: config.llm.temperature,
         stream: config.llm.stream,
     }
+}
+
+/// The settings of each `[[llm.fallback]]` server, in order: the server's own keys, the
+/// rest from `[llm]`.
+pub fn fallback_settings(config: &Config) -> Vec<LlmSettings> {
+    config
+        .llm
+        .fallbacks
+        .iter()
+        .map(|f| LlmSettings {
+            base_url: f.base_url.clone(),
+            model: f.model.clone(),
+            api_key: f.api_key.clone(),
+            timeout: f.timeout,
+            temperature: f.temperature,
+            ..llm_settings(config)
+        })
+        .collect()
+}
+
+/// The failover chain a config asks for: `[llm]`, then each `[[llm.fallback]]`.
+pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
+    let primary = LlmClient::new(llm_settings(config)).context("cannot set up the LLM client")?;
+    let fallbacks = fallback_settings(config)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            LlmClient::new(s)
+                .with_context(|| format!("cannot set up the LLM client of fallback {}", i + 1))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(LlmPool::new(primary, fallbacks, config.llm.skip))
 }
 
 /// The responder settings a config asks for; the system prompt gets the character budget.
@@ -130,11 +162,11 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         responder::unix_now,
         stop_expiry.clone(),
     ));
-    let llm = LlmClient::new(llm_settings(&config)).context("cannot set up the LLM client")?;
+    let llm = llm_pool(&config)?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let radio = Radio::spawn(config.radio.clone(), inbound_tx);
     let settings = ResponderSettings {
-        slots: resolve_slots(&config, &llm).await,
+        slots: resolve_slots(&config, llm.primary()).await,
         ..responder_settings(&config)
     };
     let responder = Responder::spawn(
@@ -145,7 +177,12 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         radio.state(),
         inbound_rx,
     );
-    info!(model = %config.llm.model, llm = %config.llm.base_url, "meshai running");
+    info!(
+        model = %config.llm.model,
+        llm = %config.llm.base_url,
+        fallbacks = config.llm.fallbacks.len(),
+        "meshai running"
+    );
     // A model the server does not have fails every answer with a 404: say so, with the fix,
     // before the first DM. Bounded by its timeout; nothing waits for it.
     tokio::spawn(check_model(

@@ -18,7 +18,6 @@ use tokio::sync::{mpsc, watch};
 use super::{format, open_store};
 use crate::chunk::Numbering;
 use crate::config::Config;
-use crate::llm::LlmClient;
 use crate::node::NodeId;
 use crate::radio::{
     Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, StreamMsg, TextMessage,
@@ -83,8 +82,7 @@ where
     let store = open_store(&config.database)
         .await
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
-    let llm =
-        LlmClient::new(crate::llm_settings(&config)).context("cannot set up the LLM client")?;
+    let llm = crate::llm_pool(&config)?;
     let mut settings = crate::responder_settings(&config);
     settings.limits.node_messages = u32::MAX;
     let (_link_tx, link_rx) = watch::channel(chat_link());

@@ -1,5 +1,6 @@
-//! `meshai check`: tries the config, the database, the LLM server and the radio one after the
-//! other and prints one `✓`/`✗` line for each, with a line of advice under a failure.
+//! `meshai check`: tries the config, the database, the LLM server (and each
+//! `[[llm.fallback]]`) and the radio one after the other and prints one `✓`/`✗` line for
+//! each, with a line of advice under a failure.
 //!
 //! The checks after the config are independent: each runs even when an earlier one failed, so
 //! one run shows everything that is wrong.
@@ -14,7 +15,7 @@ use tokio::time::Instant;
 
 use super::{advice, format, open_store};
 use crate::config::{Config, ConfigError};
-use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError};
+use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
 use crate::radio::link::Radio;
 use crate::radio::{LinkState, LocalNode, RadioConfig};
 
@@ -97,6 +98,10 @@ pub async fn run(
     let outcome = llm(&config).await;
     all &= outcome.ok;
     print(out, &outcome)?;
+    for outcome in fallbacks(&config).await {
+        all &= outcome.ok;
+        print(out, &outcome)?;
+    }
     let outcome = radio(&config).await;
     all &= outcome.ok;
     print(out, &outcome)?;
@@ -135,7 +140,24 @@ pub async fn database(config: &Config) -> Outcome {
 pub async fn llm(config: &Config) -> Outcome {
     let l = &config.llm;
     let what = format!("llm {} model {}", l.base_url, l.model);
-    let client = match LlmClient::new(crate::llm_settings(config)) {
+    server(what, crate::llm_settings(config), l.api_key_env.as_deref()).await
+}
+
+/// [`llm`] for each `[[llm.fallback]]`, in order.
+pub async fn fallbacks(config: &Config) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    let settings = crate::fallback_settings(config);
+    for (i, (f, settings)) in config.llm.fallbacks.iter().zip(settings).enumerate() {
+        let what = format!("llm fallback {} {} model {}", i + 1, f.base_url, f.model);
+        outcomes.push(server(what, settings, f.api_key_env.as_deref()).await);
+    }
+    outcomes
+}
+
+/// One server of the chain: one tiny request, within its timeout.
+async fn server(what: String, settings: LlmSettings, api_key_env: Option<&str>) -> Outcome {
+    let (base_url, model) = (settings.base_url.clone(), settings.model.clone());
+    let client = match LlmClient::new(settings) {
         Ok(client) => client,
         Err(e) => return Outcome::failed(format!("{what}: {e}"), None),
     };
@@ -149,7 +171,7 @@ pub async fn llm(config: &Config) -> Outcome {
         Ok(_) | Err(LlmError::Empty) => Outcome::ok(format!("{what} answered in {ms} ms")),
         Err(e) => Outcome::failed(
             format!("{what}: {e}"),
-            advice::llm(&e, &l.base_url, &l.model, l.api_key_env.as_deref()),
+            advice::llm(&e, &base_url, &model, api_key_env),
         ),
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{
-    AccessConfig, ChannelsConfig, Config, ConfigError, LimitsConfig, LlmConfig, MemoryConfig,
-    ReplyConfig, SlotsSetting, Warning, line_of_key,
+    AccessConfig, ChannelsConfig, Config, ConfigError, FallbackConfig, LimitsConfig, LlmConfig,
+    MemoryConfig, ReplyConfig, SlotsSetting, Warning, line_of_key,
 };
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
@@ -86,6 +86,28 @@ struct RawLlm {
     slots: RawSlots,
     #[serde(default = "d_stream")]
     stream: bool,
+    /// How long a failing server is first skipped (doubling up to 10 min).
+    #[serde(default = "d_skip")]
+    skip_secs: u64,
+    /// `[[llm.fallback]]`: tried in order when the primary fails.
+    #[serde(default)]
+    fallback: Vec<RawFallback>,
+}
+
+/// `[[llm.fallback]]`: another server for when the primary fails. Only the keys that belong
+/// to a server; the prompt, `max_tokens`, `concurrency`, `stream` and slots stay `[llm]`'s.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFallback {
+    base_url: String,
+    model: String,
+    /// No default: a fallback without this key sends no key.
+    #[serde(default)]
+    api_key_env: String,
+    /// Defaults to `[llm] timeout_secs`; the primary's budget bounds the whole answer anyway.
+    timeout_secs: Option<u64>,
+    /// Defaults to `[llm] temperature`.
+    temperature: Option<f32>,
 }
 
 /// `[llm] slots`: "auto", "off" or a number.
@@ -109,6 +131,8 @@ impl Default for RawLlm {
             concurrency: d_concurrency(),
             slots: d_slots(),
             stream: d_stream(),
+            skip_secs: d_skip(),
+            fallback: Vec::new(),
         }
     }
 }
@@ -279,6 +303,9 @@ fn d_slots() -> RawSlots {
 fn d_stream() -> bool {
     true
 }
+fn d_skip() -> u64 {
+    60
+}
 fn d_facts_max() -> usize {
     12
 }
@@ -360,6 +387,68 @@ impl Checker<'_> {
             ));
         }
         Ok(value)
+    }
+
+    /// A server's `base_url` without the trailing slash, and its host.
+    fn base_url(&mut self, section: &str, raw: &str) -> Result<(String, String), ConfigError> {
+        let base_url = raw.trim().trim_end_matches('/').to_string();
+        let rest = base_url
+            .strip_prefix("http://")
+            .or_else(|| base_url.strip_prefix("https://"))
+            .ok_or_else(|| {
+                self.err(
+                    section,
+                    "base_url",
+                    format!("{base_url:?} must start with http:// or https://"),
+                )
+            })?;
+        let host = rest.split('/').next().unwrap_or_default().to_string();
+        if host.is_empty() || rest.contains(char::is_whitespace) {
+            return Err(self.err(section, "base_url", format!("{base_url:?} has no host")));
+        }
+        if base_url.ends_with("/chat/completions") {
+            return Err(self.err(
+                section,
+                "base_url",
+                "give the API root (e.g. http://127.0.0.1:11434/v1), not the /chat/completions endpoint",
+            ));
+        }
+        if !base_url.ends_with("/v1") {
+            self.warn(
+                section,
+                "base_url",
+                "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
+            );
+        }
+        Ok((base_url, host))
+    }
+
+    /// The key named by `api_key_env` (read from the environment), and the name.
+    fn api_key(
+        &mut self,
+        section: &str,
+        api_key_env: &str,
+        host: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Option<String>, Option<Secret>) {
+        let api_key_env = Some(api_key_env.trim().to_string()).filter(|s| !s.is_empty());
+        let api_key = api_key_env
+            .as_deref()
+            .and_then(env)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .map(Secret::new);
+        if api_key.is_none() && host.contains("openai.com") {
+            self.warn(
+                section,
+                "api_key_env",
+                format!(
+                    "no API key found in ${}; api.openai.com will refuse requests",
+                    api_key_env.as_deref().unwrap_or("MESHAI_API_KEY")
+                ),
+            );
+        }
+        (api_key_env, api_key)
     }
 
     fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
@@ -456,35 +545,7 @@ pub(super) fn validate(
     radio.duty_cycle_pause = Duration::from_secs(duty);
 
     let l = &raw.llm;
-    let base_url = l.base_url.trim().trim_end_matches('/').to_string();
-    let rest = base_url
-        .strip_prefix("http://")
-        .or_else(|| base_url.strip_prefix("https://"))
-        .ok_or_else(|| {
-            c.err(
-                "llm",
-                "base_url",
-                format!("{base_url:?} must start with http:// or https://"),
-            )
-        })?;
-    let host = rest.split('/').next().unwrap_or_default();
-    if host.is_empty() || rest.contains(char::is_whitespace) {
-        return Err(c.err("llm", "base_url", format!("{base_url:?} has no host")));
-    }
-    if base_url.ends_with("/chat/completions") {
-        return Err(c.err(
-            "llm",
-            "base_url",
-            "give the API root (e.g. http://127.0.0.1:11434/v1), not the /chat/completions endpoint",
-        ));
-    }
-    if !base_url.ends_with("/v1") {
-        c.warn(
-            "llm",
-            "base_url",
-            "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
-        );
-    }
+    let (base_url, host) = c.base_url("llm", &l.base_url)?;
     if l.model.trim().is_empty() {
         return Err(c.err(
             "llm",
@@ -492,23 +553,7 @@ pub(super) fn validate(
             "missing: name the model, e.g. \"qwen2.5:1.5b\"",
         ));
     }
-    let api_key_env = Some(l.api_key_env.trim().to_string()).filter(|s| !s.is_empty());
-    let api_key = api_key_env
-        .as_deref()
-        .and_then(env)
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .map(Secret::new);
-    if api_key.is_none() && host.contains("openai.com") {
-        c.warn(
-            "llm",
-            "api_key_env",
-            format!(
-                "no API key found in ${}; api.openai.com will refuse requests",
-                api_key_env.as_deref().unwrap_or("MESHAI_API_KEY")
-            ),
-        );
-    }
+    let (api_key_env, api_key) = c.api_key("llm", &l.api_key_env, &host, env);
     let timeout = c.range("llm", "timeout_secs", l.timeout_secs, 1, 3600)?;
     let max_tokens = c.range("llm", "max_tokens", l.max_tokens, 16, 32_768)?;
     let temperature = c.range("llm", "temperature", l.temperature, 0.0, 2.0)?;
@@ -527,6 +572,32 @@ pub(super) fn validate(
     };
     if l.system_prompt.trim().is_empty() {
         return Err(c.err("llm", "system_prompt", "must not be empty"));
+    }
+    let skip = c.range("llm", "skip_secs", l.skip_secs, 1, 3600)?;
+    let mut fallbacks = Vec::new();
+    for f in &l.fallback {
+        let section = "llm.fallback";
+        let (base_url, host) = c.base_url(section, &f.base_url)?;
+        if f.model.trim().is_empty() {
+            return Err(c.err(section, "model", "must not be empty"));
+        }
+        let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &host, env);
+        let timeout = match f.timeout_secs {
+            Some(t) => c.range(section, "timeout_secs", t, 1, 3600)?,
+            None => timeout,
+        };
+        let temperature = match f.temperature {
+            Some(t) => c.range(section, "temperature", t, 0.0, 2.0)?,
+            None => temperature,
+        };
+        fallbacks.push(FallbackConfig {
+            base_url,
+            model: f.model.trim().to_string(),
+            api_key,
+            api_key_env,
+            timeout: Duration::from_secs(timeout),
+            temperature,
+        });
     }
 
     let m = &raw.memory;
@@ -616,6 +687,8 @@ pub(super) fn validate(
             concurrency,
             slots,
             stream: l.stream,
+            skip: Duration::from_secs(skip),
+            fallbacks,
         },
         database: raw.storage.database,
         retention: Retention::days(retain_days),

@@ -184,3 +184,25 @@ fn access_rules() {
     assert!(!c.access.permits(NodeId(3)), "not on the allow list");
     assert_eq!(w.len(), 1);
 }
+
+#[test]
+fn fallbacks_take_their_own_keys_and_the_rest_from_llm() {
+    let text = std::fs::read_to_string(manifest("tests/configs/valid/fallbacks.toml")).unwrap();
+    let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-fb".to_string());
+    let (c, w) = parse(&text, "x", &env).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(c.llm.skip, Duration::from_secs(30));
+    let f = &c.llm.fallbacks;
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[0].base_url, "http://192.168.1.20:8080/v1");
+    assert_eq!(f[0].model, "qwen2.5:0.5b");
+    assert!(f[0].api_key.is_none(), "no key unless named");
+    assert_eq!(f[0].timeout, c.llm.timeout);
+    assert_eq!(f[0].temperature, c.llm.temperature);
+    assert_eq!(f[1].api_key.as_ref().map(|k| k.expose()), Some("sk-fb"));
+    assert_eq!(f[1].timeout, Duration::from_secs(20));
+    assert_eq!(f[1].temperature, 0.3);
+    let (min, _) = parse("[radio]\nserial = \"/x\"\n", "min", &no_env).unwrap();
+    assert!(min.llm.fallbacks.is_empty());
+    assert_eq!(min.llm.skip, Duration::from_secs(60));
+}

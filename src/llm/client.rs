@@ -86,8 +86,20 @@ impl LlmClient {
         messages: &[ChatMessage],
         max_tokens: u32,
     ) -> Result<Completion, LlmError> {
+        let deadline = Instant::now() + self.settings.timeout;
+        self.complete_by(slot, messages, max_tokens, deadline).await
+    }
+
+    /// Like [`LlmClient::complete_in`], bounded by `deadline` instead of the configured
+    /// timeout (the failover chain hands each server what is left of one budget).
+    pub async fn complete_by(
+        &self,
+        slot: Option<u32>,
+        messages: &[ChatMessage],
+        max_tokens: u32,
+        deadline: Instant,
+    ) -> Result<Completion, LlmError> {
         let started = Instant::now();
-        let deadline = started + self.settings.timeout;
         let request = wire::Request {
             model: &self.settings.model,
             messages,
@@ -149,6 +161,52 @@ impl LlmClient {
         tokio::time::timeout(wait, probe)
             .await
             .unwrap_or(Err(LlmError::Timeout))
+    }
+
+    /// Whether the server answers at all: `GET {base_url}/models` with the key, within
+    /// `wait`. Cheap (no model is loaded or run); used to probe a skipped server.
+    pub async fn probe(&self, wait: Duration) -> Result<(), LlmError> {
+        let url = Url::parse(&format!(
+            "{}/models",
+            self.settings.base_url.trim_end_matches('/')
+        ))
+        .map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
+        let mut builder = self.http.get(url);
+        if let Some(key) = &self.settings.api_key {
+            builder = builder.bearer_auth(key.expose());
+        }
+        let probe = async {
+            let mut response = builder
+                .send()
+                .await
+                .map_err(|e| LlmError::Connect(error_chain(e)))?;
+            let status = response.status();
+            let body = read_body(&mut response, status).await?;
+            if status.is_success() {
+                return Ok(());
+            }
+            Err(LlmError::Status {
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(&body)
+                    .chars()
+                    .take(STATUS_BODY_CHARS)
+                    .collect(),
+                retry_after: None,
+            })
+        };
+        tokio::time::timeout(wait, probe)
+            .await
+            .unwrap_or(Err(LlmError::Timeout))
+    }
+
+    /// The model the requests name.
+    pub fn model(&self) -> &str {
+        &self.settings.model
+    }
+
+    /// The API root the requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.settings.base_url
     }
 
     /// The budget for one whole call, retries included.

@@ -3,6 +3,9 @@
 //! Layout:
 //! - `client`: [`LlmClient`], the only code that talks HTTP to the model server; owns the
 //!   call budget and the retries.
+//! - `pool`: [`LlmPool`], the primary and its `[[llm.fallback]]` servers tried in order within
+//!   one budget, and the background probe that brings a skipped server back.
+//! - `health`: sans-IO health of one server (failures in a row, skip, probe due).
 //! - `retry`: sans-IO retry policy (which failures to retry, how long to wait).
 //! - `wire`: the JSON request and response shapes of `/chat/completions`, streamed or not.
 //! - `sse`: sans-IO server-sent events (bytes → events) for streamed answers.
@@ -14,7 +17,9 @@
 
 pub mod clean;
 mod client;
+pub mod health;
 pub mod models;
+mod pool;
 mod retry;
 mod sse;
 mod wire;
@@ -26,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::secret::Secret;
 
 pub use client::{ChatStream, LlmClient};
+pub use pool::{LlmPool, Server};
 
 /// Who says a chat message, as the OpenAI chat API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

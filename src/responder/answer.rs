@@ -11,6 +11,10 @@
 //! the summary must know it.
 //!
 //! Not streamed: one call, the whole answer chunked and queued at once.
+//!
+//! Both ask [`crate::llm::LlmPool`], which fails over to the `[[llm.fallback]]` servers within
+//! the one budget. A streamed answer that broke before any part went on air goes to the next
+//! server at once; after that, never (the same line as for retries).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -25,7 +29,7 @@ use super::turn::{failure_text, notice, queue, watch_report};
 use super::{Destination, Shared, unix_now};
 use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
 use crate::llm::clean::StreamCleaner;
-use crate::llm::{ChatMessage, ChatStream, LlmError, Usage};
+use crate::llm::{ChatMessage, ChatStream, LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 
@@ -43,7 +47,8 @@ pub(super) struct Question<'a> {
     pub messages: &'a [ChatMessage],
     /// For the log.
     pub prompt_chars: usize,
-    /// The llama.cpp server slot the node is pinned to, when the server has slots.
+    /// The llama.cpp server slot the node is pinned to, when the server has slots (the
+    /// primary's: the pool never sends it to a fallback).
     pub slot: Option<u32>,
 }
 
@@ -123,18 +128,20 @@ struct Sending {
 enum Attempt {
     /// The whole answer (or as much as the budget holds) was handed to the outbox.
     Done {
+        server: Server,
         sending: Sending,
         usage: Option<Usage>,
         cut_at_budget: bool,
     },
     /// The outbox closed (shutting down): nothing more can be sent.
     Closed { sending: Option<Sending> },
-    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the stream
-    /// had started (the client already retried a failure to open one).
+    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the server
+    /// whose stream had started (the pool already retried, and failed over, a failure to open
+    /// one).
     Failed {
         error: LlmError,
         sending: Option<Sending>,
-        opened: bool,
+        opened: Option<Server>,
     },
 }
 
@@ -143,13 +150,19 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     let started = Instant::now();
     let deadline = started + shared.llm.timeout();
     let mut attempt = 1;
+    // After a stream that broke before anything went on air, the servers after this one.
+    let mut after: Option<Server> = None;
     let (sending, usage, cut) = loop {
-        let error = match stream_once(shared, q, deadline, started).await {
+        let error = match stream_once(shared, q, deadline, started, after).await {
             Attempt::Done {
+                server,
                 sending,
                 usage,
                 cut_at_budget,
-            } => break (sending, usage, cut_at_budget),
+            } => {
+                shared.llm.report(server, Ok(()));
+                break (sending, usage, cut_at_budget);
+            }
             Attempt::Closed { sending } => {
                 debug!("the outbox closed while the answer streamed");
                 if let Some(sending) = sending {
@@ -173,11 +186,19 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             },
         };
         let (error, opened) = error;
+        // A stream that broke with nothing on air fails over like one that did not open,
+        // when a server after it is left (no wait: it is another server).
+        if let Some(server) = opened
+            && health::fails_over(&error)
+            && shared.llm.has_after(server)
+        {
+            warn!(error = %error, "the LLM stream failed before anything went on air; trying the next server");
+            after = Some(server);
+            continue;
+        }
         // Attempts count the streams that opened; failures to open one were retried by the
         // client already.
-        let wait = opened
-            .then(|| shared.llm.retry_delay(attempt, &error, deadline))
-            .flatten();
+        let wait = opened.and_then(|_| shared.llm.retry_delay(attempt, &error, deadline));
         match wait {
             Some(wait) => {
                 warn!(attempt, error = %error, ?wait, "the LLM stream failed, retrying");
@@ -273,19 +294,20 @@ async fn stream_once(
     q: &Question<'_>,
     deadline: Instant,
     started: Instant,
+    after: Option<Server>,
 ) -> Attempt {
     let s = &shared.settings;
-    let mut stream = match shared
+    let (mut stream, server) = match shared
         .llm
-        .stream(q.slot, q.messages, s.max_tokens, deadline)
+        .stream(q.slot, q.messages, s.max_tokens, deadline, after)
         .await
     {
-        Ok(stream) => stream,
+        Ok(opened) => opened,
         Err(error) => {
             return Attempt::Failed {
                 error,
                 sending: None,
-                opened: false,
+                opened: None,
             };
         }
     };
@@ -312,10 +334,11 @@ async fn stream_once(
                     break true;
                 }
                 Err(error) => {
+                    shared.llm.report(server, Err(&error));
                     return Attempt::Failed {
                         error,
                         sending,
-                        opened: true,
+                        opened: Some(server),
                     };
                 }
             }
@@ -351,6 +374,7 @@ async fn stream_once(
     drop(stream);
     match sending {
         Some(sending) => Attempt::Done {
+            server,
             sending,
             usage,
             cut_at_budget,
@@ -358,7 +382,7 @@ async fn stream_once(
         None => Attempt::Failed {
             error: LlmError::Empty,
             sending: None,
-            opened: true,
+            opened: Some(server),
         },
     }
 }

@@ -25,7 +25,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, LimitsConfig, MemoryConfig};
-use crate::llm::LlmClient;
+use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::{Inbound, LinkState, TextMessage};
@@ -71,7 +71,8 @@ pub struct Counters {
 struct Shared {
     settings: ResponderSettings,
     store: Store,
-    llm: LlmClient,
+    /// The primary server and its fallbacks.
+    llm: Arc<LlmPool>,
     sink: Sink,
     gate: gate::LlmGate,
     /// Which server slot each call names, when the server is llama.cpp.
@@ -111,17 +112,23 @@ pub struct Responder {
 }
 
 impl Responder {
-    /// Starts the intake loop reading `inbound`.
+    /// Starts the intake loop reading `inbound`, and the probe of skipped LLM servers when
+    /// there are fallbacks.
     pub fn spawn(
         settings: ResponderSettings,
         store: Store,
-        llm: LlmClient,
+        llm: LlmPool,
         sink: Sink,
         link: watch::Receiver<LinkState>,
         inbound: mpsc::Receiver<Inbound>,
     ) -> Responder {
         let stop = CancellationToken::new();
         let tracker = TaskTracker::new();
+        let llm = Arc::new(llm);
+        if llm.len() > 1 {
+            let (llm, stop) = (llm.clone(), stop.clone());
+            tracker.spawn(async move { llm.probe_loop(stop).await });
+        }
         let shared = Arc::new(Shared {
             gate: gate::LlmGate::new(settings.concurrency, settings.slots.is_some_and(|n| n >= 2)),
             slots: settings

@@ -317,6 +317,11 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
         "meshai up {uptime}, radio {radio}, model {}. I hold {mine} messages of ours.",
         shared.settings.model
     );
+    if shared.llm.len() > 1
+        && let Some(server) = shared.llm.last_answered()
+    {
+        text.push_str(&format!(" LLM: {server}."));
+    }
     if shared.settings.access.admins.contains(&node) {
         let c = &shared.counters;
         let calls = c.llm_calls.load(Ordering::Relaxed);

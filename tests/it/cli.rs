@@ -405,6 +405,49 @@ fn check_llm_answers_and_http_errors() {
     }
 }
 
+/// Every `[[llm.fallback]]` gets its own line: one answering, one down.
+#[test]
+fn check_checks_every_fallback() {
+    let primary = MiniLlm::start(|_| Answer::Text("p".into()));
+    let fallback = MiniLlm::start(|_| Answer::Text("f".into()));
+    let down = format!("http://127.0.0.1:{}/v1", closed_port());
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "[radio]\ntcp = \"127.0.0.1:{}\"\nhandshake_timeout_secs = 2\n\n\
+         [llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\ntimeout_secs = 10\n\n\
+         [[llm.fallback]]\nbase_url = \"{}\"\nmodel = \"fb-one\"\n\n\
+         [[llm.fallback]]\nbase_url = \"{down}\"\nmodel = \"fb-two\"\n\n\
+         [storage]\ndatabase = \"{}\"\n",
+        closed_port(),
+        primary.url,
+        fallback.url,
+        dir.path().join("meshai.db").display()
+    );
+    let setup = Setup::with_text(dir, &text);
+    let (ok, out) = setup.run(&["check"]);
+    assert!(!ok, "a fallback that is down fails the check");
+    let (line, _) = marked(&out, "✓ llm http").expect("primary line");
+    assert!(line.contains("model test-model answered in "), "{line}");
+    let (line, _) = marked(&out, "✓ llm fallback 1 ").expect("fallback 1 line");
+    assert!(
+        line.starts_with(&format!(
+            "✓ llm fallback 1 {} model fb-one answered in ",
+            fallback.url
+        )),
+        "{line}"
+    );
+    let (line, advice) = marked(&out, "✗ llm fallback 2 ").expect("fallback 2 line");
+    assert!(
+        line.starts_with(&format!("✗ llm fallback 2 {down} model fb-two: ")),
+        "{line}"
+    );
+    assert_eq!(
+        advice.as_deref(),
+        Some(format!("is the server running at {down}?").as_str())
+    );
+    assert_eq!(last_user(&fallback.requests()[0]), "ping");
+}
+
 #[test]
 fn check_with_a_bad_config_stops_at_the_config() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod daemon;
+mod failover;
 mod harness;
 mod memory;
 mod radio;
