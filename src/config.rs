@@ -35,6 +35,7 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
+    pub context: ContextConfig,
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.
@@ -130,6 +131,38 @@ pub struct ChannelsConfig {
     pub mention: String,
     /// Channel indexes where mentions are answered.
     pub channels: Vec<u32>,
+}
+
+/// `[context]`: what the model is told, per turn, about who is asking. Each item can be
+/// switched off; an item the radio does not know (no position, no SNR) is left out anyway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextConfig {
+    /// The sender's long and short name.
+    pub names: bool,
+    /// How many hops away the sender is.
+    pub hops: bool,
+    /// The SNR the message was heard with.
+    pub snr: bool,
+    /// Distance and compass direction from our node, when both positions are known.
+    pub distance: bool,
+    /// The local time the message arrived.
+    pub time: bool,
+    /// Local time's offset from UTC in minutes: the standard library has no time zone
+    /// database, so the operator says it (0 shows the time as UTC).
+    pub utc_offset_minutes: i32,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            names: true,
+            hops: true,
+            snr: true,
+            distance: true,
+            time: true,
+            utc_offset_minutes: 0,
+        }
+    }
 }
 
 /// A configuration problem, already worded for the user.

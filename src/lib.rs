@@ -80,6 +80,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         limits: config.limits.clone(),
         access: config.access.clone(),
         channels: config.channels.clone(),
+        context: config.context.clone(),
         concurrency: config.llm.concurrency,
         slots: match config.llm.slots {
             SlotsSetting::Fixed(n) => Some(n),

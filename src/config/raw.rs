@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{
-    AccessConfig, ChannelsConfig, Config, ConfigError, LimitsConfig, LlmConfig, MemoryConfig,
-    ReplyConfig, SlotsSetting, Warning, line_of_key,
+    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, LimitsConfig, LlmConfig,
+    MemoryConfig, ReplyConfig, SlotsSetting, Warning, line_of_key,
 };
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
@@ -40,6 +40,8 @@ pub(super) struct RawConfig {
     access: RawAccess,
     #[serde(default)]
     channels: RawChannels,
+    #[serde(default)]
+    context: RawContext,
 }
 
 #[derive(Debug, Deserialize)]
@@ -226,6 +228,54 @@ impl Default for RawChannels {
             channels: d_mention_channels(),
         }
     }
+}
+
+/// `[context]`: every key defaults from the one `Default` below (no per-key functions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawContext {
+    names: bool,
+    hops: bool,
+    snr: bool,
+    distance: bool,
+    time: bool,
+    /// `+HH:MM` or `-HH:MM`.
+    utc_offset: String,
+}
+
+impl Default for RawContext {
+    fn default() -> Self {
+        let d = ContextConfig::default();
+        RawContext {
+            names: d.names,
+            hops: d.hops,
+            snr: d.snr,
+            distance: d.distance,
+            time: d.time,
+            utc_offset: "+00:00".to_string(),
+        }
+    }
+}
+
+/// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
+fn utc_offset_minutes(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("z") || s.eq_ignore_ascii_case("utc") {
+        return Some(0);
+    }
+    let (sign, rest) = match s.as_bytes().first()? {
+        b'+' => (1, &s[1..]),
+        b'-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let two_digits = |x: &str| x.len() == 2 && x.bytes().all(|b| b.is_ascii_digit());
+    if !two_digits(h) || !two_digits(m) {
+        return None;
+    }
+    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    let minutes = sign * (h * 60 + m);
+    (m < 60 && (-12 * 60..=14 * 60).contains(&minutes)).then_some(minutes)
 }
 
 fn d_baud() -> u32 {
@@ -601,6 +651,22 @@ pub(super) fn validate(
         c.range("channels", "channels", i, 0, 7)?;
     }
 
+    let cx = &raw.context;
+    let context = ContextConfig {
+        names: cx.names,
+        hops: cx.hops,
+        snr: cx.snr,
+        distance: cx.distance,
+        time: cx.time,
+        utc_offset_minutes: utc_offset_minutes(&cx.utc_offset).ok_or_else(|| {
+            c.err(
+                "context",
+                "utc_offset",
+                "must be +HH:MM or -HH:MM between -12:00 and +14:00, e.g. \"+01:00\"",
+            )
+        })?,
+    };
+
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -641,6 +707,7 @@ pub(super) fn validate(
             mention,
             channels: ch.channels.clone(),
         },
+        context,
     };
     Ok((config, c.warnings))
 }

@@ -6,6 +6,7 @@
 //! summaries. Summaries run in the background after the reply is queued.
 
 mod answer;
+pub mod asker;
 pub mod commands;
 pub mod gate;
 pub mod ratelimit;
@@ -24,7 +25,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::chunk::ChunkLimits;
-use crate::config::{AccessConfig, ChannelsConfig, LimitsConfig, MemoryConfig};
+use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::llm::LlmClient;
 use crate::memory::store::Store;
 use crate::node::NodeId;
@@ -44,6 +45,8 @@ pub struct ResponderSettings {
     pub limits: LimitsConfig,
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
+    /// What the per-turn "who is asking" line says.
+    pub context: ContextConfig,
     pub concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
     pub slots: Option<u32>,
