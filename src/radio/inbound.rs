@@ -392,10 +392,12 @@ mod tests {
         let here = GeoPoint {
             lat: 47.0,
             lon: 8.0,
+            uncertainty_km: 0.0,
         };
         let there = GeoPoint {
             lat: 47.1,
             lon: 8.1,
+            uncertainty_km: 0.0,
         };
         let at = SystemTime::UNIX_EPOCH;
         let mut with_both = db();

@@ -91,6 +91,9 @@ pub struct GeoPoint {
     pub lat: f64,
     /// Degrees east, -180..=180.
     pub lon: f64,
+    /// How far off the point may be, in km: 0 for a full-precision position, more when the
+    /// sender shares a reduced one (`precision_bits` < 32, e.g. ~2.9 km at 13 bits).
+    pub uncertainty_km: f64,
 }
 
 /// What the handshake learned about the node we are attached to.

@@ -136,8 +136,22 @@ pub fn geo_point(p: &Position) -> Option<GeoPoint> {
     let point = GeoPoint {
         lat: f64::from(lat_i) * 1e-7,
         lon: f64::from(lon_i) * 1e-7,
+        uncertainty_km: uncertainty_km(p.precision_bits),
     };
     ((-90.0..=90.0).contains(&point.lat) && (-180.0..=180.0).contains(&point.lon)).then_some(point)
+}
+
+/// Half the size of the grid cell a reduced-precision position is snapped to, in km: the
+/// firmware keeps the top `precision_bits` bits of `latitude_i`/`longitude_i` (units of
+/// 1e-7°). 0 and 32 mean full precision (2.7's node DB stores 0).
+fn uncertainty_km(precision_bits: u32) -> f64 {
+    match precision_bits {
+        1..=31 => {
+            let cell_deg = f64::from(1u32 << (32 - precision_bits)) * 1e-7;
+            cell_deg * 111.195 / 2.0
+        }
+        _ => 0.0,
+    }
 }
 
 /// A POSITION_APP packet: where its sender is. Packets without a usable point give `None`.
@@ -328,6 +342,7 @@ mod tests {
         ];
         for (pos, want) in cases {
             let got = geo_point(&pos).map(|g| (g.lat, g.lon));
+            assert_eq!(geo_point(&pos).map(|g| g.uncertainty_km), want.map(|_| 0.0));
             match (got, want) {
                 (Some((lat, lon)), Some((wlat, wlon))) => {
                     assert!(
@@ -362,6 +377,26 @@ mod tests {
             position_report(&packet(5, PortNum::PositionApp, vec![0xff; 3])),
             None
         );
+    }
+
+    #[test]
+    fn reduced_precision_positions_are_uncertain() {
+        let cases = [
+            (0, 0.0),
+            (32, 0.0),
+            (33, 0.0),
+            (13, 2.91),
+            (16, 0.364),
+            (31, 0.0000111),
+        ];
+        for (bits, km) in cases {
+            let pos = Position {
+                precision_bits: bits,
+                ..position(Some(10), Some(10))
+            };
+            let got = geo_point(&pos).map(|g| g.uncertainty_km).unwrap();
+            assert!((got - km).abs() <= km * 0.01, "{bits} bits: {got} km");
+        }
     }
 
     #[test]

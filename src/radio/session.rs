@@ -454,7 +454,11 @@ mod tests {
             short_name: "EV".into(),
         };
         db.insert(NodeId(8), names.clone());
-        let moved = GeoPoint { lat: 1.0, lon: 2.0 };
+        let moved = GeoPoint {
+            lat: 1.0,
+            lon: 2.0,
+            uncertainty_km: 0.0,
+        };
         db.set_position(NodeId(8), moved);
         assert_eq!(db.get(NodeId(8)), Some(&names));
         assert_eq!(db.position(NodeId(8)), Some(moved));

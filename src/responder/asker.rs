@@ -96,20 +96,44 @@ fn names(n: &NodeNames) -> Option<String> {
     }
 }
 
-/// `12.3 km NE of you`: where `to` is seen from `from`.
+/// `12.3 km NE of you`: where `to` is seen from `from`. A reduced-precision position makes it
+/// `about 12 km NE of you`, or `within about 6 km of you` when the direction is lost in it.
 fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
     let km = distance_km(from, to);
+    let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
+    if uncertainty > 0.0 {
+        if km < 2.0 * uncertainty {
+            return format!("within about {} of you", length(2.0 * uncertainty, true));
+        }
+        return format!(
+            "about {} {} of you",
+            length(km, true),
+            compass(bearing_deg(from, to))
+        );
+    }
     if km < NEAR_KM {
         return "near you (under 100 m)".to_string();
     }
-    let dist = if km < 1.0 {
-        format!("{} m", (km * 100.0).round() as u32 * 10)
-    } else if km < 100.0 {
+    format!(
+        "{} {} of you",
+        length(km, false),
+        compass(bearing_deg(from, to))
+    )
+}
+
+/// `680 m`, `12.3 km`, `344 km`; `rough` drops the decimal (and keeps 100 m steps).
+fn length(km: f64, rough: bool) -> String {
+    if km < 1.0 {
+        let step = if rough { 100.0 } else { 10.0 };
+        format!(
+            "{} m",
+            ((km * 1000.0 / step).round() * step).max(step) as u32
+        )
+    } else if km < 100.0 && !rough {
         format!("{km:.1} km")
     } else {
         format!("{km:.0} km")
-    };
-    format!("{dist} {} of you", compass(bearing_deg(from, to)))
+    }
 }
 
 /// Great-circle distance (haversine) in km.
@@ -157,7 +181,11 @@ mod tests {
     use std::time::Duration;
 
     fn pt(lat: f64, lon: f64) -> GeoPoint {
-        GeoPoint { lat, lon }
+        GeoPoint {
+            lat,
+            lon,
+            uncertainty_km: 0.0,
+        }
     }
 
     fn ann() -> NodeNames {
@@ -363,6 +391,48 @@ mod tests {
                 off(|c| c.time = false),
                 monday(),
                 Some("Asker: 344 km SE of you."),
+            ),
+            (
+                "reduced precision: about, rounded",
+                Asker {
+                    position: Some(GeoPoint {
+                        uncertainty_km: 2.9,
+                        ..pt(47.6, 8.5417)
+                    }),
+                    local_position: Some(home),
+                    ..Asker::default()
+                },
+                off(|c| c.time = false),
+                monday(),
+                Some("Asker: about 25 km N of you."),
+            ),
+            (
+                "reduced precision: the direction is lost",
+                Asker {
+                    position: Some(GeoPoint {
+                        uncertainty_km: 2.9,
+                        ..pt(47.40, 8.5417)
+                    }),
+                    local_position: Some(home),
+                    ..Asker::default()
+                },
+                off(|c| c.time = false),
+                monday(),
+                Some("Asker: within about 6 km of you."),
+            ),
+            (
+                "reduced precision: short ranges in 100 m steps",
+                Asker {
+                    position: Some(GeoPoint {
+                        uncertainty_km: 0.0455,
+                        ..pt(47.3769, 8.5507)
+                    }),
+                    local_position: Some(home),
+                    ..Asker::default()
+                },
+                off(|c| c.time = false),
+                monday(),
+                Some("Asker: about 700 m E of you."),
             ),
         ];
         for (name, asker, opts, now, want) in cases {
