@@ -147,9 +147,16 @@ pub struct ContextConfig {
     pub distance: bool,
     /// The local time the message arrived.
     pub time: bool,
-    /// Local time's offset from UTC in minutes: the standard library has no time zone
-    /// database, so the operator says it (0 shows the time as UTC).
-    pub utc_offset_minutes: i32,
+    /// Where the local time's offset from UTC comes from.
+    pub time_zone: TimeZoneSetting,
+}
+
+/// `[context] utc_offset`: the system's zone (`/etc/localtime`), or a fixed offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeZoneSetting {
+    System,
+    /// Minutes east of UTC.
+    Fixed(i32),
 }
 
 impl Default for ContextConfig {
@@ -160,7 +167,7 @@ impl Default for ContextConfig {
             snr: true,
             distance: true,
             time: true,
-            utc_offset_minutes: 0,
+            time_zone: TimeZoneSetting::System,
         }
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, LimitsConfig, LlmConfig,
-    MemoryConfig, ReplyConfig, SlotsSetting, Warning, line_of_key,
+    MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning, line_of_key,
 };
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
@@ -239,7 +239,7 @@ struct RawContext {
     snr: bool,
     distance: bool,
     time: bool,
-    /// `+HH:MM` or `-HH:MM`.
+    /// `system`, `+HH:MM` or `-HH:MM`.
     utc_offset: String,
 }
 
@@ -252,7 +252,7 @@ impl Default for RawContext {
             snr: d.snr,
             distance: d.distance,
             time: d.time,
-            utc_offset: "+00:00".to_string(),
+            utc_offset: "system".to_string(),
         }
     }
 }
@@ -658,13 +658,17 @@ pub(super) fn validate(
         snr: cx.snr,
         distance: cx.distance,
         time: cx.time,
-        utc_offset_minutes: utc_offset_minutes(&cx.utc_offset).ok_or_else(|| {
-            c.err(
-                "context",
-                "utc_offset",
-                "must be +HH:MM or -HH:MM between -12:00 and +14:00, e.g. \"+01:00\"",
-            )
-        })?,
+        time_zone: if cx.utc_offset.trim().eq_ignore_ascii_case("system") {
+            TimeZoneSetting::System
+        } else {
+            TimeZoneSetting::Fixed(utc_offset_minutes(&cx.utc_offset).ok_or_else(|| {
+                c.err(
+                    "context",
+                    "utc_offset",
+                    "must be \"system\" or +HH:MM or -HH:MM between -12:00 and +14:00, e.g. \"+01:00\"",
+                )
+            })?)
+        },
     };
 
     let config = Config {

@@ -204,6 +204,7 @@ fn context_items_and_utc_offset() {
         }
     );
     let offsets = [
+        ("system", None),
         ("+01:00", Some(60)),
         ("-03:30", Some(-210)),
         ("+14:00", Some(840)),
@@ -224,6 +225,13 @@ fn context_items_and_utc_offset() {
     ];
     for (offset, want) in offsets {
         let got = parse_context(&format!("utc_offset = \"{offset}\"")).ok();
-        assert_eq!(got.map(|c| c.utc_offset_minutes), want, "{offset:?}");
+        let minutes = got.and_then(|c| match c.time_zone {
+            TimeZoneSetting::Fixed(m) => Some(m),
+            TimeZoneSetting::System => None,
+        });
+        assert_eq!(minutes, want, "{offset:?}");
     }
+    let system = parse_context("utc_offset = \" System \"").unwrap();
+    assert_eq!(system.time_zone, TimeZoneSetting::System);
+    assert!(parse_context("utc_offset = \"Europe/Zurich\"").is_err());
 }

@@ -46,10 +46,18 @@ impl Asker {
     }
 }
 
+/// When the message arrived, and the local time's offset from UTC then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalClock {
+    pub now: SystemTime,
+    /// Seconds east of UTC; 0 shows the time as UTC.
+    pub utc_offset_secs: i32,
+}
+
 /// The line for the model, e.g. `Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB, 12.3 km NE
 /// of you; local time Mon 14:05.` Items that are switched off or unknown are left out; `None`
-/// when nothing is left. `now` is the time the message arrived.
-pub fn asker_line(asker: &Asker, now: SystemTime, opts: &ContextConfig) -> Option<String> {
+/// when nothing is left.
+pub fn asker_line(asker: &Asker, clock: LocalClock, opts: &ContextConfig) -> Option<String> {
     let mut items = Vec::new();
     if opts.names {
         if let Some(n) = asker.names.as_ref().and_then(names) {
@@ -76,7 +84,7 @@ pub fn asker_line(asker: &Asker, now: SystemTime, opts: &ContextConfig) -> Optio
     }
     let time = opts
         .time
-        .then(|| local_time(now, opts.utc_offset_minutes, opts.utc_offset_minutes == 0));
+        .then(|| local_time(clock.now, clock.utc_offset_secs));
     match (items.is_empty(), time) {
         (true, None) => None,
         (true, Some(t)) => Some(format!("Local time {t}.")),
@@ -160,18 +168,18 @@ pub fn compass(bearing: f64) -> &'static str {
     COMPASS[i]
 }
 
-/// `Mon 14:05` at `offset_minutes` from UTC, with ` UTC` added when `label_utc`.
-fn local_time(now: SystemTime, offset_minutes: i32, label_utc: bool) -> String {
+/// `Mon 14:05` at `offset_secs` from UTC, or `Mon 14:05 UTC` when the offset is 0.
+fn local_time(now: SystemTime, offset_secs: i32) -> String {
     let unix = match now.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2),
         Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(0),
     };
-    let local = unix + i64::from(offset_minutes) * 60;
+    let local = unix + i64::from(offset_secs);
     let days = local.div_euclid(86_400);
     let secs = local.rem_euclid(86_400);
     // 1970-01-01 was a Thursday (index 3 from Monday).
     let weekday = WEEKDAYS[(days + 3).rem_euclid(7) as usize];
-    let utc = if label_utc { " UTC" } else { "" };
+    let utc = if offset_secs == 0 { " UTC" } else { "" };
     format!("{weekday} {:02}:{:02}{utc}", secs / 3600, secs % 3600 / 60)
 }
 
@@ -200,10 +208,10 @@ mod tests {
         UNIX_EPOCH + Duration::from_secs(1_748_873_130)
     }
 
-    fn all_on(offset: i32) -> ContextConfig {
-        ContextConfig {
-            utc_offset_minutes: offset,
-            ..ContextConfig::default()
+    fn at(offset_minutes: i32) -> LocalClock {
+        LocalClock {
+            now: monday(),
+            utc_offset_secs: offset_minutes * 60,
         }
     }
 
@@ -269,16 +277,16 @@ mod tests {
             local_position: Some(home),
         };
         let off = |f: fn(&mut ContextConfig)| {
-            let mut c = all_on(60);
+            let mut c = ContextConfig::default();
             f(&mut c);
             c
         };
-        let cases: Vec<(&str, Asker, ContextConfig, SystemTime, Option<&str>)> = vec![
+        let cases: Vec<(&str, Asker, ContextConfig, LocalClock, Option<&str>)> = vec![
             (
                 "everything",
                 full.clone(),
-                all_on(60),
-                monday(),
+                ContextConfig::default(),
+                at(60),
                 Some(
                     "Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB, 11.5 km NE of you; local time Mon 15:05.",
                 ),
@@ -286,8 +294,8 @@ mod tests {
             (
                 "utc is labelled",
                 full.clone(),
-                all_on(0),
-                monday(),
+                ContextConfig::default(),
+                at(0),
                 Some(
                     "Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB, 11.5 km NE of you; local time Mon 14:05 UTC.",
                 ),
@@ -295,15 +303,15 @@ mod tests {
             (
                 "offset crosses midnight backwards",
                 Asker::default(),
-                all_on(-15 * 60),
-                monday(),
+                ContextConfig::default(),
+                at(-15 * 60),
                 Some("Local time Sun 23:05."),
             ),
             (
                 "nothing known, no time",
                 Asker::default(),
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 None,
             ),
             (
@@ -312,8 +320,8 @@ mod tests {
                     position: None,
                     ..full.clone()
                 },
-                all_on(60),
-                monday(),
+                ContextConfig::default(),
+                at(60),
                 Some("Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB; local time Mon 15:05."),
             ),
             (
@@ -323,7 +331,7 @@ mod tests {
                     ..full.clone()
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB."),
             ),
             (
@@ -333,7 +341,7 @@ mod tests {
                     c.names = false;
                     c.snr = false;
                 }),
-                monday(),
+                at(60),
                 Some("Asker: 2 hops away, 11.5 km NE of you; local time Mon 15:05."),
             ),
             (
@@ -345,7 +353,7 @@ mod tests {
                     c.distance = false;
                     c.time = false;
                 }),
-                monday(),
+                at(60),
                 Some("Asker: Ann Smith (ANN)."),
             ),
             (
@@ -361,7 +369,7 @@ mod tests {
                     local_position: Some(home),
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: ANN, heard directly, SNR 10.2 dB, 680 m E of you."),
             ),
             (
@@ -377,7 +385,7 @@ mod tests {
                     local_position: Some(home),
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: Bob, 1 hop away, near you (under 100 m)."),
             ),
             (
@@ -389,7 +397,7 @@ mod tests {
                     ..Asker::default()
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: 344 km SE of you."),
             ),
             (
@@ -403,7 +411,7 @@ mod tests {
                     ..Asker::default()
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: about 25 km N of you."),
             ),
             (
@@ -417,7 +425,7 @@ mod tests {
                     ..Asker::default()
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: within about 6 km of you."),
             ),
             (
@@ -431,12 +439,12 @@ mod tests {
                     ..Asker::default()
                 },
                 off(|c| c.time = false),
-                monday(),
+                at(60),
                 Some("Asker: about 700 m E of you."),
             ),
         ];
-        for (name, asker, opts, now, want) in cases {
-            assert_eq!(asker_line(&asker, now, &opts).as_deref(), want, "{name}");
+        for (name, asker, opts, clock, want) in cases {
+            assert_eq!(asker_line(&asker, clock, &opts).as_deref(), want, "{name}");
         }
     }
 
@@ -451,13 +459,9 @@ mod tests {
         ];
         for (unix, offset, want) in cases {
             let now = UNIX_EPOCH + Duration::from_secs(unix);
-            assert_eq!(
-                local_time(now, offset, offset == 0),
-                want,
-                "{unix} {offset}"
-            );
+            assert_eq!(local_time(now, offset * 60), want, "{unix} {offset}");
         }
         let before_epoch = UNIX_EPOCH - Duration::from_secs(60);
-        assert_eq!(local_time(before_epoch, 0, true), "Wed 23:59 UTC");
+        assert_eq!(local_time(before_epoch, 0), "Wed 23:59 UTC");
     }
 }

@@ -47,6 +47,8 @@ pub struct ResponderSettings {
     pub channels: ChannelsConfig,
     /// What the per-turn "who is asking" line says.
     pub context: ContextConfig,
+    /// The local time zone for that line (the system's, or a fixed offset).
+    pub zone: Arc<crate::localtime::Zone>,
     pub concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
     pub slots: Option<u32>,
@@ -160,8 +162,12 @@ impl Responder {
 
 /// Seconds since the Unix epoch, for the store.
 pub(crate) fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
+    unix_time(SystemTime::now())
+}
+
+/// Seconds since the Unix epoch of `t` (0 before it).
+pub(crate) fn unix_time(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 

@@ -9,7 +9,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard, mpsc, oneshot};
 use tracing::{Instrument, debug, info, warn};
 
 use super::commands::{self, Command, Parsed};
-use super::{Destination, Job, Shared, store_unanswered, unix_now};
+use super::{Destination, Job, Shared, store_unanswered, unix_now, unix_time};
 use super::{answer, asker};
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
@@ -205,7 +205,11 @@ async fn llm_turn(
         }
     };
     // Who is asking, as of this message: a per-turn note only, never stored or summarised.
-    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), msg.received_at, &s.context)
+    let clock = asker::LocalClock {
+        now: msg.received_at,
+        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
+    };
+    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
         .into_iter()
         .collect();
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);

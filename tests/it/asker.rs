@@ -188,14 +188,14 @@ async fn context_items_can_be_switched_off() {
     assert_eq!(turn.lines().last(), Some("Asker: 2 hops away."), "{turn}");
     d.stop().await.0.expect("clean stop");
 
-    let d = start("[context]\nhops = false\n").await;
+    let d = start("[context]\nhops = false\nutc_offset = \"UTC\"\n").await;
     dm(&d, ANN, "Who am I?").await;
     let turn = parts(&last_reply(&d)).turn.expect("a per-turn block");
     assert!(
         turn.contains("Asker: Ann Smith (ANN), SNR -7.5 dB, 11.5 km NE of you; local time "),
         "{turn}"
     );
-    assert!(turn.ends_with(" UTC."), "no offset set: {turn}");
+    assert!(turn.ends_with(" UTC."), "offset 0: {turn}");
     d.stop().await.0.expect("clean stop");
 
     let everything_off =
