@@ -35,6 +35,7 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
+    pub context: ContextConfig,
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.
@@ -151,6 +152,45 @@ pub struct ChannelsConfig {
     pub mention: String,
     /// Channel indexes where mentions are answered.
     pub channels: Vec<u32>,
+}
+
+/// `[context]`: what the model is told, per turn, about who is asking. Each item can be
+/// switched off; an item the radio does not know (no position, no SNR) is left out anyway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextConfig {
+    /// The sender's long and short name.
+    pub names: bool,
+    /// How many hops away the sender is.
+    pub hops: bool,
+    /// The SNR the message was heard with.
+    pub snr: bool,
+    /// Distance and compass direction from our node, when both positions are known.
+    pub distance: bool,
+    /// The local time the message arrived.
+    pub time: bool,
+    /// Where the local time's offset from UTC comes from.
+    pub time_zone: TimeZoneSetting,
+}
+
+/// `[context] utc_offset`: the system's zone (`/etc/localtime`), or a fixed offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeZoneSetting {
+    System,
+    /// Minutes east of UTC.
+    Fixed(i32),
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            names: true,
+            hops: true,
+            snr: true,
+            distance: true,
+            time: true,
+            time_zone: TimeZoneSetting::System,
+        }
+    }
 }
 
 /// A configuration problem, already worded for the user.

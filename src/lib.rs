@@ -8,6 +8,7 @@ pub mod chunk;
 pub mod cli;
 pub mod config;
 pub mod llm;
+pub mod localtime;
 pub mod memory;
 pub mod node;
 pub mod radio;
@@ -17,6 +18,8 @@ pub mod systemd;
 #[cfg(test)]
 mod test_util;
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -25,8 +28,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::chunk::{ChunkLimits, budget_hint};
-use crate::config::{Config, SlotsSetting};
+use crate::config::{Config, SlotsSetting, TimeZoneSetting};
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
+use crate::localtime::Zone;
 use crate::memory::store::Store;
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
@@ -112,11 +116,30 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         limits: config.limits.clone(),
         access: config.access.clone(),
         channels: config.channels.clone(),
+        context: config.context.clone(),
+        zone: Arc::new(local_zone(config.context.time_zone)),
         concurrency: config.llm.concurrency,
         slots: match config.llm.slots {
             SlotsSetting::Fixed(n) => Some(n),
             SlotsSetting::Auto | SlotsSetting::Off => None,
         },
+    }
+}
+
+/// The zone for the local time the model is told: the system's (`/etc/localtime`, UTC when it
+/// cannot be read), or the configured offset.
+fn local_zone(setting: TimeZoneSetting) -> Zone {
+    match setting {
+        TimeZoneSetting::Fixed(minutes) => Zone::fixed(minutes * 60),
+        TimeZoneSetting::System => {
+            Zone::system(Path::new(localtime::SYSTEM_ZONE)).unwrap_or_else(|| {
+                warn!(
+                    file = localtime::SYSTEM_ZONE,
+                    "cannot read the time zone; local times are given in UTC ([context] utc_offset sets one)"
+                );
+                Zone::fixed(0)
+            })
+        }
     }
 }
 

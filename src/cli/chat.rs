@@ -129,7 +129,12 @@ where
             channel: 0,
             packet_id: id,
             text: text.to_string(),
-            hops: Some(0),
+            // Typed on the console, not heard over the mesh: no hops, SNR or position for the
+            // model's "who is asking" line, only the local time.
+            hops: None,
+            snr: None,
+            position: None,
+            local_position: None,
             received_at: SystemTime::now(),
             names: None,
             pki: false,

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{
-    AccessConfig, ChannelsConfig, Config, ConfigError, FallbackConfig, LimitsConfig, LlmConfig,
-    MemoryConfig, ReplyConfig, SlotsSetting, Warning, line_of_key,
+    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
+    LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning, line_of_key,
 };
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
@@ -40,6 +40,8 @@ pub(super) struct RawConfig {
     access: RawAccess,
     #[serde(default)]
     channels: RawChannels,
+    #[serde(default)]
+    context: RawContext,
 }
 
 #[derive(Debug, Deserialize)]
@@ -250,6 +252,54 @@ impl Default for RawChannels {
             channels: d_mention_channels(),
         }
     }
+}
+
+/// `[context]`: every key defaults from the one `Default` below (no per-key functions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawContext {
+    names: bool,
+    hops: bool,
+    snr: bool,
+    distance: bool,
+    time: bool,
+    /// `system`, `+HH:MM` or `-HH:MM`.
+    utc_offset: String,
+}
+
+impl Default for RawContext {
+    fn default() -> Self {
+        let d = ContextConfig::default();
+        RawContext {
+            names: d.names,
+            hops: d.hops,
+            snr: d.snr,
+            distance: d.distance,
+            time: d.time,
+            utc_offset: "system".to_string(),
+        }
+    }
+}
+
+/// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
+fn utc_offset_minutes(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("z") || s.eq_ignore_ascii_case("utc") {
+        return Some(0);
+    }
+    let (sign, rest) = match s.as_bytes().first()? {
+        b'+' => (1, &s[1..]),
+        b'-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let two_digits = |x: &str| x.len() == 2 && x.bytes().all(|b| b.is_ascii_digit());
+    if !two_digits(h) || !two_digits(m) {
+        return None;
+    }
+    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    let minutes = sign * (h * 60 + m);
+    (m < 60 && (-12 * 60..=14 * 60).contains(&minutes)).then_some(minutes)
 }
 
 fn d_baud() -> u32 {
@@ -672,6 +722,26 @@ pub(super) fn validate(
         c.range("channels", "channels", i, 0, 7)?;
     }
 
+    let cx = &raw.context;
+    let context = ContextConfig {
+        names: cx.names,
+        hops: cx.hops,
+        snr: cx.snr,
+        distance: cx.distance,
+        time: cx.time,
+        time_zone: if cx.utc_offset.trim().eq_ignore_ascii_case("system") {
+            TimeZoneSetting::System
+        } else {
+            TimeZoneSetting::Fixed(utc_offset_minutes(&cx.utc_offset).ok_or_else(|| {
+                c.err(
+                    "context",
+                    "utc_offset",
+                    "must be \"system\" or +HH:MM or -HH:MM between -12:00 and +14:00, e.g. \"+01:00\"",
+                )
+            })?)
+        },
+    };
+
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -714,6 +784,7 @@ pub(super) fn validate(
             mention,
             channels: ch.channels.clone(),
         },
+        context,
     };
     Ok((config, c.warnings))
 }

@@ -52,6 +52,8 @@ fn defaults_equal_the_example() {
     assert_eq!(min.limits, ex.limits);
     assert_eq!(min.access, ex.access);
     assert_eq!(min.channels, ex.channels);
+    assert_eq!(min.context, ex.context);
+    assert_eq!(min.context, ContextConfig::default());
     assert_eq!(min.database, ex.database);
     assert_eq!(min.retention, ex.retention);
 }
@@ -205,4 +207,53 @@ fn fallbacks_take_their_own_keys_and_the_rest_from_llm() {
     let (min, _) = parse("[radio]\nserial = \"/x\"\n", "min", &no_env).unwrap();
     assert!(min.llm.fallbacks.is_empty());
     assert_eq!(min.llm.skip, Duration::from_secs(60));
+}
+
+#[test]
+fn context_items_and_utc_offset() {
+    let parse_context = |body: &str| {
+        let text = format!("[radio]\nserial = \"/dev/ttyUSB0\"\n[context]\n{body}\n");
+        parse(&text, "x.toml", &no_env).map(|(c, _)| c.context)
+    };
+    let c = parse_context("names = false\nsnr = false\ntime = false").unwrap();
+    assert_eq!(
+        c,
+        ContextConfig {
+            names: false,
+            snr: false,
+            time: false,
+            ..ContextConfig::default()
+        }
+    );
+    let offsets = [
+        ("system", None),
+        ("+01:00", Some(60)),
+        ("-03:30", Some(-210)),
+        ("+14:00", Some(840)),
+        ("-12:00", Some(-720)),
+        ("+05:45", Some(345)),
+        ("UTC", Some(0)),
+        ("Z", Some(0)),
+        ("-00:00", Some(0)),
+        ("+14:01", None),
+        ("-12:30", None),
+        ("+1:00", None),
+        ("01:00", None),
+        ("+01:60", None),
+        ("+01", None),
+        ("+-1:00", None),
+        ("", None),
+        ("Europe/Zurich", None),
+    ];
+    for (offset, want) in offsets {
+        let got = parse_context(&format!("utc_offset = \"{offset}\"")).ok();
+        let minutes = got.and_then(|c| match c.time_zone {
+            TimeZoneSetting::Fixed(m) => Some(m),
+            TimeZoneSetting::System => None,
+        });
+        assert_eq!(minutes, want, "{offset:?}");
+    }
+    let system = parse_context("utc_offset = \" System \"").unwrap();
+    assert_eq!(system.time_zone, TimeZoneSetting::System);
+    assert!(parse_context("utc_offset = \"Europe/Zurich\"").is_err());
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use meshtastic::protobufs::{MeshPacket, PortNum, mesh_packet};
 
 use super::TextMessage;
+use super::packet;
 use super::session::NodeDb;
 use crate::node::NodeId;
 
@@ -175,6 +176,9 @@ impl DmFilter {
             hops: (p.hop_start > 0)
                 .then(|| p.hop_start.checked_sub(p.hop_limit))
                 .flatten(),
+            snr: packet::rx_snr(p),
+            position: db.position(from),
+            local_position: self.me.and_then(|me| db.position(me)),
             received_at,
             names: db.get(from).cloned(),
             pki: p.pki_encrypted,
@@ -379,6 +383,49 @@ mod tests {
             };
             assert_eq!(m.hops, want, "hop_start {hop_start} hop_limit {hop_limit}");
             assert_eq!(m.names, None);
+        }
+    }
+
+    #[test]
+    fn snr_and_positions_come_with_the_message() {
+        use crate::radio::GeoPoint;
+        let here = GeoPoint {
+            lat: 47.0,
+            lon: 8.0,
+            uncertainty_km: 0.0,
+        };
+        let there = GeoPoint {
+            lat: 47.1,
+            lon: 8.1,
+            uncertainty_km: 0.0,
+        };
+        let at = SystemTime::UNIX_EPOCH;
+        let mut with_both = db();
+        with_both.set_position(NodeId(ME), here);
+        with_both.set_position(NodeId(ALICE), there);
+        let mut only_ours = db();
+        only_ours.set_position(NodeId(ME), here);
+        let heard = MeshPacket {
+            rx_snr: -7.5,
+            rx_rssi: -110,
+            ..text(ALICE, ME, 1, b"hi")
+        };
+        let via_api = text(ALICE, ME, 2, b"hi");
+        let cases = [
+            (&heard, &with_both, Some(-7.5), Some(there), Some(here)),
+            (&via_api, &with_both, None, Some(there), Some(here)),
+            (&heard, &only_ours, Some(-7.5), None, Some(here)),
+            (&heard, &db(), Some(-7.5), None, None),
+        ];
+        for (p, db, snr, position, local) in cases {
+            let Verdict::Dm(m) = filter().accept(p, Instant::now(), db, at) else {
+                panic!("not a dm");
+            };
+            assert_eq!(
+                (m.snr, m.position, m.local_position),
+                (snr, position, local),
+                "{p:?}"
+            );
         }
     }
 

@@ -84,6 +84,18 @@ pub struct NodeNames {
     pub short_name: String,
 }
 
+/// A position on the globe in degrees (WGS84), from a node info or a POSITION_APP packet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeoPoint {
+    /// Degrees north, -90..=90.
+    pub lat: f64,
+    /// Degrees east, -180..=180.
+    pub lon: f64,
+    /// How far off the point may be, in km: 0 for a full-precision position, more when the
+    /// sender shares a reduced one (`precision_bits` < 32, e.g. ~2.9 km at 13 bits).
+    pub uncertainty_km: f64,
+}
+
 /// What the handshake learned about the node we are attached to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalNode {
@@ -138,6 +150,12 @@ pub struct TextMessage {
     pub text: String,
     /// Hops taken (`hop_start - hop_limit`) when the firmware reports `hop_start`.
     pub hops: Option<u32>,
+    /// `rx_snr` in dB; `None` when the packet did not come over LoRa (SNR and RSSI both 0).
+    pub snr: Option<f32>,
+    /// The sender's last known position, when the node DB has one.
+    pub position: Option<GeoPoint>,
+    /// Our own node's last known position, when the node DB has one.
+    pub local_position: Option<GeoPoint>,
     pub received_at: SystemTime,
     /// The sender's names when the node DB knows them.
     pub names: Option<NodeNames>,

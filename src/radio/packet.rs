@@ -5,11 +5,11 @@
 
 use meshtastic::Message;
 use meshtastic::protobufs::{
-    Data, FromRadio, Heartbeat, MeshPacket, PortNum, Routing, ToRadio, User, mesh_packet, routing,
-    to_radio,
+    Data, FromRadio, Heartbeat, MeshPacket, PortNum, Position, Routing, ToRadio, User, mesh_packet,
+    routing, to_radio,
 };
 
-use super::{LinkEvent, OutgoingText};
+use super::{GeoPoint, LinkEvent, OutgoingText};
 use crate::node::NodeId;
 
 /// The hop limit used when the node's config does not give one.
@@ -124,6 +124,55 @@ pub fn node_info_user(p: &MeshPacket) -> Option<(NodeId, User)> {
             None
         }
     }
+}
+
+/// The point a `Position` gives, or `None` when it has none: missing fields, 0/0 (how the
+/// firmware spells "no fix") or values off the globe.
+pub fn geo_point(p: &Position) -> Option<GeoPoint> {
+    let (lat_i, lon_i) = (p.latitude_i?, p.longitude_i?);
+    if lat_i == 0 && lon_i == 0 {
+        return None;
+    }
+    let point = GeoPoint {
+        lat: f64::from(lat_i) * 1e-7,
+        lon: f64::from(lon_i) * 1e-7,
+        uncertainty_km: uncertainty_km(p.precision_bits),
+    };
+    ((-90.0..=90.0).contains(&point.lat) && (-180.0..=180.0).contains(&point.lon)).then_some(point)
+}
+
+/// Half the size of the grid cell a reduced-precision position is snapped to, in km: the
+/// firmware keeps the top `precision_bits` bits of `latitude_i`/`longitude_i` (units of
+/// 1e-7°). 0 and 32 mean full precision (2.7's node DB stores 0).
+fn uncertainty_km(precision_bits: u32) -> f64 {
+    match precision_bits {
+        1..=31 => {
+            let cell_deg = f64::from(1u32 << (32 - precision_bits)) * 1e-7;
+            cell_deg * 111.195 / 2.0
+        }
+        _ => 0.0,
+    }
+}
+
+/// A POSITION_APP packet: where its sender is. Packets without a usable point give `None`.
+pub fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
+    let data = decoded_on(p, PortNum::PositionApp)?;
+    if p.from == 0 {
+        return None;
+    }
+    match Position::decode(data.payload.as_slice()) {
+        Ok(pos) => geo_point(&pos).map(|g| (NodeId(p.from), g)),
+        Err(e) => {
+            tracing::debug!(error = %e, from = %NodeId(p.from), "undecodable position payload");
+            None
+        }
+    }
+}
+
+/// The SNR of a received packet in dB; `None` when it did not come over LoRa (the firmware
+/// leaves `rx_snr` and `rx_rssi` both 0 for local, API and MQTT packets).
+pub fn rx_snr(p: &MeshPacket) -> Option<f32> {
+    (p.rx_snr.is_finite() && (p.rx_snr != 0.0 || p.rx_rssi != 0)).then_some(p.rx_snr)
 }
 
 #[cfg(test)]
@@ -267,5 +316,105 @@ mod tests {
             ..p.clone()
         };
         assert_eq!(node_info_user(&garbage), None);
+    }
+
+    fn position(lat: Option<i32>, lon: Option<i32>) -> Position {
+        Position {
+            latitude_i: lat,
+            longitude_i: lon,
+            ..Position::default()
+        }
+    }
+
+    #[test]
+    fn positions() {
+        let cases = [
+            (
+                position(Some(515_000_000), Some(-1_234_567)),
+                Some((51.5, -0.1234567)),
+            ),
+            (position(Some(0), Some(0)), None),
+            (position(Some(0), Some(100)), Some((0.0, 0.00001))),
+            (position(None, Some(100)), None),
+            (position(Some(515_000_000), None), None),
+            (position(Some(950_000_000), Some(0)), None),
+            (position(Some(10), Some(1_900_000_000)), None),
+        ];
+        for (pos, want) in cases {
+            let got = geo_point(&pos).map(|g| (g.lat, g.lon));
+            assert_eq!(geo_point(&pos).map(|g| g.uncertainty_km), want.map(|_| 0.0));
+            match (got, want) {
+                (Some((lat, lon)), Some((wlat, wlon))) => {
+                    assert!(
+                        (lat - wlat).abs() < 1e-9 && (lon - wlon).abs() < 1e-9,
+                        "{pos:?}"
+                    );
+                }
+                (got, want) => assert_eq!(got, want, "{pos:?}"),
+            }
+        }
+        let packet = |from, port: PortNum, payload: Vec<u8>| MeshPacket {
+            from,
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: port as i32,
+                payload,
+                ..Data::default()
+            })),
+            ..MeshPacket::default()
+        };
+        let good = position(Some(10_000_000), Some(20_000_000)).encode_to_vec();
+        let report = position_report(&packet(5, PortNum::PositionApp, good.clone()));
+        assert_eq!(report.map(|(n, g)| (n, g.lat)), Some((NodeId(5), 1.0)));
+        assert_eq!(
+            position_report(&packet(0, PortNum::PositionApp, good.clone())),
+            None
+        );
+        assert_eq!(
+            position_report(&packet(5, PortNum::TextMessageApp, good)),
+            None
+        );
+        assert_eq!(
+            position_report(&packet(5, PortNum::PositionApp, vec![0xff; 3])),
+            None
+        );
+    }
+
+    #[test]
+    fn reduced_precision_positions_are_uncertain() {
+        let cases = [
+            (0, 0.0),
+            (32, 0.0),
+            (33, 0.0),
+            (13, 2.91),
+            (16, 0.364),
+            (31, 0.0000111),
+        ];
+        for (bits, km) in cases {
+            let pos = Position {
+                precision_bits: bits,
+                ..position(Some(10), Some(10))
+            };
+            let got = geo_point(&pos).map(|g| g.uncertainty_km).unwrap();
+            assert!((got - km).abs() <= km * 0.01, "{bits} bits: {got} km");
+        }
+    }
+
+    #[test]
+    fn snr_only_for_packets_heard_over_lora() {
+        let cases = [
+            (6.25, -87, Some(6.25)),
+            (0.0, -90, Some(0.0)),
+            (0.0, 0, None),
+            (-7.5, 0, Some(-7.5)),
+            (f32::NAN, -80, None),
+        ];
+        for (snr, rssi, want) in cases {
+            let p = MeshPacket {
+                rx_snr: snr,
+                rx_rssi: rssi,
+                ..MeshPacket::default()
+            };
+            assert_eq!(rx_snr(&p), want, "{snr} {rssi}");
+        }
     }
 }

@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use meshtastic::protobufs::{FromRadio, User, channel, config, from_radio};
+use meshtastic::protobufs::{FromRadio, NodeInfo, User, channel, config, from_radio};
 
-use super::packet::DEFAULT_HOP_LIMIT;
-use super::{LocalNode, NodeNames};
+use super::packet::{self, DEFAULT_HOP_LIMIT};
+use super::{GeoPoint, LocalNode, NodeNames};
 use crate::node::NodeId;
 
 /// How many nodes the DB keeps; a busy mesh must not grow it without bound.
@@ -32,12 +32,21 @@ pub fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
     }
 }
 
-/// Names of the nodes the radio knows, from the handshake and later NODEINFO_APP packets.
+/// What the DB keeps about one node.
+#[derive(Debug, Clone, Default)]
+struct NodeEntry {
+    names: Option<NodeNames>,
+    /// The latest position heard (node info or POSITION_APP packet).
+    position: Option<GeoPoint>,
+    /// The update sequence number, used to evict the least recently updated node when full.
+    seq: u64,
+}
+
+/// Names and positions of the nodes the radio knows, from the handshake and later
+/// NODEINFO_APP and POSITION_APP packets: only the latest of each per node, bounded.
 #[derive(Debug, Clone, Default)]
 pub struct NodeDb {
-    /// Names plus the update sequence number, used to evict the least recently updated
-    /// node when the DB is full.
-    nodes: HashMap<NodeId, (NodeNames, u64)>,
+    nodes: HashMap<NodeId, NodeEntry>,
     /// Grows by one with every update.
     seq: u64,
     /// At most this many nodes are kept.
@@ -58,20 +67,44 @@ impl NodeDb {
         }
     }
 
-    /// Records a node's names, evicting the least recently updated node when full.
-    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
-        if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity {
+    /// The entry for `num`, made room for (evicting the least recently updated node when
+    /// full) and marked as just updated.
+    fn entry(&mut self, num: NodeId) -> &mut NodeEntry {
+        if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity.max(1) {
             let oldest = self
                 .nodes
                 .iter()
-                .min_by_key(|(_, (_, seq))| *seq)
+                .min_by_key(|(_, e)| e.seq)
                 .map(|(id, _)| *id);
             if let Some(oldest) = oldest {
                 self.nodes.remove(&oldest);
             }
         }
         self.seq += 1;
-        self.nodes.insert(num, (names, self.seq));
+        let entry = self.nodes.entry(num).or_default();
+        entry.seq = self.seq;
+        entry
+    }
+
+    /// Records a node's names, evicting the least recently updated node when full.
+    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
+        self.entry(num).names = Some(names);
+    }
+
+    /// Records a node's latest position.
+    pub fn set_position(&mut self, num: NodeId, position: GeoPoint) {
+        self.entry(num).position = Some(position);
+    }
+
+    /// Records what a node info says: names and, when it has one, the position.
+    pub fn update_from_node_info(&mut self, n: &NodeInfo) {
+        let num = NodeId(n.num);
+        if let Some(user) = &n.user {
+            self.update_from_user(num, user);
+        }
+        if let Some(point) = n.position.as_ref().and_then(packet::geo_point) {
+            self.set_position(num, point);
+        }
     }
 
     /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
@@ -86,7 +119,12 @@ impl NodeDb {
     }
 
     pub fn get(&self, num: NodeId) -> Option<&NodeNames> {
-        self.nodes.get(&num).map(|(names, _)| names)
+        self.nodes.get(&num).and_then(|e| e.names.as_ref())
+    }
+
+    /// The node's latest known position.
+    pub fn position(&self, num: NodeId) -> Option<GeoPoint> {
+        self.nodes.get(&num).and_then(|e| e.position)
     }
 
     pub fn len(&self) -> usize {
@@ -152,11 +190,7 @@ impl Handshake {
                 self.my_num = Some(NodeId(info.my_node_num));
                 self.reboot_count = info.reboot_count;
             }
-            V::NodeInfo(n) => {
-                if let Some(user) = &n.user {
-                    self.db.update_from_user(NodeId(n.num), user);
-                }
-            }
+            V::NodeInfo(n) => self.db.update_from_node_info(n),
             V::Metadata(m) => self.firmware_version = clean_name(&m.firmware_version),
             V::Channel(c) => {
                 if let Ok(index) = u32::try_from(c.index) {
@@ -363,6 +397,81 @@ mod tests {
         assert_eq!(db.get(NodeId(2)), None);
         assert_eq!(db.get(NodeId(1)), Some(&names("a2")));
         assert!(db.get(NodeId(4)).is_some());
+    }
+
+    #[test]
+    fn positions_from_node_infos_and_updates() {
+        use meshtastic::protobufs::Position;
+        let at = |lat: i32, lon: i32| Position {
+            latitude_i: Some(lat),
+            longitude_i: Some(lon),
+            ..Default::default()
+        };
+        let info = |num: u32, user: Option<User>, position: Option<Position>| NodeInfo {
+            num,
+            user,
+            position,
+            ..Default::default()
+        };
+        let mut hs = Handshake::new(NONCE);
+        let seq = [
+            my_info(),
+            msg(from_radio::PayloadVariant::NodeInfo(info(
+                ME,
+                Some(User {
+                    long_name: "Bot".into(),
+                    ..Default::default()
+                }),
+                Some(at(473_769_000, 85_417_000)),
+            ))),
+            // A node with no fix (0/0) and a thin node info with a position only.
+            msg(from_radio::PayloadVariant::NodeInfo(info(
+                7,
+                None,
+                Some(at(0, 0)),
+            ))),
+            msg(from_radio::PayloadVariant::NodeInfo(info(
+                8,
+                None,
+                Some(at(474_500_000, 86_500_000)),
+            ))),
+            complete(NONCE),
+        ];
+        let (_, mut db) = seq.iter().find_map(|m| hs.on_message(m)).unwrap();
+        let me = db.position(NodeId(ME)).unwrap();
+        assert!((me.lat - 47.3769).abs() < 1e-9 && (me.lon - 8.5417).abs() < 1e-9);
+        assert_eq!(
+            db.get(NodeId(ME)).map(|n| n.long_name.as_str()),
+            Some("Bot")
+        );
+        assert_eq!(db.position(NodeId(7)), None);
+        assert_eq!(db.get(NodeId(8)), None, "no names known");
+        assert!(db.position(NodeId(8)).is_some());
+
+        // Later updates keep the other half of the entry; the latest position wins.
+        let names = NodeNames {
+            long_name: "Eve".into(),
+            short_name: "EV".into(),
+        };
+        db.insert(NodeId(8), names.clone());
+        let moved = GeoPoint {
+            lat: 1.0,
+            lon: 2.0,
+            uncertainty_km: 0.0,
+        };
+        db.set_position(NodeId(8), moved);
+        assert_eq!(db.get(NodeId(8)), Some(&names));
+        assert_eq!(db.position(NodeId(8)), Some(moved));
+
+        // Bounded: a position update counts as an update for eviction.
+        let mut small = NodeDb::with_capacity(2);
+        small.insert(NodeId(1), names.clone());
+        small.set_position(NodeId(2), moved);
+        small.set_position(NodeId(1), moved);
+        small.set_position(NodeId(3), moved);
+        assert_eq!(small.len(), 2);
+        assert_eq!(small.position(NodeId(2)), None);
+        assert_eq!(small.get(NodeId(1)), Some(&names));
     }
 
     #[test]

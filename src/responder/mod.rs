@@ -6,6 +6,7 @@
 //! summaries. Summaries run in the background after the reply is queued.
 
 mod answer;
+pub mod asker;
 pub mod commands;
 pub mod gate;
 pub mod ratelimit;
@@ -24,7 +25,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::chunk::ChunkLimits;
-use crate::config::{AccessConfig, ChannelsConfig, LimitsConfig, MemoryConfig};
+use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
@@ -44,6 +45,10 @@ pub struct ResponderSettings {
     pub limits: LimitsConfig,
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
+    /// What the per-turn "who is asking" line says.
+    pub context: ContextConfig,
+    /// The local time zone for that line (the system's, or a fixed offset).
+    pub zone: Arc<crate::localtime::Zone>,
     pub concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
     pub slots: Option<u32>,
@@ -164,8 +169,12 @@ impl Responder {
 
 /// Seconds since the Unix epoch, for the store.
 pub(crate) fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
+    unix_time(SystemTime::now())
+}
+
+/// Seconds since the Unix epoch of `t` (0 before it).
+pub(crate) fn unix_time(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 

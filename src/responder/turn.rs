@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::sync::{Mutex, OwnedMutexGuard, mpsc, oneshot};
 use tracing::{Instrument, debug, info, warn};
 
-use super::answer;
 use super::commands::{self, Command, Parsed};
-use super::{Destination, Job, Shared, store_unanswered, unix_now};
+use super::{Destination, Job, Shared, store_unanswered, unix_now, unix_time};
+use super::{answer, asker};
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
 use crate::memory::store::{Context, StoreError, SummaryJob, SummarySave};
@@ -204,7 +204,15 @@ async fn llm_turn(
             return;
         }
     };
-    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &[], &msg.text);
+    // Who is asking, as of this message: a per-turn note only, never stored or summarised.
+    let clock = asker::LocalClock {
+        now: msg.received_at,
+        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
+    };
+    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
+        .into_iter()
+        .collect();
+    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
     debug!(
         prompt_chars = chars,

@@ -30,14 +30,14 @@ fn config() -> String {
 /// A reply prompt taken apart: the memory block, the verbatim messages, the per-turn block
 /// and the new message.
 #[derive(Debug, Clone, PartialEq)]
-struct Parts {
-    memory: Option<String>,
-    verbatim: Vec<(String, String)>,
-    turn: Option<String>,
-    new: String,
+pub(crate) struct Parts {
+    pub memory: Option<String>,
+    pub verbatim: Vec<(String, String)>,
+    pub turn: Option<String>,
+    pub new: String,
 }
 
-fn parts(req: &FakeRequest) -> Parts {
+pub(crate) fn parts(req: &FakeRequest) -> Parts {
     let msgs: &[FakeMessage] = &req.messages;
     let mut rest = msgs.get(1..).unwrap_or_default();
     let mut memory = None;

@@ -273,11 +273,7 @@ where
                 self.forward_to_outbox(LinkEvent::Rebooted).await;
                 return Err(End::Rebooted);
             }
-            Some(V::NodeInfo(n)) => {
-                if let Some(user) = &n.user {
-                    self.db.update_from_user(NodeId(n.num), user);
-                }
-            }
+            Some(V::NodeInfo(n)) => self.db.update_from_node_info(&n),
             Some(V::ClientNotification(n)) => {
                 tracing::info!(message = %n.message, level = n.level, "node notification");
             }
@@ -287,8 +283,8 @@ where
         Ok(())
     }
 
-    /// Routes one mesh packet: ACK/NAK to the outbox, names to the DB, texts through the
-    /// filter to the daemon.
+    /// Routes one mesh packet: ACK/NAK to the outbox, names and positions to the DB, texts
+    /// through the filter to the daemon.
     async fn on_packet(&mut self, p: &MeshPacket) {
         if let Some(ev) = packet::routing_event(p) {
             self.forward_to_outbox(ev).await;
@@ -296,6 +292,10 @@ where
         }
         if let Some((from, user)) = packet::node_info_user(p) {
             self.db.update_from_user(from, &user);
+            return;
+        }
+        if let Some((from, point)) = packet::position_report(p) {
+            self.db.set_position(from, point);
             return;
         }
         let verdict = self

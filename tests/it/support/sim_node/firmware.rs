@@ -28,6 +28,8 @@ pub struct SimPeer {
     pub num: u32,
     pub long_name: String,
     pub short_name: String,
+    /// `(latitude_i, longitude_i)` (degrees × 1e7) in its node info; `None`: no position.
+    pub position: Option<(i32, i32)>,
 }
 
 impl SimPeer {
@@ -36,6 +38,15 @@ impl SimPeer {
             num,
             long_name: long_name.to_string(),
             short_name: short_name.to_string(),
+            position: None,
+        }
+    }
+
+    /// The same peer, sharing a position (degrees × 1e7).
+    pub fn at(self, latitude_i: i32, longitude_i: i32) -> Self {
+        SimPeer {
+            position: Some((latitude_i, longitude_i)),
+            ..self
         }
     }
 }
@@ -46,6 +57,9 @@ pub struct SimConfig {
     pub node_num: u32,
     pub long_name: String,
     pub short_name: String,
+    /// Our node's `(latitude_i, longitude_i)` in its own node info; `None` is reported as
+    /// 0/0, the way firmware 2.7 says "no fix".
+    pub position: Option<(i32, i32)>,
     /// Reported as `config.lora.hop_limit`.
     pub hop_limit: u32,
     pub firmware_version: String,
@@ -71,6 +85,7 @@ impl Default for SimConfig {
             node_num: 0x1234_5678,
             long_name: "Sim Base".to_string(),
             short_name: "SIMB".to_string(),
+            position: None,
             hop_limit: 3,
             firmware_version: "2.7.26.sim".to_string(),
             ack_delay: Duration::from_millis(300),

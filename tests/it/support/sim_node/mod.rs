@@ -188,6 +188,18 @@ impl SimNode {
         id
     }
 
+    /// A POSITION_APP broadcast from `num` (degrees × 1e7); returns the packet id used.
+    pub fn inject_position(&self, num: u32, latitude_i: i32, longitude_i: i32) -> u32 {
+        let p = self.shared.update(|st| {
+            let p = packets::position_packet(num, st.fw.fresh_id(), latitude_i, longitude_i);
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        let id = p.id;
+        self.remember(p);
+        id
+    }
+
     /// Sends an injected packet again, same `from` and `id`, as if heard over a longer path.
     #[track_caller]
     pub fn inject_duplicate(&self, id: u32) {

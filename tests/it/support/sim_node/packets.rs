@@ -4,8 +4,8 @@
 use meshtastic::Message;
 use meshtastic::protobufs::{
     Channel, ChannelSettings, Config, Data, DeviceMetadata, FromRadio, HardwareModel, MeshPacket,
-    ModuleConfig, MyNodeInfo, NodeInfo, PortNum, QueueStatus, Routing, User, channel, config,
-    from_radio, mesh_packet, module_config, routing,
+    ModuleConfig, MyNodeInfo, NodeInfo, PortNum, Position, QueueStatus, Routing, User, channel,
+    config, from_radio, mesh_packet, module_config, routing,
 };
 
 use super::firmware::SimConfig;
@@ -44,6 +44,9 @@ pub struct MeshPacketSpec {
     pub encrypted: bool,
     /// A PKI DM: arrives decoded, on channel 0, flagged.
     pub pki_encrypted: bool,
+    /// `rx_snr` in dB and `rx_rssi` in dBm; both 0 for a packet that did not come over LoRa.
+    pub rx_snr: f32,
+    pub rx_rssi: i32,
 }
 
 impl Default for MeshPacketSpec {
@@ -62,6 +65,8 @@ impl Default for MeshPacketSpec {
             want_ack: false,
             encrypted: false,
             pki_encrypted: false,
+            rx_snr: 6.25,
+            rx_rssi: -87,
         }
     }
 }
@@ -102,8 +107,8 @@ impl MeshPacketSpec {
             channel: self.channel,
             id: self.id.unwrap_or(id),
             rx_time: 1_750_000_000,
-            rx_snr: 6.25,
-            rx_rssi: -87,
+            rx_snr: self.rx_snr,
+            rx_rssi: self.rx_rssi,
             hop_start: self.hop_start,
             hop_limit: self.hop_limit,
             want_ack: self.want_ack,
@@ -193,10 +198,42 @@ pub fn nodeinfo_packet(num: u32, id: u32, long_name: &str, short_name: &str) -> 
     }
 }
 
-fn node_info(num: u32, long_name: &str, short_name: &str) -> FromRadio {
+/// A `Position` at `(latitude_i, longitude_i)`, degrees × 1e7.
+pub fn position(latitude_i: i32, longitude_i: i32) -> Position {
+    Position {
+        latitude_i: Some(latitude_i),
+        longitude_i: Some(longitude_i),
+        altitude: Some(420),
+        time: 1_750_000_000,
+        precision_bits: 32,
+        ..Default::default()
+    }
+}
+
+/// A POSITION_APP broadcast from `num`, as the firmware passes a remote one to its client.
+pub fn position_packet(num: u32, id: u32, latitude_i: i32, longitude_i: i32) -> MeshPacket {
+    MeshPacket {
+        from: num,
+        to: BROADCAST,
+        id,
+        hop_start: 3,
+        hop_limit: 2,
+        rx_snr: 4.5,
+        rx_rssi: -95,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::PositionApp as i32,
+            payload: position(latitude_i, longitude_i).encode_to_vec(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+fn node_info(num: u32, long_name: &str, short_name: &str, at: Option<(i32, i32)>) -> FromRadio {
     from_radio(from_radio::PayloadVariant::NodeInfo(NodeInfo {
         num,
         user: Some(user(num, long_name, short_name)),
+        position: at.map(|(lat, lon)| position(lat, lon)),
         last_heard: 1_750_000_000,
         ..Default::default()
     }))
@@ -282,7 +319,13 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
             nodedb_count: u32::try_from(cfg.peers.len() + 1).unwrap_or(u32::MAX),
             ..Default::default()
         })),
-        node_info(cfg.node_num, &cfg.long_name, &cfg.short_name),
+        // Firmware 2.7 always sends its own position; 0/0 when it has no fix.
+        node_info(
+            cfg.node_num,
+            &cfg.long_name,
+            &cfg.short_name,
+            Some(cfg.position.unwrap_or((0, 0))),
+        ),
     ];
     if nonce != NONCE_ONLY_NODES {
         out.push(from_radio(from_radio::PayloadVariant::Metadata(
@@ -304,7 +347,7 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
         out.extend(
             cfg.peers
                 .iter()
-                .map(|p| node_info(p.num, &p.long_name, &p.short_name)),
+                .map(|p| node_info(p.num, &p.long_name, &p.short_name, p.position)),
         );
     }
     out.push(from_radio(from_radio::PayloadVariant::ConfigCompleteId(
