@@ -140,61 +140,48 @@ impl LlmClient {
     pub async fn server_slots(&self, wait: Duration) -> Result<Option<u32>, LlmError> {
         let root = self.settings.base_url.trim_end_matches('/');
         let root = root.strip_suffix("/v1").unwrap_or(root);
-        let url = Url::parse(&format!("{root}/props"))
-            .map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
-        let mut builder = self.http.get(url);
-        if let Some(key) = &self.settings.api_key {
-            builder = builder.bearer_auth(key.expose());
-        }
-        let probe = async {
-            let mut response = builder
-                .send()
-                .await
-                .map_err(|e| LlmError::Connect(error_chain(e)))?;
-            let status = response.status();
-            if !status.is_success() {
-                return Ok(None);
-            }
-            let body = read_body(&mut response, status).await?;
-            Ok(wire::parse_props(&body))
-        };
-        tokio::time::timeout(wait, probe)
-            .await
-            .unwrap_or(Err(LlmError::Timeout))
+        let (status, body) = self.get(&format!("{root}/props"), wait).await?;
+        Ok(status
+            .is_success()
+            .then(|| wire::parse_props(&body))
+            .flatten())
     }
 
     /// Whether the server answers at all: `GET {base_url}/models` with the key, within
     /// `wait`. Cheap (no model is loaded or run); used to probe a skipped server.
     pub async fn probe(&self, wait: Duration) -> Result<(), LlmError> {
-        let url = Url::parse(&format!(
-            "{}/models",
-            self.settings.base_url.trim_end_matches('/')
-        ))
-        .map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
+        let url = format!("{}/models", self.settings.base_url.trim_end_matches('/'));
+        let (status, body) = self.get(&url, wait).await?;
+        if status.is_success() {
+            return Ok(());
+        }
+        Err(LlmError::Status {
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&body)
+                .chars()
+                .take(STATUS_BODY_CHARS)
+                .collect(),
+            retry_after: None,
+        })
+    }
+
+    /// `GET url` with the API key, within `wait`: the status and the (bounded) body.
+    async fn get(&self, url: &str, wait: Duration) -> Result<(StatusCode, Vec<u8>), LlmError> {
+        let url = Url::parse(url).map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
         let mut builder = self.http.get(url);
         if let Some(key) = &self.settings.api_key {
             builder = builder.bearer_auth(key.expose());
         }
-        let probe = async {
+        let get = async {
             let mut response = builder
                 .send()
                 .await
                 .map_err(|e| LlmError::Connect(error_chain(e)))?;
             let status = response.status();
             let body = read_body(&mut response, status).await?;
-            if status.is_success() {
-                return Ok(());
-            }
-            Err(LlmError::Status {
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body)
-                    .chars()
-                    .take(STATUS_BODY_CHARS)
-                    .collect(),
-                retry_after: None,
-            })
+            Ok((status, body))
         };
-        tokio::time::timeout(wait, probe)
+        tokio::time::timeout(wait, get)
             .await
             .unwrap_or(Err(LlmError::Timeout))
     }
