@@ -315,10 +315,13 @@ async fn conversation(
     let sim = Arc::new(SimNode::start(sim_config()).await);
     let placeholder = FakeLlm::start_echo().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let extra = format!(
-        "{}[access]\nadmins = [\"!{ADMIN:08x}\"]\n",
-        subject.memory()
-    );
+    // MESHAI_RECALL_MEMORY="window_messages = 2; summarize_threshold = 4" tries other
+    // `[memory]` settings for the meshai subject.
+    let memory = match (subject, std::env::var("MESHAI_RECALL_MEMORY")) {
+        (Subject::Meshai, Ok(lines)) => format!("[memory]\n{}\n", lines.replace(';', "\n")),
+        _ => subject.memory().to_string(),
+    };
+    let extra = format!("{memory}[access]\nadmins = [\"!{ADMIN:08x}\"]\n");
     // Temperature 0 and short answers, as a radio bot gives. Not streamed: a streamed answer
     // cut at the reply budget never gets its last event with `usage` and `timings`, and this
     // bench counts tokens (benches/streaming.rs measures streaming).
