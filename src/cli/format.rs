@@ -41,28 +41,13 @@ pub fn expired(e: &Expired, days: u32) -> String {
 pub fn utc_time(unix: i64) -> String {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = crate::localtime::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
         secs / 3600,
         secs % 3600 / 60,
         secs % 60
     )
-}
-
-/// The calendar date of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// How long ago `at` was, coarsely: `just now`, `42 s ago`, `5 min ago`, `3 h ago`, `2 d ago`.

@@ -155,14 +155,7 @@ impl LlmClient {
         if status.is_success() {
             return Ok(());
         }
-        Err(LlmError::Status {
-            status: status.as_u16(),
-            body: String::from_utf8_lossy(&body)
-                .chars()
-                .take(STATUS_BODY_CHARS)
-                .collect(),
-            retry_after: None,
-        })
+        Err(status_error(status, &body, None))
     }
 
     /// `GET url` with the API key, within `wait`: the status and the (bounded) body.
@@ -304,14 +297,7 @@ impl LlmClient {
             .and_then(|v| v.to_str().ok())
             .and_then(retry::parse_retry_after);
         let body = read_body(&mut response, status).await?;
-        Err(LlmError::Status {
-            status: status.as_u16(),
-            body: String::from_utf8_lossy(&body)
-                .chars()
-                .take(STATUS_BODY_CHARS)
-                .collect(),
-            retry_after,
-        })
+        Err(status_error(status, &body, retry_after))
     }
 
     /// One HTTP exchange, without timeout (the caller has it) and without retries.
@@ -478,6 +464,18 @@ impl ChatStream {
             }
         }
         Ok(())
+    }
+}
+
+/// The error for a non-2xx answer: its status and the start of its body.
+fn status_error(status: StatusCode, body: &[u8], retry_after: Option<Duration>) -> LlmError {
+    LlmError::Status {
+        status: status.as_u16(),
+        body: String::from_utf8_lossy(body)
+            .chars()
+            .take(STATUS_BODY_CHARS)
+            .collect(),
+        retry_after,
     }
 }
 
