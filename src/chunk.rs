@@ -108,17 +108,28 @@ pub fn budget_hint(limits: &ChunkLimits) -> String {
     if limits.max_chunks <= 1 {
         return format!("Answer in at most {} characters.", limits.max_chars);
     }
+    format!(
+        "Answer in at most {} characters; never more than {}.",
+        limits.max_chars,
+        budget_chars(&limits)
+    )
+}
+
+/// What a whole reply holds, in characters: one part's `max_chars` for a single part; for
+/// several, each part less its marker and a little slack for cuts at word boundaries,
+/// rounded down to tens (560 for the defaults).
+pub fn budget_chars(limits: &ChunkLimits) -> usize {
+    let limits = limits.sane();
+    if limits.max_chunks <= 1 {
+        return limits.max_chars;
+    }
     let slack = marker_len(limits.max_chunks, limits.max_chunks) + 6;
-    let total = limits
+    limits
         .max_chars
         .saturating_sub(slack)
         .saturating_mul(limits.max_chunks)
         / 10
-        * 10;
-    format!(
-        "Answer in at most {} characters; never more than {total}.",
-        limits.max_chars
-    )
+        * 10
 }
 
 /// The parts of a text and whether the chunker cut it short (and added the `…`).

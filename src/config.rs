@@ -13,6 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::airtime::AirtimeConfig;
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
@@ -36,6 +37,8 @@ pub struct Config {
     pub access: AccessConfig,
     pub channels: ChannelsConfig,
     pub context: ContextConfig,
+    /// `[airtime]`: how a busy radio channel shortens or holds answers.
+    pub airtime: AirtimeConfig,
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.

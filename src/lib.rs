@@ -4,6 +4,7 @@
 //! crate; [`run`] is the whole daemon, so tests run it in-process. See `docs/architecture.md`
 //! for the codemap and the invariants.
 
+pub mod airtime;
 pub mod chunk;
 pub mod cli;
 pub mod config;
@@ -34,7 +35,7 @@ use crate::localtime::Zone;
 use crate::memory::store::Store;
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
-use crate::responder::{Responder, ResponderSettings, Sink};
+use crate::responder::{RadioWatch, Responder, ResponderSettings, Sink};
 use crate::systemd::Systemd;
 
 /// Inbound events buffered between the radio reader and the responder's intake. The intake
@@ -123,6 +124,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
             SlotsSetting::Fixed(n) => Some(n),
             SlotsSetting::Auto | SlotsSetting::Off => None,
         },
+        airtime: config.airtime.clone(),
     }
 }
 
@@ -197,7 +199,10 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         store.clone(),
         llm,
         Sink::Radio(radio.outbox()),
-        radio.state(),
+        RadioWatch {
+            link: radio.state(),
+            channel: radio.channel(),
+        },
         inbound_rx,
     );
     info!(

@@ -125,17 +125,23 @@ pub async fn forget(
     Ok(())
 }
 
-/// Prints the per-node table.
+/// Prints the per-node table and the radio channel as the daemon last saw it.
 pub async fn stats(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
     let Some(store) = open_existing(config, out).await? else {
         return Ok(());
     };
     let rows = store.stats().await.context("cannot read node stats");
+    let channel = store
+        .airtime()
+        .await
+        .context("cannot read the channel reading");
     store
         .close()
         .await
         .context("the database did not close cleanly")?;
-    out.write_all(format::stats_table(&rows?, unix_now()).as_bytes())?;
+    let now = unix_now();
+    out.write_all(format::stats_table(&rows?, now).as_bytes())?;
+    out.write_all(format::channel(channel?.as_ref(), now).as_bytes())?;
     Ok(())
 }
 

@@ -20,9 +20,10 @@ use crate::chunk::Numbering;
 use crate::config::Config;
 use crate::node::NodeId;
 use crate::radio::{
-    Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, StreamMsg, TextMessage,
+    ChannelState, Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, StreamMsg,
+    TextMessage,
 };
-use crate::responder::{ConsoleReply, Responder, Sink};
+use crate::responder::{ConsoleReply, RadioWatch, Responder, Sink};
 
 /// The node the lines come from unless `--as` says otherwise.
 pub const DEFAULT_FROM: NodeId = NodeId(0x00c0_ffee);
@@ -86,6 +87,8 @@ where
     let mut settings = crate::responder_settings(&config);
     settings.limits.node_messages = u32::MAX;
     let (_link_tx, link_rx) = watch::channel(chat_link());
+    // No radio: no channel readings, so the airtime policy never shortens or holds.
+    let (_channel_tx, channel_rx) = watch::channel(ChannelState::default());
     let (console_tx, mut console_rx) = mpsc::channel(CONSOLE_QUEUE);
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let responder = Responder::spawn(
@@ -93,7 +96,10 @@ where
         store.clone(),
         llm,
         Sink::Console(console_tx),
-        link_rx,
+        RadioWatch {
+            link: link_rx,
+            channel: channel_rx,
+        },
         inbound_rx,
     );
 

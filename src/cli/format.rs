@@ -1,12 +1,13 @@
 //! Text layout for the operator commands: times, the packet lines of `meshai chat`, the
-//! `meshai stats` table and the `meshai history` listing. Pure functions, no I/O.
+//! `meshai stats` table and channel lines, and the `meshai history` listing. Pure functions,
+//! no I/O.
 //!
 //! Times are shown in UTC (with "ago" where it helps): the standard library has no time zone
 //! database, and local time is not worth a dependency or unsafe code here.
 
 use std::time::Duration;
 
-use crate::memory::store::{Expired, NodeStats, StoredMessage, Summary};
+use crate::memory::store::{AirtimeRecord, Expired, NodeStats, StoredMessage, Summary};
 use crate::radio::Transport;
 
 /// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
@@ -137,6 +138,34 @@ pub fn stats_table(rows: &[NodeStats], now: i64) -> String {
     out
 }
 
+/// `meshai stats`' channel lines: the daemon's last reading and what the airtime policy did
+/// since that daemon started.
+pub fn channel(record: Option<&AirtimeRecord>, now: i64) -> String {
+    let Some(r) = record else {
+        return "channel: no reading stored yet (the daemon saves the node's, about one a minute)\n"
+            .into();
+    };
+    let mut out = format!("channel: {:.1} % busy", r.channel_utilization);
+    if let Some(tx) = r.air_util_tx {
+        out.push_str(&format!(", our sending {tx:.1} % of the last hour"));
+    }
+    match (r.region.as_deref(), r.duty_cycle) {
+        (Some(region), Some(limit)) => out.push_str(&format!(" ({region}: limit {limit:.0} %)")),
+        (Some(region), None) => out.push_str(&format!(" ({region}: no limit)")),
+        (None, Some(limit)) => out.push_str(&format!(" (limit {limit:.0} %)")),
+        (None, None) => {}
+    }
+    out.push_str(&format!(", read {}\n", ago(now, r.read_at)));
+    out.push_str(&format!(
+        "airtime policy since {}: {} answers shortened, {} held ({} s waited in all)\n",
+        utc_time(r.started_at),
+        r.shortened,
+        r.held,
+        r.waited_secs
+    ));
+    out
+}
+
 /// The `meshai history` listing: a heading, the summary if any, then one line per message,
 /// oldest first.
 pub fn history(
@@ -260,6 +289,36 @@ node       name        messages  last seen    summary  llm calls  prompt tok  co
 ";
         assert_eq!(stats_table(&rows, 1_000_000), want);
         assert_eq!(stats_table(&[], 0), "no nodes stored yet\n");
+    }
+
+    #[test]
+    fn channel_lines() {
+        let r = AirtimeRecord {
+            started_at: 1_000_000 - 7200,
+            read_at: 1_000_000 - 90,
+            channel_utilization: 31.46,
+            air_util_tx: Some(4.2),
+            region: Some("EU_868".into()),
+            duty_cycle: Some(10.0),
+            shortened: 3,
+            held: 1,
+            waited_secs: 95,
+        };
+        assert_eq!(
+            channel(Some(&r), 1_000_000),
+            "channel: 31.5 % busy, our sending 4.2 % of the last hour (EU_868: limit 10 %), read 1 min ago\n\
+             airtime policy since 1970-01-12 11:46:40 UTC: 3 answers shortened, 1 held (95 s waited in all)\n"
+        );
+        let us = AirtimeRecord {
+            air_util_tx: None,
+            region: Some("US".into()),
+            duty_cycle: None,
+            ..r.clone()
+        };
+        assert!(
+            channel(Some(&us), 1_000_000).starts_with("channel: 31.5 % busy (US: no limit), read")
+        );
+        assert!(channel(None, 0).starts_with("channel: no reading stored yet"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
     LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning, line_of_key,
 };
+use crate::airtime::AirtimeConfig;
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
@@ -42,6 +43,8 @@ pub(super) struct RawConfig {
     channels: RawChannels,
     #[serde(default)]
     context: RawContext,
+    #[serde(default)]
+    airtime: RawAirtime,
 }
 
 #[derive(Debug, Deserialize)]
@@ -281,6 +284,37 @@ impl Default for RawContext {
     }
 }
 
+/// `[airtime]`: every key defaults from the one `Default` below (no per-key functions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawAirtime {
+    enabled: bool,
+    shorten_above: f32,
+    shorten_parts: usize,
+    wait_above: f32,
+    max_wait_secs: u64,
+    stale_secs: u64,
+    /// Unset: the node's region decides.
+    duty_cycle_percent: Option<f32>,
+    duty_cycle_shorten_at: f32,
+}
+
+impl Default for RawAirtime {
+    fn default() -> Self {
+        let d = AirtimeConfig::default();
+        RawAirtime {
+            enabled: d.enabled,
+            shorten_above: d.shorten_above,
+            shorten_parts: d.shorten_parts,
+            wait_above: d.wait_above,
+            max_wait_secs: d.max_wait.as_secs(),
+            stale_secs: d.stale_after.as_secs(),
+            duty_cycle_percent: d.duty_cycle,
+            duty_cycle_shorten_at: d.duty_cycle_shorten_at,
+        }
+    }
+}
+
 /// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
 fn utc_offset_minutes(s: &str) -> Option<i32> {
     let s = s.trim();
@@ -420,7 +454,7 @@ impl Checker<'_> {
         )));
     }
 
-    /// `value` must lie in `lo..=hi`.
+    /// `value` must lie in `lo..=hi` (a NaN, which TOML allows, never does).
     fn range<T: PartialOrd + std::fmt::Display + Copy>(
         &self,
         section: &str,
@@ -429,7 +463,10 @@ impl Checker<'_> {
         lo: T,
         hi: T,
     ) -> Result<T, ConfigError> {
-        if value < lo || value > hi {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let inside = matches!(value.partial_cmp(&lo), Some(Greater | Equal))
+            && matches!(value.partial_cmp(&hi), Some(Less | Equal));
+        if !inside {
             return Err(self.err(
                 section,
                 key,
@@ -742,6 +779,8 @@ pub(super) fn validate(
         },
     };
 
+    let airtime = airtime(&mut c, &raw.airtime, max_chunks)?;
+
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -785,6 +824,63 @@ pub(super) fn validate(
             channels: ch.channels.clone(),
         },
         context,
+        airtime,
     };
     Ok((config, c.warnings))
+}
+
+/// `[airtime]`: percentages within 0–100, a non-empty shortened answer, a duty cycle that
+/// lets the node send at all.
+fn airtime(
+    c: &mut Checker<'_>,
+    a: &RawAirtime,
+    max_chunks: usize,
+) -> Result<AirtimeConfig, ConfigError> {
+    let s = "airtime";
+    let shorten_above = c.range(s, "shorten_above", a.shorten_above, 0.0, 100.0)?;
+    let wait_above = c.range(s, "wait_above", a.wait_above, 0.0, 100.0)?;
+    let shorten_parts = c.range(s, "shorten_parts", a.shorten_parts, 1, 10)?;
+    if shorten_parts >= max_chunks {
+        c.warn(
+            s,
+            "shorten_parts",
+            format!(
+                "{shorten_parts} is not fewer than [reply] max_chunks ({max_chunks}): a busy \
+                 channel only gets the shorter-answer note, not fewer packets"
+            ),
+        );
+    }
+    let max_wait = c.range(s, "max_wait_secs", a.max_wait_secs, 0, 3600)?;
+    let stale = c.range(s, "stale_secs", a.stale_secs, 1, 86_400)?;
+    if stale < 120 {
+        c.warn(
+            s,
+            "stale_secs",
+            format!(
+                "{stale} s: the node reports the channel about once a minute, so readings will \
+                 often count as stale and be ignored"
+            ),
+        );
+    }
+    let duty_cycle = match a.duty_cycle_percent {
+        Some(p) => Some(c.range(s, "duty_cycle_percent", p, 0.1, 100.0)?),
+        None => None,
+    };
+    let duty_cycle_shorten_at = c.range(
+        s,
+        "duty_cycle_shorten_at",
+        a.duty_cycle_shorten_at,
+        1.0,
+        100.0,
+    )?;
+    Ok(AirtimeConfig {
+        enabled: a.enabled,
+        shorten_above,
+        shorten_parts,
+        wait_above,
+        max_wait: Duration::from_secs(max_wait),
+        stale_after: Duration::from_secs(stale),
+        duty_cycle,
+        duty_cycle_shorten_at,
+    })
 }

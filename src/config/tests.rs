@@ -54,6 +54,8 @@ fn defaults_equal_the_example() {
     assert_eq!(min.channels, ex.channels);
     assert_eq!(min.context, ex.context);
     assert_eq!(min.context, ContextConfig::default());
+    assert_eq!(min.airtime, ex.airtime);
+    assert_eq!(min.airtime, crate::airtime::AirtimeConfig::default());
     assert_eq!(min.database, ex.database);
     assert_eq!(min.retention, ex.retention);
 }
@@ -256,4 +258,87 @@ fn context_items_and_utc_offset() {
     let system = parse_context("utc_offset = \" System \"").unwrap();
     assert_eq!(system.time_zone, TimeZoneSetting::System);
     assert!(parse_context("utc_offset = \"Europe/Zurich\"").is_err());
+}
+
+#[test]
+fn airtime_keys() {
+    use crate::airtime::AirtimeConfig;
+    let parse_airtime = |body: &str| {
+        let text = format!("[radio]\nserial = \"/dev/ttyUSB0\"\n[airtime]\n{body}\n");
+        parse(&text, "x.toml", &no_env).map(|(c, w)| (c.airtime, w))
+    };
+    let (a, w) = parse_airtime(
+        "enabled = false\nshorten_above = 20\nshorten_parts = 1\nwait_above = 35.5\n\
+         max_wait_secs = 0\nstale_secs = 300\nduty_cycle_percent = 1\nduty_cycle_shorten_at = 50",
+    )
+    .unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(
+        a,
+        AirtimeConfig {
+            enabled: false,
+            shorten_above: 20.0,
+            shorten_parts: 1,
+            wait_above: 35.5,
+            max_wait: Duration::ZERO,
+            stale_after: Duration::from_secs(300),
+            duty_cycle: Some(1.0),
+            duty_cycle_shorten_at: 50.0,
+        }
+    );
+    let errors = [
+        (
+            "shorten_above = 101",
+            "line 4: [airtime] shorten_above: 101 is out of range (0 to 100)",
+        ),
+        (
+            "wait_above = nan",
+            "line 4: [airtime] wait_above: NaN is out of range (0 to 100)",
+        ),
+        (
+            "shorten_parts = 0",
+            "line 4: [airtime] shorten_parts: 0 is out of range (1 to 10)",
+        ),
+        (
+            "max_wait_secs = 3601",
+            "[airtime] max_wait_secs: 3601 is out of range",
+        ),
+        ("stale_secs = 0", "[airtime] stale_secs: 0 is out of range"),
+        (
+            "duty_cycle_percent = 0",
+            "[airtime] duty_cycle_percent: 0 is out of range (0.1 to 100)",
+        ),
+        (
+            "duty_cycle_shorten_at = 0.5",
+            "[airtime] duty_cycle_shorten_at: 0.5 is out of range",
+        ),
+        ("max_wait_secs = -1", "line 4: `max_wait_secs`"),
+        ("hold_above = 40", "unknown field `hold_above`"),
+    ];
+    for (body, want) in errors {
+        let err = parse_airtime(body).unwrap_err().to_string();
+        assert!(err.contains(want), "{body}: {err}");
+    }
+    let (_, w) = parse_airtime("shorten_parts = 4\nstale_secs = 60").unwrap();
+    let all = w.iter().map(|w| w.0.clone()).collect::<Vec<_>>().join("\n");
+    assert!(
+        all.contains(
+            "x.toml line 4: [airtime] shorten_parts: 4 is not fewer than [reply] max_chunks (4)"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.contains("x.toml line 5: [airtime] stale_secs: 60 s"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_nan_is_out_of_every_range() {
+    let text = "[radio]\nserial = \"/dev/x\"\n[llm]\ntemperature = nan\n";
+    let err = parse(text, "x.toml", &no_env).unwrap_err().to_string();
+    assert!(
+        err.contains("line 4: [llm] temperature: NaN is out of range (0 to 2)"),
+        "{err}"
+    );
 }

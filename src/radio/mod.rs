@@ -8,6 +8,9 @@
 //! - `transport`: opens the serial port or TCP socket.
 //! - `session`: sans-IO handshake (`want_config_id` → `config_complete_id`) and the node DB.
 //! - `inbound`: sans-IO DM filter and the `(from, id)` dedup cache.
+//! - `telemetry`: sans-IO reading of our node's channel numbers (device metrics, local stats)
+//!   and the LoRa region's duty-cycle limit.
+//! - `time_on_air`: the LoRa time-on-air estimate of a text packet (Semtech's formula).
 //! - `packet`: builds and reads the protobuf messages (`ToRadio`, `FromRadio`).
 //! - `link`: the supervisor task: connect, handshake, read, heartbeat, reconnect with backoff.
 //! - `outbox`: the paced, ACK-driven send queue (a sans-IO core plus its task).
@@ -19,10 +22,12 @@ pub mod link;
 pub mod outbox;
 pub mod packet;
 pub mod session;
+pub mod telemetry;
+pub mod time_on_air;
 pub mod transport;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::node::NodeId;
 
@@ -136,6 +141,63 @@ impl LinkState {
     pub fn is_ready(&self) -> bool {
         matches!(self, LinkState::Ready { .. })
     }
+}
+
+/// What our node measured of its radio channel (`DeviceMetrics` or `LocalStats`), in percent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChannelMetrics {
+    /// Share of the last minute the node heard the channel busy: its own sending, everything
+    /// it received and noise (`channelUtilizationPercent()`), 0–100.
+    pub channel_utilization: f32,
+    /// Share of the last hour our node spent sending (`utilizationTXPercent()`), 0–100;
+    /// `None` when the node did not report it.
+    pub air_util_tx: Option<f32>,
+}
+
+/// Where a reading came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadingSource {
+    /// Our node's own node info at the handshake (as fresh as the node's last telemetry tick).
+    Handshake,
+    /// A TELEMETRY_APP `device_metrics` packet from our node (every ~60 s).
+    DeviceMetrics,
+    /// A TELEMETRY_APP `local_stats` packet from our node (every ~15 min).
+    LocalStats,
+}
+
+/// The latest channel numbers and when they arrived.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChannelReading {
+    pub metrics: ChannelMetrics,
+    /// When the link read them (tokio's clock, so paused-time tests age them too).
+    pub at: Instant,
+    pub source: ReadingSource,
+}
+
+/// The node's LoRa region and the duty-cycle limit the firmware enforces there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoraRegion {
+    /// The region as the apps name it (`EU_868`, `US`, `UNSET`); `unknown` for a code this
+    /// build does not know.
+    pub name: &'static str,
+    /// Percent of any hour the node may send: `None` where the region has no limit, or the
+    /// node's `override_duty_cycle` lifts it.
+    pub duty_cycle: Option<u8>,
+    /// The node's `lora.override_duty_cycle`: the firmware ignores the region's limit.
+    pub overridden: bool,
+}
+
+/// The radio channel as the link last heard of it, published on a `watch` channel.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ChannelState {
+    /// The latest reading of our own node; `None` until the first one (the node sends its
+    /// first telemetry ≥ 30 s after booting).
+    pub reading: Option<ChannelReading>,
+    /// From the last handshake; `None` before the first.
+    pub region: Option<LoraRegion>,
+    /// Grows by one with each reading, so a watcher can tell a new reading from a region
+    /// update.
+    pub readings: u64,
 }
 
 /// A text message that passed the filter.

@@ -86,6 +86,19 @@ pub fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {
     }
 }
 
+/// The payload of a packet on `port`, decoded as `M`; `None` when the packet is on another
+/// port or encrypted, or its payload does not decode (logged at debug: radio bytes).
+pub fn payload_on<M: Message + Default>(p: &MeshPacket, port: PortNum) -> Option<M> {
+    let data = decoded_on(p, port)?;
+    match M::decode(data.payload.as_slice()) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            tracing::debug!(error = %e, from = %NodeId(p.from), port = port.as_str_name(), "undecodable payload");
+            None
+        }
+    }
+}
+
 /// A ROUTING_APP packet that answers one of our packets (`request_id` set): an ACK when
 /// `error == 0`, else a NAK. Route requests/replies and undecodable payloads give `None`.
 pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
@@ -93,13 +106,7 @@ pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
     if data.request_id == 0 {
         return None;
     }
-    let routing = match Routing::decode(data.payload.as_slice()) {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::debug!(error = %e, "undecodable routing payload");
-            return None;
-        }
-    };
+    let routing: Routing = payload_on(p, PortNum::RoutingApp)?;
     let error = match routing.variant {
         Some(routing::Variant::ErrorReason(e)) => e,
         // An empty Routing is how proto3 spells `error_reason = NONE` on some encoders.
@@ -115,15 +122,8 @@ pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
 
 /// A NODEINFO_APP packet: the sender's `User`, announcing its names.
 pub fn node_info_user(p: &MeshPacket) -> Option<(NodeId, User)> {
-    let data = decoded_on(p, PortNum::NodeinfoApp)?;
-    match User::decode(data.payload.as_slice()) {
-        Ok(user) if p.from != 0 => Some((NodeId(p.from), user)),
-        Ok(_) => None,
-        Err(e) => {
-            tracing::debug!(error = %e, from = %NodeId(p.from), "undecodable nodeinfo payload");
-            None
-        }
-    }
+    let user: User = payload_on(p, PortNum::NodeinfoApp)?;
+    (p.from != 0).then_some((NodeId(p.from), user))
 }
 
 /// The point a `Position` gives, or `None` when it has none: missing fields, 0/0 (how the
@@ -156,17 +156,11 @@ fn uncertainty_km(precision_bits: u32) -> f64 {
 
 /// A POSITION_APP packet: where its sender is. Packets without a usable point give `None`.
 pub fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
-    let data = decoded_on(p, PortNum::PositionApp)?;
     if p.from == 0 {
         return None;
     }
-    match Position::decode(data.payload.as_slice()) {
-        Ok(pos) => geo_point(&pos).map(|g| (NodeId(p.from), g)),
-        Err(e) => {
-            tracing::debug!(error = %e, from = %NodeId(p.from), "undecodable position payload");
-            None
-        }
-    }
+    let pos: Position = payload_on(p, PortNum::PositionApp)?;
+    geo_point(&pos).map(|g| (NodeId(p.from), g))
 }
 
 /// The SNR of a received packet in dB; `None` when it did not come over LoRa (the firmware

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use meshtastic::protobufs::{FromRadio, NodeInfo, User, channel, config, from_radio};
 
 use super::packet::{self, DEFAULT_HOP_LIMIT};
-use super::{GeoPoint, LocalNode, NodeNames};
+use super::{ChannelMetrics, GeoPoint, LocalNode, LoraRegion, NodeNames, telemetry};
 use crate::node::NodeId;
 
 /// How many nodes the DB keeps; a busy mesh must not grow it without bound.
@@ -160,6 +160,11 @@ pub struct Handshake {
     hop_limit: Option<u32>,
     /// From `my_info`; 0 when the firmware does not count boots.
     reboot_count: u32,
+    /// From `config.lora`.
+    region: Option<LoraRegion>,
+    /// The channel numbers in our own node info. Only a node info after `my_info` can be
+    /// known as ours; the firmware always sends `my_info` first.
+    own_metrics: Option<ChannelMetrics>,
 }
 
 impl Handshake {
@@ -172,12 +177,24 @@ impl Handshake {
             channels: BTreeMap::new(),
             hop_limit: None,
             reboot_count: 0,
+            region: None,
+            own_metrics: None,
         }
     }
 
     /// The nonce sent in `want_config_id`.
     pub fn nonce(&self) -> u32 {
         self.nonce
+    }
+
+    /// The node's region and its duty-cycle limit, once `config.lora` came.
+    pub fn region(&self) -> Option<LoraRegion> {
+        self.region
+    }
+
+    /// The channel numbers our own node info carried, when it carried a measurement.
+    pub fn own_metrics(&self) -> Option<ChannelMetrics> {
+        self.own_metrics
     }
 
     /// Takes one message; returns the local node and the node DB once the node has sent
@@ -190,7 +207,15 @@ impl Handshake {
                 self.my_num = Some(NodeId(info.my_node_num));
                 self.reboot_count = info.reboot_count;
             }
-            V::NodeInfo(n) => self.db.update_from_node_info(n),
+            V::NodeInfo(n) => {
+                if self.my_num == Some(NodeId(n.num)) {
+                    self.own_metrics = n
+                        .device_metrics
+                        .as_ref()
+                        .and_then(telemetry::from_device_metrics);
+                }
+                self.db.update_from_node_info(n);
+            }
             V::Metadata(m) => self.firmware_version = clean_name(&m.firmware_version),
             V::Channel(c) => {
                 if let Ok(index) = u32::try_from(c.index) {
@@ -205,6 +230,7 @@ impl Handshake {
             V::Config(c) => {
                 if let Some(config::PayloadVariant::Lora(lora)) = &c.payload_variant {
                     self.hop_limit = Some(lora.hop_limit);
+                    self.region = Some(telemetry::region(lora));
                 }
             }
             V::ConfigCompleteId(id) if *id == self.nonce => return self.finish(),
@@ -370,6 +396,60 @@ mod tests {
 
         let empty_message = vec![FromRadio::default()];
         check(&empty_message, None, 0);
+    }
+
+    #[test]
+    fn region_and_own_channel_numbers() {
+        use meshtastic::protobufs::DeviceMetrics;
+        use meshtastic::protobufs::config::lo_ra_config::RegionCode;
+        let info = |num: u32, cu: Option<f32>| {
+            msg(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+                num,
+                device_metrics: Some(DeviceMetrics {
+                    channel_utilization: cu,
+                    air_util_tx: Some(4.5),
+                    uptime_seconds: Some(300),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }))
+        };
+        let eu = msg(from_radio::PayloadVariant::Config(Config {
+            payload_variant: Some(config::PayloadVariant::Lora(LoRaConfig {
+                region: RegionCode::Eu868 as i32,
+                ..Default::default()
+            })),
+        }));
+        let run = |seq: &[FromRadio]| {
+            let mut hs = Handshake::new(NONCE);
+            let done = seq.iter().any(|m| hs.on_message(m).is_some());
+            assert!(done, "{seq:?}");
+            (
+                hs.region().map(|r| (r.name, r.duty_cycle)),
+                hs.own_metrics().map(|m| m.channel_utilization),
+            )
+        };
+        let cases = [
+            (
+                vec![
+                    my_info(),
+                    info(ME, Some(31.0)),
+                    info(7, Some(60.0)),
+                    eu.clone(),
+                ],
+                (Some(("EU_868", Some(10))), Some(31.0)),
+            ),
+            // Not measured yet; and a node info before my_info cannot be known as ours.
+            (
+                vec![my_info(), info(ME, None), eu.clone()],
+                (Some(("EU_868", Some(10))), None),
+            ),
+            (vec![info(ME, Some(31.0)), my_info()], (None, None)),
+        ];
+        for (mut seq, want) in cases {
+            seq.push(complete(NONCE));
+            assert_eq!(run(&seq), want);
+        }
     }
 
     #[test]

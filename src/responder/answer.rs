@@ -50,6 +50,8 @@ pub(super) struct Question<'a> {
     /// The llama.cpp server slot the node is pinned to, when the server has slots (the
     /// primary's: the pool never sends it to a fallback).
     pub slot: Option<u32>,
+    /// This answer's parts: `[reply]`'s, or fewer when the channel is busy.
+    pub limits: ChunkLimits,
 }
 
 /// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
@@ -82,7 +84,7 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
     c.llm_calls.fetch_add(1, Ordering::Relaxed);
     c.llm_ms_total
         .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-    let parts = chunk(&done.text, &s.chunk);
+    let parts = chunk(&done.text, &q.limits);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
@@ -263,7 +265,7 @@ async fn cut_off(shared: &Arc<Shared>, q: &Question<'_>, mut sending: Sending, e
         "the LLM stream broke off after the first part went on air"
     );
     if let Some(stream) = sending.stream.take() {
-        let limits = notice_limits(&shared.settings.chunk);
+        let limits = notice_limits(&q.limits);
         let text = chunk(CUT_OFF, &limits).pop().unwrap_or_default();
         if stream.finish(vec![text]).await.is_err() {
             warn!("outbox closed; the cut-off notice was not queued");
@@ -312,7 +314,7 @@ async fn stream_once(
         }
     };
     let mut cleaner = StreamCleaner::new();
-    let mut chunker = StreamChunker::new(&s.chunk);
+    let mut chunker = StreamChunker::new(&q.limits);
     let mut sending: Option<Sending> = None;
     loop {
         let mut next = next_piece(&mut stream, &mut sending).await;

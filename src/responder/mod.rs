@@ -3,8 +3,10 @@
 //! The intake loop never waits on the LLM: it checks access and the rate limit and hands each
 //! message to its node's worker. A worker answers one node's messages in order, one LLM call at
 //! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
-//! summaries. Summaries run in the background after the reply is queued.
+//! summaries. Summaries run in the background after the reply is queued. A busy radio channel
+//! shortens an answer or holds it in its worker before the LLM is asked (`airtime`).
 
+mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
@@ -24,13 +26,15 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, info_span, warn};
 
+use crate::airtime::AirtimeConfig;
 use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
-use crate::radio::{Inbound, LinkState, TextMessage};
+use crate::radio::{ChannelState, Inbound, LinkState, TextMessage};
 
+pub use airtime::AirtimeStats;
 pub use sink::{ConsoleReply, Sink};
 
 /// What the responder needs to know, already validated.
@@ -52,6 +56,16 @@ pub struct ResponderSettings {
     pub concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
     pub slots: Option<u32>,
+    /// How a busy radio channel shortens or holds answers.
+    pub airtime: AirtimeConfig,
+}
+
+/// What the responder watches of the radio.
+#[derive(Debug, Clone)]
+pub struct RadioWatch {
+    pub link: watch::Receiver<LinkState>,
+    /// Our node's channel numbers, for the airtime policy.
+    pub channel: watch::Receiver<ChannelState>,
 }
 
 /// Counters for an admin's `!status`.
@@ -83,7 +97,10 @@ struct Shared {
     /// Which server slot each call names, when the server is llama.cpp.
     slots: Option<std::sync::Mutex<slots::SlotMap>>,
     link: watch::Receiver<LinkState>,
+    channel: watch::Receiver<ChannelState>,
     counters: Arc<Counters>,
+    /// What the airtime policy did.
+    airtime: Arc<AirtimeStats>,
     started: tokio::time::Instant,
     stop: CancellationToken,
     tracker: TaskTracker,
@@ -117,14 +134,14 @@ pub struct Responder {
 }
 
 impl Responder {
-    /// Starts the intake loop reading `inbound`, and the probe of skipped LLM servers when
-    /// there are fallbacks.
+    /// Starts the intake loop reading `inbound`, the probe of skipped LLM servers when there
+    /// are fallbacks, and the channel monitor (log and `meshai stats` row).
     pub fn spawn(
         settings: ResponderSettings,
         store: Store,
         llm: LlmPool,
         sink: Sink,
-        link: watch::Receiver<LinkState>,
+        radio: RadioWatch,
         inbound: mpsc::Receiver<Inbound>,
     ) -> Responder {
         let stop = CancellationToken::new();
@@ -134,6 +151,14 @@ impl Responder {
             let (llm, stop) = (llm.clone(), stop.clone());
             tracker.spawn(async move { llm.probe_loop(stop).await });
         }
+        let airtime = Arc::new(AirtimeStats::default());
+        tracker.spawn(airtime::monitor(
+            settings.airtime.clone(),
+            radio.channel.clone(),
+            store.clone(),
+            airtime.clone(),
+            stop.clone(),
+        ));
         let shared = Arc::new(Shared {
             gate: gate::LlmGate::new(settings.concurrency, settings.slots.is_some_and(|n| n >= 2)),
             slots: settings
@@ -143,8 +168,10 @@ impl Responder {
             store,
             llm,
             sink,
-            link,
+            link: radio.link,
+            channel: radio.channel,
             counters: Arc::new(Counters::default()),
+            airtime,
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),

@@ -10,7 +10,7 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::commands::{self, Command, Parsed};
 use super::{Destination, Job, Shared, store_unanswered, unix_now, unix_time};
-use super::{answer, asker};
+use super::{airtime, answer, asker};
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
 use crate::memory::store::{Context, StoreError, SummaryJob, SummarySave};
@@ -174,6 +174,9 @@ async fn llm_turn(
             return;
         }
     };
+    // A busy channel shapes the answer: the reply may wait here, before the LLM is asked (so
+    // it holds no LLM slot and no other node), and then be shortened.
+    let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
     match shared.store.unsummarized(node, user_id).await {
         Ok(n) if n >= limits.hard_cap => {
             // Background summaries could not keep up (or kept failing): fold now, before
@@ -204,13 +207,15 @@ async fn llm_turn(
             return;
         }
     };
-    // Who is asking, as of this message: a per-turn note only, never stored or summarised.
+    // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
+    // only, never stored or summarised.
     let clock = asker::LocalClock {
         now: msg.received_at,
         utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
     };
     let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
         .into_iter()
+        .chain(budget.note(&s.chunk))
         .collect();
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
@@ -232,6 +237,7 @@ async fn llm_turn(
         messages: &messages,
         prompt_chars: chars,
         slot,
+        limits: budget.limits(s.chunk),
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
     answer::answer(shared, question, permit).await;
@@ -329,6 +335,14 @@ async fn status(shared: &Arc<Shared>, node: NodeId) -> String {
         && let Some(server) = shared.llm.last_answered()
     {
         text.push_str(&format!(" LLM: {server}."));
+    }
+    let channel = *shared.channel.borrow();
+    let now = tokio::time::Instant::now();
+    if let Some(line) =
+        airtime::status_line(&shared.settings.airtime, &channel, &shared.airtime, now)
+    {
+        text.push(' ');
+        text.push_str(&line);
     }
     if shared.settings.access.admins.contains(&node) {
         let c = &shared.counters;

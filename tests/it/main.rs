@@ -1,6 +1,7 @@
 //! One integration-test crate: drives the real daemon against a simulated node and a fake
 //! OpenAI server, both on 127.0.0.1 port 0.
 
+mod airtime;
 mod asker;
 mod cli;
 mod crash;

@@ -15,7 +15,7 @@ use crate::support::sim_node::{SentText, SimNode};
 const ANN: u32 = 0xa1a1_0001;
 
 /// About 520 characters: four parts of at most 150.
-const LONG: &str = "LoRa is a long-range, low-power radio modulation that trades speed for \
+pub(crate) const LONG: &str = "LoRa is a long-range, low-power radio modulation that trades speed for \
 reach. A few hundred bytes per second can cross many kilometres from a hill. Meshtastic uses it \
 to relay short text messages from node to node without any phone network at all. Every hop \
 repeats the packet, so airtime is shared and precious on a busy mesh. Keep messages short, \

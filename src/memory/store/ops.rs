@@ -27,12 +27,12 @@ fn limit(n: usize) -> i64 {
 }
 
 /// A counter as stored; a count too large for i64 saturates rather than wrapping.
-fn counter_sql(n: u64) -> i64 {
+pub(super) fn counter_sql(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// A stored counter read back; a negative value can only come from outside tampering.
-fn counter(n: i64) -> u64 {
+pub(super) fn counter(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 

@@ -91,6 +91,22 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX facts_node_id ON facts(node, id);
     ",
+    // 3: the radio channel as the daemon last saw it, one row (see `store/airtime.rs`): our
+    // node's latest channel numbers and what the airtime policy did since the daemon started.
+    "
+    CREATE TABLE airtime(
+        id                  INTEGER PRIMARY KEY CHECK (id = 1),
+        started_at          INTEGER NOT NULL,
+        read_at             INTEGER NOT NULL,
+        channel_utilization REAL NOT NULL,
+        air_util_tx         REAL,
+        region              TEXT,
+        duty_cycle          REAL,
+        shortened           INTEGER NOT NULL,
+        held                INTEGER NOT NULL,
+        waited_secs         INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// The schema version this build writes.

@@ -3,7 +3,9 @@
 //! The supervisor loops forever: connect → handshake → ready (read, write, heartbeat,
 //! watch for silence) → down → wait the backoff → connect again, until closed. It publishes
 //! each state on a `watch` channel and logs each change once; a node that stays
-//! unreachable for hours produces one warning, not one a minute.
+//! unreachable for hours produces one warning, not one a minute. A second `watch` channel
+//! carries our node's latest channel numbers and its region ([`ChannelState`]); they outlive
+//! a reconnect, since they are about the channel, not the link.
 //!
 //! Invariants:
 //! - The reader never waits on the rest of the daemon: DMs go out with `try_send`.
@@ -32,7 +34,8 @@ use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
 use super::session::NodeDb;
 use super::transport::{self, Connection};
-use super::{Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
+use super::{ChannelState, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
+use crate::node::NodeId;
 
 /// Room for the node's answers on their way to the outbox (queue status, ACKs, NAKs).
 const EVENTS_CAPACITY: usize = 64;
@@ -45,6 +48,7 @@ pub struct Radio {
     outbox: OutboxHandle,
     outbox_task: OutboxTask,
     state: watch::Receiver<LinkState>,
+    channel: watch::Receiver<ChannelState>,
     /// Cancels the link when the handle is dropped without `close`.
     cancel: DropGuard,
     link: JoinHandle<()>,
@@ -74,6 +78,7 @@ impl Radio {
         F: Future<Output = io::Result<Connection>> + Send + 'static,
     {
         let (state_tx, state_rx) = watch::channel(LinkState::Connecting);
+        let (channel_tx, channel_rx) = watch::channel(ChannelState::default());
         let (events_tx, events_rx) = mpsc::channel(EVENTS_CAPACITY);
         let (writes_tx, writes_rx) = mpsc::channel(WRITES_CAPACITY);
         let (outbox, outbox_task) = outbox::spawn(&cfg, state_rx.clone(), events_rx, writes_tx);
@@ -83,6 +88,7 @@ impl Radio {
             connector,
             Channels {
                 state: state_tx,
+                channel: channel_tx,
                 inbound,
                 events: events_tx,
                 writes: writes_rx,
@@ -93,6 +99,7 @@ impl Radio {
             outbox,
             outbox_task,
             state: state_rx,
+            channel: channel_rx,
             cancel: cancel.drop_guard(),
             link: tokio::spawn(link.run()),
         }
@@ -106,6 +113,11 @@ impl Radio {
     /// The link state; each change is also logged once by the link.
     pub fn state(&self) -> watch::Receiver<LinkState> {
         self.state.clone()
+    }
+
+    /// Our node's latest channel numbers and its region's duty-cycle limit.
+    pub fn channel(&self) -> watch::Receiver<ChannelState> {
+        self.channel.clone()
     }
 
     /// Stops new replies, lets the outbox drain for up to `drain`, then closes the link;
@@ -128,6 +140,8 @@ impl Radio {
 /// The channels the link talks through.
 struct Channels {
     state: watch::Sender<LinkState>,
+    /// Our node's channel numbers and region, for the airtime policy.
+    channel: watch::Sender<ChannelState>,
     /// To the responder: DMs and broadcasts, never awaited.
     inbound: mpsc::Sender<Inbound>,
     /// To the outbox: queue status and routing answers.
@@ -159,6 +173,8 @@ struct Link<C> {
     filter: DmFilter,
     /// Replaced at each handshake, then updated by NODEINFO_APP packets.
     db: NodeDb,
+    /// Our node number, from the last handshake: whose telemetry is ours.
+    me: Option<NodeId>,
     backoff: Backoff,
     /// Grows by one with each successful handshake.
     generation: u64,
@@ -183,6 +199,7 @@ where
             cancel,
             filter: DmFilter::new(),
             db: NodeDb::new(),
+            me: None,
             backoff,
             generation: 0,
             failures: 0,

@@ -20,7 +20,10 @@ use crate::radio::codec::{CodecError, FrameCodec};
 use crate::radio::inbound::Verdict;
 use crate::radio::session::{Handshake, new_nonce};
 use crate::radio::transport::Connection;
-use crate::radio::{Inbound, LinkEvent, LinkState, Outgoing, packet};
+use crate::radio::{
+    ChannelMetrics, ChannelReading, Inbound, LinkEvent, LinkState, Outgoing, ReadingSource, packet,
+    telemetry,
+};
 
 /// How long a probe may go unanswered before the node counts as silent.
 pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -153,7 +156,13 @@ where
         };
         self.generation += 1;
         self.filter.set_local(local.num);
+        self.me = Some(local.num);
         self.db = db;
+        let region = hs.region();
+        self.ch.channel.send_modify(|c| c.region = region);
+        if let Some(m) = hs.own_metrics() {
+            self.publish_reading(m, ReadingSource::Handshake);
+        }
         self.backoff.on_ready(Instant::now().into_std());
         tracing::info!(
             generation = self.generation,
@@ -161,6 +170,8 @@ where
             name = %local.names.long_name,
             firmware = %local.firmware_version,
             hop_limit = local.hop_limit,
+            region = region.map_or("unknown", |r| r.name),
+            duty_cycle = ?region.and_then(|r| r.duty_cycle),
             known_nodes = local.known_nodes,
             failed_attempts = self.failures,
             "radio link ready"
@@ -298,6 +309,12 @@ where
             self.db.set_position(from, point);
             return;
         }
+        if let Some(me) = self.me
+            && let Some((metrics, source)) = telemetry::own_telemetry(p, me)
+        {
+            self.publish_reading(metrics, source);
+            return;
+        }
         let verdict = self
             .filter
             .accept(p, Instant::now().into_std(), &self.db, SystemTime::now());
@@ -325,6 +342,25 @@ where
             }
             Err(TrySendError::Closed(_)) => tracing::debug!("nobody takes incoming messages"),
         }
+    }
+
+    /// Publishes a new reading of our node's channel numbers (never waits on anyone).
+    fn publish_reading(&self, metrics: ChannelMetrics, source: ReadingSource) {
+        tracing::trace!(
+            channel_utilization = metrics.channel_utilization,
+            air_util_tx = ?metrics.air_util_tx,
+            ?source,
+            "channel reading"
+        );
+        let at = Instant::now().into_std();
+        self.ch.channel.send_modify(|c| {
+            c.reading = Some(ChannelReading {
+                metrics,
+                at,
+                source,
+            });
+            c.readings += 1;
+        });
     }
 
     async fn forward_to_outbox(&mut self, ev: LinkEvent) {

@@ -132,6 +132,7 @@ fn text(from: u32, to: u32, id: u32, body: &str) -> MeshPacket {
 /// The link with its channels, started on fake connections.
 struct Harness {
     state: watch::Receiver<LinkState>,
+    channel: watch::Receiver<ChannelState>,
     inbound: mpsc::Receiver<Inbound>,
     events: mpsc::Receiver<LinkEvent>,
     writes: mpsc::Sender<Outgoing>,
@@ -155,12 +156,14 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
         async move { conn }
     };
     let (state_tx, state) = watch::channel(LinkState::Connecting);
+    let (channel_tx, channel) = watch::channel(ChannelState::default());
     let (inbound_tx, inbound) = mpsc::channel(inbound_capacity);
     let (events_tx, events) = mpsc::channel(8);
     let (writes, writes_rx) = mpsc::channel(8);
     let cancel = CancellationToken::new();
     let channels = Channels {
         state: state_tx,
+        channel: channel_tx,
         inbound: inbound_tx,
         events: events_tx,
         writes: writes_rx,
@@ -168,6 +171,7 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
     let link = Link::new(cfg, connector, channels, cancel.clone());
     Harness {
         state,
+        channel,
         inbound,
         events,
         writes,
@@ -415,6 +419,57 @@ async fn answers_go_to_the_outbox_and_names_to_the_db() {
         Some(Inbound::Dm(m)) => assert_eq!(m.names.map(|n| n.long_name).as_deref(), Some("Bob")),
         other => panic!("expected a dm, got {other:?}"),
     }
+}
+
+fn telemetry(from: u32, id: u32, cu: f32) -> MeshPacket {
+    use meshtastic::protobufs::{DeviceMetrics, Telemetry, telemetry};
+    let t = Telemetry {
+        time: 0,
+        variant: Some(telemetry::Variant::DeviceMetrics(DeviceMetrics {
+            channel_utilization: Some(cu),
+            air_util_tx: Some(2.5),
+            uptime_seconds: Some(600),
+            ..Default::default()
+        })),
+    };
+    let data = Data {
+        portnum: PortNum::TelemetryApp as i32,
+        payload: t.encode_to_vec(),
+        ..Default::default()
+    };
+    data_packet(from, u32::MAX, id, data)
+}
+
+#[tokio::test(start_paused = true)]
+async fn our_telemetry_is_published_and_outlives_a_reconnect() {
+    let mut h = start(cfg(), 8);
+    let (mut node, _, _) = h.ready().await;
+    let state = *h.channel.borrow_and_update();
+    // The fake node's lora config has no region: UNSET, no limit; no metrics yet.
+    assert_eq!(
+        state.region.map(|r| (r.name, r.duty_cycle)),
+        Some(("UNSET", None))
+    );
+    assert_eq!(state.reading, None);
+
+    // Another node's telemetry is not ours; ours comes after it, before the DM.
+    node.send_packet(telemetry(ALICE, 20, 80.0)).await;
+    node.send_packet(telemetry(ME, 21, 31.5)).await;
+    node.send_packet(text(ALICE, ME, 22, "hi")).await;
+    assert_eq!(h.next_text().await.1, "hi");
+    let state = *h.channel.borrow_and_update();
+    let reading = state.reading.expect("a reading");
+    assert_eq!(reading.metrics.channel_utilization, 31.5);
+    assert_eq!(reading.metrics.air_util_tx, Some(2.5));
+    assert_eq!(reading.source, crate::radio::ReadingSource::DeviceMetrics);
+    assert_eq!(state.readings, 1);
+
+    drop(node);
+    h.wait_down().await;
+    let (_node, _, _) = h.ready().await;
+    let state = *h.channel.borrow();
+    assert_eq!(state.reading, Some(reading), "kept across the reconnect");
+    assert_eq!(state.readings, 1);
 }
 
 #[tokio::test(start_paused = true)]

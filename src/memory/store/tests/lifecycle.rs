@@ -121,7 +121,7 @@ async fn migrates_a_schema_1_database_with_nothing_lost() {
     let version: i64 = raw
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, schema::VERSION);
     let indexed: i64 = raw
         .query_row(
             "SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH 'sure'",

@@ -1,5 +1,6 @@
 //! Store tests against real SQLite files in temporary directories, one file per concern.
 
+mod airtime;
 mod conversation;
 mod lifecycle;
 mod retention;
@@ -17,6 +18,25 @@ pub(super) fn temp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("meshai.db");
     (dir, path)
+}
+
+/// A database file at schema `version`, as an older release left it, opened raw.
+pub(super) fn at_version(path: &std::path::Path, version: usize) -> rusqlite::Connection {
+    let raw = rusqlite::Connection::open(path).unwrap();
+    for sql in &super::schema::MIGRATIONS[..version] {
+        raw.execute_batch(sql).unwrap();
+    }
+    raw.pragma_update(None, "user_version", version as i64)
+        .unwrap();
+    raw
+}
+
+/// The schema version of the file at `path`.
+pub(super) fn user_version(path: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
 }
 
 pub(super) fn open_temp() -> (tempfile::TempDir, Store) {

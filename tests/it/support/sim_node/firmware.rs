@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use meshtastic::Message;
+use meshtastic::protobufs::config::lo_ra_config::RegionCode;
 use meshtastic::protobufs::{FromRadio, MeshPacket, PortNum, ToRadio, mesh_packet, to_radio};
 use tokio::time::Instant;
 
@@ -77,6 +78,13 @@ pub struct SimConfig {
     pub queue_free: u32,
     /// Firmware ≥ 2.7.5 answers a heartbeat with a `queueStatus`; older ones stay silent.
     pub answer_heartbeats: bool,
+    /// `(channel_utilization, air_util_tx)` in our own node info at the handshake, as once
+    /// the telemetry module has ticked; `None`: not measured yet (no `device_metrics`).
+    pub device_metrics: Option<(f32, f32)>,
+    /// Reported as `config.lora.region`.
+    pub region: RegionCode,
+    /// Reported as `config.lora.override_duty_cycle`.
+    pub override_duty_cycle: bool,
 }
 
 impl Default for SimConfig {
@@ -95,6 +103,9 @@ impl Default for SimConfig {
             secondary_channels: Vec::new(),
             queue_free: packets::QUEUE_MAXLEN,
             answer_heartbeats: true,
+            device_metrics: None,
+            region: RegionCode::Eu868,
+            override_duty_cycle: false,
         }
     }
 }

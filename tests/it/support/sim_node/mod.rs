@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use meshtastic::protobufs::{MeshPacket, from_radio};
+use meshtastic::protobufs::{MeshPacket, from_radio, telemetry};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio_serial::SerialPort;
@@ -198,6 +198,33 @@ impl SimNode {
         let id = p.id;
         self.remember(p);
         id
+    }
+
+    /// A TELEMETRY_APP `device_metrics` packet from our node, as the firmware sends its
+    /// client every minute; returns the packet id used.
+    pub fn inject_telemetry(&self, channel_utilization: f32, air_util_tx: f32) -> u32 {
+        let metrics = packets::device_metrics(channel_utilization, air_util_tx);
+        self.inject_own_telemetry(telemetry::Variant::DeviceMetrics(metrics))
+    }
+
+    /// A TELEMETRY_APP `local_stats` packet from our node (every 15 minutes in the firmware).
+    pub fn inject_local_stats(&self, channel_utilization: f32, air_util_tx: f32) -> u32 {
+        let stats = packets::local_stats(channel_utilization, air_util_tx);
+        self.inject_own_telemetry(telemetry::Variant::LocalStats(stats))
+    }
+
+    fn inject_own_telemetry(&self, variant: telemetry::Variant) -> u32 {
+        let p = self.shared.update(|st| {
+            let p = packets::telemetry_packet(st.fw.cfg.node_num, st.fw.fresh_id(), variant);
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        p.id
+    }
+
+    /// Changes the channel numbers the next handshake reports in our node info.
+    pub fn set_device_metrics(&self, metrics: Option<(f32, f32)>) {
+        self.shared.update(|st| st.fw.cfg.device_metrics = metrics);
     }
 
     /// Sends an injected packet again, same `from` and `id`, as if heard over a longer path.

@@ -3,9 +3,10 @@
 
 use meshtastic::Message;
 use meshtastic::protobufs::{
-    Channel, ChannelSettings, Config, Data, DeviceMetadata, FromRadio, HardwareModel, MeshPacket,
-    ModuleConfig, MyNodeInfo, NodeInfo, PortNum, Position, QueueStatus, Routing, User, channel,
-    config, from_radio, mesh_packet, module_config, routing,
+    Channel, ChannelSettings, Config, Data, DeviceMetadata, DeviceMetrics, FromRadio,
+    HardwareModel, LocalStats, MeshPacket, ModuleConfig, MyNodeInfo, NodeInfo, PortNum, Position,
+    QueueStatus, Routing, Telemetry, User, channel, config, from_radio, mesh_packet, module_config,
+    routing, telemetry,
 };
 
 use super::firmware::SimConfig;
@@ -229,14 +230,60 @@ pub fn position_packet(num: u32, id: u32, latitude_i: i32, longitude_i: i32) -> 
     }
 }
 
-fn node_info(num: u32, long_name: &str, short_name: &str, at: Option<(i32, i32)>) -> FromRadio {
-    from_radio(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+/// `DeviceMetrics` as the firmware's telemetry module fills them: on external power, with
+/// the channel numbers and an uptime.
+pub fn device_metrics(channel_utilization: f32, air_util_tx: f32) -> DeviceMetrics {
+    DeviceMetrics {
+        battery_level: Some(101),
+        voltage: Some(4.2),
+        channel_utilization: Some(channel_utilization),
+        air_util_tx: Some(air_util_tx),
+        uptime_seconds: Some(3600),
+    }
+}
+
+/// A TELEMETRY_APP packet from our node `num` to the client (broadcast address), as the
+/// firmware sends one every minute (`device_metrics`) or every 15 (`local_stats`).
+pub fn telemetry_packet(num: u32, id: u32, variant: telemetry::Variant) -> MeshPacket {
+    let t = Telemetry {
+        time: 1_750_000_000,
+        variant: Some(variant),
+    };
+    MeshPacket {
+        from: num,
+        to: BROADCAST,
+        id,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::TelemetryApp as i32,
+            payload: t.encode_to_vec(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+/// `LocalStats` with these channel numbers and plausible counters.
+pub fn local_stats(channel_utilization: f32, air_util_tx: f32) -> LocalStats {
+    LocalStats {
+        uptime_seconds: 3600,
+        channel_utilization,
+        air_util_tx,
+        num_packets_tx: 40,
+        num_packets_rx: 900,
+        num_online_nodes: 12,
+        num_total_nodes: 30,
+        ..Default::default()
+    }
+}
+
+fn node_info(num: u32, long_name: &str, short_name: &str, at: Option<(i32, i32)>) -> NodeInfo {
+    NodeInfo {
         num,
         user: Some(user(num, long_name, short_name)),
         position: at.map(|(lat, lon)| position(lat, lon)),
         last_heard: 1_750_000_000,
         ..Default::default()
-    }))
+    }
 }
 
 fn channels(cfg: &SimConfig) -> Vec<FromRadio> {
@@ -271,7 +318,8 @@ fn configs(cfg: &SimConfig) -> Vec<FromRadio> {
     let lora = config::LoRaConfig {
         use_preset: true,
         modem_preset: config::lo_ra_config::ModemPreset::LongFast as i32,
-        region: config::lo_ra_config::RegionCode::Eu868 as i32,
+        region: cfg.region as i32,
+        override_duty_cycle: cfg.override_duty_cycle,
         hop_limit: cfg.hop_limit,
         tx_enabled: true,
         ..Default::default()
@@ -319,13 +367,17 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
             nodedb_count: u32::try_from(cfg.peers.len() + 1).unwrap_or(u32::MAX),
             ..Default::default()
         })),
-        // Firmware 2.7 always sends its own position; 0/0 when it has no fix.
-        node_info(
-            cfg.node_num,
-            &cfg.long_name,
-            &cfg.short_name,
-            Some(cfg.position.unwrap_or((0, 0))),
-        ),
+        // Firmware 2.7 always sends its own position; 0/0 when it has no fix. Its device
+        // metrics only once the telemetry module has ticked.
+        from_radio(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+            device_metrics: cfg.device_metrics.map(|(cu, tx)| device_metrics(cu, tx)),
+            ..node_info(
+                cfg.node_num,
+                &cfg.long_name,
+                &cfg.short_name,
+                Some(cfg.position.unwrap_or((0, 0))),
+            )
+        })),
     ];
     if nonce != NONCE_ONLY_NODES {
         out.push(from_radio(from_radio::PayloadVariant::Metadata(
@@ -347,7 +399,8 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
         out.extend(
             cfg.peers
                 .iter()
-                .map(|p| node_info(p.num, &p.long_name, &p.short_name, p.position)),
+                .map(|p| node_info(p.num, &p.long_name, &p.short_name, p.position))
+                .map(|n| from_radio(from_radio::PayloadVariant::NodeInfo(n))),
         );
     }
     out.push(from_radio(from_radio::PayloadVariant::ConfigCompleteId(
