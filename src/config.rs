@@ -290,7 +290,9 @@ fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
     for (i, line) in source.lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') {
-            in_section = t.trim_start_matches('[').trim_end_matches(']').trim() == section;
+            // A header may carry a comment: `[airtime]  # ...`.
+            let header = t.split('#').next().unwrap_or_default().trim();
+            in_section = header.trim_start_matches('[').trim_end_matches(']').trim() == section;
             continue;
         }
         if in_section

@@ -319,6 +319,13 @@ fn airtime_keys() {
         let err = parse_airtime(body).unwrap_err().to_string();
         assert!(err.contains(want), "{body}: {err}");
     }
+    // A header with a comment, as in config.example.toml, still gives the line.
+    let commented = "[radio]\nserial = \"/x\"\n[airtime]   # busy channels\nshorten_parts = 11\n";
+    let err = parse(commented, "x.toml", &no_env).unwrap_err().to_string();
+    assert!(
+        err.contains("x.toml line 4: [airtime] shorten_parts"),
+        "{err}"
+    );
     let (_, w) = parse_airtime("shorten_parts = 4\nstale_secs = 60").unwrap();
     let all = w.iter().map(|w| w.0.clone()).collect::<Vec<_>>().join("\n");
     assert!(
