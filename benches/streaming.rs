@@ -23,13 +23,11 @@ mod harness;
 #[allow(unused_imports)]
 mod support;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use harness::{Daemon, config_text_with};
+use harness::Daemon;
 use meshai::chunk::strip_marker;
-use support::fake_llm::FakeLlm;
-use support::sim_node::{SimConfig, SimNode};
+use support::sim_node::SimConfig;
 
 /// Questions that invite long answers (explanations, lists), then short ones.
 const QUESTIONS: [&str; 12] = [
@@ -48,8 +46,8 @@ const QUESTIONS: [&str; 12] = [
 ];
 
 /// Gap between texts and ACK delay of the simulated node: like a one-hop DM on LongFast.
-const SEND_GAP_MS: u64 = 2000;
-const ACK_DELAY: Duration = Duration::from_millis(1500);
+const SEND_GAP_MS: u64 = harness::BENCH_GAP_MS;
+const ACK_DELAY: Duration = harness::BENCH_ACK_DELAY;
 
 /// One answer as measured.
 #[derive(Debug, Clone, Default)]
@@ -120,26 +118,8 @@ async fn tokens(root: &str, text: &str) -> u64 {
 }
 
 async fn daemon(url: &str, stream: bool) -> Daemon {
-    let sim = Arc::new(
-        SimNode::start(SimConfig {
-            ack_delay: ACK_DELAY,
-            min_text_gap: Duration::from_millis(SEND_GAP_MS - 100),
-            log_text: true,
-            ..SimConfig::default()
-        })
-        .await,
-    );
-    let placeholder = FakeLlm::start_echo().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("meshai.db");
     let llm = format!("timeout_secs = 120\ntemperature = 0.0\nstream = {stream}");
-    let text = config_text_with(&sim, url, &db, "", &llm)
-        .replace(
-            &format!("send_gap_ms = {}", harness::GAP_MS),
-            &format!("send_gap_ms = {SEND_GAP_MS}"),
-        )
-        .replace("ack_timeout_secs = 5", "ack_timeout_secs = 45");
-    Daemon::start_with_text(sim, placeholder, dir, &text).await
+    harness::bench_daemon(url, SimConfig::default(), &llm, "").await
 }
 
 async fn ask(d: &Daemon, root: &str, node: u32, q: &str) -> Sample {

@@ -12,7 +12,9 @@ use meshai::chunk::strip_marker;
 use meshtastic::protobufs::config::lo_ra_config::RegionCode;
 use tokio::time::Instant;
 
-use crate::harness::{Daemon, SOON, config_text_with, replies, sim_config};
+use crate::harness::{
+    BENCH_GAP_MS, Daemon, SOON, config_text_with, paced_like_firmware, replies, sim_config,
+};
 use crate::memory::parts;
 use crate::streaming::LONG;
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse, FakeStream};
@@ -168,7 +170,7 @@ async fn a_busy_channel_caps_the_parts_and_tells_the_model_per_turn() {
 async fn held_replies_go_when_the_channel_calms_down_and_keep_the_gap() {
     let sim = Arc::new(
         SimNode::start(SimConfig {
-            min_text_gap: Duration::from_millis(1900),
+            min_text_gap: Duration::from_millis(BENCH_GAP_MS - 100),
             ..reporting(45.0, 1.0)
         })
         .await,
@@ -176,9 +178,9 @@ async fn held_replies_go_when_the_channel_calms_down_and_keep_the_gap() {
     let llm = FakeLlm::start_echo().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("meshai.db");
-    let text = config_text_with(&sim, &llm.base_url(), &db, "", "timeout_secs = 10").replace(
-        &format!("send_gap_ms = {}", crate::harness::GAP_MS),
-        "send_gap_ms = 2000",
+    let text = paced_like_firmware(
+        &config_text_with(&sim, &llm.base_url(), &db, "", "timeout_secs = 10"),
+        BENCH_GAP_MS,
     );
     let d = Daemon::start_with_text(sim, llm, dir, &text).await;
     d.answer_with(|req| FakeResponse::Text(format!("Heard: {}", req.last_user())));
@@ -209,7 +211,10 @@ async fn held_replies_go_when_the_channel_calms_down_and_keep_the_gap() {
     let sent = d.sim.texts();
     for w in sent.windows(2) {
         let gap = w[1].at.duration_since(w[0].at);
-        assert!(gap >= Duration::from_millis(1900), "{gap:?} between {w:#?}");
+        assert!(
+            gap >= Duration::from_millis(BENCH_GAP_MS - 100),
+            "{gap:?} between {w:#?}"
+        );
     }
     assert_eq!(d.sim.rate_limit_refusals(), 0);
     let after = status(&d, BOB).await;

@@ -89,6 +89,46 @@ database = "{db}"
     )
 }
 
+/// A [`config_text_with`] text paced like a real node instead of the tests' short pace:
+/// `gap_ms` between texts and the default 45 s ACK timeout (for benches on a real model).
+pub fn paced_like_firmware(text: &str, gap_ms: u64) -> String {
+    text.replace(
+        &format!("send_gap_ms = {GAP_MS}"),
+        &format!("send_gap_ms = {gap_ms}"),
+    )
+    .replace("ack_timeout_secs = 5", "ack_timeout_secs = 45")
+}
+
+/// The real-model benches' radio: a one-hop DM on LongFast, 2 s between texts (the node
+/// refuses a text < 1.9 s after the previous one, leaving 100 ms of scheduling jitter) and
+/// each part's ACK after 1.5 s.
+pub const BENCH_GAP_MS: u64 = 2000;
+pub const BENCH_ACK_DELAY: Duration = Duration::from_millis(1500);
+
+/// A daemon for a real-model bench: the model server at `llm_url` with these `[llm]` lines,
+/// the simulated node `sim` (its pacing set to the benches' radio), `extra` config sections.
+/// Only the benches use it.
+#[allow(dead_code)]
+pub async fn bench_daemon(llm_url: &str, sim: SimConfig, llm_lines: &str, extra: &str) -> Daemon {
+    let sim = Arc::new(
+        SimNode::start(SimConfig {
+            ack_delay: BENCH_ACK_DELAY,
+            min_text_gap: Duration::from_millis(BENCH_GAP_MS - 100),
+            log_text: true,
+            ..sim
+        })
+        .await,
+    );
+    let placeholder = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let text = paced_like_firmware(
+        &config_text_with(&sim, llm_url, &db, extra, llm_lines),
+        BENCH_GAP_MS,
+    );
+    Daemon::start_with_text(sim, placeholder, dir, &text).await
+}
+
 pub fn parse_config(text: &str) -> Config {
     let (config, _warnings) =
         meshai::config::parse(text, "test.toml", &|_| None).expect("test config parses");

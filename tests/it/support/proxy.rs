@@ -15,6 +15,8 @@ pub struct Exchange {
     /// The response body (for a streamed answer, the events as sent, chunked framing
     /// included); empty until the response is through.
     pub response: String,
+    /// When the request arrived at the proxy.
+    pub at: Option<tokio::time::Instant>,
 }
 
 /// The exchanges so far, in the order the requests arrived.
@@ -84,6 +86,7 @@ async fn forward(
         l.push(Exchange {
             request: String::from_utf8_lossy(&body).to_string(),
             response: String::new(),
+            at: Some(tokio::time::Instant::now()),
         });
         l.len() - 1
     });
