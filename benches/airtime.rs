@@ -111,10 +111,16 @@ async fn ask(
     }
     // The last part's ACK and the send gap: the next question finds the radio idle.
     tokio::time::sleep(ACK_DELAY + Duration::from_millis(SEND_GAP_MS)).await;
+    // The answer's chat request (the daemon's start-up GETs go through the proxy too).
     let request = recorded
         .lock()
         .ok()
-        .and_then(|r| r.get(requests).cloned())
+        .and_then(|r| {
+            r.iter()
+                .skip(requests)
+                .find(|e| e.request.contains("\"messages\""))
+                .cloned()
+        })
         .unwrap_or_default();
     measure(&texts, asked, request.at, &request.request)
 }
@@ -153,11 +159,13 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-/// One table row for a setting; `base` is the 10 % run's mean airtime per answer.
-fn row(name: &str, samples: &[Sample], base: Option<f64>) -> String {
+/// One table row for a setting; `base` is the 10 % run, whose same questions (the first
+/// `samples.len()`) the airtime is compared with.
+fn row(name: &str, samples: &[Sample], base: &[Sample]) -> String {
     let m = |f: &dyn Fn(&Sample) -> f64| mean(samples.iter().map(f));
     let air = m(&|s| secs(s.air));
-    let ratio = base.map_or("1.00".to_string(), |b| format!("{:.2}", air / b));
+    let same = base.iter().take(samples.len()).map(|s| secs(s.air));
+    let ratio = format!("{:.2}", air / mean(same));
     let max_wait = samples.iter().map(|s| secs(s.wait)).fold(0.0, f64::max);
     format!(
         "| {name} | {} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1} | {ratio} | {}/{} | {}/{} | {:.1} / {:.1} | {:.1} |",
@@ -237,15 +245,13 @@ async fn main() {
         result.expect("the daemon stopped cleanly");
         results.push((name, samples));
     }
-    let base = results
-        .first()
-        .map(|(_, s)| mean(s.iter().map(|s| secs(s.air))));
+    let base = results.first().map(|(_, s)| s.clone()).unwrap_or_default();
     println!(
         "| setting | answers | packets/answer | chars/answer | bytes/answer | time on air/answer s | \
-         time on air total s | vs 10 % | budget note | cut with … | wait mean / max s | DM → first packet mean s |"
+         time on air total s | vs the same questions at 10 % | budget note | cut with … | wait mean / max s | DM → first packet mean s |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (i, (name, samples)) in results.iter().enumerate() {
-        println!("{}", row(name, samples, base.filter(|_| i > 0)));
+    for (name, samples) in &results {
+        println!("{}", row(name, samples, &base));
     }
 }

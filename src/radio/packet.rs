@@ -93,7 +93,8 @@ pub fn payload_on<M: Message + Default>(p: &MeshPacket, port: PortNum) -> Option
     match M::decode(data.payload.as_slice()) {
         Ok(m) => Some(m),
         Err(e) => {
-            tracing::debug!(error = %e, from = %NodeId(p.from), port = port.as_str_name(), "undecodable payload");
+            let port = port.as_str_name();
+            tracing::debug!(error = %e, from = %NodeId(p.from), port, "undecodable payload");
             None
         }
     }

@@ -112,7 +112,7 @@ pub(super) async fn budget(
     info!(
         why = %describe(why),
         max_wait_secs = config.max_wait.as_secs(),
-        "reply held: waiting for the channel to calm down"
+        "reply held to save airtime: waiting for a reading that allows it"
     );
     let deadline = waiting.since + config.max_wait;
     let mut open = true;
@@ -149,13 +149,14 @@ fn settled(decision: Decision, waited: Option<Duration>, stats: &AirtimeStats) -
     match decision {
         Decision::Shorten { max_parts, why } => {
             stats.shortened.fetch_add(1, Ordering::Relaxed);
-            info!(max_parts, why = %describe(why), ?waited_secs, "answer shortened: the channel is busy");
+            let why = describe(why);
+            info!(max_parts, %why, ?waited_secs, "answer shortened to save airtime");
         }
         Decision::Normal | Decision::Hold { .. } => {
             if let Some(secs) = waited_secs {
                 info!(
                     waited_secs = secs,
-                    "reply released: the channel calmed down"
+                    "reply released: the channel allows it now"
                 );
             }
         }

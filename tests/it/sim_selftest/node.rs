@@ -167,6 +167,63 @@ async fn handshake_answers_the_nonce_with_names_channels_and_hop_limit() {
     assert_eq!(sim.log().nonces, [0xDEAD_BEEF]);
 }
 
+/// Our node info carries the channel numbers once set, and telemetry comes from our own
+/// number to the broadcast address, as the firmware sends its client.
+#[tokio::test(start_paused = true)]
+async fn channel_numbers_at_the_handshake_and_as_telemetry() {
+    use meshtastic::protobufs::{Telemetry, config::lo_ra_config::RegionCode, telemetry};
+    let sim = SimNode::start(SimConfig {
+        device_metrics: Some((31.5, 4.0)),
+        region: RegionCode::Ua868,
+        ..config()
+    })
+    .await;
+    let mut c = connect(&sim).await;
+    let got = c.handshake(11).await;
+    let own = got.iter().find_map(|m| match m {
+        From::NodeInfo(n) if n.num == ME => n.device_metrics,
+        _ => None,
+    });
+    let own = own.expect("device metrics in our node info");
+    assert_eq!(
+        (own.channel_utilization, own.air_util_tx),
+        (Some(31.5), Some(4.0))
+    );
+    let peer_metrics = got
+        .iter()
+        .any(|m| matches!(m, From::NodeInfo(n) if n.num == PEER && n.device_metrics.is_some()));
+    assert!(!peer_metrics);
+    let region = got.iter().find_map(|m| match m {
+        From::Config(cfg) => match &cfg.payload_variant {
+            Some(config::PayloadVariant::Lora(l)) => Some(l.region),
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(region, Some(RegionCode::Ua868 as i32));
+
+    sim.inject_telemetry(45.0, 2.5);
+    sim.inject_local_stats(12.0, 0.5);
+    let mut variants = Vec::new();
+    for _ in 0..2 {
+        let p = mesh_packet(c.recv().await);
+        assert_eq!((p.from, p.to), (ME, BROADCAST));
+        let d = decoded(&p);
+        assert_eq!(d.portnum, PortNum::TelemetryApp as i32);
+        variants.push(Telemetry::decode(d.payload.as_slice()).unwrap().variant);
+    }
+    match variants.as_slice() {
+        [
+            Some(telemetry::Variant::DeviceMetrics(m)),
+            Some(telemetry::Variant::LocalStats(s)),
+        ] => {
+            assert_eq!(m.channel_utilization, Some(45.0));
+            assert_eq!((s.channel_utilization, s.air_util_tx), (12.0, 0.5));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn log_text_comes_between_frames_and_frames_still_decode() {
     let sim = SimNode::start(SimConfig {
