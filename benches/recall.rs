@@ -249,6 +249,25 @@ struct Reply {
     folded: bool,
 }
 
+/// Whether a prompt message is meshai's memory block (summary and facts).
+fn is_memory_block(m: &serde_json::Value) -> bool {
+    let text = m["content"].as_str().unwrap_or_default();
+    text.starts_with("What you remember") || text.starts_with("They told you")
+}
+
+/// The reply requests, in order: chat requests that are not summaries (the proxy also saw
+/// the daemon's `/props` probe).
+fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
+    seen.lock()
+        .map(|l| {
+            l.iter()
+                .filter(|e| e.request.contains("\"messages\"") && !is_summary(e))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn is_summary(e: &Exchange) -> bool {
     e.request
         .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
@@ -297,6 +316,86 @@ async fn answer(sim: &SimNode, node: u32, before: usize) -> Vec<SentText> {
 struct Outcome {
     replies: Vec<Reply>,
     status: String,
+    /// The whole history over this run's own conversation (one node only): prompt tokens per
+    /// reply, counted by the server.
+    same_transcript: Vec<u64>,
+}
+
+/// What the whole history would have cost over the very conversation meshai had: turn t's
+/// prompt is the system prompt, every earlier question and answer of this run, the per-turn
+/// notes (without retrieved exchanges) and the question, counted by llama-server's
+/// `/apply-template` and `/tokenize`. The answers are this run's, so unlike the whole-history
+/// subject (which writes its own, longer or shorter, answers) the ratio does not move with
+/// answer lengths.
+async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
+    let base = url.trim_end_matches('/').trim_end_matches("/v1");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let Ok(http) = reqwest::Client::builder().build() else {
+        return Vec::new();
+    };
+    let prompts = reply_prompts(seen);
+    let mut transcript: Vec<serde_json::Value> = Vec::new();
+    let mut out = Vec::new();
+    for e in &prompts {
+        let req: serde_json::Value = serde_json::from_str(&e.request).unwrap_or_default();
+        let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+        let (Some(system), Some(question)) = (msgs.first(), msgs.last()) else {
+            return Vec::new();
+        };
+        // The per-turn block is the system message right before the question, unless that
+        // is the memory block.
+        let notes = match msgs.len().checked_sub(2).map(|i| (i, &msgs[i])) {
+            Some((i, m)) if i >= 1 && m["role"] == "system" && !is_memory_block(m) => {
+                let kept: Vec<&str> = m["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .split("\n\n")
+                    .filter(|p| !p.starts_with("User: ") && !p.starts_with("Earlier exchanges"))
+                    .collect();
+                kept.join("\n\n")
+            }
+            _ => String::new(),
+        };
+        let mut whole = vec![system.clone()];
+        whole.extend(transcript.iter().cloned());
+        if !notes.is_empty() {
+            whole.push(serde_json::json!({"role": "system", "content": notes}));
+        }
+        whole.push(question.clone());
+        let count = async {
+            let templated: serde_json::Value = http
+                .post(format!("{base}/apply-template"))
+                .json(&serde_json::json!({ "messages": whole }))
+                .send()
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            let tokens: serde_json::Value = http
+                .post(format!("{base}/tokenize"))
+                .json(&serde_json::json!({ "content": templated["prompt"], "add_special": true }))
+                .send()
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            tokens["tokens"].as_array().map(|t| t.len() as u64)
+        };
+        let Some(n) = count.await else {
+            return Vec::new();
+        };
+        out.push(n);
+        let res: serde_json::Value = serde_json::from_str(&e.response).unwrap_or_default();
+        let answer = res["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .trim();
+        transcript.push(question.clone());
+        transcript.push(serde_json::json!({"role": "assistant", "content": answer}));
+    }
+    out
 }
 
 async fn conversation(
@@ -388,26 +487,40 @@ async fn conversation(
     }
     let (result, ..) = d.stop().await;
     result.expect("the daemon stopped cleanly");
-    Outcome { replies, status }
+    let same_transcript = if subject == Subject::Meshai && nodes == 1 {
+        same_transcript_tokens(url, &seen).await
+    } else {
+        Vec::new()
+    };
+    Outcome {
+        replies,
+        status,
+        same_transcript,
+    }
 }
 
-/// Prints the last reply prompt, message by message, with its length in characters.
+/// Prints the last reply prompt (`MESHAI_RECALL_DUMP=all`: every reply prompt), message by
+/// message, with its length in characters.
 fn dump(seen: &Recorded) {
-    let last = seen
-        .lock()
-        .ok()
-        .and_then(|l| l.iter().rev().find(|e| !is_summary(e)).cloned());
-    let v: serde_json::Value = last
-        .and_then(|e| serde_json::from_str(&e.request).ok())
-        .unwrap_or_default();
-    for m in v["messages"].as_array().into_iter().flatten() {
-        let content = m["content"].as_str().unwrap_or_default();
-        println!(
-            "    [{} {:>4}] {}",
-            m["role"].as_str().unwrap_or_default(),
-            content.chars().count(),
-            content.replace('\n', " / ")
-        );
+    let all = std::env::var("MESHAI_RECALL_DUMP").is_ok_and(|v| v == "all");
+    let prompts = reply_prompts(seen);
+    let skip = if all {
+        0
+    } else {
+        prompts.len().saturating_sub(1)
+    };
+    for (turn, e) in prompts.iter().enumerate().skip(skip) {
+        println!("    -- reply prompt {}", turn + 1);
+        let v: serde_json::Value = serde_json::from_str(&e.request).unwrap_or_default();
+        for m in v["messages"].as_array().into_iter().flatten() {
+            let content = m["content"].as_str().unwrap_or_default();
+            println!(
+                "    [{} {:>4}] {}",
+                m["role"].as_str().unwrap_or_default(),
+                content.chars().count(),
+                content.replace('\n', " / ")
+            );
+        }
     }
 }
 
@@ -456,6 +569,30 @@ fn report(subject: Subject, nodes: usize, o: &Outcome) {
         "    evaluated/prompt tokens per reply: {}",
         per_turn.join(" ")
     );
+    if !o.same_transcript.is_empty() {
+        let whole: u64 = o.same_transcript.iter().sum();
+        // Before the first fold both prompts are the same: a check of the count itself.
+        let early: Vec<String> = o
+            .replies
+            .iter()
+            .zip(&o.same_transcript)
+            .take(first_fold)
+            .filter(|(r, w)| r.prompt_tokens != **w)
+            .map(|(r, w)| format!("{}≠{w}", r.prompt_tokens))
+            .collect();
+        println!(
+            "    the whole history over this same conversation: {whole} prompt tokens; meshai sent {:.0} % of it{}",
+            100.0 * sent as f64 / whole.max(1) as f64,
+            if early.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (counts differ before the first fold: {})",
+                    early.join(" ")
+                )
+            }
+        );
+    }
     for r in &asked {
         let k = r.key.as_deref().unwrap_or_default();
         let ok = r.answer.to_lowercase().contains(&k.to_lowercase());

@@ -11,6 +11,7 @@
 //! - Skipped servers are left out while another one is usable; when every server is
 //!   skipped, all are tried in order anyway (better than a notice without trying).
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -118,32 +119,13 @@ impl LlmPool {
         max_tokens: u32,
     ) -> Result<Completion, LlmError> {
         let deadline = Instant::now() + self.timeout();
-        let mut last_error = LlmError::Timeout;
-        for i in self.order() {
-            let Some(until) = self.until(i, deadline) else {
-                break;
-            };
-            let entry = &self.entries[i];
-            let slot = slot.filter(|_| i == 0);
-            match entry
-                .client
-                .complete_by(slot, messages, max_tokens, until)
-                .await
-            {
-                Ok(done) => {
-                    self.report(Server(i), Ok(()));
-                    return Ok(done);
-                }
-                Err(error) => {
-                    self.report(Server(i), Err(&error));
-                    if !health::fails_over(&error) {
-                        return Err(error);
-                    }
-                    last_error = error;
-                }
-            }
-        }
-        Err(last_error)
+        let (done, server) = self
+            .first_that_answers(0, slot, deadline, |client, slot, until| {
+                client.complete_by(slot, messages, max_tokens, until)
+            })
+            .await?;
+        self.report(server, Ok(()));
+        Ok(done)
     }
 
     /// Opens a streamed answer on the first server (after `after`, when given) that takes
@@ -157,19 +139,36 @@ impl LlmPool {
         deadline: Instant,
         after: Option<Server>,
     ) -> Result<(ChatStream, Server), LlmError> {
-        let mut last_error = LlmError::Timeout;
         let first = after.map_or(0, |s| s.0 + 1);
+        self.first_that_answers(first, slot, deadline, |client, slot, until| {
+            client.stream(slot, messages, max_tokens, until)
+        })
+        .await
+    }
+
+    /// Calls the usable servers from index `first` on, in order, each within its share of
+    /// `deadline`, until one answers. A failure another server could avoid is reported and
+    /// moves on; any other failure ends the call. `slot` goes to the primary only. Reporting
+    /// a success is the caller's: a stream that opened is not yet a good answer.
+    async fn first_that_answers<'a, T, F, Fut>(
+        &'a self,
+        first: usize,
+        slot: Option<u32>,
+        deadline: Instant,
+        mut call: F,
+    ) -> Result<(T, Server), LlmError>
+    where
+        F: FnMut(&'a LlmClient, Option<u32>, Instant) -> Fut,
+        Fut: Future<Output = Result<T, LlmError>>,
+    {
+        let mut last_error = LlmError::Timeout;
         for i in self.order().into_iter().filter(|&i| i >= first) {
             let Some(until) = self.until(i, deadline) else {
                 break;
             };
             let slot = slot.filter(|_| i == 0);
-            match self.entries[i]
-                .client
-                .stream(slot, messages, max_tokens, until)
-                .await
-            {
-                Ok(stream) => return Ok((stream, Server(i))),
+            match call(&self.entries[i].client, slot, until).await {
+                Ok(answer) => return Ok((answer, Server(i))),
                 Err(error) => {
                     self.report(Server(i), Err(&error));
                     if !health::fails_over(&error) {
