@@ -71,7 +71,9 @@ pub fn own_telemetry(p: &MeshPacket, me: NodeId) -> Option<(ChannelMetrics, Read
 
 /// The duty cycle the firmware enforces in a region, in percent of any hour; `None` for no
 /// limit. From `RadioInterface.cpp`'s region table (v2.7): EU_433, EU_868 and UA_433 10 %,
-/// UA_868 1 %, every other region 100 %.
+/// UA_868 1 %, every other region 100 %. (TH is 100 % there, `RDEF(TH, 920.0f, 925.0f,
+/// 100, …)`, in every firmware version read; ../shared/PROTOCOL.md's list of 10 % regions
+/// naming TH is wrong.)
 fn duty_cycle(region: RegionCode) -> Option<u8> {
     match region {
         RegionCode::Eu433 | RegionCode::Eu868 | RegionCode::Ua433 => Some(10),
