@@ -1,6 +1,8 @@
 //! A simulated Meshtastic node on 127.0.0.1 to try `meshai run` without a radio: point
 //! `[radio] tcp` at the address it prints, then type `FROM TEXT` lines (FROM as `!a1b2c3d4`,
-//! hex or decimal) to send DMs to the bot; every packet the bot sends is printed.
+//! hex or decimal) to send DMs to the bot; every packet the bot sends is printed. A line
+//! `channel CU [TX]` makes the node report that channel utilization (and our sending, both in
+//! percent) as its telemetry does once a minute, to try `[airtime]`.
 //!
 //! Run: `cargo run --example simnode -- [PORT]` (PORT 0 or absent: any free port).
 
@@ -45,6 +47,17 @@ async fn main() {
         tokio::select! {
             line = lines.next_line() => {
                 let Ok(Some(line)) = line else { break };
+                if let Some(args) = line.trim().strip_prefix("channel ") {
+                    let mut nums = args.split_whitespace().map(str::parse::<f32>);
+                    match (nums.next(), nums.next().unwrap_or(Ok(0.0))) {
+                        (Some(Ok(cu)), Ok(tx)) if (0.0..=100.0).contains(&cu) && (0.0..=100.0).contains(&tx) => {
+                            sim.inject_telemetry(cu, tx);
+                            println!("→ telemetry: channel utilization {cu} %, our sending {tx} %");
+                        }
+                        _ => println!("type: channel CU [TX], percentages 0–100, e.g. channel 32 4.5"),
+                    }
+                    continue;
+                }
                 let Some((from, text)) = line.trim().split_once(' ') else {
                     println!("type: FROM TEXT, e.g. !a1b2c3d4 what is LoRa?");
                     continue;

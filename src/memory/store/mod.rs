@@ -292,7 +292,7 @@ impl Store {
     }
 
     /// Stores the reply to message `user_id`, indexes the pair for retrieval and counts the
-    /// call's token usage (if known), in one transaction. Fails with `NoSuchUserMessage` if
+    /// LLM call with its token usage (tokens only if known), in one transaction. Fails with `NoSuchUserMessage` if
     /// `user_id` is gone (reset meanwhile).
     pub async fn append_reply(
         &self,

@@ -117,9 +117,10 @@ pub(super) fn append_reply(
     let exchange_id = tx.last_insert_rowid();
     tx.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
         .execute(params![exchange_id, user_text, text])?;
-    if let Some(u) = usage {
-        record_usage(&tx, node, u.prompt_tokens, u.completion_tokens)?;
-    }
+    // Every stored reply was one LLM call; its tokens only count when the server said them
+    // (a streamed answer dropped at the reply budget never gets its last event with `usage`).
+    let (prompt, completion) = usage.map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));
+    record_usage(&tx, node, prompt, completion)?;
     tx.commit()?;
     Ok(assistant_id)
 }

@@ -241,7 +241,8 @@ async fn a_heard_message_and_its_reply_each_land_whole() {
             a.prompt_tokens,
             a.completion_tokens
         ),
-        (Some("Alpha"), Some(20), 4, 1, 30, 7)
+        // The reply without usage (a streamed answer cut at the budget) is a call too.
+        (Some("Alpha"), Some(20), 4, 2, 30, 7)
     );
 }
 
@@ -292,7 +293,8 @@ async fn stats_numbers() {
             messages: 2,
             last_seen: Some(300),
             summary_chars: 15,
-            llm_calls: 2,
+            // Two recorded calls and the stored reply (whose usage was not known).
+            llm_calls: 3,
             prompt_tokens: 150,
             completion_tokens: 25,
         }
