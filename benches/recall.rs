@@ -249,6 +249,22 @@ struct Reply {
     folded: bool,
 }
 
+/// POSTs `body` as JSON to `url` and reads a JSON answer; `None` on any failure.
+async fn post_json(
+    http: &reqwest::Client,
+    url: &str,
+    body: serde_json::Value,
+) -> Option<serde_json::Value> {
+    http.post(url)
+        .json(&body)
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()
+}
+
 /// Whether a prompt message is meshai's memory block (summary and facts).
 fn is_memory_block(m: &serde_json::Value) -> bool {
     let text = m["content"].as_str().unwrap_or_default();
@@ -363,24 +379,18 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
         }
         whole.push(question.clone());
         let count = async {
-            let templated: serde_json::Value = http
-                .post(format!("{base}/apply-template"))
-                .json(&serde_json::json!({ "messages": whole }))
-                .send()
-                .await
-                .ok()?
-                .json()
-                .await
-                .ok()?;
-            let tokens: serde_json::Value = http
-                .post(format!("{base}/tokenize"))
-                .json(&serde_json::json!({ "content": templated["prompt"], "add_special": true }))
-                .send()
-                .await
-                .ok()?
-                .json()
-                .await
-                .ok()?;
+            let templated = post_json(
+                &http,
+                &format!("{base}/apply-template"),
+                serde_json::json!({ "messages": whole }),
+            )
+            .await?;
+            let tokens = post_json(
+                &http,
+                &format!("{base}/tokenize"),
+                serde_json::json!({ "content": templated["prompt"], "add_special": true }),
+            )
+            .await?;
             tokens["tokens"].as_array().map(|t| t.len() as u64)
         };
         let Some(n) = count.await else {
