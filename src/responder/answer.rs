@@ -353,9 +353,11 @@ async fn stream_once(
         };
         let mut parts = chunker.push(&text);
         if ended {
+            // The budget may have filled in this very batch: then `push` already gave the
+            // last part and `finish` has nothing left, which must not unmark it.
             let rest = chunker.finish();
             parts.parts.extend(rest.parts);
-            parts.last = rest.last;
+            parts.last |= rest.last;
         }
         if sending.as_ref().is_some_and(|s| s.gave_up) {
             break;

@@ -132,6 +132,25 @@ async fn an_answer_that_arrives_whole_is_numbered_i_of_n() {
 }
 
 #[tokio::test]
+async fn an_answer_that_arrives_whole_and_overflows_the_budget_ends_n_of_n() {
+    let d = daemon(20).await;
+    let rambling = LONG.repeat(3);
+    // One JSON body, and a stream whose events all come at once: the budget fills in the same
+    // batch in which the answer ends, and the cut part is still the reply's last.
+    let r = rambling.clone();
+    d.answer_with(move |_| FakeResponse::Text(r.clone()));
+    let whole = texts(&d.ask(ANN, "tell me everything", SOON).await);
+    assert_eq!(whole.len(), 4, "{whole:?}");
+    assert_numbered(&whole, false);
+    assert!(strip_marker(&whole[3]).ends_with('…'), "{whole:?}");
+    d.answer_with(move |_| FakeResponse::Stream(FakeStream::words(&rambling, Duration::ZERO)));
+    let again = texts(&d.ask(ANN, "and again", SOON).await);
+    assert_eq!(again.len(), 4, "{again:?}");
+    assert!(again[3].ends_with(" 4/4"), "{again:?}");
+    assert!(strip_marker(&again[3]).ends_with('…'), "{again:?}");
+}
+
+#[tokio::test]
 async fn the_budget_stops_the_model() {
     let d = daemon(30).await;
     let rambling = LONG.repeat(4);
