@@ -100,16 +100,7 @@ impl LlmClient {
         deadline: Instant,
     ) -> Result<Completion, LlmError> {
         let started = Instant::now();
-        let request = wire::Request {
-            model: &self.settings.model,
-            messages,
-            max_tokens,
-            temperature: self.settings.temperature,
-            stream: false,
-            id_slot: slot,
-            cache_prompt: slot.map(|_| true),
-            stream_options: None,
-        };
+        let request = self.request(slot, messages, max_tokens, false);
         let (answer, attempt) = self
             .with_retries(deadline, || self.attempt(&request))
             .await?;
@@ -214,20 +205,32 @@ impl LlmClient {
         max_tokens: u32,
         deadline: Instant,
     ) -> Result<ChatStream, LlmError> {
-        let request = wire::Request {
+        let request = self.request(slot, messages, max_tokens, true);
+        let (response, _) = self.with_retries(deadline, || self.open(&request)).await?;
+        Ok(ChatStream::new(response, deadline))
+    }
+
+    /// The chat request. `stream` asks for events, the last one with the token counts; a
+    /// `slot` adds llama.cpp's `id_slot` and `cache_prompt` (never sent to other servers).
+    fn request<'a>(
+        &'a self,
+        slot: Option<u32>,
+        messages: &'a [ChatMessage],
+        max_tokens: u32,
+        stream: bool,
+    ) -> wire::Request<'a> {
+        wire::Request {
             model: &self.settings.model,
             messages,
             max_tokens,
             temperature: self.settings.temperature,
-            stream: true,
+            stream,
             id_slot: slot,
             cache_prompt: slot.map(|_| true),
-            stream_options: Some(wire::StreamOptions {
+            stream_options: stream.then_some(wire::StreamOptions {
                 include_usage: true,
             }),
-        };
-        let (response, _) = self.with_retries(deadline, || self.open(&request)).await?;
-        Ok(ChatStream::new(response, deadline))
+        }
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or `deadline` passes; returns the

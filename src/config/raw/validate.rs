@@ -1,0 +1,496 @@
+//! Checking the file as written: every key within its range, with the file, line and key in
+//! each error (`Checker`), then the validated [`Config`]. A child of `raw`, so it reads the raw
+//! structs' private fields.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::super::{
+    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
+    LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning, line_of_key,
+};
+use super::{RawAirtime, RawConfig, RawSlots};
+use crate::airtime::AirtimeConfig;
+use crate::memory::retention::Retention;
+use crate::node::NodeId;
+use crate::radio::{RadioConfig, Transport};
+use crate::secret::Secret;
+
+/// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
+fn utc_offset_minutes(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("z") || s.eq_ignore_ascii_case("utc") {
+        return Some(0);
+    }
+    let (sign, rest) = match s.as_bytes().first()? {
+        b'+' => (1, &s[1..]),
+        b'-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let two_digits = |x: &str| x.len() == 2 && x.bytes().all(|b| b.is_ascii_digit());
+    if !two_digits(h) || !two_digits(m) {
+        return None;
+    }
+    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    let minutes = sign * (h * 60 + m);
+    (m < 60 && (-12 * 60..=14 * 60).contains(&minutes)).then_some(minutes)
+}
+
+/// Collects errors with their line, and warnings.
+struct Checker<'a> {
+    source: &'a str,
+    origin: &'a str,
+    warnings: Vec<Warning>,
+}
+
+impl Checker<'_> {
+    fn err(&self, section: &str, key: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            origin: self.origin.to_string(),
+            line: line_of_key(self.source, section, key),
+            message: format!("[{section}] {key}: {}", message.into()),
+        }
+    }
+
+    fn warn(&mut self, section: &str, key: &str, message: impl Into<String>) {
+        let line = line_of_key(self.source, section, key)
+            .map(|l| format!(" line {l}"))
+            .unwrap_or_default();
+        self.warnings.push(Warning(format!(
+            "{}{line}: [{section}] {key}: {}",
+            self.origin,
+            message.into()
+        )));
+    }
+
+    /// `value` must lie in `lo..=hi` (a NaN, which TOML allows, never does).
+    fn range<T: PartialOrd + std::fmt::Display + Copy>(
+        &self,
+        section: &str,
+        key: &str,
+        value: T,
+        lo: T,
+        hi: T,
+    ) -> Result<T, ConfigError> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let inside = matches!(value.partial_cmp(&lo), Some(Greater | Equal))
+            && matches!(value.partial_cmp(&hi), Some(Less | Equal));
+        if !inside {
+            return Err(self.err(
+                section,
+                key,
+                format!("{value} is out of range ({lo} to {hi})"),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// A server's `base_url` without the trailing slash, and its host.
+    fn base_url(&mut self, section: &str, raw: &str) -> Result<(String, String), ConfigError> {
+        let base_url = raw.trim().trim_end_matches('/').to_string();
+        let rest = base_url
+            .strip_prefix("http://")
+            .or_else(|| base_url.strip_prefix("https://"))
+            .ok_or_else(|| {
+                self.err(
+                    section,
+                    "base_url",
+                    format!("{base_url:?} must start with http:// or https://"),
+                )
+            })?;
+        let host = rest.split('/').next().unwrap_or_default().to_string();
+        if host.is_empty() || rest.contains(char::is_whitespace) {
+            return Err(self.err(section, "base_url", format!("{base_url:?} has no host")));
+        }
+        if base_url.ends_with("/chat/completions") {
+            return Err(self.err(
+                section,
+                "base_url",
+                "give the API root (e.g. http://127.0.0.1:11434/v1), not the /chat/completions endpoint",
+            ));
+        }
+        if !base_url.ends_with("/v1") {
+            self.warn(
+                section,
+                "base_url",
+                "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
+            );
+        }
+        Ok((base_url, host))
+    }
+
+    /// The key named by `api_key_env` (read from the environment), and the name.
+    fn api_key(
+        &mut self,
+        section: &str,
+        api_key_env: &str,
+        host: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Option<String>, Option<Secret>) {
+        let api_key_env = Some(api_key_env.trim().to_string()).filter(|s| !s.is_empty());
+        let api_key = api_key_env
+            .as_deref()
+            .and_then(env)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .map(Secret::new);
+        if api_key.is_none() && host.contains("openai.com") {
+            self.warn(
+                section,
+                "api_key_env",
+                format!(
+                    "no API key found in ${}; api.openai.com will refuse requests",
+                    api_key_env.as_deref().unwrap_or("MESHAI_API_KEY")
+                ),
+            );
+        }
+        (api_key_env, api_key)
+    }
+
+    fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
+        list.iter()
+            .map(|s| {
+                s.parse::<NodeId>()
+                    .map_err(|e| self.err("access", key, e.to_string()))
+            })
+            .collect()
+    }
+}
+
+pub(in crate::config) fn validate(
+    raw: RawConfig,
+    source: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Config, Vec<Warning>), ConfigError> {
+    let mut c = Checker {
+        source,
+        origin,
+        warnings: Vec::new(),
+    };
+    let r = &raw.radio;
+
+    let transport = match (&r.serial, &r.tcp) {
+        (Some(_), Some(_)) => {
+            return Err(c.err(
+                "radio",
+                "serial",
+                "set exactly one of `serial` and `tcp`, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_string(),
+                line: None,
+                message: "[radio]: set exactly one of `serial = \"/dev/ttyUSB0\"` or \
+                          `tcp = \"192.168.1.50:4403\"`"
+                    .into(),
+            });
+        }
+        (Some(path), None) => {
+            if path.trim().is_empty() {
+                return Err(c.err("radio", "serial", "empty device path"));
+            }
+            Transport::Serial {
+                path: path.trim().to_string(),
+                baud: r.baud,
+            }
+        }
+        (None, Some(addr)) => Config::parse_tcp(addr).map_err(|e| c.err("radio", "tcp", e))?,
+    };
+    c.range("radio", "baud", r.baud, 1200, 4_000_000)?;
+    let send_gap_ms = c.range("radio", "send_gap_ms", r.send_gap_ms, 1, 600_000)?;
+    if send_gap_ms < 2000 {
+        c.warn(
+            "radio",
+            "send_gap_ms",
+            format!(
+                "{send_gap_ms} ms is below the 2000 ms firmware 2.7 enforces; texts will be refused"
+            ),
+        );
+    }
+    let ack = c.range("radio", "ack_timeout_secs", r.ack_timeout_secs, 1, 600)?;
+    let hs = c.range(
+        "radio",
+        "handshake_timeout_secs",
+        r.handshake_timeout_secs,
+        1,
+        600,
+    )?;
+    let hb = c.range("radio", "heartbeat_secs", r.heartbeat_secs, 1, 300)?;
+    let silence = c.range(
+        "radio",
+        "silence_timeout_secs",
+        r.silence_timeout_secs,
+        10,
+        86_400,
+    )?;
+    let duty = c.range(
+        "radio",
+        "duty_cycle_pause_secs",
+        r.duty_cycle_pause_secs,
+        1,
+        3600,
+    )?;
+    let mut radio = RadioConfig::new(transport);
+    radio.send_gap = Duration::from_millis(send_gap_ms);
+    radio.ack_timeout = Duration::from_secs(ack);
+    radio.handshake_timeout = Duration::from_secs(hs);
+    radio.heartbeat_interval = Duration::from_secs(hb);
+    radio.silence_timeout = Duration::from_secs(silence);
+    radio.duty_cycle_pause = Duration::from_secs(duty);
+
+    let l = &raw.llm;
+    let (base_url, host) = c.base_url("llm", &l.base_url)?;
+    if l.model.trim().is_empty() {
+        return Err(c.err(
+            "llm",
+            "model",
+            "missing: name the model, e.g. \"qwen2.5:1.5b\"",
+        ));
+    }
+    let (api_key_env, api_key) = c.api_key("llm", &l.api_key_env, &host, env);
+    let timeout = c.range("llm", "timeout_secs", l.timeout_secs, 1, 3600)?;
+    let max_tokens = c.range("llm", "max_tokens", l.max_tokens, 16, 32_768)?;
+    let temperature = c.range("llm", "temperature", l.temperature, 0.0, 2.0)?;
+    let concurrency = c.range("llm", "concurrency", l.concurrency, 1, 64)?;
+    let slots = match &l.slots {
+        RawSlots::Word(w) if w.trim().eq_ignore_ascii_case("auto") => SlotsSetting::Auto,
+        RawSlots::Word(w) if w.trim().eq_ignore_ascii_case("off") => SlotsSetting::Off,
+        RawSlots::Word(w) => {
+            return Err(c.err(
+                "llm",
+                "slots",
+                format!("{w:?} is not \"auto\", \"off\" or a number of slots (1 to 64)"),
+            ));
+        }
+        RawSlots::Count(n) => SlotsSetting::Fixed(c.range("llm", "slots", *n, 1, 64)? as u32),
+    };
+    if l.system_prompt.trim().is_empty() {
+        return Err(c.err("llm", "system_prompt", "must not be empty"));
+    }
+    let skip = c.range("llm", "skip_secs", l.skip_secs, 1, 3600)?;
+    let mut fallbacks = Vec::new();
+    for f in &l.fallback {
+        let section = "llm.fallback";
+        let (base_url, host) = c.base_url(section, &f.base_url)?;
+        if f.model.trim().is_empty() {
+            return Err(c.err(section, "model", "must not be empty"));
+        }
+        let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &host, env);
+        let timeout = match f.timeout_secs {
+            Some(t) => c.range(section, "timeout_secs", t, 1, 3600)?,
+            None => timeout,
+        };
+        let temperature = match f.temperature {
+            Some(t) => c.range(section, "temperature", t, 0.0, 2.0)?,
+            None => temperature,
+        };
+        fallbacks.push(FallbackConfig {
+            base_url,
+            model: f.model.trim().to_string(),
+            api_key,
+            api_key_env,
+            timeout: Duration::from_secs(timeout),
+            temperature,
+        });
+    }
+
+    let m = &raw.memory;
+    let window_messages = c.range("memory", "window_messages", m.window_messages, 0, 200)?;
+    let summarize_threshold = c.range(
+        "memory",
+        "summarize_threshold",
+        m.summarize_threshold,
+        1,
+        200,
+    )?;
+    let summary_max_chars =
+        c.range("memory", "summary_max_chars", m.summary_max_chars, 50, 4000)?;
+    let retrieve_exchanges =
+        c.range("memory", "retrieve_exchanges", m.retrieve_exchanges, 0, 10)?;
+    let facts_max = c.range("memory", "facts_max", m.facts_max, 0, 50)?;
+    if window_messages % 2 == 1 {
+        c.warn(
+            "memory",
+            "window_messages",
+            "an odd window starts with an assistant message; an even number keeps exchanges whole",
+        );
+    }
+
+    let p = &raw.reply;
+    let max_chars = c.range("reply", "max_chars", p.max_chars, 20, 200)?;
+    let max_chunks = c.range("reply", "max_chunks", p.max_chunks, 1, 10)?;
+    if max_chunks > 5 {
+        c.warn(
+            "reply",
+            "max_chunks",
+            "more than 5 packets per answer holds the channel for long; users rarely read them all",
+        );
+    }
+
+    let lim = &raw.limits;
+    let node_messages = c.range("limits", "node_messages", lim.node_messages, 1, 10_000)?;
+    let node_window = c.range(
+        "limits",
+        "node_window_secs",
+        lim.node_window_secs,
+        1,
+        86_400,
+    )?;
+    let node_queue = c.range("limits", "node_queue", lim.node_queue, 1, 100)?;
+
+    let retain_days = c.range("storage", "retain_days", raw.storage.retain_days, 0, 36_500)?;
+
+    let access = AccessConfig {
+        allow: c.nodes("allow", &raw.access.allow)?,
+        deny: c.nodes("deny", &raw.access.deny)?,
+        admins: c.nodes("admins", &raw.access.admins)?,
+    };
+    if let Some(n) = access.allow.intersection(&access.deny).next() {
+        c.warn(
+            "access",
+            "deny",
+            format!("{n} is in both allow and deny; deny wins"),
+        );
+    }
+
+    let ch = &raw.channels;
+    let mention = ch.mention.trim().to_lowercase();
+    if ch.answer_mentions && mention.is_empty() {
+        return Err(c.err(
+            "channels",
+            "mention",
+            "must not be empty when answer_mentions = true",
+        ));
+    }
+    for &i in &ch.channels {
+        c.range("channels", "channels", i, 0, 7)?;
+    }
+
+    let cx = &raw.context;
+    let context = ContextConfig {
+        names: cx.names,
+        hops: cx.hops,
+        snr: cx.snr,
+        distance: cx.distance,
+        time: cx.time,
+        time_zone: if cx.utc_offset.trim().eq_ignore_ascii_case("system") {
+            TimeZoneSetting::System
+        } else {
+            TimeZoneSetting::Fixed(utc_offset_minutes(&cx.utc_offset).ok_or_else(|| {
+                c.err(
+                    "context",
+                    "utc_offset",
+                    "must be \"system\" or +HH:MM or -HH:MM between -12:00 and +14:00, e.g. \"+01:00\"",
+                )
+            })?)
+        },
+    };
+
+    let airtime = airtime(&mut c, &raw.airtime, max_chunks)?;
+
+    let config = Config {
+        origin: origin.to_string(),
+        radio,
+        llm: LlmConfig {
+            base_url,
+            model: l.model.trim().to_string(),
+            api_key,
+            api_key_env,
+            timeout: Duration::from_secs(timeout),
+            max_tokens,
+            temperature,
+            system_prompt: l.system_prompt.trim().to_string(),
+            concurrency,
+            slots,
+            stream: l.stream,
+            skip: Duration::from_secs(skip),
+            fallbacks,
+        },
+        database: raw.storage.database,
+        retention: Retention::days(retain_days),
+        memory: MemoryConfig {
+            window_messages,
+            summarize_threshold,
+            summary_max_chars,
+            retrieve_exchanges,
+            facts_max,
+        },
+        reply: ReplyConfig {
+            max_chars,
+            max_chunks,
+        },
+        limits: LimitsConfig {
+            node_messages,
+            node_window: Duration::from_secs(node_window),
+            node_queue,
+        },
+        access,
+        channels: ChannelsConfig {
+            answer_mentions: ch.answer_mentions,
+            mention,
+            channels: ch.channels.clone(),
+        },
+        context,
+        airtime,
+    };
+    Ok((config, c.warnings))
+}
+
+/// `[airtime]`: percentages within 0–100, a non-empty shortened answer, a duty cycle that
+/// lets the node send at all.
+fn airtime(
+    c: &mut Checker<'_>,
+    a: &RawAirtime,
+    max_chunks: usize,
+) -> Result<AirtimeConfig, ConfigError> {
+    let s = "airtime";
+    let shorten_above = c.range(s, "shorten_above", a.shorten_above, 0.0, 100.0)?;
+    let wait_above = c.range(s, "wait_above", a.wait_above, 0.0, 100.0)?;
+    let shorten_parts = c.range(s, "shorten_parts", a.shorten_parts, 1, 10)?;
+    if shorten_parts >= max_chunks {
+        c.warn(
+            s,
+            "shorten_parts",
+            format!(
+                "{shorten_parts} is not fewer than [reply] max_chunks ({max_chunks}): a busy \
+                 channel only gets the shorter-answer note, not fewer packets"
+            ),
+        );
+    }
+    let max_wait = c.range(s, "max_wait_secs", a.max_wait_secs, 0, 3600)?;
+    let stale = c.range(s, "stale_secs", a.stale_secs, 1, 86_400)?;
+    if stale < 120 {
+        c.warn(
+            s,
+            "stale_secs",
+            format!(
+                "{stale} s: the node reports the channel about once a minute, so readings will \
+                 often count as stale and be ignored"
+            ),
+        );
+    }
+    let duty_cycle = match a.duty_cycle_percent {
+        Some(p) => Some(c.range(s, "duty_cycle_percent", p, 0.1, 100.0)?),
+        None => None,
+    };
+    let duty_cycle_shorten_at = c.range(
+        s,
+        "duty_cycle_shorten_at",
+        a.duty_cycle_shorten_at,
+        1.0,
+        100.0,
+    )?;
+    Ok(AirtimeConfig {
+        enabled: a.enabled,
+        shorten_above,
+        shorten_parts,
+        wait_above,
+        max_wait: Duration::from_secs(max_wait),
+        stale_after: Duration::from_secs(stale),
+        duty_cycle,
+        duty_cycle_shorten_at,
+    })
+}
