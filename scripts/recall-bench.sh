@@ -3,7 +3,11 @@
 # llama.cpp server shaped for it, serving Qwen2.5-Coder-0.5B-Instruct (from PyPI, see
 # scripts/local-llm.sh). Numbers go to stdout; docs/benchmarks.md has the last run's.
 #
-# Usage: scripts/recall-bench.sh [28|long|nodes3]...   (default: all three)
+# Usage: scripts/recall-bench.sh [28|long|nodes3|de|pi|pi-nodes3|pi-de]...   (default: 28 long nodes3)
+#
+# The pi* scenarios are the Raspberry Pi-class shape: llama-server with 1 thread and 1 slot
+# (summaries share the replies' slot), streamed answers; `de` asks everything in German, with
+# two value sets (16 facts). MESHAI_REAL_LLM_ARGS passes more server flags (e.g. "--cache-ram 0").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,24 +16,32 @@ scenarios=("$@")
 cargo bench --locked --bench recall --no-run >/dev/null 2>&1 || cargo bench --locked --bench recall --no-run
 
 for scenario in "${scenarios[@]}"; do
+    threads=2 bench=(MESHAI_RECALL="$scenario")
     case "$scenario" in
     28) ctx=4096 parallel=2 ;;     # one node: its slot and the summaries' slot
     long) ctx=2048 parallel=2 ;;   # a context the whole history outgrows
     nodes3) ctx=4096 parallel=4 ;; # three nodes and the summaries' slot
+    de) ctx=4096 parallel=2 bench=(MESHAI_RECALL=28 MESHAI_RECALL_LANG=de MESHAI_RECALL_SETS=2) ;;
+    pi) ctx=4096 parallel=1 threads=1 bench=(MESHAI_RECALL=28 MESHAI_RECALL_STREAM=1) ;;
+    pi-nodes3) ctx=4096 parallel=1 threads=1 bench=(MESHAI_RECALL=nodes3 MESHAI_RECALL_STREAM=1) ;;
+    pi-de)
+        ctx=4096 parallel=1 threads=1
+        bench=(MESHAI_RECALL=28 MESHAI_RECALL_STREAM=1 MESHAI_RECALL_LANG=de MESHAI_RECALL_SETS=2)
+        ;;
     *)
-        echo "unknown scenario $scenario (28, long or nodes3)" >&2
+        echo "unknown scenario $scenario (28, long, nodes3, de, pi, pi-nodes3 or pi-de)" >&2
         exit 1
         ;;
     esac
     scripts/local-llm.sh stop >/dev/null 2>&1 || true
     out=$(MESHAI_REAL_LLM_QWEN=1 MESHAI_REAL_LLM_CTX=$ctx MESHAI_REAL_LLM_PARALLEL=$parallel \
-        scripts/local-llm.sh start) || {
+        MESHAI_REAL_LLM_THREADS=$threads scripts/local-llm.sh start) || {
         printf '%s\n' "$out"
         exit 1
     }
     url=$(printf '%s\n' "$out" | sed -n 's/^MESHAI_REAL_LLM_URL=//p')
-    echo "== scenario $scenario: --ctx-size $ctx per slot, --parallel $parallel"
-    MESHAI_REAL_LLM_URL=$url MESHAI_RECALL=$scenario cargo bench --locked --bench recall ||
+    echo "== scenario $scenario: --ctx-size $ctx per slot, --parallel $parallel, --threads $threads ${MESHAI_REAL_LLM_ARGS:-}"
+    env MESHAI_REAL_LLM_URL="$url" "${bench[@]}" cargo bench --locked --bench recall ||
         status=$?
     scripts/local-llm.sh stop >/dev/null
     [[ ${status:-0} -eq 0 ]] || exit "$status"
