@@ -25,7 +25,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::gate::ReplyPermit;
-use super::turn::{failure_text, notice, queue, watch_report};
+use super::reply::{failure_text, notice, queue, watch_report};
 use super::{Destination, Shared, unix_now};
 use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
 use crate::llm::clean::StreamCleaner;

@@ -10,11 +10,13 @@ mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
+mod fold;
 pub mod gate;
 pub mod ratelimit;
+mod reply;
 mod sink;
 pub mod slots;
-mod turn;
+mod worker;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -313,7 +315,7 @@ fn dispatch(
     let span = info_span!("node", node = %node);
     shared
         .tracker
-        .spawn(turn::worker(shared.clone(), node, rx).instrument(span));
+        .spawn(worker::worker(shared.clone(), node, rx).instrument(span));
     None
 }
 
