@@ -164,93 +164,53 @@ fn pieces_that_arrive_together_are_handed_over_together() {
 
 const SIXTEEN: &str = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen";
 
-#[test]
-fn the_budget_ends_the_reply_in_the_middle_of_a_batch() {
-    let text = format!("text:{SIXTEEN}");
-    check(
-        &SMALL,
-        &[
-            (text.as_str(), "read arrived"),
-            // The text after the third part is never read: the budget is full.
-            ("lull", "open"),
-            (
-                "opened",
-                "hand [one two three four | five six seven eight | nine ten eleven…] last",
-            ),
-            ("handed", "stop done at budget"),
-        ],
-        &[
-            "one two three four",
-            "five six seven eight",
-            "nine ten eleven…",
-        ],
-    );
-    // Across batches: parts 1 and 2 go early, part 3 fills the budget.
-    check(
-        &SMALL,
-        &[
-            (
-                "text:one two three four five six seven eight nine ",
-                "read arrived",
-            ),
-            ("lull", "open"),
-            ("opened", "hand [one two three four | five six seven eight]"),
-            ("handed", "read"),
-            ("text:ten eleven twelve thirteen ", "read arrived"),
-            ("text:fourteen", "read arrived"),
-            ("lull", "hand [nine ten eleven…] last"),
-            ("handed", "stop done at budget"),
-        ],
-        &[
-            "one two three four",
-            "five six seven eight",
-            "nine ten eleven…",
-        ],
-    );
-}
+/// [`SIXTEEN`] cut at the budget.
+const CUT: [&str; 3] = [
+    "one two three four",
+    "five six seven eight",
+    "nine ten eleven…",
+];
 
 #[test]
-fn a_budget_that_fills_in_the_batch_where_the_answer_ends_keeps_the_last_mark() {
-    // The chunker gives the last part on the batch, and nothing at the end: the part must
-    // still go marked last, so that it is numbered ` 3/3`, not ` 3/?`.
+fn the_budget_ends_the_reply_in_the_batch_where_it_fills() {
+    // The batch ends in a lull (the model writes on), or with the answer: then the chunker
+    // gives the last part on the batch and nothing at the end, and the part must still go
+    // marked last, so that it is numbered ` 3/3`, not ` 3/?`.
     let text = format!("text:{SIXTEEN}");
-    check(
-        &SMALL,
-        &[
-            (text.as_str(), "read arrived"),
-            ("ended", "open"),
-            (
-                "opened",
-                "hand [one two three four | five six seven eight | nine ten eleven…] last",
-            ),
-            ("handed", "stop done at budget"),
-        ],
-        &[
-            "one two three four",
-            "five six seven eight",
-            "nine ten eleven…",
-        ],
-    );
-    check(
-        &SMALL,
-        &[
-            (
-                "text:one two three four five six seven eight nine ",
-                "read arrived",
-            ),
-            ("lull", "open"),
-            ("opened", "hand [one two three four | five six seven eight]"),
-            ("handed", "read"),
-            ("text:ten eleven twelve thirteen fourteen", "read arrived"),
-            ("ended", "hand [nine ten eleven…] last"),
-            ("handed", "stop done at budget"),
-        ],
-        &[
-            "one two three four",
-            "five six seven eight",
-            "nine ten eleven…",
-        ],
-    );
+    for batch_end in ["lull", "ended"] {
+        // All at once: the text after the third part is never read.
+        check(
+            &SMALL,
+            &[
+                (text.as_str(), "read arrived"),
+                (batch_end, "open"),
+                (
+                    "opened",
+                    "hand [one two three four | five six seven eight | nine ten eleven…] last",
+                ),
+                ("handed", "stop done at budget"),
+            ],
+            &CUT,
+        );
+        // Across batches: parts 1 and 2 go early, part 3 fills the budget.
+        check(
+            &SMALL,
+            &[
+                (
+                    "text:one two three four five six seven eight nine ",
+                    "read arrived",
+                ),
+                ("lull", "open"),
+                ("opened", "hand [one two three four | five six seven eight]"),
+                ("handed", "read"),
+                ("text:ten eleven twelve thirteen ", "read arrived"),
+                ("text:fourteen", "read arrived"),
+                (batch_end, "hand [nine ten eleven…] last"),
+                ("handed", "stop done at budget"),
+            ],
+            &CUT,
+        );
+    }
 }
 
 /// Part 1 handed over and the model still writing.
