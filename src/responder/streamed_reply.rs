@@ -58,6 +58,24 @@ pub(super) enum Event {
     OnAir,
 }
 
+impl Event {
+    /// The event's name, for the log.
+    fn name(&self) -> &'static str {
+        match self {
+            Event::Text(_) => "text",
+            Event::Lull => "lull",
+            Event::Ended => "ended",
+            Event::Broke(_) => "broke",
+            Event::GaveUp => "gave up",
+            Event::Opened => "opened",
+            Event::Handed => "handed",
+            Event::Refused => "refused",
+            Event::Retracted => "retracted",
+            Event::OnAir => "on air",
+        }
+    }
+}
+
 /// What the pump does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Step {
@@ -215,12 +233,13 @@ impl StreamedReply {
             }
             (Phase::Over(end), _) => (Phase::Over(end.clone()), Step::Stop(end)),
             (phase, event) => {
-                warn!(
-                    ?phase,
-                    ?event,
-                    "streamed reply: an event out of turn ends the attempt"
-                );
+                // Names only: the phase and the event may carry the answer's text.
                 let queued = !matches!(phase, Phase::Unsent | Phase::Opening(_));
+                let event = event.name();
+                warn!(
+                    event,
+                    queued, "streamed reply: an event out of turn ends the attempt"
+                );
                 self.stop(End::Closed { queued })
             }
         };
