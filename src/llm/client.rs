@@ -317,22 +317,33 @@ impl LlmClient {
 pub struct ChatStream {
     response: reqwest::Response,
     deadline: Instant,
-    /// The server answered `application/json` (a proxy that ignores `stream`): the whole
-    /// body is read as one completion and handed out as one piece.
-    plain: bool,
+    state: StreamState,
     parser: SseParser,
-    /// Events read but not handed out yet.
-    pending: std::collections::VecDeque<wire::Delta>,
-    /// A malformed or error event, reported after the good events read before it.
-    failed: Option<LlmError>,
+    /// Events read but not handed out yet, in order; a malformed or error event is handed
+    /// out as its error after the good events read before it, and nothing is read after it.
+    pending: std::collections::VecDeque<Result<wire::Delta, LlmError>>,
     /// Bytes of the body read so far, bounded by [`MAX_BODY`].
     read: usize,
-    finished: bool,
-    /// `[DONE]` came, or the body of a plain answer was read.
-    done: bool,
-    /// The model said why it stopped; a stream that ends after this is complete.
-    finish_reason: Option<String>,
     usage: Option<Usage>,
+}
+
+/// How far a [`ChatStream`] has read its answer, and whether the answer is complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamState {
+    /// The server answered `application/json` (a proxy that ignores `stream`): the whole
+    /// body is read as one completion and handed out as one piece.
+    Plain,
+    /// Reading events; the model has not said why it stopped.
+    Writing,
+    /// Reading events; the model gave a finish reason, so the body may end without
+    /// `[DONE]` and the answer is still complete.
+    Stopped,
+    /// Nothing more is read and the answer is complete: `[DONE]` came, the plain body was
+    /// read, or the body ended after a finish reason.
+    Complete,
+    /// Nothing more is read and the answer is not complete: the body ended before the model
+    /// finished, or an event was malformed or an error.
+    CutShort,
 }
 
 impl ChatStream {
@@ -348,14 +359,14 @@ impl ChatStream {
         ChatStream {
             response,
             deadline,
-            plain,
+            state: if plain {
+                StreamState::Plain
+            } else {
+                StreamState::Writing
+            },
             parser: SseParser::default(),
             pending: Default::default(),
-            failed: None,
             read: 0,
-            finished: false,
-            done: false,
-            finish_reason: None,
             usage: None,
         }
     }
@@ -368,9 +379,7 @@ impl ChatStream {
     pub async fn next(&mut self) -> Result<Option<String>, LlmError> {
         loop {
             if let Some(delta) = self.pending.pop_front() {
-                if delta.finish_reason.is_some() {
-                    self.finish_reason = delta.finish_reason;
-                }
+                let delta = delta?;
                 if delta.usage.is_some() {
                     self.usage = delta.usage;
                 }
@@ -379,20 +388,17 @@ impl ChatStream {
                 }
                 continue;
             }
-            if let Some(error) = self.failed.take() {
-                self.finished = true;
-                return Err(error);
+            match self.state {
+                StreamState::Complete => return Ok(None),
+                StreamState::CutShort => {
+                    return Err(LlmError::Connect("the answer stream ended early".into()));
+                }
+                StreamState::Plain | StreamState::Writing | StreamState::Stopped => {
+                    timeout_at(self.deadline, self.read_more())
+                        .await
+                        .unwrap_or(Err(LlmError::Timeout))?;
+                }
             }
-            if self.finished {
-                return if self.done || self.finish_reason.is_some() {
-                    Ok(None)
-                } else {
-                    Err(LlmError::Connect("the answer stream ended early".into()))
-                };
-            }
-            timeout_at(self.deadline, self.read_more())
-                .await
-                .unwrap_or(Err(LlmError::Timeout))?;
         }
     }
 
@@ -401,23 +407,17 @@ impl ChatStream {
         self.usage
     }
 
-    /// Why the model stopped (`stop`, `length`), once it said so.
-    pub fn finish_reason(&self) -> Option<&str> {
-        self.finish_reason.as_deref()
-    }
-
     /// Reads the next chunk of the body into `pending`.
     async fn read_more(&mut self) -> Result<(), LlmError> {
-        if self.plain {
+        if self.state == StreamState::Plain {
             let body = read_body(&mut self.response, StatusCode::OK).await?;
             let answer = wire::parse(&body)?;
-            self.pending.push_back(wire::Delta {
+            self.pending.push_back(Ok(wire::Delta {
                 content: answer.content,
                 finish_reason: None,
                 usage: answer.usage,
-            });
-            self.finished = true;
-            self.done = true;
+            }));
+            self.state = StreamState::Complete;
             return Ok(());
         }
         let chunk = self
@@ -425,7 +425,7 @@ impl ChatStream {
             .chunk()
             .await
             .map_err(|e| LlmError::Connect(error_chain(e)))?;
-        let events = match chunk {
+        let (events, body_ended) = match chunk {
             Some(bytes) => {
                 self.read += bytes.len();
                 if self.read > MAX_BODY {
@@ -433,23 +433,18 @@ impl ChatStream {
                         "answer stream over {MAX_BODY} bytes"
                     )));
                 }
-                self.parser
+                let events = self
+                    .parser
                     .feed(&bytes)
-                    .map_err(|e| LlmError::BadResponse(e.to_string()))?
+                    .map_err(|e| LlmError::BadResponse(e.to_string()))?;
+                (events, false)
             }
-            None => {
-                self.finished = true;
-                self.parser.finish().into_iter().collect()
-            }
+            None => (self.parser.finish().into_iter().collect(), true),
         };
         for event in events {
-            if self.done {
-                // Nothing counts after `[DONE]`.
-                break;
-            }
             if event.data.trim() == "[DONE]" {
-                self.done = true;
-                self.finished = true;
+                // Nothing counts after `[DONE]`.
+                self.state = StreamState::Complete;
                 break;
             }
             let delta = if event.name.as_deref() == Some("error") {
@@ -459,14 +454,33 @@ impl ChatStream {
                 wire::parse_chunk(&event.data)
             };
             match delta {
-                Ok(delta) => self.pending.push_back(delta),
+                Ok(delta) => {
+                    if delta.finish_reason.is_some() {
+                        self.state = StreamState::Stopped;
+                    }
+                    self.pending.push_back(Ok(delta));
+                }
                 Err(error) => {
-                    self.failed = Some(error);
+                    self.pending.push_back(Err(error));
+                    self.state = self.ended();
                     break;
                 }
             }
         }
+        if body_ended {
+            self.state = self.ended();
+        }
         Ok(())
+    }
+
+    /// The state once nothing more is read: complete if the model or the server said so.
+    fn ended(&self) -> StreamState {
+        match self.state {
+            StreamState::Stopped | StreamState::Complete => StreamState::Complete,
+            StreamState::Plain | StreamState::Writing | StreamState::CutShort => {
+                StreamState::CutShort
+            }
+        }
     }
 }
 

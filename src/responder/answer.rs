@@ -1,14 +1,16 @@
 //! The answer to one message, once its prompt is built: the LLM call, the parts, the outbox,
 //! and the reply stored in memory.
 //!
-//! Streamed (`[llm] stream`, the default): the answer is cleaned and chunked as it comes in,
-//! and each part goes to the outbox as soon as its cut is certain, while the model writes on.
-//! Once the reply budget is full the stream is dropped, which makes the server stop. A
-//! failure before any part went on air is handled as a failed call (the parts handed over
+//! Streamed (`[llm] stream`, the default): each attempt pumps a
+//! [`StreamedReply`](super::streamed_reply), which decides what happens to the text (cleaned,
+//! chunked, each part handed to the outbox as soon as its cut is certain, the stop at the
+//! budget); the pump here only reads the stream and the radio's report and performs its
+//! steps. Once the reply budget is full the stream is dropped, which makes the server stop.
+//! A failure before any part went on air is handled as a failed call (the parts handed over
 //! are taken back, a retry is made if the error and the time budget allow, else one notice);
-//! a failure after that ends the reply with one short notice part ([`CUT_OFF`]), and what
-//! was handed to the outbox is stored as the answer: the user saw it, so the history and
-//! the summary must know it.
+//! a failure after that ends the reply with one short notice part, and what was handed to
+//! the outbox is stored as the answer: the user saw it, so the history and the summary must
+//! know it.
 //!
 //! Not streamed: one call, the whole answer chunked and queued at once.
 //!
@@ -25,16 +27,13 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::gate::ReplyPermit;
-use super::turn::{failure_text, notice, queue, watch_report};
+use super::reply::{failure_text, notice, queue, watch_report};
+use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Destination, Shared, unix_now};
-use crate::chunk::{ChunkLimits, StreamChunker, chunk, strip_marker};
-use crate::llm::clean::StreamCleaner;
-use crate::llm::{ChatMessage, ChatStream, LlmError, Server, Usage, health};
+use crate::chunk::{ChunkLimits, chunk, strip_marker};
+use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
-
-/// The last part of a streamed reply that broke off after its first part went on air.
-pub const CUT_OFF: &str = "… (answer cut off: the AI stopped)";
 
 /// What the answer is for.
 pub(super) struct Question<'a> {
@@ -117,34 +116,24 @@ async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Opti
     }
 }
 
-/// A streamed reply queued with the outbox, and what was handed to it.
-struct Sending {
+/// A streamed reply queued with the outbox.
+struct Queued {
+    /// Gone once the last part went with it.
     stream: Option<ReplyStream>,
     report: oneshot::Receiver<ReplyReport>,
-    /// The report came before the reply was complete: the radio gave up on it.
-    gave_up: bool,
-    handed: Vec<String>,
 }
 
-/// How one streamed attempt ended.
-enum Attempt {
-    /// The whole answer (or as much as the budget holds) was handed to the outbox.
-    Done {
-        server: Server,
-        sending: Sending,
-        usage: Option<Usage>,
-        cut_at_budget: bool,
-    },
-    /// The outbox closed (shutting down): nothing more can be sent.
-    Closed { sending: Option<Sending> },
-    /// The call failed; `sending` holds the parts handed over, if any. `opened`: the server
-    /// whose stream had started (the pool already retried, and failed over, a failure to open
-    /// one).
-    Failed {
-        error: LlmError,
-        sending: Option<Sending>,
-        opened: Option<Server>,
-    },
+/// One streamed attempt, as it ended.
+struct Attempt {
+    end: End,
+    /// The server whose stream opened; `None` when none did (the pool already retried,
+    /// and failed over, a failure to open one).
+    opened: Option<Server>,
+    /// The parts the outbox took, in order.
+    handed: Vec<String>,
+    /// The reply, if it was queued.
+    queued: Option<Queued>,
+    usage: Option<Usage>,
 }
 
 async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
@@ -154,40 +143,41 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     let mut attempt = 1;
     // After a stream that broke before anything went on air, the servers after this one.
     let mut after: Option<Server> = None;
-    let (sending, usage, cut) = loop {
-        let error = match stream_once(shared, q, deadline, started, after).await {
-            Attempt::Done {
-                server,
-                sending,
-                usage,
+    let (handed, queued, usage, cut, gave_up) = loop {
+        let Attempt {
+            end,
+            opened,
+            handed,
+            queued,
+            usage,
+        } = stream_once(shared, q, deadline, started, after).await;
+        let error = match end {
+            End::Done {
                 cut_at_budget,
+                radio_gave_up,
             } => {
-                shared.llm.report(server, Ok(()));
-                break (sending, usage, cut_at_budget);
-            }
-            Attempt::Closed { sending } => {
-                debug!("the outbox closed while the answer streamed");
-                if let Some(sending) = sending {
-                    store(shared, q, sending.handed.join(" "), None).await;
+                if let Some(server) = opened {
+                    shared.llm.report(server, Ok(()));
                 }
+                break (handed, queued, usage, cut_at_budget, radio_gave_up);
+            }
+            End::Closed { queued: true } => {
+                debug!("the outbox closed while the answer streamed");
+                store(shared, q, handed.join(" "), None).await;
                 return;
             }
-            Attempt::Failed {
-                error,
-                sending,
-                opened,
-            } => match sending {
-                Some(sending) => match on_air(sending).await {
-                    Some(sending) => {
-                        cut_off(shared, q, sending, &error).await;
-                        return;
-                    }
-                    None => (error, opened),
-                },
-                None => (error, opened),
-            },
+            End::Closed { queued: false } => {
+                debug!("the outbox closed while the answer streamed");
+                return;
+            }
+            End::CutOff { error, notice } => {
+                cut_off(shared, q, handed, queued, &error, notice).await;
+                return;
+            }
+            End::Failed(error) => error,
         };
-        let (error, opened) = error;
+        // Nothing of a failed attempt is on air: the reply it queued was taken back.
+        drop((handed, queued));
         // A stream that broke with nothing on air fails over like one that did not open,
         // when a server after it is left (no wait: it is another server).
         if let Some(server) = opened
@@ -220,77 +210,58 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     c.llm_ms_total
         .fetch_add(latency.as_millis() as u64, Ordering::Relaxed);
     c.replies.fetch_add(1, Ordering::Relaxed);
-    let said = sending.handed.join(" ");
+    let said = handed.join(" ");
     info!(
-        parts = sending.handed.len(),
+        parts = handed.len(),
         prompt_chars = q.prompt_chars,
         latency_ms = latency.as_millis() as u64,
         cut_at_budget = cut,
-        radio_gave_up = sending.gave_up,
+        radio_gave_up = gave_up,
         "answer streamed"
     );
     store(shared, q, said, usage).await;
-    if !sending.gave_up {
-        watch_report(shared, sending.handed.len(), sending.report);
+    // A reply still open (the answer ended without its last part marked) is closed when
+    // its stream goes, after this: the outbox numbers its parts ` i/?`.
+    if let Some(queued) = queued
+        && !gave_up
+    {
+        watch_report(shared, handed.len(), queued.report);
     }
 }
 
-/// Takes the reply back if nothing of it went on air yet (`None`: the call counts as failed
-/// and may be retried); else hands it back to be ended with the notice.
-async fn on_air(sending: Sending) -> Option<Sending> {
-    let retracted = match &sending.stream {
-        Some(stream) => !sending.gave_up && stream.retract().await,
-        None => false,
-    };
-    if retracted {
-        debug!(
-            parts = sending.handed.len(),
-            "nothing on air yet: reply taken back"
-        );
-        None
-    } else {
-        Some(sending)
-    }
-}
-
-/// Ends a reply that broke off after its first part went on air: one notice part, and what
-/// was handed over is stored as the answer.
-async fn cut_off(shared: &Arc<Shared>, q: &Question<'_>, mut sending: Sending, error: &LlmError) {
+/// Ends a reply that broke off after its first part went on air: the `notice` part, and
+/// what was handed over is stored as the answer.
+async fn cut_off(
+    shared: &Arc<Shared>,
+    q: &Question<'_>,
+    handed: Vec<String>,
+    mut queued: Option<Queued>,
+    error: &LlmError,
+    notice: String,
+) {
     let c = &shared.counters;
     c.llm_failures.fetch_add(1, Ordering::Relaxed);
     c.notices.fetch_add(1, Ordering::Relaxed);
     warn!(
         error = %error,
-        parts = sending.handed.len(),
+        parts = handed.len(),
         "the LLM stream broke off after the first part went on air"
     );
-    if let Some(stream) = sending.stream.take() {
-        let limits = notice_limits(&q.limits);
-        let text = chunk(CUT_OFF, &limits).pop().unwrap_or_default();
-        if stream.finish(vec![text]).await.is_err() {
-            warn!("outbox closed; the cut-off notice was not queued");
-        }
+    if let Some(stream) = queued.as_mut().and_then(|out| out.stream.take())
+        && stream.finish(vec![notice]).await.is_err()
+    {
+        warn!("outbox closed; the cut-off notice was not queued");
     }
-    let said = sending.handed.join(" ");
+    let said = handed.join(" ");
     store(shared, q, said, None).await;
-    if !sending.gave_up {
-        watch_report(shared, sending.handed.len() + 1, sending.report);
+    if let Some(queued) = queued {
+        watch_report(shared, handed.len() + 1, queued.report);
     }
 }
 
-/// One unnumbered part with room for the widest marker.
-fn notice_limits(limits: &ChunkLimits) -> ChunkLimits {
-    let room = format!(" {0}/{0}", limits.max_chunks.max(1)).len();
-    ChunkLimits {
-        max_chars: limits.max_chars.saturating_sub(room),
-        max_bytes: limits.max_bytes.saturating_sub(room),
-        max_chunks: 1,
-    }
-}
-
-/// One streamed call: reads the answer, hands each part to the outbox as soon as it is
-/// certain, and stops reading once the budget is full (dropping the stream closes the
-/// connection, so the server stops generating).
+/// One streamed call: opens the stream and pumps it through a [`StreamedReply`], which says
+/// what to do with each piece. Stops reading once the attempt ends (dropping the stream
+/// closes the connection, so the server stops generating).
 async fn stream_once(
     shared: &Arc<Shared>,
     q: &Question<'_>,
@@ -306,151 +277,117 @@ async fn stream_once(
     {
         Ok(opened) => opened,
         Err(error) => {
-            return Attempt::Failed {
-                error,
-                sending: None,
+            return Attempt {
+                end: End::Failed(error),
                 opened: None,
+                handed: Vec::new(),
+                queued: None,
+                usage: None,
             };
         }
     };
-    let mut cleaner = StreamCleaner::new();
-    let mut chunker = StreamChunker::new(&q.limits);
-    let mut sending: Option<Sending> = None;
-    loop {
-        let mut next = next_piece(&mut stream, &mut sending).await;
-        let mut text = String::new();
-        let ended = loop {
-            match next {
-                Ok(Some(raw)) => {
-                    let cleaned = cleaner.push(&raw);
-                    if cleaned.restart {
-                        text.clear();
-                        if !chunker.restart() {
-                            warn!("a </think> came after the first part went on air");
-                        }
+    // The stream's outcome as an event; a failure is reported to the pool (the server's
+    // health) as it happens.
+    let piece = |next: Result<Option<String>, LlmError>| match next {
+        Ok(Some(raw)) => Event::Text(raw),
+        Ok(None) => Event::Ended,
+        Err(error) => {
+            shared.llm.report(server, Err(&error));
+            Event::Broke(error)
+        }
+    };
+    let mut reply = StreamedReply::new(&q.limits);
+    let mut queued: Option<Queued> = None;
+    let mut step = Step::Read;
+    let end = loop {
+        let event = match step {
+            Step::Read => match queued.as_mut() {
+                // Once the reply is queued its report may come early: the radio gave up.
+                Some(out) => tokio::select! {
+                    next = stream.next() => piece(next),
+                    _ = &mut out.report => {
+                        warn!("the radio gave up on the reply; stopping the model");
+                        Event::GaveUp
                     }
-                    text.push_str(&cleaned.text);
-                }
-                Ok(None) => {
-                    text.push_str(&cleaner.finish().text);
-                    break true;
-                }
-                Err(error) => {
-                    shared.llm.report(server, Err(&error));
-                    return Attempt::Failed {
-                        error,
-                        sending,
-                        opened: Some(server),
-                    };
-                }
-            }
+                },
+                None => piece(stream.next().await),
+            },
             // Whatever has already arrived is taken in before parts are handed over, so
             // that parts completing together (an answer that came whole) travel together.
-            match stream.next().now_or_never() {
-                Some(more) => next = more,
-                None => break false,
+            Step::ReadArrived => match stream.next().now_or_never() {
+                Some(next) => piece(next),
+                None => Event::Lull,
+            },
+            Step::Open => {
+                debug!(
+                    after_ms = started.elapsed().as_millis() as u64,
+                    "first part ready"
+                );
+                let head = ReplyRequest {
+                    to: q.dest.to,
+                    channel: q.dest.channel,
+                    reply_to: Some(q.packet_id),
+                    parts: Vec::new(),
+                };
+                match shared.sink.open(head).await {
+                    Ok((stream, report)) => {
+                        queued = Some(Queued {
+                            stream: Some(stream),
+                            report,
+                        });
+                        Event::Opened
+                    }
+                    Err(OutboxClosed) => Event::Refused,
+                }
             }
+            Step::Hand { parts, last } => match hand(queued.as_mut(), parts, last).await {
+                Ok(()) => Event::Handed,
+                Err(OutboxClosed) => Event::Refused,
+            },
+            Step::Retract => {
+                let stream = queued.as_ref().and_then(|out| out.stream.as_ref());
+                match stream {
+                    Some(stream) if stream.retract().await => {
+                        debug!(
+                            parts = reply.handed().len(),
+                            "nothing on air yet: reply taken back"
+                        );
+                        Event::Retracted
+                    }
+                    _ => Event::OnAir,
+                }
+            }
+            Step::Stop(end) => break end,
         };
-        let mut parts = chunker.push(&text);
-        if ended {
-            // The budget may have filled in this very batch: then `push` already gave the
-            // last part and `finish` has nothing left, which must not unmark it.
-            let rest = chunker.finish();
-            parts.parts.extend(rest.parts);
-            parts.last |= rest.last;
-        }
-        if sending.as_ref().is_some_and(|s| s.gave_up) {
-            break;
-        }
-        if !parts.parts.is_empty()
-            && hand(shared, q, &mut sending, parts.parts, parts.last, started)
-                .await
-                .is_err()
-        {
-            return Attempt::Closed { sending };
-        }
-        if parts.last || ended {
-            break;
-        }
-    }
-    let cut_at_budget = chunker.is_full();
+        step = reply.on(event);
+    };
     let usage = stream.usage();
     drop(stream);
-    match sending {
-        Some(sending) => Attempt::Done {
-            server,
-            sending,
-            usage,
-            cut_at_budget,
-        },
-        None => Attempt::Failed {
-            error: LlmError::Empty,
-            sending: None,
-            opened: Some(server),
-        },
+    Attempt {
+        end,
+        opened: Some(server),
+        handed: reply.handed().to_vec(),
+        queued,
+        usage,
     }
 }
 
-/// The next piece of the answer; notices meanwhile when the radio gives up on the reply.
-async fn next_piece(
-    stream: &mut ChatStream,
-    sending: &mut Option<Sending>,
-) -> Result<Option<String>, LlmError> {
-    let Some(s) = sending.as_mut().filter(|s| !s.gave_up) else {
-        return stream.next().await;
-    };
-    tokio::select! {
-        next = stream.next() => next,
-        _ = &mut s.report => {
-            warn!("the radio gave up on the reply; stopping the model");
-            s.gave_up = true;
-            Ok(None)
-        }
-    }
-}
-
-/// Hands parts to the outbox, queueing the reply with the first ones.
+/// Hands parts to the queued reply; `last` closes it.
 async fn hand(
-    shared: &Arc<Shared>,
-    q: &Question<'_>,
-    sending: &mut Option<Sending>,
-    bodies: Vec<String>,
+    queued: Option<&mut Queued>,
+    parts: Vec<String>,
     last: bool,
-    started: Instant,
 ) -> Result<(), OutboxClosed> {
-    if sending.is_none() {
-        debug!(
-            after_ms = started.elapsed().as_millis() as u64,
-            "first part ready"
-        );
-        let head = ReplyRequest {
-            to: q.dest.to,
-            channel: q.dest.channel,
-            reply_to: Some(q.packet_id),
-            parts: Vec::new(),
-        };
-        let (stream, report) = shared.sink.open(head).await?;
-        *sending = Some(Sending {
-            stream: Some(stream),
-            report,
-            gave_up: false,
-            handed: Vec::new(),
-        });
-    }
-    let Some(s) = sending.as_mut() else {
-        return Ok(());
+    let Some(out) = queued else {
+        return Err(OutboxClosed);
     };
-    let queued = match s.stream.take() {
-        Some(stream) if last => stream.finish(bodies.clone()).await,
+    match out.stream.take() {
+        Some(stream) if last => stream.finish(parts).await,
         Some(stream) => {
-            let queued = stream.parts(bodies.clone()).await;
-            s.stream = Some(stream);
-            queued
+            let handed = stream.parts(parts).await;
+            out.stream = Some(stream);
+            handed
         }
-        None => Ok(()),
-    };
-    if queued.is_ok() {
-        s.handed.extend(bodies);
+        None => Err(OutboxClosed),
     }
-    queued
 }

@@ -10,11 +10,14 @@ mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
+mod fold;
 pub mod gate;
 pub mod ratelimit;
+mod reply;
 mod sink;
 pub mod slots;
-mod turn;
+mod streamed_reply;
+mod worker;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -227,25 +230,27 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                 };
                 (msg, dest)
             }
-            Inbound::Broadcast(msg) => match mention(&shared.settings.channels, &msg) {
-                Some(stripped) => {
-                    let dest = Destination {
-                        to: NodeId::BROADCAST,
-                        channel: msg.channel,
-                    };
-                    (
-                        TextMessage {
-                            text: stripped,
-                            ..msg
-                        },
-                        dest,
-                    )
+            Inbound::Broadcast(msg) => {
+                match mention(&shared.settings.channels, msg.channel, &msg.text) {
+                    Some(stripped) => {
+                        let dest = Destination {
+                            to: NodeId::BROADCAST,
+                            channel: msg.channel,
+                        };
+                        (
+                            TextMessage {
+                                text: stripped,
+                                ..msg
+                            },
+                            dest,
+                        )
+                    }
+                    None => {
+                        debug!(node = %msg.from, channel = msg.channel, "channel message not answered");
+                        continue;
+                    }
                 }
-                None => {
-                    debug!(node = %msg.from, channel = msg.channel, "channel message not answered");
-                    continue;
-                }
-            },
+            }
         };
         let node = msg.from;
         if !shared.settings.access.permits(node) {
@@ -313,20 +318,21 @@ fn dispatch(
     let span = info_span!("node", node = %node);
     shared
         .tracker
-        .spawn(turn::worker(shared.clone(), node, rx).instrument(span));
+        .spawn(worker::worker(shared.clone(), node, rx).instrument(span));
     None
 }
 
-/// The text after the mention word when mention mode applies to this broadcast.
-fn mention(channels: &ChannelsConfig, msg: &TextMessage) -> Option<String> {
-    if !channels.answer_mentions || !channels.channels.contains(&msg.channel) {
+/// The text after the mention word when mention mode applies to this broadcast (`text` on
+/// `channel`).
+fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
+    if !channels.answer_mentions || !channels.channels.contains(&channel) {
         return None;
     }
-    let lower = msg.text.to_lowercase();
+    let lower = text.to_lowercase();
     if !lower.starts_with(&channels.mention) {
         return None;
     }
-    let rest = msg.text.get(channels.mention.len()..)?;
+    let rest = text.get(channels.mention.len()..)?;
     let rest = rest.trim_start_matches([',', ':', ' ']).trim();
     (!rest.is_empty()).then(|| rest.to_string())
 }
@@ -342,5 +348,43 @@ async fn store_unanswered(shared: &Shared, msg: &TextMessage) {
         .await
     {
         warn!(node = %msg.from, error = %e, "could not store a message");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broadcast_is_answered_only_when_it_starts_with_the_mention() {
+        let channels = ChannelsConfig {
+            answer_mentions: true,
+            mention: "@bot".into(),
+            channels: vec![0, 2],
+        };
+        let cases: [(u32, &str, Option<&str>); 8] = [
+            (0, "@bot what is lora?", Some("what is lora?")),
+            (2, "@BOT: what is lora? ", Some("what is lora?")),
+            (0, "@bot, hi", Some("hi")),
+            // Only on the listed channels.
+            (1, "@bot what is lora?", None),
+            // The mention must open the message, and something must follow it.
+            (0, "hey @bot what is lora?", None),
+            (0, "@bot", None),
+            (0, "@bot ,: ", None),
+            (0, "what is lora?", None),
+        ];
+        for (channel, text, want) in cases {
+            assert_eq!(
+                mention(&channels, channel, text).as_deref(),
+                want,
+                "{channel} {text:?}"
+            );
+        }
+        let off = ChannelsConfig {
+            answer_mentions: false,
+            ..channels
+        };
+        assert_eq!(mention(&off, 0, "@bot what is lora?"), None);
     }
 }

@@ -415,9 +415,16 @@ async fn a_stream_is_read_piece_by_piece() {
 #[tokio::test]
 async fn a_stream_ends_well_only_with_done_or_a_finish_reason() {
     let finish = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\n";
-    let table: [(String, Result<(), &str>); 5] = [
+    let table: [(String, Result<(), &str>); 7] = [
         (sse(&["a"], finish), Ok(())),
         (sse(&["a"], "data: [DONE]\n\n"), Ok(())),
+        // Nothing counts after [DONE], not even garbage.
+        (sse(&["a"], "data: [DONE]\n\ndata: {not json}\n\n"), Ok(())),
+        // A finish reason does not excuse a malformed event after it.
+        (
+            sse(&["a"], &format!("{finish}data: {{not json}}\n\n")),
+            Err("bad"),
+        ),
         // Broken off: no finish reason, no [DONE].
         (sse(&["a", "b"], ""), Err("connect")),
         (sse(&["a"], "data: {not json}\n\n"), Err("bad")),

@@ -170,6 +170,36 @@ impl Part {
     }
 }
 
+/// When the current part may be written to the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SendAt {
+    /// No part waits, or the link is not Ready: nothing to time.
+    Nothing,
+    /// Nothing holds the part back.
+    Now,
+    /// Not before then (the gap, a retry's backoff, a pause, a full node queue).
+    At(Instant),
+}
+
+impl SendAt {
+    /// The part may be written at `now`.
+    fn is_due(self, now: Instant) -> bool {
+        match self {
+            SendAt::Nothing => false,
+            SendAt::Now => true,
+            SendAt::At(at) => now >= at,
+        }
+    }
+
+    /// The moment `poll` must run to write the part, if one is waiting for a moment.
+    fn deadline(self) -> Option<Instant> {
+        match self {
+            SendAt::At(at) => Some(at),
+            SendAt::Nothing | SendAt::Now => None,
+        }
+    }
+}
+
 /// The node reported a full TX queue (`queueStatus.free == 0`).
 #[derive(Debug, Clone, Copy)]
 struct QueueFull {
@@ -518,10 +548,7 @@ impl<K> OutboxCore<K> {
                 self.ack_timed_out(id, generation, queued, now);
             }
         }
-        if self
-            .send_at()
-            .is_some_and(|at| at.is_none_or(|at| now >= at))
-        {
+        if self.send_at().is_due(now) {
             self.send_part(now);
         } else if self.probe_at().is_some_and(|at| now >= at) {
             if let Some(full) = self.queue_full.as_mut() {
@@ -540,7 +567,7 @@ impl<K> OutboxCore<K> {
             Phase::InFlight { deadline, .. } if self.active.is_some() => Some(deadline),
             _ => None,
         };
-        [in_flight, self.probe_at(), self.send_at().flatten()]
+        [in_flight, self.probe_at(), self.send_at().deadline()]
             .into_iter()
             .flatten()
             .min()
@@ -586,24 +613,25 @@ impl<K> OutboxCore<K> {
         }
     }
 
-    /// When the current part may be written: `None` if nothing waits or the link is not
-    /// Ready, `Some(None)` if nothing holds it back.
-    fn send_at(&self) -> Option<Option<Instant>> {
-        self.link?;
-        self.sendable()?;
+    /// When the current part may be written.
+    fn send_at(&self) -> SendAt {
         let Phase::Waiting { not_before } = self.part.phase else {
-            return None;
+            return SendAt::Nothing;
         };
+        if self.link.is_none() || self.sendable().is_none() {
+            return SendAt::Nothing;
+        }
         let gap = self.last_text.map(|t| t + self.send_gap);
         let full = self.queue_full.map(|f| f.since + QUEUE_FULL_MAX_WAIT);
-        // With none of the constraints set the part may go at once; the earliest possible
-        // Instant stands for "now" without reading a clock.
-        Some(
-            [not_before, gap, self.paused_until, full]
-                .into_iter()
-                .flatten()
-                .max(),
-        )
+        // The latest of the constraints set; with none of them the part may go at once.
+        match [not_before, gap, self.paused_until, full]
+            .into_iter()
+            .flatten()
+            .max()
+        {
+            Some(at) => SendAt::At(at),
+            None => SendAt::Now,
+        }
     }
 
     /// When to probe the node's full queue, if a part is waiting for it.

@@ -1,0 +1,293 @@
+//! Folding a node's older messages into its summary: the memory limits derived from
+//! `[memory]`, the background summary started after a reply is queued, and the rounds of
+//! folds (also run by the worker before a reply once the backlog reaches its hard cap).
+//!
+//! One fold at a time per node (the lock in [`SummaryState`]). A fold yields its LLM slot to
+//! a reply at most once: the next try is protected. The summary text, its cursor and the
+//! facts found in the folded messages are saved in one store call; a failed or refused
+//! summary changes nothing.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::{Mutex, OwnedMutexGuard};
+use tracing::{Instrument, debug, info, warn};
+
+use super::Shared;
+use crate::config::MemoryConfig;
+use crate::memory::store::{SummaryJob, SummarySave};
+use crate::memory::{Role, facts, summary};
+use crate::node::NodeId;
+
+/// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
+const SUMMARY_ROUNDS: usize = 3;
+
+/// A node's summaries: one at a time (the lock), and whether the current fold already
+/// yielded to a reply once (then it is not cancelled again).
+#[derive(Debug, Default)]
+pub(super) struct SummaryState {
+    lock: Arc<Mutex<()>>,
+    yielded: AtomicBool,
+}
+
+impl SummaryState {
+    /// Waits for the node's summary running in the background, if any, and holds the lock.
+    pub(super) async fn lock(&self) -> OwnedMutexGuard<()> {
+        self.lock.clone().lock_owned().await
+    }
+}
+
+/// Memory limits derived from `[memory]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Limits {
+    /// Messages kept verbatim after a fold.
+    pub(super) keep: usize,
+    /// A fold is due when more than `keep + threshold` messages are unsummarised.
+    pub(super) threshold: usize,
+    /// At this many unsummarised messages the fold runs before the reply.
+    pub(super) hard_cap: usize,
+    /// The prompt never carries more unsummarised messages than this (only reached when
+    /// summaries keep failing).
+    pub(super) max_prompt: usize,
+    /// Messages folded in one summary call at most.
+    pub(super) max_batch: usize,
+}
+
+impl Limits {
+    pub(super) fn of(m: &MemoryConfig) -> Limits {
+        let (keep, threshold) = (m.window_messages, m.summarize_threshold.max(1));
+        Limits {
+            keep,
+            threshold,
+            hard_cap: keep + 3 * threshold,
+            max_prompt: keep + 4 * threshold,
+            max_batch: 3 * threshold + 1,
+        }
+    }
+}
+
+/// Starts the background summary for this node unless one is already running.
+pub(super) fn start_summary(shared: &Arc<Shared>, node: NodeId, state: &Arc<SummaryState>) {
+    let Ok(guard) = state.lock.clone().try_lock_owned() else {
+        return;
+    };
+    let shared2 = shared.clone();
+    let state = state.clone();
+    shared.tracker.spawn(
+        async move {
+            let protected = state.yielded.load(Ordering::SeqCst);
+            tokio::select! {
+                _ = shared2.stop.cancelled() => {}
+                _ = fold_rounds(&shared2, node, i64::MAX, &state, protected, &guard) => {}
+            }
+            drop(guard);
+        }
+        .in_current_span(),
+    );
+}
+
+/// How one fold ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    Saved,
+    /// A reply needed the LLM slot; retried after the next reply, protected.
+    Yielded,
+    /// The LLM failed or the summary was refused twice, or the store failed.
+    Failed,
+    /// The history changed meanwhile (reset, another save).
+    Discarded,
+}
+
+/// Folds due messages (those before `before_id`) into the node's summary, one batch per
+/// round, while folds are due. The caller holds the node's summary lock (`_guard`).
+pub(super) async fn fold_rounds(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    before_id: i64,
+    state: &SummaryState,
+    protected: bool,
+    _guard: &OwnedMutexGuard<()>,
+) {
+    let limits = Limits::of(&shared.settings.memory);
+    let c = &shared.counters;
+    for _ in 0..SUMMARY_ROUNDS {
+        let job = match shared
+            .store
+            .pending_fold(
+                node,
+                before_id,
+                limits.keep,
+                limits.threshold,
+                limits.max_batch,
+            )
+            .await
+        {
+            Ok(Some(job)) => job,
+            Ok(None) => return,
+            Err(e) => {
+                warn!(error = %e, "could not load messages to summarize");
+                return;
+            }
+        };
+        let protected = protected || state.yielded.load(Ordering::SeqCst);
+        c.summaries_started.fetch_add(1, Ordering::Relaxed);
+        match fold(shared, node, &job, protected).await {
+            Fold::Saved => {
+                c.summaries.fetch_add(1, Ordering::Relaxed);
+                state.yielded.store(false, Ordering::SeqCst);
+            }
+            Fold::Yielded => {
+                c.summaries_cancelled.fetch_add(1, Ordering::Relaxed);
+                state.yielded.store(true, Ordering::SeqCst);
+                return;
+            }
+            Fold::Failed => {
+                c.summary_failures.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            Fold::Discarded => return,
+        }
+    }
+}
+
+/// One summary call (two attempts) for `job`, and the save of the summary with the facts
+/// found in the folded messages.
+async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: bool) -> Fold {
+    let m = &shared.settings.memory;
+    let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
+    let Some(through) = job.evicted.last().map(|m| m.id) else {
+        return Fold::Discarded;
+    };
+    let previous = job.previous.as_ref().map(|s| s.text.as_str());
+    let messages = summary::summary_prompt(previous, &job.evicted, m.summary_max_chars);
+    let slot = shared.slots.as_ref().map(|map| match map.lock() {
+        Ok(map) => map.summary_slot(),
+        Err(poisoned) => poisoned.into_inner().summary_slot(),
+    });
+    for attempt in 1..=2 {
+        let lane = shared.gate.summary(protected).await;
+        let started = tokio::time::Instant::now();
+        let result = tokio::select! {
+            // Dropping the call closes its connection: llama.cpp's server then stops
+            // generating (its log says "cancel task").
+            _ = lane.token().cancelled() => {
+                info!(folded = job.evicted.len(), "summary yielded to a reply; it runs again after it");
+                return Fold::Yielded;
+            }
+            r = shared.llm.complete_in(slot, &messages, max_tokens) => r,
+        };
+        drop(lane);
+        let text = match result {
+            Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars, previous) {
+                Ok(text) => text,
+                Err(e) => {
+                    warn!(attempt, error = %e, "summary rejected");
+                    continue;
+                }
+            },
+            Err(e) => {
+                warn!(attempt, error = %e, "summary call failed");
+                continue;
+            }
+        };
+        let save = SummarySave {
+            text,
+            through_id: through,
+            expected_previous: job.previous.as_ref().map(|s| s.through_id),
+            facts: picked_facts(job, m.facts_max),
+            facts_max: m.facts_max,
+        };
+        let kept = save.facts.len();
+        return match shared.store.save_summary(node, save).await {
+            Ok(true) => {
+                info!(
+                    folded = job.evicted.len(),
+                    through,
+                    facts = kept,
+                    ms = started.elapsed().as_millis() as u64,
+                    "summary updated"
+                );
+                Fold::Saved
+            }
+            Ok(false) => {
+                debug!("history changed meanwhile; summary discarded");
+                Fold::Discarded
+            }
+            Err(e) => {
+                warn!(error = %e, "could not save the summary");
+                Fold::Failed
+            }
+        };
+    }
+    Fold::Failed
+}
+
+/// The user's statements about themselves in the folded messages, with their message ids.
+fn picked_facts(job: &SummaryJob, max: usize) -> Vec<(String, i64)> {
+    if max == 0 {
+        return Vec::new();
+    }
+    job.evicted
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| {
+            facts::statements(&m.text)
+                .into_iter()
+                .map(move |f| (f, m.id))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::store::StoredMessage;
+
+    fn memory(window_messages: usize, summarize_threshold: usize) -> MemoryConfig {
+        MemoryConfig {
+            window_messages,
+            summarize_threshold,
+            summary_max_chars: 600,
+            retrieve_exchanges: 2,
+            facts_max: 8,
+        }
+    }
+
+    #[test]
+    fn limits_follow_the_window_and_the_threshold() {
+        // (window, threshold) → (keep, threshold, hard cap, max in prompt, max batch)
+        let cases = [
+            ((12, 6), (12, 6, 30, 36, 19)),
+            ((0, 1), (0, 1, 3, 4, 4)),
+            // A zero threshold would fold nothing; it counts as one.
+            ((10, 0), (10, 1, 13, 14, 4)),
+        ];
+        for ((window, threshold), want) in cases {
+            let l = Limits::of(&memory(window, threshold));
+            let got = (l.keep, l.threshold, l.hard_cap, l.max_prompt, l.max_batch);
+            assert_eq!(got, want, "window {window}, threshold {threshold}");
+        }
+    }
+
+    #[test]
+    fn facts_come_from_the_users_messages_only_with_their_ids() {
+        let said = |id, role, text: &str| StoredMessage {
+            id,
+            role,
+            text: text.into(),
+            at: 0,
+        };
+        let job = SummaryJob {
+            previous: None,
+            evicted: vec![
+                said(3, Role::User, "My name is Ann."),
+                said(4, Role::Assistant, "My name is meshai."),
+                said(5, Role::User, "What is LoRa?"),
+            ],
+        };
+        let picked = picked_facts(&job, 8);
+        assert!(!picked.is_empty());
+        assert!(picked.iter().all(|(_, id)| *id == 3), "{picked:?}");
+        assert!(picked_facts(&job, 0).is_empty());
+    }
+}

@@ -1,0 +1,224 @@
+//! The reply path below the worker and the answer: a text cut into parts and handed to the
+//! sink, a notice (always one packet), the notice texts users get instead of raw errors, and
+//! the log line when a reply's report comes back. Both the worker and the answer send
+//! through here; it imports neither.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio::sync::oneshot;
+use tracing::{Instrument, info, warn};
+
+use super::{Destination, Shared};
+use crate::chunk::{ChunkLimits, chunk};
+use crate::llm::LlmError;
+use crate::radio::{FailReason, PartOutcome, ReplyReport, ReplyRequest};
+
+/// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
+pub(super) const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
+
+/// The one short packet a user gets when the LLM fails: never the raw error.
+pub(super) fn failure_text(e: &LlmError) -> String {
+    match e {
+        LlmError::Timeout => "Sorry, the AI took too long to answer. Please try again later.",
+        LlmError::Connect(_) | LlmError::Status { .. } | LlmError::Setup(_) => {
+            "Sorry, the AI is unavailable right now. Please try again later."
+        }
+        LlmError::BadResponse(_) | LlmError::Empty => {
+            "Sorry, the AI gave an unusable answer. Please try again."
+        }
+    }
+    .to_string()
+}
+
+/// Sends a notice: always exactly one packet.
+pub(super) async fn notice(shared: &Arc<Shared>, dest: Destination, reply_to: u32, text: &str) {
+    shared.counters.notices.fetch_add(1, Ordering::Relaxed);
+    send(
+        shared,
+        dest,
+        Some(reply_to),
+        text,
+        one_packet(shared.settings.chunk),
+    )
+    .await;
+}
+
+/// `limits` for a reply that must fit one packet: longer text is cut with `…`.
+fn one_packet(limits: ChunkLimits) -> ChunkLimits {
+    ChunkLimits {
+        max_chunks: 1,
+        ..limits
+    }
+}
+
+/// Cuts `text` into parts within `limits` and queues them as one reply.
+pub(super) async fn send(
+    shared: &Arc<Shared>,
+    dest: Destination,
+    reply_to: Option<u32>,
+    text: &str,
+    limits: ChunkLimits,
+) {
+    let parts = chunk(text, &limits);
+    queue(shared, dest, reply_to, parts).await;
+}
+
+/// Hands the parts to the sink and logs the outcome when it comes back.
+pub(super) async fn queue(
+    shared: &Arc<Shared>,
+    dest: Destination,
+    reply_to: Option<u32>,
+    parts: Vec<String>,
+) {
+    if parts.is_empty() {
+        return;
+    }
+    let n = parts.len();
+    let req = ReplyRequest {
+        to: dest.to,
+        channel: dest.channel,
+        reply_to,
+        parts,
+    };
+    match shared.sink.send(req).await {
+        Ok(report) => watch_report(shared, n, report),
+        Err(e) => warn!(error = %e, "reply dropped"),
+    }
+}
+
+/// Logs the outcome of a reply of `n` parts when its report comes back.
+pub(super) fn watch_report(shared: &Arc<Shared>, n: usize, report: oneshot::Receiver<ReplyReport>) {
+    shared.tracker.spawn(
+        async move {
+            let Ok(report) = report.await else { return };
+            let t = Tally::of(&report.parts);
+            let (delivered, relayed, unconfirmed) = (t.delivered, t.relayed, t.unconfirmed);
+            match t.failed {
+                None => info!(parts = n, delivered, relayed, unconfirmed, "reply sent"),
+                Some(reason) => {
+                    warn!(
+                        parts = n,
+                        delivered,
+                        relayed,
+                        unconfirmed,
+                        ?reason,
+                        "reply not fully sent"
+                    )
+                }
+            }
+        }
+        .in_current_span(),
+    );
+}
+
+/// A reply's part outcomes, counted for the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Tally {
+    delivered: usize,
+    relayed: usize,
+    unconfirmed: usize,
+    /// Why the first part that failed did.
+    failed: Option<FailReason>,
+}
+
+impl Tally {
+    fn of(parts: &[PartOutcome]) -> Tally {
+        let count = |o: PartOutcome| parts.iter().filter(|p| **p == o).count();
+        Tally {
+            delivered: count(PartOutcome::Delivered),
+            relayed: count(PartOutcome::Relayed),
+            unconfirmed: count(PartOutcome::Unconfirmed),
+            failed: parts.iter().find_map(|p| match p {
+                PartOutcome::Failed(r) => Some(r.clone()),
+                _ => None,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::radio::NakReason;
+
+    #[test]
+    fn every_failure_notice_fits_one_packet_and_says_no_error_detail() {
+        let errors = [
+            LlmError::Timeout,
+            LlmError::Connect("tcp connect error: 10.0.0.7:8080".into()),
+            LlmError::Status {
+                status: 500,
+                body: "CUDA out of memory".into(),
+                retry_after: None,
+            },
+            LlmError::Setup("bad base url".into()),
+            LlmError::BadResponse("missing field `choices`".into()),
+            LlmError::Empty,
+        ];
+        for e in &errors {
+            let text = failure_text(e);
+            assert!(text.chars().count() <= 150 && text.len() <= 200, "{text}");
+            for detail in ["10.0.0.7", "CUDA", "base url", "choices"] {
+                assert!(!text.contains(detail), "{e:?} leaks {detail:?}: {text}");
+            }
+        }
+        assert_eq!(
+            failure_text(&LlmError::Timeout),
+            "Sorry, the AI took too long to answer. Please try again later."
+        );
+        assert!(STORE_FAILED.len() <= 150);
+    }
+
+    #[test]
+    fn a_notice_is_one_part_of_the_reply_limits() {
+        let limits = ChunkLimits {
+            max_chars: 120,
+            max_bytes: 180,
+            max_chunks: 4,
+        };
+        let one = one_packet(limits);
+        assert_eq!(
+            (one.max_chars, one.max_bytes, one.max_chunks),
+            (120, 180, 1)
+        );
+        let long = "word ".repeat(60);
+        assert_eq!(chunk(&long, &one).len(), 1);
+    }
+
+    #[test]
+    fn a_report_is_tallied_with_the_first_failure() {
+        let cases: [(&[PartOutcome], Tally); 3] = [
+            (&[], Tally::default()),
+            (
+                &[
+                    PartOutcome::Delivered,
+                    PartOutcome::Relayed,
+                    PartOutcome::Delivered,
+                    PartOutcome::Unconfirmed,
+                ],
+                Tally {
+                    delivered: 2,
+                    relayed: 1,
+                    unconfirmed: 1,
+                    failed: None,
+                },
+            ),
+            (
+                &[
+                    PartOutcome::Delivered,
+                    PartOutcome::Failed(FailReason::Nak(NakReason::TooLarge)),
+                    PartOutcome::Failed(FailReason::EarlierPartFailed),
+                ],
+                Tally {
+                    delivered: 1,
+                    failed: Some(FailReason::Nak(NakReason::TooLarge)),
+                    ..Tally::default()
+                },
+            ),
+        ];
+        for (parts, want) in cases {
+            assert_eq!(Tally::of(parts), want, "{parts:?}");
+        }
+    }
+}
