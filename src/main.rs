@@ -194,7 +194,13 @@ fn main() -> ExitCode {
                     report(admin::forget(&c, node, &mut std::io::stdout()).await)
                 }
                 (Some(c), None, Some(days)) => report(
-                    admin::forget_older_than(&c, days, unix_now(), &mut std::io::stdout()).await,
+                    admin::forget_older_than(
+                        &c,
+                        days,
+                        meshai::clock::unix_now(),
+                        &mut std::io::stdout(),
+                    )
+                    .await,
                 ),
                 _ => ExitCode::FAILURE,
             },
@@ -260,13 +266,6 @@ fn passed(ok: bool) -> ExitCode {
         code if ok => code,
         _ => ExitCode::FAILURE,
     }
-}
-
-/// Seconds since the Unix epoch.
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 async fn run(arg: &ConfigArg) -> ExitCode {

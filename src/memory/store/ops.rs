@@ -4,14 +4,13 @@
 //! write can fail with `SQLITE_BUSY` without waiting, while an immediate one waits for the
 //! write lock under `busy_timeout` like any other statement.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::Query;
 use super::{
     Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
 };
+use crate::clock::unix_now;
 use crate::llm::Usage;
 use crate::memory::facts;
 use crate::node::NodeId;
@@ -34,13 +33,6 @@ pub(super) fn counter_sql(n: u64) -> i64 {
 /// A stored counter read back; a negative value can only come from outside tampering.
 pub(super) fn counter(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
-}
-
-fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 /// Maps `SELECT id, role, text, at`.
