@@ -6,6 +6,7 @@ pub mod prompt;
 pub mod retention;
 pub mod store;
 pub mod summary;
+pub mod text;
 
 pub use store::{
     Context, Exchange, Expired, NodeStats, Role, Store, StoreError, StoredMessage, Summary,
