@@ -172,12 +172,11 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 /// finish for a few seconds, closes the database and returns. Old data expires at start and
 /// once a day (`[storage] retain_days`).
 ///
+/// A database that will not open is returned as the [`StoreError`](memory::StoreError)
+/// itself, without context, so the command line can add its advice
+/// (`cli::advice::run_error`).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let store = Store::open(&config.database).map_err(|e| {
-        // The same advice `meshai check` gives: the fix, not only the symptom.
-        let fix = cli::advice::database(&e).map_or_else(String::new, |a| format!(" → {a}"));
-        anyhow::anyhow!("{e}{fix}")
-    })?;
+    let store = Store::open(&config.database)?;
     let stop_expiry = CancellationToken::new();
     let expiry = tokio::spawn(memory::retention::daily(
         store.clone(),

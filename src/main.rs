@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use meshai::cli::{admin, chat, check, init, is_broken_pipe};
+use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe};
 use meshai::config::{Config, ConfigError};
 use meshai::node::NodeId;
 use tokio_util::sync::CancellationToken;
@@ -277,7 +277,7 @@ async fn run(arg: &ConfigArg) -> ExitCode {
     match meshai::run(config, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            error!("{e:#}");
+            error!("{}", advice::run_error(&e));
             ExitCode::FAILURE
         }
     }
