@@ -42,7 +42,18 @@ pub fn expired(e: &Expired, days: u32) -> String {
 /// damaged database holds one) as `Unix time <seconds>`.
 pub fn utc_time(unix: i64) -> String {
     match jiff::Timestamp::from_second(unix) {
-        Ok(t) => t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        Ok(t) => {
+            let t = jiff::tz::TimeZone::UTC.to_datetime(t);
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            )
+        }
         Err(_) => format!("Unix time {unix}"),
     }
 }
