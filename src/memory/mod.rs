@@ -1,5 +1,5 @@
-//! Per-node memory: the SQLite store, the prompt builder, the rolling-summary policy and the
-//! facts kept verbatim beside the summary.
+//! Per-node memory: the SQLite store, the prompt builder, the rolling-summary policy, the
+//! facts kept verbatim beside the summary, and the text helpers they share (`text`).
 
 pub mod facts;
 pub mod prompt;
