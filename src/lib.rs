@@ -7,9 +7,9 @@
 pub mod airtime;
 pub mod chunk;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod llm;
-pub mod localtime;
 pub mod memory;
 pub mod node;
 pub mod radio;
@@ -19,7 +19,6 @@ pub mod systemd;
 #[cfg(test)]
 mod test_util;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,9 +28,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::chunk::{ChunkLimits, budget_hint};
+use crate::clock::Zone;
 use crate::config::{Config, SlotsSetting, TimeZoneSetting};
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
-use crate::localtime::Zone;
 use crate::memory::store::Store;
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
@@ -128,20 +127,18 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
     }
 }
 
-/// The zone for the local time the model is told: the system's (`/etc/localtime`, UTC when it
-/// cannot be read), or the configured offset.
+/// The zone for the local time the model is told: the system's (`TZ`, else `/etc/localtime`;
+/// UTC when neither can be read), or the configured offset.
 fn local_zone(setting: TimeZoneSetting) -> Zone {
     match setting {
         TimeZoneSetting::Fixed(minutes) => Zone::fixed(minutes * 60),
-        TimeZoneSetting::System => {
-            Zone::system(Path::new(localtime::SYSTEM_ZONE)).unwrap_or_else(|| {
-                warn!(
-                    file = localtime::SYSTEM_ZONE,
-                    "cannot read the time zone; local times are given in UTC ([context] utc_offset sets one)"
-                );
-                Zone::fixed(0)
-            })
-        }
+        TimeZoneSetting::System => Zone::system().unwrap_or_else(|e| {
+            warn!(
+                error = %e,
+                "cannot read the time zone; local times are given in UTC ([context] utc_offset sets one)"
+            );
+            Zone::fixed(0)
+        }),
     }
 }
 
@@ -174,17 +171,17 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 /// Runs the daemon until `shutdown` is cancelled, then stops taking DMs, lets in-flight sends
 /// finish for a few seconds, closes the database and returns. Old data expires at start and
 /// once a day (`[storage] retain_days`).
+///
+/// A database that will not open is returned as the [`StoreError`](memory::StoreError)
+/// itself, without context, so the command line can add its advice
+/// (`cli::advice::run_error`).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let store = Store::open(&config.database).map_err(|e| {
-        // The same advice `meshai check` gives: the fix, not only the symptom.
-        let fix = cli::advice::database(&e).map_or_else(String::new, |a| format!(" → {a}"));
-        anyhow::anyhow!("{e}{fix}")
-    })?;
+    let store = Store::open(&config.database)?;
     let stop_expiry = CancellationToken::new();
     let expiry = tokio::spawn(memory::retention::daily(
         store.clone(),
         config.retention,
-        responder::unix_now,
+        clock::unix_now,
         stop_expiry.clone(),
     ));
     let llm = llm_pool(&config)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use meshai::cli::{admin, chat, check, init, is_broken_pipe};
+use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe};
 use meshai::config::{Config, ConfigError};
 use meshai::node::NodeId;
 use tokio_util::sync::CancellationToken;
@@ -194,7 +194,13 @@ fn main() -> ExitCode {
                     report(admin::forget(&c, node, &mut std::io::stdout()).await)
                 }
                 (Some(c), None, Some(days)) => report(
-                    admin::forget_older_than(&c, days, unix_now(), &mut std::io::stdout()).await,
+                    admin::forget_older_than(
+                        &c,
+                        days,
+                        meshai::clock::unix_now(),
+                        &mut std::io::stdout(),
+                    )
+                    .await,
                 ),
                 _ => ExitCode::FAILURE,
             },
@@ -262,13 +268,6 @@ fn passed(ok: bool) -> ExitCode {
     }
 }
 
-/// Seconds since the Unix epoch.
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
 async fn run(arg: &ConfigArg) -> ExitCode {
     let Some(config) = load(arg) else {
         return ExitCode::FAILURE;
@@ -278,7 +277,7 @@ async fn run(arg: &ConfigArg) -> ExitCode {
     match meshai::run(config, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            error!("{e:#}");
+            error!("{}", advice::run_error(&e));
             ExitCode::FAILURE
         }
     }

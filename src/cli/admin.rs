@@ -10,11 +10,11 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use super::{format, open_store};
+use crate::clock::unix_now;
 use crate::config::Config;
 use crate::memory::retention::Retention;
 use crate::memory::store::{NodeStats, Store};
 use crate::node::NodeId;
-use crate::responder::unix_now;
 
 /// Opens the configured database, or says there is none and returns `None`.
 async fn open_existing(

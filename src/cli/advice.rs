@@ -1,13 +1,15 @@
 //! What to do about a failed check: one line of advice per kind of failure, for the database,
-//! the LLM server and the radio. Pure functions of the error and the config, table-tested.
+//! the LLM server and the radio; and the daemon's error as `meshai run` reports it, with the
+//! same advice. Pure functions of the error and the config, table-tested.
 
+use std::io::ErrorKind;
 use std::path::Path;
 
 use rusqlite::ErrorCode;
 
 use crate::llm::LlmError;
 use crate::memory::store::StoreError;
-use crate::radio::Transport;
+use crate::radio::{DownReason, Transport};
 
 /// Ollama's port: a refused connection there most likely means Ollama is not running.
 const OLLAMA_PORT: u16 = 11434;
@@ -51,6 +53,19 @@ pub fn database(error: &StoreError) -> Option<String> {
             Some("the database was written by a newer meshai: upgrade meshai".into())
         }
         _ => None,
+    }
+}
+
+/// The daemon's error (`meshai::run`) as `meshai run` reports it: a database that would not
+/// open gets the advice `meshai check` gives (the fix, not only the symptom), after ` → `;
+/// any other error is its chain of causes.
+pub fn run_error(error: &anyhow::Error) -> String {
+    match error.downcast_ref::<StoreError>() {
+        Some(e) => match database(e) {
+            Some(advice) => format!("{e} → {advice}"),
+            None => e.to_string(),
+        },
+        None => format!("{error:#}"),
     }
 }
 
@@ -112,30 +127,37 @@ fn port_of(url: &str) -> Option<u16> {
     reqwest::Url::parse(url).ok()?.port_or_known_default()
 }
 
-/// Advice for a radio link that went down during the check; `reason` is the link's text.
-pub fn radio(reason: &str, transport: &Transport) -> Option<String> {
+/// Advice for a radio link that went down during the check: by the kind of I/O error behind
+/// a failed open, read or write, and for every kind of time-out the handshake's.
+pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
     let serial = matches!(transport, Transport::Serial { .. });
-    if serial && contains(reason, "permission denied") {
-        Some(
+    if let DownReason::HandshakeTimeout
+    | DownReason::ConnectTimeout { .. }
+    | DownReason::WriteTimeout = reason
+    {
+        return Some(handshake());
+    }
+    match (reason.io_kind()?, serial) {
+        (ErrorKind::PermissionDenied, true) => Some(
             "add the user to the dialout group: `sudo usermod -aG dialout $USER`, then log in again"
                 .into(),
-        )
-    } else if serial && (contains(reason, "no such file") || contains(reason, "not found")) {
-        Some("is the node plugged in? `ls /dev/ttyUSB* /dev/ttyACM*`".into())
-    } else if contains(reason, "in use") || contains(reason, "busy") {
-        Some(
+        ),
+        (ErrorKind::NotFound, true) => {
+            Some("is the node plugged in? `ls /dev/ttyUSB* /dev/ttyACM*`".into())
+        }
+        (ErrorKind::ResourceBusy | ErrorKind::WouldBlock | ErrorKind::AddrInUse, _) => Some(
             "another program has the node open (the meshtastic CLI, a serial monitor, the \
              phone app over WiFi, another meshai: `sudo systemctl stop meshai`): close it"
                 .into(),
-        )
-    } else if contains(reason, "connection refused") {
-        Some("is the node's WiFi/TCP API on, and the address right?".into())
-    } else if contains(reason, "unreachable") || contains(reason, "no route") {
-        Some("the address cannot be reached: is the node on this network?".into())
-    } else if contains(reason, "handshake") || contains(reason, "timed out") {
-        Some(handshake())
-    } else {
-        None
+        ),
+        (ErrorKind::ConnectionRefused, _) => {
+            Some("is the node's WiFi/TCP API on, and the address right?".into())
+        }
+        (ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable, _) => {
+            Some("the address cannot be reached: is the node on this network?".into())
+        }
+        (ErrorKind::TimedOut, _) => Some(handshake()),
+        _ => None,
     }
 }
 
@@ -152,182 +174,4 @@ fn contains(haystack: &str, needle: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
-
-    use super::*;
-
-    #[test]
-    fn llm_advice_by_error_kind() {
-        let check = |error: LlmError, url: &str, env: Option<&str>, want: Option<&str>| {
-            let got = llm(&error, url, "qwen2.5:1.5b", env);
-            match (got.as_deref(), want) {
-                (Some(g), Some(w)) => assert!(g.contains(w), "{error:?}: {g:?} lacks {w:?}"),
-                (None, None) => {}
-                (g, w) => panic!("{error:?}: got {g:?}, want {w:?}"),
-            }
-        };
-        let refused = || {
-            LlmError::Connect(
-                "error sending request: client error (Connect): tcp connect error: Connection \
-                 refused (os error 111)"
-                    .into(),
-            )
-        };
-        let ollama = "http://127.0.0.1:11434/v1";
-        let other = "http://127.0.0.1:8080/v1";
-        let status = |status| LlmError::Status {
-            status,
-            body: String::new(),
-            retry_after: None,
-        };
-        check(refused(), ollama, None, Some("`systemctl start ollama`"));
-        check(
-            refused(),
-            other,
-            None,
-            Some("is the server running at http://127.0.0.1:8080/v1?"),
-        );
-        check(
-            LlmError::Connect("dns error: failed to lookup address information".into()),
-            "http://ollama.lan/v1",
-            None,
-            Some("cannot resolve"),
-        );
-        check(
-            status(404),
-            ollama,
-            None,
-            Some("`ollama pull qwen2.5:1.5b`"),
-        );
-        check(status(404), ollama, None, Some("ends in /v1"));
-        check(
-            status(401),
-            other,
-            Some("MESHAI_API_KEY"),
-            Some("set the API key in $MESHAI_API_KEY"),
-        );
-        check(status(403), other, None, Some("api_key_env"));
-        check(
-            LlmError::Timeout,
-            ollama,
-            None,
-            Some("raise [llm] timeout_secs"),
-        );
-        check(
-            LlmError::BadResponse("no choices".into()),
-            other,
-            None,
-            Some("OpenAI-compatible"),
-        );
-        check(status(500), other, None, None);
-    }
-
-    #[test]
-    fn radio_advice_by_reason() {
-        let serial = Transport::Serial {
-            path: "/dev/ttyUSB0".into(),
-            baud: 115_200,
-        };
-        let tcp = Transport::Tcp {
-            host: "127.0.0.1".into(),
-            port: 4403,
-        };
-        let check = |reason: &str, t: &Transport, want: Option<&str>| {
-            let got = radio(reason, t);
-            match (got.as_deref(), want) {
-                (Some(g), Some(w)) => assert!(g.contains(w), "{reason:?}: {g:?} lacks {w:?}"),
-                (None, None) => {}
-                (g, w) => panic!("{reason:?}: got {g:?}, want {w:?}"),
-            }
-        };
-        check(
-            "cannot open /dev/ttyUSB0: Permission denied (os error 13)",
-            &serial,
-            Some("usermod -aG dialout"),
-        );
-        check(
-            "cannot open /dev/ttyUSB0: No such file or directory (os error 2)",
-            &serial,
-            Some("ls /dev/ttyUSB* /dev/ttyACM*"),
-        );
-        check(
-            "cannot connect to 127.0.0.1:4403: Connection refused (os error 111)",
-            &tcp,
-            Some("WiFi/TCP API"),
-        );
-        check(
-            "cannot connect: No route to host (os error 113)",
-            &tcp,
-            Some("cannot be reached"),
-        );
-        check(
-            "handshake timed out after 30 s",
-            &serial,
-            Some("enable the serial API"),
-        );
-        check(
-            "cannot connect to /dev/ttyUSB0: Device or resource busy (the port is in use by \
-             another program)",
-            &serial,
-            Some("`sudo systemctl stop meshai`"),
-        );
-        check(
-            "handshake timed out after 30 s",
-            &tcp,
-            Some("config request"),
-        );
-        check("the node closed the connection", &tcp, None);
-    }
-
-    #[test]
-    fn database_advice_by_error() {
-        let path = PathBuf::from("/var/lib/meshai/meshai.db");
-        let sqlite = |code| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
-        let check = |error: StoreError, want: Option<&str>| {
-            let got = database(&error);
-            match (got.as_deref(), want) {
-                (Some(g), Some(w)) => assert!(g.contains(w), "{error:?}: {g:?} lacks {w:?}"),
-                (None, None) => {}
-                (g, w) => panic!("{error:?}: got {g:?}, want {w:?}"),
-            }
-        };
-        check(
-            StoreError::MissingDirectory {
-                path: path.clone(),
-                dir: "/var/lib/meshai".into(),
-            },
-            Some("StateDirectory="),
-        );
-        check(
-            StoreError::Open {
-                path: path.clone(),
-                source: sqlite(rusqlite::ffi::SQLITE_CANTOPEN),
-            },
-            Some("must own /var/lib/meshai"),
-        );
-        check(
-            StoreError::Open {
-                path: path.clone(),
-                source: sqlite(rusqlite::ffi::SQLITE_READONLY),
-            },
-            Some("sudo chown -R meshai: /var/lib/meshai"),
-        );
-        check(
-            StoreError::Open {
-                path: path.clone(),
-                source: sqlite(rusqlite::ffi::SQLITE_NOTADB),
-            },
-            Some("not an SQLite database"),
-        );
-        check(
-            StoreError::UnknownVersion {
-                path,
-                found: 9,
-                supported: 1,
-            },
-            Some("newer meshai"),
-        );
-        check(StoreError::Closed, None);
-    }
-}
+mod tests;

@@ -17,7 +17,7 @@ use super::{advice, format, open_store};
 use crate::config::{Config, ConfigError};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
 use crate::radio::link::Radio;
-use crate::radio::{LinkState, LocalNode, RadioConfig};
+use crate::radio::{DownReason, LinkState, LocalNode, RadioConfig};
 
 /// Extra time over the handshake timeout before the radio check gives up by itself: the link
 /// reports its own handshake timeout first when it can.
@@ -179,7 +179,9 @@ async fn server(what: String, settings: LlmSettings, api_key_env: Option<&str>) 
 /// How a handshake attempt ended.
 pub(crate) enum Link {
     Ready(Arc<LocalNode>),
-    Down(String),
+    Down(DownReason),
+    /// The link closed, or its task ended, before it was ready or down.
+    Ended(&'static str),
     /// Still connecting or handshaking when the check gave up.
     Stuck(LinkState),
 }
@@ -200,6 +202,7 @@ pub async fn radio(config: &Config) -> Outcome {
             let advice = advice::radio(&reason, &r.transport);
             Outcome::failed(format!("{what}: {reason}"), advice)
         }
+        Link::Ended(why) => Outcome::failed(format!("{what}: {why}"), None),
         Link::Stuck(LinkState::Handshaking) => Outcome::failed(
             format!(
                 "{what}: connected, but no handshake within {} s",
@@ -212,7 +215,7 @@ pub async fn radio(config: &Config) -> Outcome {
                 "{what}: could not connect within {} s",
                 (r.handshake_timeout + RADIO_MARGIN).as_secs()
             ),
-            advice::radio("timed out", &r.transport),
+            Some(advice::handshake()),
         ),
     }
 }
@@ -239,12 +242,12 @@ async fn wait_ready(radio: &Radio, limit: Duration) -> Link {
         match now {
             LinkState::Ready { local, .. } => return Link::Ready(local),
             LinkState::Down { reason, .. } => return Link::Down(reason),
-            LinkState::Closed => return Link::Down("the radio link closed".into()),
+            LinkState::Closed => return Link::Ended("the radio link closed"),
             LinkState::Connecting | LinkState::Handshaking => {}
         }
         match tokio::time::timeout_at(deadline, state.changed()).await {
             Ok(Ok(())) => {}
-            Ok(Err(_)) => return Link::Down("the radio link task ended".into()),
+            Ok(Err(_)) => return Link::Ended("the radio link task ended"),
             Err(_) => return Link::Stuck(now),
         }
     }

@@ -2,8 +2,8 @@
 //! `meshai stats` table and channel lines, and the `meshai history` listing. Pure functions,
 //! no I/O.
 //!
-//! Times are shown in UTC (with "ago" where it helps): the standard library has no time zone
-//! database, and local time is not worth a dependency or unsafe code here.
+//! Times are shown in UTC (with "ago" where it helps), so a listing reads the same on any
+//! machine and in any log it is pasted into.
 
 use std::time::Duration;
 
@@ -38,17 +38,24 @@ pub fn expired(e: &Expired, days: u32) -> String {
     )
 }
 
-/// Unix seconds as `2025-06-01 14:03:22 UTC`.
+/// Unix seconds as `2025-06-01 14:03:22 UTC`; a time outside the years -9999 to 9999 (only a
+/// damaged database holds one) as `Unix time <seconds>`.
 pub fn utc_time(unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
-    let secs = unix.rem_euclid(86_400);
-    let (y, m, d) = crate::localtime::civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+    match jiff::Timestamp::from_second(unix) {
+        Ok(t) => {
+            let t = jiff::tz::TimeZone::UTC.to_datetime(t);
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            )
+        }
+        Err(_) => format!("Unix time {unix}"),
+    }
 }
 
 /// How long ago `at` was, coarsely: `just now`, `42 s ago`, `5 min ago`, `3 h ago`, `2 d ago`.
@@ -197,180 +204,4 @@ pub fn history(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::memory::store::Role;
-    use crate::node::NodeId;
-
-    #[test]
-    fn utc_times() {
-        let check = |unix: i64, want: &str| assert_eq!(utc_time(unix), want, "{unix}");
-        check(0, "1970-01-01 00:00:00 UTC");
-        check(951_782_400, "2000-02-29 00:00:00 UTC");
-        check(1_748_786_602, "2025-06-01 14:03:22 UTC");
-        check(4_107_542_399, "2100-02-28 23:59:59 UTC");
-        check(-1, "1969-12-31 23:59:59 UTC");
-    }
-
-    #[test]
-    fn ago_is_coarse() {
-        let check = |delta: i64, want: &str| assert_eq!(ago(1_000_000, 1_000_000 - delta), want);
-        check(-5, "just now");
-        check(0, "just now");
-        check(42, "42 s ago");
-        check(60, "1 min ago");
-        check(3599, "59 min ago");
-        check(7200, "2 h ago");
-        check(3 * 86_400 + 5, "3 d ago");
-    }
-
-    #[test]
-    fn packet_lines_show_size_and_pacing() {
-        let check = |i, n, text: &str, ms: u64, want: &str| {
-            assert_eq!(
-                packet_line(i, Some(n), text, Duration::from_millis(ms)),
-                want,
-                "{text:?}"
-            );
-        };
-        check(0, 1, "hi", 0, "[1/1    2 chars   2 B  +0.0 s] hi");
-        check(
-            1,
-            2,
-            "café é 2/2",
-            2000,
-            "[2/2   10 chars  12 B  +2.0 s] café é 2/2",
-        );
-        let long = "x".repeat(148);
-        check(
-            0,
-            2,
-            &long,
-            0,
-            &format!("[1/2  148 chars 148 B  +0.0 s] {long}"),
-        );
-        check(
-            0,
-            1,
-            "a\u{1b}[31mb\nc",
-            0,
-            "[1/1    9 chars   9 B  +0.0 s] a [31mb c",
-        );
-    }
-
-    #[test]
-    fn stats_table_layout() {
-        let rows = [
-            NodeStats {
-                node: NodeId(0xa1b2c3d4),
-                long_name: Some("Alice Base".into()),
-                messages: 12,
-                last_seen: Some(1_000_000 - 300),
-                summary_chars: 230,
-                llm_calls: 6,
-                prompt_tokens: 1200,
-                completion_tokens: 300,
-            },
-            NodeStats {
-                node: NodeId(7),
-                long_name: None,
-                messages: 0,
-                last_seen: None,
-                summary_chars: 0,
-                llm_calls: 0,
-                prompt_tokens: 0,
-                completion_tokens: 0,
-            },
-        ];
-        let want = "\
-node       name        messages  last seen    summary  llm calls  prompt tok  completion tok
-!a1b2c3d4  Alice Base        12  5 min ago        230          6        1200             300
-!00000007                     0  never              0          0           0               0
-";
-        assert_eq!(stats_table(&rows, 1_000_000), want);
-        assert_eq!(stats_table(&[], 0), "no nodes stored yet\n");
-    }
-
-    #[test]
-    fn channel_lines() {
-        let r = AirtimeRecord {
-            started_at: 1_000_000 - 7200,
-            read_at: 1_000_000 - 90,
-            channel_utilization: 31.46,
-            air_util_tx: Some(4.2),
-            region: Some("EU_868".into()),
-            duty_cycle: Some(10.0),
-            shortened: 3,
-            held: 1,
-            waited_secs: 95,
-        };
-        assert_eq!(
-            channel(Some(&r), 1_000_000),
-            "channel: 31.5 % busy, our sending 4.2 % of the last hour (EU_868: limit 10 %), read 1 min ago\n\
-             airtime policy since 1970-01-12 11:46:40 UTC: 3 answers shortened, 1 held (95 s waited in all)\n"
-        );
-        let us = AirtimeRecord {
-            air_util_tx: None,
-            region: Some("US".into()),
-            duty_cycle: None,
-            ..r.clone()
-        };
-        assert!(
-            channel(Some(&us), 1_000_000).starts_with("channel: 31.5 % busy (US: no limit), read")
-        );
-        assert!(channel(None, 0).starts_with("channel: no reading stored yet"));
-    }
-
-    #[test]
-    fn long_names_are_cut() {
-        assert_eq!(cell("short", 20), "short");
-        assert_eq!(cell("a very long node name here", 10), "a very lo…");
-        assert_eq!(cell("tab\there", 20), "tab here");
-    }
-
-    #[test]
-    fn history_listing() {
-        let messages = [
-            StoredMessage {
-                id: 1,
-                role: Role::User,
-                text: "hello\nthere".into(),
-                at: 0,
-            },
-            StoredMessage {
-                id: 2,
-                role: Role::Assistant,
-                text: "hi".into(),
-                at: 61,
-            },
-        ];
-        let summary = Summary {
-            text: "likes radios".into(),
-            through_id: 1,
-            updated_at: 60,
-        };
-        let want = "\
-history of !00000007: last 2 messages
-summary (12 chars, updated 1970-01-01 00:01:00 UTC, 1 min ago): likes radios
-1970-01-01 00:00:00 UTC  user       hello there
-1970-01-01 00:01:01 UTC  assistant  hi
-";
-        assert_eq!(history("!00000007", &messages, Some(&summary), 120), want);
-        assert!(history("!00000007", &[], None, 0).contains("summary: none yet"));
-    }
-
-    #[test]
-    fn transports() {
-        let tcp = |h: &str| Transport::Tcp {
-            host: h.into(),
-            port: 4403,
-        };
-        assert_eq!(transport(&tcp("10.0.0.2")), "tcp 10.0.0.2:4403");
-        assert_eq!(transport(&tcp("fd00::1")), "tcp [fd00::1]:4403");
-        let serial = Transport::Serial {
-            path: "/dev/ttyUSB0".into(),
-            baud: 115_200,
-        };
-        assert_eq!(transport(&serial), "serial /dev/ttyUSB0");
-    }
-}
+mod tests;

@@ -11,7 +11,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::memory::prompt::cap;
+use crate::memory::text::cap;
 
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;
@@ -60,14 +60,6 @@ fn is_statement(sentence: &str) -> bool {
     digit || proper || words.len() >= 4
 }
 
-/// The key two statements are compared by: lower case, letters and digits only.
-pub fn key(fact: &str) -> String {
-    fact.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,11 +106,5 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].chars().count(), FACT_CHARS);
         assert!(got[0].ends_with('…'));
-    }
-
-    #[test]
-    fn keys_ignore_case_and_punctuation() {
-        assert_eq!(key("My dog is Rex."), key("my dog is rex"));
-        assert_ne!(key("My dog is Rex"), key("My dog is Max"));
     }
 }

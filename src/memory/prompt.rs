@@ -18,6 +18,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::store::{Context, Role};
+use crate::memory::text::{cap, key};
 
 /// A retrieved exchange is a reminder, not a transcript: the question cut to
 /// `RETRIEVED_USER_CHARS` and about one packet of the answer, `RETRIEVED_CHARS`. So retrieval
@@ -75,13 +76,13 @@ fn memory_block(ctx: &Context) -> Option<String> {
         .map(|f| f.trim())
         .filter(|f| !f.is_empty())
         .collect();
-    let keys: Vec<String> = facts.iter().map(|f| crate::memory::facts::key(f)).collect();
+    let keys: Vec<String> = facts.iter().map(|f| key(f)).collect();
     let mut text = String::new();
     if let Some(summary) = ctx.summary.as_ref() {
         let rest: String = summary
             .text
             .split_sentence_bounds()
-            .filter(|s| !keys.contains(&crate::memory::facts::key(s)))
+            .filter(|s| !keys.contains(&key(s)))
             .collect();
         let rest = rest.trim();
         if !rest.is_empty() {
@@ -128,28 +129,6 @@ fn turn_block(ctx: &Context, notes: &[String]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-/// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
-pub(crate) fn cap(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut chars = 0;
-    for g in text.graphemes(true) {
-        let n = g.chars().count();
-        // Leave room for the ellipsis.
-        if chars + n + 1 > max {
-            break;
-        }
-        out.push_str(g);
-        chars += n;
-    }
-    let mut out = out.trim_end().to_string();
-    out.push('…');
-    out
-}
-
 /// Total characters of message content in `msgs` (role overhead not counted).
 pub fn prompt_chars(msgs: &[ChatMessage]) -> usize {
     msgs.iter().map(|m| m.content.chars().count()).sum()
@@ -164,253 +143,4 @@ pub fn estimate_tokens(chars: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::memory::store::{Exchange, StoredMessage, Summary};
-
-    fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
-        StoredMessage {
-            id,
-            role,
-            text: text.to_string(),
-            at: 1000 + id,
-        }
-    }
-
-    fn summary(text: &str) -> Option<Summary> {
-        Some(Summary {
-            text: text.to_string(),
-            through_id: 1,
-            updated_at: 0,
-        })
-    }
-
-    fn ex(user: &str, assistant: &str) -> Exchange {
-        Exchange {
-            user: user.to_string(),
-            assistant: assistant.to_string(),
-            at: 0,
-        }
-    }
-
-    /// Renders a prompt compactly as `role: content` lines for table comparison.
-    fn render(msgs: &[ChatMessage]) -> Vec<String> {
-        msgs.iter()
-            .map(|m| {
-                let role = match m.role {
-                    ChatRole::System => "system",
-                    ChatRole::User => "user",
-                    ChatRole::Assistant => "assistant",
-                };
-                format!("{role}: {}", m.content)
-            })
-            .collect()
-    }
-
-    fn check(ctx: Context, new_text: &str, expect: &[&str]) {
-        let got = render(&reply_prompt("SYS", &ctx, &[], new_text));
-        assert_eq!(got, expect, "context {ctx:?}");
-    }
-
-    #[test]
-    fn orders_parts_and_omits_empty_ones() {
-        check(Context::default(), "hi", &["system: SYS", "user: hi"]);
-        check(
-            Context {
-                summary: summary("Ann, callsign KX1, lives in Bern."),
-                ..Context::default()
-            },
-            "hi",
-            &[
-                "system: SYS",
-                "system: What you remember about this person: Ann, callsign KX1, lives in Bern.",
-                "user: hi",
-            ],
-        );
-        check(
-            Context {
-                summary: summary("  "),
-                ..Context::default()
-            },
-            "hi",
-            &["system: SYS", "user: hi"],
-        );
-        check(
-            Context {
-                summary: summary("S."),
-                window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
-                retrieved: vec![ex("q1", "a1"), ex("q2", "a2")],
-                ..Context::default()
-            },
-            "new",
-            &[
-                "system: SYS",
-                "system: What you remember about this person: S.",
-                "user: a",
-                "assistant: b",
-                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nUser: q2\nAssistant: a2",
-                "user: new",
-            ],
-        );
-        check(
-            Context {
-                facts: vec!["I am Ann.".into(), " ".into(), "My dog is Rex".into()],
-                ..Context::default()
-            },
-            "hi",
-            &[
-                "system: SYS",
-                "system: They told you (newest last):\n- I am Ann.\n- My dog is Rex",
-                "user: hi",
-            ],
-        );
-        // A summary sentence that repeats a fact is said once, as the fact.
-        check(
-            Context {
-                summary: summary("I am Ann. She likes\nradios. My dog is Rex."),
-                facts: vec!["I am Ann.".into(), "my dog is rex".into()],
-                ..Context::default()
-            },
-            "hi",
-            &[
-                "system: SYS",
-                "system: What you remember about this person: She likes\nradios.\n\nThey told you (newest last):\n- I am Ann.\n- my dog is rex",
-                "user: hi",
-            ],
-        );
-        check(
-            Context {
-                summary: summary("I am Ann."),
-                facts: vec!["I am Ann.".into()],
-                ..Context::default()
-            },
-            "hi",
-            &[
-                "system: SYS",
-                "system: They told you (newest last):\n- I am Ann.",
-                "user: hi",
-            ],
-        );
-        check(
-            Context {
-                summary: summary("S."),
-                facts: vec!["I am Ann.".into()],
-                ..Context::default()
-            },
-            "hi",
-            &[
-                "system: SYS",
-                "system: What you remember about this person: S.\n\nThey told you (newest last):\n- I am Ann.",
-                "user: hi",
-            ],
-        );
-        check(
-            Context {
-                window: vec![
-                    msg(5, Role::Assistant, "unprompted"),
-                    msg(6, Role::User, "u"),
-                ],
-                ..Context::default()
-            },
-            "x",
-            &["system: SYS", "assistant: unprompted", "user: u", "user: x"],
-        );
-    }
-
-    #[test]
-    fn notes_join_the_per_turn_block_before_the_new_message() {
-        let ctx = Context {
-            window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
-            retrieved: vec![ex("q1", "a1")],
-            ..Context::default()
-        };
-        let notes = ["Asker: Ann (ANN), 2 hops.".to_string(), "  ".to_string()];
-        let fact_only = Context {
-            retrieved: vec![ex("My dog is Rex.", "")],
-            ..Context::default()
-        };
-        assert_eq!(
-            render(&reply_prompt("SYS", &fact_only, &[], "dog?")),
-            [
-                "system: SYS",
-                "system: Earlier exchanges that may be relevant:\n\nUser: My dog is Rex.",
-                "user: dog?",
-            ]
-        );
-        let got = render(&reply_prompt("SYS", &ctx, &notes, "new"));
-        assert_eq!(
-            got,
-            [
-                "system: SYS",
-                "user: a",
-                "assistant: b",
-                "system: Earlier exchanges that may be relevant:\n\nUser: q1\nAssistant: a1\n\nAsker: Ann (ANN), 2 hops.",
-                "user: new",
-            ]
-        );
-        let only_notes = render(&reply_prompt("SYS", &Context::default(), &notes, "x"));
-        assert_eq!(
-            only_notes,
-            [
-                "system: SYS",
-                "system: Asker: Ann (ANN), 2 hops.",
-                "user: x"
-            ]
-        );
-    }
-
-    #[test]
-    fn system_prompt_is_byte_identical() {
-        let system = "  You are a radio. \n";
-        let ctx = Context {
-            summary: summary("s"),
-            ..Context::default()
-        };
-        let msgs = reply_prompt(system, &ctx, &[], "x");
-        assert_eq!(msgs.first().map(|m| m.content.as_str()), Some(system));
-    }
-
-    #[test]
-    fn caps_retrieved_text() {
-        let cases: &[(&str, &str)] = &[
-            ("short", "short"),
-            ("  padded  ", "padded"),
-            (&"a".repeat(RETRIEVED_CHARS), &"a".repeat(RETRIEVED_CHARS)),
-        ];
-        for (input, want) in cases {
-            assert_eq!(cap(input, RETRIEVED_CHARS), *want);
-        }
-        let long = "x".repeat(1000);
-        let capped = cap(&long, RETRIEVED_CHARS);
-        assert_eq!(capped.chars().count(), RETRIEVED_CHARS);
-        assert!(capped.ends_with('…'));
-        // A flag emoji is two chars in one grapheme: never split it.
-        let flags = "🇨🇭".repeat(150);
-        let capped = cap(&flags, 9);
-        assert_eq!(capped, "🇨🇭🇨🇭🇨🇭🇨🇭…");
-
-        let ctx = Context {
-            retrieved: vec![ex(&"u".repeat(5000), &"a".repeat(5000))],
-            ..Context::default()
-        };
-        let msgs = reply_prompt("S", &ctx, &[], "n");
-        let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
-        assert!(
-            retrieved <= RETRIEVED_INTRO.len() + RETRIEVED_USER_CHARS + RETRIEVED_CHARS + 40,
-            "{retrieved}"
-        );
-    }
-
-    #[test]
-    fn counts_chars_and_estimates_tokens() {
-        let msgs = vec![
-            ChatMessage::new(ChatRole::System, "abcd"),
-            ChatMessage::new(ChatRole::User, "äöü"),
-        ];
-        assert_eq!(prompt_chars(&msgs), 7);
-        assert_eq!(prompt_chars(&[]), 0);
-        for (chars, tokens) in [(0, 0), (1, 1), (4, 1), (5, 2), (400, 100)] {
-            assert_eq!(estimate_tokens(chars), tokens, "chars {chars}");
-        }
-    }
-}
+mod tests;

@@ -13,10 +13,12 @@
 //! - `time_on_air`: the LoRa time-on-air estimate of a text packet (Semtech's formula).
 //! - `packet`: builds and reads the protobuf messages (`ToRadio`, `FromRadio`).
 //! - `link`: the supervisor task: connect, handshake, read, heartbeat, reconnect with backoff.
+//! - `down`: why the link went down ([`DownReason`]), typed for the advice, shown as text.
 //! - `outbox`: the paced, ACK-driven send queue (a sans-IO core plus its task).
 
 pub mod backoff;
 pub mod codec;
+pub mod down;
 pub mod inbound;
 pub mod link;
 pub mod outbox;
@@ -31,6 +33,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::node::NodeId;
 
+pub use down::DownReason;
 pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
 
@@ -132,7 +135,10 @@ pub enum LinkState {
         local: Arc<LocalNode>,
     },
     /// Lost; the link retries after `retry_in`.
-    Down { reason: String, retry_in: Duration },
+    Down {
+        reason: DownReason,
+        retry_in: Duration,
+    },
     /// Closed for good (shutdown).
     Closed,
 }

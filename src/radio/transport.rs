@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::Transport;
+use super::{DownReason, Transport};
 
 /// Bytes written before the handshake on serial, like the Python client: a run of START2
 /// wakes a sleeping device without looking like the start of a frame.
@@ -109,6 +109,25 @@ pub fn describe(t: &Transport) -> String {
     }
 }
 
+/// Why a connection did not open, for `LinkState::Down`: the line [`explain`] gives, and the
+/// kind the advice reads. serialport reports a port another program holds (its exclusive
+/// lock) as "no device", `NotFound`, though the device is there: that is `ResourceBusy` here.
+pub fn failure(t: &Transport, e: &io::Error) -> DownReason {
+    let kind = match (t, e.kind()) {
+        (Transport::Serial { path, .. }, io::ErrorKind::NotFound)
+            if std::path::Path::new(path).exists() =>
+        {
+            io::ErrorKind::ResourceBusy
+        }
+        (_, kind) => kind,
+    };
+    DownReason::Connect {
+        serial: matches!(t, Transport::Serial { .. }),
+        kind,
+        message: explain(t, e),
+    }
+}
+
 /// A one-line explanation of a connect error, with a hint for the usual causes.
 pub fn explain(t: &Transport, e: &io::Error) -> String {
     let target = describe(t);
@@ -162,6 +181,49 @@ mod tests {
             let got = explain(t, &io::Error::from(kind));
             assert!(got.contains(want), "{got:?} lacks {want:?}");
         }
+    }
+
+    #[test]
+    fn failures_carry_the_kind_the_advice_reads() {
+        let serial = |path: &str| Transport::Serial {
+            path: path.into(),
+            baud: 115_200,
+        };
+        let tcp = Transport::Tcp {
+            host: "meshnode".into(),
+            port: 4403,
+        };
+        let locked = io::Error::new(io::ErrorKind::NotFound, "Device or resource busy");
+        let cases = [
+            // A device that is there but "not found": another program holds it.
+            (
+                serial("/dev/null"),
+                &locked,
+                true,
+                io::ErrorKind::ResourceBusy,
+            ),
+            (
+                serial("/dev/meshai-test-no-such-tty"),
+                &locked,
+                true,
+                io::ErrorKind::NotFound,
+            ),
+            (tcp.clone(), &locked, false, io::ErrorKind::NotFound),
+        ];
+        for (t, e, want_serial, want_kind) in cases {
+            let got = failure(&t, e);
+            let want = DownReason::Connect {
+                serial: want_serial,
+                kind: want_kind,
+                message: explain(&t, e),
+            };
+            assert_eq!(got, want, "{t:?}");
+        }
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            failure(&tcp, &refused).io_kind(),
+            Some(io::ErrorKind::ConnectionRefused)
+        );
     }
 
     #[tokio::test]

@@ -22,7 +22,7 @@ mod worker;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -55,7 +55,7 @@ pub struct ResponderSettings {
     /// What the per-turn "who is asking" line says.
     pub context: ContextConfig,
     /// The local time zone for that line (the system's, or a fixed offset).
-    pub zone: Arc<crate::localtime::Zone>,
+    pub zone: Arc<crate::clock::Zone>,
     pub concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
     pub slots: Option<u32>,
@@ -197,16 +197,8 @@ impl Responder {
     }
 }
 
-/// Seconds since the Unix epoch, for the store.
-pub(crate) fn unix_now() -> i64 {
-    unix_time(SystemTime::now())
-}
-
-/// Seconds since the Unix epoch of `t` (0 before it).
-pub(crate) fn unix_time(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
+// The clock helpers live in `crate::clock`; the workers still find them here.
+pub(crate) use crate::clock::{unix_now, unix_time};
 
 async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
     let mut workers: HashMap<NodeId, mpsc::Sender<Job>> = HashMap::new();

@@ -339,6 +339,22 @@ fn marked(out: &str, prefix: &str) -> Option<(String, Option<String>)> {
 }
 
 #[test]
+fn run_with_a_missing_database_directory_says_how_to_create_it() {
+    // The daemon returns the store's error; the command line adds `meshai check`'s advice.
+    let setup = Setup::new("http://127.0.0.1:9/v1", "missing/meshai.db");
+    let out = setup.command(&["run"]).output().unwrap();
+    assert!(!out.status.success(), "the daemon cannot start");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let dir = setup.dir.path().join("missing");
+    let want = format!(
+        "directory {} does not exist → create it: `mkdir -p {}`",
+        dir.display(),
+        dir.display()
+    );
+    assert!(err.contains(&want), "{err}");
+}
+
+#[test]
 fn check_with_nothing_running_explains_each_failure() {
     let llm_url = format!("http://127.0.0.1:{}/v1", closed_port());
     let setup = Setup::new(&llm_url, "missing/meshai.db");

@@ -8,6 +8,7 @@ mod crash;
 mod daemon;
 mod failover;
 mod harness;
+mod layers;
 mod memory;
 mod radio;
 mod real_llm;

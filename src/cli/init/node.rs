@@ -212,7 +212,8 @@ pub async fn probe(c: &Candidate, timeout: Duration) -> Probe {
                 format::printable(&local.firmware_version)
             ),
         }),
-        Link::Down(reason) => Probe::Failed(reason),
+        Link::Down(reason) => Probe::Failed(reason.to_string()),
+        Link::Ended(why) => Probe::Failed(why.to_string()),
         Link::Stuck(LinkState::Handshaking) => Probe::Failed(format!(
             "connected, but no Meshtastic handshake within {} s",
             timeout.as_secs()

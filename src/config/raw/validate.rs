@@ -1,20 +1,23 @@
-//! Checking the file as written: every key within its range, with the file, line and key in
-//! each error (`Checker`), then the validated [`Config`]. A child of `raw`, so it reads the raw
-//! structs' private fields.
+//! Checking the file as written, one function per section: every key within its range, with
+//! the file, line and key in each error (`checker::Checker`), then the validated [`Config`]. A
+//! child of `raw`, so it reads the raw structs' private fields.
 
-use std::collections::HashSet;
+mod checker;
+
 use std::time::Duration;
 
 use super::super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
-    LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning, line_of_key,
+    LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning,
 };
-use super::{RawAirtime, RawConfig, RawSlots};
+use super::{
+    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawLimits, RawLlm,
+    RawMemory, RawRadio, RawReply, RawSlots,
+};
 use crate::airtime::AirtimeConfig;
 use crate::memory::retention::Retention;
-use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
-use crate::secret::Secret;
+use checker::Checker;
 
 /// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
 fn utc_offset_minutes(s: &str) -> Option<i32> {
@@ -37,127 +40,6 @@ fn utc_offset_minutes(s: &str) -> Option<i32> {
     (m < 60 && (-12 * 60..=14 * 60).contains(&minutes)).then_some(minutes)
 }
 
-/// Collects errors with their line, and warnings.
-struct Checker<'a> {
-    source: &'a str,
-    origin: &'a str,
-    warnings: Vec<Warning>,
-}
-
-impl Checker<'_> {
-    fn err(&self, section: &str, key: &str, message: impl Into<String>) -> ConfigError {
-        ConfigError::Invalid {
-            origin: self.origin.to_string(),
-            line: line_of_key(self.source, section, key),
-            message: format!("[{section}] {key}: {}", message.into()),
-        }
-    }
-
-    fn warn(&mut self, section: &str, key: &str, message: impl Into<String>) {
-        let line = line_of_key(self.source, section, key)
-            .map(|l| format!(" line {l}"))
-            .unwrap_or_default();
-        self.warnings.push(Warning(format!(
-            "{}{line}: [{section}] {key}: {}",
-            self.origin,
-            message.into()
-        )));
-    }
-
-    /// `value` must lie in `lo..=hi` (a NaN, which TOML allows, never does).
-    fn range<T: PartialOrd + std::fmt::Display + Copy>(
-        &self,
-        section: &str,
-        key: &str,
-        value: T,
-        lo: T,
-        hi: T,
-    ) -> Result<T, ConfigError> {
-        use std::cmp::Ordering::{Equal, Greater, Less};
-        let inside = matches!(value.partial_cmp(&lo), Some(Greater | Equal))
-            && matches!(value.partial_cmp(&hi), Some(Less | Equal));
-        if !inside {
-            return Err(self.err(
-                section,
-                key,
-                format!("{value} is out of range ({lo} to {hi})"),
-            ));
-        }
-        Ok(value)
-    }
-
-    /// A server's `base_url` without the trailing slash, and its host.
-    fn base_url(&mut self, section: &str, raw: &str) -> Result<(String, String), ConfigError> {
-        let base_url = raw.trim().trim_end_matches('/').to_string();
-        let rest = base_url
-            .strip_prefix("http://")
-            .or_else(|| base_url.strip_prefix("https://"))
-            .ok_or_else(|| {
-                self.err(
-                    section,
-                    "base_url",
-                    format!("{base_url:?} must start with http:// or https://"),
-                )
-            })?;
-        let host = rest.split('/').next().unwrap_or_default().to_string();
-        if host.is_empty() || rest.contains(char::is_whitespace) {
-            return Err(self.err(section, "base_url", format!("{base_url:?} has no host")));
-        }
-        if base_url.ends_with("/chat/completions") {
-            return Err(self.err(
-                section,
-                "base_url",
-                "give the API root (e.g. http://127.0.0.1:11434/v1), not the /chat/completions endpoint",
-            ));
-        }
-        if !base_url.ends_with("/v1") {
-            self.warn(
-                section,
-                "base_url",
-                "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
-            );
-        }
-        Ok((base_url, host))
-    }
-
-    /// The key named by `api_key_env` (read from the environment), and the name.
-    fn api_key(
-        &mut self,
-        section: &str,
-        api_key_env: &str,
-        host: &str,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> (Option<String>, Option<Secret>) {
-        let api_key_env = Some(api_key_env.trim().to_string()).filter(|s| !s.is_empty());
-        let api_key = api_key_env
-            .as_deref()
-            .and_then(env)
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .map(Secret::new);
-        if api_key.is_none() && host.contains("openai.com") {
-            self.warn(
-                section,
-                "api_key_env",
-                format!(
-                    "no API key found in ${}; api.openai.com will refuse requests",
-                    api_key_env.as_deref().unwrap_or("MESHAI_API_KEY")
-                ),
-            );
-        }
-        (api_key_env, api_key)
-    }
-
-    fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
-        list.iter()
-            .map(|s| {
-                s.parse::<NodeId>()
-                    .map_err(|e| self.err("access", key, e.to_string()))
-            })
-            .collect()
-    }
-}
-
 pub(in crate::config) fn validate(
     raw: RawConfig,
     source: &str,
@@ -169,8 +51,36 @@ pub(in crate::config) fn validate(
         origin,
         warnings: Vec::new(),
     };
-    let r = &raw.radio;
+    // Section by section, in the file's usual order: the first error is the one reported.
+    let radio = radio(&mut c, &raw.radio)?;
+    let llm = llm(&mut c, &raw.llm, env)?;
+    let memory = memory(&mut c, &raw.memory)?;
+    let reply = reply(&mut c, &raw.reply)?;
+    let limits = limits(&c, &raw.limits)?;
+    let retain_days = c.range("storage", "retain_days", raw.storage.retain_days, 0, 36_500)?;
+    let access = access(&mut c, &raw.access)?;
+    let channels = channels(&c, &raw.channels)?;
+    let context = context(&c, &raw.context)?;
+    let airtime = airtime(&mut c, &raw.airtime, reply.max_chunks)?;
+    let config = Config {
+        origin: origin.to_string(),
+        radio,
+        llm,
+        database: raw.storage.database,
+        retention: Retention::days(retain_days),
+        memory,
+        reply,
+        limits,
+        access,
+        channels,
+        context,
+        airtime,
+    };
+    Ok((config, c.warnings))
+}
 
+/// `[radio]`: exactly one of `serial` and `tcp`, then the timings.
+fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> {
     let transport = match (&r.serial, &r.tcp) {
         (Some(_), Some(_)) => {
             return Err(c.err(
@@ -181,7 +91,7 @@ pub(in crate::config) fn validate(
         }
         (None, None) => {
             return Err(ConfigError::Invalid {
-                origin: origin.to_string(),
+                origin: c.origin.to_string(),
                 line: None,
                 message: "[radio]: set exactly one of `serial = \"/dev/ttyUSB0\"` or \
                           `tcp = \"192.168.1.50:4403\"`"
@@ -240,8 +150,15 @@ pub(in crate::config) fn validate(
     radio.heartbeat_interval = Duration::from_secs(hb);
     radio.silence_timeout = Duration::from_secs(silence);
     radio.duty_cycle_pause = Duration::from_secs(duty);
+    Ok(radio)
+}
 
-    let l = &raw.llm;
+/// `[llm]` and each `[[llm.fallback]]`, in order.
+fn llm(
+    c: &mut Checker<'_>,
+    l: &RawLlm,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<LlmConfig, ConfigError> {
     let (base_url, host) = c.base_url("llm", &l.base_url)?;
     if l.model.trim().is_empty() {
         return Err(c.err(
@@ -271,33 +188,62 @@ pub(in crate::config) fn validate(
         return Err(c.err("llm", "system_prompt", "must not be empty"));
     }
     let skip = c.range("llm", "skip_secs", l.skip_secs, 1, 3600)?;
-    let mut fallbacks = Vec::new();
-    for f in &l.fallback {
-        let section = "llm.fallback";
-        let (base_url, host) = c.base_url(section, &f.base_url)?;
-        if f.model.trim().is_empty() {
-            return Err(c.err(section, "model", "must not be empty"));
-        }
-        let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &host, env);
-        let timeout = match f.timeout_secs {
-            Some(t) => c.range(section, "timeout_secs", t, 1, 3600)?,
-            None => timeout,
-        };
-        let temperature = match f.temperature {
-            Some(t) => c.range(section, "temperature", t, 0.0, 2.0)?,
-            None => temperature,
-        };
-        fallbacks.push(FallbackConfig {
-            base_url,
-            model: f.model.trim().to_string(),
-            api_key,
-            api_key_env,
-            timeout: Duration::from_secs(timeout),
-            temperature,
-        });
-    }
+    let fallbacks = l
+        .fallback
+        .iter()
+        .map(|f| fallback(c, f, timeout, temperature, env))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LlmConfig {
+        base_url,
+        model: l.model.trim().to_string(),
+        api_key,
+        api_key_env,
+        timeout: Duration::from_secs(timeout),
+        max_tokens,
+        temperature,
+        system_prompt: l.system_prompt.trim().to_string(),
+        concurrency,
+        slots,
+        stream: l.stream,
+        skip: Duration::from_secs(skip),
+        fallbacks,
+    })
+}
 
-    let m = &raw.memory;
+/// One `[[llm.fallback]]`; `timeout_secs` and `temperature` default to `[llm]`'s.
+fn fallback(
+    c: &mut Checker<'_>,
+    f: &RawFallback,
+    timeout: u64,
+    temperature: f32,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<FallbackConfig, ConfigError> {
+    let section = "llm.fallback";
+    let (base_url, host) = c.base_url(section, &f.base_url)?;
+    if f.model.trim().is_empty() {
+        return Err(c.err(section, "model", "must not be empty"));
+    }
+    let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &host, env);
+    let timeout = match f.timeout_secs {
+        Some(t) => c.range(section, "timeout_secs", t, 1, 3600)?,
+        None => timeout,
+    };
+    let temperature = match f.temperature {
+        Some(t) => c.range(section, "temperature", t, 0.0, 2.0)?,
+        None => temperature,
+    };
+    Ok(FallbackConfig {
+        base_url,
+        model: f.model.trim().to_string(),
+        api_key,
+        api_key_env,
+        timeout: Duration::from_secs(timeout),
+        temperature,
+    })
+}
+
+/// `[memory]`: the window, the fold and what a prompt may carry.
+fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigError> {
     let window_messages = c.range("memory", "window_messages", m.window_messages, 0, 200)?;
     let summarize_threshold = c.range(
         "memory",
@@ -318,8 +264,17 @@ pub(in crate::config) fn validate(
             "an odd window starts with an assistant message; an even number keeps exchanges whole",
         );
     }
+    Ok(MemoryConfig {
+        window_messages,
+        summarize_threshold,
+        summary_max_chars,
+        retrieve_exchanges,
+        facts_max,
+    })
+}
 
-    let p = &raw.reply;
+/// `[reply]`: a part's characters and an answer's parts.
+fn reply(c: &mut Checker<'_>, p: &RawReply) -> Result<ReplyConfig, ConfigError> {
     let max_chars = c.range("reply", "max_chars", p.max_chars, 20, 200)?;
     let max_chunks = c.range("reply", "max_chunks", p.max_chunks, 1, 10)?;
     if max_chunks > 5 {
@@ -329,8 +284,14 @@ pub(in crate::config) fn validate(
             "more than 5 packets per answer holds the channel for long; users rarely read them all",
         );
     }
+    Ok(ReplyConfig {
+        max_chars,
+        max_chunks,
+    })
+}
 
-    let lim = &raw.limits;
+/// `[limits]`: the per-node rate limit and queue.
+fn limits(c: &Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigError> {
     let node_messages = c.range("limits", "node_messages", lim.node_messages, 1, 10_000)?;
     let node_window = c.range(
         "limits",
@@ -340,13 +301,19 @@ pub(in crate::config) fn validate(
         86_400,
     )?;
     let node_queue = c.range("limits", "node_queue", lim.node_queue, 1, 100)?;
+    Ok(LimitsConfig {
+        node_messages,
+        node_window: Duration::from_secs(node_window),
+        node_queue,
+    })
+}
 
-    let retain_days = c.range("storage", "retain_days", raw.storage.retain_days, 0, 36_500)?;
-
+/// `[access]`: node ids; one in both `allow` and `deny` is a warning (deny wins).
+fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigError> {
     let access = AccessConfig {
-        allow: c.nodes("allow", &raw.access.allow)?,
-        deny: c.nodes("deny", &raw.access.deny)?,
-        admins: c.nodes("admins", &raw.access.admins)?,
+        allow: c.nodes("allow", &a.allow)?,
+        deny: c.nodes("deny", &a.deny)?,
+        admins: c.nodes("admins", &a.admins)?,
     };
     if let Some(n) = access.allow.intersection(&access.deny).next() {
         c.warn(
@@ -355,8 +322,11 @@ pub(in crate::config) fn validate(
             format!("{n} is in both allow and deny; deny wins"),
         );
     }
+    Ok(access)
+}
 
-    let ch = &raw.channels;
+/// `[channels]`: a mention word when mentions are answered, channel indexes 0 to 7.
+fn channels(c: &Checker<'_>, ch: &RawChannels) -> Result<ChannelsConfig, ConfigError> {
     let mention = ch.mention.trim().to_lowercase();
     if ch.answer_mentions && mention.is_empty() {
         return Err(c.err(
@@ -368,9 +338,16 @@ pub(in crate::config) fn validate(
     for &i in &ch.channels {
         c.range("channels", "channels", i, 0, 7)?;
     }
+    Ok(ChannelsConfig {
+        answer_mentions: ch.answer_mentions,
+        mention,
+        channels: ch.channels.clone(),
+    })
+}
 
-    let cx = &raw.context;
-    let context = ContextConfig {
+/// `[context]`: the items of the "who is asking" line and where the local time comes from.
+fn context(c: &Checker<'_>, cx: &RawContext) -> Result<ContextConfig, ConfigError> {
+    Ok(ContextConfig {
         names: cx.names,
         hops: cx.hops,
         snr: cx.snr,
@@ -387,56 +364,7 @@ pub(in crate::config) fn validate(
                 )
             })?)
         },
-    };
-
-    let airtime = airtime(&mut c, &raw.airtime, max_chunks)?;
-
-    let config = Config {
-        origin: origin.to_string(),
-        radio,
-        llm: LlmConfig {
-            base_url,
-            model: l.model.trim().to_string(),
-            api_key,
-            api_key_env,
-            timeout: Duration::from_secs(timeout),
-            max_tokens,
-            temperature,
-            system_prompt: l.system_prompt.trim().to_string(),
-            concurrency,
-            slots,
-            stream: l.stream,
-            skip: Duration::from_secs(skip),
-            fallbacks,
-        },
-        database: raw.storage.database,
-        retention: Retention::days(retain_days),
-        memory: MemoryConfig {
-            window_messages,
-            summarize_threshold,
-            summary_max_chars,
-            retrieve_exchanges,
-            facts_max,
-        },
-        reply: ReplyConfig {
-            max_chars,
-            max_chunks,
-        },
-        limits: LimitsConfig {
-            node_messages,
-            node_window: Duration::from_secs(node_window),
-            node_queue,
-        },
-        access,
-        channels: ChannelsConfig {
-            answer_mentions: ch.answer_mentions,
-            mention,
-            channels: ch.channels.clone(),
-        },
-        context,
-        airtime,
-    };
-    Ok((config, c.warnings))
+    })
 }
 
 /// `[airtime]`: percentages within 0–100, a non-empty shortened answer, a duty cycle that

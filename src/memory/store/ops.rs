@@ -4,16 +4,16 @@
 //! write can fail with `SQLITE_BUSY` without waiting, while an immediate one waits for the
 //! write lock under `busy_timeout` like any other statement.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::Query;
 use super::{
     Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
 };
+use crate::clock::unix_now;
 use crate::llm::Usage;
 use crate::memory::facts;
+use crate::memory::text;
 use crate::node::NodeId;
 
 /// A node number as stored: SQLite integers are i64, a u32 always fits.
@@ -34,13 +34,6 @@ pub(super) fn counter_sql(n: u64) -> i64 {
 /// A stored counter read back; a negative value can only come from outside tampering.
 pub(super) fn counter(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
-}
-
-fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 /// Maps `SELECT id, role, text, at`.
@@ -288,7 +281,7 @@ fn retrieve_exchanges(
     if whole <= 0.0 {
         return Ok(Vec::new());
     }
-    let kept: Vec<String> = kept_facts.iter().map(|f| facts::key(f)).collect();
+    let kept: Vec<String> = kept_facts.iter().map(|f| text::key(f)).collect();
     let mut out = Vec::new();
     for (id, exchange) in candidates {
         if out.len() == retrieve {
@@ -339,7 +332,7 @@ fn said_in_facts(text: &str, kept: &[String]) -> bool {
         && covered == all
         && statements
             .iter()
-            .all(|s| kept.iter().any(|k| *k == facts::key(s)))
+            .all(|s| kept.iter().any(|k| *k == text::key(s)))
 }
 
 /// The node's kept facts, oldest first.
@@ -438,11 +431,11 @@ pub(super) fn save_summary(
     let mut old: Vec<(i64, String)> = tx
         .prepare_cached("SELECT id, text FROM facts WHERE node = ?1")?
         .query_map([node_sql(node)], |row| {
-            Ok((row.get(0)?, facts::key(&row.get::<_, String>(1)?)))
+            Ok((row.get(0)?, text::key(&row.get::<_, String>(1)?)))
         })?
         .collect::<rusqlite::Result<_>>()?;
     for (text, source) in &save.facts {
-        let k = facts::key(text);
+        let k = text::key(text);
         for (id, _) in old.iter().filter(|(_, key)| *key == k) {
             tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
                 .execute([id])?;

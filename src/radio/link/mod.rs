@@ -34,7 +34,7 @@ use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
 use super::session::NodeDb;
 use super::transport::{self, Connection};
-use super::{ChannelState, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
+use super::{ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
 use crate::node::NodeId;
 
 /// Room for the node's answers on their way to the outbox (queue status, ACKs, NAKs).
@@ -156,7 +156,7 @@ enum End {
     /// The close signal: stop for good.
     Closed,
     /// Lost the node; retry after the backoff.
-    Lost(String),
+    Lost(DownReason),
     /// The node rebooted: retry right away (minimum delay), it is not the link's fault.
     Rebooted,
 }
@@ -181,7 +181,7 @@ struct Link<C> {
     /// Failed attempts since the link was last ready, for the log.
     failures: u32,
     /// The last down reason logged as a warning; repeats of it are logged at debug.
-    last_warned: Option<String>,
+    last_warned: Option<DownReason>,
 }
 
 impl<C, F> Link<C>
@@ -215,7 +215,7 @@ where
                 End::Lost(reason) => reason,
                 End::Rebooted => {
                     self.backoff.reset();
-                    "node rebooted".to_string()
+                    DownReason::Rebooted
                 }
             };
             let retry_in = self
@@ -240,11 +240,10 @@ where
                 _ = self.cancel.cancelled() => return End::Closed,
                 r = &mut connect => match r {
                     Ok(Ok(conn)) => break conn,
-                    Ok(Err(e)) => return End::Lost(transport::explain(&self.cfg.transport, &e)),
-                    Err(_) => return End::Lost(format!(
-                        "cannot connect to {}: timed out",
-                        transport::describe(&self.cfg.transport)
-                    )),
+                    Ok(Err(e)) => return End::Lost(transport::failure(&self.cfg.transport, &e)),
+                    Err(_) => return End::Lost(DownReason::ConnectTimeout {
+                        target: transport::describe(&self.cfg.transport),
+                    }),
                 },
                 w = self.ch.writes.recv(), if self.writes_open => self.discard(w),
             }
@@ -287,9 +286,9 @@ where
     }
 
     /// Publishes `Down` and logs it: a warning for a new reason, debug for a repeat.
-    fn go_down(&mut self, reason: String, retry_in: Duration) {
+    fn go_down(&mut self, reason: DownReason, retry_in: Duration) {
         self.failures = self.failures.saturating_add(1);
-        if self.last_warned.as_deref() == Some(reason.as_str()) {
+        if self.last_warned.as_ref() == Some(&reason) {
             tracing::debug!(%reason, ?retry_in, attempts = self.failures, "radio link still down");
         } else {
             tracing::warn!(%reason, ?retry_in, "radio link down");

@@ -16,6 +16,7 @@ use tokio_util::codec::Framed;
 
 use super::{End, Link};
 use crate::node::NodeId;
+use crate::radio::DownReason;
 use crate::radio::codec::{CodecError, FrameCodec};
 use crate::radio::inbound::Verdict;
 use crate::radio::session::{Handshake, new_nonce};
@@ -42,7 +43,7 @@ enum WriteError {
     /// The message cannot be framed; only that message is lost, the link is fine.
     TooLarge(usize),
     /// The link is broken.
-    Link(String),
+    Link(DownReason),
 }
 
 /// Frames and writes one message, bounded by `WRITE_TIMEOUT`.
@@ -54,8 +55,11 @@ where
     match tokio::time::timeout(WRITE_TIMEOUT, frames.send(bytes)).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(CodecError::TooLarge(n))) => Err(WriteError::TooLarge(n)),
-        Ok(Err(CodecError::Io(e))) => Err(WriteError::Link(format!("write failed: {e}"))),
-        Err(_) => Err(WriteError::Link("write timed out".to_string())),
+        Ok(Err(CodecError::Io(e))) => Err(WriteError::Link(DownReason::Write {
+            kind: e.kind(),
+            error: e.to_string(),
+        })),
+        Err(_) => Err(WriteError::Link(DownReason::WriteTimeout)),
     }
 }
 
@@ -66,7 +70,7 @@ where
 {
     match write(frames, msg).await {
         Ok(()) => Ok(()),
-        Err(WriteError::TooLarge(n)) => Err(End::Lost(format!("control message of {n} bytes"))),
+        Err(WriteError::TooLarge(n)) => Err(End::Lost(DownReason::ControlTooLarge(n))),
         Err(WriteError::Link(reason)) => Err(End::Lost(reason)),
     }
 }
@@ -75,8 +79,14 @@ where
 fn frame_or_end(frame: Option<Result<Bytes, CodecError>>) -> Result<Bytes, End> {
     match frame {
         Some(Ok(payload)) => Ok(payload),
-        Some(Err(e)) => Err(End::Lost(format!("read failed: {e}"))),
-        None => Err(End::Lost("node closed the connection".to_string())),
+        Some(Err(e)) => Err(End::Lost(DownReason::Read {
+            kind: match &e {
+                CodecError::Io(io) => Some(io.kind()),
+                CodecError::TooLarge(_) => None,
+            },
+            error: e.to_string(),
+        })),
+        None => Err(End::Lost(DownReason::ClosedByNode)),
     }
 }
 
@@ -135,7 +145,7 @@ where
         let (local, db) = loop {
             tokio::select! {
                 _ = self.cancel.cancelled() => return Err(End::Closed),
-                _ = &mut deadline => return Err(End::Lost("handshake timed out".to_string())),
+                _ = &mut deadline => return Err(End::Lost(DownReason::HandshakeTimeout)),
                 frame = frames.next() => {
                     let Some(msg) = decode(&frame_or_end(frame)?) else { continue };
                     if matches!(msg.payload_variant, Some(from_radio::PayloadVariant::Rebooted(_))) {
@@ -214,7 +224,7 @@ where
                 _ = heartbeat.tick() => write_or_end(frames, &packet::heartbeat()).await,
                 _ = tokio::time::sleep_until(silent_at) => {
                     if probe_sent.is_some() {
-                        Err(End::Lost("radio silent".to_string()))
+                        Err(End::Lost(DownReason::Silent))
                     } else {
                         tracing::debug!(silent_for = ?self.cfg.silence_timeout, "no frame from the node; probing");
                         probe_sent = Some(Instant::now());

@@ -203,7 +203,7 @@ impl Harness {
         }
     }
 
-    async fn wait_down(&mut self) -> (String, Duration) {
+    async fn wait_down(&mut self) -> (DownReason, Duration) {
         match self.wait_for(|s| matches!(s, LinkState::Down { .. })).await {
             LinkState::Down { reason, retry_in } => (reason, retry_in),
             other => panic!("not down: {other:?}"),
@@ -259,7 +259,7 @@ async fn eof_reconnects_with_the_next_generation_and_keeps_dedup() {
     assert_eq!(h.next_text().await.1, "first");
     drop(node);
     let (reason, retry_in) = h.wait_down().await;
-    assert_eq!(reason, "node closed the connection");
+    assert_eq!(reason, DownReason::ClosedByNode);
     assert!(retry_in <= Duration::from_millis(1200), "{retry_in:?}");
     let (mut node, generation, _) = h.ready().await;
     assert_eq!(generation, 2);
@@ -274,7 +274,7 @@ async fn rebooted_runs_a_new_handshake() {
     let (mut node, _, _) = h.ready().await;
     node.send(from_radio::PayloadVariant::Rebooted(true)).await;
     let (reason, retry_in) = h.wait_down().await;
-    assert_eq!(reason, "node rebooted");
+    assert_eq!(reason, DownReason::Rebooted);
     assert_eq!(
         h.events.try_recv().ok(),
         Some(LinkEvent::Rebooted),
@@ -308,7 +308,7 @@ async fn unanswered_handshake_times_out_and_retries() {
     let t0 = Instant::now();
     node.expect_want_config().await;
     let (reason, _) = h.wait_down().await;
-    assert_eq!(reason, "handshake timed out");
+    assert_eq!(reason, DownReason::HandshakeTimeout);
     assert_eq!(t0.elapsed(), cfg().handshake_timeout);
     let (_node, generation, _) = h.ready().await;
     assert_eq!(generation, 1);
@@ -337,7 +337,7 @@ async fn silent_node_is_probed_then_dropped() {
     assert_eq!(t1.elapsed(), Duration::from_secs(100));
     assert_eq!(node.recv().await, None);
     assert_eq!(t1.elapsed(), Duration::from_secs(100) + PROBE_TIMEOUT);
-    assert_eq!(h.wait_down().await.0, "radio silent");
+    assert_eq!(h.wait_down().await.0, DownReason::Silent);
 }
 
 #[tokio::test(start_paused = true)]
@@ -512,7 +512,7 @@ async fn failed_connects_back_off_and_close_interrupts_the_wait() {
         h.state.changed().await.unwrap();
         match h.state.borrow_and_update().clone() {
             LinkState::Down { reason, retry_in } => {
-                assert!(reason.contains("meshnode:4403"), "{reason}");
+                assert!(reason.to_string().contains("meshnode:4403"), "{reason}");
                 delays.push(retry_in);
             }
             other => panic!("expected down, got {other:?}"),

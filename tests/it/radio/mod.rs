@@ -151,7 +151,7 @@ impl Rig {
             .expect("the link task is running")
             .clone();
         match state {
-            LinkState::Down { reason, .. } => reason,
+            LinkState::Down { reason, .. } => reason.to_string(),
             other => unreachable!("wait_for returned {other:?}"),
         }
     }

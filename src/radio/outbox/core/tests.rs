@@ -273,7 +273,7 @@ fn replies_wait_for_the_link_and_survive_reconnects() {
     sim.enqueue(reply("b", 3, 1), 1);
     sim.run_until(33.0);
     sim.link(LinkState::Down {
-        reason: "test".into(),
+        reason: crate::radio::DownReason::Silent,
         retry_in: Duration::from_secs(1),
     });
     sim.run_until(200.0);
@@ -295,7 +295,7 @@ fn replies_wait_for_the_link_and_survive_reconnects() {
 
 fn down() -> LinkState {
     LinkState::Down {
-        reason: "test".into(),
+        reason: crate::radio::DownReason::Silent,
         retry_in: Duration::from_secs(1),
     }
 }
