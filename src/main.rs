@@ -83,8 +83,8 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Forget a node's messages and summary (like its !reset), or everything older than
-    /// some days (like `[storage] retain_days`).
+    /// Forget a node's messages and summary (like its !reset; a new key it was seen with is
+    /// accepted), or everything older than some days (like `[storage] retain_days`).
     Forget {
         /// The node: !a1b2c3d4, hex or decimal.
         #[arg(required_unless_present = "older_than", conflicts_with = "older_than")]
@@ -93,6 +93,17 @@ enum Command {
         /// summary, and forget nodes silent for longer.
         #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
         older_than: Option<u32>,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// Accept the new public key a node's encrypted (PKI) DMs came with: it keeps its memory.
+    ///
+    /// meshai pins the key of a node's first PKI DM; a DM with another key is answered
+    /// without the node's memory (and logged) until you run this, or `meshai forget`, which
+    /// drops the memory and accepts the key too.
+    Trust {
+        /// The node: !a1b2c3d4, hex or decimal.
+        node: NodeId,
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -203,6 +214,10 @@ fn main() -> ExitCode {
                     .await,
                 ),
                 _ => ExitCode::FAILURE,
+            },
+            Command::Trust { node, config } => match load(&config) {
+                Some(c) => report(admin::trust(&c, node, &mut std::io::stdout()).await),
+                None => ExitCode::FAILURE,
             },
             Command::Stats { config } => match load(&config) {
                 Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),

@@ -1,4 +1,5 @@
-//! Node identity: the 32-bit Meshtastic node number and how people write it.
+//! Node identity: the 32-bit Meshtastic node number and how people write it, and a node's
+//! public key (the one thing that proves who sent a PKI direct message).
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,6 +22,40 @@ impl fmt::Display for NodeId {
 impl fmt::Debug for NodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+/// A node's Curve25519 public key (32 bytes), as the firmware hands it over with a PKI DM
+/// (`MeshPacket.public_key`). Shown in base64, as the Meshtastic apps show it, so an operator
+/// can compare it with what the app says.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+pub struct PublicKey(pub [u8; 32]);
+
+impl PublicKey {
+    /// The key in `bytes`, when they are exactly 32 (the firmware sends an empty field for a
+    /// packet that was not PKI-encrypted).
+    pub fn from_slice(bytes: &[u8]) -> Option<PublicKey> {
+        <[u8; 32]>::try_from(bytes).ok().map(PublicKey)
+    }
+
+    /// The first 8 characters of the base64 form: enough to tell two keys apart in a log.
+    pub fn short(&self) -> String {
+        let mut s = self.to_string();
+        s.truncate(8);
+        s
+    }
+}
+
+impl fmt::Display for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use base64::Engine as _;
+        f.write_str(&base64::engine::general_purpose::STANDARD.encode(self.0))
+    }
+}
+
+impl fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PublicKey({self})")
     }
 }
 
@@ -85,5 +120,15 @@ mod tests {
     fn displays_like_the_apps() {
         assert_eq!(NodeId(0xa1b2c3d4).to_string(), "!a1b2c3d4");
         assert_eq!(NodeId(1).to_string(), "!00000001");
+    }
+
+    #[test]
+    fn a_public_key_is_32_bytes_shown_in_base64() {
+        assert_eq!(PublicKey::from_slice(&[]), None);
+        assert_eq!(PublicKey::from_slice(&[7; 31]), None);
+        assert_eq!(PublicKey::from_slice(&[7; 33]), None);
+        let key = PublicKey::from_slice(&[0; 32]).expect("32 bytes");
+        assert_eq!(key.to_string(), format!("{}=", "A".repeat(43)));
+        assert_eq!(key.short(), "AAAAAAAA");
     }
 }

@@ -1,5 +1,6 @@
-//! `meshai history`, `meshai forget` (one node, or everything older than some days) and
-//! `meshai stats`: read or reset the daemon's memory.
+//! `meshai history`, `meshai forget` (one node, or everything older than some days),
+//! `meshai trust` (accept a node's new public key) and `meshai stats`: read or reset the
+//! daemon's memory.
 //!
 //! Safe while the daemon runs: the store uses WAL and a busy timeout, so these commands and
 //! the daemon share the file. They never create a database that does not exist yet (a typo
@@ -13,7 +14,7 @@ use super::{format, open_store};
 use crate::clock::unix_now;
 use crate::config::Config;
 use crate::memory::retention::Retention;
-use crate::memory::store::{NodeStats, Store};
+use crate::memory::store::{KeyAccepted, NodeStats, Store};
 use crate::node::NodeId;
 
 /// Opens the configured database, or says there is none and returns `None`.
@@ -83,7 +84,9 @@ pub async fn history(
     Ok(())
 }
 
-/// Forgets the node's messages and summary, like its `!reset`, and says what went.
+/// Forgets the node's messages and summary, like its `!reset`, and says what went. A new
+/// public key the node's PKI DMs came with is accepted with it: what it was kept from is
+/// gone.
 pub async fn forget(
     config: &Config,
     node: NodeId,
@@ -100,14 +103,22 @@ pub async fn forget(
         if had {
             store.reset(node).await.context("cannot reset the node")?;
         }
-        anyhow::Ok(before.filter(|_| had))
+        let key = store
+            .accept_pending_key(node)
+            .await
+            .context("cannot accept the node's new key")?;
+        anyhow::Ok((before.filter(|_| had), key))
     }
     .await;
     store
         .close()
         .await
         .context("the database did not close cleanly")?;
-    match result? {
+    let (forgot, key) = result?;
+    if let KeyAccepted::Pinned { .. } = key {
+        out.write_all(format::key_accepted(node, &key).as_bytes())?;
+    }
+    match forgot {
         None => writeln!(out, "nothing stored for {node}")?,
         Some(s) => {
             let summary = match s.summary_chars {
@@ -122,6 +133,28 @@ pub async fn forget(
             )?;
         }
     }
+    Ok(())
+}
+
+/// Accepts the new public key a node's PKI DMs came with in place of the pinned one: the
+/// node keeps its memory (`forget` drops it instead).
+pub async fn trust(
+    config: &Config,
+    node: NodeId,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let result = store
+        .accept_pending_key(node)
+        .await
+        .context("cannot accept the node's new key");
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    out.write_all(format::key_accepted(node, &result?).as_bytes())?;
     Ok(())
 }
 

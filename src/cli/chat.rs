@@ -144,6 +144,8 @@ where
             received_at: SystemTime::now(),
             names: None,
             pki: false,
+            public_key: None,
+            via_mqtt: false,
         });
         if inbound_tx.send(dm).await.is_err() {
             break Err(anyhow!("the responder stopped"));

@@ -7,7 +7,10 @@
 
 use std::time::Duration;
 
-use crate::memory::store::{AirtimeRecord, Expired, NodeStats, StoredMessage, Summary};
+use crate::memory::store::{
+    AirtimeRecord, Expired, KeyAccepted, NodeStats, StoredMessage, Summary,
+};
+use crate::node::NodeId;
 use crate::radio::Transport;
 
 /// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
@@ -36,6 +39,22 @@ pub fn expired(e: &Expired, days: u32) -> String {
         "forgot {} messages ({} exchanges) older than {days} days and {} nodes silent for longer\n",
         e.messages, e.exchanges, e.nodes
     )
+}
+
+/// What `meshai trust` (or `forget`) did to a node's keys, one line (keys in base64, as the
+/// Meshtastic apps show them).
+pub fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
+    match k {
+        KeyAccepted::Pinned { old, new } => {
+            format!("{node}: now trusting its new key {new} (was {old})\n")
+        }
+        KeyAccepted::NothingPending { pinned } => {
+            format!("{node}: no other key seen; it is trusted with {pinned}, nothing to change\n")
+        }
+        KeyAccepted::NotPki => {
+            format!("{node} has never sent an encrypted (PKI) DM: no key to trust\n")
+        }
+    }
 }
 
 /// Unix seconds as `2025-06-01 14:03:22 UTC`; a time outside the years -9999 to 9999 (only a

@@ -220,7 +220,7 @@ impl Default for RawLimits {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAccess {
     #[serde(default)]
@@ -229,6 +229,36 @@ struct RawAccess {
     deny: Vec<String>,
     #[serde(default)]
     admins: Vec<String>,
+    #[serde(default)]
+    require_pki: RawRequirePki,
+    #[serde(default = "d_mqtt")]
+    mqtt: String,
+}
+
+impl Default for RawAccess {
+    fn default() -> Self {
+        RawAccess {
+            allow: Vec::new(),
+            deny: Vec::new(),
+            admins: Vec::new(),
+            require_pki: RawRequirePki::default(),
+            mqtt: d_mqtt(),
+        }
+    }
+}
+
+/// `require_pki`: a list of command names, or the word `"all"`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawRequirePki {
+    Word(String),
+    List(Vec<String>),
+}
+
+impl Default for RawRequirePki {
+    fn default() -> Self {
+        RawRequirePki::List(["reset", "summary", "status"].map(String::from).to_vec())
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -393,6 +423,9 @@ fn d_node_window() -> u64 {
 }
 fn d_node_queue() -> usize {
     10
+}
+fn d_mqtt() -> String {
+    "no_memory".into()
 }
 fn d_mention() -> String {
     "@ai".into()

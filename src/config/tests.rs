@@ -349,3 +349,55 @@ fn a_nan_is_out_of_every_range() {
         "{err}"
     );
 }
+
+#[test]
+fn require_pki_and_mqtt() {
+    let with = |lines: &str| {
+        parse(
+            &format!("[radio]\nserial = \"/x\"\n[access]\n{lines}\n"),
+            "x.toml",
+            &no_env,
+        )
+    };
+    let access = |lines: &str| with(lines).unwrap().0.access;
+    let listed = |help, reset, summary, status| {
+        RequirePki::Commands(PkiCommands {
+            help,
+            reset,
+            summary,
+            status,
+        })
+    };
+    let defaults = access("");
+    assert_eq!(defaults.require_pki, listed(false, true, true, true));
+    assert_eq!(defaults.mqtt, MqttPolicy::NoMemory);
+    assert_eq!(access("require_pki = \"all\"").require_pki, RequirePki::All);
+    assert_eq!(access("require_pki = \"ALL\"").require_pki, RequirePki::All);
+    assert_eq!(
+        access("require_pki = []").require_pki,
+        listed(false, false, false, false)
+    );
+    assert_eq!(
+        access("require_pki = [\"help\", \"!status\"]").require_pki,
+        listed(true, false, false, true)
+    );
+    assert_eq!(access("mqtt = \"answer\"").mqtt, MqttPolicy::Answer);
+    assert_eq!(access("mqtt = \"ignore\"").mqtt, MqttPolicy::Ignore);
+    for (lines, want) in [
+        (
+            "require_pki = \"some\"",
+            "x.toml line 4: [access] require_pki: \"some\": use \"all\" or a list",
+        ),
+        (
+            "require_pki = [\"reset\", \"chat\"]",
+            "x.toml line 4: [access] require_pki: \"chat\" is not a command",
+        ),
+        (
+            "mqtt = \"drop\"",
+            "x.toml line 4: [access] mqtt: \"drop\": use \"no_memory\", \"answer\" or \"ignore\"",
+        ),
+    ] {
+        let err = with(lines).unwrap_err().to_string();
+        assert!(err.contains(want), "{lines}: {err}");
+    }
+}

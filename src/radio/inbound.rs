@@ -13,7 +13,7 @@ use meshtastic::protobufs::{MeshPacket, PortNum, mesh_packet};
 use super::TextMessage;
 use super::packet;
 use super::session::NodeDb;
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 
 /// How long a `(from, id)` is remembered. Duplicates arrive over other hops within seconds,
 /// but our own packets have been seen echoing back ~30 minutes later (firmware #8149, #8790).
@@ -30,6 +30,9 @@ pub enum SkipReason {
     NotText,
     FromUs,
     FromZero,
+    /// `from` is the broadcast address: no node has it, and an answer to it would go to
+    /// everyone.
+    FromBroadcast,
     /// A tapback reaction (`emoji != 0`), not a message.
     Tapback,
     /// The same `(from, id)` was accepted before.
@@ -146,6 +149,9 @@ impl DmFilter {
         if p.from == 0 {
             return Verdict::Skip(SkipReason::FromZero);
         }
+        if NodeId(p.from) == NodeId::BROADCAST {
+            return Verdict::Skip(SkipReason::FromBroadcast);
+        }
         if Some(NodeId(p.from)) == self.me {
             return Verdict::Skip(SkipReason::FromUs);
         }
@@ -182,6 +188,11 @@ impl DmFilter {
             received_at,
             names: db.get(from).cloned(),
             pki: p.pki_encrypted,
+            public_key: p
+                .pki_encrypted
+                .then(|| PublicKey::from_slice(&p.public_key))
+                .flatten(),
+            via_mqtt: p.via_mqtt,
         };
         if broadcast {
             Verdict::Broadcast(msg)
@@ -313,6 +324,11 @@ mod tests {
             ),
             ("from zero", text(0, ME, 1, b"x"), Want::Skip(FromZero)),
             (
+                "from the broadcast address",
+                text(bcast, ME, 1, b"x"),
+                Want::Skip(FromBroadcast),
+            ),
+            (
                 "tapback",
                 with_data(text(ALICE, ME, 1, "👍".as_bytes()), |d| d.emoji = 1),
                 Want::Skip(Tapback),
@@ -372,6 +388,23 @@ mod tests {
         assert_eq!(m.received_at, at);
         assert_eq!(m.names.map(|n| n.long_name), Some("Alice".to_string()));
         assert!(m.pki);
+        assert_eq!(m.public_key, None, "no key given");
+        assert!(!m.via_mqtt);
+
+        // The key comes with a PKI DM only, and only when it is 32 bytes.
+        let key_cases = [
+            (true, vec![9; 32], false, Some(PublicKey([9; 32]))),
+            (true, vec![9; 31], false, None),
+            (false, vec![9; 32], true, None),
+        ];
+        for (pki, key, via_mqtt, want) in key_cases {
+            let mut p = text(ALICE, ME, 43, b"hi");
+            (p.pki_encrypted, p.public_key, p.via_mqtt) = (pki, key, via_mqtt);
+            let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+                panic!("not a dm");
+            };
+            assert_eq!((m.public_key, m.via_mqtt), (want, via_mqtt), "pki {pki}");
+        }
 
         let hop_cases = [(0, 0, None), (3, 3, Some(0)), (7, 2, Some(5)), (2, 5, None)];
         for (hop_start, hop_limit, want) in hop_cases {

@@ -31,7 +31,7 @@ pub mod transport;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 
 pub use down::DownReason;
 pub use link::Radio;
@@ -229,6 +229,12 @@ pub struct TextMessage {
     pub names: Option<NodeNames>,
     /// Arrived PKI-encrypted (decoded by the node).
     pub pki: bool,
+    /// The sender's public key the node decrypted it with: only for a PKI DM whose
+    /// `public_key` is 32 bytes. Only such a DM proves its `from` (PROTOCOL.md, "Who really
+    /// sent it").
+    pub public_key: Option<PublicKey>,
+    /// Came through an MQTT gateway (`via_mqtt`), not over the air.
+    pub via_mqtt: bool,
 }
 
 /// An event from the radio for the rest of the daemon.
@@ -248,6 +254,10 @@ pub struct ReplyRequest {
     /// The packet id being answered; set as `reply_id` on the first part.
     pub reply_to: Option<u32>,
     pub parts: Vec<String>,
+    /// Every part must go PKI-encrypted (`MeshPacket.pki_encrypted`): the node fails a part
+    /// it cannot encrypt for `to` with a Routing NAK instead of falling back to the channel
+    /// key. Set for replies to nodes that talk to us over PKI.
+    pub pki: bool,
 }
 
 /// Routing error reasons the outbox branches on (`Routing.Error` in mesh.proto).
@@ -336,6 +346,8 @@ pub struct OutgoingText {
     pub hop_limit: u32,
     pub text: String,
     pub reply_id: Option<u32>,
+    /// Sent with `pki_encrypted = true`: PKI or not at all (see [`ReplyRequest::pki`]).
+    pub pki: bool,
     /// The link generation this was decided for; the link drops writes from an older one.
     pub generation: u64,
 }

@@ -39,7 +39,8 @@ pub fn disconnect() -> ToRadio {
 }
 
 /// One text packet exactly as the outbox decided it: to the sender on the DM's channel,
-/// with an ACK requested at RELIABLE priority.
+/// with an ACK requested at RELIABLE priority; `pki_encrypted` forbids the node to fall back
+/// to the channel key.
 pub fn text_packet(t: &OutgoingText) -> ToRadio {
     let hop_limit = if t.hop_limit == 0 {
         DEFAULT_HOP_LIMIT
@@ -59,6 +60,7 @@ pub fn text_packet(t: &OutgoingText) -> ToRadio {
         hop_limit,
         want_ack: true,
         priority: mesh_packet::Priority::Reliable as i32,
+        pki_encrypted: t.pki,
         payload_variant: Some(mesh_packet::PayloadVariant::Decoded(data)),
         ..MeshPacket::default()
     };
@@ -185,7 +187,7 @@ mod tests {
         assert_eq!(encode(&heartbeat()), hex(HEARTBEAT)[4..]);
     }
 
-    fn outgoing(hop_limit: u32, reply_id: Option<u32>) -> OutgoingText {
+    fn outgoing(hop_limit: u32, reply_id: Option<u32>, pki: bool) -> OutgoingText {
         OutgoingText {
             id: 0xdead_beef,
             to: NodeId(0x1122_3344),
@@ -193,6 +195,7 @@ mod tests {
             hop_limit,
             text: "ping —é".to_string(),
             reply_id,
+            pki,
             generation: 1,
         }
     }
@@ -200,8 +203,9 @@ mod tests {
     #[test]
     fn text_packet_fields() {
         let cases = [
-            (outgoing(5, Some(77)), 5, 77),
-            (outgoing(0, None), DEFAULT_HOP_LIMIT, 0),
+            (outgoing(5, Some(77), false), 5, 77),
+            (outgoing(0, None, false), DEFAULT_HOP_LIMIT, 0),
+            (outgoing(3, None, true), 3, 0),
         ];
         for (t, want_hops, want_reply) in cases {
             let msg = decode_to_radio(&encode(&text_packet(&t)));
@@ -215,6 +219,7 @@ mod tests {
             assert_eq!(p.hop_limit, want_hops);
             assert!(p.want_ack);
             assert_eq!(p.priority, 70);
+            assert_eq!(p.pki_encrypted, t.pki, "PKI or not at all");
             let d = decoded_on(&p, PortNum::TextMessageApp).unwrap();
             assert_eq!(d.payload, "ping —é".as_bytes());
             assert_eq!(d.reply_id, want_reply);

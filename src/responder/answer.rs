@@ -18,31 +18,51 @@
 //! the one budget. A streamed answer that broke before any part went on air goes to the next
 //! server at once; after that, never (the same line as for retries).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
+use super::dest::{Destination, DmDest};
 use super::gate::ReplyPermit;
 use super::reply::{failure_text, notice, queue, watch_report};
 use super::streamed_reply::{End, Event, Step, StreamedReply};
-use super::{Destination, Shared, unix_now};
+use super::{Shared, unix_now};
 use crate::chunk::{ChunkLimits, chunk, strip_marker};
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
-use crate::node::NodeId;
-use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
+use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
+
+/// Who the answer is for, and where what was said is kept.
+pub(super) enum Audience<'a> {
+    /// The sender of a DM. `stored`: the stored user message the reply answers (the reply
+    /// is stored after it, in the node's memory); `None` for an answer without memory,
+    /// which is not stored.
+    Dm { dest: DmDest, stored: Option<i64> },
+    /// Everyone on a channel: a public answer, never stored; what was said lands in `said`
+    /// for the channel's public thread.
+    Channel {
+        dest: Destination,
+        said: &'a OnceLock<String>,
+    },
+}
+
+impl Audience<'_> {
+    fn dest(&self) -> Destination {
+        match self {
+            Audience::Dm { dest, .. } => (*dest).into(),
+            Audience::Channel { dest, .. } => *dest,
+        }
+    }
+}
 
 /// What the answer is for.
 pub(super) struct Question<'a> {
-    pub node: NodeId,
-    /// The stored user message the reply answers.
-    pub user_id: i64,
-    /// The packet id of the DM, set as `reply_id` on the first part.
+    pub audience: Audience<'a>,
+    /// The packet id of the message, set as `reply_id` on the first part.
     pub packet_id: u32,
-    pub dest: Destination,
     pub messages: &'a [ChatMessage],
     /// For the log.
     pub prompt_chars: usize,
@@ -76,7 +96,7 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
         Err(e) => {
             c.llm_failures.fetch_add(1, Ordering::Relaxed);
             warn!(error = %e, "the LLM call failed");
-            notice(shared, q.dest, q.packet_id, &failure_text(&e)).await;
+            notice(shared, q.audience.dest(), q.packet_id, &failure_text(&e)).await;
             return;
         }
     };
@@ -87,7 +107,13 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
-        notice(shared, q.dest, q.packet_id, &failure_text(&LlmError::Empty)).await;
+        notice(
+            shared,
+            q.audience.dest(),
+            q.packet_id,
+            &failure_text(&LlmError::Empty),
+        )
+        .await;
         return;
     }
     let said = parts
@@ -103,16 +129,30 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
         "answer ready"
     );
     c.replies.fetch_add(1, Ordering::Relaxed);
-    queue(shared, q.dest, Some(q.packet_id), parts).await;
+    queue(shared, q.audience.dest(), Some(q.packet_id), parts).await;
 }
 
+/// Keeps what was said: in the node's memory after the message it answers, in the
+/// channel's public thread, or nowhere (an answer without memory).
 async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Option<Usage>) {
-    if let Err(e) = shared
-        .store
-        .append_reply(q.node, q.user_id, said, unix_now(), usage)
-        .await
-    {
-        warn!(error = %e, "could not store the reply");
+    match &q.audience {
+        Audience::Dm {
+            dest,
+            stored: Some(user_id),
+        } => {
+            if let Err(e) = shared
+                .store
+                .append_reply(dest.node(), *user_id, said, unix_now(), usage)
+                .await
+            {
+                warn!(error = %e, "could not store the reply");
+            }
+        }
+        Audience::Dm { stored: None, .. } => {}
+        Audience::Channel { said: slot, .. } => {
+            // Set once per answer: a second value cannot come.
+            let _ = slot.set(said);
+        }
     }
 }
 
@@ -200,7 +240,13 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             None => {
                 c.llm_failures.fetch_add(1, Ordering::Relaxed);
                 warn!(attempt, error = %error, "the LLM call failed");
-                notice(shared, q.dest, q.packet_id, &failure_text(&error)).await;
+                notice(
+                    shared,
+                    q.audience.dest(),
+                    q.packet_id,
+                    &failure_text(&error),
+                )
+                .await;
                 return;
             }
         }
@@ -323,12 +369,7 @@ async fn stream_once(
                     after_ms = started.elapsed().as_millis() as u64,
                     "first part ready"
                 );
-                let head = ReplyRequest {
-                    to: q.dest.to,
-                    channel: q.dest.channel,
-                    reply_to: Some(q.packet_id),
-                    parts: Vec::new(),
-                };
+                let head = q.audience.dest().request(Some(q.packet_id), Vec::new());
                 match shared.sink.open(head).await {
                     Ok((stream, report)) => {
                         queued = Some(Queued {

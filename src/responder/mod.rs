@@ -1,7 +1,9 @@
 //! The responder: turns inbound DMs into replies.
 //!
-//! The intake loop never waits on the LLM: it checks access and the rate limit and hands each
-//! message to its node's worker. A worker answers one node's messages in order, one LLM call at
+//! The intake loop never waits on the LLM: it checks access, who may have sent the DM
+//! (`trust`, deciding by `identity`) and the rate limit, and hands each message to its
+//! node's worker; channel mentions go to their channel's worker (`mention`), which sees no
+//! memory. A worker answers one node's messages in order, one LLM call at
 //! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
 //! summaries. Summaries run in the background after the reply is queued. A busy radio channel
 //! shortens an answer or holds it in its worker before the LLM is asked (`airtime`).
@@ -10,13 +12,17 @@ mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
+mod dest;
 mod fold;
 pub mod gate;
+pub mod identity;
+pub mod mention;
 pub mod ratelimit;
 mod reply;
 mod sink;
 pub mod slots;
 mod streamed_reply;
+mod trust;
 mod worker;
 
 use std::collections::HashMap;
@@ -36,6 +42,7 @@ use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::{ChannelState, Inbound, LinkState, TextMessage};
+use dest::DmDest;
 
 pub use airtime::AirtimeStats;
 pub use sink::{ConsoleReply, Sink};
@@ -109,23 +116,18 @@ struct Shared {
     tracker: TaskTracker,
 }
 
-/// Where the answer to a message goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Destination {
-    to: NodeId,
-    channel: u32,
-}
-
-/// A unit of work for a node's worker.
+/// A unit of work for a node's worker: always for the sender of a DM.
 #[derive(Debug)]
 enum Job {
     Message {
         msg: TextMessage,
-        dest: Destination,
+        dest: DmDest,
+        /// What the message may do (its identity, as far as the intake knows).
+        grant: trust::Grant,
     },
     Notice {
         text: String,
-        dest: Destination,
+        dest: DmDest,
         reply_to: u32,
     },
 }
@@ -206,6 +208,8 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         shared.settings.limits.node_messages,
         shared.settings.limits.node_window,
     );
+    let mut screen = trust::Screen::load(&shared.store).await;
+    let mut mentions = mention::Mentions::new(&shared);
     loop {
         let event = tokio::select! {
             _ = shared.stop.cancelled() => break,
@@ -214,34 +218,11 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                 None => break,
             },
         };
-        let (msg, dest) = match event {
-            Inbound::Dm(msg) => {
-                let dest = Destination {
-                    to: msg.from,
-                    channel: msg.channel,
-                };
-                (msg, dest)
-            }
+        let msg = match event {
+            Inbound::Dm(msg) => msg,
             Inbound::Broadcast(msg) => {
-                match mention(&shared.settings.channels, msg.channel, &msg.text) {
-                    Some(stripped) => {
-                        let dest = Destination {
-                            to: NodeId::BROADCAST,
-                            channel: msg.channel,
-                        };
-                        (
-                            TextMessage {
-                                text: stripped,
-                                ..msg
-                            },
-                            dest,
-                        )
-                    }
-                    None => {
-                        debug!(node = %msg.from, channel = msg.channel, "channel message not answered");
-                        continue;
-                    }
-                }
+                mentions.take(&shared, msg);
+                continue;
             }
         };
         let node = msg.from;
@@ -250,12 +231,29 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
             continue;
         }
         shared.counters.dms.fetch_add(1, Ordering::Relaxed);
-        let job = match limiter.check(node, tokio::time::Instant::now()) {
-            ratelimit::Decision::Answer => Job::Message { msg, dest },
+        let now = tokio::time::Instant::now();
+        let (dest, grant) = match screen.admit(&msg, &shared.settings.access, now) {
+            trust::Admit::Job { dest, grant } => (dest, grant),
+            trust::Admit::Refuse { dest, line } => {
+                if let Some(text) = line {
+                    let job = Job::Notice {
+                        text: text.to_string(),
+                        dest,
+                        reply_to: msg.packet_id,
+                    };
+                    // A full queue drops the warning: another comes within the hour.
+                    let _ = dispatch(&shared, &mut workers, node, job);
+                }
+                continue;
+            }
+            trust::Admit::Drop => continue,
+        };
+        let job = match limiter.check(node, now) {
+            ratelimit::Decision::Answer => Job::Message { msg, dest, grant },
             ratelimit::Decision::Notify { retry_in } => {
                 info!(node = %node, "rate limit reached; one notice, then silence");
                 // Not answered, but part of the conversation record like the silent ones.
-                store_unanswered(&shared, &msg).await;
+                store_unanswered(&shared, &msg, grant).await;
                 let mins = retry_in.as_secs().div_ceil(60).max(1);
                 Job::Notice {
                     text: format!(
@@ -268,12 +266,12 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
             ratelimit::Decision::Silent => {
                 debug!(node = %node, "rate limited: silent");
                 // Stored anyway, so the conversation record is complete.
-                store_unanswered(&shared, &msg).await;
+                store_unanswered(&shared, &msg, grant).await;
                 continue;
             }
         };
-        if let Some(Job::Message { msg, .. }) = dispatch(&shared, &mut workers, node, job) {
-            store_unanswered(&shared, &msg).await;
+        if let Some(Job::Message { msg, grant, .. }) = dispatch(&shared, &mut workers, node, job) {
+            store_unanswered(&shared, &msg, grant).await;
         }
         if workers.len() > 256 {
             workers.retain(|_, tx| !tx.is_closed());
@@ -314,24 +312,12 @@ fn dispatch(
     None
 }
 
-/// The text after the mention word when mention mode applies to this broadcast (`text` on
-/// `channel`).
-fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
-    if !channels.answer_mentions || !channels.channels.contains(&channel) {
-        return None;
-    }
-    let lower = text.to_lowercase();
-    if !lower.starts_with(&channels.mention) {
-        return None;
-    }
-    let rest = text.get(channels.mention.len()..)?;
-    let rest = rest.trim_start_matches([',', ':', ' ']).trim();
-    (!rest.is_empty()).then(|| rest.to_string())
-}
-
-/// Stores a message that will not be answered (rate limited or shutting down).
-async fn store_unanswered(shared: &Shared, msg: &TextMessage) {
-    if commands::parse(&msg.text) != commands::Parsed::Text {
+/// Stores a message that will not be answered (rate limited or shutting down), when it is
+/// the node's own (`trust::may_store`).
+async fn store_unanswered(shared: &Shared, msg: &TextMessage, grant: trust::Grant) {
+    if commands::parse(&msg.text) != commands::Parsed::Text
+        || !trust::may_store(shared, msg, grant).await
+    {
         return;
     }
     if let Err(e) = shared
@@ -340,43 +326,5 @@ async fn store_unanswered(shared: &Shared, msg: &TextMessage) {
         .await
     {
         warn!(node = %msg.from, error = %e, "could not store a message");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_broadcast_is_answered_only_when_it_starts_with_the_mention() {
-        let channels = ChannelsConfig {
-            answer_mentions: true,
-            mention: "@bot".into(),
-            channels: vec![0, 2],
-        };
-        let cases: [(u32, &str, Option<&str>); 8] = [
-            (0, "@bot what is lora?", Some("what is lora?")),
-            (2, "@BOT: what is lora? ", Some("what is lora?")),
-            (0, "@bot, hi", Some("hi")),
-            // Only on the listed channels.
-            (1, "@bot what is lora?", None),
-            // The mention must open the message, and something must follow it.
-            (0, "hey @bot what is lora?", None),
-            (0, "@bot", None),
-            (0, "@bot ,: ", None),
-            (0, "what is lora?", None),
-        ];
-        for (channel, text, want) in cases {
-            assert_eq!(
-                mention(&channels, channel, text).as_deref(),
-                want,
-                "{channel} {text:?}"
-            );
-        }
-        let off = ChannelsConfig {
-            answer_mentions: false,
-            ..channels
-        };
-        assert_eq!(mention(&off, 0, "@bot what is lora?"), None);
     }
 }

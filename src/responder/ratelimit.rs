@@ -1,9 +1,11 @@
-//! Per-node rate limit, sans-IO: a sliding window of answered messages per node.
+//! Per-node rate limit, sans-IO: a sliding window of answered messages per node (or per
+//! any other key: mentions are limited per channel).
 //!
 //! When a node goes over the limit it gets one short notice, then silence until the window
 //! has room again.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -28,18 +30,18 @@ struct NodeWindow {
     notified: bool,
 }
 
-/// Sliding-window limiter, bounded by the number of nodes it tracks.
+/// Sliding-window limiter, bounded by the number of nodes (keys) it tracks.
 #[derive(Debug)]
-pub struct RateLimiter {
+pub struct RateLimiter<K = NodeId> {
     limit: u32,
     window: Duration,
-    nodes: HashMap<NodeId, NodeWindow>,
+    nodes: HashMap<K, NodeWindow>,
 }
 
 /// More than this many tracked nodes triggers a sweep of idle ones.
 const SWEEP_AT: usize = 4096;
 
-impl RateLimiter {
+impl<K: Hash + Eq> RateLimiter<K> {
     pub fn new(limit: u32, window: Duration) -> Self {
         RateLimiter {
             limit: limit.max(1),
@@ -48,7 +50,7 @@ impl RateLimiter {
         }
     }
 
-    pub fn check(&mut self, node: NodeId, now: Instant) -> Decision {
+    pub fn check(&mut self, node: K, now: Instant) -> Decision {
         if self.nodes.len() >= SWEEP_AT {
             let window = self.window;
             self.nodes.retain(|_, w| {

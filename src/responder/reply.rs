@@ -9,10 +9,11 @@ use std::sync::atomic::Ordering;
 use tokio::sync::oneshot;
 use tracing::{Instrument, info, warn};
 
-use super::{Destination, Shared};
+use super::Shared;
+use super::dest::Destination;
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
-use crate::radio::{FailReason, PartOutcome, ReplyReport, ReplyRequest};
+use crate::radio::{FailReason, PartOutcome, ReplyReport};
 
 /// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
 pub(super) const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
@@ -75,12 +76,7 @@ pub(super) async fn queue(
         return;
     }
     let n = parts.len();
-    let req = ReplyRequest {
-        to: dest.to,
-        channel: dest.channel,
-        reply_to,
-        parts,
-    };
+    let req = dest.request(reply_to, parts);
     match shared.sink.send(req).await {
         Ok(report) => watch_report(shared, n, report),
         Err(e) => warn!(error = %e, "reply dropped"),

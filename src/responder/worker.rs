@@ -1,8 +1,13 @@
 //! One node's worker: takes the node's jobs in order (a message, a rate-limit notice),
-//! answers commands (`commands`), and runs one LLM turn: the user's message stored, the
-//! airtime budget (a held reply waits here), the fold before the reply at the hard cap, the
-//! LLM gate, the memory read, the prompt with its per-turn notes, then `answer`. The
-//! background summary (`fold`) starts once the reply is queued.
+//! settles what each message may do (`trust`: a PKI DM's key against the pinned one), answers
+//! commands (`commands`), and runs one LLM turn: the user's message stored, the airtime
+//! budget (a held reply waits here), the fold before the reply at the hard cap, the LLM gate,
+//! the memory read, the prompt with its per-turn notes, then `answer`. The background summary
+//! (`fold`) starts once the reply is queued. A DM that may not use the node's memory gets a
+//! turn without it: nothing stored, nothing read, no summary.
+//!
+//! Every job carries a [`DmDest`]: whatever a worker sends goes to the DM's sender, never to
+//! a channel.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -11,10 +16,13 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
+use super::answer::{Audience, Question};
 use super::commands::{self, Parsed};
+use super::dest::DmDest;
 use super::fold::{self, Limits, SummaryState};
+use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
-use super::{Destination, Job, Shared, store_unanswered, unix_now, unix_time};
+use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
 use super::{airtime, answer, asker};
 use crate::memory::prompt;
 use crate::memory::store::{Context, StoreError};
@@ -53,8 +61,8 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     // Shutting down: keep what users sent, answer nothing more.
     rx.close();
     while let Ok(job) = rx.try_recv() {
-        if let Job::Message { msg, .. } = job {
-            store_unanswered(&shared, &msg).await;
+        if let Job::Message { msg, grant, .. } = job {
+            store_unanswered(&shared, &msg, grant).await;
         }
     }
 }
@@ -66,33 +74,53 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             dest,
             reply_to,
         } => {
-            notice(shared, dest, reply_to, &text).await;
+            notice(shared, dest.into(), reply_to, &text).await;
         }
-        Job::Message { msg, dest } => {
+        Job::Message { msg, dest, grant } => {
             // The text itself only at debug: logs are not the place for people's messages.
-            info!(chars = msg.text.chars().count(), hops = ?msg.hops, "message received");
+            info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, "message received");
             debug!(text = %msg.text, "message text");
-            match commands::parse(&msg.text) {
+            let verdict = trust::verdict(shared, &msg, grant).await;
+            if verdict != Verdict::Own {
+                info!(?verdict, "this message may not use the node's memory");
+            }
+            let require = shared.settings.access.require_pki;
+            let parsed = commands::parse(&msg.text);
+            let rule = identity::rule(verdict, trust::ask(&msg.text), require);
+            let grant = match rule {
+                Rule::Run(grant) => grant,
+                Rule::Refuse(line) => {
+                    notice(shared, dest.into(), msg.packet_id, line.text()).await;
+                    return;
+                }
+                Rule::Drop => return,
+            };
+            match parsed {
                 Parsed::Command(cmd) => {
-                    touch(shared, node, &msg).await;
-                    commands::run(shared, node, cmd, dest, msg.packet_id).await
+                    if grant.memory {
+                        touch(shared, node, &msg).await;
+                    }
+                    commands::run(shared, cmd, grant, dest, msg.packet_id).await
                 }
                 Parsed::Unknown(word) => {
-                    touch(shared, node, &msg).await;
+                    if grant.memory {
+                        touch(shared, node, &msg).await;
+                    }
                     let text = commands::unknown(&word);
                     send(
                         shared,
-                        dest,
+                        dest.into(),
                         Some(msg.packet_id),
                         &text,
                         shared.settings.chunk,
                     )
                     .await;
                 }
-                Parsed::Text => {
+                Parsed::Text if grant.memory => {
                     llm_turn(shared, node, &msg, dest, summarizing).await;
                     fold::start_summary(shared, node, summarizing);
                 }
+                Parsed::Text => turn_without_memory(shared, &msg, dest).await,
             }
         }
     }
@@ -119,7 +147,7 @@ async fn llm_turn(
     shared: &Arc<Shared>,
     node: NodeId,
     msg: &TextMessage,
-    dest: Destination,
+    dest: DmDest,
     summarizing: &Arc<SummaryState>,
 ) {
     let s = &shared.settings;
@@ -133,7 +161,7 @@ async fn llm_turn(
         Ok(id) => id,
         Err(e) => {
             warn!(error = %e, "memory store failed");
-            notice(shared, dest, msg.packet_id, STORE_FAILED).await;
+            notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
             return;
         }
     };
@@ -166,7 +194,7 @@ async fn llm_turn(
         Err(e) => {
             drop(permit);
             warn!(error = %e, "memory store failed");
-            notice(shared, dest, msg.packet_id, STORE_FAILED).await;
+            notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
             return;
         }
     };
@@ -192,17 +220,45 @@ async fn llm_turn(
         Ok(mut map) => map.for_node(node),
         Err(poisoned) => poisoned.into_inner().for_node(node),
     });
-    let question = answer::Question {
-        node,
-        user_id,
+    let question = Question {
+        audience: Audience::Dm {
+            dest,
+            stored: Some(user_id),
+        },
         packet_id: msg.packet_id,
-        dest,
         messages: &messages,
         prompt_chars: chars,
         slot,
         limits: budget.limits(s.chunk),
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
+    answer::answer(shared, question, permit).await;
+}
+
+/// Answers `msg` without the node's memory: nothing is stored or read, no summary follows.
+/// The prompt is the system prompt, the per-turn notes and the message.
+async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDest) {
+    let s = &shared.settings;
+    let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+    let permit = shared.gate.reply().await;
+    let clock = asker::LocalClock {
+        now: msg.received_at,
+        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
+    };
+    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
+        .into_iter()
+        .chain(budget.note(&s.chunk))
+        .collect();
+    let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
+    let question = Question {
+        audience: Audience::Dm { dest, stored: None },
+        packet_id: msg.packet_id,
+        prompt_chars: prompt::prompt_chars(&messages),
+        messages: &messages,
+        // The node's slot holds its memory's prompt: leave it be.
+        slot: None,
+        limits: budget.limits(s.chunk),
+    };
     answer::answer(shared, question, permit).await;
 }
 

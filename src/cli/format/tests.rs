@@ -174,3 +174,34 @@ fn transports() {
     };
     assert_eq!(transport(&serial), "serial /dev/ttyUSB0");
 }
+
+#[test]
+fn key_lines() {
+    use crate::node::PublicKey;
+    let (old, new) = (PublicKey([0; 32]), PublicKey([0xff; 32]));
+    let node = NodeId(0xa1b2c3d4);
+    let cases = [
+        (
+            KeyAccepted::Pinned { old, new },
+            format!(
+                "!a1b2c3d4: now trusting its new key {} (was {})\n",
+                "/".repeat(42) + "8=",
+                "A".repeat(43) + "="
+            ),
+        ),
+        (
+            KeyAccepted::NothingPending { pinned: old },
+            format!(
+                "!a1b2c3d4: no other key seen; it is trusted with {}=, nothing to change\n",
+                "A".repeat(43)
+            ),
+        ),
+        (
+            KeyAccepted::NotPki,
+            "!a1b2c3d4 has never sent an encrypted (PKI) DM: no key to trust\n".to_string(),
+        ),
+    ];
+    for (k, want) in cases {
+        assert_eq!(key_accepted(node, &k), want, "{k:?}");
+    }
+}

@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use super::super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
-    LlmConfig, MemoryConfig, ReplyConfig, SlotsSetting, TimeZoneSetting, Warning,
+    LlmConfig, MemoryConfig, MqttPolicy, PkiCommands, ReplyConfig, RequirePki, SlotsSetting,
+    TimeZoneSetting, Warning,
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawLimits, RawLlm,
-    RawMemory, RawRadio, RawReply, RawSlots,
+    RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
 };
 use crate::airtime::AirtimeConfig;
 use crate::memory::retention::Retention;
@@ -308,12 +309,27 @@ fn limits(c: &Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigError>
     })
 }
 
-/// `[access]`: node ids; one in both `allow` and `deny` is a warning (deny wins).
+/// `[access]`: node ids (one in both `allow` and `deny` is a warning: deny wins), what needs
+/// a PKI DM, and what an MQTT DM may do.
 fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigError> {
+    let mqtt = match a.mqtt.trim().to_lowercase().as_str() {
+        "no_memory" => MqttPolicy::NoMemory,
+        "answer" => MqttPolicy::Answer,
+        "ignore" => MqttPolicy::Ignore,
+        other => {
+            return Err(c.err(
+                "access",
+                "mqtt",
+                format!("{other:?}: use \"no_memory\", \"answer\" or \"ignore\""),
+            ));
+        }
+    };
     let access = AccessConfig {
         allow: c.nodes("allow", &a.allow)?,
         deny: c.nodes("deny", &a.deny)?,
         admins: c.nodes("admins", &a.admins)?,
+        require_pki: require_pki(c, &a.require_pki)?,
+        mqtt,
     };
     if let Some(n) = access.allow.intersection(&access.deny).next() {
         c.warn(
@@ -323,6 +339,45 @@ fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigErro
         );
     }
     Ok(access)
+}
+
+/// `require_pki`: `"all"`, or a list of the commands `help`, `reset`, `summary`, `status`.
+fn require_pki(c: &Checker<'_>, raw: &RawRequirePki) -> Result<RequirePki, ConfigError> {
+    let names = match raw {
+        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("all") => {
+            return Ok(RequirePki::All);
+        }
+        RawRequirePki::Word(w) => {
+            return Err(c.err(
+                "access",
+                "require_pki",
+                format!(
+                    "{w:?}: use \"all\" or a list such as [\"reset\", \"summary\", \"status\"]"
+                ),
+            ));
+        }
+        RawRequirePki::List(names) => names,
+    };
+    let mut listed = PkiCommands::default();
+    for name in names {
+        let flag = match name.trim().trim_start_matches('!').to_lowercase().as_str() {
+            "help" => &mut listed.help,
+            "reset" => &mut listed.reset,
+            "summary" => &mut listed.summary,
+            "status" => &mut listed.status,
+            _ => {
+                return Err(c.err(
+                    "access",
+                    "require_pki",
+                    format!(
+                        "{name:?} is not a command: use help, reset, summary, status, or \"all\""
+                    ),
+                ));
+            }
+        };
+        *flag = true;
+    }
+    Ok(RequirePki::Commands(listed))
 }
 
 /// `[channels]`: a mention word when mentions are answered, channel indexes 0 to 7.

@@ -9,12 +9,14 @@
 //! Layout: `schema` holds the versioned migrations, `ops` the synchronous queries (one function
 //! per API call), `fts` turns user text into a safe FTS5 query, `retention` expires old data
 //! (with its own `Store::expire`), `airtime` keeps the channel's last reading for `meshai
-//! stats`. This file is the async handle.
+//! stats`, `keys` the public key pinned for each node that talks to us over PKI. This file is
+//! the async handle.
 //!
 //! A database file the store creates is 0600: it holds every node's conversation.
 
 mod airtime;
 mod fts;
+mod keys;
 mod ops;
 mod retention;
 mod schema;
@@ -34,6 +36,7 @@ use crate::llm::Usage;
 use crate::node::NodeId;
 
 pub use airtime::AirtimeRecord;
+pub use keys::{KeyAccepted, NodeKey};
 pub use retention::Expired;
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.

@@ -3,7 +3,7 @@
 //!
 //! - A node silent since before the cutoff (last heard and newest message both older) is
 //!   forgotten entirely: [`ops::reset`] (everything a `!reset` removes: messages, exchanges
-//!   with their search entries, the summary) and then its `nodes` row. Going through `reset`
+//!   with their search entries, the summary) and then its `nodes` row and its pinned key. Going through `reset`
 //!   means whatever `reset` learns to delete later is expired too.
 //! - A node still talking keeps its summary, and loses only the messages that are older than
 //!   the cutoff **and** already folded into that summary (id ≤ the summary's `through_id`).
@@ -127,6 +127,9 @@ fn forget_node(c: &mut Connection, node: i64) -> Result<Expired, StoreError> {
     let id = u32::try_from(node).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, node))?;
     ops::reset(c, NodeId(id))?;
     c.execute("DELETE FROM nodes WHERE node = ?1", [node])?;
+    // The pinned key goes too: with nothing left to protect, the node's next PKI DM pins
+    // afresh.
+    c.execute("DELETE FROM node_keys WHERE node = ?1", [node])?;
     Ok(Expired {
         nodes: 1,
         messages,

@@ -107,6 +107,18 @@ pub(super) const MIGRATIONS: &[&str] = &[
         waited_secs         INTEGER NOT NULL
     );
     ",
+    // 4: who has talked to us over PKI (see `store/keys.rs`): a row per such node, with the
+    // public key pinned at its first PKI DM (trust on first use) and the latest different key
+    // seen since, which the operator may accept (`meshai trust`).
+    "
+    CREATE TABLE node_keys(
+        node        INTEGER PRIMARY KEY,
+        public_key  BLOB NOT NULL CHECK (length(public_key) = 32),
+        pinned_at   INTEGER NOT NULL,
+        pending_key BLOB CHECK (pending_key IS NULL OR length(pending_key) = 32),
+        pending_at  INTEGER
+    );
+    ",
 ];
 
 /// The schema version this build writes.

@@ -364,6 +364,7 @@ fn outgoing(id: u32, generation: u64) -> Outgoing {
         hop_limit: 5,
         text: "reply".into(),
         reply_id: Some(1),
+        pki: false,
         generation,
     })
 }

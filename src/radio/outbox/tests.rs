@@ -78,6 +78,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         channel: 0,
         reply_to: Some(9),
         parts: parts.iter().map(|p| p.to_string()).collect(),
+        pki: false,
     }
 }
 

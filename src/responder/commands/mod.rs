@@ -1,7 +1,9 @@
 //! Commands answered without the LLM: `!help`, `!reset`, `!status`, `!summary` — what a
 //! message is as far as commands go ([`parse`]) and each command's answer (`run`; the
 //! `!status` text is in `status.rs`). Commands are never held for a busy channel and never
-//! stored as messages.
+//! stored as messages. They run for the sender of a DM only (`DmDest`), within what the
+//! identity rules grant (`identity::Grant`): a command that reads or writes memory runs only
+//! with `memory`, the admin part of `!status` only with `admin`.
 
 mod status;
 
@@ -9,8 +11,10 @@ use std::sync::Arc;
 
 use tracing::{info, warn};
 
+use super::Shared;
+use super::dest::DmDest;
+use super::identity::{Grant, Line};
 use super::reply::{STORE_FAILED, send};
-use super::{Destination, Shared};
 use crate::memory::store::StoreError;
 use crate::node::NodeId;
 
@@ -59,18 +63,15 @@ pub(super) fn unknown(word: &str) -> String {
     format!("Unknown command !{word}. {HELP}")
 }
 
-/// Answers `cmd` from `node` with one reply to packet `id`.
-pub(super) async fn run(
-    shared: &Arc<Shared>,
-    node: NodeId,
-    cmd: Command,
-    dest: Destination,
-    id: u32,
-) {
+/// Answers `cmd` from the sender of a DM with one reply to packet `id`, within `grant`.
+pub(super) async fn run(shared: &Arc<Shared>, cmd: Command, grant: Grant, dest: DmDest, id: u32) {
+    let node = dest.node();
     let text = match cmd {
         Command::Help => HELP.to_string(),
+        // The identity rules refuse these without memory; this only keeps it so.
+        Command::Reset | Command::Summary if !grant.memory => Line::Unchecked.text().to_string(),
         Command::Reset => reset(shared, node).await,
-        Command::Status => status::text(shared, node).await,
+        Command::Status => status::text(shared, node, grant).await,
         Command::Summary => match summary(shared, node).await {
             Ok(text) => text,
             Err(e) => {
@@ -79,7 +80,7 @@ pub(super) async fn run(
             }
         },
     };
-    send(shared, dest, Some(id), &text, shared.settings.chunk).await;
+    send(shared, dest.into(), Some(id), &text, shared.settings.chunk).await;
 }
 
 /// `!reset`: forgets the node's messages, summary and facts.

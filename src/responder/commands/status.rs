@@ -1,16 +1,18 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
-//! the asking node's messages are held, the LLM server that answered last (with fallbacks),
-//! the channel's line, and for an admin the counters.
+//! the asking node's messages are held (only when the DM may use its memory), the LLM server
+//! that answered last (with fallbacks), the channel's line, and for an admin the counters
+//! (only when the identity rules grant the admin part).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::node::NodeId;
 use crate::radio::LinkState;
+use crate::responder::identity::Grant;
 use crate::responder::{Counters, Shared, airtime};
 
-/// The `!status` text for `node`.
-pub(super) async fn text(shared: &Arc<Shared>, node: NodeId) -> String {
+/// The `!status` text for `node`, within `grant`.
+pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
     let uptime = uptime(shared.started.elapsed().as_secs());
     let radio = match &*shared.link.borrow() {
         LinkState::Ready { .. } => "ok",
@@ -23,9 +25,12 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId) -> String {
         .find(|s| s.node == node)
         .map_or(0, |s| s.messages);
     let mut text = format!(
-        "meshai up {uptime}, radio {radio}, model {}. I hold {mine} messages of ours.",
+        "meshai up {uptime}, radio {radio}, model {}.",
         shared.settings.model
     );
+    if grant.memory {
+        text.push_str(&format!(" I hold {mine} messages of ours."));
+    }
     if shared.llm.len() > 1
         && let Some(server) = shared.llm.last_answered()
     {
@@ -39,7 +44,7 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId) -> String {
         text.push(' ');
         text.push_str(&line);
     }
-    if shared.settings.access.admins.contains(&node) {
+    if grant.admin && shared.settings.access.admins.contains(&node) {
         text.push_str(&admin_line(&shared.counters, stats.len()));
     }
     text

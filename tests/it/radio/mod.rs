@@ -74,6 +74,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         channel: 0,
         reply_to: None,
         parts: parts.iter().map(|p| p.to_string()).collect(),
+        pki: false,
     }
 }
 

@@ -227,6 +227,7 @@ async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_chan
                 channel: dm.channel,
                 reply_to: Some(dm.packet_id),
                 parts: vec!["answer \u{2014}\u{e9}".into()],
+                pki: false,
             })
             .await,
         )

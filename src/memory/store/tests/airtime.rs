@@ -71,7 +71,7 @@ async fn migrates_a_schema_2_database() {
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await.unwrap();
 
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
     let raw = Connection::open(&path).unwrap();
     // One row at most.
     let second = raw.execute(

@@ -82,6 +82,17 @@ pub fn nak_reason(error: i32) -> Option<NakReason> {
     })
 }
 
+/// What a PKI NAK says, for the log.
+fn pki_meaning(reason: NakReason) -> &'static str {
+    match reason {
+        NakReason::PkiUnknownPubkey => {
+            "it knows no public key for that node: the node has to share its node info again"
+        }
+        NakReason::PkiSendFailPublicKey => "the node's public key changed or is not the one given",
+        _ => "the encryption failed; the node's keys may have changed",
+    }
+}
+
 /// The parts of the link state the outbox needs while the link is Ready.
 #[derive(Debug, Clone, Copy)]
 struct ReadyLink {
@@ -471,11 +482,20 @@ impl<K> OutboxCore<K> {
                 self.paused_until = Some(now + self.duty_cycle_pause);
                 self.part.phase = Phase::Waiting { not_before: None };
             }
-            NakReason::TooLarge
-            | NakReason::NoChannel
-            | NakReason::PkiFailed
+            NakReason::TooLarge | NakReason::NoChannel => self.fail_reply(FailReason::Nak(reason)),
+            // Never resent without PKI: the part was to go PKI or not at all.
+            NakReason::PkiFailed
             | NakReason::PkiUnknownPubkey
-            | NakReason::PkiSendFailPublicKey => self.fail_reply(FailReason::Nak(reason)),
+            | NakReason::PkiSendFailPublicKey => {
+                warn!(
+                    %to,
+                    id,
+                    ?reason,
+                    "our node could not PKI-encrypt the part ({}); not sent with the channel key",
+                    pki_meaning(reason)
+                );
+                self.fail_reply(FailReason::Nak(reason))
+            }
             // MAX_RETRANSMIT, and every reason we do not know, may well pass on another try:
             // retrying a few times with backoff is cheap and bounded.
             NakReason::MaxRetransmit | NakReason::Other(_) => {
@@ -675,6 +695,7 @@ impl<K> OutboxCore<K> {
             hop_limit: link.hop_limit,
             text,
             reply_id: if index == 0 { reply.req.reply_to } else { None },
+            pki: reply.req.pki,
             generation: link.generation,
         };
         debug!(

@@ -66,6 +66,7 @@ pub(super) fn reply(name: &str, to: u32, parts: usize) -> ReplyRequest {
         channel: 0,
         reply_to: Some(7),
         parts: (1..=parts).map(|i| format!("{name}{i}")).collect(),
+        pki: false,
     }
 }
 
@@ -224,6 +225,7 @@ impl Sim {
                     channel: 0,
                     reply_to: Some(7),
                     parts: Vec::new(),
+                    pki: false,
                 };
                 ids.insert(key, self.core.open(req, key));
             }

@@ -131,6 +131,27 @@ fn duty_cycle_pauses_all_sending() {
 }
 
 #[test]
+fn every_part_of_a_pki_reply_goes_pki_and_a_pki_nak_is_never_resent() {
+    let pki = |r: ReplyRequest| ReplyRequest { pki: true, ..r };
+    let mut sim = Sim::new(&cfg(), &[ACK, ACK, &[(1.0, Ev::Nak(35))], ACK]);
+    sim.enqueue(pki(reply("a", 2, 2)), 0);
+    sim.enqueue(pki(reply("b", 3, 2)), 1);
+    sim.enqueue(reply("c", 4, 1), 2);
+    sim.run_until(60.0);
+    let sent: Vec<(String, bool)> = sim.texts.iter().map(|t| (t.text.clone(), t.pki)).collect();
+    assert_eq!(
+        sent,
+        [
+            ("a1".to_string(), true),
+            ("a2".to_string(), true),
+            ("b1".to_string(), true),
+            ("c1".to_string(), false),
+        ],
+        "b1's PKI NAK gives the reply up: nothing goes without PKI"
+    );
+}
+
+#[test]
 fn hopeless_naks_give_up_at_once() {
     let cases: [(Answer, &str); 5] = [
         (&[(1.0, Ev::Nak(7))], "TooLarge"),

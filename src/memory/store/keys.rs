@@ -1,0 +1,158 @@
+//! Which nodes talk to us over PKI, and the public key pinned for each: one row per node in
+//! `node_keys`. A row exists once a node sent a PKI DM; its key is pinned then (trust on
+//! first use) and changes only when the operator accepts the latest different key seen
+//! (`pending_key`, with `meshai trust` or `meshai forget`). `!reset` keeps the row: forgetting
+//! a conversation does not make a node forgeable. Expiry removes it with the rest of a silent
+//! node (`retention.rs`).
+//!
+//! The store only keeps these facts; what a DM may do with them is decided in
+//! `responder::identity`.
+
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::{Store, StoreError};
+use crate::node::{NodeId, PublicKey};
+
+/// What is kept about a node that talks to us over PKI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeKey {
+    /// The key its first PKI DM came with (or the one the operator accepted since).
+    pub pinned: PublicKey,
+    /// Unix seconds it was pinned.
+    pub pinned_at: i64,
+    /// The latest different key a PKI DM came with, and when.
+    pub pending: Option<(PublicKey, i64)>,
+}
+
+/// What accepting a node's pending key did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyAccepted {
+    /// The pending key is pinned now, instead of `old`.
+    Pinned { old: PublicKey, new: PublicKey },
+    /// No different key was seen: the pinned one stays.
+    NothingPending { pinned: PublicKey },
+    /// The node never sent a PKI DM.
+    NotPki,
+}
+
+impl Store {
+    /// The node's pinned key and pending key, if it ever sent a PKI DM.
+    pub async fn node_key(&self, node: NodeId) -> Result<Option<NodeKey>, StoreError> {
+        self.call(move |c| load(c, node)).await
+    }
+
+    /// Pins `key` for `node` unless a key is pinned already (trust on first use); returns
+    /// whether it pinned.
+    pub async fn pin_key(&self, node: NodeId, key: PublicKey, at: i64) -> Result<bool, StoreError> {
+        self.call(move |c| {
+            let n = c.execute(
+                "INSERT INTO node_keys(node, public_key, pinned_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(node) DO NOTHING",
+                params![node_sql(node), key.0.as_slice(), at],
+            )?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
+    /// Records `key`, different from the pinned one, as the node's pending key; returns
+    /// whether it is new (not the pending key already), so the caller logs a new key once.
+    pub async fn note_pending_key(
+        &self,
+        node: NodeId,
+        key: PublicKey,
+        at: i64,
+    ) -> Result<bool, StoreError> {
+        self.call(move |c| {
+            let n = c.execute(
+                "UPDATE node_keys SET pending_key = ?2, pending_at = ?3
+                 WHERE node = ?1 AND public_key != ?2
+                   AND (pending_key IS NULL OR pending_key != ?2)",
+                params![node_sql(node), key.0.as_slice(), at],
+            )?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
+    /// Pins the node's pending key in place of the pinned one; its memory stays.
+    pub async fn accept_pending_key(&self, node: NodeId) -> Result<KeyAccepted, StoreError> {
+        self.call(move |c| accept(c, node)).await
+    }
+
+    /// Every node that ever sent a PKI DM (still kept).
+    pub async fn pki_nodes(&self) -> Result<Vec<NodeId>, StoreError> {
+        self.call(|c| {
+            let mut stmt = c.prepare("SELECT node FROM node_keys")?;
+            let nodes = stmt
+                .query_map([], |row| row.get::<_, i64>(0))?
+                .filter_map(|n| match n {
+                    Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
+                    Err(e) => Some(Err(e)),
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(nodes)
+        })
+        .await
+    }
+}
+
+fn node_sql(node: NodeId) -> i64 {
+    i64::from(node.0)
+}
+
+/// A stored key: 32 bytes (the table's CHECK says so; anything else was written by hand).
+fn key(bytes: Vec<u8>, column: usize) -> rusqlite::Result<PublicKey> {
+    PublicKey::from_slice(&bytes).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            column,
+            Type::Blob,
+            format!("a public key of {} bytes", bytes.len()).into(),
+        )
+    })
+}
+
+fn load(c: &Connection, node: NodeId) -> Result<Option<NodeKey>, StoreError> {
+    let row = c
+        .query_row(
+            "SELECT public_key, pinned_at, pending_key, pending_at FROM node_keys WHERE node = ?1",
+            [node_sql(node)],
+            |row| {
+                let pending = match (row.get::<_, Option<Vec<u8>>>(2)?, row.get(3)?) {
+                    (Some(bytes), Some(at)) => Some((key(bytes, 2)?, at)),
+                    _ => None,
+                };
+                Ok(NodeKey {
+                    pinned: key(row.get(0)?, 0)?,
+                    pinned_at: row.get(1)?,
+                    pending,
+                })
+            },
+        )
+        .optional()?;
+    Ok(row)
+}
+
+fn accept(c: &mut Connection, node: NodeId) -> Result<KeyAccepted, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let Some(known) = load(&tx, node)? else {
+        return Ok(KeyAccepted::NotPki);
+    };
+    let Some((new, at)) = known.pending else {
+        return Ok(KeyAccepted::NothingPending {
+            pinned: known.pinned,
+        });
+    };
+    tx.execute(
+        "UPDATE node_keys SET public_key = ?2, pinned_at = ?3, pending_key = NULL,
+             pending_at = NULL
+         WHERE node = ?1",
+        params![node_sql(node), new.0.as_slice(), at],
+    )?;
+    tx.commit()?;
+    Ok(KeyAccepted::Pinned {
+        old: known.pinned,
+        new,
+    })
+}

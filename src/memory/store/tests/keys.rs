@@ -1,0 +1,121 @@
+//! The pinned public keys: first use pins, a different key waits as pending, accepting it
+//! keeps the memory, `!reset` keeps the pin, expiry of a silent node removes it, and a
+//! schema 3 database gains the empty table.
+
+use super::*;
+use crate::memory::store::{KeyAccepted, NodeKey};
+use crate::node::PublicKey;
+
+const K1: PublicKey = PublicKey([1; 32]);
+const K2: PublicKey = PublicKey([2; 32]);
+const K3: PublicKey = PublicKey([3; 32]);
+
+#[tokio::test]
+async fn the_first_key_is_pinned_and_a_different_one_waits() {
+    let (_dir, store) = open_temp();
+    assert_eq!(store.node_key(A).await.unwrap(), None);
+    assert!(store.pki_nodes().await.unwrap().is_empty());
+    assert_eq!(
+        store.accept_pending_key(A).await.unwrap(),
+        KeyAccepted::NotPki
+    );
+
+    assert!(store.pin_key(A, K1, 10).await.unwrap(), "first use pins");
+    assert!(!store.pin_key(A, K2, 11).await.unwrap(), "never re-pins");
+    assert!(
+        !store.note_pending_key(A, K1, 12).await.unwrap(),
+        "the pinned key is not pending"
+    );
+    assert_eq!(
+        store.node_key(A).await.unwrap(),
+        Some(NodeKey {
+            pinned: K1,
+            pinned_at: 10,
+            pending: None
+        })
+    );
+    assert_eq!(
+        store.accept_pending_key(A).await.unwrap(),
+        KeyAccepted::NothingPending { pinned: K1 }
+    );
+
+    assert!(
+        store.note_pending_key(A, K2, 20).await.unwrap(),
+        "a new key"
+    );
+    assert!(
+        !store.note_pending_key(A, K2, 21).await.unwrap(),
+        "told once"
+    );
+    assert!(
+        store.note_pending_key(A, K3, 22).await.unwrap(),
+        "the latest one waits"
+    );
+    assert!(
+        !store.note_pending_key(B, K3, 22).await.unwrap(),
+        "no row, no pending"
+    );
+    assert_eq!(
+        store.node_key(A).await.unwrap().and_then(|k| k.pending),
+        Some((K3, 22))
+    );
+    assert_eq!(store.pki_nodes().await.unwrap(), [A]);
+
+    store.append_user(A, "kept".into(), 30).await.unwrap();
+    assert_eq!(
+        store.accept_pending_key(A).await.unwrap(),
+        KeyAccepted::Pinned { old: K1, new: K3 }
+    );
+    assert_eq!(
+        store.node_key(A).await.unwrap(),
+        Some(NodeKey {
+            pinned: K3,
+            pinned_at: 22,
+            pending: None
+        })
+    );
+    assert_eq!(store.history(A, 5).await.unwrap().len(), 1, "memory kept");
+    store.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn reset_keeps_the_pin_and_expiry_of_a_silent_node_removes_it() {
+    let (_dir, store) = open_temp();
+    store.pin_key(A, K1, 10).await.unwrap();
+    store.pin_key(B, K2, 10).await.unwrap();
+    store.append_user(A, "hello".into(), 10).await.unwrap();
+    store.append_user(B, "hello".into(), 100).await.unwrap();
+    store.reset(A).await.unwrap();
+    assert_eq!(store.node_key(A).await.unwrap().map(|k| k.pinned), Some(K1));
+    store.touch_node(A, None, None, 10).await.unwrap();
+    let expired = store.expire(50).await.unwrap();
+    assert_eq!(expired.nodes, 1);
+    assert_eq!(store.node_key(A).await.unwrap(), None, "went with the node");
+    assert_eq!(store.node_key(B).await.unwrap().map(|k| k.pinned), Some(K2));
+    store.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn migrates_a_schema_3_database() {
+    let (_dir, path) = temp();
+    let raw = at_version(&path, 3);
+    raw.execute(
+        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'kept', 5)",
+        [i64::from(A.0)],
+    )
+    .unwrap();
+    drop(raw);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.node_key(A).await.unwrap(), None);
+    assert_eq!(store.history(A, 5).await.unwrap().len(), 1);
+    store.pin_key(A, K1, 10).await.unwrap();
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await.unwrap();
+    assert_eq!(user_version(&path), 4);
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    let short = raw.execute(
+        "INSERT INTO node_keys(node, public_key, pinned_at) VALUES (2, x'0102', 0)",
+        [],
+    );
+    assert!(short.is_err(), "only 32-byte keys: {short:?}");
+}

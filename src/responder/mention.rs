@@ -1,0 +1,278 @@
+//! Channel mentions (`[channels] answer_mentions`): public questions, public answers.
+//!
+//! A channel message's `from` is never proven (anyone with the channel key writes any), and
+//! the answer is a broadcast every holder of the key reads. So a mention is answered from
+//! public things only: the channel's own short [`Thread`] (its last few mentions and our
+//! answers, in RAM only, gone after [`THREAD_IDLE`]), the sender's node name and the local
+//! time. Never a node's summary, facts, retrieval or history, and nothing is stored: no
+//! message under the sender, no answer, no `nodes` row. Commands are DM-only: a mention that
+//! is one gets a line pointing to DMs, at most once per channel per [`COMMAND_HINT_EVERY`].
+//!
+//! Each listed channel has its own worker (not the sender's node worker) and its own rate
+//! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
+//! are dropped without a word (a notice would cost the whole channel airtime). This module
+//! holds no store handle: nothing here can read or write a node's memory.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use super::answer::{self, Audience, Question};
+use super::commands::{self, Parsed};
+use super::dest::Destination;
+use super::ratelimit::{Decision, RateLimiter};
+use super::reply::notice;
+use super::{Shared, airtime, asker, unix_time};
+use crate::config::{ChannelsConfig, ContextConfig};
+use crate::llm::{ChatMessage, ChatRole};
+use crate::radio::TextMessage;
+
+/// The most messages (mentions and answers) a channel's thread keeps.
+pub const THREAD_MESSAGES: usize = 6;
+
+/// A thread idle this long is forgotten (and its worker retires).
+pub const THREAD_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// At most one "commands are DM-only" line per channel this often.
+pub const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// The answer to a command in a mention.
+pub const DM_ONLY: &str = "Commands work only in a direct message to me.";
+
+/// The per-turn note that says the answer is public.
+const PUBLIC_NOTE: &str = "This message came on a public channel: everyone on it reads your \
+answer, and you know nothing private about the sender.";
+
+/// One channel's recent mentions and the answers to them: public, in RAM only.
+#[derive(Debug, Default)]
+pub struct Thread {
+    messages: VecDeque<(ChatRole, String)>,
+    last: Option<Instant>,
+}
+
+impl Thread {
+    /// The thread as of `now`: emptied when it was idle for [`THREAD_IDLE`].
+    pub fn current(&mut self, now: Instant) -> &VecDeque<(ChatRole, String)> {
+        if self
+            .last
+            .is_some_and(|t| now.saturating_duration_since(t) >= THREAD_IDLE)
+        {
+            self.messages.clear();
+            self.last = None;
+        }
+        &self.messages
+    }
+
+    /// Adds a mention and the answer to it, keeping the newest [`THREAD_MESSAGES`].
+    pub fn push(&mut self, question: &str, answer: &str, now: Instant) {
+        self.current(now);
+        self.messages
+            .push_back((ChatRole::User, question.to_string()));
+        self.messages
+            .push_back((ChatRole::Assistant, answer.to_string()));
+        while self.messages.len() > THREAD_MESSAGES {
+            self.messages.pop_front();
+        }
+        self.last = Some(now);
+    }
+
+    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text.
+    pub fn prompt(
+        &mut self,
+        system: &str,
+        notes: &[String],
+        text: &str,
+        now: Instant,
+    ) -> Vec<ChatMessage> {
+        let mut msgs = vec![ChatMessage::new(ChatRole::System, system)];
+        for (role, content) in self.current(now) {
+            msgs.push(ChatMessage::new(*role, content.as_str()));
+        }
+        let notes: Vec<&str> = notes
+            .iter()
+            .map(|n| n.trim())
+            .filter(|n| !n.is_empty())
+            .collect();
+        if !notes.is_empty() {
+            msgs.push(ChatMessage::new(ChatRole::System, notes.join("\n\n")));
+        }
+        msgs.push(ChatMessage::new(ChatRole::User, text));
+        msgs
+    }
+}
+
+/// The text after the mention word when mention mode applies to this broadcast (`text` on
+/// `channel`).
+pub fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
+    if !channels.answer_mentions || !channels.channels.contains(&channel) {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    if !lower.starts_with(&channels.mention) {
+        return None;
+    }
+    let rest = text.get(channels.mention.len()..)?;
+    let rest = rest.trim_start_matches([',', ':', ' ']).trim();
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+/// The intake's side: one worker per channel and the per-channel rate limit.
+pub(super) struct Mentions {
+    workers: HashMap<u32, mpsc::Sender<TextMessage>>,
+    limiter: RateLimiter<u32>,
+}
+
+impl Mentions {
+    pub(super) fn new(shared: &Shared) -> Mentions {
+        let limits = &shared.settings.limits;
+        Mentions {
+            workers: HashMap::new(),
+            limiter: RateLimiter::new(limits.node_messages, limits.node_window),
+        }
+    }
+
+    /// Takes a channel broadcast: a mention goes to its channel's worker, the rest is not
+    /// read.
+    pub(super) fn take(&mut self, shared: &Arc<Shared>, msg: TextMessage) {
+        let channel = msg.channel;
+        let Some(text) = mention(&shared.settings.channels, channel, &msg.text) else {
+            debug!(node = %msg.from, channel, "channel message not answered");
+            return;
+        };
+        if !shared.settings.access.permits(msg.from) {
+            debug!(node = %msg.from, "mention not answered: access list");
+            return;
+        }
+        if self.limiter.check(channel, Instant::now()) != Decision::Answer {
+            debug!(channel, "mention rate limit reached: not answered");
+            return;
+        }
+        let msg = TextMessage { text, ..msg };
+        let msg = match self.workers.get(&channel) {
+            None => msg,
+            Some(tx) => match tx.try_send(msg) {
+                Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    warn!(
+                        channel,
+                        "too many mentions waiting on this channel; one not answered"
+                    );
+                    return;
+                }
+                // The worker retired after being idle: start a new one.
+                Err(mpsc::error::TrySendError::Closed(msg)) => msg,
+            },
+        };
+        let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+        // A fresh channel has room for one.
+        let _ = tx.try_send(msg);
+        self.workers.insert(channel, tx);
+        let span = info_span!("mention", channel);
+        shared
+            .tracker
+            .spawn(worker(shared.clone(), channel, rx).instrument(span));
+    }
+}
+
+/// A channel's worker: its mentions in order, until shutdown or [`THREAD_IDLE`] without one
+/// (the thread is forgotten by then anyway).
+async fn worker(shared: Arc<Shared>, channel: u32, mut rx: mpsc::Receiver<TextMessage>) {
+    let mut thread = Thread::default();
+    let mut hinted: Option<Instant> = None;
+    loop {
+        let msg = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            msg = tokio::time::timeout(THREAD_IDLE, rx.recv()) => match msg {
+                Ok(Some(msg)) => msg,
+                Ok(None) => break,
+                Err(_) => {
+                    debug!("mention worker retired after being idle");
+                    break;
+                }
+            },
+        };
+        tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            _ = handle(&shared, channel, msg, &mut thread, &mut hinted) => {}
+        }
+    }
+    // Mentions still queued are not answered, and nothing of them is kept.
+    rx.close();
+}
+
+async fn handle(
+    shared: &Arc<Shared>,
+    channel: u32,
+    msg: TextMessage,
+    thread: &mut Thread,
+    hinted: &mut Option<Instant>,
+) {
+    info!(node = %msg.from, chars = msg.text.chars().count(), "mention received");
+    debug!(text = %msg.text, "mention text");
+    let dest = Destination::channel(channel);
+    if commands::parse(&msg.text) != Parsed::Text {
+        let now = Instant::now();
+        if hinted.is_some_and(|t| now.saturating_duration_since(t) < COMMAND_HINT_EVERY) {
+            debug!("a command in a mention: already told the channel");
+            return;
+        }
+        *hinted = Some(now);
+        info!("a command in a mention: pointing to DMs");
+        notice(shared, dest, msg.packet_id, DM_ONLY).await;
+        return;
+    }
+    let s = &shared.settings;
+    let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+    let permit = shared.gate.reply().await;
+    let clock = asker::LocalClock {
+        now: msg.received_at,
+        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
+    };
+    let notes: Vec<String> =
+        asker::asker_line(&public_asker(&msg), clock, &public_context(&s.context))
+            .into_iter()
+            .chain([PUBLIC_NOTE.to_string()])
+            .chain(budget.note(&s.chunk))
+            .collect();
+    let messages = thread.prompt(&s.system_prompt, &notes, &msg.text, Instant::now());
+    let said = OnceLock::new();
+    let question = Question {
+        audience: Audience::Channel { dest, said: &said },
+        packet_id: msg.packet_id,
+        prompt_chars: crate::memory::prompt::prompt_chars(&messages),
+        messages: &messages,
+        slot: None,
+        limits: budget.limits(s.chunk),
+    };
+    answer::answer(shared, question, permit).await;
+    if let Some(answer) = said.get() {
+        thread.push(&msg.text, answer, Instant::now());
+    }
+}
+
+/// What the model may know of a mention's sender: its name, as the mesh announces it.
+fn public_asker(msg: &TextMessage) -> asker::Asker {
+    asker::Asker {
+        names: msg.names.clone(),
+        ..asker::Asker::default()
+    }
+}
+
+/// The "who is asking" items a mention may carry: the name and the local time only.
+fn public_context(c: &ContextConfig) -> ContextConfig {
+    ContextConfig {
+        names: c.names,
+        time: c.time,
+        hops: false,
+        snr: false,
+        distance: false,
+        time_zone: c.time_zone,
+    }
+}
+
+#[cfg(test)]
+mod tests;
