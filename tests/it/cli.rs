@@ -315,10 +315,18 @@ fn admin_commands_on_unknown_nodes_and_bad_input() {
     let (ok, out) = setup.run(&["forget", "a1b2c3d4"]);
     assert!(ok);
     assert_eq!(out, "nothing stored for !a1b2c3d4\n");
+    let (ok, out) = setup.run(&["trust", "a1b2c3d4"]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "!a1b2c3d4 has never sent an encrypted (PKI) DM: no key to trust\n"
+    );
     for bad in ["!zz", "!123456789", "-1"] {
         let (ok, _) = setup.run(&["history", bad]);
         assert!(!ok, "{bad} is not a node id");
         let (ok, _) = setup.run(&["forget", bad]);
+        assert!(!ok, "{bad} is not a node id");
+        let (ok, _) = setup.run(&["trust", bad]);
         assert!(!ok, "{bad} is not a node id");
     }
 }

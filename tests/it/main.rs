@@ -17,3 +17,4 @@ mod soak;
 mod streaming;
 mod support;
 mod systemd;
+mod trust;

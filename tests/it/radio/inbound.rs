@@ -2,7 +2,7 @@
 //! that must be dropped followed by a DM that must still arrive (the positive control: the
 //! link handles packets in order, so getting the control first proves the other was dropped).
 
-use meshai::node::NodeId;
+use meshai::node::{NodeId, PublicKey};
 use meshai::radio::{Inbound, NodeNames, TextMessage};
 use meshtastic::protobufs::PortNum;
 
@@ -93,6 +93,24 @@ async fn an_unknown_sender_and_a_pki_dm_arrive_with_what_is_known() {
     let m = rig.dm().await;
     assert_eq!((m.packet_id, m.pki), (id, true));
     assert_eq!(m.names, names("Carol Field", "CRL"));
+    assert_eq!(m.public_key, None, "no key, nothing proven");
+
+    // With the sender's key, as the firmware hands over a PKI DM; and one through MQTT.
+    let id = rig.sim.inject_pki_dm(CAROL, "hello with a key", [7; 32]);
+    let m = rig.dm().await;
+    assert_eq!(
+        (m.packet_id, m.pki, m.public_key, m.via_mqtt),
+        (id, true, Some(PublicKey([7; 32])), false)
+    );
+    let id = rig.sim.inject_text(MeshPacketSpec {
+        via_mqtt: true,
+        ..MeshPacketSpec::text(CAROL, "from the broker")
+    });
+    let m = rig.dm().await;
+    assert_eq!(
+        (m.packet_id, m.pki, m.public_key, m.via_mqtt),
+        (id, false, None, true)
+    );
 }
 
 #[tokio::test(start_paused = true)]

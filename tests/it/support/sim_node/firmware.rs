@@ -139,6 +139,8 @@ pub struct SentText {
     pub payload: Vec<u8>,
     /// The routing answer chosen for it (`None` when it did not ask for an ACK).
     pub plan: Option<AckPlan>,
+    /// The client set `pki_encrypted`: PKI or not at all.
+    pub pki_encrypted: bool,
     pub at: Instant,
 }
 
@@ -211,6 +213,9 @@ pub struct Firmware {
     /// Cut the connection right after accepting the next text, before its `queueStatus` goes
     /// out (the text is sent and its routing answer kept for the next client).
     pub cut_after_next_text: bool,
+    /// Destinations our node cannot PKI-encrypt for, with the NAK reason (34, 35 or 39) a
+    /// text sent to them with `pki_encrypted` gets instead of going out.
+    pub pki_naks: Vec<(u32, i32)>,
     /// When the last text was accepted: the rate limit counts from there.
     last_text_at: Option<Instant>,
     /// Ids the client used recently; the firmware drops a packet whose id it saw.
@@ -230,6 +235,7 @@ impl Firmware {
             cfg,
             ack_plans: VecDeque::new(),
             cut_after_next_text: false,
+            pki_naks: Vec::new(),
             last_text_at: None,
             seen: VecDeque::new(),
             next_id: 0x5100_0001,
@@ -375,9 +381,18 @@ impl Firmware {
             ];
         }
         self.last_text_at = Some(now);
-        let plan = p
-            .want_ack
-            .then(|| self.ack_plans.pop_front().unwrap_or(AckPlan::Ack));
+        // The firmware refuses a PKI-only text it cannot encrypt with a NAK of its own.
+        let pki_nak = self
+            .pki_naks
+            .iter()
+            .find(|(to, _)| p.pki_encrypted && *to == p.to)
+            .map(|&(_, reason)| AckPlan::Nak(reason));
+        let plan = match pki_nak {
+            Some(nak) => Some(nak),
+            None => p
+                .want_ack
+                .then(|| self.ack_plans.pop_front().unwrap_or(AckPlan::Ack)),
+        };
         self.log.texts.push(SentText {
             id: p.id,
             to: p.to,
@@ -389,6 +404,7 @@ impl Firmware {
             text: String::from_utf8_lossy(&data.payload).into_owned(),
             payload: data.payload,
             plan,
+            pki_encrypted: p.pki_encrypted,
             at: now,
         });
         let answer = match plan {
@@ -570,6 +586,44 @@ mod tests {
         assert_eq!(ids(&fw.log.texts), [7]);
         assert_eq!(ids(&fw.log.lost_in_reboot), [8]);
         assert_eq!(fw.reboot_count, 4);
+    }
+
+    #[test]
+    fn a_pki_text_it_cannot_encrypt_gets_its_nak() {
+        let t0 = Instant::now();
+        let mut fw = Firmware::new(SimConfig::default());
+        fw.pki_naks.push((0xAA, 35));
+        let pki_text = |id: u32, to: u32| {
+            let mut msg = ToRadio::decode(text(id, to, true).as_slice()).unwrap();
+            if let Some(to_radio::PayloadVariant::Packet(p)) = &mut msg.payload_variant {
+                p.pki_encrypted = true;
+            }
+            msg.encode_to_vec()
+        };
+        let s = Duration::from_secs;
+        let steps = [
+            (
+                pki_text(1, 0xAA),
+                t0,
+                "routing from 12345678 req 1 reason 35 after 300ms",
+            ),
+            (
+                text(2, 0xAA, true),
+                t0 + s(3),
+                "routing from aa req 2 reason 0 after 300ms",
+            ),
+            (
+                pki_text(3, 0xBB),
+                t0 + s(6),
+                "routing from bb req 3 reason 0 after 300ms",
+            ),
+        ];
+        for (input, now, want) in steps {
+            let got = summary(&fw.on_frame(&input, now));
+            assert_eq!(got[1], want);
+        }
+        let flags: Vec<bool> = fw.log.texts.iter().map(|t| t.pki_encrypted).collect();
+        assert_eq!(flags, [true, false, true]);
     }
 
     #[test]

@@ -138,6 +138,13 @@ impl SimNode {
         self.shared.update(|st| st.fw.cfg.ack_delay = delay);
     }
 
+    /// Texts sent `pki_encrypted` to `to` get a Routing NAK `reason` (34 PKI_FAILED, 35
+    /// PKI_UNKNOWN_PUBKEY, 39 PKI_SEND_FAIL_PUBLIC_KEY), as from a node that cannot
+    /// encrypt for it.
+    pub fn nak_pki_to(&self, to: u32, reason: i32) {
+        self.shared.update(|st| st.fw.pki_naks.push((to, reason)));
+    }
+
     /// Whether heartbeats get a `queueStatus` (firmware ≥ 2.7.5) or silence (older).
     pub fn set_answer_heartbeats(&self, answer: bool) {
         self.shared
@@ -161,6 +168,11 @@ impl SimNode {
             id,
             ..MeshPacketSpec::text(from, text)
         })
+    }
+
+    /// A PKI DM from `from` with its public `key`; returns the packet id used.
+    pub fn inject_pki_dm(&self, from: u32, text: &str, key: [u8; 32]) -> u32 {
+        self.inject_text(MeshPacketSpec::pki(from, text, key))
     }
 
     /// Any packet, fully described; returns the packet id used.

@@ -45,6 +45,11 @@ pub struct MeshPacketSpec {
     pub encrypted: bool,
     /// A PKI DM: arrives decoded, on channel 0, flagged.
     pub pki_encrypted: bool,
+    /// The sender's public key, as the firmware hands it over with a PKI DM (32 bytes; empty
+    /// otherwise).
+    pub public_key: Vec<u8>,
+    /// Came through an MQTT gateway.
+    pub via_mqtt: bool,
     /// `rx_snr` in dB and `rx_rssi` in dBm; both 0 for a packet that did not come over LoRa.
     pub rx_snr: f32,
     pub rx_rssi: i32,
@@ -66,6 +71,8 @@ impl Default for MeshPacketSpec {
             want_ack: false,
             encrypted: false,
             pki_encrypted: false,
+            public_key: Vec::new(),
+            via_mqtt: false,
             rx_snr: 6.25,
             rx_rssi: -87,
         }
@@ -82,6 +89,15 @@ impl MeshPacketSpec {
             hop_limit: 2,
             want_ack: true,
             ..Default::default()
+        }
+    }
+
+    /// A PKI DM from `from` with its 32-byte `key`, decoded by our node (channel 0).
+    pub fn pki(from: u32, text: &str, key: [u8; 32]) -> Self {
+        MeshPacketSpec {
+            pki_encrypted: true,
+            public_key: key.to_vec(),
+            ..MeshPacketSpec::text(from, text)
         }
     }
 
@@ -114,6 +130,8 @@ impl MeshPacketSpec {
             hop_limit: self.hop_limit,
             want_ack: self.want_ack,
             pki_encrypted: self.pki_encrypted,
+            public_key: self.public_key.clone(),
+            via_mqtt: self.via_mqtt,
             payload_variant: Some(payload_variant),
             ..Default::default()
         }

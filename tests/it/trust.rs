@@ -1,0 +1,444 @@
+//! Trust on a shared mesh, through the daemon: a channel mention never sees a node's DM
+//! memory and runs no command; only a PKI DM proves its sender, so a forged DM with the id of
+//! a node that talks PKI can neither read, reset nor plant into its memory; a new key is a
+//! new identity until the operator runs `meshai trust`; replies to PKI nodes leave
+//! `pki_encrypted` and a PKI NAK is never answered with the channel key; nodes that never
+//! used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no memory.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use meshai::chunk::strip_marker;
+use meshai::memory::store::{Store, StoredMessage};
+use meshai::node::NodeId;
+
+use crate::harness::{Daemon, SOON, config_text, ends_reply, parse_config, replies};
+use crate::support::fake_llm::{FakeRequest, FakeResponse};
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText};
+
+const ALICE: u32 = 0xa1c1_0001;
+const BOB: u32 = 0xb0b0_0002;
+const ADMIN: u32 = 0xad00_0009;
+/// Alice's key, and the one a reset node (or someone else) comes with.
+const K1: [u8; 32] = [0x11; 32];
+const K2: [u8; 32] = [0x22; 32];
+
+/// Small memory (a fold is due above 8 unsummarised messages), an admin, mentions on.
+const CONFIG: &str = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\
+[access]\nadmins = [\"!ad000009\"]\n\
+[channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n";
+
+/// Sends a packet and waits for a complete reply to `to` after it; returns that reply.
+async fn ask_with(d: &Daemon, to: u32, spec: MeshPacketSpec) -> Vec<SentText> {
+    let before = d.sim.texts().len();
+    d.sim.inject_text(spec.clone());
+    let mine = |texts: &[SentText]| -> Vec<SentText> {
+        texts[before..]
+            .iter()
+            .filter(|t| t.to == to)
+            .cloned()
+            .collect()
+    };
+    let done = d
+        .sim
+        .wait_for(SOON, |l| {
+            l.texts.len() > before && ends_reply(&mine(&l.texts))
+        })
+        .await;
+    let texts = mine(&d.sim.texts());
+    assert!(
+        done,
+        "no complete reply to {:?}: {texts:?}",
+        String::from_utf8_lossy(&spec.payload)
+    );
+    texts
+}
+
+/// A PKI DM from `from` with `key`; its reply.
+async fn pki_ask(d: &Daemon, from: u32, text: &str, key: [u8; 32]) -> Vec<SentText> {
+    ask_with(d, from, MeshPacketSpec::pki(from, text, key)).await
+}
+
+/// A DM without PKI claiming to be from `from`; its reply.
+async fn plain_ask(d: &Daemon, from: u32, text: &str) -> Vec<SentText> {
+    ask_with(d, from, MeshPacketSpec::text(from, text)).await
+}
+
+fn joined(texts: &[SentText]) -> String {
+    texts
+        .iter()
+        .map(|t| strip_marker(&t.text))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Everything a request said, for "does it mention X" checks.
+fn said(req: &FakeRequest) -> String {
+    req.messages
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn db(d: &Daemon) -> PathBuf {
+    d.dir.path().join("meshai.db")
+}
+
+/// `node`'s stored messages, read through a second connection while the daemon runs.
+async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
+    let path = db(d);
+    let store = tokio::task::spawn_blocking(move || Store::open(&path))
+        .await
+        .expect("open task")
+        .expect("the database opens");
+    let history = store.history(NodeId(node), 100).await.expect("history");
+    store.close().await.expect("close");
+    history
+}
+
+/// A reply from `BOB`: once it is in, everything injected before it went through the intake.
+async fn control(d: &Daemon) {
+    let reply = plain_ask(d, BOB, "control question").await;
+    assert_eq!(joined(&reply), "echo: control question");
+}
+
+/// The regression test for the mention leak: Alice's facts and summary are in her DM memory;
+/// the same node id on the channel asks for them and for `!summary`.
+#[tokio::test]
+async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
+    let d = Daemon::start(CONFIG).await;
+    d.llm.set_behaviour(|req| {
+        if crate::harness::is_summary(req) {
+            FakeResponse::Text("Alice lives at 12 Elm Street, door code 4711.".into())
+        } else {
+            FakeResponse::Text(format!("echo: {}", req.last_user()))
+        }
+    });
+    let dms = [
+        "My door code is 4711.",
+        "I live at 12 Elm Street.",
+        "what is lora?",
+        "how far does it reach?",
+        "which antenna is best?",
+        "what is a hop?",
+    ];
+    for text in dms {
+        plain_ask(&d, ALICE, text).await;
+    }
+    // Wait until the fold kept her facts and summary.
+    let mut remembered = String::new();
+    for _ in 0..50 {
+        remembered = joined(&plain_ask(&d, ALICE, "!summary").await);
+        if remembered.contains("You told me: My door code is 4711.") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        remembered.contains("12 Elm Street") && remembered.contains("My door code is 4711."),
+        "{remembered}"
+    );
+    let stored_before = stored(&d, ALICE).await;
+    let requests_before = replies(&d.llm).len();
+
+    let mention = |text: &str| MeshPacketSpec {
+        to: Some(BROADCAST),
+        ..MeshPacketSpec::text(ALICE, text)
+    };
+    let answer = ask_with(&d, BROADCAST, mention("@ai what is my door code?")).await;
+    assert_eq!(joined(&answer), "echo: what is my door code?");
+    let hint = ask_with(&d, BROADCAST, mention("@ai !summary")).await;
+    assert_eq!(
+        joined(&hint),
+        "Commands work only in a direct message to me."
+    );
+
+    let reqs = replies(&d.llm);
+    assert_eq!(
+        reqs.len(),
+        requests_before + 1,
+        "one LLM call: the question"
+    );
+    let req = reqs.last().expect("the mention's request");
+    let text = said(req);
+    for secret in [
+        "4711",
+        "Elm",
+        "how far does it reach",
+        "antenna",
+        "What you remember",
+        "They told you",
+    ] {
+        assert!(
+            !text.contains(secret),
+            "the mention's prompt has {secret:?}: {text}"
+        );
+    }
+    assert!(
+        text.contains("public channel"),
+        "the model is told the answer is public: {text}"
+    );
+    for t in d.sim.texts().iter().filter(|t| t.to == BROADCAST) {
+        assert!(!t.text.contains("4711") && !t.text.contains("Elm"), "{t:?}");
+        assert!(!t.pki_encrypted);
+    }
+    assert_eq!(
+        stored(&d, ALICE).await,
+        stored_before,
+        "nothing stored under the sender of a mention"
+    );
+
+    // The next mention on the channel sees the public thread, still no DM memory.
+    ask_with(&d, BROADCAST, mention("@ai and in winter?")).await;
+    let req = replies(&d.llm).pop().expect("request");
+    let text = said(&req);
+    assert!(
+        text.contains("what is my door code?") && !text.contains("4711"),
+        "{text}"
+    );
+}
+
+/// After Alice talked over PKI, DMs without PKI carrying her id reach nothing of hers: a
+/// forged `!reset` wipes nothing, a forged text is not stored, sees no memory and costs no
+/// LLM call; her node gets one warning, PKI-encrypted.
+#[tokio::test]
+async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
+    let d = Daemon::start(CONFIG).await;
+    let reply = pki_ask(&d, ALICE, "My callsign is KD9XYZ.", K1).await;
+    assert_eq!(joined(&reply), "echo: My callsign is KD9XYZ.");
+    assert!(reply.iter().all(|t| t.pki_encrypted), "{reply:?}");
+    let before = stored(&d, ALICE).await;
+    assert_eq!(before.len(), 2);
+
+    let warning = plain_ask(&d, ALICE, "!reset").await;
+    assert_eq!(
+        joined(&warning),
+        "I only answer this node over encrypted DMs. If this was you, check your app's keys."
+    );
+    assert!(warning.iter().all(|t| t.pki_encrypted), "{warning:?}");
+    let alice_texts = |d: &Daemon| d.sim.texts().iter().filter(|t| t.to == ALICE).count();
+    let sent = alice_texts(&d);
+    d.sim.inject_dm(ALICE, "My callsign is FAKE1.", None);
+    d.sim.inject_dm(ALICE, "what is my callsign?", None);
+    d.sim.inject_dm(ALICE, "!summary", None);
+    control(&d).await;
+    assert_eq!(alice_texts(&d), sent, "one warning per hour, then silence");
+    assert!(
+        !d.llm
+            .requests()
+            .iter()
+            .any(|r| said(r).contains("FAKE1") || said(r).contains("what is my callsign")),
+        "no LLM call for a forged DM"
+    );
+    assert_eq!(
+        stored(&d, ALICE).await,
+        before,
+        "nothing reset, nothing planted"
+    );
+
+    // Alice herself, over PKI: her memory is whole, without the forged text.
+    let reply = pki_ask(&d, ALICE, "what is my callsign?", K1).await;
+    assert!(reply.iter().all(|t| t.pki_encrypted));
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(said(&req).contains("KD9XYZ") && !said(&req).contains("FAKE1"));
+    let summary = joined(&pki_ask(&d, ALICE, "!status", K1).await);
+    assert!(summary.contains("I hold 4 messages of ours"), "{summary}");
+
+    // A node that never used PKI is answered as before, from its memory, without PKI.
+    plain_ask(&d, BOB, "My boat is the Blue Heron.").await;
+    let reply = plain_ask(&d, BOB, "what is my boat called?").await;
+    assert!(reply.iter().all(|t| !t.pki_encrypted));
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(said(&req).contains("Blue Heron"), "memory by default");
+}
+
+/// A forged `!status` with the id of an admin who talks PKI shows no admin counters; the
+/// admin's own, over PKI, does.
+#[tokio::test]
+async fn a_forged_status_from_a_pki_admin_gets_no_admin_counters() {
+    let d = Daemon::start(CONFIG).await;
+    let own = joined(&pki_ask(&d, ADMIN, "!status", K1).await);
+    assert!(own.contains("Admin:"), "{own}");
+    let forged = plain_ask(&d, ADMIN, "!status").await;
+    let text = joined(&forged);
+    assert!(text.starts_with("meshai up "), "{text}");
+    assert!(
+        !text.contains("Admin:") && !text.contains("I hold"),
+        "{text}"
+    );
+    assert!(forged.iter().all(|t| t.pki_encrypted));
+}
+
+/// A PKI DM with another key than the pinned one is a new identity: answered without the
+/// old memory, storing nothing into it, no memory commands — until `meshai trust`.
+#[tokio::test]
+async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
+    let d = Daemon::start(CONFIG).await;
+    pki_ask(&d, ALICE, "My boat is the Blue Heron.", K1).await;
+    let before = stored(&d, ALICE).await;
+
+    let reply = pki_ask(&d, ALICE, "what is my boat called?", K2).await;
+    assert_eq!(joined(&reply), "echo: what is my boat called?");
+    assert!(reply.iter().all(|t| t.pki_encrypted));
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("Blue Heron"), "{}", said(&req));
+    let refused = joined(&pki_ask(&d, ALICE, "!summary", K2).await);
+    assert!(refused.contains("key changed"), "{refused}");
+    let refused = joined(&pki_ask(&d, ALICE, "!reset", K2).await);
+    assert!(refused.contains("key changed"), "{refused}");
+    assert_eq!(stored(&d, ALICE).await, before, "the old memory untouched");
+
+    // The operator accepts the new key, the daemon still running.
+    let config = parse_config(&config_text(&d.sim, &d.llm.base_url(), &db(&d), CONFIG));
+    let mut out = Vec::new();
+    meshai::cli::admin::trust(&config, NodeId(ALICE), &mut out)
+        .await
+        .expect("meshai trust");
+    let out = String::from_utf8(out).expect("utf-8");
+    assert!(out.contains("now trusting its new key"), "{out}");
+
+    pki_ask(&d, ALICE, "what is my boat called?", K2).await;
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(
+        said(&req).contains("Blue Heron"),
+        "memory back: {}",
+        said(&req)
+    );
+    // And now the old key is the stranger.
+    pki_ask(&d, ALICE, "and my name?", K1).await;
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("Blue Heron"));
+}
+
+/// Our node cannot PKI-encrypt for Alice (NAK PKI_UNKNOWN_PUBKEY): the reply ends there,
+/// nothing goes with the channel key, and her next DM is tried again over PKI.
+#[tokio::test]
+async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
+    let d = Daemon::start(CONFIG).await;
+    let long = "Antennas matter more than power on a mesh like this one. ".repeat(5);
+    let want = long.clone();
+    d.answer_with(move |_| FakeResponse::Text(want.clone()));
+    d.sim.nak_pki_to(ALICE, 35);
+    d.sim.inject_pki_dm(ALICE, "tell me about antennas", K1);
+    let first = d
+        .sim
+        .wait_for(SOON, |l| l.texts.iter().any(|t| t.to == ALICE))
+        .await;
+    assert!(first);
+    d.answer_with(|req| FakeResponse::Text(format!("echo: {}", req.last_user())));
+    control(&d).await;
+    let to_alice: Vec<SentText> = d
+        .sim
+        .texts()
+        .into_iter()
+        .filter(|t| t.to == ALICE)
+        .collect();
+    assert_eq!(to_alice.len(), 1, "no resend, no fallback: {to_alice:?}");
+    assert!(to_alice[0].pki_encrypted);
+
+    d.sim.inject_pki_dm(ALICE, "still there?", K1);
+    let again = d
+        .sim
+        .wait_for(SOON, |l| {
+            l.texts.iter().filter(|t| t.to == ALICE).count() == 2
+        })
+        .await;
+    assert!(again, "the next DM is tried again");
+    let texts = d.sim.texts();
+    let last = texts.iter().rev().find(|t| t.to == ALICE).expect("a text");
+    assert!(last.pki_encrypted);
+}
+
+/// `require_pki = "all"`: a DM without PKI from a node that never used PKI is answered
+/// without memory and not stored, and runs no command but `!help`.
+#[tokio::test]
+async fn require_pki_all_answers_plain_dms_without_memory() {
+    let d = Daemon::start("[access]\nrequire_pki = \"all\"\n").await;
+    plain_ask(&d, BOB, "My boat is the Blue Heron.").await;
+    let reply = plain_ask(&d, BOB, "what is my boat called?").await;
+    assert_eq!(joined(&reply), "echo: what is my boat called?");
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("Blue Heron"));
+    assert!(stored(&d, BOB).await.is_empty(), "nothing stored");
+    let refused = joined(&plain_ask(&d, BOB, "!summary").await);
+    assert!(refused.contains("need an encrypted DM"), "{refused}");
+    let help = joined(&plain_ask(&d, BOB, "!help").await);
+    assert!(help.starts_with("Ask me anything."), "{help}");
+    // Over PKI, the same node has a memory.
+    pki_ask(&d, BOB, "My dog is Rex.", K2).await;
+    pki_ask(&d, BOB, "what is my dog called?", K2).await;
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(said(&req).contains("My dog is Rex."));
+}
+
+/// A DM that came through MQTT without PKI is answered without memory and not stored
+/// (`[access] mqtt = "no_memory"`, the default).
+#[tokio::test]
+async fn an_mqtt_dm_gets_no_memory() {
+    let d = Daemon::start("").await;
+    plain_ask(&d, BOB, "My boat is the Blue Heron.").await;
+    let reply = ask_with(
+        &d,
+        BOB,
+        MeshPacketSpec {
+            via_mqtt: true,
+            ..MeshPacketSpec::text(BOB, "what is my boat called?")
+        },
+    )
+    .await;
+    assert_eq!(joined(&reply), "echo: what is my boat called?");
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("Blue Heron"));
+    assert_eq!(stored(&d, BOB).await.len(), 2, "only the DM over the air");
+}
+
+/// Mentions have their own worker and rate limit, per channel: over it they are dropped
+/// without a word, while the sender's DMs are still answered; the "DMs only" line goes
+/// once per channel, not once per command.
+#[tokio::test]
+async fn mentions_have_their_own_rate_limit_and_one_dm_line() {
+    let d = Daemon::start(
+        "[limits]\nnode_messages = 4\n\
+         [channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n",
+    )
+    .await;
+    let mention = |from: u32, text: &str| MeshPacketSpec {
+        to: Some(BROADCAST),
+        ..MeshPacketSpec::text(from, text)
+    };
+    let public = |d: &Daemon| -> Vec<String> {
+        d.sim
+            .texts()
+            .iter()
+            .filter(|t| t.to == BROADCAST)
+            .map(|t| t.text.clone())
+            .collect()
+    };
+    ask_with(&d, BROADCAST, mention(ALICE, "@ai !reset")).await;
+    ask_with(&d, BROADCAST, mention(BOB, "@ai first question")).await;
+    // A second command within the 10 minutes gets no second line; the fourth mention (all
+    // count, commands too) is the last the channel's limit answers.
+    d.sim.inject_text(mention(ALICE, "@ai !status"));
+    ask_with(&d, BROADCAST, mention(ALICE, "@ai second question")).await;
+    d.sim.inject_text(mention(BOB, "@ai over the limit"));
+    // The sender's DMs have their own limit: still answered.
+    let reply = plain_ask(&d, ALICE, "a direct question").await;
+    assert_eq!(joined(&reply), "echo: a direct question");
+    control(&d).await;
+    assert_eq!(
+        public(&d),
+        [
+            "Commands work only in a direct message to me.",
+            "echo: first question",
+            "echo: second question",
+        ]
+    );
+    assert!(
+        !d.llm
+            .requests()
+            .iter()
+            .any(|r| said(r).contains("over the limit")),
+        "no LLM call over the limit"
+    );
+}
