@@ -10,8 +10,9 @@
 //!
 //! Each listed channel has its own worker (not the sender's node worker) and its own rate
 //! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
-//! are dropped without a word (a notice would cost the whole channel airtime). This module
-//! holds no store handle: nothing here can read or write a node's memory.
+//! are dropped without a word (a notice would cost the whole channel airtime). Nothing here
+//! calls the store: the answer's [`Audience::Channel`] keeps what was said in the thread, and
+//! a node's memory is only read where a `DmDest` is (`worker`, `commands`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
@@ -26,7 +27,8 @@ use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
-use super::{Shared, airtime, asker, unix_time};
+use super::worker::turn_notes;
+use super::{Shared, airtime, asker};
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::radio::TextMessage;
@@ -228,16 +230,14 @@ async fn handle(
     let s = &shared.settings;
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
     let permit = shared.gate.reply().await;
-    let clock = asker::LocalClock {
-        now: msg.received_at,
-        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
-    };
-    let notes: Vec<String> =
-        asker::asker_line(&public_asker(&msg), clock, &public_context(&s.context))
-            .into_iter()
-            .chain([PUBLIC_NOTE.to_string()])
-            .chain(budget.note(&s.chunk))
-            .collect();
+    let mut notes = turn_notes(
+        shared,
+        &public_asker(&msg),
+        &public_context(&s.context),
+        &msg,
+        &budget,
+    );
+    notes.push(PUBLIC_NOTE.to_string());
     let messages = thread.prompt(&s.system_prompt, &notes, &msg.text, Instant::now());
     let said = OnceLock::new();
     let question = Question {

@@ -24,6 +24,7 @@ use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
 use super::{airtime, answer, asker};
+use crate::config::ContextConfig;
 use crate::memory::prompt;
 use crate::memory::store::{Context, StoreError};
 use crate::node::NodeId;
@@ -200,14 +201,7 @@ async fn llm_turn(
     };
     // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
     // only, never stored or summarised.
-    let clock = asker::LocalClock {
-        now: msg.received_at,
-        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
-    };
-    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect();
+    let notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
     debug!(
@@ -241,14 +235,7 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
     let s = &shared.settings;
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
     let permit = shared.gate.reply().await;
-    let clock = asker::LocalClock {
-        now: msg.received_at,
-        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
-    };
-    let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect();
+    let notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
     let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
     let question = Question {
         audience: Audience::Dm { dest, stored: None },
@@ -260,6 +247,26 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         limits: budget.limits(s.chunk),
     };
     answer::answer(shared, question, permit).await;
+}
+
+/// The per-turn notes for answering `msg`: who is asking (the items of `context` that
+/// `asker` knows), as of the message's local time, and a shortened answer's budget.
+pub(super) fn turn_notes(
+    shared: &Shared,
+    asker: &asker::Asker,
+    context: &ContextConfig,
+    msg: &TextMessage,
+    budget: &airtime::Budget,
+) -> Vec<String> {
+    let s = &shared.settings;
+    let clock = asker::LocalClock {
+        now: msg.received_at,
+        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
+    };
+    asker::asker_line(asker, clock, context)
+        .into_iter()
+        .chain(budget.note(&s.chunk))
+        .collect()
 }
 
 /// Loads the node's memory for answering message `user_id`.
