@@ -3,9 +3,8 @@
 //! The intake loop never waits on the LLM: it checks access, who may have sent the DM
 //! (`trust`, deciding by `identity`) and the rate limit, and hands each message to its
 //! node's worker; channel mentions go to their channel's worker (`mention`), which sees no
-//! memory. A worker answers one node's messages in order, one LLM call at
-//! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
-//! summaries. Summaries run in the background after the reply is queued. A busy radio channel
+//! memory. A worker answers one node's messages in order, one LLM call at a time; the
+//! [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before summaries. Summaries run in the background after the reply is queued. A busy radio channel
 //! shortens an answer or holds it in its worker before the LLM is asked (`airtime`).
 
 mod airtime;
