@@ -14,6 +14,7 @@ mod fold;
 pub mod gate;
 pub mod ratelimit;
 mod reply;
+mod reply_row;
 mod sink;
 pub mod slots;
 mod streamed_reply;

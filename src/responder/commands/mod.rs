@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tracing::{info, warn};
 
-use super::reply::{STORE_FAILED, send};
+use super::reply::{STORE_DAMAGED, STORE_FAILED, send};
 use super::{Destination, Shared};
 use crate::memory::store::StoreError;
 use crate::node::NodeId;
@@ -73,6 +73,7 @@ pub(super) async fn run(
         Command::Status => status::text(shared, node).await,
         Command::Summary => match summary(shared, node).await {
             Ok(text) => text,
+            Err(e) if e.damage().is_some() => STORE_DAMAGED.into(),
             Err(e) => {
                 warn!(error = %e, "could not read the summary");
                 STORE_FAILED.into()
@@ -82,12 +83,17 @@ pub(super) async fn run(
     send(shared, dest, Some(id), &text, shared.settings.chunk).await;
 }
 
-/// `!reset`: forgets the node's messages, summary and facts.
+/// `!reset`: forgets the node's messages, summary and facts; says why when the database is
+/// too damaged to (the store logged the damage).
 async fn reset(shared: &Arc<Shared>, node: NodeId) -> String {
     match shared.store.reset(node).await {
         Ok(()) => {
             info!("history and summary forgotten on request");
             "Done: I forgot our conversation and everything I remembered about you.".into()
+        }
+        Err(e) if e.damage().is_some() => {
+            warn!(error = %e, "reset failed: the database is damaged");
+            STORE_DAMAGED.into()
         }
         Err(e) => {
             warn!(error = %e, "reset failed");

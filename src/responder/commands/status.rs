@@ -1,10 +1,11 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
-//! the asking node's messages are held, the LLM server that answered last (with fallbacks),
-//! the channel's line, and for an admin the counters.
+//! the asking node's messages are held, a damaged memory store, the LLM server that answered
+//! last (with fallbacks), the channel's line, and for an admin the counters.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::memory::store::Damage;
 use crate::node::NodeId;
 use crate::radio::LinkState;
 use crate::responder::{Counters, Shared, airtime};
@@ -26,6 +27,10 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId) -> String {
         "meshai up {uptime}, radio {radio}, model {}. I hold {mine} messages of ours.",
         shared.settings.model
     );
+    if let Some(line) = damage_line(shared.store.damage()) {
+        text.push(' ');
+        text.push_str(line);
+    }
     if shared.llm.len() > 1
         && let Some(server) = shared.llm.last_answered()
     {
@@ -43,6 +48,14 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId) -> String {
         text.push_str(&admin_line(&shared.counters, stats.len()));
     }
     text
+}
+
+/// The short line for a damaged memory store.
+fn damage_line(damage: Option<Damage>) -> Option<&'static str> {
+    Some(match damage? {
+        Damage::File => "Memory store damaged: answering without memory.",
+        Damage::Index => "Memory search index damaged: older chats not searched.",
+    })
 }
 
 /// Uptime as days, hours and minutes: `2d3h14m`.
@@ -93,6 +106,15 @@ mod tests {
         ];
         for (secs, want) in cases {
             assert_eq!(uptime(secs), want, "{secs} s");
+        }
+    }
+
+    #[test]
+    fn a_damaged_store_gets_a_short_line() {
+        assert_eq!(damage_line(None), None);
+        for d in [Damage::File, Damage::Index] {
+            let line = damage_line(Some(d)).unwrap_or_default();
+            assert!(!line.is_empty() && line.len() <= 60, "{line}");
         }
     }
 
