@@ -104,3 +104,74 @@ fn log(e: &StoreError, what: &str) {
         e => warn!(error = %e, "{what}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: NodeId = NodeId(0xa1b2_c3d4);
+
+    fn parts(p: &[&str]) -> Vec<String> {
+        p.iter().map(|s| s.to_string()).collect()
+    }
+
+    async fn replies(store: &Store) -> Vec<String> {
+        let history = store.history(A, 10).await.unwrap_or_default();
+        history
+            .into_iter()
+            .filter(|m| m.role == crate::memory::Role::Assistant)
+            .map(|m| m.text)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn one_row_follows_the_parts_across_a_retry_and_goes_if_none_went_on_air() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("m.db")).expect("open");
+        let user = store.append_user(A, "q".into(), 1).await.expect("user");
+
+        let mut row = ReplyRow::new(A, Some(user));
+        row.finish(&store, None).await;
+        assert!(
+            replies(&store).await.is_empty(),
+            "nothing handed, nothing stored"
+        );
+        row.handed(&store, &parts(&["one"])).await;
+        assert_eq!(replies(&store).await, ["one"]);
+        row.handed(&store, &parts(&["two", "three"])).await;
+        assert_eq!(replies(&store).await, ["one two three"]);
+        // Taken back, then a retry's parts replace them in the same row.
+        row.taken_back();
+        row.handed(&store, &parts(&["retry"])).await;
+        assert_eq!(replies(&store).await, ["retry"]);
+        let usage = Usage {
+            prompt_tokens: 10,
+            completion_tokens: 4,
+        };
+        row.finish(&store, Some(usage)).await;
+        let stats = store.stats().await.expect("stats");
+        assert_eq!((stats[0].llm_calls, stats[0].completion_tokens), (1, 4));
+
+        // An answer that gives up with nothing on air leaves no row.
+        let user = store.append_user(A, "q2".into(), 5).await.expect("user");
+        let mut row = ReplyRow::new(A, Some(user));
+        row.handed(&store, &parts(&["never sent"])).await;
+        row.taken_back();
+        row.discard(&store).await;
+        assert_eq!(replies(&store).await, ["retry"]);
+
+        // A reset meanwhile: nothing is written, and nothing fails.
+        let user = store.append_user(A, "q3".into(), 9).await.expect("user");
+        let mut row = ReplyRow::new(A, Some(user));
+        store.reset(A).await.expect("reset");
+        row.handed(&store, &parts(&["late"])).await;
+        row.handed(&store, &parts(&["later"])).await;
+        assert!(replies(&store).await.is_empty());
+
+        // Without memory, nothing is written.
+        let mut row = ReplyRow::new(A, None);
+        row.handed(&store, &parts(&["x"])).await;
+        assert!(replies(&store).await.is_empty());
+        store.close().await.expect("close");
+    }
+}
