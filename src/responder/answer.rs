@@ -176,7 +176,9 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 return;
             }
             End::Closed { queued: false } => {
+                // Nothing of this attempt was queued; a row left by one taken back goes.
                 debug!("the outbox closed while the answer streamed");
+                row.discard(&shared.store).await;
                 return;
             }
             End::CutOff { error, notice } => {

@@ -197,20 +197,8 @@ async fn random_bytes_over_the_file_leave_a_daemon_that_answers_without_memory()
     assert!(!log.contains("memory store failed"), "{log}");
 
     // `meshai check` reports it, with the advice.
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
-        .args(["check", "--config"])
-        .arg(&config)
-        .env_remove("RUST_LOG")
-        .output()
-        .await
-        .expect("meshai check");
-    let out = String::from_utf8_lossy(&out.stdout).into_owned();
-    let mut lines = out.lines().skip_while(|l| !l.starts_with("✗ database"));
-    let line = lines
-        .next()
-        .unwrap_or_else(|| panic!("no database line: {out}"));
+    let (line, advice) = check_database(&config).await;
     assert!(line.contains("the file is damaged"), "{line}");
-    let advice = lines.next().unwrap_or_default();
     assert!(
         advice.contains("answers without memory") && advice.contains("A damaged database"),
         "{advice}"
@@ -236,9 +224,16 @@ async fn check_reports_a_damaged_search_index() {
     damage_index(&db);
     let config = dir.path().join("config.toml");
     std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    let (line, advice) = check_database(&config).await;
+    assert!(line.contains("its search index is damaged"), "{line}");
+    assert!(advice.contains("rebuilds it at its next start"), "{advice}");
+}
+
+/// Runs `meshai check` on `config`: its `✗ database` line and the advice under it.
+async fn check_database(config: &Path) -> (String, String) {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
         .args(["check", "--config"])
-        .arg(&config)
+        .arg(config)
         .env_remove("RUST_LOG")
         .output()
         .await
@@ -248,11 +243,6 @@ async fn check_reports_a_damaged_search_index() {
     let line = lines
         .next()
         .unwrap_or_else(|| panic!("no database line: {out}"));
-    assert!(line.contains("its search index is damaged"), "{line}");
-    assert!(
-        lines
-            .next()
-            .is_some_and(|a| a.contains("rebuilds it at its next start")),
-        "{out}"
-    );
+    let advice = lines.next().unwrap_or_default();
+    (line.to_string(), advice.to_string())
 }

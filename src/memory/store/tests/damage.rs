@@ -53,6 +53,14 @@ async fn filled() -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
+/// A's question about the yagi7, stored at `at`, and the memory for answering it.
+async fn ask_yagi(store: &Store, at: i64) -> (i64, Context) {
+    let question = "which yagi7 antenna?";
+    let new = store.append_user(A, question.into(), at).await.unwrap();
+    let ctx = store.context(A, new, 4, question, 3).await.unwrap();
+    (new, ctx)
+}
+
 #[tokio::test]
 async fn a_damaged_index_costs_retrieval_only_and_a_reset_rebuilds_it() {
     let (_dir, path) = filled().await;
@@ -63,14 +71,7 @@ async fn a_damaged_index_costs_retrieval_only_and_a_reset_rebuilds_it() {
     assert_eq!(store.damage(), None, "the check only reports");
 
     // A message with searchable words: the window and the rest, without retrieval.
-    let new = store
-        .append_user(A, "which yagi7 antenna?".into(), 500)
-        .await
-        .unwrap();
-    let ctx = store
-        .context(A, new, 4, "which yagi7 antenna?", 3)
-        .await
-        .unwrap();
+    let (new, ctx) = ask_yagi(&store, 500).await;
     assert_eq!(ctx.window.len(), 4);
     assert!(ctx.retrieved.is_empty());
     assert_eq!(store.damage(), Some(Damage::Index));
@@ -86,14 +87,7 @@ async fn a_damaged_index_costs_retrieval_only_and_a_reset_rebuilds_it() {
     store.reset(B).await.unwrap();
     assert!(store.history(B, 10).await.unwrap().is_empty());
     assert_eq!(store.check().await.unwrap(), Health::Ok);
-    let new = store
-        .append_user(A, "which yagi7 antenna?".into(), 600)
-        .await
-        .unwrap();
-    let ctx = store
-        .context(A, new, 4, "which yagi7 antenna?", 3)
-        .await
-        .unwrap();
+    let (_, ctx) = ask_yagi(&store, 600).await;
     assert_eq!(
         ctx.retrieved.first().map(|e| e.user.as_str()),
         Some("my antenna 7 is a yagi7")
