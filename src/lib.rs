@@ -31,10 +31,11 @@ use crate::chunk::{ChunkLimits, budget_hint};
 use crate::clock::Zone;
 use crate::config::{Config, SlotsSetting, TimeZoneSetting};
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
-use crate::memory::store::Store;
+use crate::memory::store::{Damage, Health, Store, StoreError};
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
 use crate::responder::{RadioWatch, Responder, ResponderSettings, Sink};
+use crate::secret::redact_urls;
 use crate::systemd::Systemd;
 
 /// Inbound events buffered between the radio reader and the responder's intake. The intake
@@ -174,9 +175,10 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 ///
 /// A database that will not open is returned as the [`StoreError`](memory::StoreError)
 /// itself, without context, so the command line can add its advice
-/// (`cli::advice::run_error`).
+/// (`cli::advice::run_error`) — unless it is damaged: then the daemon runs without memory
+/// where the file fails (see [`open_store`]).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let store = Store::open(&config.database)?;
+    let store = open_store(&config.database).await?;
     let stop_expiry = CancellationToken::new();
     let expiry = tokio::spawn(memory::retention::daily(
         store.clone(),
@@ -204,7 +206,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     );
     info!(
         model = %config.llm.model,
-        llm = %config.llm.base_url,
+        llm = %redact_urls(&config.llm.base_url),
         fallbacks = config.llm.fallbacks.len(),
         "meshai running"
     );
@@ -228,6 +230,36 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     outcome
 }
 
+/// Opens the database and checks it (`PRAGMA quick_check`), with one clear log line: ok; a
+/// damaged search index, rebuilt from the messages; or a damaged file (the store's error
+/// line, which says what to do). A damaged file, even one that does not open, still gives a
+/// store: every call is tried, and the bot answers without memory where it fails.
+async fn open_store(path: &std::path::Path) -> Result<Store, StoreError> {
+    let store = match Store::open(path) {
+        Ok(store) => store,
+        Err(e) if e.damage().is_some() => Store::open_damaged(path, &e)?,
+        Err(e) => return Err(e),
+    };
+    let started = tokio::time::Instant::now();
+    match store.check().await {
+        Ok(Health::Ok) => info!(
+            database = %path.display(),
+            ms = started.elapsed().as_millis() as u64,
+            "database check ok"
+        ),
+        Ok(Health::IndexDamaged(problem)) => {
+            warn!(%problem, "the database's search index is damaged; rebuilding it from the stored messages");
+            match store.rebuild_index().await {
+                Ok(n) => info!(exchanges = n, "search index rebuilt"),
+                Err(e) => store.note_damage(Damage::Index, &e),
+            }
+        }
+        Ok(Health::Damaged(problem)) => store.note_damage(Damage::File, &problem),
+        Err(e) => warn!(error = %e, "could not check the database"),
+    }
+    Ok(store)
+}
+
 /// Warns when the server's model list lacks `model`. Silent when the list cannot be had: the
 /// server may still be starting, and the first answer reports its own error.
 async fn check_model(base_url: String, model: String) {
@@ -237,6 +269,7 @@ async fn check_model(base_url: String, model: String) {
     };
     if !list.is_empty() && !list.iter().any(|m| m.name == model) {
         let names: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
+        let base_url = redact_urls(&base_url);
         warn!(
             "[llm] model {model} is not among the models {base_url} lists ({}): install it \
              (Ollama: `ollama pull {model}`) or set [llm] model to one of those; llama.cpp's \

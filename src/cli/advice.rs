@@ -8,8 +8,9 @@ use std::path::Path;
 use rusqlite::ErrorCode;
 
 use crate::llm::LlmError;
-use crate::memory::store::StoreError;
+use crate::memory::store::{Damage, StoreError};
 use crate::radio::{DownReason, Transport};
+use crate::secret::redact_urls;
 
 /// Ollama's port: a refused connection there most likely means Ollama is not running.
 const OLLAMA_PORT: u16 = 11434;
@@ -39,9 +40,11 @@ pub fn database(error: &StoreError) -> Option<String> {
                 )),
                 Some(ErrorCode::NotADatabase) => Some(format!(
                     "{} is not an SQLite database: move it away or point [storage] database \
-                     elsewhere",
-                    path.display()
+                     elsewhere; if it was meshai's, its first page is damaged: {}",
+                    path.display(),
+                    damaged(Damage::File)
                 )),
+                Some(ErrorCode::DatabaseCorrupt) => Some(damaged(Damage::File)),
                 Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
                     Some("another process holds a long lock on the database; try again".into())
                 }
@@ -52,7 +55,22 @@ pub fn database(error: &StoreError) -> Option<String> {
         StoreError::UnknownVersion { .. } => {
             Some("the database was written by a newer meshai: upgrade meshai".into())
         }
+        StoreError::Damaged { part, .. } => Some(damaged(*part)),
         _ => None,
+    }
+}
+
+/// What to do about a damaged database (`meshai check`'s `quick_check`, or a failed call).
+pub fn damaged(damage: Damage) -> String {
+    match damage {
+        Damage::Index => "only the search index is damaged, which holds nothing the messages do \
+             not: meshai rebuilds it at its next start (`sudo systemctl restart meshai`)"
+            .into(),
+        Damage::File => "meshai answers without memory until it is repaired: stop meshai, copy \
+             the database with its -wal and -shm files as a backup, then recover what can be \
+             read (sqlite3's .recover) or delete it — docs/raspberry-pi.md, \"A damaged \
+             database\""
+            .into(),
     }
 }
 
@@ -80,16 +98,17 @@ fn dir_of(path: &Path) -> String {
 /// Advice for a failed test request to the LLM server.
 ///
 /// `base_url` and `model` are as configured; `api_key_env` names the variable the key is read
-/// from.
+/// from. The URL's user info is never repeated.
 pub fn llm(
     error: &LlmError,
     base_url: &str,
     model: &str,
     api_key_env: Option<&str>,
 ) -> Option<String> {
+    let base_url = redact_urls(base_url);
     match error {
         LlmError::Connect(reason) if contains(reason, "connection refused") => {
-            if port_of(base_url) == Some(OLLAMA_PORT) {
+            if port_of(&base_url) == Some(OLLAMA_PORT) {
                 Some("start Ollama: `systemctl start ollama`".into())
             } else {
                 Some(format!("is the server running at {base_url}?"))

@@ -16,8 +16,10 @@ use tokio::time::Instant;
 use super::{advice, format, open_store};
 use crate::config::{Config, ConfigError};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
+use crate::memory::store::{Damage, Health};
 use crate::radio::link::Radio;
 use crate::radio::{DownReason, LinkState, LocalNode, RadioConfig};
+use crate::secret::redact_urls;
 
 /// Extra time over the handshake timeout before the radio check gives up by itself: the link
 /// reports its own handshake timeout first when it can.
@@ -113,15 +115,28 @@ fn print(out: &mut (dyn Write + Send), outcome: &Outcome) -> io::Result<()> {
     out.flush()
 }
 
-/// Opens (creating and migrating if needed) the database and counts what it holds.
+/// Opens (creating and migrating if needed) the database, checks it (`PRAGMA quick_check`)
+/// and counts what it holds.
 pub async fn database(config: &Config) -> Outcome {
     let path = config.database.display();
     let store = match open_store(&config.database).await {
         Ok(store) => store,
         Err(e) => return Outcome::failed(format!("database: {e}"), advice::database(&e)),
     };
+    let health = store.check().await;
     let stats = store.stats().await;
     let closed = store.close().await;
+    let damaged = |damage, problem| {
+        Outcome::failed(
+            format!("database {path}: {damage}: {problem}"),
+            Some(advice::damaged(damage)),
+        )
+    };
+    match health {
+        Ok(Health::Damaged(problem)) => return damaged(Damage::File, problem),
+        Ok(Health::IndexDamaged(problem)) => return damaged(Damage::Index, problem),
+        Ok(Health::Ok) | Err(_) => {}
+    }
     match (stats, closed) {
         (Ok(stats), Ok(())) => {
             let messages: u64 = stats.iter().map(|s| s.messages).sum();
@@ -139,7 +154,7 @@ pub async fn database(config: &Config) -> Outcome {
 /// Sends one tiny request (`max_tokens = 1`) to the configured model.
 pub async fn llm(config: &Config) -> Outcome {
     let l = &config.llm;
-    let what = format!("llm {} model {}", l.base_url, l.model);
+    let what = format!("llm {} model {}", redact_urls(&l.base_url), l.model);
     server(what, crate::llm_settings(config), l.api_key_env.as_deref()).await
 }
 
@@ -148,7 +163,12 @@ pub async fn fallbacks(config: &Config) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     let settings = crate::fallback_settings(config);
     for (i, (f, settings)) in config.llm.fallbacks.iter().zip(settings).enumerate() {
-        let what = format!("llm fallback {} {} model {}", i + 1, f.base_url, f.model);
+        let what = format!(
+            "llm fallback {} {} model {}",
+            i + 1,
+            redact_urls(&f.base_url),
+            f.model
+        );
         outcomes.push(server(what, settings, f.api_key_env.as_deref()).await);
     }
     outcomes

@@ -164,6 +164,54 @@ fn api_key_comes_from_env_and_is_masked() {
 }
 
 #[test]
+fn a_key_pasted_as_api_key_env_is_an_error_that_does_not_repeat_it() {
+    for section in [
+        "[llm]",
+        "[[llm.fallback]]\nbase_url = \"http://127.0.0.1/v1\"\nmodel = \"m\"",
+    ] {
+        let text = format!(
+            "[radio]\ntcp = \"127.0.0.1\"\n{section}\napi_key_env = \"sk-abc123 secret\"\n"
+        );
+        let e = parse(&text, "x.toml", &no_env).unwrap_err().to_string();
+        assert!(
+            e.contains("api_key_env: must be the name of an environment variable"),
+            "{e}"
+        );
+        assert!(!e.contains("sk-abc123"), "{e}");
+    }
+}
+
+#[test]
+fn a_key_over_plain_http_to_another_host_warns() {
+    let env = |name: &str| (name == "MESHAI_API_KEY").then(|| "sk-1".to_string());
+    let warns = |url: &str, env: &dyn Fn(&str) -> Option<String>| {
+        let text = format!("[radio]\ntcp = \"127.0.0.1\"\n[llm]\nbase_url = \"{url}\"\n");
+        let (_, w) = parse(&text, "x.toml", env).unwrap();
+        w.iter().any(|w| w.0.contains("over plain http://"))
+    };
+    let cases = [
+        ("http://192.168.1.5:11434/v1", true),
+        ("http://u:p@ollama.lan/v1", true),
+        ("http://127.0.0.1:11434/v1", false),
+        ("http://localhost:8080/v1", false),
+        ("http://[::1]:8080/v1", false),
+        ("https://api.example.com/v1", false),
+    ];
+    for (url, want) in cases {
+        assert_eq!(warns(url, &env), want, "{url}");
+        assert!(!warns(url, &no_env), "no key, no warning: {url}");
+    }
+}
+
+#[test]
+fn a_password_in_base_url_is_not_repeated_by_an_error() {
+    let text = "[radio]\ntcp = \"127.0.0.1\"\n[llm]\nbase_url = \"ftp://me:hunter2@host/v1\"\n";
+    let e = parse(text, "x.toml", &no_env).unwrap_err().to_string();
+    assert!(e.contains("ftp://***@host/v1"), "{e}");
+    assert!(!e.contains("hunter2"), "{e}");
+}
+
+#[test]
 fn odd_values_warn() {
     let text = "[radio]\nserial = \"/dev/x\"\nsend_gap_ms = 500\n[memory]\nwindow_messages = 7\n";
     let (_, w) = parse(text, "x.toml", &no_env).unwrap();

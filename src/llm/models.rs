@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::secret::redact_urls;
+
 /// One model a server offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelInfo {
@@ -150,12 +152,19 @@ pub async fn list(url: &str, api: ListApi, timeout: Duration) -> Result<Vec<Mode
         .get(&endpoint)
         .send()
         .await
-        .map_err(|e| describe(&e))?;
+        .map_err(|e| describe(&e.without_url()))?;
     let status = response.status();
     if !status.is_success() {
-        return Err(format!("GET {endpoint}: http {}", status.as_u16()));
+        return Err(format!(
+            "GET {}: http {}",
+            redact_urls(&endpoint),
+            status.as_u16()
+        ));
     }
-    let body = response.text().await.map_err(|e| describe(&e))?;
+    let body = response
+        .text()
+        .await
+        .map_err(|e| describe(&e.without_url()))?;
     match api {
         ListApi::Ollama => parse_ollama_tags(&body),
         ListApi::OpenAi => parse_openai_models(&body),

@@ -320,7 +320,10 @@ async fn save(
     match store.save_airtime(record.clone()).await {
         Ok(()) => Some((record, counts)),
         Err(e) => {
-            warn!(error = %e, "could not save the channel reading");
+            // The store logs a damaged file once; this runs at every reading.
+            if e.damage().is_none() {
+                warn!(error = %e, "could not save the channel reading");
+            }
             None
         }
     }

@@ -8,11 +8,13 @@
 //! steps. Once the reply budget is full the stream is dropped, which makes the server stop.
 //! A failure before any part went on air is handled as a failed call (the parts handed over
 //! are taken back, a retry is made if the error and the time budget allow, else one notice);
-//! a failure after that ends the reply with one short notice part, and what was handed to
-//! the outbox is stored as the answer: the user saw it, so the history and the summary must
-//! know it.
+//! a failure after that ends the reply with one short notice part. What the outbox took is
+//! stored as it is handed over ([`ReplyRow`](super::reply_row)): the user saw it, so the
+//! history and the summary must know it, even if the daemon dies mid-answer.
 //!
-//! Not streamed: one call, the whole answer chunked and queued at once.
+//! Not streamed: one call, the whole answer chunked, stored and queued at once.
+//!
+//! A turn without memory (the database is damaged) stores nothing.
 //!
 //! Both ask [`crate::llm::LlmPool`], which fails over to the `[[llm.fallback]]` servers within
 //! the one budget. A streamed answer that broke before any part went on air goes to the next
@@ -29,6 +31,7 @@ use tracing::{debug, info, warn};
 use super::dest::{Destination, DmDest};
 use super::gate::ReplyPermit;
 use super::reply::{failure_text, notice, queue, watch_report};
+use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
 use crate::chunk::{ChunkLimits, chunk, strip_marker};
@@ -139,15 +142,16 @@ async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Opti
         Audience::Dm {
             dest,
             stored: Some(user_id),
-        } => {
-            if let Err(e) = shared
-                .store
-                .append_reply(dest.node(), *user_id, said, unix_now(), usage)
-                .await
-            {
-                warn!(error = %e, "could not store the reply");
-            }
-        }
+        } => match shared
+            .store
+            .append_reply(dest.node(), *user_id, said, unix_now(), usage)
+            .await
+        {
+            Ok(_) => {}
+            // The store logs a damaged file once.
+            Err(e) if e.damage().is_some() => debug!(error = %e, "could not store the reply"),
+            Err(e) => warn!(error = %e, "could not store the reply"),
+        },
         Audience::Dm { stored: None, .. } => {}
         Audience::Channel { said: slot, .. } => {
             // Set once per answer: a second value cannot come.
@@ -183,6 +187,12 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     let mut attempt = 1;
     // After a stream that broke before anything went on air, the servers after this one.
     let mut after: Option<Server> = None;
+    // A DM's reply is stored as its parts are handed over; a channel's answer only lands in
+    // the channel's public thread once it is over (`public`).
+    let mut row = match &q.audience {
+        Audience::Dm { dest, stored } => ReplyRow::new(dest.node(), *stored),
+        Audience::Channel { .. } => ReplyRow::new(crate::node::NodeId::BROADCAST, None),
+    };
     let (handed, queued, usage, cut, gave_up) = loop {
         let Attempt {
             end,
@@ -190,7 +200,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             handed,
             queued,
             usage,
-        } = stream_once(shared, q, deadline, started, after).await;
+        } = stream_once(shared, q, deadline, started, after, &mut row).await;
         let error = match end {
             End::Done {
                 cut_at_budget,
@@ -202,22 +212,27 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 break (handed, queued, usage, cut_at_budget, radio_gave_up);
             }
             End::Closed { queued: true } => {
+                // What was handed over is stored already.
                 debug!("the outbox closed while the answer streamed");
-                store(shared, q, handed.join(" "), None).await;
+                public(q, &handed);
                 return;
             }
             End::Closed { queued: false } => {
+                // Nothing of this attempt was queued; a row left by one taken back goes.
                 debug!("the outbox closed while the answer streamed");
+                row.discard(&shared.store).await;
                 return;
             }
             End::CutOff { error, notice } => {
-                cut_off(shared, q, handed, queued, &error, notice).await;
+                public(q, &handed);
+                cut_off(shared, handed, queued, &error, notice).await;
                 return;
             }
             End::Failed(error) => error,
         };
         // Nothing of a failed attempt is on air: the reply it queued was taken back.
         drop((handed, queued));
+        row.taken_back();
         // A stream that broke with nothing on air fails over like one that did not open,
         // when a server after it is left (no wait: it is another server).
         if let Some(server) = opened
@@ -240,6 +255,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             None => {
                 c.llm_failures.fetch_add(1, Ordering::Relaxed);
                 warn!(attempt, error = %error, "the LLM call failed");
+                row.discard(&shared.store).await;
                 notice(
                     shared,
                     q.audience.dest(),
@@ -256,7 +272,6 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     c.llm_ms_total
         .fetch_add(latency.as_millis() as u64, Ordering::Relaxed);
     c.replies.fetch_add(1, Ordering::Relaxed);
-    let said = handed.join(" ");
     info!(
         parts = handed.len(),
         prompt_chars = q.prompt_chars,
@@ -265,7 +280,8 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
         radio_gave_up = gave_up,
         "answer streamed"
     );
-    store(shared, q, said, usage).await;
+    row.finish(&shared.store, usage).await;
+    public(q, &handed);
     // A reply still open (the answer ended without its last part marked) is closed when
     // its stream goes, after this: the outbox numbers its parts ` i/?`.
     if let Some(queued) = queued
@@ -275,11 +291,19 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     }
 }
 
-/// Ends a reply that broke off after its first part went on air: the `notice` part, and
-/// what was handed over is stored as the answer.
+/// A channel's answer, once over, lands in the channel's public thread (a DM's is stored as
+/// it goes, by its [`ReplyRow`]).
+fn public(q: &Question<'_>, handed: &[String]) {
+    if let Audience::Channel { said, .. } = &q.audience {
+        // Set once per answer: a second value cannot come.
+        let _ = said.set(handed.join(" "));
+    }
+}
+
+/// Ends a reply that broke off after its first part went on air with the `notice` part
+/// (what was handed over is stored already, as the answer; the notice is not).
 async fn cut_off(
     shared: &Arc<Shared>,
-    q: &Question<'_>,
     handed: Vec<String>,
     mut queued: Option<Queued>,
     error: &LlmError,
@@ -298,22 +322,22 @@ async fn cut_off(
     {
         warn!("outbox closed; the cut-off notice was not queued");
     }
-    let said = handed.join(" ");
-    store(shared, q, said, None).await;
     if let Some(queued) = queued {
         watch_report(shared, handed.len() + 1, queued.report);
     }
 }
 
 /// One streamed call: opens the stream and pumps it through a [`StreamedReply`], which says
-/// what to do with each piece. Stops reading once the attempt ends (dropping the stream
-/// closes the connection, so the server stops generating).
+/// what to do with each piece; parts the outbox took go into the reply's `row` at once.
+/// Stops reading once the attempt ends (dropping the stream closes the connection, so the
+/// server stops generating).
 async fn stream_once(
     shared: &Arc<Shared>,
     q: &Question<'_>,
     deadline: Instant,
     started: Instant,
     after: Option<Server>,
+    row: &mut ReplyRow,
 ) -> Attempt {
     let s = &shared.settings;
     let (mut stream, server) = match shared
@@ -381,8 +405,11 @@ async fn stream_once(
                     Err(OutboxClosed) => Event::Refused,
                 }
             }
-            Step::Hand { parts, last } => match hand(queued.as_mut(), parts, last).await {
-                Ok(()) => Event::Handed,
+            Step::Hand { parts, last } => match hand(queued.as_mut(), parts.clone(), last).await {
+                Ok(()) => {
+                    row.handed(&shared.store, &parts).await;
+                    Event::Handed
+                }
                 Err(OutboxClosed) => Event::Refused,
             },
             Step::Retract => {

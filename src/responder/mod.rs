@@ -18,6 +18,7 @@ pub mod identity;
 pub mod mention;
 pub mod ratelimit;
 mod reply;
+mod reply_row;
 mod sink;
 pub mod slots;
 mod streamed_reply;

@@ -18,6 +18,9 @@ use crate::radio::{FailReason, PartOutcome, ReplyReport};
 /// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
 pub(super) const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
 
+/// What a command that needs the memory says when the database is damaged.
+pub(super) const STORE_DAMAGED: &str = "Sorry, my memory store is damaged: I can't do that now. I still answer, without memory, until the operator repairs it.";
+
 /// The one short packet a user gets when the LLM fails: never the raw error.
 pub(super) fn failure_text(e: &LlmError) -> String {
     match e {
@@ -164,6 +167,7 @@ mod tests {
             "Sorry, the AI took too long to answer. Please try again later."
         );
         assert!(STORE_FAILED.len() <= 150);
+        assert!(STORE_DAMAGED.len() <= 150, "{}", STORE_DAMAGED.len());
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //!
 //! Every job carries a [`DmDest`]: whatever a worker sends goes to the DM's sender, never to
 //! a channel.
+//!
+//! A damaged database ([`StoreError::damage`]) does not silence the bot: a message the store
+//! cannot keep, or whose memory it cannot read, is answered from the system prompt and the
+//! message alone (the store logs the damage once); only other store failures get the
+//! `STORE_FAILED` notice.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -118,8 +123,9 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     .await;
                 }
                 Parsed::Text if grant.memory => {
-                    llm_turn(shared, node, &msg, dest, summarizing).await;
-                    fold::start_summary(shared, node, summarizing);
+                    if llm_turn(shared, node, &msg, dest, summarizing).await == Memory::Used {
+                        fold::start_summary(shared, node, summarizing);
+                    }
                 }
                 Parsed::Text => turn_without_memory(shared, &msg, dest).await,
             }
@@ -139,8 +145,30 @@ fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
 /// Records that the node was heard (a command, which stores no message).
 async fn touch(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage) {
     let (long, short) = heard_names(msg);
-    if let Err(e) = shared.store.touch_node(node, long, short, unix_now()).await {
-        warn!(error = %e, "could not update node info");
+    match shared.store.touch_node(node, long, short, unix_now()).await {
+        Ok(()) => {}
+        Err(e) if e.damage().is_some() => debug!(error = %e, "could not update node info"),
+        Err(e) => warn!(error = %e, "could not update node info"),
+    }
+}
+
+/// Whether a turn had the node's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    /// The message was stored (and its memory read, unless the turn ended early).
+    Used,
+    /// The database is damaged: the turn was answered without memory, or not at all.
+    Missing,
+}
+
+/// A damaged store's error, logged at debug (the store logs the damage once); `None` for
+/// any other error, which the caller handles.
+fn without_memory(e: StoreError, what: &str) -> Option<StoreError> {
+    if e.damage().is_some() {
+        debug!(error = %e, "{what}: answering without memory");
+        None
+    } else {
+        Some(e)
     }
 }
 
@@ -150,7 +178,7 @@ async fn llm_turn(
     msg: &TextMessage,
     dest: DmDest,
     summarizing: &Arc<SummaryState>,
-) {
+) -> Memory {
     let s = &shared.settings;
     let limits = Limits::of(&s.memory);
     // The user's message is stored before the LLM is called, with the node's names.
@@ -159,18 +187,25 @@ async fn llm_turn(
         .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
         .await
     {
-        Ok(id) => id,
-        Err(e) => {
-            warn!(error = %e, "memory store failed");
-            notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-            return;
-        }
+        Ok(id) => Some(id),
+        Err(e) => match without_memory(e, "the message could not be stored") {
+            None => None,
+            Some(e) => {
+                warn!(error = %e, "memory store failed");
+                notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
+                return Memory::Used;
+            }
+        },
     };
     // A busy channel shapes the answer: the reply may wait here, before the LLM is asked (so
     // it holds no LLM slot and no other node), and then be shortened.
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
-    match shared.store.unsummarized(node, user_id).await {
-        Ok(n) if n >= limits.hard_cap => {
+    let unsummarized = match user_id {
+        Some(id) => shared.store.unsummarized(node, id).await.map(|n| (id, n)),
+        None => Ok((0, 0)),
+    };
+    match unsummarized {
+        Ok((user_id, n)) if n >= limits.hard_cap => {
             // Background summaries could not keep up (or kept failing): fold now, before
             // the reply, so the prompt stays bounded and nothing leaves it unsummarised.
             info!(
@@ -183,21 +218,33 @@ async fn llm_turn(
             fold::fold_rounds(shared, node, user_id, summarizing, true, &guard).await;
         }
         Ok(_) => {}
-        Err(e) => warn!(error = %e, "could not count the unsummarised messages"),
+        Err(e) => {
+            if let Some(e) = without_memory(e, "could not count the unsummarised messages") {
+                warn!(error = %e, "could not count the unsummarised messages");
+            }
+        }
     }
     let permit = shared.gate.reply().await;
     if permit.waited_for_summary {
         info!("the reply waited for a summary that had already yielded once");
     }
     // The memory is read once the LLM is ours: a summary saved while we waited is used.
-    let ctx = match load_context(shared, node, user_id, &msg.text, &limits).await {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            drop(permit);
-            warn!(error = %e, "memory store failed");
-            notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-            return;
-        }
+    let loaded = match user_id {
+        Some(id) => load_context(shared, node, id, &msg.text, &limits).await,
+        None => Ok(Context::default()),
+    };
+    let (ctx, memory) = match loaded {
+        Ok(ctx) if user_id.is_some() => (ctx, Memory::Used),
+        Ok(ctx) => (ctx, Memory::Missing),
+        Err(e) => match without_memory(e, "the memory could not be read") {
+            None => (Context::default(), Memory::Missing),
+            Some(e) => {
+                drop(permit);
+                warn!(error = %e, "memory store failed");
+                notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
+                return Memory::Used;
+            }
+        },
     };
     // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
     // only, never stored or summarised.
@@ -217,7 +264,7 @@ async fn llm_turn(
     let question = Question {
         audience: Audience::Dm {
             dest,
-            stored: Some(user_id),
+            stored: user_id,
         },
         packet_id: msg.packet_id,
         messages: &messages,
@@ -227,6 +274,7 @@ async fn llm_turn(
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
     answer::answer(shared, question, permit).await;
+    memory
 }
 
 /// Answers `msg` without the node's memory: nothing is stored or read, no summary follows.

@@ -1,7 +1,9 @@
 //! Crash safety: the real `meshai` binary is killed with SIGKILL at random points of a busy
 //! run, five times over the same database. After each kill: `PRAGMA integrity_check` is ok,
 //! every user message the daemon acknowledged (by answering it) is stored, and every summary
-//! agrees with its cursor (text and cursor are written in one transaction).
+//! agrees with its cursor (text and cursor are written in one transaction). And a kill in the
+//! middle of a streamed answer keeps the parts that went on air: the next turn's prompt
+//! carries them as the assistant's message.
 
 use std::collections::HashSet;
 use std::process::Stdio;
@@ -11,8 +13,10 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rusqlite::Connection;
 
-use crate::harness::{SOON, config_text, is_summary, sim_config, spawn_meshai};
-use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
+use meshai::chunk::strip_marker;
+
+use crate::harness::{SOON, config_text, config_text_with, is_summary, sim_config, spawn_meshai};
+use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse, FakeStream, StreamEnd};
 use crate::support::sim_node::SimNode;
 
 /// The summariser names the last user line it folded in, so a test can tell whether the saved
@@ -160,4 +164,101 @@ fn check_store(db: &std::path::Path, sim: &SimNode, round: usize) {
         answered.len(),
         rows.len()
     );
+}
+
+/// What the killed daemon's streamed answer says: 24 words of 7 characters per 150-character
+/// part, so after 70 words three parts are certain and the fourth is still growing.
+fn streamed_words() -> Vec<String> {
+    (0..80).map(|i| format!("word{i:02} ")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_mid_answer_keeps_the_parts_that_went_on_air() {
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let llm = FakeLlm::start(|req| {
+        if req.last_user() == "tell me a long story" {
+            // Three parts' worth and a bit, then nothing: the answer is still being written.
+            FakeResponse::Stream(
+                FakeStream {
+                    tokens: streamed_words(),
+                    every: Duration::from_millis(5),
+                    end: StreamEnd::Done,
+                }
+                .ending(StreamEnd::StallAfter(70)),
+            )
+        } else {
+            FakeResponse::Text(format!("ok {}", req.last_user()))
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = dir.path().join("config.toml");
+    let text = config_text_with(&sim, &llm.base_url(), &db, "", "timeout_secs = 60");
+    std::fs::write(&config, text).expect("config");
+
+    let mut child = spawn_meshai(&config, "warn", Stdio::null());
+    sim.wait_handshakes(1, SOON).await;
+    sim.inject_dm(0xa1a1_0001, "tell me a long story", None);
+    let on_air = sim.wait_texts(3, SOON).await;
+    let bodies: Vec<&str> = on_air.iter().map(|t| strip_marker(&t.text)).collect();
+    let said = bodies.join(" ");
+    assert!(on_air[2].text.ends_with(" 3/?"), "{on_air:?}");
+    // The row follows the parts as they are handed over, before the answer ends.
+    let conn = Connection::open(&db).expect("db");
+    let stored = || {
+        conn.query_row(
+            "SELECT text FROM messages WHERE role = 'assistant'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()
+    };
+    let deadline = tokio::time::Instant::now() + SOON;
+    while stored().as_deref() != Some(said.as_str()) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        stored().as_deref(),
+        Some(said.as_str()),
+        "stored as handed over"
+    );
+    assert_eq!(sim.texts().len(), 3, "the fourth part was not sent");
+    child.start_kill().expect("SIGKILL");
+    let _ = child.wait().await;
+
+    let mut child = spawn_meshai(&config, "warn", Stdio::null());
+    sim.wait_handshakes(2, SOON).await;
+    sim.inject_dm(0xa1a1_0001, "and then?", None);
+    let deadline = tokio::time::Instant::now() + SOON;
+    let req = loop {
+        let found = llm
+            .requests()
+            .into_iter()
+            .find(|r| r.last_user() == "and then?");
+        if let Some(req) = found {
+            break req;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no request after the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let turns: Vec<(&str, &str)> = req
+        .messages
+        .iter()
+        .filter(|m| m.role != "system")
+        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            ("user", "tell me a long story"),
+            ("assistant", said.as_str()),
+            ("user", "and then?")
+        ],
+        "the next prompt knows what went on air"
+    );
+    let _ = child.start_kill();
 }

@@ -37,29 +37,26 @@ fn texts(sent: &[SentText]) -> Vec<String> {
     sent.iter().map(|t| t.text.clone()).collect()
 }
 
-/// The latest stored reply, once at least `n` are stored. A streamed reply is stored once its
-/// last part is queued, so it may land a moment after that part is on the wire.
-async fn stored_reply(d: &Daemon, n: i64) -> String {
+/// The latest stored reply, once it says `want` (or after 5 s, whatever it says then). A
+/// streamed reply is stored as its parts are handed over, so it grows to the whole answer a
+/// moment after the last part is on the wire.
+async fn stored_reply(d: &Daemon, want: &str) -> String {
     let db = Connection::open(d.dir.path().join("meshai.db")).expect("db");
+    let latest = || {
+        db.query_row(
+            "SELECT text FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()
+    };
     for _ in 0..250 {
-        let count: i64 = db
-            .query_row(
-                "SELECT COUNT(*) FROM messages WHERE role = 'assistant'",
-                [],
-                |r| r.get(0),
-            )
-            .expect("count");
-        if count >= n {
+        if latest().as_deref() == Some(want) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    db.query_row(
-        "SELECT text FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
-        [],
-        |r| r.get(0),
-    )
-    .expect("a stored reply")
+    latest().expect("a stored reply")
 }
 
 /// Checks rule 4 (` i/?` … ` n/n`, or ` i/n` throughout) and the size limits.
@@ -101,7 +98,8 @@ async fn parts_leave_while_the_model_is_still_writing() {
     assert!(sent[0].reply_id.is_some());
     assert!(sent[1..].iter().all(|t| t.reply_id.is_none()));
     // What is stored is the text as sent, without markers.
-    assert_eq!(stored_reply(&d, 1).await, bodies.join(" "));
+    let said = bodies.join(" ");
+    assert_eq!(stored_reply(&d, &said).await, said);
     // Pacing held: never two texts closer than the gap, never a refusal.
     for w in sent.windows(2) {
         assert!(w[1].at.duration_since(w[0].at) >= Duration::from_millis(GAP_MS * 3 / 4));
@@ -208,7 +206,8 @@ async fn a_stream_that_breaks_after_part_one_ends_with_one_notice_part() {
         assert_eq!(words, want[..words.len()], "{end:?}: a prefix, in order");
         assert_eq!(d.llm.requests().len(), 1, "{end:?}");
         // What went on air is stored as the answer; the notice is not.
-        assert_eq!(stored_reply(&d, 1).await, bodies.join(" "), "{end:?}");
+        let said = bodies.join(" ");
+        assert_eq!(stored_reply(&d, &said).await, said, "{end:?}");
     }
 }
 
@@ -251,7 +250,9 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     assert_eq!(words, LONG.split_whitespace().collect::<Vec<_>>());
     assert!(!parts.iter().any(|p| p.contains("cut off")));
     assert_eq!(d.llm.requests().len(), 2);
-    let answered = stored_reply(&d, 1).await;
+    let said: Vec<&str> = parts.iter().map(|p| strip_marker(p)).collect();
+    let answered = stored_reply(&d, &said.join(" ")).await;
+    assert_eq!(answered, said.join(" "));
     // A stream that breaks before anything usable is a failed call: one notice, nothing
     // stored as the answer.
     d.answer_with(|_| {
@@ -261,7 +262,7 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     assert_eq!(notice.len(), 1, "{notice:?}");
     assert!(notice[0].contains("unavailable"), "{notice:?}");
     assert_eq!(
-        stored_reply(&d, 1).await,
+        stored_reply(&d, &answered).await,
         answered,
         "nothing stored for the failed call"
     );

@@ -244,6 +244,20 @@ fn database_advice_by_error() {
         Some("not an SQLite database"),
     );
     check(
+        StoreError::Open {
+            path: path.clone(),
+            source: sqlite(rusqlite::ffi::SQLITE_CORRUPT),
+        },
+        Some("A damaged database"),
+    );
+    check(
+        StoreError::Damaged {
+            part: Damage::Index,
+            source: sqlite(rusqlite::ffi::SQLITE_CORRUPT_VTAB),
+        },
+        Some("rebuilds it at its next start"),
+    );
+    check(
         StoreError::UnknownVersion {
             path,
             found: 9,

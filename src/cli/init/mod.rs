@@ -28,6 +28,7 @@ use crate::config::Config;
 use crate::config::locate::{self, Env};
 use crate::llm::models::{self, ListApi};
 use crate::radio::Transport;
+use crate::secret::redact_urls;
 
 /// How long the handshake with one candidate node may take.
 const HANDSHAKE: Duration = Duration::from_secs(10);
@@ -160,7 +161,7 @@ pub async fn run(
         out,
         "  llm       {} {}, model {model} ({why})",
         server.kind.name(),
-        server.base_url
+        redact_urls(&server.base_url)
     )?;
     writeln!(out, "  database  {}{db_note}", database.display())?;
 
@@ -192,7 +193,8 @@ pub async fn run(
 /// Prints the problems and that nothing was written; the command then exits 1.
 fn refuse(out: &mut (dyn Write + Send), problems: &[String]) -> anyhow::Result<bool> {
     for problem in problems {
-        writeln!(out, "✗ {problem}")?;
+        // A problem may name a server by its URL (`plan`).
+        writeln!(out, "✗ {}", redact_urls(problem))?;
     }
     writeln!(out, "nothing written")?;
     Ok(false)
@@ -323,9 +325,13 @@ fn print_servers(out: &mut (dyn Write + Send), servers: &[ServerProbe]) -> std::
                 } else {
                     names.join(", ")
                 };
-                writeln!(out, "  ✓ {} {}: {names}", s.kind.name(), s.base_url)?;
+                let url = redact_urls(&s.base_url);
+                writeln!(out, "  ✓ {} {url}: {names}", s.kind.name())?;
             }
-            Err(why) => writeln!(out, "  ✗ {} {}: {why}", s.kind.name(), s.base_url)?,
+            Err(why) => {
+                let url = redact_urls(&s.base_url);
+                writeln!(out, "  ✗ {} {url}: {why}", s.kind.name())?
+            }
         }
     }
     Ok(())

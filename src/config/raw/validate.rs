@@ -160,7 +160,7 @@ fn llm(
     l: &RawLlm,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<LlmConfig, ConfigError> {
-    let (base_url, host) = c.base_url("llm", &l.base_url)?;
+    let base_url = c.base_url("llm", &l.base_url)?;
     if l.model.trim().is_empty() {
         return Err(c.err(
             "llm",
@@ -168,7 +168,7 @@ fn llm(
             "missing: name the model, e.g. \"qwen2.5:1.5b\"",
         ));
     }
-    let (api_key_env, api_key) = c.api_key("llm", &l.api_key_env, &host, env);
+    let (api_key_env, api_key) = c.api_key("llm", &l.api_key_env, &base_url, env)?;
     let timeout = c.range("llm", "timeout_secs", l.timeout_secs, 1, 3600)?;
     let max_tokens = c.range("llm", "max_tokens", l.max_tokens, 16, 32_768)?;
     let temperature = c.range("llm", "temperature", l.temperature, 0.0, 2.0)?;
@@ -220,11 +220,11 @@ fn fallback(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<FallbackConfig, ConfigError> {
     let section = "llm.fallback";
-    let (base_url, host) = c.base_url(section, &f.base_url)?;
+    let base_url = c.base_url(section, &f.base_url)?;
     if f.model.trim().is_empty() {
         return Err(c.err(section, "model", "must not be empty"));
     }
-    let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &host, env);
+    let (api_key_env, api_key) = c.api_key(section, &f.api_key_env, &base_url, env)?;
     let timeout = match f.timeout_secs {
         Some(t) => c.range(section, "timeout_secs", t, 1, 3600)?,
         None => timeout,

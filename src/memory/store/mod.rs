@@ -7,17 +7,25 @@
 //! another process while the daemon runs (`busy_timeout` absorbs short lock waits).
 //!
 //! Layout: `schema` holds the versioned migrations, `ops` the synchronous queries (one function
-//! per API call), `fts` turns user text into a safe FTS5 query, `retention` expires old data
-//! (with its own `Store::expire`), `airtime` keeps the channel's last reading for `meshai
-//! stats`, `keys` the public key pinned for each node that talks to us over PKI. This file is
-//! the async handle.
+//! per API call), `reply` a streamed reply's row as it grows, `fts` turns user text into a
+//! safe FTS5 query, `damage` what a damaged file means (the start check, the index rebuilt
+//! from the messages), `retention` expires old data (with its own `Store::expire`), `airtime`
+//! keeps the channel's last reading for `meshai stats`, `keys` the public key pinned for each
+//! node that talks to us over PKI. This file is the async handle.
+//!
+//! A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) does not stop the store: every call is still
+//! tried, one that fails returns [`StoreError::Damaged`], and the damage is logged once per
+//! kind (see `damage`). Retrieval is best-effort: when the search index fails, the context
+//! comes without retrieved exchanges, and a reply is stored without its index entry.
 //!
 //! A database file the store creates is 0600: it holds every node's conversation.
 
 mod airtime;
+mod damage;
 mod fts;
 mod keys;
 mod ops;
+mod reply;
 mod retention;
 mod schema;
 #[cfg(test)]
@@ -36,6 +44,7 @@ use crate::llm::Usage;
 use crate::node::NodeId;
 
 pub use airtime::AirtimeRecord;
+pub use damage::{Damage, Health};
 pub use keys::{KeyAccepted, NodeKey};
 pub use retention::Expired;
 
@@ -82,12 +91,36 @@ pub enum StoreError {
     /// the node's memory was reset while the LLM was answering. Nothing was written.
     #[error("message {id} is not a user message of node {node}")]
     NoSuchUserMessage { node: NodeId, id: i64 },
+    /// `update_reply` or `delete_reply` named a message that is not a stored reply of that
+    /// node (reset meanwhile). Nothing was written.
+    #[error("message {id} is not a stored reply of node {node}")]
+    NoSuchReply { node: NodeId, id: i64 },
+    /// SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB): `part` says whether
+    /// only the search index or the file. The store keeps trying later calls.
+    #[error("database is damaged ({part}): {source}")]
+    Damaged {
+        part: Damage,
+        source: rusqlite::Error,
+    },
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
     /// The store was closed (or its thread died); the job did not run.
     #[error("database is closed")]
     Closed,
+}
+
+impl StoreError {
+    /// The damage behind this error, if SQLite found the file damaged (also when opening).
+    pub fn damage(&self) -> Option<Damage> {
+        match self {
+            StoreError::Damaged { part, .. } => Some(*part),
+            StoreError::Open { source, .. }
+            | StoreError::Migration { source, .. }
+            | StoreError::Sql(source) => damage::damage_of(source),
+            _ => None,
+        }
+    }
 }
 
 /// Who wrote a stored message.
@@ -240,6 +273,10 @@ pub struct Store {
     tx: mpsc::Sender<Msg>,
     /// Taken by `close` to join the thread; shared so any clone can close.
     thread: Arc<Mutex<Option<JoinHandle<()>>>>,
+    /// The file, for the damage log line.
+    path: Arc<Path>,
+    /// The damage met so far (logged once per kind; `!status` shows it).
+    seen: Arc<damage::Seen>,
 }
 
 impl std::fmt::Debug for Store {
@@ -254,6 +291,28 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         create_private(path);
         let conn = schema::open(path)?;
+        Store::serve_on(conn, path)
+    }
+
+    /// Opens `path` as it is, for a daemon whose file did not open because it is damaged
+    /// (`error`, whose [`StoreError::damage`] is set): no settings, no migration, the damage
+    /// noted (logged once). Every call is still tried, so the daemon answers without memory
+    /// where the file fails and with it where it works.
+    pub fn open_damaged(path: &Path, error: &StoreError) -> Result<Store, StoreError> {
+        let conn =
+            Connection::open_with_flags(path, open_flags()).map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        // Only to wait for the admin CLI's locks; the rest of the settings may fail here.
+        let _ = conn.busy_timeout(BUSY_TIMEOUT);
+        let store = Store::serve_on(conn, path)?;
+        store.note_damage(Damage::File, error);
+        Ok(store)
+    }
+
+    /// Starts the database thread on `conn`.
+    fn serve_on(conn: Connection, path: &Path) -> Result<Store, StoreError> {
         let (tx, rx) = mpsc::channel(QUEUE);
         let handle = std::thread::Builder::new()
             .name("meshai-db".into())
@@ -262,6 +321,8 @@ impl Store {
         Ok(Store {
             tx,
             thread: Arc::new(Mutex::new(Some(handle))),
+            path: Arc::from(path),
+            seen: Arc::default(),
         })
     }
 
@@ -295,8 +356,9 @@ impl Store {
     }
 
     /// Stores the reply to message `user_id`, indexes the pair for retrieval and counts the
-    /// LLM call with its token usage (tokens only if known), in one transaction. Fails with `NoSuchUserMessage` if
-    /// `user_id` is gone (reset meanwhile).
+    /// LLM call with its token usage (tokens only if known), in one transaction; returns the
+    /// reply's id. Fails with `NoSuchUserMessage` if `user_id` is gone (reset meanwhile). A
+    /// damaged search index leaves the pair out of it (noted); the reply is stored.
     pub async fn append_reply(
         &self,
         node: NodeId,
@@ -305,8 +367,35 @@ impl Store {
         at: i64,
         usage: Option<Usage>,
     ) -> Result<i64, StoreError> {
-        self.call(move |c| ops::append_reply(c, node, user_id, &text, at, usage))
-            .await
+        let (id, unindexed) = self
+            .call(move |c| ops::append_reply(c, node, user_id, &text, at, usage))
+            .await?;
+        self.note_skipped(unindexed);
+        Ok(id)
+    }
+
+    /// Replaces the text of reply `id` (a streamed reply, grown by more parts or rewritten by
+    /// a retry) and its search entry, and adds `usage`'s tokens to the node's counters (the
+    /// call was counted when the reply was first stored). Fails with `NoSuchReply` if the
+    /// reply is gone (reset meanwhile).
+    pub async fn update_reply(
+        &self,
+        node: NodeId,
+        id: i64,
+        text: String,
+        usage: Option<Usage>,
+    ) -> Result<(), StoreError> {
+        let unindexed = self
+            .call(move |c| reply::update(c, node, id, &text, usage))
+            .await?;
+        self.note_skipped(unindexed);
+        Ok(())
+    }
+
+    /// Deletes reply `id` with its exchange and search entry: a streamed reply whose parts the
+    /// outbox took back (none went on air) and that no retry replaced.
+    pub async fn delete_reply(&self, node: NodeId, id: i64) -> Result<(), StoreError> {
+        self.call(move |c| reply::delete(c, node, id)).await
     }
 
     /// The memory for answering message `before_id`: the summary and kept facts, every
@@ -324,8 +413,17 @@ impl Store {
         retrieve: usize,
     ) -> Result<Context, StoreError> {
         let query = fts::Query::new(query);
-        self.call(move |c| ops::context(c, node, before_id, max_messages, query.as_ref(), retrieve))
-            .await
+        let (ctx, retrieval) = self
+            .call(move |c| ops::context(c, node, before_id, max_messages, query.as_ref(), retrieve))
+            .await?;
+        if let Some(e) = retrieval {
+            // Retrieval is best-effort: the turn goes on with the rest of the memory.
+            let e = self.noted(e);
+            if e.damage().is_none() {
+                tracing::warn!(error = %e, "retrieval failed; answering without older exchanges");
+            }
+        }
+        Ok(ctx)
     }
 
     /// A fold, when one is due: the node has more than `keep + threshold` messages before
@@ -369,8 +467,24 @@ impl Store {
 
     /// Forgets the node: its messages, exchanges (and their search entries), summary and facts.
     /// The node's stats row (names, usage counters) stays.
+    ///
+    /// A damaged search index (its entries go with the exchanges) is rebuilt from the
+    /// messages first, then the reset is tried again.
     pub async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
-        self.call(move |c| ops::reset(c, node)).await
+        match self.call(move |c| ops::reset(c, node)).await {
+            Err(StoreError::Damaged {
+                part: Damage::Index,
+                ..
+            }) => {
+                let n = self.rebuild_index().await?;
+                tracing::info!(
+                    exchanges = n,
+                    "search index rebuilt from the stored messages"
+                );
+                self.call(move |c| ops::reset(c, node)).await
+            }
+            result => result,
+        }
     }
 
     /// The node's last `limit` messages, oldest first.
@@ -421,6 +535,29 @@ impl Store {
         self.call(|c| ops::integrity_check(c)).await
     }
 
+    /// Checks the file with `PRAGMA quick_check` (the search index's own check included).
+    /// Reports only; [`Store::note_damage`] and [`Store::rebuild_index`] act on what it found.
+    pub async fn check(&self) -> Result<Health, StoreError> {
+        self.call(|c| damage::quick_check(c)).await
+    }
+
+    /// Empties the search index and fills it again from the stored exchanges (nothing is
+    /// lost: it holds only their words); returns how many it holds.
+    pub async fn rebuild_index(&self) -> Result<usize, StoreError> {
+        self.call(damage::rebuild_index).await
+    }
+
+    /// Records damage found outside a call (the start check): logged once per kind, shown by
+    /// [`Store::damage`].
+    pub fn note_damage(&self, damage: Damage, detail: &dyn std::fmt::Display) {
+        self.seen.note(damage, &self.path, detail);
+    }
+
+    /// The worst damage met since the store opened, for `!status`.
+    pub fn damage(&self) -> Option<Damage> {
+        self.seen.worst()
+    }
+
     /// Finishes the jobs queued before this call, checkpoints the WAL, closes the connection
     /// and joins the thread. Jobs sent later (from other clones) fail with `Closed`.
     pub async fn close(self) -> Result<(), StoreError> {
@@ -454,7 +591,31 @@ impl Store {
             .send(Msg::Run(job))
             .await
             .map_err(|_| StoreError::Closed)?;
-        rx.await.map_err(|_| StoreError::Closed)?
+        rx.await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(|e| self.noted(e))
+    }
+
+    /// `e` with SQLite's damage codes as [`StoreError::Damaged`], the damage noted.
+    fn noted(&self, e: StoreError) -> StoreError {
+        let e = match e {
+            StoreError::Sql(source) => match damage::damage_of(&source) {
+                Some(part) => StoreError::Damaged { part, source },
+                None => StoreError::Sql(source),
+            },
+            e => e,
+        };
+        if let StoreError::Damaged { part, source } = &e {
+            self.seen.note(*part, &self.path, source);
+        }
+        e
+    }
+
+    /// Notes the damage that kept an exchange out of the search index.
+    fn note_skipped(&self, unindexed: Option<StoreError>) {
+        if let Some(e) = unindexed {
+            self.noted(e);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use super::damage::index_exchange;
 use super::fts::Query;
 use super::{
     Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
@@ -17,7 +18,7 @@ use crate::memory::text;
 use crate::node::NodeId;
 
 /// A node number as stored: SQLite integers are i64, a u32 always fits.
-fn node_sql(node: NodeId) -> i64 {
+pub(super) fn node_sql(node: NodeId) -> i64 {
     i64::from(node.0)
 }
 
@@ -82,6 +83,9 @@ pub(super) fn append_heard(
     Ok(id)
 }
 
+/// The reply to `user_id` with its exchange, its search entry and the LLM call counted; the
+/// reply's id, and the damage that kept the pair out of a damaged search index (the reply is
+/// stored all the same).
 pub(super) fn append_reply(
     c: &mut Connection,
     node: NodeId,
@@ -89,8 +93,8 @@ pub(super) fn append_reply(
     text: &str,
     at: i64,
     usage: Option<Usage>,
-) -> Result<i64, StoreError> {
-    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+) -> Result<(i64, Option<StoreError>), StoreError> {
+    let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let user_text: Option<String> = tx
         .prepare_cached("SELECT text FROM messages WHERE id = ?1 AND node = ?2 AND role = 'user'")?
         .query_row(params![user_id, node_sql(node)], |row| row.get(0))
@@ -108,14 +112,13 @@ pub(super) fn append_reply(
     )?
     .execute(params![node_sql(node), user_id, assistant_id, at])?;
     let exchange_id = tx.last_insert_rowid();
-    tx.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
-        .execute(params![exchange_id, user_text, text])?;
+    let unindexed = index_exchange(&mut tx, exchange_id, (&user_text, text), false)?;
     // Every stored reply was one LLM call; its tokens only count when the server said them
     // (a streamed answer dropped at the reply budget never gets its last event with `usage`).
     let (prompt, completion) = usage.map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));
     record_usage(&tx, node, prompt, completion)?;
     tx.commit()?;
-    Ok(assistant_id)
+    Ok((assistant_id, unindexed))
 }
 
 pub(super) fn summary(c: &Connection, node: NodeId) -> Result<Option<Summary>, StoreError> {
@@ -161,7 +164,7 @@ pub(super) fn context(
     max_messages: usize,
     query: Option<&Query>,
     retrieve: usize,
-) -> Result<Context, StoreError> {
+) -> Result<(Context, Option<StoreError>), StoreError> {
     // One read transaction, so summary, backlog and retrieval come from the same snapshot.
     let tx = c.transaction()?;
     let summary = summary(&tx, node)?;
@@ -190,20 +193,26 @@ pub(super) fn context(
     };
     // Retrieval only looks at exchanges wholly older than what the prompt carries verbatim.
     let boundary = window.first().map_or(before_id, |m| m.id);
-    let retrieved = match query {
+    // Best-effort: a failed retrieval (a damaged search index) leaves the rest of the
+    // memory in the context, and comes back beside it for the caller to report.
+    let (retrieved, failed) = match query {
         Some(query) if retrieve > 0 => {
-            retrieve_exchanges(&tx, node, boundary, query, retrieve, &facts)?
+            match retrieve_exchanges(&tx, node, boundary, query, retrieve, &facts) {
+                Ok(found) => (found, None),
+                Err(e) => (Vec::new(), Some(e)),
+            }
         }
-        _ => Vec::new(),
+        _ => (Vec::new(), None),
     };
     drop(tx);
-    Ok(Context {
+    let ctx = Context {
         summary,
         facts,
         window,
         unsummarized,
         retrieved,
-    })
+    };
+    Ok((ctx, failed))
 }
 
 /// A retrieved exchange must match at least this share (in percent) of the query's weight:

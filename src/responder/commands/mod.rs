@@ -14,7 +14,7 @@ use tracing::{info, warn};
 use super::Shared;
 use super::dest::DmDest;
 use super::identity::{Grant, Line};
-use super::reply::{STORE_FAILED, send};
+use super::reply::{STORE_DAMAGED, STORE_FAILED, send};
 use crate::memory::store::StoreError;
 use crate::node::NodeId;
 
@@ -74,6 +74,7 @@ pub(super) async fn run(shared: &Arc<Shared>, cmd: Command, grant: Grant, dest: 
         Command::Status => status::text(shared, node, grant).await,
         Command::Summary => match summary(shared, node).await {
             Ok(text) => text,
+            Err(e) if e.damage().is_some() => STORE_DAMAGED.into(),
             Err(e) => {
                 warn!(error = %e, "could not read the summary");
                 STORE_FAILED.into()
@@ -83,12 +84,17 @@ pub(super) async fn run(shared: &Arc<Shared>, cmd: Command, grant: Grant, dest: 
     send(shared, dest.into(), Some(id), &text, shared.settings.chunk).await;
 }
 
-/// `!reset`: forgets the node's messages, summary and facts.
+/// `!reset`: forgets the node's messages, summary and facts; says why when the database is
+/// too damaged to (the store logged the damage).
 async fn reset(shared: &Arc<Shared>, node: NodeId) -> String {
     match shared.store.reset(node).await {
         Ok(()) => {
             info!("history and summary forgotten on request");
             "Done: I forgot our conversation and everything I remembered about you.".into()
+        }
+        Err(e) if e.damage().is_some() => {
+            warn!(error = %e, "reset failed: the database is damaged");
+            STORE_DAMAGED.into()
         }
         Err(e) => {
             warn!(error = %e, "reset failed");

@@ -1,11 +1,12 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
-//! the asking node's messages are held (only when the DM may use its memory), the LLM server
-//! that answered last (with fallbacks), the channel's line, and for an admin the counters
-//! (only when the identity rules grant the admin part).
+//! the asking node's messages are held (only when the DM may use its memory), a damaged
+//! memory store, the LLM server that answered last (with fallbacks), the channel's line, and
+//! for an admin the counters (only when the identity rules grant the admin part).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::memory::store::Damage;
 use crate::node::NodeId;
 use crate::radio::LinkState;
 use crate::responder::identity::Grant;
@@ -31,6 +32,10 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     if grant.memory {
         text.push_str(&format!(" I hold {mine} messages of ours."));
     }
+    if let Some(line) = damage_line(shared.store.damage()) {
+        text.push(' ');
+        text.push_str(line);
+    }
     if shared.llm.len() > 1
         && let Some(server) = shared.llm.last_answered()
     {
@@ -48,6 +53,14 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
         text.push_str(&admin_line(&shared.counters, stats.len()));
     }
     text
+}
+
+/// The short line for a damaged memory store.
+fn damage_line(damage: Option<Damage>) -> Option<&'static str> {
+    Some(match damage? {
+        Damage::File => "Memory store damaged: answering without memory.",
+        Damage::Index => "Memory search index damaged: older chats not searched.",
+    })
 }
 
 /// Uptime as days, hours and minutes: `2d3h14m`.
@@ -98,6 +111,15 @@ mod tests {
         ];
         for (secs, want) in cases {
             assert_eq!(uptime(secs), want, "{secs} s");
+        }
+    }
+
+    #[test]
+    fn a_damaged_store_gets_a_short_line() {
+        assert_eq!(damage_line(None), None);
+        for d in [Damage::File, Damage::Index] {
+            let line = damage_line(Some(d)).unwrap_or_default();
+            assert!(!line.is_empty() && line.len() <= 60, "{line}");
         }
     }
 

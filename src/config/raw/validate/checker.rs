@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use crate::config::{ConfigError, Warning, line_of_key};
 use crate::node::NodeId;
-use crate::secret::Secret;
+use crate::secret::{Secret, redact_urls};
 
 /// Collects errors with their line, and warnings.
 pub(super) struct Checker<'a> {
@@ -56,12 +56,8 @@ impl Checker<'_> {
         Ok(value)
     }
 
-    /// A server's `base_url` without the trailing slash, and its host.
-    pub(super) fn base_url(
-        &mut self,
-        section: &str,
-        raw: &str,
-    ) -> Result<(String, String), ConfigError> {
+    /// A server's `base_url` without the trailing slash.
+    pub(super) fn base_url(&mut self, section: &str, raw: &str) -> Result<String, ConfigError> {
         let base_url = raw.trim().trim_end_matches('/').to_string();
         let rest = base_url
             .strip_prefix("http://")
@@ -70,12 +66,19 @@ impl Checker<'_> {
                 self.err(
                     section,
                     "base_url",
-                    format!("{base_url:?} must start with http:// or https://"),
+                    format!(
+                        "{:?} must start with http:// or https://",
+                        redact_urls(&base_url)
+                    ),
                 )
             })?;
         let host = rest.split('/').next().unwrap_or_default().to_string();
         if host.is_empty() || rest.contains(char::is_whitespace) {
-            return Err(self.err(section, "base_url", format!("{base_url:?} has no host")));
+            return Err(self.err(
+                section,
+                "base_url",
+                format!("{:?} has no host", redact_urls(&base_url)),
+            ));
         }
         if base_url.ends_with("/chat/completions") {
             return Err(self.err(
@@ -91,25 +94,56 @@ impl Checker<'_> {
                 "does not end in /v1; Ollama, llama.cpp server and OpenAI all serve the API under /v1",
             );
         }
-        Ok((base_url, host))
+        Ok(base_url)
     }
 
-    /// The key named by `api_key_env` (read from the environment), and the name.
+    /// The key named by `api_key_env` (read from the environment), and the name. The name
+    /// must look like a variable's; otherwise it is most likely the key itself, pasted in the
+    /// wrong place, and the error does not repeat it. A key that would go over plain
+    /// `http://` to a host other than this machine is a warning.
     pub(super) fn api_key(
         &mut self,
         section: &str,
         api_key_env: &str,
-        host: &str,
+        base_url: &str,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> (Option<String>, Option<Secret>) {
+    ) -> Result<(Option<String>, Option<Secret>), ConfigError> {
         let api_key_env = Some(api_key_env.trim().to_string()).filter(|s| !s.is_empty());
+        if api_key_env
+            .as_deref()
+            .is_some_and(|name| !is_variable_name(name))
+        {
+            return Err(self.err(
+                section,
+                "api_key_env",
+                "must be the name of an environment variable (letters, digits and _, not \
+                 starting with a digit), e.g. \"MESHAI_API_KEY\"; put the key itself in that \
+                 variable, not in this file",
+            ));
+        }
         let api_key = api_key_env
             .as_deref()
             .and_then(env)
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
             .map(Secret::new);
-        if api_key.is_none() && host.contains("openai.com") {
+        let url = reqwest::Url::parse(base_url).ok();
+        let host = url.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+        if api_key.is_some()
+            && url.as_ref().is_some_and(|u| u.scheme() == "http")
+            && !is_loopback(host)
+        {
+            self.warn(
+                section,
+                "base_url",
+                format!(
+                    "the API key from ${} would go to {host} over plain http://, readable on \
+                     the way: use https://, or unset the variable if this server needs no key",
+                    api_key_env.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+        if api_key.is_none() && host.ends_with("openai.com") {
             self.warn(
                 section,
                 "api_key_env",
@@ -119,7 +153,7 @@ impl Checker<'_> {
                 ),
             );
         }
-        (api_key_env, api_key)
+        Ok((api_key_env, api_key))
     }
 
     pub(super) fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
@@ -129,5 +163,62 @@ impl Checker<'_> {
                     .map_err(|e| self.err("access", key, e.to_string()))
             })
             .collect()
+    }
+}
+
+/// Whether `name` looks like an environment variable's name: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `host` (as a URL gives it: a name, an IPv4 address or a bracketed IPv6 one) is
+/// this machine.
+fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => bare.eq_ignore_ascii_case("localhost") || bare.ends_with(".localhost"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variable_names() {
+        for ok in ["MESHAI_API_KEY", "_x", "a1", "OPENAI_API_KEY"] {
+            assert!(is_variable_name(ok), "{ok}");
+        }
+        for bad in ["", "1KEY", "sk-abc123", "MY KEY", "KEY=1", "$KEY", "kéy"] {
+            assert!(!is_variable_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for local in [
+            "127.0.0.1",
+            "127.1.2.3",
+            "[::1]",
+            "localhost",
+            "LOCALHOST",
+            "a.localhost",
+        ] {
+            assert!(is_loopback(local), "{local}");
+        }
+        for remote in [
+            "192.168.1.5",
+            "[fe80::1]",
+            "example.com",
+            "localhost.example.com",
+            "",
+        ] {
+            assert!(!is_loopback(remote), "{remote}");
+        }
     }
 }

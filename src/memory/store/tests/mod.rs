@@ -2,6 +2,7 @@
 
 mod airtime;
 mod conversation;
+mod damage;
 mod keys;
 mod lifecycle;
 mod retention;

@@ -1,0 +1,239 @@
+//! A damaged database file: which part SQLite found damaged, the one log line per kind that
+//! says what to do, the start check (`PRAGMA quick_check`, which runs the index's own check),
+//! and the full-text index written best-effort and rebuilt from the stored messages.
+//!
+//! The store keeps working on a damaged file: every call is still tried (a part that works, or
+//! was repaired, keeps serving), a failure comes back as `StoreError::Damaged`, and the
+//! responder answers without memory. The full-text index only serves retrieval and holds
+//! nothing the messages do not, so a damaged index costs retrieval alone: a reply is stored
+//! without its index entry, and the index can be rebuilt from the messages at any time.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, ffi, params};
+use tracing::{debug, error, warn};
+
+use super::StoreError;
+
+/// Which part of the database file is damaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damage {
+    /// The full-text search index (SQLITE_CORRUPT_VTAB from FTS5): retrieval fails, the rest
+    /// works; it is rebuilt from the messages (at start, or by a reset that needs it).
+    Index,
+    /// The file itself: its pages (SQLITE_CORRUPT) or its header (SQLITE_NOTADB).
+    File,
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Damage::Index => "its search index is damaged",
+            Damage::File => "the file is damaged",
+        })
+    }
+}
+
+/// The damage `error` reports, if it reports one.
+pub fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
+    let rusqlite::Error::SqliteFailure(e, _) = error else {
+        return None;
+    };
+    match e.code {
+        ErrorCode::DatabaseCorrupt if e.extended_code == ffi::SQLITE_CORRUPT_VTAB => {
+            Some(Damage::Index)
+        }
+        ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(Damage::File),
+        _ => None,
+    }
+}
+
+/// What the start check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Health {
+    /// `quick_check` and the index's check passed.
+    Ok,
+    /// The file passed `quick_check`, but the full-text index is damaged (what FTS5 said).
+    IndexDamaged(String),
+    /// `quick_check` found damage, or could not read the file: its first problems.
+    Damaged(String),
+}
+
+/// At most this many characters of `quick_check`'s problems are kept for the log.
+const PROBLEMS_CHARS: usize = 300;
+
+/// How FTS5 words the problems it reports to `quick_check` (its `xIntegrity`, SQLite 3.44
+/// and later; the bundled SQLite is newer). `quick_check` gives its findings only as text,
+/// so the index's are told apart by this wording.
+const INDEX_PROBLEM: &str = "FTS5 table";
+
+/// `PRAGMA quick_check`: the pages and records (O(N), without `integrity_check`'s slower
+/// comparison of each index with its table), and the search index's own check. Changes
+/// nothing.
+pub(super) fn quick_check(c: &Connection) -> Result<Health, StoreError> {
+    let rows = c.prepare("PRAGMA quick_check(10)").and_then(|mut stmt| {
+        stmt.query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+    });
+    let rows = match rows {
+        Ok(rows) => rows,
+        Err(e) if damage_of(&e).is_some() => vec![e.to_string()],
+        Err(e) => return Err(e.into()),
+    };
+    let (index, file): (Vec<String>, Vec<String>) = rows
+        .into_iter()
+        .filter(|r| r != "ok")
+        .map(|r| r.replace('\n', " "))
+        .partition(|r| r.contains(INDEX_PROBLEM));
+    let problems = |rows: Vec<String>| crate::memory::text::cap(&rows.join("; "), PROBLEMS_CHARS);
+    Ok(if !file.is_empty() {
+        Health::Damaged(problems(file))
+    } else if !index.is_empty() {
+        Health::IndexDamaged(problems(index))
+    } else {
+        Health::Ok
+    })
+}
+
+/// Empties the full-text index and fills it again from the stored exchanges, in one
+/// transaction; returns how many exchanges it holds. `delete-all` drops the index's segments
+/// without reading them, so it works on a damaged index.
+pub(super) fn rebuild_index(c: &mut Connection) -> Result<usize, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO exchanges_fts(exchanges_fts) VALUES ('delete-all')",
+        [],
+    )?;
+    let n = tx.execute(
+        "INSERT INTO exchanges_fts(rowid, user, assistant)
+         SELECT e.id, u.text, a.text
+         FROM exchanges e
+         JOIN messages u ON u.id = e.user_id
+         JOIN messages a ON a.id = e.assistant_id",
+        [],
+    )?;
+    tx.commit()?;
+    Ok(n)
+}
+
+/// (Re)writes exchange `id`'s index entry inside `tx`, in a savepoint: when the index is
+/// damaged the entry is left out, the rest of the transaction goes on, and the damage comes
+/// back as `Ok(Some(..))` for the caller to report. `replace`: an entry exists and goes first.
+pub(super) fn index_exchange(
+    tx: &mut Transaction<'_>,
+    id: i64,
+    (user, assistant): (&str, &str),
+    replace: bool,
+) -> Result<Option<StoreError>, StoreError> {
+    let mut sp = tx.savepoint()?;
+    let written = (|| {
+        if replace {
+            sp.execute("DELETE FROM exchanges_fts WHERE rowid = ?1", [id])?;
+        }
+        sp.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, user, assistant])?;
+        // FTS5 keeps new entries in memory until the commit, or until a savepoint opens:
+        // this one makes it write them now, inside ours, so a damaged index fails here.
+        sp.savepoint()?.commit()
+    })();
+    match written {
+        Ok(_) => {
+            sp.commit()?;
+            Ok(None)
+        }
+        // Dropping the savepoint rolls the index back to where it was.
+        Err(source) => match damage_of(&source) {
+            Some(part) => Ok(Some(StoreError::Damaged { part, source })),
+            None => Err(source.into()),
+        },
+    }
+}
+
+/// What damage the store met since it opened; each kind is logged once (an error with what to
+/// do, or a warning for the index), later ones at debug, so a damaged file does not flood the
+/// journal with one line per message.
+#[derive(Debug, Default)]
+pub(super) struct Seen {
+    index: AtomicBool,
+    file: AtomicBool,
+}
+
+impl Seen {
+    /// Records `damage` of the database at `path`, with what SQLite said.
+    pub(super) fn note(&self, damage: Damage, path: &Path, detail: &dyn fmt::Display) {
+        let flag = match damage {
+            Damage::Index => &self.index,
+            Damage::File => &self.file,
+        };
+        if flag.swap(true, Ordering::Relaxed) {
+            debug!(%damage, problem = %detail, "database damage met again");
+            return;
+        }
+        let database = path.display();
+        match damage {
+            Damage::File => error!(
+                %database,
+                problem = %detail,
+                "the database file is damaged: meshai answers without memory until it is \
+                 repaired. Stop meshai, copy the file with its -wal and -shm files as a backup, \
+                 then recover it or delete it (docs/raspberry-pi.md, \"A damaged database\"); \
+                 `meshai check` reports the damage"
+            ),
+            Damage::Index => warn!(
+                %database,
+                problem = %detail,
+                "the database's search index is damaged: answers go on without older \
+                 exchanges; restart meshai to rebuild the index from the stored messages"
+            ),
+        }
+    }
+
+    /// The worst damage met so far.
+    pub(super) fn worst(&self) -> Option<Damage> {
+        if self.file.load(Ordering::Relaxed) {
+            Some(Damage::File)
+        } else if self.index.load(Ordering::Relaxed) {
+            Some(Damage::Index)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: i32) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
+    }
+
+    #[test]
+    fn damage_is_read_from_the_error_code() {
+        let cases = [
+            (failure(ffi::SQLITE_CORRUPT), Some(Damage::File)),
+            (failure(ffi::SQLITE_CORRUPT_VTAB), Some(Damage::Index)),
+            (failure(ffi::SQLITE_NOTADB), Some(Damage::File)),
+            (failure(ffi::SQLITE_BUSY), None),
+            (failure(ffi::SQLITE_FULL), None),
+            (rusqlite::Error::QueryReturnedNoRows, None),
+        ];
+        for (error, want) in cases {
+            assert_eq!(damage_of(&error), want, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn the_worst_damage_met_is_kept() {
+        let seen = Seen::default();
+        let path = Path::new("x.db");
+        assert_eq!(seen.worst(), None);
+        seen.note(Damage::Index, path, &"malformed");
+        assert_eq!(seen.worst(), Some(Damage::Index));
+        seen.note(Damage::File, path, &"malformed");
+        seen.note(Damage::Index, path, &"again");
+        assert_eq!(seen.worst(), Some(Damage::File));
+    }
+}
