@@ -58,9 +58,16 @@ enum Command {
         config: ConfigArg,
     },
     /// Check the config, the database, the LLM server and the radio; exit 1 if any fails.
+    ///
+    /// While `meshai run` holds the node, the radio line is its state, read from its status
+    /// file beside the database: the check never takes the node from the daemon.
     Check {
         #[command(flatten)]
         config: ConfigArg,
+        /// Open a TCP node even when a running meshai may hold it but its state cannot be
+        /// read here (the node then drops the daemon's link for a moment).
+        #[arg(long)]
+        connect: bool,
     },
     /// Talk to the bot from the terminal, no radio: each input line is a DM.
     ///
@@ -153,8 +160,9 @@ fn main() -> ExitCode {
                 }
             }
             Command::Run { config } => run(&config).await,
-            Command::Check { config } => {
-                match check::run(config.locate(), &mut std::io::stdout()).await {
+            Command::Check { config, connect } => {
+                let options = check::Options { connect };
+                match check::run(config.locate(), options, &mut std::io::stdout()).await {
                     Ok(all) => passed(all),
                     Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
                 }

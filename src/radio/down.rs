@@ -68,7 +68,9 @@ impl fmt::Display for DownReason {
             DownReason::WriteTimeout => f.write_str("write timed out"),
             DownReason::ControlTooLarge(n) => write!(f, "control message of {n} bytes"),
             DownReason::ClosedByNode => f.write_str("node closed the connection"),
-            DownReason::TakenOver => f.write_str("another client took the node's API"),
+            DownReason::TakenOver => {
+                f.write_str("node closed the connection again: another client keeps taking its API")
+            }
             DownReason::Silent => f.write_str("radio silent"),
             DownReason::Rebooted => f.write_str("node rebooted"),
         }
@@ -117,7 +119,10 @@ mod tests {
                 "control message of 600 bytes",
             ),
             (DownReason::ClosedByNode, "node closed the connection"),
-            (DownReason::TakenOver, "another client took the node's API"),
+            (
+                DownReason::TakenOver,
+                "node closed the connection again: another client keeps taking its API",
+            ),
             (DownReason::Silent, "radio silent"),
             (DownReason::Rebooted, "node rebooted"),
         ];

@@ -228,7 +228,9 @@ fn the_content_follows_the_link() {
                 node,
                 connected_since: None,
                 reconnects: 0,
-                down_reason: Some("another client took the node's API".into()),
+                down_reason: Some(
+                    "node closed the connection again: another client keeps taking its API".into(),
+                ),
                 retry_at: Some(t0 + 80),
                 yielding: true,
             },
@@ -243,7 +245,9 @@ fn the_content_follows_the_link() {
                 node,
                 connected_since: None,
                 reconnects: 0,
-                down_reason: Some("another client took the node's API".into()),
+                down_reason: Some(
+                    "node closed the connection again: another client keeps taking its API".into(),
+                ),
                 retry_at: Some(t0 + 80),
                 yielding: true,
             },
