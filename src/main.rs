@@ -47,8 +47,9 @@ impl ConfigArg {
 enum Command {
     /// Write a config for this machine: find the node, the LLM server and a database folder.
     ///
-    /// Looks for the node on USB serial and on 127.0.0.1:4403 (confirmed by a handshake;
-    /// a port in use is never touched), for Ollama, llama.cpp's server and LM Studio on
+    /// Looks for the node on USB serial, on 127.0.0.1:4403 and for a multi-client proxy's
+    /// virtual node on 127.0.0.1:4404 (confirmed by a handshake; a port in use, or a TCP node
+    /// a running meshai uses, is never touched), for Ollama, llama.cpp's server and LM Studio on
     /// their default ports, and picks an installed model. Writes nothing, exit 1, when there
     /// is no node or more than one, or no LLM server with a chat model.
     Init(init::InitArgs),
