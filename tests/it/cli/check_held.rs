@@ -8,7 +8,9 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use meshai::status_file::{self, DaemonStatus, LinkWord, RadioTarget};
+use meshai::radio::{ActivitySnapshot, DownReason, LinkState, Transport};
+use meshai::status_file::publish::Snapshot;
+use meshai::status_file::{self, LinkWord};
 
 use super::{marked, stdout};
 use crate::harness::{Daemon, SOON, config_text, sim_config, spawn_meshai};
@@ -188,28 +190,32 @@ async fn check_reports_a_daemon_that_yields_the_node_to_another_client() {
     );
     let config = dir.path().join("config.toml");
     std::fs::write(&config, text).unwrap();
+    // What the daemon's publisher wrote at the third takeover, 70 s ago, which made it wait
+    // 4 min, and again at its refresh 10 s ago.
     let now = meshai::clock::unix_now();
-    let yielding = DaemonStatus {
-        pid: std::process::id(),
-        pid_start: status_file::own_start_time(),
-        started: now - 3600,
-        written: now - 10,
-        radio: RadioTarget::Tcp {
-            host: "127.0.0.1".into(),
-            port,
-        },
-        link: LinkWord::Down,
-        node: Some(0x1234_5678),
-        name: Some("Sim Base".into()),
-        connected_since: None,
-        last_packet: Some(now - 70),
-        reconnects: 4,
-        down_reason: Some("node closed the connection again".into()),
-        retry_at: Some(now + 170),
-        yielding: true,
+    let radio = Transport::Tcp {
+        host: "127.0.0.1".into(),
+        port,
+    };
+    let mut snapshot = Snapshot::new(
+        std::process::id(),
+        status_file::own_start_time(),
+        now - 3600,
+        &radio,
+    );
+    let taken = LinkState::Down {
+        reason: DownReason::TakenOver,
+        retry_in: Duration::from_secs(240),
+    };
+    let counters = ActivitySnapshot {
+        last_frame: Some(now - 70),
+        ready_since: None,
         takeovers: 3,
         last_takeover: Some(now - 70),
     };
+    snapshot.update(&taken, counters, now - 70);
+    let yielding = snapshot.update(&taken, counters, now - 10).clone();
+    assert!(yielding.yielding);
     let status = status_file::path_for(&db);
     std::fs::write(&status, serde_json::to_vec(&yielding).unwrap()).unwrap();
 

@@ -423,7 +423,8 @@ async fn init_takes_the_virtual_node_when_the_node_answers_on_both_ports() {
 /// A node the running meshai holds, by its status file, is not touched: found or named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn init_never_connects_to_a_node_a_running_meshai_holds() {
-    use meshai::status_file::{self, DaemonStatus, LinkWord, RadioTarget};
+    use meshai::radio::{LinkState, Transport};
+    use meshai::status_file::{self, publish::Snapshot};
     let node = SimNode::start(sim()).await;
     let llm = fake_ollama().await;
     let init = Init::new(vec![node.addr().port()], llm.addr().port());
@@ -431,27 +432,18 @@ async fn init_never_connects_to_a_node_a_running_meshai_holds() {
     let db = init.path("data/meshai.db");
     std::fs::create_dir_all(init.path("data")).unwrap();
     let now = meshai::clock::unix_now();
-    let held = DaemonStatus {
-        pid: std::process::id(),
-        pid_start: status_file::own_start_time(),
-        started: now,
-        written: now,
-        radio: RadioTarget::Tcp {
-            host: "127.0.0.1".into(),
-            port: node.addr().port(),
-        },
-        link: LinkWord::Ready,
-        node: Some(0x1234_5678),
-        name: None,
-        connected_since: Some(now),
-        last_packet: Some(now),
-        reconnects: 0,
-        down_reason: None,
-        retry_at: None,
-        yielding: false,
-        takeovers: 0,
-        last_takeover: None,
+    let radio = Transport::Tcp {
+        host: "127.0.0.1".into(),
+        port: node.addr().port(),
     };
+    let held = Snapshot::new(
+        std::process::id(),
+        status_file::own_start_time(),
+        now,
+        &radio,
+    )
+    .update(&LinkState::Connecting, Default::default(), now)
+    .clone();
     std::fs::write(
         status_file::path_for(&db),
         serde_json::to_vec(&held).unwrap(),
