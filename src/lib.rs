@@ -15,6 +15,7 @@ pub mod node;
 pub mod radio;
 pub mod responder;
 pub mod secret;
+pub mod status_file;
 pub mod systemd;
 #[cfg(test)]
 mod test_util;
@@ -171,7 +172,8 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 
 /// Runs the daemon until `shutdown` is cancelled, then stops taking DMs, lets in-flight sends
 /// finish for a few seconds, closes the database and returns. Old data expires at start and
-/// once a day (`[storage] retain_days`).
+/// once a day (`[storage] retain_days`). The link's state is published in the status file
+/// beside the database (`status_file`) while the daemon runs.
 ///
 /// A database that will not open is returned as the [`StoreError`](memory::StoreError)
 /// itself, without context, so the command line can add its advice
@@ -189,6 +191,13 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     let llm = llm_pool(&config)?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let radio = Radio::spawn(config.radio.clone(), inbound_tx);
+    // Where `meshai check` reads how the link is, instead of taking the node from us.
+    let status_file = status_file::publish::spawn(
+        status_file::path_for(&config.database),
+        &config.radio.transport,
+        radio.state(),
+        radio.activity(),
+    );
     let settings = ResponderSettings {
         slots: resolve_slots(&config, llm.primary()).await,
         ..responder_settings(&config)
@@ -201,6 +210,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
         RadioWatch {
             link: radio.state(),
             channel: radio.channel(),
+            activity: radio.activity(),
         },
         inbound_rx,
     );
@@ -223,6 +233,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     stop_expiry.cancel();
     let _ = expiry.await;
     radio.close(DRAIN).await;
+    status_file.stop().await;
     if let Err(e) = store.close().await {
         warn!(error = %e, "database did not close cleanly");
     }

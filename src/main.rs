@@ -47,8 +47,9 @@ impl ConfigArg {
 enum Command {
     /// Write a config for this machine: find the node, the LLM server and a database folder.
     ///
-    /// Looks for the node on USB serial and on 127.0.0.1:4403 (confirmed by a handshake;
-    /// a port in use is never touched), for Ollama, llama.cpp's server and LM Studio on
+    /// Looks for the node on USB serial, on 127.0.0.1:4403 and for a multi-client proxy's
+    /// virtual node on 127.0.0.1:4404 (confirmed by a handshake; a port in use, or a TCP node
+    /// a running meshai uses, is never touched), for Ollama, llama.cpp's server and LM Studio on
     /// their default ports, and picks an installed model. Writes nothing, exit 1, when there
     /// is no node or more than one, or no LLM server with a chat model.
     Init(init::InitArgs),
@@ -58,9 +59,16 @@ enum Command {
         config: ConfigArg,
     },
     /// Check the config, the database, the LLM server and the radio; exit 1 if any fails.
+    ///
+    /// While `meshai run` holds the node, the radio line is its state, read from its status
+    /// file beside the database: the check never takes the node from the daemon.
     Check {
         #[command(flatten)]
         config: ConfigArg,
+        /// Open a TCP node even when a running meshai may hold it but its state cannot be
+        /// read here (the node then drops the daemon's link for a moment).
+        #[arg(long)]
+        connect: bool,
     },
     /// Talk to the bot from the terminal, no radio: each input line is a DM.
     ///
@@ -164,8 +172,9 @@ fn main() -> ExitCode {
                 }
             }
             Command::Run { config } => run(&config).await,
-            Command::Check { config } => {
-                match check::run(config.locate(), &mut std::io::stdout()).await {
+            Command::Check { config, connect } => {
+                let options = check::Options { connect };
+                match check::run(config.locate(), options, &mut std::io::stdout()).await {
                     Ok(all) => passed(all),
                     Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
                 }

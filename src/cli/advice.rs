@@ -156,6 +156,9 @@ pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
     {
         return Some(handshake());
     }
+    if *reason == DownReason::TakenOver {
+        return Some(shared_node());
+    }
     match (reason.io_kind()?, serial) {
         (ErrorKind::PermissionDenied, true) => Some(
             "add the user to the dialout group: `sudo usermod -aG dialout $USER`, then log in again"
@@ -184,6 +187,15 @@ pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
 pub fn handshake() -> String {
     "the node did not answer the config request; on serial, enable the serial API (Serial \
      module off or in DEFAULT mode, not SIMPLE) and check the baud rate"
+        .into()
+}
+
+/// Advice when another client keeps taking the node's one TCP API slot.
+pub fn shared_node() -> String {
+    "another client (the phone app over WiFi, a status page, a second meshai) keeps taking \
+     the node's only TCP API slot: give meshai a serial link and the phone Bluetooth, or \
+     connect every client through a multi-client proxy (docs/raspberry-pi.md, \"Sharing the \
+     node\")"
         .into()
 }
 

@@ -99,6 +99,7 @@ where
         RadioWatch {
             link: link_rx,
             channel: channel_rx,
+            activity: Default::default(),
         },
         inbound_rx,
     );

@@ -4,6 +4,11 @@
 //!
 //! The checks after the config are independent: each runs even when an earlier one failed, so
 //! one run shows everything that is wrong.
+//!
+//! The radio is asked through the running daemon when it holds the node (`held`): its status
+//! file, not a connection that would take the node from it.
+
+mod held;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -65,10 +70,18 @@ impl Outcome {
     }
 }
 
+/// What the command line asks of the check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Open a TCP node even when a running meshai may hold it and its state cannot be read.
+    pub connect: bool,
+}
+
 /// Runs every check for the config at `path` (or reports that none was found), printing as
 /// it goes. Returns true when all passed.
 pub async fn run(
     path: Result<PathBuf, ConfigError>,
+    options: Options,
     out: &mut (dyn Write + Send),
 ) -> io::Result<bool> {
     let loaded = path.and_then(|p| crate::config::load(&p).map(|c| (p, c)));
@@ -104,7 +117,7 @@ pub async fn run(
         all &= outcome.ok;
         print(out, &outcome)?;
     }
-    let outcome = radio(&config).await;
+    let outcome = held::radio(&config, options).await;
     all &= outcome.ok;
     print(out, &outcome)?;
     Ok(all)
@@ -206,7 +219,8 @@ pub(crate) enum Link {
     Stuck(LinkState),
 }
 
-/// Connects to the node, waits for the handshake to finish and closes the link again.
+/// Connects to the node, waits for the handshake to finish and closes the link again (only
+/// when no running meshai holds it: `held::radio`).
 pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
     let what = format!("radio {}", format::transport(&r.transport));

@@ -61,6 +61,9 @@ struct RawRadio {
     silence_timeout_secs: u64,
     #[serde(default = "d_duty_pause")]
     duty_cycle_pause_secs: u64,
+    /// TCP only: leave the node to another client that keeps taking it, for a while.
+    #[serde(default = "d_yield")]
+    yield_to_other_clients: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -360,6 +363,9 @@ fn d_silence() -> u64 {
 }
 fn d_duty_pause() -> u64 {
     300
+}
+fn d_yield() -> bool {
+    true
 }
 fn d_base_url() -> String {
     "http://127.0.0.1:11434/v1".into()

@@ -23,6 +23,7 @@ fn example_config_parses_with_defaults() {
         }
     );
     assert_eq!(c.radio.send_gap, Duration::from_millis(2000));
+    assert!(c.radio.yield_to_other_clients);
     assert_eq!(c.llm.base_url, "http://127.0.0.1:11434/v1");
     assert_eq!(c.llm.model, "qwen2.5:1.5b");
     assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
@@ -58,6 +59,14 @@ fn defaults_equal_the_example() {
     assert_eq!(min.airtime, crate::airtime::AirtimeConfig::default());
     assert_eq!(min.database, ex.database);
     assert_eq!(min.retention, ex.retention);
+}
+
+#[test]
+fn a_node_that_is_ours_alone_is_never_yielded() {
+    let text =
+        std::fs::read_to_string(manifest("tests/configs/valid/tcp-node-alone.toml")).unwrap();
+    let (c, _) = parse(&text, "alone.toml", &no_env).unwrap();
+    assert!(!c.radio.yield_to_other_clients);
 }
 
 #[test]

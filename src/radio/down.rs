@@ -34,6 +34,10 @@ pub enum DownReason {
     ControlTooLarge(usize),
     /// The node closed the connection.
     ClosedByNode,
+    /// The node closed the connection again soon after the last time: another client keeps
+    /// taking its one TCP API slot, and the link waits long before taking it back
+    /// (`radio::takeover`).
+    TakenOver,
     /// The node answered neither frames nor a probe for too long.
     Silent,
     /// The node said it rebooted; the link reconnects at once.
@@ -64,6 +68,9 @@ impl fmt::Display for DownReason {
             DownReason::WriteTimeout => f.write_str("write timed out"),
             DownReason::ControlTooLarge(n) => write!(f, "control message of {n} bytes"),
             DownReason::ClosedByNode => f.write_str("node closed the connection"),
+            DownReason::TakenOver => {
+                f.write_str("node closed the connection again: another client keeps taking its API")
+            }
             DownReason::Silent => f.write_str("radio silent"),
             DownReason::Rebooted => f.write_str("node rebooted"),
         }
@@ -112,6 +119,10 @@ mod tests {
                 "control message of 600 bytes",
             ),
             (DownReason::ClosedByNode, "node closed the connection"),
+            (
+                DownReason::TakenOver,
+                "node closed the connection again: another client keeps taking its API",
+            ),
             (DownReason::Silent, "radio silent"),
             (DownReason::Rebooted, "node rebooted"),
         ];

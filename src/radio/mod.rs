@@ -13,9 +13,14 @@
 //! - `time_on_air`: the LoRa time-on-air estimate of a text packet (Semtech's formula).
 //! - `packet`: builds and reads the protobuf messages (`ToRadio`, `FromRadio`).
 //! - `link`: the supervisor task: connect, handshake, read, heartbeat, reconnect with backoff.
+//! - `takeover`: sans-IO: whether another client keeps taking the node's TCP API, and how
+//!   long to leave it alone before taking it back.
+//! - `activity`: the link's counters (last frame, ready since, takeovers) for the status file
+//!   and `!status`.
 //! - `down`: why the link went down ([`DownReason`]), typed for the advice, shown as text.
 //! - `outbox`: the paced, ACK-driven send queue (a sans-IO core plus its task).
 
+pub mod activity;
 pub mod backoff;
 pub mod codec;
 pub mod down;
@@ -24,6 +29,7 @@ pub mod link;
 pub mod outbox;
 pub mod packet;
 pub mod session;
+pub mod takeover;
 pub mod telemetry;
 pub mod time_on_air;
 pub mod transport;
@@ -33,6 +39,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::node::{NodeId, PublicKey};
 
+pub use activity::{ActivitySnapshot, LinkActivity};
 pub use down::DownReason;
 pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
@@ -66,6 +73,9 @@ pub struct RadioConfig {
     /// First reconnect delay; doubles up to `reconnect_max` (with jitter).
     pub reconnect_min: Duration,
     pub reconnect_max: Duration,
+    /// Over TCP: when another client keeps taking the node's one API slot, wait long before
+    /// taking it back (`takeover`). False: always reconnect at once (the node is ours alone).
+    pub yield_to_other_clients: bool,
 }
 
 impl RadioConfig {
@@ -81,6 +91,7 @@ impl RadioConfig {
             duty_cycle_pause: Duration::from_secs(300),
             reconnect_min: Duration::from_secs(1),
             reconnect_max: Duration::from_secs(60),
+            yield_to_other_clients: true,
         }
     }
 }

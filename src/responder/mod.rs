@@ -41,7 +41,7 @@ use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, M
 use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
-use crate::radio::{ChannelState, Inbound, LinkState, TextMessage};
+use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState, TextMessage};
 use dest::DmDest;
 
 pub use airtime::AirtimeStats;
@@ -76,6 +76,8 @@ pub struct RadioWatch {
     pub link: watch::Receiver<LinkState>,
     /// Our node's channel numbers, for the airtime policy.
     pub channel: watch::Receiver<ChannelState>,
+    /// The link's counters (how often another client took the node), for `!status`.
+    pub activity: Arc<LinkActivity>,
 }
 
 /// Counters for an admin's `!status`.
@@ -108,6 +110,7 @@ struct Shared {
     slots: Option<std::sync::Mutex<slots::SlotMap>>,
     link: watch::Receiver<LinkState>,
     channel: watch::Receiver<ChannelState>,
+    activity: Arc<LinkActivity>,
     counters: Arc<Counters>,
     /// What the airtime policy did.
     airtime: Arc<AirtimeStats>,
@@ -175,6 +178,7 @@ impl Responder {
             sink,
             link: radio.link,
             channel: radio.channel,
+            activity: radio.activity,
             counters: Arc::new(Counters::default()),
             airtime,
             started: tokio::time::Instant::now(),

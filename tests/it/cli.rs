@@ -3,8 +3,10 @@
 //! LLM and bad configs.
 //!
 //! `mini_llm`, a minimal OpenAI-compatible responder, stands in for the LLM server;
-//! `check_radio` runs `meshai check` against the simulated node.
+//! `check_radio` runs `meshai check` against the simulated node; `check_held` runs it while a
+//! daemon holds the node.
 
+mod check_held;
 mod check_radio;
 mod init;
 mod mini_llm;

@@ -140,7 +140,15 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
     let dir = tempfile::tempdir().expect("tempdir");
     let config = dir.path().join("config.toml");
     let db = dir.path().join("meshai.db");
-    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    // The fault injector closes the link cleanly every few seconds, which a real node does
+    // only when another client keeps taking it: this daemon must not yield, it must come
+    // back at once each time.
+    let text = config_text(&sim, &llm.base_url(), &db, "").replace(
+        "handshake_timeout_secs = 5",
+        "handshake_timeout_secs = 5\nyield_to_other_clients = false",
+    );
+    assert!(text.contains("yield_to_other_clients = false"));
+    std::fs::write(&config, text).expect("config");
     // The daemon's log goes to a file that is shown when the soak fails: the wire-level
     // story (writes, queue status, ACKs, timeouts, reconnects) of whatever went wrong.
     let log_path = dir.path().join("daemon.log");

@@ -158,6 +158,7 @@ fn radio_advice_by_reason() {
         Some("config request"),
     );
     check(DownReason::ClosedByNode, &tcp, None);
+    check(DownReason::TakenOver, &tcp, Some("multi-client proxy"));
     check(DownReason::Silent, &tcp, None);
     check(DownReason::Rebooted, &serial, None);
     check(

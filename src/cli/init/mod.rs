@@ -1,7 +1,8 @@
 //! `meshai init`: writes a working config for this machine and says what it found.
 //!
-//! It looks for the node (serial devices, a node on 127.0.0.1:4403) and confirms each free
-//! candidate with a handshake; for an LLM server (Ollama, llama.cpp's server, LM Studio on
+//! It looks for the node (serial devices, a node on 127.0.0.1:4403, a multi-client proxy's
+//! virtual node on 127.0.0.1:4404) and confirms each free candidate with a handshake, never
+//! touching one another program or a running meshai uses; for an LLM server (Ollama, llama.cpp's server, LM Studio on
 //! their default ports) and its installed models; and for a database folder the user can
 //! write. Then it fills those into `config.example.toml` (`template`) and writes the file,
 //! never over an existing one without `--force`. Anything it would detect can be given as a
@@ -76,6 +77,9 @@ pub struct InitArgs {
 pub struct ProbeArgs {
     #[arg(long = "probe-node-port", hide = true, default_values_t = [4403])]
     pub node_ports: Vec<u16>,
+    /// Where a multi-client proxy's virtual node listens (MeshMonitor: 4404).
+    #[arg(long = "probe-virtual-port", hide = true, default_values_t = [4404])]
+    pub virtual_ports: Vec<u16>,
     #[arg(long = "probe-ollama-port", hide = true, default_value_t = 11434)]
     pub ollama_port: u16,
     #[arg(long = "probe-llamacpp-port", hide = true, default_value_t = 8080)]
@@ -129,7 +133,17 @@ pub async fn run(
     }
 
     writeln!(out, "looking for the node and an LLM server…")?;
-    let (nodes, servers) = tokio::join!(find_nodes(args), find_servers(args));
+    // The daemons whose status files tell which node they hold: this database's, the
+    // service's and the user's default one.
+    let databases: Vec<PathBuf> = [
+        Some(database.clone()),
+        Some(PathBuf::from(plan::SERVICE_DATABASE)),
+        plan::default_database(Who::User, env),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let (nodes, servers) = tokio::join!(find_nodes(args, &databases), find_servers(args));
     let nodes = nodes?;
     print_nodes(out, &nodes)?;
     print_servers(out, &servers)?;
@@ -137,14 +151,14 @@ pub async fn run(
     let named = args.serial.is_some() || args.tcp.is_some();
     let node = plan::choose_node(&nodes, named);
     let llm = plan::choose_llm(&servers, args.model.as_deref(), DEFAULT_MODEL);
-    let (node, (server, model, why)) = match (node, llm) {
+    let (choice, (server, model, why)) = match (node, llm) {
         (Ok(n), Ok(l)) => (n, l),
         (node, llm) => {
             let problems: Vec<String> = [node.err(), llm.err()].into_iter().flatten().collect();
             return refuse(out, &problems);
         }
     };
-    let (candidate, probe) = &nodes[node];
+    let (candidate, probe) = &nodes[choice.index];
     let server = &servers[server];
     let db_note = match prepare_database(&database, who) {
         Ok(note) => note,
@@ -157,6 +171,9 @@ pub async fn run(
     };
     writeln!(out, "using:")?;
     writeln!(out, "  node      {} ({found})", candidate.describe())?;
+    if let Some(why) = &choice.why {
+        writeln!(out, "            chosen: {why}")?;
+    }
     writeln!(
         out,
         "  llm       {} {}, model {model} ({why})",
@@ -215,9 +232,12 @@ fn service_ids() -> Option<(u32, u32)> {
     plan::ids_from_passwd(&passwd, plan::SERVICE_USER)
 }
 
-/// The candidates (the named one, or every serial device and the local TCP ports), probed
-/// concurrently.
-async fn find_nodes(args: &InitArgs) -> anyhow::Result<Vec<(Candidate, Probe)>> {
+/// The candidates (the named one, or every serial device, the local TCP ports and the local
+/// virtual node), probed concurrently; none that a daemon using one of `databases` holds.
+async fn find_nodes(
+    args: &InitArgs,
+    databases: &[PathBuf],
+) -> anyhow::Result<Vec<(Candidate, Probe)>> {
     let candidates = if let Some(path) = &args.serial {
         vec![Candidate::Serial(path.clone())]
     } else if let Some(addr) = &args.tcp {
@@ -236,10 +256,24 @@ async fn find_nodes(args: &InitArgs) -> anyhow::Result<Vec<(Candidate, Probe)>> 
             host: "127.0.0.1".into(),
             port,
         }));
+        c.extend(
+            args.probe
+                .virtual_ports
+                .iter()
+                .map(|&port| Candidate::VirtualNode {
+                    host: "127.0.0.1".into(),
+                    port,
+                }),
+        );
         c
     };
-    let probes =
-        futures_util::future::join_all(candidates.iter().map(|c| node::probe(c, HANDSHAKE))).await;
+    let daemons = node::Daemons::read(databases, Path::new("/proc"));
+    let probes = futures_util::future::join_all(
+        candidates
+            .iter()
+            .map(|c| node::probe(c, HANDSHAKE, &daemons)),
+    )
+    .await;
     Ok(candidates.into_iter().zip(probes).collect())
 }
 
@@ -340,10 +374,14 @@ fn print_servers(out: &mut (dyn Write + Send), servers: &[ServerProbe]) -> std::
 fn radio_line(c: &Candidate) -> RadioLine {
     match c {
         Candidate::Serial(path) => RadioLine::Serial(path.display().to_string()),
-        Candidate::Tcp { host, port } if host.contains(':') => {
+        Candidate::Tcp { host, port } | Candidate::VirtualNode { host, port }
+            if host.contains(':') =>
+        {
             RadioLine::Tcp(format!("[{host}]:{port}"))
         }
-        Candidate::Tcp { host, port } => RadioLine::Tcp(format!("{host}:{port}")),
+        Candidate::Tcp { host, port } | Candidate::VirtualNode { host, port } => {
+            RadioLine::Tcp(format!("{host}:{port}"))
+        }
     }
 }
 

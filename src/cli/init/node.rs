@@ -9,14 +9,21 @@
 //! port exclusive (TIOCEXCL, as meshai's own daemon does) also makes our open fail with
 //! "busy". A TCP node on this machine is in use when a connection to its port is established
 //! (`/proc/net/tcp`, `/proc/net/tcp6`); a node elsewhere cannot be asked, and is only tried
-//! when named with `--tcp`.
+//! when named with `--tcp`. Any TCP node, here or elsewhere, is in use when a running meshai's
+//! status file names it, or when a meshai process runs whose status file cannot be read here
+//! (the service's state folder, as another user): it might be that node's client.
+//!
+//! A virtual node (a multi-client proxy such as MeshMonitor's, on 127.0.0.1:4404) serves many
+//! clients, so it is never in use: connecting to it harms nobody.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::super::check::{Link, handshake};
 use super::super::format;
+use crate::node::NodeId;
 use crate::radio::{LinkState, RadioConfig, Transport};
+use crate::status_file::{self, DaemonStatus};
 
 /// Serial speed of the Meshtastic API.
 const BAUD: u32 = 115_200;
@@ -30,6 +37,12 @@ pub enum Candidate {
         host: String,
         port: u16,
     },
+    /// A multi-client proxy's virtual node (MeshMonitor's on port 4404): one node's API
+    /// shared by several clients.
+    VirtualNode {
+        host: String,
+        port: u16,
+    },
 }
 
 impl Candidate {
@@ -39,16 +52,23 @@ impl Candidate {
                 path: path.display().to_string(),
                 baud: BAUD,
             },
-            Candidate::Tcp { host, port } => Transport::Tcp {
-                host: host.clone(),
-                port: *port,
-            },
+            Candidate::Tcp { host, port } | Candidate::VirtualNode { host, port } => {
+                Transport::Tcp {
+                    host: host.clone(),
+                    port: *port,
+                }
+            }
         }
     }
 
-    /// `serial /dev/...` or `tcp 127.0.0.1:4403`.
+    /// `serial /dev/...`, `tcp 127.0.0.1:4403` or `tcp 127.0.0.1:4404 (virtual node)`.
     pub fn describe(&self) -> String {
-        format::transport(&self.transport())
+        match self {
+            Candidate::VirtualNode { .. } => {
+                format!("{} (virtual node)", format::transport(&self.transport()))
+            }
+            _ => format::transport(&self.transport()),
+        }
     }
 }
 
@@ -66,6 +86,8 @@ pub enum Probe {
 /// What the handshake told about the node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeFacts {
+    /// The node's number: the same node may answer in two places.
+    pub num: NodeId,
     /// `!a1b2c3d4 "Long Name", firmware 2.7.26`.
     pub summary: String,
 }
@@ -171,9 +193,56 @@ fn is_local(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// What the running meshai daemons say about the nodes they hold, from their status files.
+#[derive(Debug, Clone, Default)]
+pub struct Daemons {
+    /// The running daemons' status.
+    running: Vec<DaemonStatus>,
+    /// Why a status file could not be read, when one could not.
+    unknown: Vec<String>,
+    /// The meshai processes besides this one.
+    others: Vec<u32>,
+}
+
+impl Daemons {
+    /// Reads the status files of the daemons using `databases`; `proc` is `/proc`.
+    pub fn read(databases: &[PathBuf], proc: &Path) -> Daemons {
+        let mut d = Daemons {
+            others: status_file::meshai_processes(proc, std::process::id()),
+            ..Daemons::default()
+        };
+        for db in databases {
+            match status_file::read(&status_file::path_for(db)) {
+                Ok(Some(s)) if s.is_running(proc) => d.running.push(s),
+                Ok(_) => {}
+                Err(e) => d.unknown.push(e.to_string()),
+            }
+        }
+        d
+    }
+
+    /// Why TCP node `t` may be a running meshai's, if it may.
+    pub fn holding(&self, t: &Transport) -> Option<String> {
+        if let Some(s) = self.running.iter().find(|s| s.radio.is(t)) {
+            return Some(format!("held by the running meshai (pid {})", s.pid));
+        }
+        let why = self.unknown.first().filter(|_| !self.others.is_empty())?;
+        let pids: Vec<String> = self.others.iter().map(u32::to_string).collect();
+        Some(format!(
+            "a running meshai (pid {}) may use it: {why}",
+            pids.join(", ")
+        ))
+    }
+}
+
 /// Why the candidate must not be touched, if something else uses it.
-pub fn in_use(c: &Candidate) -> Option<String> {
+pub fn in_use(c: &Candidate, daemons: &Daemons) -> Option<String> {
     let proc = Path::new("/proc");
+    if let Candidate::Tcp { .. } = c
+        && let Some(why) = daemons.holding(&c.transport())
+    {
+        return Some(why);
+    }
     match c {
         Candidate::Serial(path) => {
             let holders = serial_holders(path, proc, std::process::id());
@@ -192,19 +261,21 @@ pub fn in_use(c: &Candidate) -> Option<String> {
                 format!("in use: {clients} client(s) connected, and the node serves only one")
             })
         }
-        Candidate::Tcp { .. } => None,
+        Candidate::Tcp { .. } | Candidate::VirtualNode { .. } => None,
     }
 }
 
-/// Tries the candidate: refuses it when in use, otherwise a handshake of at most `timeout`.
-pub async fn probe(c: &Candidate, timeout: Duration) -> Probe {
-    if let Some(why) = in_use(c) {
+/// Tries the candidate: refuses it when in use (by another program, or by one of `daemons`),
+/// otherwise a handshake of at most `timeout`.
+pub async fn probe(c: &Candidate, timeout: Duration, daemons: &Daemons) -> Probe {
+    if let Some(why) = in_use(c, daemons) {
         return Probe::Busy(why);
     }
     let mut config = RadioConfig::new(c.transport());
     config.handshake_timeout = timeout;
     match handshake(&config).await {
         Link::Ready(local) => Probe::Node(NodeFacts {
+            num: local.num,
             summary: format!(
                 "node {} \"{}\", firmware {}",
                 local.num,
@@ -245,6 +316,59 @@ mod tests {
             "  sl  local_address                         remote_address                        st
    0: 00000000000000000000000001000000:1133 00000000000000000000000001000000:D2F0 01 0";
         assert_eq!(established_on(4403, v6), 1);
+    }
+
+    #[test]
+    fn a_tcp_node_a_running_meshai_may_hold() {
+        use crate::status_file::publish::Snapshot;
+        let tcp = |host: &str| Transport::Tcp {
+            host: host.into(),
+            port: 4403,
+        };
+        let remote = Candidate::Tcp {
+            host: "192.168.1.50".into(),
+            port: 4403,
+        };
+        let virtual_node = Candidate::VirtualNode {
+            host: "192.168.1.50".into(),
+            port: 4403,
+        };
+        let running = Snapshot::new(4242, None, 0, &tcp("192.168.1.50"))
+            .update(&LinkState::Connecting, Default::default(), 0)
+            .clone();
+        let holds = Daemons {
+            running: vec![running],
+            ..Daemons::default()
+        };
+        assert_eq!(
+            in_use(&remote, &holds).as_deref(),
+            Some("held by the running meshai (pid 4242)")
+        );
+        assert_eq!(holds.holding(&tcp("192.168.1.51")), None);
+        assert_eq!(
+            in_use(&virtual_node, &holds),
+            None,
+            "a virtual node serves many"
+        );
+
+        let unreadable = |others: Vec<u32>| Daemons {
+            unknown: vec!["cannot read /var/lib/meshai/meshai.db.status: denied".into()],
+            others,
+            ..Daemons::default()
+        };
+        assert_eq!(
+            in_use(&remote, &unreadable(vec![77])).as_deref(),
+            Some(
+                "a running meshai (pid 77) may use it: cannot read \
+                 /var/lib/meshai/meshai.db.status: denied"
+            )
+        );
+        assert_eq!(
+            in_use(&remote, &unreadable(vec![])),
+            None,
+            "no meshai runs: the file is a stopped service's"
+        );
+        assert_eq!(in_use(&remote, &Daemons::default()), None);
     }
 
     #[test]

@@ -73,17 +73,29 @@ pub fn default_output(who: Who, env: Env<'_>) -> Option<PathBuf> {
     }
 }
 
-/// The node to use, by index into `probes`; or the problem, with its fix. A named node
-/// (`--serial`, `--tcp`) is used even when it could not be confirmed.
-pub fn choose_node(probes: &[(Candidate, Probe)], named: bool) -> Result<usize, String> {
+/// The node chosen, by index into the probes, and why when there was a choice to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeChoice {
+    pub index: usize,
+    pub why: Option<String>,
+}
+
+/// The node to use; or the problem, with its fix. A named node (`--serial`, `--tcp`) is used
+/// even when it could not be confirmed. When one node answered in two places and one of them
+/// is a virtual node (a multi-client proxy), that one is chosen: it shares the node.
+pub fn choose_node(probes: &[(Candidate, Probe)], named: bool) -> Result<NodeChoice, String> {
+    let chosen = |index| NodeChoice { index, why: None };
     if named && !probes.is_empty() {
-        return Ok(0);
+        return Ok(chosen(0));
     }
     let nodes: Vec<usize> = (0..probes.len())
         .filter(|&i| matches!(probes[i].1, Probe::Node(_)))
         .collect();
+    if let Some(choice) = shared(probes, &nodes) {
+        return Ok(choice);
+    }
     match nodes.as_slice() {
-        [one] => Ok(*one),
+        [one] => Ok(chosen(*one)),
         [] => {
             let mut problem = "no Meshtastic node found: plug the node in over USB (it appears in \
                                /dev/serial/by-id/), or name it with --serial PATH or --tcp \
@@ -102,6 +114,40 @@ pub fn choose_node(probes: &[(Candidate, Probe)], named: bool) -> Result<usize, 
             many.len()
         )),
     }
+}
+
+/// The virtual node among `nodes` (indexes of the probes that answered), when every one of
+/// them is the same node and exactly one is a virtual node.
+fn shared(probes: &[(Candidate, Probe)], nodes: &[usize]) -> Option<NodeChoice> {
+    let num = |i: usize| match &probes[i].1 {
+        Probe::Node(facts) => Some(facts.num),
+        Probe::Busy(_) | Probe::Failed(_) => None,
+    };
+    let first = num(*nodes.first()?)?;
+    if nodes.len() < 2 || nodes.iter().any(|&i| num(i) != Some(first)) {
+        return None;
+    }
+    let virtual_nodes: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&i| matches!(probes[i].0, Candidate::VirtualNode { .. }))
+        .collect();
+    let [index] = virtual_nodes.as_slice() else {
+        return None;
+    };
+    let others: Vec<String> = nodes
+        .iter()
+        .filter(|&i| i != index)
+        .map(|&i| probes[i].0.describe())
+        .collect();
+    Some(NodeChoice {
+        index: *index,
+        why: Some(format!(
+            "node {first} also answers on {}, which serves one client at a time; the virtual \
+             node shares it with the other apps",
+            others.join(" and ")
+        )),
+    })
 }
 
 /// A kind of model server.
@@ -275,6 +321,7 @@ mod tests {
 
     fn node(n: u32) -> Probe {
         Probe::Node(super::super::node::NodeFacts {
+            num: NodeId(n),
             summary: format!("node {}", NodeId(n)),
         })
     }
@@ -285,6 +332,10 @@ mod tests {
         let tcp = Candidate::Tcp {
             host: "127.0.0.1".into(),
             port: 4403,
+        };
+        let virt = Candidate::VirtualNode {
+            host: "127.0.0.1".into(),
+            port: 4404,
         };
         let refused = Probe::Failed("connection refused".into());
         let busy = Probe::Busy("in use by pid 7 (python3)".into());
@@ -322,11 +373,43 @@ mod tests {
             // Named on the command line: used even when it did not answer.
             (vec![(serial.clone(), refused.clone())], true, Ok(0)),
             (vec![(tcp.clone(), busy.clone())], true, Ok(0)),
+            // One node in two places, one a virtual node: that one, which shares it.
+            (
+                vec![
+                    (serial.clone(), refused.clone()),
+                    (tcp.clone(), node(2)),
+                    (virt.clone(), node(2)),
+                ],
+                false,
+                Ok(2),
+            ),
+            // The node's own port held by the proxy: the virtual node alone answered.
+            (
+                vec![(tcp.clone(), busy.clone()), (virt.clone(), node(2))],
+                false,
+                Ok(1),
+            ),
+            // Two different nodes: no guessing.
+            (
+                vec![(tcp.clone(), node(1)), (virt.clone(), node(2))],
+                false,
+                Err("2 Meshtastic nodes answered"),
+            ),
+            (
+                vec![(serial.clone(), node(2)), (tcp.clone(), node(2))],
+                false,
+                Err("2 Meshtastic nodes answered"),
+            ),
         ];
         for (probes, named, want) in cases {
             let got = choose_node(&probes, named);
             match (&got, want) {
-                (Ok(i), Ok(w)) => assert_eq!(*i, w, "{probes:?}"),
+                (Ok(c), Ok(w)) => {
+                    assert_eq!(c.index, w, "{probes:?}");
+                    let virtual_with_another =
+                        probes.iter().filter(|(_, p)| *p == node(2)).count() > 1;
+                    assert_eq!(c.why.is_some(), virtual_with_another && !named, "{c:?}");
+                }
                 (Err(e), Err(w)) => assert!(e.contains(w), "{e:?} lacks {w:?}"),
                 _ => panic!("{probes:?}: got {got:?}, want {want:?}"),
             }

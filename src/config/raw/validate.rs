@@ -151,6 +151,7 @@ fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> 
     radio.heartbeat_interval = Duration::from_secs(hb);
     radio.silence_timeout = Duration::from_secs(silence);
     radio.duty_cycle_pause = Duration::from_secs(duty);
+    radio.yield_to_other_clients = r.yield_to_other_clients;
     Ok(radio)
 }
 

@@ -3,7 +3,9 @@
 //! The supervisor loops forever: connect → handshake → ready (read, write, heartbeat,
 //! watch for silence) → down → wait the backoff → connect again, until closed. It publishes
 //! each state on a `watch` channel and logs each change once; a node that stays
-//! unreachable for hours produces one warning, not one a minute. A second `watch` channel
+//! unreachable for hours produces one warning, not one a minute. When another client keeps
+//! taking a TCP node (`takeover`), the wait is long instead, the state says so
+//! (`DownReason::TakenOver`) and the log explains it once. A second `watch` channel
 //! carries our node's latest channel numbers and its region ([`ChannelState`]); they outlive
 //! a reconnect, since they are about the channel, not the link.
 //!
@@ -22,6 +24,7 @@ mod tests;
 
 use std::future::Future;
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
@@ -29,12 +32,16 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::activity::LinkActivity;
 use super::backoff::Backoff;
 use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
 use super::session::NodeDb;
+use super::takeover::{Retry, Takeover};
 use super::transport::{self, Connection};
-use super::{ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
+use super::{
+    ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig, Transport,
+};
 use crate::node::NodeId;
 
 /// Room for the node's answers on their way to the outbox (queue status, ACKs, NAKs).
@@ -49,6 +56,7 @@ pub struct Radio {
     outbox_task: OutboxTask,
     state: watch::Receiver<LinkState>,
     channel: watch::Receiver<ChannelState>,
+    activity: Arc<LinkActivity>,
     /// Cancels the link when the handle is dropped without `close`.
     cancel: DropGuard,
     link: JoinHandle<()>,
@@ -100,6 +108,7 @@ impl Radio {
             outbox_task,
             state: state_rx,
             channel: channel_rx,
+            activity: link.activity.clone(),
             cancel: cancel.drop_guard(),
             link: tokio::spawn(link.run()),
         }
@@ -118,6 +127,11 @@ impl Radio {
     /// Our node's latest channel numbers and its region's duty-cycle limit.
     pub fn channel(&self) -> watch::Receiver<ChannelState> {
         self.channel.clone()
+    }
+
+    /// The link's counters: last frame, ready since, takeovers.
+    pub fn activity(&self) -> Arc<LinkActivity> {
+        self.activity.clone()
     }
 
     /// Stops new replies, lets the outbox drain for up to `drain`, then closes the link;
@@ -176,6 +190,10 @@ struct Link<C> {
     /// Our node number, from the last handshake: whose telemetry is ours.
     me: Option<NodeId>,
     backoff: Backoff,
+    /// Whether another client keeps taking the node (TCP only).
+    takeover: Takeover,
+    /// Counters for the status file and `!status`.
+    activity: Arc<LinkActivity>,
     /// Grows by one with each successful handshake.
     generation: u64,
     /// Failed attempts since the link was last ready, for the log.
@@ -191,6 +209,8 @@ where
 {
     fn new(cfg: RadioConfig, connector: C, ch: Channels, cancel: CancellationToken) -> Self {
         let backoff = Backoff::new(cfg.reconnect_min, cfg.reconnect_max);
+        let tcp = matches!(cfg.transport, Transport::Tcp { .. });
+        let takeover = Takeover::new(tcp && cfg.yield_to_other_clients);
         Link {
             cfg,
             connector,
@@ -201,6 +221,8 @@ where
             db: NodeDb::new(),
             me: None,
             backoff,
+            takeover,
+            activity: Arc::default(),
             generation: 0,
             failures: 0,
             last_warned: None,
@@ -218,10 +240,19 @@ where
                     DownReason::Rebooted
                 }
             };
-            let retry_in = self
-                .backoff
-                .next_delay_random(Instant::now().into_std(), &mut rand::rng());
-            self.go_down(reason, retry_in);
+            self.activity.ready(false);
+            let now = Instant::now().into_std();
+            let quick = self.backoff.next_delay_random(now, &mut rand::rng());
+            let retry_in = match self.takeover.on_end(&reason, now) {
+                Retry::Backoff => {
+                    self.go_down(reason, quick);
+                    quick
+                }
+                Retry::Yield { delay, first } => {
+                    self.yield_node(delay, first);
+                    delay
+                }
+            };
             if !self.idle(retry_in).await {
                 break;
             }
@@ -295,5 +326,28 @@ where
             self.last_warned = Some(reason.clone());
         }
         self.set_state(LinkState::Down { reason, retry_in });
+    }
+
+    /// Publishes `Down` for a node another client took, and says why once per episode.
+    fn yield_node(&mut self, retry_in: Duration, first: bool) {
+        self.failures = self.failures.saturating_add(1);
+        self.activity.taken_over();
+        let secs = retry_in.as_secs();
+        if first {
+            tracing::warn!(
+                "another client took the node's API; retrying in {secs} s — use a serial link \
+                 or a multi-client proxy to share it"
+            );
+        } else {
+            tracing::debug!(
+                retry_in_secs = secs,
+                "another client took the node's API again"
+            );
+        }
+        self.last_warned = Some(DownReason::TakenOver);
+        self.set_state(LinkState::Down {
+            reason: DownReason::TakenOver,
+            retry_in,
+        });
     }
 }

@@ -174,6 +174,9 @@ where
             self.publish_reading(m, ReadingSource::Handshake);
         }
         self.backoff.on_ready(Instant::now().into_std());
+        self.takeover.on_ready(Instant::now().into_std());
+        self.activity.ready(true);
+        self.activity.frame();
         tracing::info!(
             generation = self.generation,
             node = %local.num,
@@ -216,6 +219,7 @@ where
                     Ok(payload) => {
                         last_rx = Instant::now();
                         probe_sent = None;
+                        self.activity.frame();
                         self.on_frame(&payload).await
                     }
                     Err(end) => Err(end),

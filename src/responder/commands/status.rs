@@ -1,24 +1,22 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
 //! the asking node's messages are held (only when the DM may use its memory), a damaged
-//! memory store, the LLM server that answered last (with fallbacks), the channel's line, and
-//! for an admin the counters (only when the identity rules grant the admin part).
+//! memory store, how often another client took the node, the LLM server that answered last
+//! (with fallbacks), the channel's line, and for an admin the counters (only when the
+//! identity rules grant the admin part).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::memory::store::Damage;
 use crate::node::NodeId;
-use crate::radio::LinkState;
+use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::identity::Grant;
 use crate::responder::{Counters, Shared, airtime};
 
 /// The `!status` text for `node`, within `grant`.
 pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
     let uptime = uptime(shared.started.elapsed().as_secs());
-    let radio = match &*shared.link.borrow() {
-        LinkState::Ready { .. } => "ok",
-        _ => "reconnecting",
-    };
+    let radio = radio_word(&shared.link.borrow());
     // One aggregate query (per-node counts), not the node's whole history.
     let stats = shared.store.stats().await.unwrap_or_default();
     let mine = stats
@@ -35,6 +33,10 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     if let Some(line) = damage_line(shared.store.damage()) {
         text.push(' ');
         text.push_str(line);
+    }
+    if let Some(line) = takeover_line(&shared.activity.snapshot(), crate::clock::unix_now()) {
+        text.push(' ');
+        text.push_str(&line);
     }
     if shared.llm.len() > 1
         && let Some(server) = shared.llm.last_answered()
@@ -61,6 +63,39 @@ fn damage_line(damage: Option<Damage>) -> Option<&'static str> {
         Damage::File => "Memory store damaged: answering without memory.",
         Damage::Index => "Memory search index damaged: older chats not searched.",
     })
+}
+
+/// How the link is, in a word or three.
+fn radio_word(link: &LinkState) -> &'static str {
+    match link {
+        LinkState::Ready { .. } => "ok",
+        LinkState::Down {
+            reason: DownReason::TakenOver,
+            ..
+        } => "yielding to another client",
+        _ => "reconnecting",
+    }
+}
+
+/// How often another client took the node's API since start, and when last (at `now`, Unix
+/// seconds); `None` when it never did.
+fn takeover_line(act: &ActivitySnapshot, now: i64) -> Option<String> {
+    if act.takeovers == 0 {
+        return None;
+    }
+    let times = match act.takeovers {
+        1 => "once".to_string(),
+        n => format!("{n} times"),
+    };
+    let ago = act.last_takeover.map_or(String::new(), |at| {
+        let mins = now.saturating_sub(at).max(0) / 60;
+        match mins {
+            0 => ", just now".to_string(),
+            1..=119 => format!(", last {mins} min ago"),
+            _ => format!(", last {} h ago", mins / 60),
+        }
+    });
+    Some(format!("Another client took the node {times}{ago}."))
 }
 
 /// Uptime as days, hours and minutes: `2d3h14m`.
@@ -120,6 +155,44 @@ mod tests {
         for d in [Damage::File, Damage::Index] {
             let line = damage_line(Some(d)).unwrap_or_default();
             assert!(!line.is_empty() && line.len() <= 60, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_radio_word_and_the_takeover_line() {
+        let down = |reason| LinkState::Down {
+            reason,
+            retry_in: std::time::Duration::from_secs(60),
+        };
+        assert_eq!(radio_word(&LinkState::Connecting), "reconnecting");
+        assert_eq!(radio_word(&down(DownReason::Silent)), "reconnecting");
+        assert_eq!(
+            radio_word(&down(DownReason::TakenOver)),
+            "yielding to another client"
+        );
+        let now = 1_700_000_000;
+        let act = |takeovers, last: Option<i64>| ActivitySnapshot {
+            takeovers,
+            last_takeover: last.map(|ago| now - ago),
+            ..ActivitySnapshot::default()
+        };
+        let cases = [
+            (act(0, None), None),
+            (
+                act(1, Some(20)),
+                Some("Another client took the node once, just now."),
+            ),
+            (
+                act(3, Some(12 * 60 + 5)),
+                Some("Another client took the node 3 times, last 12 min ago."),
+            ),
+            (
+                act(9, Some(5 * 3600)),
+                Some("Another client took the node 9 times, last 5 h ago."),
+            ),
+        ];
+        for (a, want) in cases {
+            assert_eq!(takeover_line(&a, now).as_deref(), want, "{a:?}");
         }
     }
 

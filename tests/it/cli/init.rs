@@ -1,7 +1,7 @@
 //! `meshai init` as the real binary, against simulated nodes and a fake Ollama on loopback
-//! ports that the hidden `--probe-*` flags put in place of the default ones (4403, 11434,
-//! 8080, 1234) and an empty folder in place of `/dev`; then `meshai check` and `meshai run`
-//! on the file it wrote, found without `--config`.
+//! ports that the hidden `--probe-*` flags put in place of the default ones (4403, 4404,
+//! 11434, 8080, 1234) and an empty folder in place of `/dev`; then `meshai check` and
+//! `meshai run` on the file it wrote, found without `--config`.
 
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
@@ -19,6 +19,8 @@ const CHILD_WAIT: Duration = Duration::from_secs(60);
 struct Init {
     dir: tempfile::TempDir,
     node_ports: Vec<u16>,
+    /// Where a virtual node may listen (a closed port unless a test puts one there).
+    virtual_port: u16,
     ollama_port: u16,
 }
 
@@ -30,6 +32,7 @@ impl Init {
         Init {
             dir,
             node_ports,
+            virtual_port: closed_port(),
             ollama_port,
         }
     }
@@ -74,6 +77,8 @@ impl Init {
             closed_port().to_string(),
             "--probe-lmstudio-port".into(),
             closed_port().to_string(),
+            "--probe-virtual-port".into(),
+            self.virtual_port.to_string(),
         ];
         for port in &self.node_ports {
             args.extend(["--probe-node-port".into(), port.to_string()]);
@@ -364,4 +369,105 @@ async fn a_named_serial_node_is_written_without_touching_it_when_busy() {
         "nothing was written to the port"
     );
     drop(pty);
+}
+
+/// MeshMonitor's setup: the node's own port (4403) and a virtual node (4404) that shares it
+/// with other apps answer for the same node; init takes the virtual node and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_takes_the_virtual_node_when_the_node_answers_on_both_ports() {
+    let own = SimNode::start(sim()).await;
+    let shared = SimNode::start(sim()).await;
+    let llm = fake_ollama().await;
+    let mut init = Init::new(vec![own.addr().port()], llm.addr().port());
+    init.virtual_port = shared.addr().port();
+    let (out, text) = init.run(&[]).await;
+    assert!(out.status.success(), "{text}");
+    let (own_addr, shared_addr) = (own.addr(), shared.addr());
+    assert!(
+        text.contains(&format!(
+            "  ✓ tcp {shared_addr} (virtual node): node !12345678 \"Sim Base\""
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  node      tcp {shared_addr} (virtual node) (node !12345678"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "            chosen: node !12345678 also answers on tcp {own_addr}, which serves one \
+             client at a time; the virtual node shares it with the other apps\n"
+        )),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(init.config()).unwrap();
+    assert!(
+        written.contains(&format!("tcp = \"{shared_addr}\"")),
+        "{written}"
+    );
+
+    // Two different nodes are still two nodes.
+    let other = SimNode::start(SimConfig {
+        node_num: 0x0bad_cafe,
+        ..sim()
+    })
+    .await;
+    init.virtual_port = other.addr().port();
+    let (out, text) = init.run(&["--force"]).await;
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗ 2 Meshtastic nodes answered"), "{text}");
+}
+
+/// A node the running meshai holds, by its status file, is not touched: found or named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_never_connects_to_a_node_a_running_meshai_holds() {
+    use meshai::radio::{LinkState, Transport};
+    use meshai::status_file::{self, publish::Snapshot};
+    let node = SimNode::start(sim()).await;
+    let llm = fake_ollama().await;
+    let init = Init::new(vec![node.addr().port()], llm.addr().port());
+    // The daemon using the database init was told about: this process, holding the node.
+    let db = init.path("data/meshai.db");
+    std::fs::create_dir_all(init.path("data")).unwrap();
+    let now = meshai::clock::unix_now();
+    let radio = Transport::Tcp {
+        host: "127.0.0.1".into(),
+        port: node.addr().port(),
+    };
+    let held = Snapshot::new(
+        std::process::id(),
+        status_file::own_start_time(),
+        now,
+        &radio,
+    )
+    .update(&LinkState::Connecting, Default::default(), now)
+    .clone();
+    std::fs::write(
+        status_file::path_for(&db),
+        serde_json::to_vec(&held).unwrap(),
+    )
+    .unwrap();
+    let me = std::process::id();
+
+    let (out, text) = init.run(&[]).await;
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "  ✗ tcp {}: held by the running meshai (pid {me}); not touched",
+            node.addr()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("a port in use is never touched"), "{text}");
+
+    // Named: written as asked, still not touched.
+    let (out, text) = init.run(&["--tcp", &node.addr().to_string()]).await;
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("(not confirmed: held by the running meshai (pid "),
+        "{text}"
+    );
+    assert_eq!(node.connections(), 0, "init never connected");
 }

@@ -7,6 +7,8 @@
 //! - `outbox`: what goes out: pacing, waiting for ACKs, replies that outlive a reconnect, and
 //!   the fields of a sent packet.
 //! - `naks`: every routing answer's path, and a full TX queue.
+//! - `shared`: a TCP node another client keeps taking: the link yields instead of fighting
+//!   (issue 18).
 //!
 //! Everything but the pty test runs in paused time: the radio and the sim only wait on tokio
 //! timers and loopback TCP with `TCP_NODELAY`, so 45 s ACK timeouts cost no real time.
@@ -15,6 +17,7 @@ mod inbound;
 mod link;
 mod naks;
 mod outbox;
+mod shared;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -438,6 +438,23 @@ async fn a_dropped_connection_closes_and_the_next_one_is_served() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn one_client_mode_a_new_client_force_closes_the_previous_one() {
+    let sim = SimNode::start(config()).await;
+    let mut first = ready(&sim).await;
+    assert_eq!(sim.kicked(), 0);
+    let _second = ready(&sim).await;
+    assert!(
+        first.closed().await,
+        "kicked, as the firmware's TCP API does"
+    );
+    assert_eq!(sim.kicked(), 1);
+    // A client that left by itself is not kicked by the next one.
+    sim.drop_connection();
+    let _third = ready(&sim).await;
+    assert_eq!((sim.kicked(), sim.connections()), (1, 3));
+}
+
+#[tokio::test(start_paused = true)]
 async fn rebooted_unconfigures_the_session_until_the_next_handshake() {
     let sim = SimNode::start(config()).await;
     let mut c = ready(&sim).await;

@@ -1,8 +1,10 @@
-//! Test doubles shared by the integration tests: the simulated node and the fake LLM.
+//! Test doubles shared by the integration tests: the simulated node, the fake LLM, and a rival
+//! API client that keeps taking the node.
 //!
 //! Each test uses only part of their API, so unused items are expected here.
 #![allow(dead_code)]
 
 pub mod fake_llm;
 pub mod proxy;
+pub mod rival;
 pub mod sim_node;

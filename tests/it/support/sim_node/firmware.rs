@@ -168,6 +168,9 @@ pub struct SimLog {
     pub nodeinfo_pings: u32,
     /// Client connections accepted (or streams attached).
     pub connections: u32,
+    /// Clients force-closed because a newer one connected (the firmware's "Force close
+    /// previous TCP connection": its TCP API serves one client).
+    pub kicked: u32,
     pub rate_limit_refusals: u32,
     /// Packets dropped because their id was seen recently.
     pub duplicate_drops: u32,

@@ -1,6 +1,10 @@
 //! `SimNode`: an in-process Meshtastic node that speaks the stream API like firmware 2.7,
 //! over TCP on 127.0.0.1 port 0 or over any stream (a pty for the serial path).
 //!
+//! Like a node's TCP API it serves one client: a new connection force-closes the previous
+//! one (`kicked` counts them), as `APIServerPort::runOnce` does with the firmware's default
+//! `MESHTASTIC_TCP_API_MAX_CLIENTS` = 1.
+//!
 //! It is an honest, independent implementation of the firmware side (it never uses
 //! `meshai::radio`): `frame` does the framing, `firmware` decides every answer without I/O,
 //! `packets` builds the protobufs, `session` moves the bytes. This file is the test-facing
@@ -93,7 +97,7 @@ impl SimNode {
         (SimNode::attach(cfg, master), SimPty { path, slave })
     }
 
-    /// Serves another stream; it replaces the current client, as a new connection does.
+    /// Serves another stream; it force-closes the current client, as a new connection does.
     pub fn serve<S>(&self, stream: S)
     where
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
@@ -334,6 +338,11 @@ impl SimNode {
 
     pub fn connections(&self) -> u32 {
         self.shared.lock().fw.log.connections
+    }
+
+    /// Clients force-closed because a newer one connected.
+    pub fn kicked(&self) -> u32 {
+        self.shared.lock().fw.log.kicked
     }
 
     pub fn rate_limit_refusals(&self) -> u32 {

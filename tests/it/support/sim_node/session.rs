@@ -1,7 +1,8 @@
 //! The simulated node's I/O: accepting clients, one session per stream, and the queue of mesh
 //! packets towards the client. Only moves bytes; every decision is made by [`Firmware`].
 //!
-//! Like the firmware, a new client replaces the old one, and mesh packets for the client
+//! Like the firmware (`MESHTASTIC_TCP_API_MAX_CLIENTS` = 1), a new client force-closes the old
+//! one (counted in `SimLog::kicked`), and mesh packets for the client
 //! (injected traffic, ACKs) wait in a bounded queue until a session has finished its handshake;
 //! the oldest is dropped when the queue is full.
 
@@ -213,6 +214,9 @@ where
     let wake = Arc::new(Notify::new());
     let cancel = shared.stop.child_token();
     let id = shared.update(|st| {
+        if st.session.is_some() {
+            st.fw.log.kicked += 1;
+        }
         st.close_session();
         st.next_session += 1;
         st.fw.log.connections += 1;
