@@ -737,7 +737,7 @@ fn quotes_context(question: &str, answer: &str) -> bool {
         .iter()
         .any(|d| {
             lower.match_indices(d).any(|(i, _)| {
-                let rest = lower[i + d.len()..].as_bytes();
+                let rest = &lower.as_bytes()[i + d.len()..];
                 rest.len() >= 5 && rest[2] == b':' && rest[..2].iter().all(u8::is_ascii_digit)
             })
         });

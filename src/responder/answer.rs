@@ -225,7 +225,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     if let Some(queued) = queued
         && !gave_up
     {
-        watch_report(shared, handed.len(), queued.report);
+        watch_report(shared, q.dest, handed.len(), queued.report);
     }
 }
 
@@ -255,7 +255,7 @@ async fn cut_off(
     let said = handed.join(" ");
     store(shared, q, said, None).await;
     if let Some(queued) = queued {
-        watch_report(shared, handed.len() + 1, queued.report);
+        watch_report(shared, q.dest, handed.len() + 1, queued.report);
     }
 }
 
@@ -329,7 +329,7 @@ async fn stream_once(
                     reply_to: Some(q.packet_id),
                     parts: Vec::new(),
                 };
-                match shared.sink.open(head).await {
+                match shared.sink.open(head, q.dest.standing).await {
                     Ok((stream, report)) => {
                         queued = Some(Queued {
                             stream: Some(stream),

@@ -1,19 +1,23 @@
 //! The responder: turns inbound DMs into replies.
 //!
-//! The intake loop never waits on the LLM: it checks access and the rate limit and hands each
+//! The intake loop never waits on the LLM: it checks access and the rate limit, decides the
+//! sender's standing and admits a text for an LLM turn (`fair`, `schedule`), and hands each
 //! message to its node's worker. A worker answers one node's messages in order, one LLM call at
-//! a time; the [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before
-//! summaries. Summaries run in the background after the reply is queued. A busy radio channel
-//! shortens an answer or holds it in its worker before the LLM is asked (`airtime`).
+//! a time; the [`gate::LlmGate`] caps LLM calls across nodes, grants them by standing then
+//! round-robin across nodes, and lets replies go before summaries. Summaries run in the
+//! background after the reply is queued. A busy radio channel shortens an answer or holds it
+//! in its worker before the LLM is asked (`airtime`).
 
 mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
+mod fair;
 mod fold;
 pub mod gate;
 pub mod ratelimit;
 mod reply;
+pub mod schedule;
 mod sink;
 pub mod slots;
 mod streamed_reply;
@@ -34,7 +38,7 @@ use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::llm::LlmPool;
 use crate::memory::store::Store;
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{ChannelState, Inbound, LinkState, TextMessage};
 
 pub use airtime::AirtimeStats;
@@ -87,6 +91,12 @@ pub struct Counters {
     pub summary_failures: AtomicU64,
     /// Folds run before a reply because the backlog reached its hard cap.
     pub folds_at_cap: AtomicU64,
+    /// Texts not answered because too many turns waited (or a new node's earlier one did).
+    pub turns_refused: AtomicU64,
+    /// New nodes' turns that gave way to a message of higher standing.
+    pub turns_displaced: AtomicU64,
+    /// Turns not given the LLM within `[limits] max_turn_wait_secs`.
+    pub turns_expired: AtomicU64,
 }
 
 /// Everything a worker shares with the others.
@@ -109,11 +119,13 @@ struct Shared {
     tracker: TaskTracker,
 }
 
-/// Where the answer to a message goes.
+/// Where the answer to a message goes, and the standing of the node that sent it (the
+/// outbox serves higher standing first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Destination {
     to: NodeId,
     channel: u32,
+    standing: Standing,
 }
 
 /// A unit of work for a node's worker.
@@ -122,6 +134,8 @@ enum Job {
     Message {
         msg: TextMessage,
         dest: Destination,
+        /// The LLM turn of a text (none for a command).
+        turn: Option<gate::Turn>,
     },
     Notice {
         text: String,
@@ -163,7 +177,15 @@ impl Responder {
             stop.clone(),
         ));
         let shared = Arc::new(Shared {
-            gate: gate::LlmGate::new(settings.concurrency, settings.slots.is_some_and(|n| n >= 2)),
+            gate: gate::LlmGate::new(
+                settings.concurrency,
+                settings.slots.is_some_and(|n| n >= 2),
+                schedule::Bounds {
+                    max_waiting: settings.limits.max_waiting,
+                    max_wait: settings.limits.max_turn_wait,
+                    new_node_turns: settings.limits.new_node_turns,
+                },
+            ),
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
@@ -206,6 +228,11 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         shared.settings.limits.node_messages,
         shared.settings.limits.node_window,
     );
+    let mut admission = fair::Admission::default();
+    tokio::select! {
+        _ = shared.stop.cancelled() => return,
+        () = fair::know_stored(&shared) => {}
+    }
     loop {
         let event = tokio::select! {
             _ = shared.stop.cancelled() => break,
@@ -219,6 +246,7 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                 let dest = Destination {
                     to: msg.from,
                     channel: msg.channel,
+                    standing: shared.gate.standing(msg.from, msg.pki),
                 };
                 (msg, dest)
             }
@@ -228,6 +256,7 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                         let dest = Destination {
                             to: NodeId::BROADCAST,
                             channel: msg.channel,
+                            standing: shared.gate.standing(msg.from, msg.pki),
                         };
                         (
                             TextMessage {
@@ -251,7 +280,14 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         }
         shared.counters.dms.fetch_add(1, Ordering::Relaxed);
         let job = match limiter.check(node, tokio::time::Instant::now()) {
-            ratelimit::Decision::Answer => Job::Message { msg, dest },
+            ratelimit::Decision::Answer => match admission.admit(&shared, &msg, dest.standing) {
+                Ok(turn) => Job::Message { msg, dest, turn },
+                Err(_) => {
+                    // Not answered, but stored like every accepted message.
+                    store_unanswered(&shared, &msg).await;
+                    continue;
+                }
+            },
             ratelimit::Decision::Notify { retry_in } => {
                 info!(node = %node, "rate limit reached; one notice, then silence");
                 // Not answered, but part of the conversation record like the silent ones.

@@ -1,8 +1,9 @@
 //! One node's worker: takes the node's jobs in order (a message, a rate-limit notice),
 //! answers commands (`commands`), and runs one LLM turn: the user's message stored, the
 //! airtime budget (a held reply waits here), the fold before the reply at the hard cap, the
-//! LLM gate, the memory read, the prompt with its per-turn notes, then `answer`. The
-//! background summary (`fold`) starts once the reply is queued.
+//! LLM gate (which may give the turn up: displaced or waited too long, `fair`), the memory
+//! read, the prompt with its per-turn notes, then `answer`. The background summary (`fold`)
+//! starts once the reply is queued.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -13,9 +14,10 @@ use tracing::{debug, info, warn};
 
 use super::commands::{self, Parsed};
 use super::fold::{self, Limits, SummaryState};
+use super::gate::Turn;
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Destination, Job, Shared, store_unanswered, unix_now, unix_time};
-use super::{airtime, answer, asker};
+use super::{airtime, answer, asker, fair};
 use crate::memory::prompt;
 use crate::memory::store::{Context, StoreError};
 use crate::node::NodeId;
@@ -68,9 +70,9 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
         } => {
             notice(shared, dest, reply_to, &text).await;
         }
-        Job::Message { msg, dest } => {
+        Job::Message { msg, dest, turn } => {
             // The text itself only at debug: logs are not the place for people's messages.
-            info!(chars = msg.text.chars().count(), hops = ?msg.hops, "message received");
+            info!(chars = msg.text.chars().count(), hops = ?msg.hops, standing = %dest.standing, "message received");
             debug!(text = %msg.text, "message text");
             match commands::parse(&msg.text) {
                 Parsed::Command(cmd) => {
@@ -90,7 +92,18 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     .await;
                 }
                 Parsed::Text => {
-                    llm_turn(shared, node, &msg, dest, summarizing).await;
+                    // Intake admits every text it hands over with a turn.
+                    let Some(turn) = turn else {
+                        warn!("a text without a turn: not answered");
+                        store_unanswered(shared, &msg).await;
+                        return;
+                    };
+                    if let Err(why) = shared.gate.check(&turn) {
+                        fair::not_reached(shared, &msg, dest, &turn, why).await;
+                        return;
+                    }
+                    llm_turn(shared, node, &msg, dest, &turn, summarizing).await;
+                    drop(turn);
                     fold::start_summary(shared, node, summarizing);
                 }
             }
@@ -120,6 +133,7 @@ async fn llm_turn(
     node: NodeId,
     msg: &TextMessage,
     dest: Destination,
+    turn: &Turn,
     summarizing: &Arc<SummaryState>,
 ) {
     let s = &shared.settings;
@@ -138,8 +152,11 @@ async fn llm_turn(
         }
     };
     // A busy channel shapes the answer: the reply may wait here, before the LLM is asked (so
-    // it holds no LLM slot and no other node), and then be shortened.
+    // it holds no LLM slot and no other node), and then be shortened. That wait has its own
+    // bound and does not count against the turn's.
+    let held_from = tokio::time::Instant::now();
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+    shared.gate.extend(turn, held_from.elapsed());
     match shared.store.unsummarized(node, user_id).await {
         Ok(n) if n >= limits.hard_cap => {
             // Background summaries could not keep up (or kept failing): fold now, before
@@ -156,7 +173,13 @@ async fn llm_turn(
         Ok(_) => {}
         Err(e) => warn!(error = %e, "could not count the unsummarised messages"),
     }
-    let permit = shared.gate.reply().await;
+    let permit = match shared.gate.reply(turn).await {
+        Ok(permit) => permit,
+        Err(why) => {
+            fair::gave_up(shared, dest, msg.packet_id, turn, why).await;
+            return;
+        }
+    };
     if permit.waited_for_summary {
         info!("the reply waited for a summary that had already yielded once");
     }
@@ -176,9 +199,17 @@ async fn llm_turn(
         now: msg.received_at,
         utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
     };
+    // A node heard for the first time gets a smaller answer (unless the channel's budget is
+    // smaller still).
+    let (limits, first_note) = fair::budget(
+        budget.limits(s.chunk),
+        turn.standing,
+        s.limits.new_node_parts,
+    );
     let notes: Vec<String> = asker::asker_line(&asker::Asker::of(msg), clock, &s.context)
         .into_iter()
         .chain(budget.note(&s.chunk))
+        .chain(first_note)
         .collect();
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
@@ -200,7 +231,7 @@ async fn llm_turn(
         messages: &messages,
         prompt_chars: chars,
         slot,
-        limits: budget.limits(s.chunk),
+        limits,
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
     answer::answer(shared, question, permit).await;

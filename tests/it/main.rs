@@ -7,6 +7,7 @@ mod cli;
 mod crash;
 mod daemon;
 mod failover;
+mod flood;
 mod harness;
 mod layers;
 mod memory;

@@ -1,0 +1,198 @@
+//! Issue 17's flood: 50 never-heard ids × 3 DMs, ids that never ACK (as forged ones do), and
+//! a node that talked before over PKI, whose next DM arrives 5 s into the flood. The first
+//! part of its answer must be on air within 30 s, with an instant model and the firmware's
+//! pacing (a 2 s send gap, the simulated node refusing a text < 2 s after the last, ACKs after
+//! 1.5 s, the 45 s ACK timeout); before issue 17 it waited behind all 150 answers.
+//!
+//! The daemon runs in-process in paused time, paced by `harness::VirtualPace`, so the 30 s are
+//! virtual: no wall-clock bound. `scenario` is shared with `benches/flood.rs`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use meshai::memory::store::{Role, Store};
+use meshai::node::NodeId;
+use tokio::time::Instant;
+
+use crate::harness::{self, Daemon, VirtualPace};
+use crate::support::fake_llm::{FakeLlm, FakeResponse};
+use crate::support::sim_node::{MeshPacketSpec, SimConfig, SimNode};
+
+/// The node that talked before, over PKI.
+pub const ALICE: u32 = 0xa11c_e001;
+/// The first of the flood's ids.
+pub const FLOOD_BASE: u32 = 0x0f1d_0000;
+pub const FLOOD_IDS: u32 = 50;
+pub const FLOOD_DMS: u32 = 3;
+/// The flood's pace: one DM every 20 ms, all 150 within 3 s (the node keeps only 32 packets for
+/// its client, so a burst any faster would mostly be lost before the daemon reads it).
+pub const FLOOD_EVERY: Duration = Duration::from_millis(20);
+/// What the instant model answers everyone: three parts, so a new id's answer is cut at its
+/// two.
+pub const ANSWER: &str = "A hilltop node wants a vertical antenna with a little gain, mounted \
+clear of the mast and metal roofs, fed with short low-loss coax. A 5.8 dBi collinear suits a \
+clear horizon; on a crowded hill a 3 dBi whip covers the valleys below better. Seal every \
+connector against water, ground the mast, and check the SWR before you leave the site.";
+
+/// When Alice's DM comes, after the flood's first.
+pub const ALICE_AFTER: Duration = Duration::from_secs(5);
+
+/// What one run of the scenario measured.
+pub struct Outcome {
+    /// Alice's DM → the first part of her answer on air (virtual time); `None` when it had
+    /// not gone by the cap.
+    pub first_part: Option<Duration>,
+    /// Texts that went on air between Alice's DM and her first part.
+    pub texts_before: usize,
+    /// Flood ids that got an answer by then.
+    pub flood_answered: usize,
+    /// The daemon, still running.
+    pub daemon: Daemon,
+    /// When Alice's DM was injected.
+    pub asked: Instant,
+}
+
+/// The flood's ids.
+pub fn flood_ids() -> impl Iterator<Item = u32> {
+    (0..FLOOD_IDS).map(|i| FLOOD_BASE + i)
+}
+
+/// A PKI-encrypted DM from `from`.
+fn pki_dm(from: u32, text: &str) -> MeshPacketSpec {
+    MeshPacketSpec {
+        pki_encrypted: true,
+        ..MeshPacketSpec::text(from, text)
+    }
+}
+
+/// Runs the scenario in paused time paced by `step` (see `VirtualPace`): Alice asks once over
+/// PKI and gets her answer; then, with `flood`, the flood's 150 DMs arrive within 3 s; 5 s
+/// after the first of them Alice asks again. Waits up to `cap` (virtual) for the first part of her second answer.
+pub async fn scenario(flood: bool, step: Duration, cap: Duration) -> Outcome {
+    let pace = VirtualPace::start(step);
+    let sim = Arc::new(
+        SimNode::start(SimConfig {
+            ack_delay: harness::BENCH_ACK_DELAY,
+            never_ack: flood_ids().collect(),
+            ..SimConfig::default()
+        })
+        .await,
+    );
+    let llm = FakeLlm::start_echo().await;
+    let dir = harness::db_dir();
+    let db = dir.path().join("meshai.db");
+    let text = harness::paced_like_firmware(
+        // `[limits]` as shipped: the rate limit and the new nodes' budget apply.
+        &harness::config_text(&sim, &llm.base_url(), &db, "[limits]\n"),
+        harness::BENCH_GAP_MS,
+    );
+    let daemon = Daemon::start_with_text(sim, llm, dir, &text).await;
+    daemon.answer_with(|_| FakeResponse::Text(ANSWER.to_string()));
+    let sim = daemon.sim.clone();
+
+    sim.inject_text(pki_dm(ALICE, "Hi, I am Alice from the ridge."));
+    let to_alice =
+        |l: &crate::support::sim_node::SimLog| l.texts.iter().filter(|t| t.to == ALICE).count();
+    assert!(
+        sim.wait_for(harness::SOON, |l| harness::ends_reply(&l.texts))
+            .await,
+        "Alice's first answer"
+    );
+    // Her last ACK comes, and the radio is idle again.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+
+    let flood_from = Instant::now();
+    if flood {
+        for dm in 0..FLOOD_DMS {
+            for id in flood_ids() {
+                sim.inject_dm(id, &format!("flood message {dm} from {id:x}"), None);
+                tokio::time::sleep(FLOOD_EVERY).await;
+            }
+        }
+    }
+    tokio::time::sleep_until(flood_from + ALICE_AFTER).await;
+    let before = sim.texts().len();
+    let answered_before = to_alice(&sim.log());
+    let asked = Instant::now();
+    sim.inject_text(pki_dm(
+        ALICE,
+        "What is the best antenna for a hilltop node?",
+    ));
+    let got = sim.wait_for(cap, |l| to_alice(l) > answered_before).await;
+    let texts = sim.texts();
+    let first = texts[before..].iter().position(|t| t.to == ALICE);
+    let first_part = got
+        .then(|| first.map(|i| texts[before + i].at.duration_since(asked)))
+        .flatten();
+    let flood_answered = flood_ids()
+        .filter(|id| texts.iter().any(|t| t.to == *id))
+        .count();
+    drop(pace);
+    Outcome {
+        first_part,
+        texts_before: first.unwrap_or(texts.len() - before),
+        flood_answered,
+        daemon,
+        asked,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `i` of a part's ` i/n` or ` i/?` marker; 1 for an unnumbered text.
+    fn part_number(text: &str) -> u32 {
+        text.rsplit_once(' ')
+            .and_then(|(_, m)| m.split_once('/'))
+            .and_then(|(i, _)| i.parse().ok())
+            .unwrap_or(1)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_proven_user_is_answered_within_30_s_during_a_flood_of_never_acking_ids() {
+        let run = scenario(true, Duration::from_millis(10), Duration::from_secs(60)).await;
+        let first = run
+            .first_part
+            .expect("Alice's answer went on air within 60 s");
+        assert!(
+            first <= Duration::from_secs(30),
+            "Alice's first part after {first:?} ({} texts before it)",
+            run.texts_before
+        );
+        // The flood is still on air around her answer, paced as the firmware wants.
+        let _pace = VirtualPace::start(Duration::from_millis(10));
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        let sim = run.daemon.sim.clone();
+        let texts = sim.texts();
+        assert!(
+            texts.iter().any(|t| t.at > run.asked && t.to != ALICE),
+            "the flood was still being answered"
+        );
+        for w in texts.windows(2) {
+            assert!(w[1].at - w[0].at >= Duration::from_secs(2), "{w:?}");
+        }
+        assert_eq!(sim.rate_limit_refusals(), 0);
+        // A new id's answer has two parts at most; Alice's has them all.
+        for t in texts.iter().filter(|t| t.to != ALICE) {
+            assert!(part_number(&t.text) <= 2, "{:x} got {:?}", t.to, t.text);
+        }
+        let alice = texts.iter().filter(|t| t.to == ALICE && t.at > run.asked);
+        assert_eq!(alice.map(|t| part_number(&t.text)).max(), Some(3));
+        assert!(run.flood_answered > 0, "new ids are answered too");
+        let (result, _sim, _llm, dir) = run.daemon.stop().await;
+        result.expect("the daemon stops cleanly");
+        drop(_pace);
+
+        // Every message is stored, answered or not.
+        let store = Store::open(&dir.path().join("meshai.db")).expect("the database opens");
+        for id in flood_ids() {
+            let history = store.history(NodeId(id), 100).await.expect("history");
+            let users = history.iter().filter(|m| m.role == Role::User).count();
+            assert_eq!(users, FLOOD_DMS as usize, "{id:x}'s messages");
+        }
+        let alice = store.history(NodeId(ALICE), 100).await.expect("history");
+        assert_eq!(alice.iter().filter(|m| m.role == Role::User).count(), 2);
+        store.close().await.expect("closes");
+    }
+}
