@@ -5,7 +5,8 @@
 //! 1.5 s, the 45 s ACK timeout); before issue 17 it waited behind all 150 answers.
 //!
 //! The daemon runs in-process in paused time, paced by `harness::VirtualPace`, so the 30 s are
-//! virtual: no wall-clock bound. `scenario` is shared with `benches/flood.rs`.
+//! virtual: no wall-clock bound. `scenario` is shared with `benches/flood.rs`. Also here: a turn
+//! that waits past `[limits] max_turn_wait_secs`, and `!status`'s queue line.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -193,6 +194,87 @@ mod tests {
         }
         let alice = store.history(NodeId(ALICE), 100).await.expect("history");
         assert_eq!(alice.iter().filter(|m| m.role == Role::User).count(), 2);
+        store.close().await.expect("closes");
+    }
+
+    const BOB: u32 = 0xb0b0_0002;
+    const CAROL: u32 = 0xca20_0003;
+    const HOG: u32 = 0x4040_0004;
+    const ADMIN: u32 = 0xad00_0005;
+
+    /// The admin's whole `!status` text.
+    async fn status_of(d: &Daemon) -> String {
+        let parts = d.ask(ADMIN, "!status", harness::SOON).await;
+        let bodies: Vec<&str> = parts
+            .iter()
+            .map(|t| meshai::chunk::strip_marker(&t.text))
+            .collect();
+        bodies.join(" ")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_turn_that_waits_too_long_gets_one_notice_if_its_node_is_known_and_stays_stored() {
+        let _pace = VirtualPace::start(Duration::from_millis(10));
+        let sim = Arc::new(
+            SimNode::start(SimConfig {
+                ack_delay: harness::BENCH_ACK_DELAY,
+                ..SimConfig::default()
+            })
+            .await,
+        );
+        let llm = FakeLlm::start_echo().await;
+        let dir = harness::db_dir();
+        let db = dir.path().join("meshai.db");
+        let extra =
+            format!("[limits]\nmax_turn_wait_secs = 10\n\n[access]\nadmins = [\"!{ADMIN:08x}\"]\n");
+        let text = harness::paced_like_firmware(
+            &harness::config_text_with(&sim, &llm.base_url(), &db, &extra, "timeout_secs = 120"),
+            harness::BENCH_GAP_MS,
+        );
+        let d = Daemon::start_with_text(sim, llm, dir, &text).await;
+        d.answer_with(|req| match req.last_user() {
+            "take your time" => FakeResponse::Stall(Duration::from_secs(60)),
+            q => FakeResponse::Text(format!("ok: {q}")),
+        });
+        // Bob talks once: his ACK makes him known.
+        d.ask(BOB, "hello", harness::SOON).await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        // A slow answer holds the one LLM slot; Bob (known) and Carol (new) wait behind it.
+        d.sim.inject_dm(HOG, "take your time", None);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let before = d.sim.texts().len();
+        d.sim.inject_dm(BOB, "are you there?", None);
+        d.sim.inject_dm(CAROL, "hi, I am new here", None);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let status = status_of(&d).await;
+        assert!(
+            status.contains("Queue: 2 waiting (0 proven, 1 known, 1 new), oldest "),
+            "{status}"
+        );
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        let after: Vec<(u32, String)> = d.sim.texts()[before..]
+            .iter()
+            .filter(|t| t.to != ADMIN)
+            .map(|t| (t.to, t.text.clone()))
+            .collect();
+        assert_eq!(
+            after,
+            [(
+                BOB,
+                "Sorry, I was too busy to answer that in time. Please ask again.".to_string()
+            )],
+            "the known node gets one notice, the new one nothing"
+        );
+        let status = status_of(&d).await;
+        assert!(status.contains("0 displaced, 2 late."), "{status}");
+        let (result, _sim, _llm, dir) = d.stop().await;
+        result.expect("the daemon stops cleanly");
+        let store = Store::open(&dir.path().join("meshai.db")).expect("the database opens");
+        for (node, n) in [(BOB, 2), (CAROL, 1)] {
+            let history = store.history(NodeId(node), 100).await.expect("history");
+            let users = history.iter().filter(|m| m.role == Role::User).count();
+            assert_eq!(users, n, "{node:x}'s messages are stored");
+        }
         store.close().await.expect("closes");
     }
 }
