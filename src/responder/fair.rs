@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
+use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::commands::{self, Parsed};
@@ -39,11 +41,17 @@ pub(super) async fn know_stored(shared: &Shared) {
     }
 }
 
-/// Intake's side of admission: it logs once when the bound fills up and once when it has
-/// room again, instead of once per refused message.
+/// How often at most intake warns that messages are not answered for want of room.
+const FULL_WARN_EVERY: Duration = Duration::from_secs(60);
+
+/// Intake's side of admission: it warns that messages find no room at most once a minute,
+/// with how many, instead of once per message.
 #[derive(Debug, Default)]
 pub(super) struct Admission {
-    full: bool,
+    /// When it last warned.
+    warned: Option<Instant>,
+    /// Messages refused since.
+    refused: u64,
 }
 
 impl Admission {
@@ -62,14 +70,9 @@ impl Admission {
         match shared.gate.admit(node, standing, shared.sink.queued()) {
             Ok((turn, displaced)) => {
                 if let Some(other) = displaced {
-                    shared
-                        .counters
-                        .turns_displaced
-                        .fetch_add(1, Ordering::Relaxed);
+                    let c = &shared.counters;
+                    c.turns_displaced.fetch_add(1, Ordering::Relaxed);
                     debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
-                }
-                if std::mem::take(&mut self.full) {
-                    info!("turns have room again");
                 }
                 Ok(Some(turn))
             }
@@ -79,21 +82,30 @@ impl Admission {
                     .turns_refused
                     .fetch_add(1, Ordering::Relaxed);
                 match refusal {
-                    Refusal::Full if !self.full => {
-                        self.full = true;
-                        warn!(
-                            max_waiting = shared.settings.limits.max_waiting,
-                            %standing,
-                            "too many turns waiting: messages are stored, not answered, until there is room"
-                        );
+                    Refusal::Full => {
+                        debug!(node = %node, %standing, "no room: not answered");
+                        self.no_room(shared);
                     }
-                    Refusal::Full => debug!(node = %node, %standing, "turns full: not answered"),
                     Refusal::NodeBusy => {
                         debug!(node = %node, "a new node's earlier message still waits: not answered")
                     }
                 }
                 Err(refusal)
             }
+        }
+    }
+
+    /// Counts a message refused for want of room; warns at most once a minute, with the count.
+    fn no_room(&mut self, shared: &Shared) {
+        self.refused += 1;
+        let now = Instant::now();
+        if self.warned.is_none_or(|at| now >= at + FULL_WARN_EVERY) {
+            warn!(
+                refused = std::mem::take(&mut self.refused),
+                max_waiting = shared.settings.limits.max_waiting,
+                "messages stored, not answered: too many waiting (a flood?)"
+            );
+            self.warned = Some(now);
         }
     }
 }

@@ -11,11 +11,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use meshai::memory::store::{Role, Store};
-use meshai::node::NodeId;
 use tokio::time::Instant;
 
-use crate::harness::{self, Daemon, VirtualPace};
+use crate::harness::{self, Daemon, Steps, VirtualPace};
 use crate::support::fake_llm::{FakeLlm, FakeResponse};
 use crate::support::sim_node::{MeshPacketSpec, SimConfig, SimNode};
 
@@ -58,19 +56,20 @@ pub fn flood_ids() -> impl Iterator<Item = u32> {
     (0..FLOOD_IDS).map(|i| FLOOD_BASE + i)
 }
 
-/// A PKI-encrypted DM from `from`.
-fn pki_dm(from: u32, text: &str) -> MeshPacketSpec {
+/// A DM from `from`, PKI-encrypted or not.
+fn dm(from: u32, text: &str, pki: bool) -> MeshPacketSpec {
     MeshPacketSpec {
-        pki_encrypted: true,
+        pki_encrypted: pki,
         ..MeshPacketSpec::text(from, text)
     }
 }
 
-/// Runs the scenario in paused time paced by `step` (see `VirtualPace`): Alice asks once over
-/// PKI and gets her answer; then, with `flood`, the flood's 150 DMs arrive within 3 s; 5 s
-/// after the first of them Alice asks again. Waits up to `cap` (virtual) for the first part of her second answer.
-pub async fn scenario(flood: bool, step: Duration, cap: Duration) -> Outcome {
-    let pace = VirtualPace::start(step);
+/// Runs the scenario in paused time paced by `steps` (see `VirtualPace`): Alice asks once (over
+/// PKI when `pki`, else in the clear: then her ACK makes her known) and gets her answer; then,
+/// with `flood`, the flood's 150 DMs arrive within 3 s; 5 s after the first of them Alice asks
+/// again. Waits up to `cap` (virtual) for the first part of her second answer.
+pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Outcome {
+    let pace = VirtualPace::start(steps);
     let sim = Arc::new(
         SimNode::start(SimConfig {
             ack_delay: harness::BENCH_ACK_DELAY,
@@ -91,7 +90,7 @@ pub async fn scenario(flood: bool, step: Duration, cap: Duration) -> Outcome {
     daemon.answer_with(|_| FakeResponse::Text(ANSWER.to_string()));
     let sim = daemon.sim.clone();
 
-    sim.inject_text(pki_dm(ALICE, "Hi, I am Alice from the ridge."));
+    sim.inject_text(dm(ALICE, "Hi, I am Alice from the ridge.", pki));
     let to_alice =
         |l: &crate::support::sim_node::SimLog| l.texts.iter().filter(|t| t.to == ALICE).count();
     assert!(
@@ -115,9 +114,10 @@ pub async fn scenario(flood: bool, step: Duration, cap: Duration) -> Outcome {
     let before = sim.texts().len();
     let answered_before = to_alice(&sim.log());
     let asked = Instant::now();
-    sim.inject_text(pki_dm(
+    sim.inject_text(dm(
         ALICE,
         "What is the best antenna for a hilltop node?",
+        pki,
     ));
     let got = sim.wait_for(cap, |l| to_alice(l) > answered_before).await;
     let texts = sim.texts();
@@ -140,6 +140,8 @@ pub async fn scenario(flood: bool, step: Duration, cap: Duration) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    // The store and node types by full path: `benches/flood.rs` includes this file, and its
+    // build leaves the test functions out, so imports for them only would go unused there.
     use super::*;
 
     /// The `i` of a part's ` i/n` or ` i/?` marker; 1 for an unnumbered text.
@@ -152,7 +154,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_proven_user_is_answered_within_30_s_during_a_flood_of_never_acking_ids() {
-        let run = scenario(true, Duration::from_millis(10), Duration::from_secs(60)).await;
+        let steps = Steps::even(Duration::from_millis(10));
+        let run = scenario(true, true, steps, Duration::from_secs(60)).await;
         let first = run
             .first_part
             .expect("Alice's answer went on air within 60 s");
@@ -162,7 +165,7 @@ mod tests {
             run.texts_before
         );
         // The flood is still on air around her answer, paced as the firmware wants.
-        let _pace = VirtualPace::start(Duration::from_millis(10));
+        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
         tokio::time::sleep(Duration::from_secs(20)).await;
         let sim = run.daemon.sim.clone();
         let texts = sim.texts();
@@ -186,14 +189,30 @@ mod tests {
         drop(_pace);
 
         // Every message is stored, answered or not.
-        let store = Store::open(&dir.path().join("meshai.db")).expect("the database opens");
+        let store = meshai::memory::store::Store::open(&dir.path().join("meshai.db"))
+            .expect("the database opens");
         for id in flood_ids() {
-            let history = store.history(NodeId(id), 100).await.expect("history");
-            let users = history.iter().filter(|m| m.role == Role::User).count();
+            let history = store
+                .history(meshai::node::NodeId(id), 100)
+                .await
+                .expect("history");
+            let users = history
+                .iter()
+                .filter(|m| m.role == meshai::memory::store::Role::User)
+                .count();
             assert_eq!(users, FLOOD_DMS as usize, "{id:x}'s messages");
         }
-        let alice = store.history(NodeId(ALICE), 100).await.expect("history");
-        assert_eq!(alice.iter().filter(|m| m.role == Role::User).count(), 2);
+        let alice = store
+            .history(meshai::node::NodeId(ALICE), 100)
+            .await
+            .expect("history");
+        assert_eq!(
+            alice
+                .iter()
+                .filter(|m| m.role == meshai::memory::store::Role::User)
+                .count(),
+            2
+        );
         store.close().await.expect("closes");
     }
 
@@ -214,7 +233,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_turn_that_waits_too_long_gets_one_notice_if_its_node_is_known_and_stays_stored() {
-        let _pace = VirtualPace::start(Duration::from_millis(10));
+        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
         let sim = Arc::new(
             SimNode::start(SimConfig {
                 ack_delay: harness::BENCH_ACK_DELAY,
@@ -269,10 +288,17 @@ mod tests {
         assert!(status.contains("0 displaced, 2 late."), "{status}");
         let (result, _sim, _llm, dir) = d.stop().await;
         result.expect("the daemon stops cleanly");
-        let store = Store::open(&dir.path().join("meshai.db")).expect("the database opens");
+        let store = meshai::memory::store::Store::open(&dir.path().join("meshai.db"))
+            .expect("the database opens");
         for (node, n) in [(BOB, 2), (CAROL, 1)] {
-            let history = store.history(NodeId(node), 100).await.expect("history");
-            let users = history.iter().filter(|m| m.role == Role::User).count();
+            let history = store
+                .history(meshai::node::NodeId(node), 100)
+                .await
+                .expect("history");
+            let users = history
+                .iter()
+                .filter(|m| m.role == meshai::memory::store::Role::User)
+                .count();
             assert_eq!(users, n, "{node:x}'s messages are stored");
         }
         store.close().await.expect("closes");

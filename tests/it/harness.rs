@@ -21,15 +21,37 @@ use crate::support::sim_node::{SentText, SimConfig, SimNode};
 /// The store runs SQL on a thread of its own, outside the tokio runtime: while a task waits
 /// for it the runtime looks idle, and a paused clock jumps to the next timer (the outbox's 2 s
 /// gap, a 45 s ACK timeout) as if the store had taken that long. This task keeps a timer at
-/// most `step` ahead, so an idle runtime moves the clock by `step` at most, and after each step
-/// holds a blocking thread for one real millisecond — tokio does not move a paused clock while
-/// a blocking task runs — in which the store answers. Virtual time so runs at most `step` per
-/// real millisecond while the daemon waits, and stands still while it computes. The test runs
-/// on `#[tokio::test(start_paused = true)]`; dropping the pace stops it.
+/// most one step ahead, so an idle runtime moves the clock by a step at most, and after each
+/// step holds a blocking thread for one real millisecond — tokio does not move a paused clock
+/// while a blocking task runs — in which the store answers. Virtual time so runs at most one
+/// step per real millisecond while the daemon waits, and stands still while it computes. The
+/// test runs on `#[tokio::test(start_paused = true)]`; dropping the pace stops it.
 pub struct VirtualPace(JoinHandle<()>);
 
+/// The steps of a [`VirtualPace`]: `fine` ones for the first `fine_for` of virtual time, then
+/// `coarse` ones (hours of ACK timeouts pass quickly, while the start, where the database
+/// works, stays fine).
+#[derive(Debug, Clone, Copy)]
+pub struct Steps {
+    pub fine: Duration,
+    pub fine_for: Duration,
+    pub coarse: Duration,
+}
+
+impl Steps {
+    /// The same step throughout.
+    pub fn even(step: Duration) -> Steps {
+        Steps {
+            fine: step,
+            fine_for: Duration::MAX,
+            coarse: step,
+        }
+    }
+}
+
 impl VirtualPace {
-    pub fn start(step: Duration) -> VirtualPace {
+    pub fn start(steps: Steps) -> VirtualPace {
+        let started = tokio::time::Instant::now();
         VirtualPace(tokio::spawn(async move {
             loop {
                 let real_ms = tokio::task::spawn_blocking(|| {
@@ -39,6 +61,11 @@ impl VirtualPace {
                 if real_ms.await.is_err() {
                     return;
                 }
+                let step = if started.elapsed() < steps.fine_for {
+                    steps.fine
+                } else {
+                    steps.coarse
+                };
                 tokio::time::sleep(step).await;
             }
         }))
