@@ -22,7 +22,7 @@ mod flood;
 #[allow(dead_code)]
 mod harness;
 #[path = "../tests/it/support/mod.rs"]
-#[allow(unused_imports, dead_code)]
+#[allow(unused_imports)]
 mod support;
 
 use std::time::{Duration, Instant};

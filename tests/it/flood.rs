@@ -140,8 +140,6 @@ pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Ou
 
 #[cfg(test)]
 mod tests {
-    // The store and node types by full path: `benches/flood.rs` includes this file, and its
-    // build leaves the test functions out, so imports for them only would go unused there.
     use super::*;
 
     /// The `i` of a part's ` i/n` or ` i/?` marker; 1 for an unnumbered text.
@@ -189,37 +187,35 @@ mod tests {
         drop(_pace);
 
         // Every message is stored, answered or not.
-        let store = meshai::memory::store::Store::open(&dir.path().join("meshai.db"))
-            .expect("the database opens");
-        for id in flood_ids() {
-            let history = store
-                .history(meshai::node::NodeId(id), 100)
-                .await
-                .expect("history");
-            let users = history
-                .iter()
-                .filter(|m| m.role == meshai::memory::store::Role::User)
-                .count();
-            assert_eq!(users, FLOOD_DMS as usize, "{id:x}'s messages");
-        }
-        let alice = store
-            .history(meshai::node::NodeId(ALICE), 100)
-            .await
-            .expect("history");
-        assert_eq!(
-            alice
-                .iter()
-                .filter(|m| m.role == meshai::memory::store::Role::User)
-                .count(),
-            2
-        );
-        store.close().await.expect("closes");
+        let flood: Vec<usize> = stored_users(dir.path(), flood_ids()).await;
+        assert_eq!(flood, vec![FLOOD_DMS as usize; FLOOD_IDS as usize]);
+        assert_eq!(stored_users(dir.path(), [ALICE]).await, [2]);
     }
 
     const BOB: u32 = 0xb0b0_0002;
     const CAROL: u32 = 0xca20_0003;
     const HOG: u32 = 0x4040_0004;
     const ADMIN: u32 = 0xad00_0005;
+
+    /// How many user messages the database in `dir` holds for each of `nodes` (the daemon
+    /// stopped).
+    async fn stored_users(
+        dir: &std::path::Path,
+        nodes: impl IntoIterator<Item = u32>,
+    ) -> Vec<usize> {
+        use meshai::memory::store::{Role, Store};
+        let store = Store::open(&dir.join("meshai.db")).expect("the database opens");
+        let mut counts = Vec::new();
+        for node in nodes {
+            let history = store
+                .history(meshai::node::NodeId(node), 100)
+                .await
+                .expect("history");
+            counts.push(history.iter().filter(|m| m.role == Role::User).count());
+        }
+        store.close().await.expect("closes");
+        counts
+    }
 
     /// The admin's whole `!status` text.
     async fn status_of(d: &Daemon) -> String {
@@ -288,19 +284,10 @@ mod tests {
         assert!(status.contains("0 displaced, 2 late."), "{status}");
         let (result, _sim, _llm, dir) = d.stop().await;
         result.expect("the daemon stops cleanly");
-        let store = meshai::memory::store::Store::open(&dir.path().join("meshai.db"))
-            .expect("the database opens");
-        for (node, n) in [(BOB, 2), (CAROL, 1)] {
-            let history = store
-                .history(meshai::node::NodeId(node), 100)
-                .await
-                .expect("history");
-            let users = history
-                .iter()
-                .filter(|m| m.role == meshai::memory::store::Role::User)
-                .count();
-            assert_eq!(users, n, "{node:x}'s messages are stored");
-        }
-        store.close().await.expect("closes");
+        assert_eq!(
+            stored_users(dir.path(), [BOB, CAROL]).await,
+            [2, 1],
+            "every message is stored"
+        );
     }
 }

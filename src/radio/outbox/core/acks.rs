@@ -9,12 +9,18 @@
 //! counts within the ACK timeout: it makes the part `Delivered` and the node an ACKing one. Its
 //! reply is reported once every such part has its ACK, NAK or timeout. A node whose held part
 //! went unanswered through every try is forgotten.
+//!
+//! `Acks` is the memory; the `impl OutboxCore` below is the core's side of an unheld part:
+//! released after its gap, settled by its late ACK/NAK or its timeout.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
-use super::ReplyId;
+use tracing::{debug, info, warn};
+
+use super::{OutboxCore, ReplyId, nak_reason};
 use crate::node::NodeId;
+use crate::radio::{FailReason, NakReason, PartOutcome};
 
 /// Nodes remembered as ACKing; beyond it the one whose last ACK is oldest is forgotten (its
 /// next part is sent once, and its ACK brings it back).
@@ -105,6 +111,67 @@ impl Acks {
     #[cfg(test)]
     pub(super) fn acking_len(&self) -> usize {
         self.acking.len()
+    }
+}
+
+impl<K> OutboxCore<K> {
+    /// The unheld part `id`, sent at `sent`, had no answer within its send gap: it is `Sent`,
+    /// and its ACK counts until the ACK timeout.
+    pub(super) fn release(&mut self, id: u32, sent: Instant) {
+        let until = sent + self.ack_timeout;
+        let Some(reply) = self.current_mut() else {
+            return;
+        };
+        reply.unacked += 1;
+        let unheld = Unheld {
+            id,
+            to: reply.req.to,
+            reply: reply.id,
+            part: reply.outcomes.len(),
+            until,
+        };
+        if let Some(dropped) = self.acks.sent(unheld) {
+            self.settle(dropped, None);
+        }
+        self.finish_part(PartOutcome::Sent);
+    }
+
+    /// The answer to a part sent without waiting: the node's own ACK delivers it and makes the
+    /// node an ACKing one; a duty-cycle NAK still pauses all sending.
+    pub(super) fn on_late_routing(&mut self, part: Unheld, from: NodeId, error: i32, now: Instant) {
+        let (id, to) = (part.id, part.to);
+        let outcome = match nak_reason(error) {
+            None if from == to => {
+                if !self.acks.acks(to) {
+                    info!(%to, id, "ack from a node that had not acked before: its parts are held from now on");
+                }
+                self.acks.acked(to);
+                PartOutcome::Delivered
+            }
+            None => PartOutcome::Relayed,
+            Some(reason) => {
+                if reason == NakReason::DutyCycleLimit {
+                    warn!(pause = ?self.duty_cycle_pause, "duty cycle limit reached, pausing all sending");
+                    self.paused_until = Some(now + self.duty_cycle_pause);
+                }
+                debug!(%to, id, ?reason, "nak for a part sent without waiting; not resent");
+                PartOutcome::Failed(FailReason::Nak(reason))
+            }
+        };
+        self.settle(part, Some(outcome));
+    }
+
+    /// An unheld part's wait is over: with `outcome` when its ACK/NAK came (else it stays
+    /// `Sent`); its reply is reported once nothing else is missing.
+    pub(super) fn settle(&mut self, part: Unheld, outcome: Option<PartOutcome>) {
+        let Some(reply) = self.queue.iter_mut().find(|r| r.id == part.reply) else {
+            return;
+        };
+        if let (Some(outcome), Some(slot)) = (outcome, reply.outcomes.get_mut(part.part)) {
+            *slot = outcome;
+        }
+        reply.unacked = reply.unacked.saturating_sub(1);
+        self.report_finished(part.reply);
     }
 }
 

@@ -542,44 +542,6 @@ impl<K> OutboxCore<K> {
         }
     }
 
-    /// The answer to a part sent without waiting: the node's own ACK delivers it and makes the
-    /// node an ACKing one; a duty-cycle NAK still pauses all sending.
-    fn on_late_routing(&mut self, part: Unheld, from: NodeId, error: i32, now: Instant) {
-        let (id, to) = (part.id, part.to);
-        let outcome = match nak_reason(error) {
-            None if from == to => {
-                if !self.acks.acks(to) {
-                    info!(%to, id, "ack from a node that had not acked before: its parts are held from now on");
-                }
-                self.acks.acked(to);
-                PartOutcome::Delivered
-            }
-            None => PartOutcome::Relayed,
-            Some(reason) => {
-                if reason == NakReason::DutyCycleLimit {
-                    warn!(pause = ?self.duty_cycle_pause, "duty cycle limit reached, pausing all sending");
-                    self.paused_until = Some(now + self.duty_cycle_pause);
-                }
-                debug!(%to, id, ?reason, "nak for a part sent without waiting; not resent");
-                PartOutcome::Failed(FailReason::Nak(reason))
-            }
-        };
-        self.settle(part, Some(outcome));
-    }
-
-    /// An unheld part's wait is over: with `outcome` when its ACK/NAK came (else it stays
-    /// `Sent`); its reply is reported once nothing else is missing.
-    fn settle(&mut self, part: Unheld, outcome: Option<PartOutcome>) {
-        let Some(reply) = self.queue.iter_mut().find(|r| r.id == part.reply) else {
-            return;
-        };
-        if let (Some(outcome), Some(slot)) = (outcome, reply.outcomes.get_mut(part.part)) {
-            *slot = outcome;
-        }
-        reply.unacked = reply.unacked.saturating_sub(1);
-        self.report_finished(part.reply);
-    }
-
     /// The node restarted: whatever it had queued is gone (so the part in flight is sent
     /// again), and so is a full queue.
     fn node_rebooted(&mut self, now: Instant) {
@@ -822,27 +784,6 @@ impl<K> OutboxCore<K> {
         };
     }
 
-    /// The unheld part `id`, sent at `sent`, had no answer within its send gap: it is `Sent`,
-    /// and its ACK counts until the ACK timeout.
-    fn release(&mut self, id: u32, sent: Instant) {
-        let until = sent + self.ack_timeout;
-        let Some(reply) = self.current_mut() else {
-            return;
-        };
-        reply.unacked += 1;
-        let unheld = Unheld {
-            id,
-            to: reply.req.to,
-            reply: reply.id,
-            part: reply.outcomes.len(),
-            until,
-        };
-        if let Some(dropped) = self.acks.sent(unheld) {
-            self.settle(dropped, None);
-        }
-        self.finish_part(PartOutcome::Sent);
-    }
-
     /// The current part failed in a way another try may fix: retry with backoff, or give up
     /// the reply once the tries are used up.
     fn retry(&mut self, reason: FailReason, now: Instant) {
@@ -910,7 +851,7 @@ mod acks;
 mod fair;
 mod streamed;
 
-use acks::{Acks, Unheld};
+use acks::Acks;
 use fair::RoundRobin;
 use streamed::Streamed;
 
