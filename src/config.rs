@@ -119,7 +119,8 @@ pub struct ReplyConfig {
     pub max_chunks: usize,
 }
 
-/// `[limits]`: per-node rate limit and queue bound.
+/// `[limits]`: per-node rate limit and queue bound, and the bounds across all nodes under a
+/// flood (`responder::schedule`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LimitsConfig {
     /// At most this many messages from one node per `node_window` are answered.
@@ -127,6 +128,16 @@ pub struct LimitsConfig {
     pub node_window: Duration,
     /// Messages of one node waiting to be answered; more are dropped with a warning.
     pub node_queue: usize,
+    /// LLM turns waiting across all nodes (replies in the outbox included); see the schedule
+    /// for who gets one when it is full.
+    pub max_waiting: usize,
+    /// A turn not given the LLM within this long of its arrival is not answered (known and
+    /// proven nodes get one short notice).
+    pub max_turn_wait: Duration,
+    /// Parts an answer to a node heard for the first time may have at most.
+    pub new_node_parts: usize,
+    /// Turns a node heard for the first time may have waiting at once.
+    pub new_node_turns: usize,
 }
 
 /// `[access]`: who may use the bot.

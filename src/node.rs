@@ -1,5 +1,6 @@
-//! Node identity: the 32-bit Meshtastic node number and how people write it, and a node's
-//! public key (the one thing that proves who sent a PKI direct message).
+//! Node identity: the 32-bit Meshtastic node number and how people write it, a node's public
+//! key (the one thing that proves who sent a PKI direct message), and how far a node's
+//! identity is established ([`Standing`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -59,6 +60,44 @@ impl fmt::Debug for PublicKey {
     }
 }
 
+/// How far the sender of a message is established, lowest first. The responder decides it at
+/// intake (`responder::schedule::standing`); the LLM gate and the outbox serve higher standing
+/// first. A node id is free to forge, so only `Proven` cannot be claimed by anyone else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Standing {
+    /// Heard for the first time: no conversation with it yet.
+    New,
+    /// Talked before (the store holds its conversation); the id may still be forged.
+    Known,
+    /// This message arrived PKI-encrypted: the mesh proves who sent it.
+    Proven,
+}
+
+impl Standing {
+    /// Every standing, lowest first; `ALL[s.index()] == s`.
+    pub const ALL: [Standing; 3] = [Standing::New, Standing::Known, Standing::Proven];
+
+    /// The position in [`Standing::ALL`], for per-standing counters.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The word used in logs and `!status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::New => "new",
+            Standing::Known => "known",
+            Standing::Proven => "proven",
+        }
+    }
+}
+
+impl fmt::Display for Standing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not a node id: {0:?} (use !a1b2c3d4, 0xa1b2c3d4, a1b2c3d4 or a decimal number)")]
 pub struct ParseNodeIdError(String);
@@ -114,6 +153,15 @@ mod tests {
             let got = input.parse::<NodeId>().ok().map(|n| n.0);
             assert_eq!(got, *want, "input {input:?}");
         }
+    }
+
+    #[test]
+    fn standings_order_and_index() {
+        assert!(Standing::New < Standing::Known && Standing::Known < Standing::Proven);
+        for (i, s) in Standing::ALL.into_iter().enumerate() {
+            assert_eq!(s.index(), i);
+        }
+        assert_eq!(Standing::Proven.to_string(), "proven");
     }
 
     #[test]

@@ -85,7 +85,10 @@ where
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
     let llm = crate::llm_pool(&config)?;
     let mut settings = crate::responder_settings(&config);
+    // The console is the operator: no rate limit, and none of a new node's budget.
     settings.limits.node_messages = u32::MAX;
+    settings.limits.new_node_parts = usize::MAX;
+    settings.limits.new_node_turns = usize::MAX;
     let (_link_tx, link_rx) = watch::channel(chat_link());
     // No radio: no channel readings, so the airtime policy never shortens or holds.
     let (_channel_tx, channel_rx) = watch::channel(ChannelState::default());

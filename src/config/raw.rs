@@ -211,6 +211,14 @@ struct RawLimits {
     node_window_secs: u64,
     #[serde(default = "d_node_queue")]
     node_queue: usize,
+    #[serde(default = "d_max_waiting")]
+    max_waiting: usize,
+    #[serde(default = "d_max_turn_wait")]
+    max_turn_wait_secs: u64,
+    #[serde(default = "d_new_node_parts")]
+    new_node_parts: usize,
+    #[serde(default = "d_new_node_turns")]
+    new_node_turns: usize,
 }
 
 impl Default for RawLimits {
@@ -219,6 +227,10 @@ impl Default for RawLimits {
             node_messages: d_node_messages(),
             node_window_secs: d_node_window(),
             node_queue: d_node_queue(),
+            max_waiting: d_max_waiting(),
+            max_turn_wait_secs: d_max_turn_wait(),
+            new_node_parts: d_new_node_parts(),
+            new_node_turns: d_new_node_turns(),
         }
     }
 }
@@ -432,6 +444,18 @@ fn d_node_queue() -> usize {
 }
 fn d_mqtt() -> String {
     "no_memory".into()
+}
+fn d_max_waiting() -> usize {
+    32
+}
+fn d_max_turn_wait() -> u64 {
+    300
+}
+fn d_new_node_parts() -> usize {
+    2
+}
+fn d_new_node_turns() -> usize {
+    1
 }
 fn d_mention() -> String {
     "@ai".into()

@@ -458,3 +458,55 @@ fn require_pki_and_mqtt() {
         assert!(err.contains(want), "{lines}: {err}");
     }
 }
+
+#[test]
+fn the_flood_limits_are_read_and_checked() {
+    let text = |body: &str| format!("[radio]\nserial = \"/dev/x\"\n[limits]\n{body}\n");
+    let (c, w) = parse(
+        &text("max_waiting = 8\nmax_turn_wait_secs = 60\nnew_node_parts = 1\nnew_node_turns = 3"),
+        "x.toml",
+        &no_env,
+    )
+    .unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(
+        (
+            c.limits.max_waiting,
+            c.limits.max_turn_wait,
+            c.limits.new_node_parts,
+            c.limits.new_node_turns
+        ),
+        (8, Duration::from_secs(60), 1, 3)
+    );
+    let errors = [
+        (
+            "max_waiting = 0",
+            "x.toml line 4: [limits] max_waiting: 0 is out of range (1 to 10000)",
+        ),
+        (
+            "max_turn_wait_secs = 9",
+            "line 4: [limits] max_turn_wait_secs: 9 is out of range (10 to 86400)",
+        ),
+        (
+            "new_node_parts = 11",
+            "line 4: [limits] new_node_parts: 11 is out of range (1 to 10)",
+        ),
+        (
+            "new_node_turns = 0",
+            "line 4: [limits] new_node_turns: 0 is out of range (1 to 100)",
+        ),
+    ];
+    for (body, want) in errors {
+        let err = parse(&text(body), "x.toml", &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{body}: {err}");
+    }
+    let (_, w) = parse(&text("max_waiting = 3"), "x.toml", &no_env).unwrap();
+    assert!(
+        w.iter().any(|w| w
+            .0
+            .contains("x.toml line 4: [limits] max_waiting: fewer than 4")),
+        "{w:?}"
+    );
+}

@@ -309,6 +309,10 @@ pub enum PartOutcome {
     /// and its ACK/NAK never came: the node kept it and most likely sent it, so it is not
     /// resent (that is how a part arrives twice). Resent instead when the node rebooted.
     Unconfirmed,
+    /// Sent once without waiting for its ACK, because the destination never ACKed a part of
+    /// ours (a forged id never does): it did not hold the radio, and it is not resent. An ACK
+    /// that comes later still marks the node as one that ACKs.
+    Sent,
     Failed(FailReason),
 }
 

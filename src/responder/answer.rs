@@ -225,7 +225,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
             }
             End::CutOff { error, notice } => {
                 public(q, &handed);
-                cut_off(shared, handed, queued, &error, notice).await;
+                cut_off(shared, q.audience.dest(), handed, queued, &error, notice).await;
                 return;
             }
             End::Failed(error) => error,
@@ -287,7 +287,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     if let Some(queued) = queued
         && !gave_up
     {
-        watch_report(shared, handed.len(), queued.report);
+        watch_report(shared, q.audience.dest(), handed.len(), queued.report);
     }
 }
 
@@ -304,6 +304,7 @@ fn public(q: &Question<'_>, handed: &[String]) {
 /// (what was handed over is stored already, as the answer; the notice is not).
 async fn cut_off(
     shared: &Arc<Shared>,
+    dest: Destination,
     handed: Vec<String>,
     mut queued: Option<Queued>,
     error: &LlmError,
@@ -323,7 +324,7 @@ async fn cut_off(
         warn!("outbox closed; the cut-off notice was not queued");
     }
     if let Some(queued) = queued {
-        watch_report(shared, handed.len() + 1, queued.report);
+        watch_report(shared, dest, handed.len() + 1, queued.report);
     }
 }
 
@@ -393,8 +394,9 @@ async fn stream_once(
                     after_ms = started.elapsed().as_millis() as u64,
                     "first part ready"
                 );
-                let head = q.audience.dest().request(Some(q.packet_id), Vec::new());
-                match shared.sink.open(head).await {
+                let dest = q.audience.dest();
+                let head = dest.request(Some(q.packet_id), Vec::new());
+                match shared.sink.open(head, dest.standing()).await {
                     Ok((stream, report)) => {
                         queued = Some(Queued {
                             stream: Some(stream),

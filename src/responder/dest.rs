@@ -6,7 +6,7 @@
 //! node. A [`Destination`] is any reply's address: a `DmDest`, or everyone on a channel
 //! ([`Destination::channel`], for mentions, whose answers are public).
 
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{ReplyRequest, TextMessage};
 
 /// The sender of a DM, on the channel it came in on.
@@ -16,6 +16,8 @@ pub(super) struct DmDest {
     channel: u32,
     /// Replies go PKI-encrypted or not at all (see `ReplyRequest::pki`).
     pki: bool,
+    /// How far the sender is established: the outbox serves higher standing first.
+    standing: Standing,
 }
 
 impl DmDest {
@@ -27,7 +29,18 @@ impl DmDest {
             to: msg.from,
             channel: msg.channel,
             pki,
+            standing: Standing::New,
         })
+    }
+
+    /// The same sender, at `standing` (decided at intake: `schedule::standing`).
+    pub(super) fn with_standing(self, standing: Standing) -> DmDest {
+        DmDest { standing, ..self }
+    }
+
+    /// How far the sender is established.
+    pub(super) fn standing(&self) -> Standing {
+        self.standing
     }
 
     /// The node the reply goes to: the DM's sender.
@@ -42,6 +55,7 @@ pub(super) struct Destination {
     to: NodeId,
     channel: u32,
     pki: bool,
+    standing: Standing,
 }
 
 impl From<DmDest> for Destination {
@@ -50,18 +64,31 @@ impl From<DmDest> for Destination {
             to: d.to,
             channel: d.channel,
             pki: d.pki,
+            standing: d.standing,
         }
     }
 }
 
 impl Destination {
-    /// Everyone on `channel`: a public reply, readable by every holder of the channel key.
+    /// Everyone on `channel`: a public reply, readable by every holder of the channel key. It
+    /// goes after every DM's reply (the lowest standing: a channel's `from` proves nothing).
     pub(super) fn channel(channel: u32) -> Destination {
         Destination {
             to: NodeId::BROADCAST,
             channel,
             pki: false,
+            standing: Standing::New,
         }
+    }
+
+    /// The node the reply goes to (the broadcast address for a channel).
+    pub(super) fn to(&self) -> NodeId {
+        self.to
+    }
+
+    /// The standing the outbox serves this reply at.
+    pub(super) fn standing(&self) -> Standing {
+        self.standing
     }
 
     /// The request for a reply to packet `reply_to` made of `parts`.

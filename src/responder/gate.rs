@@ -1,5 +1,12 @@
-//! The LLM gate: at most `concurrency` replies at once, replies before summaries, and
-//! summaries that finish.
+//! The LLM gate: at most `concurrency` replies at once, granted by the fair schedule
+//! (`schedule`: standing, then round-robin across nodes, within a bound), replies before
+//! summaries, and summaries that finish.
+//!
+//! A reply's turn is admitted at intake ([`LlmGate::admit`]) and asks for a slot when its
+//! worker is ready ([`LlmGate::reply`]). Slots are handed over, not raced for: whenever a slot
+//! may be free (a turn arrives, a reply or summary gives its slot back) the gate takes free
+//! permits and gives each to the turn the schedule names. A turn displaced by a message of
+//! higher standing, or one that waited past `[limits] max_turn_wait_secs`, gets no slot.
 //!
 //! Two ways to run summaries, chosen by the server's slots (see `slots`):
 //! - **Own lane** (llama.cpp with two or more slots, one kept for summaries): a summary takes
@@ -12,12 +19,27 @@
 //!   pause, the summary still finishes within two turns (before, every summary was cancelled
 //!   by the next reply and none was ever saved), and at most one reply per fold waits.
 
-use std::sync::Arc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+use super::schedule::{Bounds, Displaced, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
+use crate::node::{NodeId, Standing};
+
+/// What a turn waiting at the gate is woken with.
+#[derive(Debug)]
+enum Grant {
+    Slot(OwnedSemaphorePermit),
+    /// A message of higher standing took its place.
+    Displaced,
+}
+
+/// The schedule of turns, woken through oneshot senders.
+type Turns = Schedule<oneshot::Sender<Grant>>;
 
 /// Shared between all node workers.
 #[derive(Debug, Clone)]
@@ -30,8 +52,11 @@ struct Inner {
     slots: Arc<Semaphore>,
     /// The summaries' own lane, when the server has a slot for them.
     summary_lane: Option<Arc<Semaphore>>,
+    /// Every turn and its order; replies get slots only through it.
+    schedule: Mutex<Turns>,
+    /// Turns waiting at the gate (kept equal to the schedule's count, for summaries to read).
     waiting_replies: AtomicUsize,
-    /// Signalled when the last waiting reply got its slot.
+    /// Signalled when the last waiting reply got its slot (or gave up).
     replies_idle: Notify,
     /// Cancel tokens of the cancellable summaries holding a shared slot, by slot number.
     summaries: Mutex<Vec<(u64, CancellationToken)>>,
@@ -40,14 +65,32 @@ struct Inner {
     next_slot: AtomicU64,
 }
 
+/// An admitted turn: a text message to answer with the LLM. Dropping it ends the turn in the
+/// schedule.
+#[derive(Debug)]
+pub struct Turn {
+    id: TurnId,
+    pub standing: Standing,
+    gate: LlmGate,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.gate.schedule().finish(self.id);
+        self.gate.pump();
+    }
+}
+
 /// A slot for a summary call; `cancelled()` fires when a reply needs the slot (never for a
 /// protected summary or one on its own lane).
 #[derive(Debug)]
 pub struct SummarySlot {
-    _permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
     id: u64,
     token: CancellationToken,
     protected: bool,
+    /// On the summary lane: its permit is not the replies' to take.
+    own_lane: bool,
     gate: LlmGate,
 }
 
@@ -65,23 +108,38 @@ impl Drop for SummarySlot {
         } else if let Ok(mut list) = i.summaries.lock() {
             list.retain(|(id, _)| *id != self.id);
         }
+        drop(self.permit.take());
+        if !self.own_lane {
+            self.gate.pump();
+        }
     }
 }
 
 /// A reply's permit; `waited_for_summary` says whether it had to wait for a protected summary.
+/// Dropping it hands the slot to the next turn.
 #[derive(Debug)]
 pub struct ReplyPermit {
-    _permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
     pub waited_for_summary: bool,
+    gate: LlmGate,
+}
+
+impl Drop for ReplyPermit {
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        self.gate.pump();
+    }
 }
 
 impl LlmGate {
-    /// `concurrency` replies at once; `summary_lane`: summaries run on a lane of their own.
-    pub fn new(concurrency: usize, summary_lane: bool) -> Self {
+    /// `concurrency` replies at once; `summary_lane`: summaries run on a lane of their own;
+    /// turns within `bounds` (see `schedule`).
+    pub fn new(concurrency: usize, summary_lane: bool, bounds: Bounds) -> Self {
         LlmGate {
             inner: Arc::new(Inner {
                 slots: Arc::new(Semaphore::new(concurrency.max(1))),
                 summary_lane: summary_lane.then(|| Arc::new(Semaphore::new(1))),
+                schedule: Mutex::new(Schedule::new(bounds)),
                 waiting_replies: AtomicUsize::new(0),
                 replies_idle: Notify::new(),
                 summaries: Mutex::new(Vec::new()),
@@ -96,34 +154,146 @@ impl LlmGate {
         self.inner.summary_lane.is_some()
     }
 
-    /// Waits for a slot for a reply, cancelling running (unprotected) summaries if none is
-    /// free.
-    pub async fn reply(&self) -> ReplyPermit {
+    fn schedule(&self) -> MutexGuard<'_, Turns> {
+        // The schedule stays consistent between calls: a panic elsewhere cannot break it.
+        self.inner
+            .schedule
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Remembers nodes that talked before: the store's at start, and each node whose own ACK
+    /// came back for a reply. Returns how many it took (its memory is bounded).
+    pub fn know(&self, nodes: impl IntoIterator<Item = NodeId>) -> usize {
+        let mut s = self.schedule();
+        nodes.into_iter().filter(|n| s.know(*n)).count()
+    }
+
+    /// The standing of `node` for a message that arrived PKI-encrypted (`pki`) or not.
+    pub fn standing(&self, node: NodeId, pki: bool) -> Standing {
+        self.schedule().standing(node, pki)
+    }
+
+    /// Admits a text message of `node` for an LLM turn, or says why not; `outbox`: the replies
+    /// the outbox holds, by standing. The node of a (new) turn it displaced comes back for the
+    /// log; that turn is woken if it waits at the gate, and gets no slot.
+    pub fn admit(
+        &self,
+        node: NodeId,
+        standing: Standing,
+        outbox: [usize; 3],
+    ) -> Result<(Turn, Option<NodeId>), Refusal> {
+        let now = Instant::now().into_std();
+        let admitted = {
+            let mut s = self.schedule();
+            let admitted = s.admit(node, standing, now, outbox)?;
+            self.update_waiting(&s);
+            admitted
+        };
+        let displaced = admitted.displaced.map(|Displaced { node, waker, .. }| {
+            if let Some(waker) = waker {
+                // A waiter that is gone needs no word.
+                let _ = waker.send(Grant::Displaced);
+            }
+            node
+        });
+        let turn = Turn {
+            id: admitted.turn,
+            standing,
+            gate: self.clone(),
+        };
+        Ok((turn, displaced))
+    }
+
+    /// Whether `turn` may still go on (before its message is stored and it asks for a slot).
+    pub fn check(&self, turn: &Turn) -> Result<(), Unanswered> {
+        self.schedule().check(turn.id, Instant::now().into_std())
+    }
+
+    /// `turn`'s reply was held for airtime for `held`: that wait does not count against it.
+    pub fn extend(&self, turn: &Turn, held: Duration) {
+        self.schedule().extend(turn.id, held);
+    }
+
+    /// What `!status` shows of the turns.
+    pub fn status(&self) -> QueueStatus {
+        self.schedule().status(Instant::now().into_std())
+    }
+
+    /// Waits for a slot for `turn`'s reply, in the schedule's order, cancelling running
+    /// (unprotected) summaries if none is free. `Err` when the turn was displaced or waited
+    /// too long.
+    pub async fn reply(&self, turn: &Turn) -> Result<ReplyPermit, Unanswered> {
         let i = &self.inner;
-        if let Ok(p) = i.slots.clone().try_acquire_owned() {
-            return ReplyPermit {
-                _permit: p,
-                waited_for_summary: false,
-            };
-        }
-        i.waiting_replies.fetch_add(1, Ordering::SeqCst);
-        if let Ok(list) = i.summaries.lock() {
-            for (_, t) in list.iter() {
-                t.cancel();
+        let (tx, mut rx) = oneshot::channel();
+        let deadline = {
+            let mut s = self.schedule();
+            let deadline = s.arrive(turn.id, tx, Instant::now().into_std());
+            self.update_waiting(&s);
+            deadline?
+        };
+        if i.slots.available_permits() == 0 {
+            if let Ok(list) = i.summaries.lock() {
+                for (_, t) in list.iter() {
+                    t.cancel();
+                }
             }
         }
         let waited_for_summary = i.protected.load(Ordering::SeqCst) > 0;
-        let permit = i.slots.clone().acquire_owned().await;
-        if i.waiting_replies.fetch_sub(1, Ordering::SeqCst) == 1 {
-            i.replies_idle.notify_waiters();
-        }
-        // The semaphore is never closed, so acquiring cannot fail.
-        match permit {
-            Ok(p) => ReplyPermit {
-                _permit: p,
+        self.pump();
+        let grant = match tokio::time::timeout_at(Instant::from_std(deadline), &mut rx).await {
+            Ok(grant) => grant.ok(),
+            Err(_) => {
+                let mut s = self.schedule();
+                let over = s.leave(turn.id);
+                self.update_waiting(&s);
+                drop(s);
+                if over {
+                    return Err(Unanswered::Expired);
+                }
+                // Granted just as its wait ran out: the slot is on its way.
+                rx.try_recv().ok()
+            }
+        };
+        match grant {
+            Some(Grant::Slot(permit)) => Ok(ReplyPermit {
+                permit: Some(permit),
                 waited_for_summary,
-            },
-            Err(_) => unreachable!("the LLM gate semaphore is never closed"),
+                gate: self.clone(),
+            }),
+            Some(Grant::Displaced) | None => Err(Unanswered::Displaced),
+        }
+    }
+
+    /// Hands every free slot to the turn the schedule names, while turns wait.
+    fn pump(&self) {
+        let i = &self.inner;
+        loop {
+            let mut s = self.schedule();
+            if s.at_gate() == 0 {
+                self.update_waiting(&s);
+                break;
+            }
+            let Ok(permit) = i.slots.clone().try_acquire_owned() else {
+                break;
+            };
+            let Some((_, waker)) = s.grant() else {
+                break;
+            };
+            self.update_waiting(&s);
+            drop(s);
+            // A waiter that is gone (its worker stopped) returns the slot, and the loop goes on.
+            if let Err(Grant::Slot(permit)) = waker.send(Grant::Slot(permit)) {
+                drop(permit);
+            }
+        }
+    }
+
+    /// Publishes how many turns wait at the gate, for summaries; wakes them when none does.
+    fn update_waiting(&self, s: &Turns) {
+        let n = s.at_gate();
+        if self.inner.waiting_replies.swap(n, Ordering::SeqCst) > 0 && n == 0 {
+            self.inner.replies_idle.notify_waiters();
         }
     }
 
@@ -138,11 +308,12 @@ impl LlmGate {
                 unreachable!("the summary lane semaphore is never closed");
             };
             return SummarySlot {
-                _permit: permit,
+                permit: Some(permit),
                 id,
                 token,
                 // Nothing to cancel and nothing to count: it holds no shared slot.
                 protected: false,
+                own_lane: true,
                 gate: self.clone(),
             };
         }
@@ -157,6 +328,7 @@ impl LlmGate {
             };
             if i.waiting_replies.load(Ordering::SeqCst) > 0 {
                 drop(permit);
+                self.pump();
                 continue;
             }
             if protected {
@@ -165,10 +337,11 @@ impl LlmGate {
                 list.push((id, token.clone()));
             }
             return SummarySlot {
-                _permit: permit,
+                permit: Some(permit),
                 id,
                 token,
                 protected,
+                own_lane: false,
                 gate: self.clone(),
             };
         }
@@ -176,83 +349,4 @@ impl LlmGate {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[tokio::test(start_paused = true)]
-    async fn a_reply_cancels_a_running_summary() {
-        let gate = LlmGate::new(1, false);
-        let slot = gate.summary(false).await;
-        let token = slot.token().clone();
-        let g = gate.clone();
-        let reply = tokio::spawn(async move { g.reply().await });
-        token.cancelled().await;
-        drop(slot);
-        let permit = tokio::time::timeout(Duration::from_secs(1), reply).await;
-        assert!(
-            permit.is_ok(),
-            "the reply got the slot once the summary gave it up"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_summary_waits_for_replies() {
-        let gate = LlmGate::new(1, false);
-        let first = gate.reply().await;
-        let g = gate.clone();
-        let second = tokio::spawn(async move { g.reply().await });
-        tokio::task::yield_now().await;
-        let g = gate.clone();
-        let summary = tokio::spawn(async move { g.summary(false).await });
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        assert!(!summary.is_finished());
-        drop(first);
-        let second = second.await.unwrap();
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        assert!(!summary.is_finished(), "still a reply holding the slot");
-        drop(second);
-        let slot = tokio::time::timeout(Duration::from_secs(1), summary).await;
-        assert!(slot.is_ok());
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_protected_summary_is_not_cancelled_and_the_reply_waits() {
-        let gate = LlmGate::new(1, false);
-        let slot = gate.summary(true).await;
-        let g = gate.clone();
-        let reply = tokio::spawn(async move { g.reply().await });
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        assert!(!slot.token().is_cancelled());
-        assert!(
-            !reply.is_finished(),
-            "the reply waits for the protected summary"
-        );
-        drop(slot);
-        let permit = tokio::time::timeout(Duration::from_secs(1), reply).await;
-        let permit = permit.expect("reply got the slot").expect("join");
-        assert!(permit.waited_for_summary);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn on_its_own_lane_a_summary_never_blocks_a_reply() {
-        let gate = LlmGate::new(1, true);
-        assert!(gate.has_summary_lane());
-        let slot = gate.summary(false).await;
-        let reply = tokio::time::timeout(Duration::from_millis(1), gate.reply()).await;
-        let reply = reply.expect("the reply does not wait for the summary lane");
-        assert!(!reply.waited_for_summary);
-        assert!(!slot.token().is_cancelled());
-        // A second summary waits for the lane, even while replies are idle.
-        let g = gate.clone();
-        let second = tokio::spawn(async move { g.summary(false).await });
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        assert!(!second.is_finished());
-        drop(slot);
-        assert!(
-            tokio::time::timeout(Duration::from_secs(1), second)
-                .await
-                .is_ok()
-        );
-    }
-}
+mod tests;

@@ -31,6 +31,7 @@ use super::worker::turn_notes;
 use super::{Shared, airtime, asker};
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
+use crate::node::Standing;
 use crate::radio::TextMessage;
 
 /// The most messages (mentions and answers) a channel's thread keeps.
@@ -228,8 +229,22 @@ async fn handle(
         return;
     }
     let s = &shared.settings;
+    // A mention's `from` proves nothing: it waits as a new node's turn, behind every DM.
+    let turn = match shared
+        .gate
+        .admit(msg.from, Standing::New, shared.sink.queued())
+    {
+        Ok((turn, _)) => turn,
+        Err(why) => {
+            debug!(?why, "a mention found no room: not answered");
+            return;
+        }
+    };
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
-    let permit = shared.gate.reply().await;
+    let Ok(permit) = shared.gate.reply(&turn).await else {
+        debug!("a mention's turn gave way: not answered");
+        return;
+    };
     let mut notes = turn_notes(
         shared,
         &public_asker(&msg),

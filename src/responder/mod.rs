@@ -1,17 +1,21 @@
 //! The responder: turns inbound DMs into replies.
 //!
 //! The intake loop never waits on the LLM: it checks access, who may have sent the DM
-//! (`trust`, deciding by `identity`) and the rate limit, and hands each message to its
-//! node's worker; channel mentions go to their channel's worker (`mention`), which sees no
-//! memory. A worker answers one node's messages in order, one LLM call at a time; the
-//! [`gate::LlmGate`] caps LLM calls across nodes and lets replies go before summaries. Summaries run in the background after the reply is queued. A busy radio channel
-//! shortens an answer or holds it in its worker before the LLM is asked (`airtime`).
+//! (`trust`, deciding by `identity`) and the rate limit, decides the sender's standing and
+//! admits a text for an LLM turn (`fair`, `schedule`), and hands each message to its node's
+//! worker; channel mentions go to their channel's worker (`mention`), which sees no memory. A
+//! worker answers one node's messages in order, one LLM call at a time; the
+//! [`gate::LlmGate`] caps LLM calls across nodes, grants them by standing then round-robin
+//! across nodes, and lets replies go before summaries. Summaries run in the background after
+//! the reply is queued. A busy radio channel shortens an answer or holds it in its worker
+//! before the LLM is asked (`airtime`).
 
 mod airtime;
 mod answer;
 pub mod asker;
 pub mod commands;
 mod dest;
+mod fair;
 mod fold;
 pub mod gate;
 pub mod identity;
@@ -19,6 +23,7 @@ pub mod mention;
 pub mod ratelimit;
 mod reply;
 mod reply_row;
+pub mod schedule;
 mod sink;
 pub mod slots;
 mod streamed_reply;
@@ -96,6 +101,12 @@ pub struct Counters {
     pub summary_failures: AtomicU64,
     /// Folds run before a reply because the backlog reached its hard cap.
     pub folds_at_cap: AtomicU64,
+    /// Texts not answered because too many turns waited (or a new node's earlier one did).
+    pub turns_refused: AtomicU64,
+    /// New nodes' turns that gave way to a message of higher standing.
+    pub turns_displaced: AtomicU64,
+    /// Turns not given the LLM within `[limits] max_turn_wait_secs`.
+    pub turns_expired: AtomicU64,
 }
 
 /// Everything a worker shares with the others.
@@ -123,10 +134,13 @@ struct Shared {
 #[derive(Debug)]
 enum Job {
     Message {
-        msg: TextMessage,
+        /// Boxed: a message is far larger than a notice.
+        msg: Box<TextMessage>,
         dest: DmDest,
         /// What the message may do (its identity, as far as the intake knows).
         grant: trust::Grant,
+        /// The LLM turn of a text (none for a command).
+        turn: Option<gate::Turn>,
     },
     Notice {
         text: String,
@@ -168,7 +182,15 @@ impl Responder {
             stop.clone(),
         ));
         let shared = Arc::new(Shared {
-            gate: gate::LlmGate::new(settings.concurrency, settings.slots.is_some_and(|n| n >= 2)),
+            gate: gate::LlmGate::new(
+                settings.concurrency,
+                settings.slots.is_some_and(|n| n >= 2),
+                schedule::Bounds {
+                    max_waiting: settings.limits.max_waiting,
+                    max_wait: settings.limits.max_turn_wait,
+                    new_node_turns: settings.limits.new_node_turns,
+                },
+            ),
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
@@ -214,6 +236,11 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
     );
     let mut screen = trust::Screen::load(&shared.store).await;
     let mut mentions = mention::Mentions::new(&shared);
+    let mut admission = fair::Admission::default();
+    tokio::select! {
+        _ = shared.stop.cancelled() => return,
+        () = fair::know_stored(&shared) => {}
+    }
     loop {
         let event = tokio::select! {
             _ = shared.stop.cancelled() => break,
@@ -236,6 +263,9 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         }
         shared.counters.dms.fetch_add(1, Ordering::Relaxed);
         let now = tokio::time::Instant::now();
+        // Proven: a PKI DM from a node that talked to us over PKI before (a first PKI DM is a
+        // new key to pin, which anyone can make); the schedule serves it first.
+        let proven = msg.pki && screen.uses_pki(node);
         let (dest, grant) = match screen.admit(&msg, &shared.settings.access, now) {
             trust::Admit::Job { dest, grant } => (dest, grant),
             trust::Admit::Refuse { dest, line } => {
@@ -252,8 +282,21 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
             }
             trust::Admit::Drop => continue,
         };
+        let dest = dest.with_standing(shared.gate.standing(node, proven));
         let job = match limiter.check(node, now) {
-            ratelimit::Decision::Answer => Job::Message { msg, dest, grant },
+            ratelimit::Decision::Answer => match admission.admit(&shared, &msg, dest.standing()) {
+                Ok(turn) => Job::Message {
+                    msg: Box::new(msg),
+                    dest,
+                    grant,
+                    turn,
+                },
+                Err(_) => {
+                    // Not answered, but stored like every accepted message.
+                    store_unanswered(&shared, &msg, grant).await;
+                    continue;
+                }
+            },
             ratelimit::Decision::Notify { retry_in } => {
                 info!(node = %node, "rate limit reached; one notice, then silence");
                 // Not answered, but part of the conversation record like the silent ones.

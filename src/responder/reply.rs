@@ -80,27 +80,42 @@ pub(super) async fn queue(
     }
     let n = parts.len();
     let req = dest.request(reply_to, parts);
-    match shared.sink.send(req).await {
-        Ok(report) => watch_report(shared, n, report),
+    match shared.sink.send(req, dest.standing()).await {
+        Ok(report) => watch_report(shared, dest, n, report),
         Err(e) => warn!(error = %e, "reply dropped"),
     }
 }
 
-/// Logs the outcome of a reply of `n` parts when its report comes back.
-pub(super) fn watch_report(shared: &Arc<Shared>, n: usize, report: oneshot::Receiver<ReplyReport>) {
+/// Logs the outcome of a reply of `n` parts to `dest` when its report comes back. A node
+/// whose own ACK came back talked with us: it counts as known from then on.
+pub(super) fn watch_report(
+    shared: &Arc<Shared>,
+    dest: Destination,
+    n: usize,
+    report: oneshot::Receiver<ReplyReport>,
+) {
+    let shared2 = shared.clone();
     shared.tracker.spawn(
         async move {
             let Ok(report) = report.await else { return };
             let t = Tally::of(&report.parts);
+            if t.delivered > 0 && dest.to() != crate::node::NodeId::BROADCAST {
+                shared2.gate.know([dest.to()]);
+            }
             let (delivered, relayed, unconfirmed) = (t.delivered, t.relayed, t.unconfirmed);
+            let unacked = t.sent;
             match t.failed {
-                None => info!(parts = n, delivered, relayed, unconfirmed, "reply sent"),
+                None => info!(
+                    parts = n,
+                    delivered, relayed, unconfirmed, unacked, "reply sent"
+                ),
                 Some(reason) => {
                     warn!(
                         parts = n,
                         delivered,
                         relayed,
                         unconfirmed,
+                        unacked,
                         ?reason,
                         "reply not fully sent"
                     )
@@ -117,6 +132,8 @@ struct Tally {
     delivered: usize,
     relayed: usize,
     unconfirmed: usize,
+    /// Sent once without waiting for an ACK (the node never ACKed before).
+    sent: usize,
     /// Why the first part that failed did.
     failed: Option<FailReason>,
 }
@@ -128,6 +145,7 @@ impl Tally {
             delivered: count(PartOutcome::Delivered),
             relayed: count(PartOutcome::Relayed),
             unconfirmed: count(PartOutcome::Unconfirmed),
+            sent: count(PartOutcome::Sent),
             failed: parts.iter().find_map(|p| match p {
                 PartOutcome::Failed(r) => Some(r.clone()),
                 _ => None,
@@ -196,11 +214,13 @@ mod tests {
                     PartOutcome::Relayed,
                     PartOutcome::Delivered,
                     PartOutcome::Unconfirmed,
+                    PartOutcome::Sent,
                 ],
                 Tally {
                     delivered: 2,
                     relayed: 1,
                     unconfirmed: 1,
+                    sent: 1,
                     failed: None,
                 },
             ),

@@ -2,6 +2,7 @@
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::node::Standing;
 use crate::radio::{OutboxClosed, OutboxHandle, ReplyReport, ReplyRequest, ReplyStream, StreamMsg};
 
 /// A reply handed to the console instead of the radio; whoever prints it reports back.
@@ -21,13 +22,14 @@ pub enum Sink {
 }
 
 impl Sink {
-    /// Queues a reply; the receiver gets the outcome of each part.
+    /// Queues a reply to a node of `standing`; the receiver gets the outcome of each part.
     pub async fn send(
         &self,
         request: ReplyRequest,
+        standing: Standing,
     ) -> Result<oneshot::Receiver<ReplyReport>, OutboxClosed> {
         match self {
-            Sink::Radio(outbox) => outbox.send(request).await,
+            Sink::Radio(outbox) => outbox.send(request, standing).await,
             Sink::Console(tx) => {
                 let (report, rx) = oneshot::channel();
                 tx.send(ConsoleReply {
@@ -42,13 +44,15 @@ impl Sink {
         }
     }
 
-    /// Queues a streamed reply to `head.to`; its parts follow through the [`ReplyStream`].
+    /// Queues a streamed reply to `head.to`, a node of `standing`; its parts follow through
+    /// the [`ReplyStream`].
     pub async fn open(
         &self,
         head: ReplyRequest,
+        standing: Standing,
     ) -> Result<(ReplyStream, oneshot::Receiver<ReplyReport>), OutboxClosed> {
         match self {
-            Sink::Radio(outbox) => outbox.open(head).await,
+            Sink::Radio(outbox) => outbox.open(head, standing).await,
             Sink::Console(tx) => {
                 let (report, rx) = oneshot::channel();
                 let (stream, parts) = ReplyStream::channel();
@@ -65,6 +69,14 @@ impl Sink {
                 .map_err(|_| OutboxClosed)?;
                 Ok((stream, rx))
             }
+        }
+    }
+
+    /// Replies the radio's outbox holds, by standing; none for the console.
+    pub fn queued(&self) -> [usize; 3] {
+        match self {
+            Sink::Radio(outbox) => outbox.queued(),
+            Sink::Console(_) => [0; 3],
         }
     }
 }

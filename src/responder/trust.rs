@@ -82,6 +82,11 @@ impl Screen {
         }
     }
 
+    /// Whether `node` sent us a PKI DM before (the store knew it at start, or one came since).
+    pub(super) fn uses_pki(&self, node: NodeId) -> bool {
+        self.pki.contains(&node)
+    }
+
     /// Decides what happens to `msg`, a DM, at `now`.
     pub(super) fn admit(
         &mut self,

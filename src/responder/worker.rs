@@ -1,8 +1,8 @@
 //! One node's worker: takes the node's jobs in order (a message, a rate-limit notice),
 //! settles what each message may do (`trust`: a PKI DM's key against the pinned one), answers
 //! commands (`commands`), and runs one LLM turn: the user's message stored, the airtime
-//! budget (a held reply waits here), the fold before the reply at the hard cap, the LLM gate,
-//! the memory read, the prompt with its per-turn notes, then `answer`. The background summary
+//! budget (a held reply waits here), the fold before the reply at the hard cap, the LLM gate
+//! (which may give the turn up: displaced or waited too long, `fair`), the memory read, the prompt with its per-turn notes, then `answer`. The background summary
 //! (`fold`) starts once the reply is queued. A DM that may not use the node's memory gets a
 //! turn without it: nothing stored, nothing read, no summary.
 //!
@@ -25,10 +25,11 @@ use super::answer::{Audience, Question};
 use super::commands::{self, Parsed};
 use super::dest::DmDest;
 use super::fold::{self, Limits, SummaryState};
+use super::gate::Turn;
 use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
-use super::{airtime, answer, asker};
+use super::{airtime, answer, asker, fair};
 use crate::config::ContextConfig;
 use crate::memory::prompt;
 use crate::memory::store::{Context, StoreError};
@@ -82,9 +83,15 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
         } => {
             notice(shared, dest.into(), reply_to, &text).await;
         }
-        Job::Message { msg, dest, grant } => {
+        Job::Message {
+            msg,
+            dest,
+            grant,
+            turn,
+        } => {
             // The text itself only at debug: logs are not the place for people's messages.
-            info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, "message received");
+            info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, standing = %dest.standing(), "message received");
+            let intake_grant = grant;
             debug!(text = %msg.text, "message text");
             let verdict = trust::verdict(shared, &msg, grant).await;
             if verdict != Verdict::Own {
@@ -122,12 +129,27 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     )
                     .await;
                 }
-                Parsed::Text if grant.memory => {
-                    if llm_turn(shared, node, &msg, dest, summarizing).await == Memory::Used {
+                Parsed::Text => {
+                    // Intake admits every text it hands over with a turn.
+                    let Some(turn) = turn else {
+                        warn!("a text without a turn: not answered");
+                        store_unanswered(shared, &msg, intake_grant).await;
+                        return;
+                    };
+                    if let Err(why) = shared.gate.check(&turn) {
+                        fair::not_reached(shared, &msg, intake_grant, dest.into(), &turn, why)
+                            .await;
+                        return;
+                    }
+                    if !grant.memory {
+                        turn_without_memory(shared, &msg, dest, &turn).await;
+                    } else if llm_turn(shared, node, &msg, dest, &turn, summarizing).await
+                        == Memory::Used
+                    {
+                        drop(turn);
                         fold::start_summary(shared, node, summarizing);
                     }
                 }
-                Parsed::Text => turn_without_memory(shared, &msg, dest).await,
             }
         }
     }
@@ -177,6 +199,7 @@ async fn llm_turn(
     node: NodeId,
     msg: &TextMessage,
     dest: DmDest,
+    turn: &Turn,
     summarizing: &Arc<SummaryState>,
 ) -> Memory {
     let s = &shared.settings;
@@ -198,8 +221,11 @@ async fn llm_turn(
         },
     };
     // A busy channel shapes the answer: the reply may wait here, before the LLM is asked (so
-    // it holds no LLM slot and no other node), and then be shortened.
+    // it holds no LLM slot and no other node), and then be shortened. That wait has its own
+    // bound and does not count against the turn's.
+    let held_from = tokio::time::Instant::now();
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+    shared.gate.extend(turn, held_from.elapsed());
     let unsummarized = match user_id {
         Some(id) => shared.store.unsummarized(node, id).await.map(|n| (id, n)),
         None => Ok((0, 0)),
@@ -224,7 +250,13 @@ async fn llm_turn(
             }
         }
     }
-    let permit = shared.gate.reply().await;
+    let permit = match shared.gate.reply(turn).await {
+        Ok(permit) => permit,
+        Err(why) => {
+            fair::gave_up(shared, dest.into(), msg.packet_id, turn, why).await;
+            return Memory::Used;
+        }
+    };
     if permit.waited_for_summary {
         info!("the reply waited for a summary that had already yielded once");
     }
@@ -247,8 +279,15 @@ async fn llm_turn(
         },
     };
     // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
-    // only, never stored or summarised.
-    let notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    // only, never stored or summarised. A node heard for the first time gets a smaller answer (unless the channel's budget is
+    // smaller still).
+    let (limits, first_note) = fair::budget(
+        budget.limits(s.chunk),
+        turn.standing,
+        s.limits.new_node_parts,
+    );
+    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    notes.extend(first_note);
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
     debug!(
@@ -270,7 +309,7 @@ async fn llm_turn(
         messages: &messages,
         prompt_chars: chars,
         slot,
-        limits: budget.limits(s.chunk),
+        limits,
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
     answer::answer(shared, question, permit).await;
@@ -279,11 +318,25 @@ async fn llm_turn(
 
 /// Answers `msg` without the node's memory: nothing is stored or read, no summary follows.
 /// The prompt is the system prompt, the per-turn notes and the message.
-async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDest) {
+async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDest, turn: &Turn) {
     let s = &shared.settings;
+    let held_from = tokio::time::Instant::now();
     let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
-    let permit = shared.gate.reply().await;
-    let notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    shared.gate.extend(turn, held_from.elapsed());
+    let permit = match shared.gate.reply(turn).await {
+        Ok(permit) => permit,
+        Err(why) => {
+            fair::gave_up(shared, dest.into(), msg.packet_id, turn, why).await;
+            return;
+        }
+    };
+    let (limits, first_note) = fair::budget(
+        budget.limits(s.chunk),
+        turn.standing,
+        s.limits.new_node_parts,
+    );
+    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    notes.extend(first_note);
     let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
     let question = Question {
         audience: Audience::Dm { dest, stored: None },
@@ -292,7 +345,7 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         messages: &messages,
         // The node's slot holds its memory's prompt: leave it be.
         slot: None,
-        limits: budget.limits(s.chunk),
+        limits,
     };
     answer::answer(shared, question, permit).await;
 }

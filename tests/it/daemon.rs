@@ -304,7 +304,9 @@ async fn ten_nodes_two_dms_each_answered_once_in_order() {
 
 #[tokio::test]
 async fn rate_limit_sends_one_notice_then_silence() {
-    let d = Daemon::start("[limits]\nnode_messages = 2\nnode_window_secs = 600\n").await;
+    // A new node's budget lifted: only the rate limit is under test.
+    let limits = "[limits]\nnode_messages = 2\nnode_window_secs = 600\nnew_node_turns = 10\n";
+    let d = Daemon::start(limits).await;
     d.dm_and_wait(ANN, "one", 1).await;
     d.dm_and_wait(ANN, "two", 1).await;
     let notice = d.dm_and_wait(ANN, "three", 1).await;
@@ -345,7 +347,9 @@ fn stored(dir: &std::path::Path, node: u32) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn messages_beyond_a_full_node_queue_are_stored_unanswered() {
-    let d = Daemon::start("[limits]\nnode_messages = 10000\nnode_queue = 1\n").await;
+    // A new node's budget lifted: the node's queue is under test.
+    let limits = "[limits]\nnode_messages = 10000\nnode_queue = 1\nnew_node_turns = 10\n";
+    let d = Daemon::start(limits).await;
     // The first answer takes a while, so the node's queue (1) overflows behind it.
     d.answer_with(|req| match req.last_user() {
         "q0" => FakeResponse::Stall(Duration::from_millis(500)),

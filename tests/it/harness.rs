@@ -1,6 +1,7 @@
 //! Runs the real daemon (`meshai::run`) in-process against a simulated node and a fake LLM,
-//! in real time (the store has its own thread, so paused time would skip ahead of it).
-//! Also writes config files for tests that run the `meshai` binary.
+//! in real time (the store has its own thread, so paused time would skip ahead of it), or in
+//! paused time paced by [`VirtualPace`]. Also writes config files for tests that run the
+//! `meshai` binary.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -14,6 +15,76 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
 use crate::support::sim_node::{SentText, SimConfig, SimNode};
+
+/// Lets paused (virtual) time run while an in-process daemon waits on its database thread.
+///
+/// The store runs SQL on a thread of its own, outside the tokio runtime: while a task waits
+/// for it the runtime looks idle, and a paused clock jumps to the next timer (the outbox's 2 s
+/// gap, a 45 s ACK timeout) as if the store had taken that long. This task keeps a timer at
+/// most one step ahead, so an idle runtime moves the clock by a step at most, and after each
+/// step holds a blocking thread for one real millisecond — tokio does not move a paused clock
+/// while a blocking task runs — in which the store answers. Virtual time so runs at most one
+/// step per real millisecond while the daemon waits, and stands still while it computes. The
+/// test runs on `#[tokio::test(start_paused = true)]`; dropping the pace stops it.
+pub struct VirtualPace(JoinHandle<()>);
+
+/// The steps of a [`VirtualPace`]: `fine` ones for the first `fine_for` of virtual time, then
+/// `coarse` ones (hours of ACK timeouts pass quickly, while the start, where the database
+/// works, stays fine).
+#[derive(Debug, Clone, Copy)]
+pub struct Steps {
+    pub fine: Duration,
+    pub fine_for: Duration,
+    pub coarse: Duration,
+}
+
+impl Steps {
+    /// The same step throughout.
+    pub fn even(step: Duration) -> Steps {
+        Steps {
+            fine: step,
+            fine_for: Duration::MAX,
+            coarse: step,
+        }
+    }
+}
+
+impl VirtualPace {
+    pub fn start(steps: Steps) -> VirtualPace {
+        let started = tokio::time::Instant::now();
+        VirtualPace(tokio::spawn(async move {
+            loop {
+                let real_ms = tokio::task::spawn_blocking(|| {
+                    std::thread::sleep(Duration::from_millis(1));
+                });
+                // A failed blocking task only means the runtime is shutting down.
+                if real_ms.await.is_err() {
+                    return;
+                }
+                let step = if started.elapsed() < steps.fine_for {
+                    steps.fine
+                } else {
+                    steps.coarse
+                };
+                tokio::time::sleep(step).await;
+            }
+        }))
+    }
+}
+
+impl Drop for VirtualPace {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A directory for a test's database: in memory (`/dev/shm`) where there is one, so that a
+/// paced paused-time test does not count disk flushes as virtual time.
+pub fn db_dir() -> TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .expect("tempdir")
+}
 
 /// The pace used in real-time daemon tests: short, so a 4-part reply takes well under a second,
 /// and the simulated firmware enforces a slightly shorter gap (scheduling jitter on a loaded
@@ -47,7 +118,8 @@ pub fn spawn_meshai(config: &Path, log: &str, stderr: Stdio) -> tokio::process::
 }
 
 /// A config file's text for the daemon under test. `extra` is appended (extra sections);
-/// the per-node rate limit is lifted unless `extra` has its own `[limits]`.
+/// unless `extra` has its own `[limits]`, the per-node rate limit and the budget of a node
+/// heard for the first time are lifted (every test node is new to a fresh database).
 pub fn config_text(sim: &SimNode, llm_url: &str, db: &Path, extra: &str) -> String {
     config_text_with(sim, llm_url, db, extra, "timeout_secs = 3")
 }
@@ -64,7 +136,7 @@ pub fn config_text_with(
     let limits = if extra.contains("[limits]") {
         ""
     } else {
-        "[limits]\nnode_messages = 10000\n"
+        "[limits]\nnode_messages = 10000\nnew_node_parts = 10\nnew_node_turns = 100\n"
     };
     format!(
         r#"[radio]

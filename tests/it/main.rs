@@ -8,6 +8,7 @@ mod crash;
 mod daemon;
 mod damage;
 mod failover;
+mod flood;
 mod harness;
 mod layers;
 mod memory;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use meshai::chunk::strip_marker;
 
-use crate::harness::{Daemon, is_summary, replies, sim_config, summarizer};
+use crate::harness::{Daemon, SOON, is_summary, replies, sim_config, summarizer};
 use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse};
 use crate::support::sim_node::SimNode;
 
@@ -74,9 +74,9 @@ async fn summary_counts(d: &Daemon) -> (u64, u64, u64, u64) {
 /// The admin's `!status` counters: summaries started, saved, yielded, failed, and folds run
 /// at the hard cap.
 async fn counts(d: &Daemon) -> [u64; 5] {
-    // Two packets: the admin part makes it longer than one.
-    let parts = d.dm_and_wait(ADMIN, "!status", 2).await;
-    let status: Vec<&str> = parts.iter().map(|p| strip_marker(p)).collect();
+    // Several packets: the admin part makes it longer than one.
+    let parts = d.ask(ADMIN, "!status", SOON).await;
+    let status: Vec<&str> = parts.iter().map(|p| strip_marker(&p.text)).collect();
     let status = status.join(" ");
     let n = |label: &str| -> u64 {
         let at = status.find(label).expect(label);

@@ -57,7 +57,7 @@ pub(in crate::config) fn validate(
     let llm = llm(&mut c, &raw.llm, env)?;
     let memory = memory(&mut c, &raw.memory)?;
     let reply = reply(&mut c, &raw.reply)?;
-    let limits = limits(&c, &raw.limits)?;
+    let limits = limits(&mut c, &raw.limits)?;
     let retain_days = c.range("storage", "retain_days", raw.storage.retain_days, 0, 36_500)?;
     let access = access(&mut c, &raw.access)?;
     let channels = channels(&c, &raw.channels)?;
@@ -292,8 +292,8 @@ fn reply(c: &mut Checker<'_>, p: &RawReply) -> Result<ReplyConfig, ConfigError> 
     })
 }
 
-/// `[limits]`: the per-node rate limit and queue.
-fn limits(c: &Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigError> {
+/// `[limits]`: the per-node rate limit and queue, and the bounds across nodes.
+fn limits(c: &mut Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigError> {
     let node_messages = c.range("limits", "node_messages", lim.node_messages, 1, 10_000)?;
     let node_window = c.range(
         "limits",
@@ -303,10 +303,31 @@ fn limits(c: &Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigError>
         86_400,
     )?;
     let node_queue = c.range("limits", "node_queue", lim.node_queue, 1, 100)?;
+    let max_waiting = c.range("limits", "max_waiting", lim.max_waiting, 1, 10_000)?;
+    let max_turn_wait = c.range(
+        "limits",
+        "max_turn_wait_secs",
+        lim.max_turn_wait_secs,
+        10,
+        86_400,
+    )?;
+    let new_node_parts = c.range("limits", "new_node_parts", lim.new_node_parts, 1, 10)?;
+    let new_node_turns = c.range("limits", "new_node_turns", lim.new_node_turns, 1, 100)?;
+    if max_waiting < 4 {
+        c.warn(
+            "limits",
+            "max_waiting",
+            "fewer than 4 turns in all: a few new nodes fill it for each other",
+        );
+    }
     Ok(LimitsConfig {
         node_messages,
         node_window: Duration::from_secs(node_window),
         node_queue,
+        max_waiting,
+        max_turn_wait: Duration::from_secs(max_turn_wait),
+        new_node_parts,
+        new_node_turns,
     })
 }
 

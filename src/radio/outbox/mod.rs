@@ -14,6 +14,8 @@ mod ids;
 mod stream;
 mod task;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -25,6 +27,7 @@ pub use self::ids::{IdSource, PacketIds};
 pub use self::stream::{ReplyStream, StreamMsg};
 
 use super::{LinkEvent, LinkState, Outgoing, RadioConfig, ReplyReport, ReplyRequest};
+use crate::node::Standing;
 
 /// How many replies may wait in the request channel before `send` waits for room.
 const REQUEST_QUEUE: usize = 64;
@@ -36,15 +39,33 @@ type Reporter = oneshot::Sender<ReplyReport>;
 #[derive(Debug)]
 enum Request {
     /// A reply whose parts are all known.
-    Reply(ReplyRequest, Reporter),
+    Reply(ReplyRequest, Standing, Reporter),
     /// A streamed reply: its parts come through the receiver.
-    Open(ReplyRequest, Reporter, mpsc::Receiver<StreamMsg>),
+    Open(ReplyRequest, Standing, Reporter, mpsc::Receiver<StreamMsg>),
+}
+
+/// How many replies the core holds, by standing ([`Standing::index`]); the task updates it
+/// after each step.
+#[derive(Debug, Default)]
+struct Gauge([AtomicUsize; 3]);
+
+impl Gauge {
+    fn set(&self, queued: [usize; 3]) {
+        for (slot, n) in self.0.iter().zip(queued) {
+            slot.store(n, Ordering::Relaxed);
+        }
+    }
+
+    fn get(&self) -> [usize; 3] {
+        [0, 1, 2].map(|i| self.0[i].load(Ordering::Relaxed))
+    }
 }
 
 /// Handle for queueing replies. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct OutboxHandle {
     requests: mpsc::Sender<Request>,
+    gauge: Arc<Gauge>,
 }
 
 /// The outbox no longer takes replies: it is draining or stopped.
@@ -53,25 +74,28 @@ pub struct OutboxHandle {
 pub struct OutboxClosed;
 
 impl OutboxHandle {
-    /// Queues a reply; the receiver gets the outcome of every part once the reply is done.
+    /// Queues a reply to a node of `standing` (higher standing sends first); the receiver
+    /// gets the outcome of every part once the reply is done.
     pub async fn send(
         &self,
         req: ReplyRequest,
+        standing: Standing,
     ) -> Result<oneshot::Receiver<ReplyReport>, OutboxClosed> {
         let (report_tx, report_rx) = oneshot::channel();
         self.requests
-            .send(Request::Reply(req, report_tx))
+            .send(Request::Reply(req, standing, report_tx))
             .await
             .map_err(|_| OutboxClosed)?;
         Ok(report_rx)
     }
 
-    /// Queues a streamed reply (`head.parts` is ignored): its parts come through the
-    /// returned [`ReplyStream`]; the receiver gets the outcome of every part once the reply
-    /// is closed and done.
+    /// Queues a streamed reply to a node of `standing` (`head.parts` is ignored): its parts
+    /// come through the returned [`ReplyStream`]; the receiver gets the outcome of every part
+    /// once the reply is closed and done.
     pub async fn open(
         &self,
         head: ReplyRequest,
+        standing: Standing,
     ) -> Result<(ReplyStream, oneshot::Receiver<ReplyReport>), OutboxClosed> {
         let (report_tx, report_rx) = oneshot::channel();
         let (stream, parts) = ReplyStream::channel();
@@ -80,10 +104,16 @@ impl OutboxHandle {
             ..head
         };
         self.requests
-            .send(Request::Open(head, report_tx, parts))
+            .send(Request::Open(head, standing, report_tx, parts))
             .await
             .map_err(|_| OutboxClosed)?;
         Ok((stream, report_rx))
+    }
+
+    /// Replies the outbox holds (queued or sending, not yet reported), by the standing of
+    /// their node ([`Standing::index`]); a request still on its way to the task is not counted.
+    pub fn queued(&self) -> [usize; 3] {
+        self.gauge.get()
     }
 }
 
@@ -117,6 +147,7 @@ pub fn spawn(
     let (requests_tx, requests_rx) = mpsc::channel(REQUEST_QUEUE);
     let (drain_tx, drain_rx) = oneshot::channel();
     let core = OutboxCore::new(cfg, PacketIds::random());
+    let gauge = Arc::new(Gauge::default());
     let join = tokio::spawn(task::run(task::Channels {
         core,
         state,
@@ -124,10 +155,12 @@ pub fn spawn(
         writes,
         requests: requests_rx,
         drain: drain_rx,
+        gauge: gauge.clone(),
     }));
     (
         OutboxHandle {
             requests: requests_tx,
+            gauge,
         },
         OutboxTask {
             drain: drain_tx,

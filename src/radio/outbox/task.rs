@@ -11,7 +11,7 @@ use tokio::time::{Instant, sleep_until};
 use tracing::{debug, warn};
 
 use super::core::{Action, OutboxCore, ReplyId};
-use super::{Reporter, Request, StreamMsg};
+use super::{Gauge, Reporter, Request, StreamMsg};
 use crate::radio::{LinkEvent, LinkState, Outgoing};
 
 /// The parts of every open streamed reply, merged; `None` once a producer is gone.
@@ -28,6 +28,8 @@ pub(super) struct Channels {
     pub writes: mpsc::Sender<Outgoing>,
     pub requests: mpsc::Receiver<Request>,
     pub drain: oneshot::Receiver<Duration>,
+    /// Where the replies the core holds are counted for the responder.
+    pub gauge: std::sync::Arc<Gauge>,
 }
 
 /// Runs until drained (or until every handle is gone and nothing is left to send).
@@ -39,6 +41,7 @@ pub(super) async fn run(ch: Channels) {
         writes,
         mut requests,
         mut drain,
+        gauge,
     } = ch;
     core.on_link(&state.borrow_and_update(), Instant::now().into_std());
     let (mut state_open, mut events_open, mut requests_open, mut drain_open) =
@@ -50,6 +53,7 @@ pub(super) async fn run(ch: Channels) {
     loop {
         let actions = core.poll(Instant::now().into_std());
         perform(actions, &writes);
+        gauge.set(core.queued());
         let done = if drain_until.is_some() {
             core.is_idle()
         } else {
@@ -101,6 +105,7 @@ pub(super) async fn run(ch: Channels) {
 
     take_remaining(&mut requests, &mut core, &mut parts);
     perform(core.shutdown(), &writes);
+    gauge.set(core.queued());
     debug!("outbox stopped");
 }
 
@@ -120,9 +125,9 @@ fn take_remaining(
 /// Queues a request; a streamed one's parts join the merged stream.
 fn take(req: Request, core: &mut OutboxCore<Reporter>, parts: &mut Parts) {
     match req {
-        Request::Reply(req, reporter) => core.enqueue(req, reporter),
-        Request::Open(head, reporter, mut rx) => {
-            let id = core.open(head, reporter);
+        Request::Reply(req, standing, reporter) => core.enqueue(req, standing, reporter),
+        Request::Open(head, standing, reporter, mut rx) => {
+            let id = core.open(head, standing, reporter);
             let messages = stream::poll_fn(move |cx| rx.poll_recv(cx)).map(move |m| (id, Some(m)));
             let end = stream::once(std::future::ready((id, None)));
             parts.push(messages.chain(end).boxed());

@@ -7,10 +7,12 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, timeout};
 
 use super::*;
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{FailReason, LocalNode, NodeNames, OutgoingText, PartOutcome, Transport};
 
 const LOCAL: NodeId = NodeId(1);
+/// Replies to a proven node: held until their ACK, like every part in these tests.
+const PROVEN: Standing = Standing::Proven;
 
 /// The link's side of the outbox's channels.
 struct FakeLink {
@@ -85,8 +87,8 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
 #[tokio::test(start_paused = true)]
 async fn waits_for_the_link_then_sends_paced_and_reports() {
     let (handle, task, mut link) = start(LinkState::Connecting);
-    let a = handle.send(reply(2, &["a1", "a2"])).await.unwrap();
-    let b = handle.send(reply(3, &["b1"])).await.unwrap();
+    let a = handle.send(reply(2, &["a1", "a2"]), PROVEN).await.unwrap();
+    let b = handle.send(reply(3, &["b1"]), PROVEN).await.unwrap();
 
     let quiet = timeout(Duration::from_secs(30), link.writes.recv()).await;
     assert!(quiet.is_err(), "wrote while the link was down: {quiet:?}");
@@ -114,7 +116,7 @@ async fn waits_for_the_link_then_sends_paced_and_reports() {
 #[tokio::test(start_paused = true)]
 async fn drain_lets_the_part_in_flight_finish() {
     let (handle, task, mut link) = start(ready(1));
-    let report = handle.send(reply(2, &["a1"])).await.unwrap();
+    let report = handle.send(reply(2, &["a1"]), PROVEN).await.unwrap();
     let text = link.next_text().await;
 
     let started = Instant::now();
@@ -122,7 +124,7 @@ async fn drain_lets_the_part_in_flight_finish() {
     link.ack(&text).await;
     drain.await.unwrap();
     assert!(Instant::now() - started < Duration::from_secs(30));
-    assert!(handle.send(reply(2, &["late"])).await.is_err());
+    assert!(handle.send(reply(2, &["late"]), PROVEN).await.is_err());
     assert_eq!(
         report.await.unwrap(),
         ReplyReport {
@@ -134,7 +136,7 @@ async fn drain_lets_the_part_in_flight_finish() {
 #[tokio::test(start_paused = true)]
 async fn drain_reports_unsent_parts_as_shutdown() {
     let (handle, task, _link) = start(LinkState::Connecting);
-    let report = handle.send(reply(2, &["a1", "a2"])).await.unwrap();
+    let report = handle.send(reply(2, &["a1", "a2"]), PROVEN).await.unwrap();
     let started = Instant::now();
     task.drain_and_stop(Duration::from_secs(5)).await;
     assert!(Instant::now() - started >= Duration::from_secs(5));
@@ -145,5 +147,21 @@ async fn drain_reports_unsent_parts_as_shutdown() {
             parts: vec![shutdown.clone(), shutdown]
         }
     );
-    assert!(handle.send(reply(2, &["a1"])).await.is_err());
+    assert!(handle.send(reply(2, &["a1"]), PROVEN).await.is_err());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_gauge_counts_the_replies_held_by_standing() {
+    let (handle, task, mut link) = start(ready(1));
+    let a = handle.send(reply(2, &["a1"]), PROVEN).await.unwrap();
+    let _b = handle.send(reply(3, &["b1"]), Standing::New).await.unwrap();
+    let text = link.next_text().await;
+    assert_eq!(text.text, "a1");
+    assert_eq!(handle.queued(), [1, 0, 1]);
+    link.ack(&text).await;
+    a.await.unwrap();
+    tokio::task::yield_now().await;
+    assert_eq!(handle.queued(), [1, 0, 0]);
+    task.drain_and_stop(Duration::from_secs(0)).await;
+    assert_eq!(handle.queued(), [0, 0, 0]);
 }

@@ -2,15 +2,17 @@
 //! the asking node's messages are held (only when the DM may use its memory), a damaged
 //! memory store, how often another client took the node, the LLM server that answered last
 //! (with fallbacks), the channel's line, and for an admin the counters (only when the
-//! identity rules grant the admin part).
+//! identity rules grant the admin part) and the queue (turns waiting by standing, the oldest
+//! wait, replies in the outbox).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::memory::store::Damage;
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::identity::Grant;
+use crate::responder::schedule::QueueStatus;
 use crate::responder::{Counters, Shared, airtime};
 
 /// The `!status` text for `node`, within `grant`.
@@ -53,6 +55,8 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     }
     if grant.admin && shared.settings.access.admins.contains(&node) {
         text.push_str(&admin_line(&shared.counters, stats.len()));
+        let queue = shared.gate.status();
+        text.push_str(&queue_line(&queue, shared.sink.queued(), &shared.counters));
     }
     text
 }
@@ -96,6 +100,30 @@ fn takeover_line(act: &ActivitySnapshot, now: i64) -> Option<String> {
         }
     });
     Some(format!("Another client took the node {times}{ago}."))
+}
+
+/// The queue for an admin: turns waiting by standing and the oldest wait, the replies the
+/// outbox holds, and the texts not answered since start (no room, displaced, waited too long).
+fn queue_line(q: &QueueStatus, outbox: [usize; 3], c: &Counters) -> String {
+    let by_standing = Standing::ALL
+        .iter()
+        .rev()
+        .map(|s| format!("{} {}", q.waiting[s.index()], s))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let oldest = q
+        .oldest
+        .map(|d| format!(", oldest {}s", d.as_secs()))
+        .unwrap_or_default();
+    format!(
+        " Queue: {} waiting ({by_standing}){oldest}; outbox {}; not answered: {} busy, {} \
+         displaced, {} late.",
+        q.waiting.iter().sum::<usize>(),
+        outbox.iter().sum::<usize>(),
+        c.turns_refused.load(Ordering::Relaxed),
+        c.turns_displaced.load(Ordering::Relaxed),
+        c.turns_expired.load(Ordering::Relaxed),
+    )
 }
 
 /// Uptime as days, hours and minutes: `2d3h14m`.
@@ -194,6 +222,29 @@ mod tests {
         for (a, want) in cases {
             assert_eq!(takeover_line(&a, now).as_deref(), want, "{a:?}");
         }
+    }
+
+    #[test]
+    fn the_queue_line_shows_waiting_turns_by_standing_and_the_outbox() {
+        let c = Counters::default();
+        let idle = QueueStatus::default();
+        assert_eq!(
+            queue_line(&idle, [0; 3], &c),
+            " Queue: 0 waiting (0 proven, 0 known, 0 new); outbox 0; not answered: 0 busy, 0 \
+             displaced, 0 late."
+        );
+        let busy = QueueStatus {
+            waiting: [30, 2, 1],
+            running: 1,
+            oldest: Some(std::time::Duration::from_millis(95_500)),
+        };
+        c.turns_refused.store(118, Ordering::Relaxed);
+        c.turns_displaced.store(1, Ordering::Relaxed);
+        assert_eq!(
+            queue_line(&busy, [12, 0, 1], &c),
+            " Queue: 33 waiting (1 proven, 2 known, 30 new), oldest 95s; outbox 13; not \
+             answered: 118 busy, 1 displaced, 0 late."
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use meshai::node::NodeId;
+use meshai::node::{NodeId, Standing};
 use meshai::radio::{
     Inbound, LinkState, LocalNode, Radio, RadioConfig, ReplyReport, ReplyRequest, TextMessage,
     Transport,
@@ -41,6 +41,11 @@ const BOB: u32 = 0x0B0B_0B0B;
 const CAROL: u32 = 0x0C0C_0C0C;
 const DAVE: u32 = 0x0D0D_0D0D;
 const ERIN: u32 = 0x0E0E_0E0E;
+
+/// The standing of the replies these tests queue: proven, so every part is held until its
+/// ACK, like any part to a node that ACKs (parts to ids that never ACKed, as forged ones, are
+/// `tests/it/flood.rs`'s subject).
+const HELD: Standing = Standing::Proven;
 
 /// How long a paused-time test waits for something that must happen. Paused time only jumps
 /// ahead when nothing else can run, so this is reached only when the awaited event never comes.
@@ -190,7 +195,7 @@ impl Rig {
     async fn send(&self, req: ReplyRequest) -> oneshot::Receiver<ReplyReport> {
         self.radio
             .outbox()
-            .send(req)
+            .send(req, HELD)
             .await
             .expect("the outbox takes replies")
     }

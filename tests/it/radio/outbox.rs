@@ -9,7 +9,7 @@ use meshtastic::protobufs::mesh_packet::Priority;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::{ALICE, BOB, CAROL, DAVE, ERIN, Rig, WAIT, reply, report, sim_config};
+use super::{ALICE, BOB, CAROL, DAVE, ERIN, HELD, Rig, WAIT, reply, report, sim_config};
 use crate::support::sim_node::{AckPlan, MeshPacketSpec, SentText, SimConfig};
 
 /// The time between consecutive accepted texts.
@@ -263,7 +263,10 @@ async fn a_streamed_reply_keeps_the_gap_and_the_ack_waits_and_lets_others_in() {
     .await;
     let outbox = rig.radio.outbox();
     let head = reply(ALICE, &[]);
-    let (stream, alice) = outbox.open(head).await.expect("the outbox takes replies");
+    let (stream, alice) = outbox
+        .open(head, HELD)
+        .await
+        .expect("the outbox takes replies");
     stream.parts(vec!["a1".into()]).await.expect("queued");
     tokio::time::sleep(Duration::from_millis(100)).await;
     // Part 1 went at once; Bob's reply queues behind Alice's open one.
@@ -310,7 +313,7 @@ async fn a_streamed_reply_taken_back_in_time_sends_nothing() {
     let (stream, alice) = rig
         .radio
         .outbox()
-        .open(reply(ALICE, &[]))
+        .open(reply(ALICE, &[]), HELD)
         .await
         .expect("the outbox takes replies");
     stream.parts(vec!["a1".into()]).await.expect("queued");

@@ -1,20 +1,33 @@
 //! The outbox's sans-IO core: which part goes out when, and what each ACK/NAK means.
 //!
-//! One queue for the whole radio. Replies go out in FIFO order, one part at a time, and at
-//! most one part is ever in flight: the next part waits for the previous part's ACK/NAK or
-//! its ACK timeout, and any two texts are at least `send_gap` apart.
+//! One queue for the whole radio, and any two texts are at least `send_gap` apart. Which reply
+//! sends next (`fair`): the highest standing of its node ([`Standing`]: proven, known, new),
+//! then a reply already under way, then round-robin across destinations (the one that waited
+//! longest); one node's replies go in order.
+//!
+//! A part is *held* when its destination has ACKed a part of ours before (`acks`), when its
+//! reply answers a proven node (a PKI DM: no forged id), and always to the broadcast address:
+//! it waits for its ACK/NAK or its ACK timeout before anything else is sent, and is retried; at
+//! most one part is in flight. A part to a node that never ACKed — forged ids never do — is
+//! *unheld*: it waits only one send gap (the node's own refusals, RATE_LIMIT or DUTY_CYCLE,
+//! come at once and are handled as for any part), then it is [`PartOutcome::Sent`] and the
+//! next part (its own reply's or another node's) may go: no retries, and no ACK wait holding
+//! the radio. An ACK for it that comes within the ACK timeout still counts: the part is
+//! `Delivered` and the node ACKing from then on. A reply with unheld parts is reported once
+//! each has its ACK, NAK or ACK timeout; until then it counts as queued
+//! ([`OutboxCore::queued`]), though it holds nothing. A node whose held part went unanswered
+//! through every try is forgotten as ACKing.
 //!
 //! A streamed reply ([`OutboxCore::open`]) gets its parts while the model still writes
 //! ([`OutboxCore::push`]); they are numbered when sent (`chunk::Numbering`: ` i/n` if the
 //! reply was complete before its first part went, else ` i/?` and ` n/n` on the last). While
-//! such a reply waits for its next part, the next reply in the queue whose destination has
-//! nothing earlier in the queue may send a part: other nodes' parts interleave, and one
-//! node's replies still go in order. The core does no I/O and
+//! such a reply waits for its next part, other nodes' replies may send: parts interleave, and
+//! one node's replies still go in order. The core does no I/O and
 //! reads no clock: every input carries `now`, and the outputs are [`Action`]s for the task to
 //! perform. Invariant: after [`OutboxCore::poll`] at `now`, [`OutboxCore::next_deadline`] is
 //! either `None` or later than `now`, so the task never spins.
 //!
-//! A part is resent only when it may not have gone out. Once the node confirmed queueing it
+//! A held part is resent only when it may not have gone out. Once the node confirmed queueing it
 //! (`queueStatus` with its id and `res == 0`), a link fault before its ACK/NAK does not
 //! make it a resend: the node still holds it and sends it, and the ACK was lost with the
 //! link. Such a part waits for the link to come back and ends as
@@ -31,7 +44,7 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use super::ids::PacketIds;
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{
     FailReason, LinkEvent, LinkState, NakReason, Outgoing, OutgoingText, PartOutcome, RadioConfig,
     ReplyReport, ReplyRequest,
@@ -119,6 +132,12 @@ struct Reply<K> {
     outcomes: Vec<PartOutcome>,
     /// For a streamed reply: its parts are bodies, numbered when sent.
     stream: Option<Streamed>,
+    /// The standing of the node it answers: higher goes first.
+    standing: Standing,
+    /// The round-robin tick at which it was queued.
+    queued_at: u64,
+    /// Parts sent without waiting whose ACK may still come.
+    unacked: usize,
 }
 
 impl<K> Reply<K> {
@@ -132,9 +151,9 @@ impl<K> Reply<K> {
         self.outcomes.len() < self.req.parts.len()
     }
 
-    /// Every part is known and has an outcome.
+    /// Every part is known and has its final outcome.
     fn finished(&self) -> bool {
-        !self.open() && !self.ready()
+        !self.open() && !self.ready() && self.unacked == 0
     }
 }
 
@@ -169,6 +188,9 @@ struct Part {
     /// RATE_LIMIT_EXCEEDED resends so far, capped so a misbehaving node cannot stall us forever.
     rate_limit_resends: u32,
     phase: Phase,
+    /// When it was sent unheld (its destination never ACKed): its deadline is one send gap,
+    /// after which it is released as `Sent` instead of resent.
+    unheld: Option<Instant>,
 }
 
 impl Part {
@@ -177,6 +199,7 @@ impl Part {
             tries: 1,
             rate_limit_resends: 0,
             phase: Phase::Waiting { not_before: None },
+            unheld: None,
         }
     }
 }
@@ -248,6 +271,10 @@ pub struct OutboxCore<K> {
     queue_full: Option<QueueFull>,
     /// Actions produced by inputs, handed out by the next `poll`.
     out: Vec<Action<K>>,
+    /// Who sends next among the queued replies.
+    rr: RoundRobin,
+    /// Which nodes ACK, and the parts sent without waiting.
+    acks: Acks,
 }
 
 impl<K> OutboxCore<K> {
@@ -270,46 +297,71 @@ impl<K> OutboxCore<K> {
             paused_until: None,
             queue_full: None,
             out: Vec::new(),
+            rr: RoundRobin::default(),
+            acks: Acks::default(),
         }
     }
 
-    /// Queues a reply behind everything already queued; `key` comes back with its report.
-    pub fn enqueue(&mut self, req: ReplyRequest, key: K) {
+    /// Queues a reply to a node of `standing`; `key` comes back with its report.
+    pub fn enqueue(&mut self, req: ReplyRequest, standing: Standing, key: K) {
         if req.parts.is_empty() {
             self.out
                 .push(Action::Report(key, ReplyReport { parts: Vec::new() }));
             return;
         }
-        self.add(req, key, None);
+        self.add(req, standing, key, None);
     }
 
-    fn add(&mut self, req: ReplyRequest, key: K, stream: Option<Streamed>) -> ReplyId {
+    fn add(
+        &mut self,
+        req: ReplyRequest,
+        standing: Standing,
+        key: K,
+        stream: Option<Streamed>,
+    ) -> ReplyId {
         let id = self.next_id;
         self.next_id += 1;
+        let queued_at = self.rr.tick();
         self.queue.push_back(Reply {
             id,
             key,
             req,
             outcomes: Vec::new(),
             stream,
+            standing,
+            queued_at,
+            unacked: 0,
         });
         id
     }
 
-    /// The reply whose part goes next: the active one, else the first with a part ready
-    /// whose destination has no earlier reply queued.
+    /// Replies queued (not yet reported), by the standing of their node ([`Standing::index`]).
+    pub fn queued(&self) -> [usize; 3] {
+        let mut n = [0; 3];
+        for r in &self.queue {
+            n[r.standing.index()] += 1;
+        }
+        n
+    }
+
+    /// The reply whose part goes next: the active one (its held part is in progress), else
+    /// the one `fair` picks.
     fn sendable(&self) -> Option<usize> {
         if let Some(id) = self.active {
             return self.queue.iter().position(|r| r.id == id);
         }
-        self.queue.iter().enumerate().position(|(i, r)| {
-            r.ready()
-                && !self
-                    .queue
-                    .iter()
-                    .take(i)
-                    .any(|earlier| earlier.req.to == r.req.to)
-        })
+        self.rr.pick(&self.queue)
+    }
+
+    /// Removes the reply at `at`, forgetting its destination's turn when nothing else is queued
+    /// for it.
+    fn remove(&mut self, at: usize) -> Option<Reply<K>> {
+        let reply = self.queue.remove(at)?;
+        let to = reply.req.to;
+        if !self.queue.iter().any(|r| r.req.to == to) {
+            self.rr.forget(to);
+        }
+        Some(reply)
     }
 
     /// The active reply.
@@ -328,7 +380,7 @@ impl<K> OutboxCore<K> {
         let Some(at) = self.queue.iter().position(|r| r.id == id && r.finished()) else {
             return;
         };
-        if let Some(reply) = self.queue.remove(at) {
+        if let Some(reply) = self.remove(at) {
             self.out.push(Action::Report(
                 reply.key,
                 ReplyReport {
@@ -437,14 +489,16 @@ impl<K> OutboxCore<K> {
                 from,
                 error,
             } => {
-                if request_id == 0 || self.in_flight_id() != Some(request_id) {
+                if request_id != 0 && self.in_flight_id() == Some(request_id) {
+                    self.on_routing(request_id, from, error, now);
+                } else if let Some(part) = self.acks.take(request_id) {
+                    self.on_late_routing(part, from, error, now);
+                } else {
                     debug!(
                         id = request_id,
                         error, "ignoring ack/nak for a packet not pending"
                     );
-                    return;
                 }
-                self.on_routing(request_id, from, error, now);
             }
         }
     }
@@ -457,6 +511,7 @@ impl<K> OutboxCore<K> {
             // Only the destination's ACK proves delivery; an ACK from our own node (or from
             // anyone else) only says that a relay was heard.
             let outcome = if from == to {
+                self.acks.acked(to);
                 PartOutcome::Delivered
             } else {
                 PartOutcome::Relayed
@@ -498,6 +553,9 @@ impl<K> OutboxCore<K> {
             }
             // MAX_RETRANSMIT, and every reason we do not know, may well pass on another try:
             // retrying a few times with backoff is cheap and bounded.
+            NakReason::MaxRetransmit | NakReason::Other(_) if self.part.unheld.is_some() => {
+                self.fail_reply(FailReason::Nak(reason))
+            }
             NakReason::MaxRetransmit | NakReason::Other(_) => {
                 self.retry(FailReason::Nak(reason), now)
             }
@@ -557,6 +615,9 @@ impl<K> OutboxCore<K> {
 
     /// Runs the timers and decides what to send at `now`; returns everything to do.
     pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
+        for part in self.acks.expired(now) {
+            self.settle(part, None);
+        }
         if let Phase::InFlight {
             id,
             generation,
@@ -565,7 +626,10 @@ impl<K> OutboxCore<K> {
         } = self.part.phase
         {
             if self.active.is_some() && now >= deadline {
-                self.ack_timed_out(id, generation, queued, now);
+                match self.part.unheld {
+                    Some(sent) => self.release(id, sent),
+                    None => self.ack_timed_out(id, generation, queued, now),
+                }
             }
         }
         if self.send_at().is_due(now) {
@@ -587,10 +651,15 @@ impl<K> OutboxCore<K> {
             Phase::InFlight { deadline, .. } if self.active.is_some() => Some(deadline),
             _ => None,
         };
-        [in_flight, self.probe_at(), self.send_at().deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            in_flight,
+            self.probe_at(),
+            self.send_at().deadline(),
+            self.acks.next_expiry(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Nothing queued and nothing left to report.
@@ -620,6 +689,8 @@ impl<K> OutboxCore<K> {
         }
         self.part = Part::fresh();
         self.active = None;
+        self.rr.clear();
+        self.acks.clear_unheld();
         mem::take(&mut self.out)
     }
 
@@ -698,24 +769,38 @@ impl<K> OutboxCore<K> {
             pki: reply.req.pki,
             generation: link.generation,
         };
+        let to = packet.to;
+        let held =
+            to == NodeId::BROADCAST || reply.standing == Standing::Proven || self.acks.acks(to);
         debug!(
-            to = %packet.to,
+            %to,
             id,
             part = index + 1,
             of = total,
             open,
+            held,
             bytes = packet.text.len(),
             attempt = self.part.tries,
             "sending part"
         );
         self.out.push(Action::Write(Outgoing::Text(packet)));
         self.last_text = Some(now);
+        self.rr.served(to);
         // This send's own queueStatus says whether the queue filled up again.
         self.queue_full = None;
+        // Never ACKed: wait only for the node's immediate refusals, one send gap.
+        let wait = if held {
+            self.ack_timeout
+        } else {
+            self.send_gap
+                .min(self.ack_timeout)
+                .max(Duration::from_millis(1))
+        };
+        self.part.unheld = (!held).then_some(now);
         self.part.phase = Phase::InFlight {
             id,
             generation: link.generation,
-            deadline: now + self.ack_timeout,
+            deadline: now + wait,
             queued: false,
         };
     }
@@ -766,19 +851,29 @@ impl<K> OutboxCore<K> {
             ?reason,
             "giving up the rest of the reply"
         );
+        let unanswered = reason == FailReason::AckTimeout;
         reply.outcomes.push(PartOutcome::Failed(reason));
         reply
             .outcomes
             .resize(n, PartOutcome::Failed(FailReason::EarlierPartFailed));
-        let id = reply.id;
+        let (id, to) = (reply.id, reply.req.to);
+        if unanswered {
+            // Unanswered through every try: maybe a forged id that ACKed once, maybe a node
+            // gone. Its next parts no longer hold the radio until it ACKs again.
+            self.acks.forget(to);
+        }
         self.part = Part::fresh();
         self.active = None;
         self.report_finished(id);
     }
 }
 
+mod acks;
+mod fair;
 mod streamed;
 
+use acks::Acks;
+use fair::RoundRobin;
 use streamed::Streamed;
 
 #[cfg(test)]

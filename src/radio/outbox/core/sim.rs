@@ -2,6 +2,8 @@
 //!
 //! A scripted node answers each text the core writes (in order) with the events of one
 //! [`Answer`]; everything the core does is recorded as trace lines like `2.0 send a2 #102`.
+//! Nodes 2 to 9 have ACKed before (their parts are held, as every part was before forged ids
+//! were considered); nodes from [`FRESH`] on never did.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,6 +13,8 @@ use super::*;
 use crate::radio::{LocalNode, NodeNames, Transport};
 
 pub(super) const LOCAL: NodeId = NodeId(1);
+/// The first node number that has never ACKed the simulated core.
+pub(super) const FRESH: u32 = 100;
 
 /// How the simulated node answers one text, relative to the moment it was written.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +99,9 @@ impl Sim {
         let t0 = Instant::now();
         let mut core = OutboxCore::new(cfg, ids);
         core.on_link(&ready(1), t0);
+        for n in 2..10 {
+            core.acks.acked(NodeId(n));
+        }
         Sim {
             core,
             t0,
@@ -211,7 +218,12 @@ impl Sim {
     }
 
     pub(super) fn enqueue(&mut self, req: ReplyRequest, key: u32) {
-        self.core.enqueue(req, key);
+        self.enqueue_as(req, Standing::Known, key);
+    }
+
+    /// Queues a reply to a node of `standing` now.
+    pub(super) fn enqueue_as(&mut self, req: ReplyRequest, standing: Standing, key: u32) {
+        self.core.enqueue(req, standing, key);
         self.poll();
     }
 
@@ -227,7 +239,7 @@ impl Sim {
                     parts: Vec::new(),
                     pki: false,
                 };
-                ids.insert(key, self.core.open(req, key));
+                ids.insert(key, self.core.open(req, Standing::Known, key));
             }
             Step::Part(key, body) | Step::Last(key, body) => {
                 let last = matches!(step, Step::Last(..));
@@ -285,8 +297,8 @@ pub(super) fn check_stream(script: &[(f64, Step)], answers: &[Answer], secs: f64
     assert_eq!(sim.trace, expect, "trace:\n{}", sim.trace.join("\n"));
 }
 
-/// Queues `replies` at time 0, answers the texts with `answers`, runs for `secs` and compares
-/// the trace with `expect`.
+/// Queues `replies` at time 0 (to known nodes), answers the texts with `answers`, runs for
+/// `secs` and compares the trace with `expect`.
 pub(super) fn check(replies: &[ReplyRequest], answers: &[Answer], secs: f64, expect: &[&str]) {
     let mut sim = Sim::new(&cfg(), answers);
     for (key, req) in replies.iter().enumerate() {

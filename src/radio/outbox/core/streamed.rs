@@ -6,6 +6,7 @@ use tracing::debug;
 
 use super::{Action, OutboxCore, ReplyId};
 use crate::chunk::Numbering;
+use crate::node::Standing;
 use crate::radio::{ReplyReport, ReplyRequest};
 
 /// The state of a streamed reply.
@@ -19,16 +20,16 @@ pub(super) struct Streamed {
 }
 
 impl<K> OutboxCore<K> {
-    /// Queues a streamed reply whose parts come later (`req.parts` are bodies without
-    /// markers, usually none yet); `key` comes back with its report once it is closed and
-    /// every part has an outcome.
-    pub fn open(&mut self, req: ReplyRequest, key: K) -> ReplyId {
+    /// Queues a streamed reply to a node of `standing` whose parts come later (`req.parts` are
+    /// bodies without markers, usually none yet); `key` comes back with its report once it is
+    /// closed and every part has an outcome.
+    pub fn open(&mut self, req: ReplyRequest, standing: Standing, key: K) -> ReplyId {
         let streamed = Streamed {
             open: true,
             complete: false,
             numbering: Numbering::default(),
         };
-        self.add(req, key, Some(streamed))
+        self.add(req, standing, key, Some(streamed))
     }
 
     /// Appends parts (bodies, without markers) to the streamed reply `id`; `last` closes it.
@@ -70,7 +71,7 @@ impl<K> OutboxCore<K> {
         else {
             return false;
         };
-        if let Some(reply) = self.queue.remove(at) {
+        if let Some(reply) = self.remove(at) {
             self.out
                 .push(Action::Report(reply.key, ReplyReport { parts: Vec::new() }));
         }

@@ -85,6 +85,9 @@ pub struct SimConfig {
     pub region: RegionCode,
     /// Reported as `config.lora.override_duty_cycle`.
     pub override_duty_cycle: bool,
+    /// Destinations that never answer a text: no ACK, no NAK, as a forged id (nobody has it)
+    /// or a node out of range. Texts to them take no scripted ack plan.
+    pub never_ack: Vec<u32>,
 }
 
 impl Default for SimConfig {
@@ -106,6 +109,7 @@ impl Default for SimConfig {
             device_metrics: None,
             region: RegionCode::Eu868,
             override_duty_cycle: false,
+            never_ack: Vec::new(),
         }
     }
 }
@@ -390,11 +394,11 @@ impl Firmware {
             .iter()
             .find(|(to, _)| p.pki_encrypted && *to == p.to)
             .map(|&(_, reason)| AckPlan::Nak(reason));
-        let plan = match pki_nak {
-            Some(nak) => Some(nak),
-            None => p
-                .want_ack
-                .then(|| self.ack_plans.pop_front().unwrap_or(AckPlan::Ack)),
+        let plan = match (pki_nak, p.want_ack) {
+            (Some(nak), _) => Some(nak),
+            (None, false) => None,
+            (None, true) if self.cfg.never_ack.contains(&p.to) => Some(AckPlan::Silent),
+            (None, true) => Some(self.ack_plans.pop_front().unwrap_or(AckPlan::Ack)),
         };
         self.log.texts.push(SentText {
             id: p.id,
@@ -627,6 +631,27 @@ mod tests {
         }
         let flags: Vec<bool> = fw.log.texts.iter().map(|t| t.pki_encrypted).collect();
         assert_eq!(flags, [true, false, true]);
+    }
+
+    #[test]
+    fn a_node_that_never_acks_gets_no_answer_and_takes_no_plan() {
+        let mut fw = Firmware::new(SimConfig {
+            never_ack: vec![0xBB],
+            ..SimConfig::default()
+        });
+        fw.ack_plans.push_back(AckPlan::Nak(5));
+        let t0 = Instant::now();
+        let got = summary(&fw.on_frame(&text(7, 0xBB, true), t0));
+        assert_eq!(got, ["queue 16 7"]);
+        let got = summary(&fw.on_frame(&text(8, 0xAA, true), t0 + Duration::from_secs(2)));
+        assert_eq!(
+            got,
+            [
+                "queue 16 8",
+                "routing from 12345678 req 8 reason 5 after 300ms"
+            ]
+        );
+        assert_eq!(fw.log.texts[0].plan, Some(AckPlan::Silent));
     }
 
     #[test]

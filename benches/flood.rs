@@ -1,0 +1,138 @@
+//! Issue 17's flood: a user who talked before over PKI asks again, with and without a flood of
+//! 50 never-heard ids × 3 DMs (ids that never ACK, as forged ones), and this measures her DM →
+//! the first part of her answer on air; also with the flood, a user who talked before in the
+//! clear (known, not proven).
+//!
+//! The scenario is `tests/it/flood.rs`'s: the whole daemon (`meshai::run`) in-process, an
+//! instant fake model answering three parts, the simulated node paced like the firmware (2 s
+//! between texts, ACKs after 1.5 s, the 45 s ACK timeout), the flood's DMs 20 ms apart, hers 5 s
+//! after the first of them. Times are virtual (paused tokio time paced by
+//! `harness::VirtualPace`): a run is first tried with 10 ms steps (the database thread's work
+//! counts at most 10× its real time) and, if her answer is not on air within 10 minutes, again
+//! with 10 ms steps for its first 10 minutes and 1 s steps after, up to 12 h: what the code
+//! before issue 17 needs, whose hours are ACK timeouts.
+//!
+//! Run: `cargo bench --bench flood` (numbers in docs/benchmarks.md). `MESHAI_BENCH_ROUNDS` sets
+//! the runs per case (default 3).
+
+#[path = "../tests/it/flood.rs"]
+#[allow(dead_code)]
+mod flood;
+#[path = "../tests/it/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "../tests/it/support/mod.rs"]
+#[allow(unused_imports)]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use harness::Steps;
+
+/// One run: her wait (virtual), the texts on air before her first part, the flood ids answered
+/// by then, and the run's wall time.
+struct Run {
+    first: Option<Duration>,
+    texts_before: usize,
+    flood_answered: usize,
+    wall: Duration,
+}
+
+async fn run(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Run {
+    let wall = Instant::now();
+    let out = flood::scenario(flood, pki, steps, cap).await;
+    let pace = harness::VirtualPace::start(Steps::even(steps.coarse));
+    let (result, ..) = out.daemon.stop().await;
+    drop(pace);
+    if let Err(e) = result {
+        println!("  (the daemon stopped with an error: {e:#})");
+    }
+    Run {
+        first: out.first_part,
+        texts_before: out.texts_before,
+        flood_answered: out.flood_answered,
+        wall: wall.elapsed(),
+    }
+}
+
+/// A run with fine steps, or, when her answer takes longer than that allows, one whose steps
+/// grow after 10 minutes.
+async fn measure(flood: bool, pki: bool) -> (Run, &'static str) {
+    let fine = Duration::from_millis(10);
+    let ten_minutes = Duration::from_secs(600);
+    let first = run(flood, pki, Steps::even(fine), ten_minutes).await;
+    if first.first.is_some() {
+        return (first, "10 ms");
+    }
+    let steps = Steps {
+        fine,
+        fine_for: ten_minutes,
+        coarse: Duration::from_secs(1),
+    };
+    let long = run(flood, pki, steps, Duration::from_secs(12 * 3600)).await;
+    (long, "10 ms, then 1 s")
+}
+
+fn show(d: Option<Duration>) -> String {
+    match d {
+        Some(d) if d >= Duration::from_secs(120) => format!("{:.2} h", d.as_secs_f64() / 3600.0),
+        Some(d) => format!("{:.2} s", d.as_secs_f64()),
+        None => "> 12 h".into(),
+    }
+}
+
+fn main() {
+    let rounds: usize = std::env::var("MESHAI_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a tokio runtime");
+    println!(
+        "flood bench: {} never-heard ids x {} DMs, {} ms apart; her DM {:?} after the first; \
+         send gap {} ms, ACK after {:?}; {rounds} run(s) per case",
+        flood::FLOOD_IDS,
+        flood::FLOOD_DMS,
+        flood::FLOOD_EVERY.as_millis(),
+        flood::ALICE_AFTER,
+        harness::BENCH_GAP_MS,
+        harness::BENCH_ACK_DELAY,
+    );
+    let cases = [
+        ("without flood, proven", false, true),
+        ("with flood, proven", true, true),
+        ("with flood, known (no PKI)", true, false),
+    ];
+    for (name, flood, pki) in cases {
+        let mut firsts = Vec::new();
+        for i in 0..rounds {
+            let (r, step) = runtime.block_on(measure(flood, pki));
+            println!(
+                "{name} #{}: DM -> first part {} (virtual, {step} steps), {} texts on air before it, \
+                 {} flood ids answered by then; wall {:.1} s",
+                i + 1,
+                show(r.first),
+                r.texts_before,
+                r.flood_answered,
+                r.wall.as_secs_f64()
+            );
+            firsts.push(r.first);
+        }
+        let mut known: Vec<Duration> = firsts.iter().flatten().copied().collect();
+        known.sort();
+        let median = known.get(known.len() / 2).copied();
+        let max = if known.len() == firsts.len() {
+            known.last().copied()
+        } else {
+            None
+        };
+        println!(
+            "{name}: DM -> first part, median {}, max {}",
+            show(median),
+            show(max)
+        );
+    }
+}
