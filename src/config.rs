@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::airtime::AirtimeConfig;
+use crate::knowledge::KnowledgeConfig;
 use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
@@ -39,6 +40,8 @@ pub struct Config {
     pub context: ContextConfig,
     /// `[airtime]`: how a busy radio channel shortens or holds answers.
     pub airtime: AirtimeConfig,
+    /// `[knowledge]`: the operator's documents the answers may come from.
+    pub knowledge: KnowledgeConfig,
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.

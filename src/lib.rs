@@ -9,6 +9,7 @@ pub mod chunk;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod knowledge;
 pub mod llm;
 pub mod memory;
 pub mod node;
@@ -31,6 +32,7 @@ use tracing::{info, warn};
 use crate::chunk::{ChunkLimits, budget_hint};
 use crate::clock::Zone;
 use crate::config::{Config, SlotsSetting, TimeZoneSetting};
+use crate::knowledge::Reindex;
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
 use crate::memory::store::{Damage, Health, Store, StoreError};
 use crate::radio::LinkState;
@@ -109,8 +111,18 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
 /// The responder settings a config asks for; the system prompt gets the character budget.
 pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
+    // With a knowledge folder the model is told how to use its notes: the same sentence on
+    // every turn, so the system prompt stays byte-identical.
+    let knowledge = match config.knowledge.dir {
+        Some(_) => format!(" {}", knowledge::render::SYSTEM_HINT),
+        None => String::new(),
+    };
     ResponderSettings {
-        system_prompt: format!("{} {}", config.llm.system_prompt, budget_hint(&chunk)),
+        system_prompt: format!(
+            "{}{knowledge} {}",
+            config.llm.system_prompt,
+            budget_hint(&chunk)
+        ),
         model: config.llm.model.clone(),
         max_tokens: config.llm.max_tokens,
         memory: config.memory.clone(),
@@ -126,6 +138,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
             SlotsSetting::Auto | SlotsSetting::Off => None,
         },
         airtime: config.airtime.clone(),
+        knowledge: config.knowledge.clone(),
     }
 }
 
@@ -180,7 +193,31 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 /// (`cli::advice::run_error`) — unless it is damaged: then the daemon runs without memory
 /// where the file fails (see [`open_store`]).
 pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
+    run_with(config, shutdown, Reindex::default()).await
+}
+
+/// [`run`], with the knowledge folder (`[knowledge] dir`) indexed at start and again each time
+/// `reindex` is asked (`main.rs` asks on SIGHUP).
+pub async fn run_with(
+    config: Config,
+    shutdown: CancellationToken,
+    reindex: Reindex,
+) -> anyhow::Result<()> {
     let store = open_store(&config.database).await?;
+    let stop_knowledge = CancellationToken::new();
+    let indexer = config.knowledge.dir.clone().map(|dir| {
+        let watch = knowledge::reload::Watch {
+            dir,
+            private_readers: !config.knowledge.private_to.is_empty()
+                || !config.access.allow.is_empty(),
+        };
+        tokio::spawn(knowledge::reload::serve(
+            store.clone(),
+            watch,
+            reindex.clone(),
+            stop_knowledge.clone(),
+        ))
+    });
     let stop_expiry = CancellationToken::new();
     let expiry = tokio::spawn(memory::retention::daily(
         store.clone(),
@@ -232,6 +269,10 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> anyhow::Result<
     responder.stop(Duration::from_secs(1)).await;
     stop_expiry.cancel();
     let _ = expiry.await;
+    stop_knowledge.cancel();
+    if let Some(indexer) = indexer {
+        let _ = indexer.await;
+    }
     radio.close(DRAIN).await;
     status_file.stop().await;
     if let Err(e) = store.close().await {

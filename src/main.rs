@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe};
+use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe, knowledge};
 use meshai::config::{Config, ConfigError};
+use meshai::knowledge::Reindex;
 use meshai::node::NodeId;
 use tokio_util::sync::CancellationToken;
-use tracing::{error, warn};
+use tracing::{error, info, warn};
 
 #[derive(Parser)]
 #[command(
@@ -117,6 +118,41 @@ enum Command {
     },
     /// A table of every node: messages, last seen, summary size, LLM calls and tokens.
     Stats {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// The knowledge folder (`[knowledge] dir`): what is indexed, what a question finds,
+    /// reindexing. Works whether or not the daemon runs.
+    Knowledge {
+        #[command(subcommand)]
+        command: KnowledgeCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum KnowledgeCommand {
+    /// Every file of the folder as indexed: its passages, private or not, skipped ones and why.
+    List {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// The passages a question would bring, with their scores, in the order the prompt gets
+    /// them, and the ones left out and why.
+    Search {
+        /// The question, as a user would send it.
+        query: String,
+        /// Search as a channel mention would: public passages only.
+        #[arg(long)]
+        public: bool,
+        /// The asker's message before this one, for a short follow-up ("And where?").
+        #[arg(long, value_name = "TEXT")]
+        previous: Option<String>,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// Index new, changed and removed files now (the daemon also does on start and on
+    /// `systemctl reload meshai`); the running daemon uses the result from its next message.
+    Reindex {
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -232,8 +268,36 @@ fn main() -> ExitCode {
                 Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
                 None => ExitCode::FAILURE,
             },
+            Command::Knowledge { command } => knowledge_command(command).await,
         }
     })
+}
+
+/// Runs a `meshai knowledge` command.
+async fn knowledge_command(command: KnowledgeCommand) -> ExitCode {
+    let out = &mut std::io::stdout();
+    match command {
+        KnowledgeCommand::List { config } => match load(&config) {
+            Some(c) => report(knowledge::list(&c, out).await),
+            None => ExitCode::FAILURE,
+        },
+        KnowledgeCommand::Search {
+            query,
+            public,
+            previous,
+            config,
+        } => match load(&config) {
+            Some(c) => {
+                let options = knowledge::SearchOptions { public, previous };
+                report(knowledge::search(&c, &query, &options, out).await)
+            }
+            None => ExitCode::FAILURE,
+        },
+        KnowledgeCommand::Reindex { config } => match load(&config) {
+            Some(c) => report(knowledge::reindex(&c, out).await),
+            None => ExitCode::FAILURE,
+        },
+    }
 }
 
 /// Stdin for async reading: a `tokio::fs::File` on a copy of fd 0 reads it on the blocking
@@ -297,8 +361,9 @@ async fn run(arg: &ConfigArg) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let shutdown = CancellationToken::new();
-    tokio::spawn(signals(shutdown.clone()));
-    match meshai::run(config, shutdown).await {
+    let reindex = config.knowledge.dir.is_some().then(Reindex::default);
+    tokio::spawn(signals(shutdown.clone(), reindex.clone()));
+    match meshai::run_with(config, shutdown, reindex.unwrap_or_default()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             error!("{}", advice::run_error(&e));
@@ -307,22 +372,36 @@ async fn run(arg: &ConfigArg) -> ExitCode {
     }
 }
 
-/// Cancels `shutdown` on SIGTERM or SIGINT.
-async fn signals(shutdown: CancellationToken) {
+/// Cancels `shutdown` on SIGTERM or SIGINT; asks for a reindex of the knowledge folder on
+/// SIGHUP (`systemctl reload meshai`), or says there is none. SIGHUP never ends the daemon.
+async fn signals(shutdown: CancellationToken, reindex: Option<Reindex>) {
     use tokio::signal::unix::{SignalKind, signal};
-    let (mut term, mut int) = match (
+    let (mut term, mut int, mut hup) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
     ) {
-        (Ok(t), Ok(i)) => (t, i),
+        (Ok(t), Ok(i), Ok(h)) => (t, i, h),
         _ => {
             error!("cannot install signal handlers");
             return;
         }
     };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = hup.recv() => match &reindex {
+                Some(reindex) => {
+                    info!("SIGHUP: reindexing the knowledge folder");
+                    reindex.request();
+                }
+                None => info!(
+                    "SIGHUP: no [knowledge] dir to reindex; the config is read only at start \
+                     (restart meshai to change it)"
+                ),
+            },
+        }
     }
     shutdown.cancel();
 }

@@ -1,6 +1,6 @@
 //! What to do about a failed check: one line of advice per kind of failure, for the database,
-//! the LLM server and the radio; and the daemon's error as `meshai run` reports it, with the
-//! same advice. Pure functions of the error and the config, table-tested.
+//! the knowledge folder, the LLM server and the radio; and the daemon's error as `meshai run`
+//! reports it, with the same advice. Pure functions of the error and the config, table-tested.
 
 use std::io::ErrorKind;
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::path::Path;
 use rusqlite::ErrorCode;
 
 use crate::llm::LlmError;
-use crate::memory::store::{Damage, StoreError};
+use crate::memory::store::{Damage, KnowledgeIndex, StoreError};
 use crate::radio::{DownReason, Transport};
 use crate::secret::redact_urls;
 
@@ -72,6 +72,42 @@ pub fn damaged(damage: Damage) -> String {
              database\""
             .into(),
     }
+}
+
+/// What to do about a knowledge folder that cannot be read.
+pub fn knowledge_folder(dir: &Path, error: &std::io::Error) -> String {
+    let dir = dir.display();
+    match error.kind() {
+        ErrorKind::NotFound => format!(
+            "create it (`sudo install -d -o meshai -g meshai {dir}`) and put .md or .txt files \
+             in it, or fix [knowledge] dir"
+        ),
+        ErrorKind::PermissionDenied => format!(
+            "the meshai user must be able to read it: `sudo chown -R meshai: {dir}`; under \
+             systemd a folder in /home is hidden (ProtectHome=): put it elsewhere"
+        ),
+        _ => format!("check that {dir} is a readable folder, or fix [knowledge] dir"),
+    }
+}
+
+/// What to do about a knowledge index that works: `pending` files of the folder changed since
+/// it was indexed, and whether anyone may get its private passages; `None` when nothing.
+pub fn knowledge_index(index: &KnowledgeIndex, pending: usize, readers: bool) -> Option<String> {
+    let mut advice = Vec::new();
+    if pending > 0 {
+        advice.push(format!(
+            "{pending} file{} changed since it was indexed: `sudo systemctl reload meshai` (or \
+             `meshai knowledge reindex`)",
+            if pending == 1 { "" } else { "s" }
+        ));
+    }
+    if index.skipped > 0 {
+        advice.push("`meshai knowledge list` says why files were skipped".into());
+    }
+    if index.private_passages > 0 && !readers {
+        advice.push("private documents go to no one: list nodes in [knowledge] private_to".into());
+    }
+    (!advice.is_empty()).then(|| advice.join("; "))
 }
 
 /// The daemon's error (`meshai::run`) as `meshai run` reports it: a database that would not

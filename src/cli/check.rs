@@ -1,6 +1,7 @@
-//! `meshai check`: tries the config, the database, the LLM server (and each
-//! `[[llm.fallback]]`) and the radio one after the other and prints one `✓`/`✗` line for
-//! each, with a line of advice under a failure.
+//! `meshai check`: tries the config, the database, the knowledge folder (when one is set),
+//! the LLM server (and each `[[llm.fallback]]`) and the radio one after the other and prints
+//! one `✓`/`✗` line for each, with a line of advice under a failure (or under a line that
+//! passed but wants something done).
 //!
 //! The checks after the config are independent: each runs even when an earlier one failed, so
 //! one run shows everything that is wrong.
@@ -18,8 +19,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{advice, format, open_store};
+use super::{advice, format, knowledge, open_store};
 use crate::config::{Config, ConfigError};
+use crate::knowledge::{folder, plan};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
 use crate::memory::store::{Damage, Health};
 use crate::radio::link::Radio;
@@ -110,6 +112,10 @@ pub async fn run(
     let outcome = database(&config).await;
     all &= outcome.ok;
     print(out, &outcome)?;
+    if let Some(outcome) = knowledge(&config).await {
+        all &= outcome.ok;
+        print(out, &outcome)?;
+    }
     let outcome = llm(&config).await;
     all &= outcome.ok;
     print(out, &outcome)?;
@@ -162,6 +168,47 @@ pub async fn database(config: &Config) -> Outcome {
             Outcome::failed(format!("database {path}: {e}"), advice::database(&e))
         }
     }
+}
+
+/// The knowledge folder, when one is set: readable, what its index holds, and whether the
+/// folder changed since (a walk, nothing read).
+pub async fn knowledge(config: &Config) -> Option<Outcome> {
+    let dir = config.knowledge.dir.clone()?;
+    let walk_dir = dir.clone();
+    let walked = tokio::task::spawn_blocking(move || folder::walk(&walk_dir)).await;
+    let found = match walked {
+        Ok(Ok((found, _))) => found,
+        Ok(Err(e)) => {
+            return Some(Outcome::failed(
+                format!("knowledge {}: {e}", dir.display()),
+                Some(advice::knowledge_folder(&dir, &e)),
+            ));
+        }
+        Err(e) => return Some(Outcome::failed(format!("knowledge: {e}"), None)),
+    };
+    let store = match open_store(&config.database).await {
+        Ok(store) => store,
+        Err(e) => return Some(Outcome::failed(format!("knowledge: {e}"), None)),
+    };
+    let index = store.knowledge_index().await;
+    let files = store.knowledge_files().await;
+    let _ = store.close().await;
+    let (index, files) = match (index, files) {
+        (Ok(i), Ok(f)) => (i, f),
+        (Err(e), _) | (_, Err(e)) => {
+            return Some(Outcome::failed(format!("knowledge: {e}"), None));
+        }
+    };
+    let plan = plan::plan(&files, &found);
+    let pending = plan.read.len() + plan.skip.len() + plan.remove.len();
+    let readers = !config.knowledge.private_to.is_empty() || !config.access.allow.is_empty();
+    let line = knowledge::check_line(&dir, &index, crate::clock::unix_now());
+    let advice = advice::knowledge_index(&index, pending, readers);
+    Some(Outcome {
+        ok: true,
+        line,
+        advice,
+    })
 }
 
 /// Sends one tiny request (`max_tokens = 1`) to the configured model.

@@ -1,6 +1,6 @@
 //! Operator commands beside the daemon: `meshai check` (is everything reachable?), `meshai chat`
-//! (try the bot from a terminal, no radio) and the admin commands `history`, `forget` and
-//! `stats` on the daemon's database.
+//! (try the bot from a terminal, no radio), the admin commands `history`, `forget` and
+//! `stats` on the daemon's database, and `meshai knowledge` (the knowledge folder's index).
 //!
 //! Each command writes plain text to the writer it is given (stdout in `main.rs`); logs go to
 //! stderr. The wording of advice and the layout of tables are pure functions in `advice` and
@@ -12,6 +12,7 @@ pub mod chat;
 pub mod check;
 pub mod format;
 pub mod init;
+pub mod knowledge;
 
 use std::path::Path;
 

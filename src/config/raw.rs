@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::ContextConfig;
 use crate::airtime::AirtimeConfig;
+use crate::knowledge::KnowledgeConfig;
 
 /// The default system prompt: short plain-text answers for a tiny radio link. The character
 /// budget sentence is appended at run time from `[reply]`.
@@ -40,6 +41,8 @@ pub(super) struct RawConfig {
     context: RawContext,
     #[serde(default)]
     airtime: RawAirtime,
+    #[serde(default)]
+    knowledge: RawKnowledge,
 }
 
 #[derive(Debug, Deserialize)]
@@ -351,6 +354,33 @@ impl Default for RawAirtime {
             stale_secs: d.stale_after.as_secs(),
             duty_cycle_percent: d.duty_cycle,
             duty_cycle_shorten_at: d.duty_cycle_shorten_at,
+        }
+    }
+}
+
+/// `[knowledge]`: every key defaults from the one `Default` below (no per-key functions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawKnowledge {
+    /// Unset: no knowledge folder.
+    dir: Option<PathBuf>,
+    max_passages: usize,
+    max_chars: usize,
+    min_score: f64,
+    private_to: Vec<String>,
+    private_requires_pki: bool,
+}
+
+impl Default for RawKnowledge {
+    fn default() -> Self {
+        let d = KnowledgeConfig::default();
+        RawKnowledge {
+            dir: d.dir,
+            max_passages: d.bounds.max_passages,
+            max_chars: d.bounds.max_chars,
+            min_score: d.bounds.min_score,
+            private_to: Vec::new(),
+            private_requires_pki: d.private_requires_pki,
         }
     }
 }

@@ -57,6 +57,8 @@ fn defaults_equal_the_example() {
     assert_eq!(min.context, ContextConfig::default());
     assert_eq!(min.airtime, ex.airtime);
     assert_eq!(min.airtime, crate::airtime::AirtimeConfig::default());
+    assert_eq!(min.knowledge, ex.knowledge);
+    assert_eq!(min.knowledge, crate::knowledge::KnowledgeConfig::default());
     assert_eq!(min.database, ex.database);
     assert_eq!(min.retention, ex.retention);
 }
@@ -507,6 +509,37 @@ fn the_flood_limits_are_read_and_checked() {
         w.iter().any(|w| w
             .0
             .contains("x.toml line 4: [limits] max_waiting: fewer than 4")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn knowledge_settings() {
+    let text = std::fs::read_to_string(manifest("tests/configs/valid/knowledge.toml")).unwrap();
+    let (c, w) = parse(&text, "x", &no_env).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    let k = &c.knowledge;
+    assert_eq!(k.dir, Some(PathBuf::from("/var/lib/meshai/knowledge")));
+    assert_eq!(
+        (
+            k.bounds.max_passages,
+            k.bounds.max_chars,
+            k.bounds.min_score
+        ),
+        (2, 900, 2.5)
+    );
+    assert_eq!(k.private_to, [NodeId(0xa1b2c3d4), NodeId(0x42)].into());
+    assert!(k.private_requires_pki);
+    // Off by default; private documents without PKI are a warning on their line.
+    let (min, _) = parse("[radio]\nserial = \"/x\"\n", "min", &no_env).unwrap();
+    assert_eq!(min.knowledge.dir, None);
+    let lax = "[radio]\nserial = \"/x\"\n[knowledge]\nprivate_requires_pki = false\n";
+    let (c, w) = parse(lax, "x.toml", &no_env).unwrap();
+    assert!(!c.knowledge.private_requires_pki);
+    assert!(
+        w.iter().any(|w| w
+            .0
+            .contains("x.toml line 4: [knowledge] private_requires_pki")),
         "{w:?}"
     );
 }

@@ -4,9 +4,10 @@
 //! the answer is a broadcast every holder of the key reads. So a mention is answered from
 //! public things only: the channel's own short [`Thread`] (its last few mentions and our
 //! answers, in RAM only, gone after [`THREAD_IDLE`]), the sender's node name and the local
-//! time. Never a node's summary, facts, retrieval or history, and nothing is stored: no
-//! message under the sender, no answer, no `nodes` row. Commands are DM-only: a mention that
-//! is one gets a line pointing to DMs, at most once per channel per [`COMMAND_HINT_EVERY`].
+//! time, and the public passages of the knowledge folder (never a private one). Never a
+//! node's summary, facts, retrieval or history, and nothing is stored: no message under the
+//! sender, no answer, no `nodes` row. Commands are DM-only: a mention that is one gets a line
+//! pointing to DMs, at most once per channel per [`COMMAND_HINT_EVERY`].
 //!
 //! Each listed channel has its own worker (not the sender's node worker) and its own rate
 //! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
@@ -28,7 +29,7 @@ use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
 use super::worker::turn_notes;
-use super::{Shared, airtime, asker};
+use super::{Shared, airtime, asker, knowledge};
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
@@ -68,6 +69,15 @@ impl Thread {
             self.last = None;
         }
         &self.messages
+    }
+
+    /// The thread's last mention as of `now`, for a follow-up.
+    pub fn last_question(&mut self, now: Instant) -> Option<&str> {
+        self.current(now)
+            .iter()
+            .rev()
+            .find(|(role, _)| *role == ChatRole::User)
+            .map(|(_, text)| text.as_str())
     }
 
     /// Adds a mention and the answer to it, keeping the newest [`THREAD_MESSAGES`].
@@ -253,6 +263,9 @@ async fn handle(
         &budget,
     );
     notes.push(PUBLIC_NOTE.to_string());
+    // Public passages only: the answer is a broadcast, and a mention proves no one.
+    let previous = thread.last_question(Instant::now()).map(str::to_string);
+    notes.extend(knowledge::note(shared, &msg.text, previous.as_deref(), false).await);
     let messages = thread.prompt(&s.system_prompt, &notes, &msg.text, Instant::now());
     let said = OnceLock::new();
     let question = Question {

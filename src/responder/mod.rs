@@ -19,6 +19,7 @@ mod fair;
 mod fold;
 pub mod gate;
 pub mod identity;
+mod knowledge;
 pub mod mention;
 pub mod ratelimit;
 mod reply;
@@ -43,6 +44,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 use crate::airtime::AirtimeConfig;
 use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
+use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::node::NodeId;
@@ -73,6 +75,8 @@ pub struct ResponderSettings {
     pub slots: Option<u32>,
     /// How a busy radio channel shortens or holds answers.
     pub airtime: AirtimeConfig,
+    /// The operator's documents the answers may come from (`dir` unset: none).
+    pub knowledge: KnowledgeConfig,
 }
 
 /// What the responder watches of the radio.

@@ -2,7 +2,8 @@
 //! settles what each message may do (`trust`: a PKI DM's key against the pinned one), answers
 //! commands (`commands`), and runs one LLM turn: the user's message stored, the airtime
 //! budget (a held reply waits here), the fold before the reply at the hard cap, the LLM gate
-//! (which may give the turn up: displaced or waited too long, `fair`), the memory read, the prompt with its per-turn notes, then `answer`. The background summary
+//! (which may give the turn up: displaced or waited too long, `fair`), the memory read, the
+//! prompt with its per-turn notes (the knowledge folder's passages among them), then `answer`. The background summary
 //! (`fold`) starts once the reply is queued. A DM that may not use the node's memory gets a
 //! turn without it: nothing stored, nothing read, no summary.
 //!
@@ -29,10 +30,10 @@ use super::gate::Turn;
 use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
-use super::{airtime, answer, asker, fair};
+use super::{airtime, answer, asker, fair, knowledge};
 use crate::config::ContextConfig;
 use crate::memory::prompt;
-use crate::memory::store::{Context, StoreError};
+use crate::memory::store::{Context, Role, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 
@@ -143,7 +144,18 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     }
                     if !grant.memory {
                         turn_without_memory(shared, &msg, dest, &turn).await;
-                    } else if llm_turn(shared, node, &msg, dest, &turn, summarizing).await
+                    } else if llm_turn(
+                        shared,
+                        node,
+                        &msg,
+                        Asked {
+                            dest,
+                            private: knowledge::private_for(shared, &msg, verdict),
+                        },
+                        &turn,
+                        summarizing,
+                    )
+                    .await
                         == Memory::Used
                     {
                         drop(turn);
@@ -194,14 +206,23 @@ fn without_memory(e: StoreError, what: &str) -> Option<StoreError> {
     }
 }
 
+/// Where a turn's answer goes, and what of the knowledge folder it may use.
+#[derive(Debug, Clone, Copy)]
+struct Asked {
+    dest: DmDest,
+    /// The DM may get private passages (`knowledge::private_for`).
+    private: bool,
+}
+
 async fn llm_turn(
     shared: &Arc<Shared>,
     node: NodeId,
     msg: &TextMessage,
-    dest: DmDest,
+    asked: Asked,
     turn: &Turn,
     summarizing: &Arc<SummaryState>,
 ) -> Memory {
+    let Asked { dest, private } = asked;
     let s = &shared.settings;
     let limits = Limits::of(&s.memory);
     // The user's message is stored before the LLM is called, with the node's names.
@@ -288,6 +309,15 @@ async fn llm_turn(
     );
     let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
     notes.extend(first_note);
+    // The operator's documents for this question (a short follow-up is read with the
+    // asker's message before it): a per-turn note, last, nearest the question.
+    let previous = ctx
+        .window
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.text.as_str());
+    notes.extend(knowledge::note(shared, &msg.text, previous, private).await);
     let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
     let chars = prompt::prompt_chars(&messages);
     debug!(
@@ -337,6 +367,8 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
     );
     let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
     notes.extend(first_note);
+    // Without the node's memory nothing proves the sender: public passages only.
+    notes.extend(knowledge::note(shared, &msg.text, None, false).await);
     let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
     let question = Question {
         audience: Audience::Dm { dest, stored: None },

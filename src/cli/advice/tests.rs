@@ -268,3 +268,51 @@ fn database_advice_by_error() {
     );
     check(StoreError::Closed, None);
 }
+
+#[test]
+fn knowledge_advice() {
+    let dir = std::path::Path::new("/srv/notes");
+    let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+    assert!(
+        knowledge_folder(dir, &missing).contains("sudo install -d -o meshai -g meshai /srv/notes")
+    );
+    let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+    assert!(knowledge_folder(dir, &denied).contains("ProtectHome"));
+    let index = |skipped, private_passages| KnowledgeIndex {
+        skipped,
+        private_passages,
+        ..KnowledgeIndex::default()
+    };
+    let cases: [(KnowledgeIndex, usize, bool, Option<&str>); 5] = [
+        (index(0, 0), 0, false, None),
+        (index(0, 3), 0, true, None),
+        (
+            index(0, 0),
+            1,
+            false,
+            Some("1 file changed since it was indexed: `sudo systemctl reload meshai`"),
+        ),
+        (
+            index(2, 0),
+            3,
+            false,
+            Some(
+                "3 files changed since it was indexed: `sudo systemctl reload meshai` (or `meshai knowledge reindex`); `meshai knowledge list` says why",
+            ),
+        ),
+        (
+            index(0, 3),
+            0,
+            false,
+            Some("private documents go to no one"),
+        ),
+    ];
+    for (i, pending, readers, want) in cases {
+        let got = knowledge_index(&i, pending, readers);
+        match (got.as_deref(), want) {
+            (None, None) => {}
+            (Some(g), Some(w)) => assert!(g.contains(w), "{g:?} lacks {w:?}"),
+            (g, w) => panic!("got {g:?}, want {w:?}"),
+        }
+    }
+}

@@ -60,6 +60,13 @@ pub struct InitArgs {
     /// ~/.local/state/meshai/meshai.db].
     #[arg(long, value_name = "FILE")]
     pub database: Option<PathBuf>,
+    /// The knowledge folder, for documents the answers may come from [default: `knowledge`
+    /// beside the database; created if missing].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_knowledge")]
+    pub knowledge: Option<PathBuf>,
+    /// Leave `[knowledge] dir` unset: no knowledge folder.
+    #[arg(long)]
+    pub no_knowledge: bool,
     /// Where to write the config [default: /etc/meshai/config.toml for root, else
     /// ~/.config/meshai/config.toml].
     #[arg(long, short, value_name = "FILE")]
@@ -164,6 +171,19 @@ pub async fn run(
         Ok(note) => note,
         Err(problem) => return refuse(out, &[problem]),
     };
+    let knowledge = match (&args.knowledge, args.no_knowledge) {
+        (_, true) => None,
+        (Some(dir), false) => Some(dir.clone()),
+        (None, false) => Some(plan::default_knowledge(&database)),
+    };
+    let knowledge_note = match knowledge
+        .as_deref()
+        .map(|k| prepare_knowledge(k, who, &database))
+    {
+        None => None,
+        Some(Ok(note)) => Some(note),
+        Some(Err(problem)) => return refuse(out, &[problem]),
+    };
 
     let found = match probe {
         Probe::Node(facts) => facts.summary.clone(),
@@ -181,12 +201,16 @@ pub async fn run(
         redact_urls(&server.base_url)
     )?;
     writeln!(out, "  database  {}{db_note}", database.display())?;
+    if let (Some(dir), Some(note)) = (&knowledge, &knowledge_note) {
+        writeln!(out, "  knowledge {}{note}", dir.display())?;
+    }
 
     let values = Values {
         radio: radio_line(candidate),
         base_url: server.base_url.clone(),
         model: model.clone(),
         database: database.display().to_string(),
+        knowledge: knowledge.as_ref().map(|d| d.display().to_string()),
         header: vec![
             format!(
                 "Written by `meshai init` for this machine: {} ({found}),",
@@ -390,7 +414,6 @@ fn radio_line(c: &Candidate) -> RadioLine {
 /// root, is 0750 and owned by the `meshai` user when that user exists, as systemd's
 /// `StateDirectory=` would make it.
 fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
-    use std::os::unix::fs::DirBuilderExt as _;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -398,23 +421,8 @@ fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
     let mut note = String::new();
     if !dir.is_dir() {
         let service_dir = who == Who::Root && path == Path::new(plan::SERVICE_DATABASE);
-        let mode = if service_dir { 0o750 } else { 0o700 };
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(mode)
-            .create(&dir)
-            .map_err(|e| {
-                format!(
-                    "cannot create {}: {e}; choose another place with --database FILE",
-                    dir.display()
-                )
-            })?;
-        note = format!(" (created {}, mode {mode:o})", dir.display());
-        if service_dir && let Some((uid, gid)) = service_ids() {
-            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
-                .map_err(|e| format!("cannot give {} to the meshai user: {e}", dir.display()))?;
-            note = format!(" (created {}, mode {mode:o}, owner meshai)", dir.display());
-        }
+        note = create_dir(&dir, service_dir)
+            .map_err(|e| format!("{e}; choose another place with --database FILE"))?;
     }
     let probe = dir.join(format!(".meshai-init-{}", std::process::id()));
     let writable = std::fs::OpenOptions::new()
@@ -432,6 +440,42 @@ fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
             dir.display()
         )),
     }
+}
+
+/// Creates `dir` (and its parents): for the service (`service`: root setting up the
+/// service's folders) 0750 and given to the `meshai` user when it exists, as systemd's
+/// `StateDirectory=` would make it; otherwise 0700, the user's only. Returns the note for the
+/// report.
+fn create_dir(dir: &Path, service: bool) -> Result<String, String> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let mode = if service { 0o750 } else { 0o700 };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if service && let Some((uid, gid)) = service_ids() {
+        std::os::unix::fs::chown(dir, Some(uid), Some(gid))
+            .map_err(|e| format!("cannot give {} to the meshai user: {e}", dir.display()))?;
+        return Ok(format!(
+            " (created {}, mode {mode:o}, owner meshai)",
+            dir.display()
+        ));
+    }
+    Ok(format!(" (created {}, mode {mode:o})", dir.display()))
+}
+
+/// Makes sure the knowledge folder exists (created like the service's or the user's
+/// database folder); returns a note for the report: what to put there.
+fn prepare_knowledge(dir: &Path, who: Who, database: &Path) -> Result<String, String> {
+    let hint = " — put .md and .txt files there (docs/knowledge.md)";
+    if dir.is_dir() {
+        return Ok(format!(" (exists: kept){hint}"));
+    }
+    let service = who == Who::Root && database == Path::new(plan::SERVICE_DATABASE);
+    let note = create_dir(dir, service)
+        .map_err(|e| format!("{e}; name another folder with --knowledge DIR, or --no-knowledge"))?;
+    Ok(format!("{note}{hint}"))
 }
 
 /// Writes the file: a new file only, or with `force` a temporary file renamed over the old

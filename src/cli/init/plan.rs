@@ -2,7 +2,7 @@
 //! paths for the invoking user. Each takes what the probes found and returns the choice or the
 //! problem, worded with its fix. Table-tested below.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::node::{Candidate, Probe};
 use crate::config::locate::{Env, user_config, xdg_dir};
@@ -61,6 +61,16 @@ pub fn default_database(who: Who, env: Env<'_>) -> Option<PathBuf> {
         Who::Root | Who::Service => Some(PathBuf::from(SERVICE_DATABASE)),
         Who::User => xdg_dir(env, "XDG_STATE_HOME", ".local/state")
             .map(|d| d.join("meshai").join("meshai.db")),
+    }
+}
+
+/// The knowledge folder unless `--knowledge` says: `knowledge` beside the database
+/// (`/var/lib/meshai/knowledge` for the service, which may read it under systemd's
+/// `ProtectSystem=strict`).
+pub fn default_knowledge(database: &Path) -> PathBuf {
+    match database.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.join("knowledge"),
+        _ => PathBuf::from("knowledge"),
     }
 }
 
@@ -305,6 +315,16 @@ mod tests {
             p("/state/meshai/meshai.db")
         );
         assert_eq!(default_database(Who::User, &|_| None), None);
+        let k = |db: &str| default_knowledge(Path::new(db));
+        assert_eq!(
+            k(SERVICE_DATABASE),
+            PathBuf::from("/var/lib/meshai/knowledge")
+        );
+        assert_eq!(
+            k("/home/pi/.local/state/meshai/meshai.db"),
+            PathBuf::from("/home/pi/.local/state/meshai/knowledge")
+        );
+        assert_eq!(k("meshai.db"), PathBuf::from("knowledge"));
         assert_eq!(
             default_output(Who::Root, &env),
             p("/etc/meshai/config.toml")

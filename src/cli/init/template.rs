@@ -1,5 +1,6 @@
 //! The config `meshai init` writes: `config.example.toml`, embedded at build time, with the
-//! lines for the node, the LLM and the database replaced and every comment kept, so the file
+//! lines for the node, the LLM, the database and the knowledge folder replaced and every
+//! comment kept, so the file
 //! stays the documented reference. Pure: text in, text out.
 //!
 //! Only the lines named here change; a test parses the result for each kind of value and
@@ -24,6 +25,8 @@ pub struct Values {
     pub base_url: String,
     pub model: String,
     pub database: String,
+    /// The knowledge folder (`[knowledge] dir`); `None` leaves the example's commented line.
+    pub knowledge: Option<String>,
     /// Comment lines put before the example's (without the `# `).
     pub header: Vec<String>,
 }
@@ -65,6 +68,12 @@ pub fn render(example: &str, values: &Values) -> Result<String, MissingLine> {
         edit("storage", "database", Line::Set(quote(&values.database))),
     ];
     edits.extend(tcp.map(|t| edit("radio", "tcp", t)));
+    edits.extend(
+        values
+            .knowledge
+            .as_ref()
+            .map(|dir| edit("knowledge", "dir", Line::Set(quote(dir)))),
+    );
 
     let mut out = String::with_capacity(example.len() + 256);
     for line in &values.header {
@@ -72,8 +81,9 @@ pub fn render(example: &str, values: &Values) -> Result<String, MissingLine> {
     }
     let mut section = "";
     for line in example.lines() {
-        let trimmed = line.trim();
-        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        // A section header may carry a comment: `[knowledge]  # ...`.
+        let header = line.split('#').next().unwrap_or_default().trim();
+        if let Some(name) = header.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
             section = name.trim();
         }
         let edit = edits
@@ -183,6 +193,7 @@ mod tests {
             base_url: "http://127.0.0.1:8080/v1".into(),
             model: "qwen2.5:0.5b".into(),
             database: database.into(),
+            knowledge: Some("/var/lib/meshai/knowledge".into()),
             header: vec!["Written by `meshai init`.".into()],
         }
     }
@@ -242,6 +253,11 @@ mod tests {
             assert_eq!(c.limits, example.limits);
             assert_eq!(c.access, example.access);
             assert_eq!(c.channels, example.channels);
+            assert_eq!(
+                c.knowledge.dir,
+                Some(PathBuf::from("/var/lib/meshai/knowledge"))
+            );
+            assert_eq!(c.knowledge.bounds, example.knowledge.bounds);
             assert!(text.starts_with("# Written by `meshai init`.\n# meshai configuration."));
         }
     }
@@ -262,7 +278,7 @@ mod tests {
             .filter(|(a, b)| a != b)
             .map(|(a, b)| (*a, *b))
             .collect();
-        assert_eq!(changed.len(), 5, "{changed:#?}");
+        assert_eq!(changed.len(), 6, "{changed:#?}");
         let line = |key: &str| {
             out.iter()
                 .find(|l| key_of(l) == Some(key) && !l.starts_with('#'))
@@ -283,6 +299,19 @@ mod tests {
             base.ends_with("   # Ollama; llama.cpp server, LiteLLM, OpenAI work too"),
             "{base}"
         );
+        assert_eq!(
+            line("dir").copied(),
+            Some(
+                "dir = \"/var/lib/meshai/knowledge\"    # a folder of .md and .txt files; unset: no knowledge (the default)"
+            )
+        );
+        // Without a folder the example's line stays commented out.
+        let none = Values {
+            knowledge: None,
+            ..values(RadioLine::Tcp("10.0.0.1:4403".into()), "x.db")
+        };
+        let text = render(EXAMPLE, &none).unwrap();
+        assert!(parse(&text).knowledge.dir.is_none());
         // A value longer than the comment column pushes the comment out by two spaces.
         let long = "/dev/serial/by-id/usb-1a86_USB_Single_Serial_54FC012345-if00";
         let text = render(EXAMPLE, &values(RadioLine::Serial(long.into()), "x.db")).unwrap();

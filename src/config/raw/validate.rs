@@ -12,10 +12,11 @@ use super::super::{
     TimeZoneSetting, Warning,
 };
 use super::{
-    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawLimits, RawLlm,
-    RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
+    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawKnowledge,
+    RawLimits, RawLlm, RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
 };
 use crate::airtime::AirtimeConfig;
+use crate::knowledge::{Bounds, KnowledgeConfig};
 use crate::memory::retention::Retention;
 use crate::radio::{RadioConfig, Transport};
 use checker::Checker;
@@ -63,6 +64,7 @@ pub(in crate::config) fn validate(
     let channels = channels(&c, &raw.channels)?;
     let context = context(&c, &raw.context)?;
     let airtime = airtime(&mut c, &raw.airtime, reply.max_chunks)?;
+    let knowledge = knowledge(&mut c, &raw.knowledge)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -76,6 +78,7 @@ pub(in crate::config) fn validate(
         channels,
         context,
         airtime,
+        knowledge,
     };
     Ok((config, c.warnings))
 }
@@ -347,9 +350,9 @@ fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigErro
         }
     };
     let access = AccessConfig {
-        allow: c.nodes("allow", &a.allow)?,
-        deny: c.nodes("deny", &a.deny)?,
-        admins: c.nodes("admins", &a.admins)?,
+        allow: c.nodes("access", "allow", &a.allow)?,
+        deny: c.nodes("access", "deny", &a.deny)?,
+        admins: c.nodes("access", "admins", &a.admins)?,
         require_pki: require_pki(c, &a.require_pki)?,
         mqtt,
     };
@@ -497,5 +500,41 @@ fn airtime(
         stale_after: Duration::from_secs(stale),
         duty_cycle,
         duty_cycle_shorten_at,
+    })
+}
+
+/// `[knowledge]`: a folder path when set, the bounds within their ranges, node ids; private
+/// documents without PKI are a warning.
+fn knowledge(c: &mut Checker<'_>, k: &RawKnowledge) -> Result<KnowledgeConfig, ConfigError> {
+    let s = "knowledge";
+    let dir = match &k.dir {
+        Some(dir) if dir.as_os_str().is_empty() => {
+            return Err(c.err(
+                s,
+                "dir",
+                "empty path: leave `dir` out to have no knowledge folder",
+            ));
+        }
+        dir => dir.clone(),
+    };
+    let bounds = Bounds {
+        max_passages: c.range(s, "max_passages", k.max_passages, 1, 10)?,
+        max_chars: c.range(s, "max_chars", k.max_chars, 100, 8000)?,
+        min_score: c.range(s, "min_score", k.min_score, 0.0, 100.0)?,
+    };
+    let private_to = c.nodes(s, "private_to", &k.private_to)?;
+    if !k.private_requires_pki {
+        c.warn(
+            s,
+            "private_requires_pki",
+            "private documents also go to DMs without PKI: anyone with the channel key can \
+             send one with a listed node's id and read the answer",
+        );
+    }
+    Ok(KnowledgeConfig {
+        dir,
+        bounds,
+        private_to,
+        private_requires_pki: k.private_requires_pki,
     })
 }

@@ -1,6 +1,7 @@
 //! A damaged database file: which part SQLite found damaged, the one log line per kind that
 //! says what to do, the start check (`PRAGMA quick_check`, which runs the index's own check),
-//! and the full-text index written best-effort and rebuilt from the stored messages.
+//! and the full-text indexes written best-effort and rebuilt from what they index (the stored
+//! messages, the knowledge passages).
 //!
 //! The store keeps working on a damaged file: every call is still tried (a part that works, or
 //! was repaired, keeps serving), a failure comes back as `StoreError::Damaged`, and the
@@ -97,9 +98,10 @@ pub(super) fn quick_check(c: &Connection) -> Result<Health, StoreError> {
     })
 }
 
-/// Empties the full-text index and fills it again from the stored exchanges, in one
-/// transaction; returns how many exchanges it holds. `delete-all` drops the index's segments
-/// without reading them, so it works on a damaged index.
+/// Empties the full-text indexes and fills them again, the exchanges' from the stored
+/// messages and the knowledge passages' from the passages, in one transaction; returns how
+/// many exchanges it holds. `delete-all` drops an index's segments without reading them, so
+/// it works on a damaged index.
 pub(super) fn rebuild_index(c: &mut Connection) -> Result<usize, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute(
@@ -114,6 +116,7 @@ pub(super) fn rebuild_index(c: &mut Connection) -> Result<usize, StoreError> {
          JOIN messages a ON a.id = e.assistant_id",
         [],
     )?;
+    super::knowledge::rebuild_index(&tx)?;
     tx.commit()?;
     Ok(n)
 }
@@ -185,7 +188,8 @@ impl Seen {
                 %database,
                 problem = %detail,
                 "the database's search index is damaged: answers go on without older \
-                 exchanges; restart meshai to rebuild the index from the stored messages"
+                 exchanges and notes; restart meshai to rebuild the index from the stored \
+                 messages and passages"
             ),
         }
     }

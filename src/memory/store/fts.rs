@@ -4,6 +4,11 @@
 //! `NEAR`, `AND`, `OR` and `NOT` meaning, and a stray one is a syntax error. Instead the text is
 //! split into words of letters and digits, short words and stop-words are dropped, and each
 //! remaining word is quoted as a string literal (so even `NEAR` is just a word) and OR-ed.
+//!
+//! Also the weights a match is judged by, shared by every full-text table (the exchanges',
+//! the knowledge passages'): each term weighs its inverse document frequency in the table.
+
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// Words shorter than this (in characters) carry too little meaning to search for.
 const MIN_WORD: usize = 3;
@@ -41,6 +46,61 @@ impl Query {
         let terms = terms.iter().map(|t| format!("\"{t}\"")).collect();
         Some(Query { expression, terms })
     }
+}
+
+/// How many distinct words of `text` are worth searching for (at most [`MAX_TERMS`]): a
+/// question with few of them is likely a follow-up ("And on Sunday?").
+pub fn content_words(text: &str) -> usize {
+    terms(text).len()
+}
+
+/// The weight of each of `query`'s terms in the full-text table `table`, whose rows number
+/// `total`: its inverse document frequency ln((N - n + 0.5) / (n + 0.5)), at least 0. A term
+/// in most rows weighs almost nothing, one no row has weighs 0. `table` is one of the
+/// store's own names, never user text.
+pub(super) fn term_weights(
+    c: &Connection,
+    table: &str,
+    total: f64,
+    query: &Query,
+) -> rusqlite::Result<Vec<f64>> {
+    let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
+    let mut weights = Vec::with_capacity(query.terms.len());
+    for term in &query.terms {
+        let n: i64 = c
+            .prepare_cached(&sql)?
+            .query_row([term], |row| row.get(0))?;
+        let idf = if n == 0 {
+            0.0
+        } else {
+            ((total - n as f64 + 0.5) / (n as f64 + 0.5)).ln().max(0.0)
+        };
+        weights.push(idf);
+    }
+    Ok(weights)
+}
+
+/// The summed weight of the terms of `query` that row `rowid` of `table` matches.
+pub(super) fn matched_weight(
+    c: &Connection,
+    table: &str,
+    rowid: i64,
+    query: &Query,
+    weights: &[f64],
+) -> rusqlite::Result<f64> {
+    let sql = format!("SELECT 1 FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2");
+    let mut matched = 0.0;
+    for (term, weight) in query.terms.iter().zip(weights) {
+        if *weight > 0.0
+            && c.prepare_cached(&sql)?
+                .query_row(params![term, rowid], |_| Ok(()))
+                .optional()?
+                .is_some()
+        {
+            matched += weight;
+        }
+    }
+    Ok(matched)
 }
 
 /// The FTS5 `MATCH` expression for `text`, or `None` when no word is worth searching for.

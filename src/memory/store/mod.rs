@@ -11,7 +11,8 @@
 //! safe FTS5 query, `damage` what a damaged file means (the start check, the index rebuilt
 //! from the messages), `retention` expires old data (with its own `Store::expire`), `airtime`
 //! keeps the channel's last reading for `meshai stats`, `keys` the public key pinned for each
-//! node that talks to us over PKI. This file is the async handle.
+//! node that talks to us over PKI, `knowledge` the operator's documents as passages with their
+//! own full-text index (with its own `Store` calls). This file is the async handle.
 //!
 //! A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) does not stop the store: every call is still
 //! tried, one that fails returns [`StoreError::Damaged`], and the damage is logged once per
@@ -24,6 +25,7 @@ mod airtime;
 mod damage;
 mod fts;
 mod keys;
+mod knowledge;
 mod ops;
 mod reply;
 mod retention;
@@ -45,7 +47,9 @@ use crate::node::NodeId;
 
 pub use airtime::AirtimeRecord;
 pub use damage::{Damage, Health};
+pub use fts::content_words;
 pub use keys::{KeyAccepted, NodeKey};
+pub use knowledge::{KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage};
 pub use retention::Expired;
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.

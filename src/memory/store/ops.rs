@@ -7,7 +7,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::damage::index_exchange;
-use super::fts::Query;
+use super::fts::{self, Query};
 use super::{
     Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
 };
@@ -270,22 +270,10 @@ fn retrieve_exchanges(
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    // The weight of each term: ln((N - n + 0.5) / (n + 0.5)), at least 0, over the index.
     let total: f64 = tx
         .prepare_cached("SELECT count(*) FROM exchanges")?
         .query_row([], |row| row.get::<_, i64>(0))? as f64;
-    let mut weights = Vec::with_capacity(query.terms.len());
-    for term in &query.terms {
-        let n: i64 = tx
-            .prepare_cached("SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH ?1")?
-            .query_row([term], |row| row.get(0))?;
-        let idf = if n == 0 {
-            0.0
-        } else {
-            ((total - n as f64 + 0.5) / (n as f64 + 0.5)).ln().max(0.0)
-        };
-        weights.push(idf);
-    }
+    let weights = fts::term_weights(tx, "exchanges_fts", total, query)?;
     let whole: f64 = weights.iter().sum();
     if whole <= 0.0 {
         return Ok(Vec::new());
@@ -296,20 +284,7 @@ fn retrieve_exchanges(
         if out.len() == retrieve {
             break;
         }
-        let mut matched = 0.0;
-        for (term, weight) in query.terms.iter().zip(&weights) {
-            if *weight > 0.0
-                && tx
-                    .prepare_cached(
-                        "SELECT 1 FROM exchanges_fts WHERE exchanges_fts MATCH ?1 AND rowid = ?2",
-                    )?
-                    .query_row(params![term, id], |_| Ok(()))
-                    .optional()?
-                    .is_some()
-            {
-                matched += weight;
-            }
-        }
+        let matched = fts::matched_weight(tx, "exchanges_fts", id, query, &weights)?;
         if matched * 100.0 >= whole * COVERAGE_PERCENT {
             // A statement the facts keep word for word comes back as that statement alone:
             // right before the question it helps a small model find it, and the answer to
@@ -563,11 +538,11 @@ pub(super) fn integrity_check(c: &Connection) -> Result<String, StoreError> {
         .query_map([], |row| row.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     problems.retain(|p| p != "ok");
-    if let Err(e) = c.execute(
-        "INSERT INTO exchanges_fts(exchanges_fts) VALUES ('integrity-check')",
-        [],
-    ) {
-        problems.push(format!("full-text index: {e}"));
+    for table in ["exchanges_fts", "knowledge_fts"] {
+        let check = format!("INSERT INTO {table}({table}) VALUES ('integrity-check')");
+        if let Err(e) = c.execute(&check, []) {
+            problems.push(format!("full-text index {table}: {e}"));
+        }
     }
     if problems.is_empty() {
         Ok("ok".to_string())

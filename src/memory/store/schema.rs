@@ -119,6 +119,42 @@ pub(super) const MIGRATIONS: &[&str] = &[
         pending_at  INTEGER
     );
     ",
+    // 5: the operator's documents (`[knowledge] dir`, see `store/knowledge.rs`): a row per file
+    // of the folder (indexed, or skipped with the reason), the passages it was split into and
+    // their full-text index (porter, like the exchanges'; contentless: the text stays in
+    // `knowledge_passages`), and when the folder was last indexed. Nothing here is a node's.
+    "
+    CREATE TABLE knowledge_files(
+        id         INTEGER PRIMARY KEY,
+        path       TEXT NOT NULL UNIQUE,
+        size       INTEGER NOT NULL,
+        mtime_ns   INTEGER NOT NULL,
+        hash       INTEGER,
+        private    INTEGER NOT NULL CHECK (private IN (0, 1)),
+        skipped    TEXT,
+        indexed_at INTEGER NOT NULL
+    );
+    CREATE TABLE knowledge_passages(
+        id      INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES knowledge_files(id) ON DELETE CASCADE,
+        seq     INTEGER NOT NULL,
+        heading TEXT NOT NULL,
+        text    TEXT NOT NULL
+    );
+    CREATE INDEX knowledge_passages_file ON knowledge_passages(file_id, seq);
+    CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+        title, text, content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER knowledge_fts_delete AFTER DELETE ON knowledge_passages BEGIN
+        DELETE FROM knowledge_fts WHERE rowid = old.id;
+    END;
+    CREATE TABLE knowledge_state(
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        dir        TEXT NOT NULL,
+        indexed_at INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// The schema version this build writes.

@@ -1,14 +1,15 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
 //! the asking node's messages are held (only when the DM may use its memory), a damaged
 //! memory store, how often another client took the node, the LLM server that answered last
-//! (with fallbacks), the channel's line, and for an admin the counters (only when the
-//! identity rules grant the admin part) and the queue (turns waiting by standing, the oldest
-//! wait, replies in the outbox).
+//! (with fallbacks), the knowledge folder's documents and passages (when one is set), the
+//! channel's line, and for an admin the counters (only when the identity rules grant the
+//! admin part) and the queue (turns waiting by standing, the oldest wait, replies in the
+//! outbox).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::memory::store::Damage;
+use crate::memory::store::{Damage, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::identity::Grant;
@@ -45,6 +46,12 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     {
         text.push_str(&format!(" LLM: {server}."));
     }
+    if shared.settings.knowledge.dir.is_some() {
+        text.push(' ');
+        text.push_str(&knowledge_line(
+            shared.store.knowledge_index().await.ok().as_ref(),
+        ));
+    }
     let channel = *shared.channel.borrow();
     let now = tokio::time::Instant::now();
     if let Some(line) =
@@ -59,6 +66,20 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
         text.push_str(&queue_line(&queue, shared.sink.queued(), &shared.counters));
     }
     text
+}
+
+/// What the knowledge folder's index holds (`None`: the store could not say).
+fn knowledge_line(index: Option<&KnowledgeIndex>) -> String {
+    match index {
+        None => "Notes: unknown.".to_string(),
+        Some(i) if i.last.is_none() => "Notes: not indexed yet.".to_string(),
+        Some(i) => format!(
+            "Notes: {} {}, {} passages.",
+            i.documents,
+            if i.documents == 1 { "doc" } else { "docs" },
+            i.passages
+        ),
+    }
 }
 
 /// The short line for a damaged memory store.
@@ -174,6 +195,25 @@ mod tests {
         ];
         for (secs, want) in cases {
             assert_eq!(uptime(secs), want, "{secs} s");
+        }
+    }
+
+    #[test]
+    fn the_knowledge_line_counts_documents_and_passages() {
+        let index = |documents, passages, last: bool| KnowledgeIndex {
+            last: last.then(|| ("/k".to_string(), 5)),
+            documents,
+            passages,
+            ..KnowledgeIndex::default()
+        };
+        let cases = [
+            (None, "Notes: unknown."),
+            (Some(index(0, 0, false)), "Notes: not indexed yet."),
+            (Some(index(1, 3, true)), "Notes: 1 doc, 3 passages."),
+            (Some(index(4, 120, true)), "Notes: 4 docs, 120 passages."),
+        ];
+        for (i, want) in cases {
+            assert_eq!(knowledge_line(i.as_ref()), want);
         }
     }
 

@@ -156,11 +156,17 @@ impl Checker<'_> {
         Ok((api_key_env, api_key))
     }
 
-    pub(super) fn nodes(&self, key: &str, list: &[String]) -> Result<HashSet<NodeId>, ConfigError> {
+    /// A list of node ids (`[access] allow`, `[knowledge] private_to`).
+    pub(super) fn nodes(
+        &self,
+        section: &str,
+        key: &str,
+        list: &[String],
+    ) -> Result<HashSet<NodeId>, ConfigError> {
         list.iter()
             .map(|s| {
                 s.parse::<NodeId>()
-                    .map_err(|e| self.err("access", key, e.to_string()))
+                    .map_err(|e| self.err(section, key, e.to_string()))
             })
             .collect()
     }

@@ -4,6 +4,7 @@ mod airtime;
 mod conversation;
 mod damage;
 mod keys;
+mod knowledge;
 mod lifecycle;
 mod retention;
 mod summaries;

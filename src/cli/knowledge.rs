@@ -1,0 +1,327 @@
+//! `meshai knowledge`: the operator's view of the knowledge folder's index. `list` shows
+//! every file as indexed (its passages, private or not, skipped ones and why), `search` the
+//! passages a question would bring with their scores, in the order the prompt gets them (the
+//! way to see why an answer came out as it did), `reindex` brings the index in step with the
+//! folder now.
+//!
+//! All three work whether or not the daemon runs: they open the same database (WAL, busy
+//! timeout), and the daemon searches it on every turn, so a reindex here is used from its
+//! next message. Like the admin commands they never create a database (run them as the
+//! service's user: `sudo -u meshai meshai knowledge reindex`). The layout is pure (`table`,
+//! `hits`, `report`), the commands only gather and print.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::{format, open_store};
+use crate::config::Config;
+use crate::knowledge::choose::Verdict;
+use crate::knowledge::render::label;
+use crate::knowledge::search::{Found, search as find};
+use crate::knowledge::sync::{Report, sync};
+use crate::memory::store::{KnowledgeFile, KnowledgeIndex, Store};
+
+/// What `meshai knowledge search` searches as.
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    /// As a channel mention or an unproven DM would: public passages only.
+    pub public: bool,
+    /// The asker's message before the question, for a follow-up.
+    pub previous: Option<String>,
+}
+
+/// The configured folder and the database, or why not.
+async fn open(config: &Config) -> anyhow::Result<(&Path, Store)> {
+    let Some(dir) = config.knowledge.dir.as_deref() else {
+        anyhow::bail!(
+            "no knowledge folder: set [knowledge] dir in {} (see docs/knowledge.md)",
+            config.origin
+        );
+    };
+    if !config.database.exists() {
+        anyhow::bail!(
+            "no database at {} yet: start meshai once (it creates it), or run this as the user \
+             the service runs as (`sudo -u meshai meshai knowledge ...`)",
+            config.database.display()
+        );
+    }
+    let store = open_store(&config.database)
+        .await
+        .with_context(|| format!("cannot open the database {}", config.database.display()))?;
+    Ok((dir, store))
+}
+
+/// `meshai knowledge list`.
+pub async fn list(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    let (dir, store) = open(config).await?;
+    let files = store.knowledge_files().await;
+    let index = store.knowledge_index().await;
+    let _ = store.close().await;
+    let files = files.context("cannot read the index")?;
+    let index = index.context("cannot read the index")?;
+    out.write_all(table(dir, &files, &index).as_bytes())?;
+    Ok(())
+}
+
+/// `meshai knowledge search QUERY`.
+pub async fn search(
+    config: &Config,
+    query: &str,
+    options: &SearchOptions,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let (_, store) = open(config).await?;
+    let found = find(
+        &store,
+        &config.knowledge.bounds,
+        query,
+        options.previous.as_deref(),
+        !options.public,
+    )
+    .await;
+    let _ = store.close().await;
+    let found = found.context("cannot search the index")?;
+    out.write_all(hits(&found, options.public).as_bytes())?;
+    Ok(())
+}
+
+/// `meshai knowledge reindex`.
+pub async fn reindex(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    let (dir, store) = open(config).await?;
+    let result = sync(&store, dir).await;
+    let index = store.knowledge_index().await;
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    let r = result?;
+    out.write_all(report(dir, &r).as_bytes())?;
+    if let Ok(index) = index {
+        writeln!(out, "{}", totals(&index))?;
+    }
+    Ok(())
+}
+
+/// The index as a table: one line per file, then the totals.
+pub fn table(dir: &Path, files: &[KnowledgeFile], index: &KnowledgeIndex) -> String {
+    let mut s = match &index.last {
+        Some((last, at)) => format!(
+            "knowledge folder {}, last indexed {} (from {last})\n",
+            dir.display(),
+            format::utc_time(*at)
+        ),
+        None => format!(
+            "knowledge folder {}: not indexed yet (the daemon indexes it at start; or run \
+             `meshai knowledge reindex`)\n",
+            dir.display()
+        ),
+    };
+    if !files.is_empty() {
+        s.push_str(&format!("{:>8}  {:<7}  file\n", "passages", "private"));
+    }
+    for f in files {
+        let private = if f.private { "private" } else { "" };
+        match &f.skipped {
+            None => s.push_str(&format!("{:>8}  {private:<7}  {}\n", f.passages, f.path)),
+            Some(why) => s.push_str(&format!(
+                "{:>8}  {private:<7}  {}: skipped: {why}\n",
+                "-", f.path
+            )),
+        }
+    }
+    s.push_str(&totals(index));
+    s.push('\n');
+    s
+}
+
+/// `4 documents, 120 passages (12 private), 1 skipped`.
+pub fn totals(i: &KnowledgeIndex) -> String {
+    format!(
+        "{} documents, {} passages ({} private), {} skipped",
+        i.documents, i.passages, i.private_passages, i.skipped
+    )
+}
+
+/// What a search found: every candidate with its score, its share of the question and its
+/// verdict, best first; then the block the prompt gets, as it gets it.
+pub fn hits(found: &Found, public: bool) -> String {
+    if !found.searched {
+        return "no word of this question is searched for (too short or too common): the \
+                prompt gets no notes\n"
+            .to_string();
+    }
+    let mut s = String::new();
+    if found.with_previous {
+        s.push_str("nothing found by itself: searched together with the previous message\n");
+    }
+    if public {
+        s.push_str("public passages only (as a mention, or a DM that may not have private ones)\n");
+    }
+    for (i, (hit, verdict)) in found.hits.iter().zip(&found.verdicts).enumerate() {
+        let private = if hit.private { ", private" } else { "" };
+        s.push_str(&format!(
+            "{:>2}. score {:>5.2}, covers {:>3.0} %{private}: {} — {}\n",
+            i + 1,
+            hit.score,
+            hit.coverage * 100.0,
+            label(&hit.path, &hit.heading),
+            verdict.describe()
+        ));
+        if *verdict == Verdict::Chosen {
+            for line in hit.text.lines() {
+                s.push_str(&format!("      {line}\n"));
+            }
+        }
+    }
+    if found.hits.is_empty() {
+        s.push_str("no passage matches\n");
+    }
+    s.push_str("\nthe prompt gets, just before the question:\n");
+    match found.block() {
+        Some(block) => {
+            for line in block.lines() {
+                s.push_str(&format!("  {line}\n"));
+            }
+        }
+        None => s.push_str("  nothing\n"),
+    }
+    s
+}
+
+/// What a reindex did.
+pub fn report(dir: &Path, r: &Report) -> String {
+    let mut s = format!(
+        "indexed {}: {} files ({} new, {} changed, {} touched, {} removed, {} unchanged), {} \
+         passages written in {} ms\n",
+        dir.display(),
+        r.files,
+        r.added,
+        r.changed,
+        r.touched,
+        r.removed,
+        r.unchanged,
+        r.passages,
+        r.took.as_millis()
+    );
+    for (path, why) in &r.skipped {
+        s.push_str(&format!("skipped {path}: {why}\n"));
+    }
+    if r.truncated {
+        s.push_str(&format!(
+            "the folder has more than {} files: the rest were not looked at\n",
+            crate::knowledge::folder::MAX_FILES
+        ));
+    }
+    s
+}
+
+/// When the index was last brought in step, for `meshai check`: its totals and how long ago.
+pub fn check_line(dir: &Path, index: &KnowledgeIndex, now: i64) -> String {
+    match &index.last {
+        Some((_, at)) => format!(
+            "knowledge {} ({}, indexed {})",
+            dir.display(),
+            totals(index),
+            format::ago(now, *at)
+        ),
+        None => format!("knowledge {} (not indexed yet)", dir.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::folder::Skip;
+    use crate::memory::store::KnowledgeHit;
+
+    fn file(path: &str, passages: usize, private: bool, skipped: Option<&str>) -> KnowledgeFile {
+        KnowledgeFile {
+            path: path.into(),
+            size: 1,
+            mtime_ns: 1,
+            hash: None,
+            private,
+            passages,
+            skipped: skipped.map(str::to_string),
+            indexed_at: 0,
+        }
+    }
+
+    #[test]
+    fn the_list_shows_each_file_and_the_totals() {
+        let index = KnowledgeIndex {
+            last: Some(("/k".into(), 0)),
+            documents: 2,
+            passages: 15,
+            private_passages: 3,
+            skipped: 1,
+        };
+        let files = [
+            file("handbook.md", 12, false, None),
+            file("private/wifi.md", 3, true, None),
+            file("scan.pdf", 0, false, Some("not Markdown")),
+        ];
+        assert_eq!(
+            table(Path::new("/k"), &files, &index),
+            "knowledge folder /k, last indexed 1970-01-01 00:00:00 UTC (from /k)\n\
+             passages  private  file\n      \
+             12           handbook.md\n       \
+             3  private  private/wifi.md\n       \
+             -           scan.pdf: skipped: not Markdown\n\
+             2 documents, 15 passages (3 private), 1 skipped\n"
+        );
+        let empty = table(Path::new("/k"), &[], &KnowledgeIndex::default());
+        assert!(empty.contains("not indexed yet"), "{empty}");
+    }
+
+    #[test]
+    fn a_search_shows_every_candidate_and_the_block() {
+        let hit = |heading: &str, score| KnowledgeHit {
+            path: "handbook.md".into(),
+            heading: heading.into(),
+            text: format!("About {heading}."),
+            private: false,
+            score,
+            coverage: 0.5,
+        };
+        let found = Found {
+            searched: true,
+            with_previous: false,
+            hits: vec![hit("Meetings", 6.0), hit("Fees", 0.5)],
+            verdicts: vec![Verdict::Chosen, Verdict::Weak],
+        };
+        let text = hits(&found, false);
+        assert!(text.contains(" 1. score  6.00, covers  50 %: handbook.md > Meetings — in the prompt\n      About Meetings.\n"), "{text}");
+        assert!(text.contains(" 2. score  0.50, covers  50 %: handbook.md > Fees — left out: score under min_score\n"), "{text}");
+        assert!(
+            text.contains("  [handbook.md > Meetings]\n  About Meetings.\n"),
+            "{text}"
+        );
+        assert!(!text.contains("About Fees"), "{text}");
+        assert!(hits(&Found::default(), false).contains("no word of this question"));
+        let none = Found {
+            searched: true,
+            ..Found::default()
+        };
+        assert!(hits(&none, true).contains("no passage matches"));
+    }
+
+    #[test]
+    fn a_reindex_says_what_it_did() {
+        let r = Report {
+            files: 3,
+            added: 1,
+            skipped: vec![("x.pdf".into(), Skip::Format("pdf".into()))],
+            passages: 9,
+            ..Report::default()
+        };
+        let text = report(Path::new("/k"), &r);
+        assert!(text.starts_with("indexed /k: 3 files (1 new, 0 changed, 0 touched, 0 removed, 0 unchanged), 9 passages"), "{text}");
+        assert!(
+            text.contains("skipped x.pdf: not Markdown or plain text (.pdf)"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! How the passages reach the model, pure: the sentence the system prompt gets when a
+//! knowledge folder is configured (the same on every turn, so the server's prompt cache
+//! keeps it), and the per-turn block of the passages a question found, each labelled with its
+//! file and headings. [`knowledge_block`] is the one place that renders them; the turn puts
+//! it among the per-turn notes, just before the new message.
+
+use crate::memory::store::KnowledgeHit;
+
+/// Appended to the system prompt when `[knowledge] dir` is set.
+pub const SYSTEM_HINT: &str = "Notes from the operator's documents may come with a message. \
+When they answer it, answer from them and keep their names, numbers and times exactly. When a \
+question asks about this group's own facts (places, people, times, frequencies, rules, \
+passwords) and the notes do not answer it, say that it is not in your notes; do not guess.";
+
+/// Opens the block of passages.
+pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
+
+/// The block when a question was searched for and no passage matched.
+pub const NO_NOTES: &str = "No note from the operator's documents matches this message.";
+
+/// The per-turn block for a question: the chosen passages in the order given, each after
+/// its label; [`NO_NOTES`] when the question was `searched` and none was chosen; `None` when
+/// it was not searched (a greeting, no knowledge folder).
+pub fn knowledge_block(searched: bool, chosen: &[&KnowledgeHit]) -> Option<String> {
+    if chosen.is_empty() {
+        return searched.then(|| NO_NOTES.to_string());
+    }
+    let mut text = String::from(NOTES_INTRO);
+    for hit in chosen {
+        text.push_str("\n\n[");
+        text.push_str(&label(&hit.path, &hit.heading));
+        text.push_str("]\n");
+        text.push_str(hit.text.trim());
+    }
+    Some(text)
+}
+
+/// Where a passage comes from: its file, then its headings (`handbook.md > Meetings`).
+pub fn label(path: &str, heading: &str) -> String {
+    if heading.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path} > {heading}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, heading: &str, text: &str) -> KnowledgeHit {
+        KnowledgeHit {
+            path: path.into(),
+            heading: heading.into(),
+            text: text.into(),
+            private: false,
+            score: 1.0,
+            coverage: 1.0,
+        }
+    }
+
+    #[test]
+    fn passages_come_labelled_with_their_source() {
+        let a = hit("handbook.md", "Club > Meetings", "First Tuesday, 19:30.\n");
+        let b = hit("repeaters.txt", "", "GB3KV 145.7125 MHz");
+        let cases: [(bool, Vec<&KnowledgeHit>, Option<String>); 4] = [
+            (false, vec![], None),
+            (true, vec![], Some(NO_NOTES.to_string())),
+            (
+                true,
+                vec![&a],
+                Some(format!(
+                    "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30."
+                )),
+            ),
+            (
+                true,
+                vec![&b, &a],
+                Some(format!(
+                    "{NOTES_INTRO}\n\n[repeaters.txt]\nGB3KV 145.7125 MHz\n\n\
+                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30."
+                )),
+            ),
+        ];
+        for (searched, chosen, want) in cases {
+            assert_eq!(knowledge_block(searched, &chosen), want, "{chosen:?}");
+        }
+    }
+}

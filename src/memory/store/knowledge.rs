@@ -1,0 +1,339 @@
+//! The operator's documents as the store keeps them (`[knowledge] dir`): a row per file of
+//! the folder in `knowledge_files` — indexed, or skipped with the reason —, the passages each
+//! indexed file was split into (`knowledge_passages`), their full-text index (`knowledge_fts`:
+//! porter stemming like the exchanges', the file's path and the passage's heading path in
+//! one column, its text in the other), and when the folder was last indexed.
+//!
+//! Nothing here belongs to a node: a reset or expiry never touches it, and a user's message
+//! never enters it. The store only runs the SQL; reading the folder, splitting files and
+//! choosing which passages a turn gets is `crate::knowledge`'s. A file's passages are replaced
+//! whole in one transaction, so a search sees a file's old passages or its new ones, never a
+//! mix.
+
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use super::fts::{self, Query};
+use super::{Store, StoreError};
+
+/// A file of the knowledge folder as last indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnowledgeFile {
+    /// Relative to the folder, `/`-separated (`private/wifi.md`).
+    pub path: String,
+    /// What the folder said when it was indexed: the change check compares these first.
+    pub size: u64,
+    pub mtime_ns: i64,
+    /// The content hash, to confirm a change when size or time differ; `None` when the file
+    /// was skipped before it was read (an unsupported format, too large).
+    pub hash: Option<u64>,
+    /// Used only for DMs from nodes the operator allows, never for mentions.
+    pub private: bool,
+    /// How many passages it has (0 when skipped).
+    pub passages: usize,
+    /// Why it is not indexed, as said to the operator; `None` when indexed.
+    pub skipped: Option<String>,
+    /// Unix seconds of the last change to this row.
+    pub indexed_at: i64,
+}
+
+/// A passage to index, in the order of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPassage {
+    /// The headings above it, outermost first, joined with ` > ` (empty above the first).
+    pub heading: String,
+    pub text: String,
+}
+
+/// One change to the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KnowledgeChange {
+    /// A new or changed file: its row (`passages` and `skipped` are taken from here:
+    /// `skipped` set means the file has no passages) and its passages, replacing any old ones.
+    Put {
+        file: KnowledgeFile,
+        passages: Vec<NewPassage>,
+    },
+    /// The file's size or time changed but its content did not: only those are updated.
+    Touch {
+        path: String,
+        size: u64,
+        mtime_ns: i64,
+    },
+    /// The file is gone from the folder: its row and passages go.
+    Remove { path: String },
+}
+
+/// A passage a search found, with what the choice of passages needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnowledgeHit {
+    pub path: String,
+    pub heading: String,
+    pub text: String,
+    pub private: bool,
+    /// How well it matches: FTS5's bm25 negated (higher is better, 0 is no match).
+    pub score: f64,
+    /// The share (0 to 1) of the query's weight (each term its inverse document frequency
+    /// over all passages) that this passage matches.
+    pub coverage: f64,
+}
+
+/// What the index holds, for `!status`, `meshai check` and `meshai knowledge list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KnowledgeIndex {
+    /// The folder last indexed, and when (Unix seconds); `None` before the first indexing.
+    pub last: Option<(String, i64)>,
+    /// Indexed files (skipped ones not counted) and their passages.
+    pub documents: usize,
+    pub passages: usize,
+    pub private_passages: usize,
+    /// Files of the folder that are not indexed.
+    pub skipped: usize,
+}
+
+/// Column weights for bm25: a word in the file name or a heading counts twice a word in the
+/// text, so "repeaters.md > Beacon Hill" finds the passage under that heading.
+const BM25_WEIGHTS: &str = "bm25(knowledge_fts, 2.0, 1.0)";
+
+impl Store {
+    /// Every file of the knowledge folder as last indexed, by path.
+    pub async fn knowledge_files(&self) -> Result<Vec<KnowledgeFile>, StoreError> {
+        self.call(|c| files(c)).await
+    }
+
+    /// Applies `changes` at `at` (Unix seconds) in one transaction.
+    pub async fn knowledge_apply(
+        &self,
+        changes: Vec<KnowledgeChange>,
+        at: i64,
+    ) -> Result<(), StoreError> {
+        self.call(move |c| apply(c, &changes, at)).await
+    }
+
+    /// Records that `dir` was indexed at `at`.
+    pub async fn knowledge_indexed(&self, dir: String, at: i64) -> Result<(), StoreError> {
+        self.call(move |c| {
+            c.execute(
+                "INSERT INTO knowledge_state(id, dir, indexed_at) VALUES (1, ?1, ?2)
+                 ON CONFLICT(id) DO UPDATE SET dir = excluded.dir, indexed_at = excluded.indexed_at",
+                params![dir, at],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// What the index holds.
+    pub async fn knowledge_index(&self) -> Result<KnowledgeIndex, StoreError> {
+        self.call(index).await
+    }
+
+    /// Up to `limit` passages that match `text`, best first, private ones only when
+    /// `private`; each with its score and the share of the query it covers. The text is
+    /// reduced to safe terms like a memory search (no terms, no passages).
+    pub async fn knowledge_search(
+        &self,
+        text: &str,
+        private: bool,
+        limit: usize,
+    ) -> Result<Vec<KnowledgeHit>, StoreError> {
+        let Some(query) = Query::new(text) else {
+            return Ok(Vec::new());
+        };
+        self.call(move |c| search(c, &query, private, limit)).await
+    }
+}
+
+/// Maps `SELECT path, size, mtime_ns, hash, private, skipped, indexed_at, passages`.
+fn file_row(row: &Row<'_>) -> rusqlite::Result<KnowledgeFile> {
+    Ok(KnowledgeFile {
+        path: row.get(0)?,
+        size: u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
+        mtime_ns: row.get(2)?,
+        // Stored as the same 64 bits in SQLite's signed integer.
+        hash: row.get::<_, Option<i64>>(3)?.map(|h| h as u64),
+        private: row.get(4)?,
+        skipped: row.get(5)?,
+        indexed_at: row.get(6)?,
+        passages: usize::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
+    })
+}
+
+fn files(c: &Connection) -> Result<Vec<KnowledgeFile>, StoreError> {
+    let rows = c
+        .prepare_cached(
+            "SELECT f.path, f.size, f.mtime_ns, f.hash, f.private, f.skipped, f.indexed_at,
+                    (SELECT count(*) FROM knowledge_passages p WHERE p.file_id = f.id)
+             FROM knowledge_files f ORDER BY f.path",
+        )?
+        .query_map([], file_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// A size as stored; a file too large for i64 cannot exist, but saturates all the same.
+fn size_sql(size: u64) -> i64 {
+    i64::try_from(size).unwrap_or(i64::MAX)
+}
+
+fn apply(c: &mut Connection, changes: &[KnowledgeChange], at: i64) -> Result<(), StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for change in changes {
+        match change {
+            KnowledgeChange::Put { file, passages } => {
+                // Deleting the row takes its passages (and their index entries) with it.
+                tx.prepare_cached("DELETE FROM knowledge_files WHERE path = ?1")?
+                    .execute([&file.path])?;
+                tx.prepare_cached(
+                    "INSERT INTO knowledge_files(path, size, mtime_ns, hash, private, skipped,
+                                                 indexed_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )?
+                .execute(params![
+                    file.path,
+                    size_sql(file.size),
+                    file.mtime_ns,
+                    file.hash.map(|h| h as i64),
+                    file.private,
+                    file.skipped,
+                    at
+                ])?;
+                let file_id = tx.last_insert_rowid();
+                if file.skipped.is_some() {
+                    continue;
+                }
+                for (seq, p) in passages.iter().enumerate() {
+                    tx.prepare_cached(
+                        "INSERT INTO knowledge_passages(file_id, seq, heading, text)
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )?
+                    .execute(params![file_id, seq as i64, p.heading, p.text])?;
+                    let id = tx.last_insert_rowid();
+                    tx.prepare_cached(
+                        "INSERT INTO knowledge_fts(rowid, title, text) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![
+                        id,
+                        title(&file.path, &p.heading),
+                        p.text
+                    ])?;
+                }
+            }
+            KnowledgeChange::Touch {
+                path,
+                size,
+                mtime_ns,
+            } => {
+                tx.prepare_cached(
+                    "UPDATE knowledge_files SET size = ?2, mtime_ns = ?3 WHERE path = ?1",
+                )?
+                .execute(params![path, size_sql(*size), mtime_ns])?;
+            }
+            KnowledgeChange::Remove { path } => {
+                tx.prepare_cached("DELETE FROM knowledge_files WHERE path = ?1")?
+                    .execute([path])?;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// What a passage's first index column holds: the file's path and its heading path. The
+/// same expression rebuilds the index in SQL (`damage::rebuild_index`).
+fn title(path: &str, heading: &str) -> String {
+    format!("{path} {heading}")
+}
+
+/// The index rebuilt from the passages (they hold everything it does), inside `tx`; returns
+/// how many passages it holds.
+pub(super) fn rebuild_index(tx: &Connection) -> rusqlite::Result<usize> {
+    tx.execute(
+        "INSERT INTO knowledge_fts(knowledge_fts) VALUES ('delete-all')",
+        [],
+    )?;
+    tx.execute(
+        "INSERT INTO knowledge_fts(rowid, title, text)
+         SELECT p.id, f.path || ' ' || p.heading, p.text
+         FROM knowledge_passages p JOIN knowledge_files f ON f.id = p.file_id",
+        [],
+    )
+}
+
+fn index(c: &mut Connection) -> Result<KnowledgeIndex, StoreError> {
+    let tx = c.transaction()?;
+    let last = tx
+        .prepare_cached("SELECT dir, indexed_at FROM knowledge_state WHERE id = 1")?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    let count = |sql: &str| -> Result<usize, StoreError> {
+        let n: i64 = tx.prepare_cached(sql)?.query_row([], |row| row.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    };
+    let index = KnowledgeIndex {
+        last,
+        documents: count("SELECT count(*) FROM knowledge_files WHERE skipped IS NULL")?,
+        passages: count("SELECT count(*) FROM knowledge_passages")?,
+        private_passages: count(
+            "SELECT count(*) FROM knowledge_passages p
+             JOIN knowledge_files f ON f.id = p.file_id WHERE f.private = 1",
+        )?,
+        skipped: count("SELECT count(*) FROM knowledge_files WHERE skipped IS NOT NULL")?,
+    };
+    Ok(index)
+}
+
+fn search(
+    c: &mut Connection,
+    query: &Query,
+    private: bool,
+    limit: usize,
+) -> Result<Vec<KnowledgeHit>, StoreError> {
+    // One read transaction: the passages and the weights come from the same snapshot.
+    let tx = c.transaction()?;
+    let sql = format!(
+        "SELECT p.id, f.path, p.heading, p.text, f.private, {BM25_WEIGHTS}
+         FROM knowledge_fts
+         JOIN knowledge_passages p ON p.id = knowledge_fts.rowid
+         JOIN knowledge_files f ON f.id = p.file_id
+         WHERE knowledge_fts MATCH ?1 AND (?2 OR f.private = 0)
+         ORDER BY {BM25_WEIGHTS} LIMIT ?3"
+    );
+    let found = tx
+        .prepare_cached(&sql)?
+        .query_map(
+            params![
+                query.expression,
+                private,
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    KnowledgeHit {
+                        path: row.get(1)?,
+                        heading: row.get(2)?,
+                        text: row.get(3)?,
+                        private: row.get(4)?,
+                        score: -row.get::<_, f64>(5)?,
+                        coverage: 0.0,
+                    },
+                ))
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
+    let total: i64 = tx
+        .prepare_cached("SELECT count(*) FROM knowledge_passages")?
+        .query_row([], |row| row.get(0))?;
+    let weights = fts::term_weights(&tx, "knowledge_fts", total as f64, query)?;
+    let whole: f64 = weights.iter().sum();
+    let mut hits = Vec::with_capacity(found.len());
+    for (id, hit) in found {
+        let matched = fts::matched_weight(&tx, "knowledge_fts", id, query, &weights)?;
+        let coverage = if whole > 0.0 { matched / whole } else { 0.0 };
+        hits.push(KnowledgeHit { coverage, ..hit });
+    }
+    Ok(hits)
+}

@@ -1,0 +1,303 @@
+//! The knowledge index: files put, touched, replaced and removed; what a search finds (stemmed,
+//! ranked, private passages only when asked, the coverage of each); the counts; the rebuild
+//! after damage; the migration from the schema before it.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::*;
+use crate::memory::store::*;
+
+fn file(path: &str, private: bool) -> KnowledgeFile {
+    KnowledgeFile {
+        path: path.into(),
+        size: 10,
+        mtime_ns: 1,
+        hash: Some(42),
+        private,
+        passages: 0,
+        skipped: None,
+        indexed_at: 0,
+    }
+}
+
+fn put(path: &str, private: bool, passages: &[(&str, &str)]) -> KnowledgeChange {
+    KnowledgeChange::Put {
+        file: file(path, private),
+        passages: passages
+            .iter()
+            .map(|(heading, text)| NewPassage {
+                heading: heading.to_string(),
+                text: text.to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// A club's documents: meetings, repeaters, and a private wifi note.
+async fn club(store: &Store) {
+    store
+        .knowledge_apply(
+            vec![
+                put(
+                    "handbook.md",
+                    false,
+                    &[
+                        ("Club > Meetings", "We meet on the first Tuesday of every month at the Old Fire Station."),
+                        ("Club > Fees", "Membership costs 24 pounds a year, paid to the treasurer."),
+                        ("Club > Nets", "The weekly net runs on Thursdays at 20:00 on the Beacon Hill repeater."),
+                    ],
+                ),
+                put(
+                    "repeaters.md",
+                    false,
+                    &[
+                        ("Repeaters > Beacon Hill", "GB3KV transmits on 145.7125 MHz, shift -600 kHz, CTCSS tone 77.0 Hz."),
+                        ("Repeaters > Town", "GB7AS is a DMR repeater on 439.4125 MHz, colour code 1."),
+                    ],
+                ),
+                put("private/wifi.md", true, &[("Clubhouse", "The wifi password is kestrel-2024.")]),
+            ],
+            100,
+        )
+        .await
+        .unwrap();
+}
+
+/// The paths and headings a search found, best first.
+async fn found(store: &Store, text: &str, private: bool) -> Vec<String> {
+    store
+        .knowledge_search(text, private, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|h| format!("{} {}", h.path, h.heading))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_search_finds_stemmed_words_ranked_and_private_ones_only_when_asked() {
+    let (_dir, store) = open_temp();
+    assert!(
+        found(&store, "meeting", true).await.is_empty(),
+        "empty index"
+    );
+    club(&store).await;
+    // "meetings" finds "meet" (porter), the heading counts too.
+    assert_eq!(
+        found(&store, "Where are the meetings?", false).await[0],
+        "handbook.md Club > Meetings"
+    );
+    // The file name is searched: "repeaters" ranks both repeater passages first.
+    let r = found(&store, "which tone for the beacon hill repeater", false).await;
+    assert_eq!(r[0], "repeaters.md Repeaters > Beacon Hill", "{r:?}");
+    // Private passages only when asked for.
+    assert!(found(&store, "wifi password", false).await.is_empty());
+    assert_eq!(
+        found(&store, "wifi password", true).await,
+        ["private/wifi.md Clubhouse"]
+    );
+    // Words that are not searched for (stop words, symbols) find nothing and fail nothing.
+    assert!(
+        found(&store, "what is the \"*\" NEAR(", true)
+            .await
+            .is_empty()
+    );
+
+    let hits = store
+        .knowledge_search("Thursday net repeater", false, 10)
+        .await
+        .unwrap();
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "{hits:?}"
+    );
+    assert!(
+        hits.iter()
+            .all(|h| h.score > 0.0 && (0.0..=1.0).contains(&h.coverage))
+    );
+    // The net passage has all three words; the Beacon Hill one only "repeater".
+    assert_eq!(hits[0].heading, "Club > Nets");
+    assert!((hits[0].coverage - 1.0).abs() < 1e-9, "{hits:?}");
+    assert!(hits.iter().any(|h| h.coverage < 0.5), "{hits:?}");
+}
+
+#[tokio::test]
+async fn files_are_replaced_touched_and_removed_whole() {
+    let (_dir, store) = open_temp();
+    club(&store).await;
+    let index = store.knowledge_index().await.unwrap();
+    assert_eq!(
+        (
+            index.documents,
+            index.passages,
+            index.private_passages,
+            index.skipped,
+            index.last
+        ),
+        (3, 6, 1, 0, None)
+    );
+    store
+        .knowledge_indexed("/srv/notes".into(), 200)
+        .await
+        .unwrap();
+
+    // A changed file: its old passages go, its new ones come.
+    store
+        .knowledge_apply(
+            vec![put(
+                "handbook.md",
+                false,
+                &[("Club > Meetings", "We meet on Wednesdays at the library.")],
+            )],
+            300,
+        )
+        .await
+        .unwrap();
+    assert!(
+        found(&store, "Tuesday fire station", false)
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        found(&store, "library", false).await,
+        ["handbook.md Club > Meetings"]
+    );
+    // Touched: size and time change, the passages stay.
+    store
+        .knowledge_apply(
+            vec![KnowledgeChange::Touch {
+                path: "repeaters.md".into(),
+                size: 99,
+                mtime_ns: 77,
+            }],
+            400,
+        )
+        .await
+        .unwrap();
+    // A file that became binary: a row with the reason, no passages. A removed one: gone.
+    let mut broken = file("repeaters.md", false);
+    broken.skipped = Some("binary".into());
+    broken.hash = None;
+    store
+        .knowledge_apply(
+            vec![
+                KnowledgeChange::Put {
+                    file: broken,
+                    passages: Vec::new(),
+                },
+                KnowledgeChange::Remove {
+                    path: "private/wifi.md".into(),
+                },
+            ],
+            500,
+        )
+        .await
+        .unwrap();
+    assert!(found(&store, "wifi GB3KV", true).await.is_empty());
+    let files = store.knowledge_files().await.unwrap();
+    let rows: Vec<(&str, usize, Option<&str>, i64)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.path.as_str(),
+                f.passages,
+                f.skipped.as_deref(),
+                f.indexed_at,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("handbook.md", 1, None, 300),
+            ("repeaters.md", 0, Some("binary"), 500)
+        ]
+    );
+    let index = store.knowledge_index().await.unwrap();
+    assert_eq!(
+        (index.documents, index.passages, index.skipped, index.last),
+        (1, 1, 1, Some(("/srv/notes".to_string(), 200)))
+    );
+    // The hash keeps its 64 bits through SQLite's signed integers.
+    let mut big = file("big.md", false);
+    big.hash = Some(u64::MAX - 1);
+    store
+        .knowledge_apply(
+            vec![KnowledgeChange::Put {
+                file: big,
+                passages: Vec::new(),
+            }],
+            600,
+        )
+        .await
+        .unwrap();
+    let files = store.knowledge_files().await.unwrap();
+    assert_eq!(
+        files
+            .iter()
+            .find(|f| f.path == "big.md")
+            .and_then(|f| f.hash),
+        Some(u64::MAX - 1)
+    );
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+}
+
+/// Overwrites the knowledge index's segments with random bytes.
+fn damage_knowledge_index(path: &Path) {
+    let raw = Connection::open(path).unwrap();
+    let n = raw
+        .execute(
+            "UPDATE knowledge_fts_data SET block = randomblob(length(block)) WHERE id > 10",
+            [],
+        )
+        .unwrap();
+    assert!(n > 0);
+}
+
+#[tokio::test]
+async fn a_damaged_knowledge_index_is_rebuilt_from_the_passages() {
+    let (_dir, path) = temp();
+    let store = Store::open(&path).unwrap();
+    club(&store).await;
+    store.close().await.unwrap();
+    damage_knowledge_index(&path);
+    let store = Store::open(&path).unwrap();
+    assert!(matches!(
+        store.check().await.unwrap(),
+        Health::IndexDamaged(_)
+    ));
+    store.rebuild_index().await.unwrap();
+    assert_eq!(store.check().await.unwrap(), Health::Ok);
+    assert_eq!(
+        found(&store, "wifi password", true).await,
+        ["private/wifi.md Clubhouse"]
+    );
+    assert_eq!(
+        found(&store, "Thursday net", false).await[0],
+        "handbook.md Club > Nets"
+    );
+}
+
+#[tokio::test]
+async fn a_database_from_before_the_knowledge_index_migrates() {
+    let (_dir, path) = temp();
+    let raw = at_version(&path, 4);
+    raw.execute(
+        "INSERT INTO messages(node, role, text, at) VALUES (1, 'user', 'kept', 5)",
+        [],
+    )
+    .unwrap();
+    drop(raw);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.history(NodeId(1), 5).await.unwrap().len(), 1);
+    assert_eq!(
+        store.knowledge_index().await.unwrap(),
+        KnowledgeIndex::default()
+    );
+    club(&store).await;
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await.unwrap();
+    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+}

@@ -1,0 +1,62 @@
+//! The knowledge folder in a turn: who may get private passages (the identity verdict and
+//! `[knowledge]`'s lists), and the per-turn note with the passages a question finds. Only
+//! with `[knowledge] dir` set; best-effort like retrieval: a search that fails leaves the
+//! turn without notes. The note is a per-turn note like the asker line: never stored,
+//! summarised or kept as a fact.
+
+use tracing::{debug, warn};
+
+use super::Shared;
+use super::identity::Verdict;
+use crate::knowledge::{Sender, search};
+use crate::node::NodeId;
+use crate::radio::TextMessage;
+
+/// Whether the DM `msg`, judged `verdict`, may get private passages.
+pub(super) fn private_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> bool {
+    let s = &shared.settings;
+    let sender = match verdict {
+        // A key was checked against the pinned one (or pinned now): a PKI DM proves its node.
+        Verdict::Own if msg.public_key.is_some() => Sender::Proven,
+        Verdict::Own => Sender::Claimed,
+        _ => Sender::Unknown,
+    };
+    let node: NodeId = msg.from;
+    let listed = s.access.allow.contains(&node);
+    s.knowledge.private_for(node, listed, sender)
+}
+
+/// The note of passages for `question` (with `previous`, the asker's message before it, for
+/// a follow-up); `None` without a knowledge folder, for a message without words to search,
+/// or when the search failed.
+pub(super) async fn note(
+    shared: &Shared,
+    question: &str,
+    previous: Option<&str>,
+    private: bool,
+) -> Option<String> {
+    let k = &shared.settings.knowledge;
+    k.dir.as_ref()?;
+    match search::search(&shared.store, &k.bounds, question, previous, private).await {
+        Ok(found) => {
+            let chosen = found.chosen();
+            debug!(
+                candidates = found.hits.len(),
+                passages = chosen.len(),
+                chars = chosen.iter().map(|h| h.text.chars().count()).sum::<usize>(),
+                follow_up = found.with_previous,
+                private,
+                "knowledge searched"
+            );
+            found.block()
+        }
+        Err(e) if e.damage().is_some() => {
+            debug!(error = %e, "knowledge search failed: answering without notes");
+            None
+        }
+        Err(e) => {
+            warn!(error = %e, "knowledge search failed: answering without notes");
+            None
+        }
+    }
+}
