@@ -37,11 +37,11 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use harness::{Daemon, is_last_part, sim_config};
+use harness::{Daemon, answer_to, sim_config};
 use meshai::chunk::strip_marker;
 use support::fake_llm::FakeLlm;
-use support::proxy::{Exchange, Recorded, rewriting_proxy};
-use support::sim_node::{SentText, SimNode};
+use support::proxy::{Exchange, Recorded, prompt_usage, rewriting_proxy, with_timings};
+use support::sim_node::SimNode;
 
 const ADMIN: u32 = 0xad00_0009;
 const NODES: [u32; 3] = [0xbe0c_0001, 0xbe0c_0002, 0xbe0c_0003];
@@ -326,9 +326,9 @@ impl Subject {
 }
 
 /// The proxy's rewrite for `last 8`: the first system message, the last 8 messages before the
-/// new one, the new one (and [`keep`]'s timings).
+/// new one, the new one (and [`with_timings`]'s).
 fn last8(body: &[u8]) -> Vec<u8> {
-    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&keep(body)) else {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&with_timings(body)) else {
         return body.to_vec();
     };
     if let Some(msgs) = v.get_mut("messages").and_then(|m| m.as_array_mut()) {
@@ -341,20 +341,6 @@ fn last8(body: &[u8]) -> Vec<u8> {
             let tail: Vec<serde_json::Value> = msgs[msgs.len() - 9..].to_vec();
             *msgs = std::iter::once(system).chain(tail).collect();
         }
-    }
-    serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
-}
-
-/// The request as the daemon sent it, plus llama-server's `timings_per_token`: then every
-/// streamed event carries `timings`, so a streamed answer the daemon cuts at the reply budget
-/// (it never gets the last event) still says how many prompt tokens were evaluated. The
-/// daemon itself never sends this field.
-fn keep(body: &[u8]) -> Vec<u8> {
-    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return body.to_vec();
-    };
-    if let Some(o) = v.as_object_mut() {
-        o.insert("timings_per_token".into(), serde_json::Value::Bool(true));
     }
     serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
 }
@@ -412,35 +398,6 @@ fn is_summary(e: &Exchange) -> bool {
         .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
 }
 
-/// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
-/// server-sent events whose last ones carry `usage` and llama-server's `timings` (every one
-/// carries `timings` with `timings_per_token`, see [`keep`]: a stream cut at the budget has
-/// no `usage`, and its prompt is `prompt_n` + `cache_n`).
-fn usage(response: &str) -> (u64, u64) {
-    let mut found = (0, 0);
-    let mut read = |v: &serde_json::Value| {
-        let t = &v["timings"];
-        if let (Some(n), Some(cached)) = (t["prompt_n"].as_u64(), t["cache_n"].as_u64()) {
-            found.0 = found.0.max(n + cached);
-        }
-        if let Some(n) = v["usage"]["prompt_tokens"].as_u64() {
-            found.0 = n;
-        }
-        if let Some(n) = t["prompt_n"].as_u64() {
-            found.1 = n;
-        }
-    };
-    match serde_json::from_str::<serde_json::Value>(response) {
-        Ok(v) => read(&v),
-        Err(_) => response
-            .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
-            .for_each(|v| read(&v)),
-    }
-    found
-}
-
 /// The answer's text in a response body: one JSON completion, or the deltas of a stream.
 fn response_text(response: &str) -> String {
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(response) {
@@ -458,23 +415,6 @@ fn response_text(response: &str) -> String {
                 .as_str()
                 .map(str::to_string)
         })
-        .collect()
-}
-
-/// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
-/// the `n/n` one, not ` i/?`); returns them.
-async fn answer(sim: &SimNode, node: u32, before: usize) -> Vec<SentText> {
-    let done = sim
-        .wait_for(Duration::from_secs(600), |l| {
-            let mine: Vec<&SentText> = l.texts[before..].iter().filter(|t| t.to == node).collect();
-            mine.last().is_some_and(|last| is_last_part(&last.text))
-        })
-        .await;
-    assert!(done, "no complete answer");
-    sim.texts()[before..]
-        .iter()
-        .filter(|t| t.to == node)
-        .cloned()
         .collect()
 }
 
@@ -577,7 +517,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     let rewrite = if subject == Subject::Last8 {
         last8
     } else {
-        keep
+        with_timings
     };
     let (proxy_url, seen) = rewriting_proxy(url.to_string(), rewrite).await;
     let sim = Arc::new(SimNode::start(sim_config()).await);
@@ -608,7 +548,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
             let before_reqs = seen.lock().map(|l| l.len()).unwrap_or(0);
             let asked = tokio::time::Instant::now();
             d.sim.inject_dm(node, text, None);
-            let parts = answer(&d.sim, node, before_texts).await;
+            let parts = answer_to(&d.sim, node, before_texts).await;
             let first_packet = parts
                 .first()
                 .map_or(Duration::ZERO, |p| p.at.saturating_duration_since(asked));
@@ -633,7 +573,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                     _ => tokio::time::sleep(Duration::from_millis(100)).await,
                 }
             }
-            let (prompt_tokens, evaluated) = usage(&exchange.response);
+            let (prompt_tokens, evaluated) = prompt_usage(&exchange.response);
             replies.push(Reply {
                 node: n,
                 question: text.clone(),
@@ -654,7 +594,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     tokio::time::sleep(Duration::from_secs(20)).await;
     let before = d.sim.texts().len();
     d.sim.inject_dm(ADMIN, "!status", None);
-    let status: Vec<String> = answer(&d.sim, ADMIN, before)
+    let status: Vec<String> = answer_to(&d.sim, ADMIN, before)
         .await
         .iter()
         .map(|t| strip_marker(&t.text).to_string())

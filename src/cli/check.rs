@@ -199,7 +199,10 @@ pub async fn knowledge(config: &Config) -> Option<Outcome> {
             return Some(Outcome::failed(format!("knowledge: {e}"), None));
         }
     };
-    let plan = plan::plan(&files, &found);
+    let resplit = index
+        .splitter
+        .is_some_and(|v| v != crate::knowledge::split::VERSION);
+    let plan = plan::plan(&files, &found, resplit);
     let pending = plan.read.len() + plan.skip.len() + plan.remove.len();
     let readers = !config.knowledge.private_to.is_empty() || !config.access.allow.is_empty();
     let line = knowledge::check_line(&dir, &index, crate::clock::unix_now());

@@ -6,7 +6,7 @@
 //!
 //! All three work whether or not the daemon runs: they open the same database (WAL, busy
 //! timeout), and the daemon searches it on every turn, so a reindex here is used from its
-//! next message. Like the admin commands they never create a database (run them as the
+//! next message. Only `reindex` creates a missing database, and never as root (run it as the
 //! service's user: `sudo -u meshai meshai knowledge reindex`). The layout is pure (`table`,
 //! `hits`, `report`), the commands only gather and print.
 
@@ -15,9 +15,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use super::init::plan::euid_from_status;
 use super::{format, open_store};
 use crate::config::Config;
-use crate::knowledge::choose::Verdict;
+use crate::knowledge::choose::{Verdict, rank};
 use crate::knowledge::render::label;
 use crate::knowledge::search::{Found, search as find};
 use crate::knowledge::sync::{Report, sync};
@@ -32,18 +33,34 @@ pub struct SearchOptions {
     pub previous: Option<String>,
 }
 
-/// The configured folder and the database, or why not.
-async fn open(config: &Config) -> anyhow::Result<(&Path, Store)> {
+/// The configured folder and the database, or why not. Only `reindex` may create the
+/// database, and only in a folder of the user running it: a file root creates in the
+/// service's folder would be root's, and the service could not open it.
+async fn open(config: &Config, create: bool) -> anyhow::Result<(&Path, Store)> {
+    use std::os::unix::fs::MetadataExt as _;
     let Some(dir) = config.knowledge.dir.as_deref() else {
         anyhow::bail!(
             "no knowledge folder: set [knowledge] dir in {} (see docs/knowledge.md)",
             config.origin
         );
     };
-    if !config.database.exists() {
+    let me = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| euid_from_status(&s));
+    let owner = config
+        .database
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .metadata()
+        .map(|m| m.uid())
+        .ok();
+    let mine = me.is_some() && me == owner;
+    let may_create = create && mine;
+    if !config.database.exists() && !may_create {
         anyhow::bail!(
-            "no database at {} yet: start meshai once (it creates it), or run this as the user \
-             the service runs as (`sudo -u meshai meshai knowledge ...`)",
+            "no database at {} yet: run `meshai knowledge reindex` as the user meshai runs as \
+             (`sudo -u meshai meshai knowledge reindex` for the service), or start meshai once",
             config.database.display()
         );
     }
@@ -55,7 +72,7 @@ async fn open(config: &Config) -> anyhow::Result<(&Path, Store)> {
 
 /// `meshai knowledge list`.
 pub async fn list(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
-    let (dir, store) = open(config).await?;
+    let (dir, store) = open(config, false).await?;
     let files = store.knowledge_files().await;
     let index = store.knowledge_index().await;
     let _ = store.close().await;
@@ -72,7 +89,7 @@ pub async fn search(
     options: &SearchOptions,
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
-    let (_, store) = open(config).await?;
+    let (_, store) = open(config, false).await?;
     let found = find(
         &store,
         &config.knowledge.bounds,
@@ -89,7 +106,7 @@ pub async fn search(
 
 /// `meshai knowledge reindex`.
 pub async fn reindex(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
-    let (dir, store) = open(config).await?;
+    let (dir, store) = open(config, true).await?;
     let result = sync(&store, dir).await;
     let index = store.knowledge_index().await;
     store
@@ -107,11 +124,19 @@ pub async fn reindex(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::R
 /// The index as a table: one line per file, then the totals.
 pub fn table(dir: &Path, files: &[KnowledgeFile], index: &KnowledgeIndex) -> String {
     let mut s = match &index.last {
-        Some((last, at)) => format!(
-            "knowledge folder {}, last indexed {} (from {last})\n",
-            dir.display(),
-            format::utc_time(*at)
-        ),
+        Some((last, at)) => {
+            // The folder the index came from, when it is not the one configured now.
+            let from = if Path::new(last) == dir {
+                String::new()
+            } else {
+                format!(" from {last}")
+            };
+            format!(
+                "knowledge folder {}, last indexed {}{from}\n",
+                dir.display(),
+                format::utc_time(*at)
+            )
+        }
         None => format!(
             "knowledge folder {}: not indexed yet (the daemon indexes it at start; or run \
              `meshai knowledge reindex`)\n",
@@ -154,7 +179,7 @@ pub fn hits(found: &Found, public: bool) -> String {
     }
     let mut s = String::new();
     if found.with_previous {
-        s.push_str("nothing found by itself: searched together with the previous message\n");
+        s.push_str("a follow-up (few words to search for): searched with the previous message\n");
     }
     if public {
         s.push_str("public passages only (as a mention, or a DM that may not have private ones)\n");
@@ -162,9 +187,11 @@ pub fn hits(found: &Found, public: bool) -> String {
     for (i, (hit, verdict)) in found.hits.iter().zip(&found.verdicts).enumerate() {
         let private = if hit.private { ", private" } else { "" };
         s.push_str(&format!(
-            "{:>2}. score {:>5.2}, covers {:>3.0} %{private}: {} — {}\n",
+            "{:>2}. rank {:>5.2} (score {:.2}, heading {:.0} %), covers {:>3.0} %{private}: {} — {}\n",
             i + 1,
+            rank(hit),
             hit.score,
+            hit.topic * 100.0,
             hit.coverage * 100.0,
             label(&hit.path, &hit.heading),
             verdict.describe()
@@ -253,6 +280,7 @@ mod tests {
     fn the_list_shows_each_file_and_the_totals() {
         let index = KnowledgeIndex {
             last: Some(("/k".into(), 0)),
+            splitter: Some(1),
             documents: 2,
             passages: 15,
             private_passages: 3,
@@ -265,7 +293,7 @@ mod tests {
         ];
         assert_eq!(
             table(Path::new("/k"), &files, &index),
-            "knowledge folder /k, last indexed 1970-01-01 00:00:00 UTC (from /k)\n\
+            "knowledge folder /k, last indexed 1970-01-01 00:00:00 UTC\n\
              passages  private  file\n      \
              12           handbook.md\n       \
              3  private  private/wifi.md\n       \
@@ -285,6 +313,7 @@ mod tests {
             private: false,
             score,
             coverage: 0.5,
+            topic: 0.0,
         };
         let found = Found {
             searched: true,
@@ -293,8 +322,8 @@ mod tests {
             verdicts: vec![Verdict::Chosen, Verdict::Weak],
         };
         let text = hits(&found, false);
-        assert!(text.contains(" 1. score  6.00, covers  50 %: handbook.md > Meetings — in the prompt\n      About Meetings.\n"), "{text}");
-        assert!(text.contains(" 2. score  0.50, covers  50 %: handbook.md > Fees — left out: score under min_score\n"), "{text}");
+        assert!(text.contains(" 1. rank  6.00 (score 6.00, heading 0 %), covers  50 %: handbook.md > Meetings — in the prompt\n      About Meetings.\n"), "{text}");
+        assert!(text.contains(" 2. rank  0.50 (score 0.50, heading 0 %), covers  50 %: handbook.md > Fees — left out: score under min_score\n"), "{text}");
         assert!(
             text.contains("  [handbook.md > Meetings]\n  About Meetings.\n"),
             "{text}"

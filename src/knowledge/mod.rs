@@ -53,7 +53,7 @@ impl Default for KnowledgeConfig {
             bounds: Bounds {
                 max_passages: 3,
                 max_chars: 1200,
-                min_score: 1.0,
+                min_score: 0.3,
             },
             private_to: HashSet::new(),
             private_requires_pki: true,

@@ -21,12 +21,15 @@ pub struct Plan<'a> {
     pub unchanged: usize,
 }
 
-/// The plan for `found` (the walk's files) against `stored` (the index's files).
-pub fn plan<'a>(stored: &[KnowledgeFile], found: &'a [Found]) -> Plan<'a> {
+/// The plan for `found` (the walk's files) against `stored` (the index's files); `resplit`:
+/// the index was made by another version of the splitter, so every text file is read and
+/// split again (without a hash to compare, so none is only touched).
+pub fn plan<'a>(stored: &[KnowledgeFile], found: &'a [Found], resplit: bool) -> Plan<'a> {
     let mut plan = Plan::default();
     for f in found {
         let old = stored.iter().find(|s| s.path == f.path);
         match (old, &f.format) {
+            (Some(s), Ok(_)) if resplit && s.skipped.is_none() => plan.read.push((f, None)),
             (Some(s), _) if s.size == f.size && s.mtime_ns == f.mtime_ns => plan.unchanged += 1,
             (_, Err(skip)) => plan.skip.push((f, skip)),
             (old, Ok(_)) => {
@@ -80,7 +83,11 @@ mod tests {
     );
 
     fn check(stored: &[KnowledgeFile], found: &[Found], expect: Expect<'_>) {
-        let p = plan(stored, found);
+        check_with(stored, found, false, expect);
+    }
+
+    fn check_with(stored: &[KnowledgeFile], found: &[Found], resplit: bool, expect: Expect<'_>) {
+        let p = plan(stored, found, resplit);
         let read: Vec<(&str, Option<u64>)> =
             p.read.iter().map(|(f, h)| (f.path.as_str(), *h)).collect();
         let skip: Vec<&str> = p.skip.iter().map(|(f, _)| f.path.as_str()).collect();
@@ -130,8 +137,20 @@ mod tests {
         // Gone from the folder: removed. A changed file now unsupported: skipped.
         check(
             &[stored("a.md", 1, 1, false), stored("scan.pdf", 1, 1, true)],
-            &[pdf],
+            std::slice::from_ref(&pdf),
             (&[], &["scan.pdf"], &["a.md"], 0),
+        );
+        // Another splitter made the index: every indexed text file is split again; skipped
+        // ones stay skipped until they change.
+        check_with(
+            &[
+                stored("a.md", 1, 1, false),
+                stored("b.md", 2, 2, true),
+                stored("scan.pdf", 9, 9, true),
+            ],
+            &[found("a.md", 1, 1), found("b.md", 2, 2), pdf],
+            true,
+            (&[("a.md", None)], &[], &[], 2),
         );
     }
 }

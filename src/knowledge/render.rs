@@ -6,17 +6,23 @@
 
 use crate::memory::store::KnowledgeHit;
 
-/// Appended to the system prompt when `[knowledge] dir` is set.
-pub const SYSTEM_HINT: &str = "Notes from the operator's documents may come with a message. \
-When they answer it, answer from them and keep their names, numbers and times exactly. When a \
-question asks about this group's own facts (places, people, times, frequencies, rules, \
-passwords) and the notes do not answer it, say that it is not in your notes; do not guess.";
+/// Appended to the system prompt when `[knowledge] dir` is set. Short and literal: a small
+/// model follows "quote" and "reply exactly" where it ignores a longer explanation, and
+/// quoting keeps it from inventing what the notes do not say (docs/benchmarks.md).
+pub const SYSTEM_HINT: &str = "Answer questions about the club by quoting the sentence of the \
+notes given with the message that answers it. If no sentence of the notes answers it, reply \
+exactly: Not in my notes.";
 
 /// Opens the block of passages.
 pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
 
+/// Closes the block of passages: the instruction again, where a small model heeds it most.
+pub const NOTES_OUTRO: &str = "If these notes do not contain the answer, reply exactly: Not in \
+my notes.";
+
 /// The block when a question was searched for and no passage matched.
-pub const NO_NOTES: &str = "No note from the operator's documents matches this message.";
+pub const NO_NOTES: &str = "No note from the operator's documents matches this message. If it \
+asks about the club, reply exactly: Not in my notes.";
 
 /// The per-turn block for a question: the chosen passages in the order given, each after
 /// its label; [`NO_NOTES`] when the question was `searched` and none was chosen; `None` when
@@ -32,6 +38,8 @@ pub fn knowledge_block(searched: bool, chosen: &[&KnowledgeHit]) -> Option<Strin
         text.push_str("]\n");
         text.push_str(hit.text.trim());
     }
+    text.push_str("\n\n");
+    text.push_str(NOTES_OUTRO);
     Some(text)
 }
 
@@ -56,6 +64,7 @@ mod tests {
             private: false,
             score: 1.0,
             coverage: 1.0,
+            topic: 0.0,
         }
     }
 
@@ -70,7 +79,8 @@ mod tests {
                 true,
                 vec![&a],
                 Some(format!(
-                    "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30."
+                    "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n\
+                     {NOTES_OUTRO}"
                 )),
             ),
             (
@@ -78,7 +88,7 @@ mod tests {
                 vec![&b, &a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[repeaters.txt]\nGB3KV 145.7125 MHz\n\n\
-                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30."
+                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n{NOTES_OUTRO}"
                 )),
             ),
         ];

@@ -1,6 +1,6 @@
 //! One question's passages: the store's full-text search, the candidates judged by
-//! `choose`, and the follow-up rule (a short question that finds nothing by itself is
-//! searched again with the message before it). The daemon's turns and `meshai knowledge
+//! `choose`, and the follow-up rule (a question with few words worth searching for is
+//! searched together with the asker's message before it). The daemon's turns and `meshai knowledge
 //! search` both come through here, so the command shows what a turn gets.
 
 use super::choose::{self, Bounds, Verdict};
@@ -37,7 +37,8 @@ impl Found {
 }
 
 /// The passages for `question` within `bounds`, private ones only when `private`;
-/// `previous` is the asker's message before it, for a follow-up.
+/// `previous` is the asker's message before it: a follow-up ([`choose::is_follow_up`]) is
+/// searched together with it, so "And where?" finds what the question before it was about.
 pub async fn search(
     store: &Store,
     bounds: &Bounds,
@@ -45,17 +46,15 @@ pub async fn search(
     previous: Option<&str>,
     private: bool,
 ) -> Result<Found, StoreError> {
-    let found = once(store, bounds, question, private).await?;
     match previous {
-        Some(previous) if found.chosen().is_empty() && choose::is_follow_up(question) => {
+        Some(previous) if choose::is_follow_up(question) => {
             let both = once(store, bounds, &format!("{previous}\n{question}"), private).await?;
             Ok(Found {
-                searched: found.searched || both.searched,
                 with_previous: true,
                 ..both
             })
         }
-        _ => Ok(found),
+        _ => once(store, bounds, question, private).await,
     }
 }
 
@@ -68,9 +67,11 @@ async fn once(
     if content_words(text) == 0 {
         return Ok(Found::default());
     }
-    let hits = store
-        .knowledge_search(text, private, choose::CANDIDATES)
-        .await?;
+    let hits = choose::ranked(
+        store
+            .knowledge_search(text, private, choose::CANDIDATES)
+            .await?,
+    );
     let verdicts = choose::judge(&hits, bounds);
     Ok(Found {
         searched: true,

@@ -7,6 +7,9 @@
 //! at its lines, then its sentences, then its words. When a section needs several passages,
 //! each after the first starts with the last paragraph (or line, or sentence) of the one
 //! before if that is short ([`OVERLAP_CHARS`]), so a fact at a cut is whole in one of them.
+//! A Markdown table becomes one line per row, each cell with its column's header, and lines
+//! wrapped in the file are joined (a list item or a quote starts a line of its own): the model
+//! reads what a Markdown viewer shows. Plain text keeps its lines as written.
 //! Every passage keeps its heading path (`Club handbook > Meetings`); the file name is the
 //! caller's. Plain text has no headings: it is cut at its paragraphs only.
 //!
@@ -17,6 +20,10 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::memory::store::NewPassage;
+
+/// The version of these rules, kept with the index: a meshai whose splitter cuts or words
+/// passages differently (a higher version) splits every file again, changed or not.
+pub const VERSION: u32 = 1;
 
 /// A passage's text is at most this many characters (about 150 tokens of English): big
 /// enough for a section of a handbook, small enough that three fit a small model's turn.
@@ -107,7 +114,14 @@ fn sections(text: &str, format: Format) -> Vec<Section> {
     let mut block: Vec<&str> = Vec::new();
     let mut fence: Option<char> = None;
     let close = |block: &mut Vec<&str>, blocks: &mut Vec<String>| {
-        let text = block.join("\n");
+        let fenced = block
+            .first()
+            .is_some_and(|l| fence_mark(l.trim()).is_some());
+        let text = match (format, table(block)) {
+            (Format::Markdown, Some(rows)) => rows,
+            (Format::Markdown, None) if !fenced => unwrap(block),
+            _ => block.join("\n"),
+        };
         let text = text.trim();
         if !text.is_empty() {
             blocks.push(text.to_string());
@@ -167,6 +181,81 @@ fn sections(text: &str, format: Format) -> Vec<Section> {
     close(&mut block, &mut blocks);
     flush(&stack, &mut blocks, &mut out);
     out
+}
+
+/// A Markdown table (a header row, a `|---|` row, data rows) as one line per data row of
+/// `header: cell` pairs, so a small model reads "Membership type: Full member; Cost per year:
+/// £24" instead of finding the column of a cell. `None` for any other block.
+fn table(lines: &[&str]) -> Option<String> {
+    let cells = |line: &str| -> Option<Vec<String>> {
+        let inner = line.trim().strip_prefix('|')?;
+        let inner = inner.strip_suffix('|').unwrap_or(inner);
+        Some(inner.split('|').map(|c| c.trim().to_string()).collect())
+    };
+    let [head, rule, rows @ ..] = lines else {
+        return None;
+    };
+    let head = cells(head)?;
+    let rule = cells(rule)?;
+    let is_rule = |c: &String| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' '));
+    if rule.len() != head.len() || !rule.iter().all(is_rule) || rows.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let row = cells(row)?;
+        let pairs: Vec<String> = head
+            .iter()
+            .zip(&row)
+            .filter(|(_, cell)| !cell.is_empty())
+            .map(|(h, cell)| {
+                if h.is_empty() {
+                    cell.clone()
+                } else {
+                    format!("{h}: {cell}")
+                }
+            })
+            .collect();
+        out.push(pairs.join("; "));
+    }
+    Some(out.join("\n"))
+}
+
+/// A Markdown block's lines as the reader sees them: a line wrapped in the file continues
+/// its paragraph or list item (joined with a space); a list item, a quote, a table row or a
+/// line after a hard break (two trailing spaces) starts a line of its own.
+fn unwrap(lines: &[&str]) -> String {
+    let mut out = String::new();
+    let mut hard_break = false;
+    for line in lines {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(if hard_break || starts_item(t) {
+                '\n'
+            } else {
+                ' '
+            });
+        }
+        out.push_str(t);
+        hard_break = line.ends_with("  ");
+    }
+    out
+}
+
+/// Whether a trimmed line starts a list item (`- `, `* `, `+ `, `1. `, `1) `), a quote or a
+/// table row.
+fn starts_item(t: &str) -> bool {
+    if ["- ", "* ", "+ ", ">", "|"]
+        .iter()
+        .any(|m| t.starts_with(m))
+    {
+        return true;
+    }
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
 }
 
 /// The fence character of a line that opens or closes a fenced code block.

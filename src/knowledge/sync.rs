@@ -77,7 +77,9 @@ pub async fn sync(store: &Store, dir: &Path) -> Result<Report, SyncError> {
                 dir: dir.to_path_buf(),
                 source,
             })?;
-    let plan = plan::plan(&stored, &found);
+    let index = store.knowledge_index().await?;
+    let resplit = index.splitter.is_some_and(|v| v != split::VERSION);
+    let plan = plan::plan(&stored, &found, resplit);
     let mut report = Report {
         files: found.len(),
         unchanged: plan.unchanged,
@@ -153,7 +155,7 @@ pub async fn sync(store: &Store, dir: &Path) -> Result<Report, SyncError> {
     }
     batch.flush(store).await?;
     store
-        .knowledge_indexed(dir.display().to_string(), unix_now())
+        .knowledge_indexed(dir.display().to_string(), unix_now(), split::VERSION)
         .await?;
     report.took = started.elapsed();
     Ok(report)

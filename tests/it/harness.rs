@@ -1,4 +1,4 @@
-//! Runs the real daemon (`meshai::run`) in-process against a simulated node and a fake LLM,
+//! Runs the real daemon (`meshai::run_with`) in-process against a simulated node and a fake LLM,
 //! in real time (the store has its own thread, so paused time would skip ahead of it), or in
 //! paused time paced by [`VirtualPace`]. Also writes config files for tests that run the
 //! `meshai` binary.
@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use meshai::config::Config;
+use meshai::knowledge::Reindex;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
@@ -236,11 +237,31 @@ pub fn replies(llm: &FakeLlm) -> Vec<FakeRequest> {
         .collect()
 }
 
+/// Waits until the texts after `before` to `node` form a complete answer (an unmarked part or
+/// the `n/n` one, not ` i/?`); returns them. Only the benches use it.
+#[allow(dead_code)]
+pub async fn answer_to(sim: &SimNode, node: u32, before: usize) -> Vec<SentText> {
+    let done = sim
+        .wait_for(Duration::from_secs(600), |l| {
+            let mine: Vec<&SentText> = l.texts[before..].iter().filter(|t| t.to == node).collect();
+            mine.last().is_some_and(|last| is_last_part(&last.text))
+        })
+        .await;
+    assert!(done, "no complete answer");
+    sim.texts()[before..]
+        .iter()
+        .filter(|t| t.to == node)
+        .cloned()
+        .collect()
+}
+
 /// A running daemon with its fakes.
 pub struct Daemon {
     pub sim: Arc<SimNode>,
     pub llm: FakeLlm,
     pub dir: TempDir,
+    /// Asks the daemon to reindex its knowledge folder (what SIGHUP does in `main.rs`).
+    pub reindex: Reindex,
     shutdown: CancellationToken,
     task: Option<JoinHandle<anyhow::Result<()>>>,
     /// Stops the daemon when a test ends early (panics) without calling `stop`.
@@ -287,13 +308,15 @@ impl Daemon {
         let config = parse_config(text);
         let handshakes = sim.handshakes();
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(meshai::run(config, shutdown.clone()));
+        let reindex = Reindex::default();
+        let task = tokio::spawn(meshai::run_with(config, shutdown.clone(), reindex.clone()));
         sim.wait_handshakes(handshakes + 1, SOON).await;
         let _guard = shutdown.clone().drop_guard();
         Daemon {
             sim,
             llm,
             dir,
+            reindex,
             shutdown,
             task: Some(task),
             _guard,
@@ -339,6 +362,24 @@ impl Daemon {
             &texts[before..]
         );
         texts[before..].to_vec()
+    }
+
+    /// Waits until the daemon has finished `n` reindexes of its knowledge folder since it
+    /// started (the first runs at start).
+    pub async fn indexed(&self, n: u64) {
+        let mut finished = self.reindex.finished();
+        let waited = tokio::time::timeout(SOON, finished.wait_for(|done| *done >= n)).await;
+        assert!(
+            matches!(waited, Ok(Ok(_))),
+            "the knowledge folder was not indexed {n} times"
+        );
+    }
+
+    /// Asks for a reindex (SIGHUP's) and waits until it has finished.
+    pub async fn reindexed(&self) {
+        let done = *self.reindex.finished().borrow();
+        self.reindex.request();
+        self.indexed(done + 1).await;
     }
 
     /// Replaces the fake LLM's behaviour for reply requests; summaries keep `summarizer`.

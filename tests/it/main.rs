@@ -10,6 +10,7 @@ mod damage;
 mod failover;
 mod flood;
 mod harness;
+mod knowledge;
 mod layers;
 mod memory;
 mod radio;

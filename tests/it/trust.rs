@@ -29,7 +29,7 @@ const CONFIG: &str = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\
 [channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n";
 
 /// Sends a packet and waits for a complete reply to `to` after it; returns that reply.
-async fn ask_with(d: &Daemon, to: u32, spec: MeshPacketSpec) -> Vec<SentText> {
+pub(crate) async fn ask_with(d: &Daemon, to: u32, spec: MeshPacketSpec) -> Vec<SentText> {
     let before = d.sim.texts().len();
     d.sim.inject_text(spec.clone());
     let mine = |texts: &[SentText]| -> Vec<SentText> {
@@ -64,7 +64,7 @@ async fn plain_ask(d: &Daemon, from: u32, text: &str) -> Vec<SentText> {
     ask_with(d, from, MeshPacketSpec::text(from, text)).await
 }
 
-fn joined(texts: &[SentText]) -> String {
+pub(crate) fn joined(texts: &[SentText]) -> String {
     texts
         .iter()
         .map(|t| strip_marker(&t.text))
@@ -73,7 +73,7 @@ fn joined(texts: &[SentText]) -> String {
 }
 
 /// Everything a request said, for "does it mention X" checks.
-fn said(req: &FakeRequest) -> String {
+pub(crate) fn said(req: &FakeRequest) -> String {
     req.messages
         .iter()
         .map(|m| m.content.as_str())
@@ -86,7 +86,7 @@ fn db(d: &Daemon) -> PathBuf {
 }
 
 /// `node`'s stored messages, read through a second connection while the daemon runs.
-async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
+pub(crate) async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
     let path = db(d);
     let store = tokio::task::spawn_blocking(move || Store::open(&path))
         .await

@@ -84,7 +84,7 @@ fn front_matter_marks_a_file_private_and_is_not_text() {
         (
             "---\nprivate: true\nbody",
             false,
-            &[" | private: true\nbody"],
+            &[" | private: true body"],
         ),
         // Only at the very start: here the lines are a rule, then a setext heading.
         (
@@ -211,4 +211,41 @@ fn counts_characters_not_bytes() {
         "{}",
         passages[0].text.len()
     );
+}
+
+#[test]
+fn tables_become_a_line_per_row_with_the_headers() {
+    check(
+        "## Fees\n\n| Membership | Cost per year |\n|:---|---:|\n| Full member | £24 |\n| Student |  |\n\nPay the treasurer.",
+        &[
+            "Fees | Membership: Full member; Cost per year: £24\nMembership: Student\n\nPay the treasurer.",
+        ],
+    );
+    // No rule row, a ragged rule, no rows, or plain text: left as written.
+    for text in [
+        "| a | b |\n| c | d |",
+        "| a | b |\n|---|\n| c | d |",
+        "| a | b |\n|---|---|",
+        "a | b",
+    ] {
+        check(text, &[&format!(" | {text}")]);
+    }
+    assert_eq!(
+        render("| a | b |\n|---|---|\n| c | d |", Format::Text),
+        [" | | a | b |\n|---|---|\n| c | d |"],
+        "plain text has no tables"
+    );
+}
+
+#[test]
+fn wrapped_lines_are_joined_and_list_items_kept() {
+    check(
+        "The club meets on the\nfirst Tuesday.\n- one item\n  wrapped\n* two\n1. three\n10) four\n> quoted\nline  \nafter a break",
+        &[
+            " | The club meets on the first Tuesday.\n- one item wrapped\n* two\n1. three\n10) four\n> quoted line\nafter a break",
+        ],
+    );
+    // Code keeps its lines; plain text too.
+    check("```\na\nb\n```", &[" | ```\na\nb\n```"]);
+    assert_eq!(render("a\nb", Format::Text), [" | a\nb"]);
 }

@@ -129,6 +129,18 @@ async fn the_index_follows_the_folder() {
     assert_eq!(r.skipped[0].1, Skip::NotUtf8 { at: 3 });
     assert!(search(&store, "field day").await.is_empty());
 
+    // A new splitter splits every indexed file again, changed or not.
+    store
+        .knowledge_indexed(dir.display().to_string(), 0, split::VERSION + 1)
+        .await
+        .unwrap();
+    let r = sync(&store, dir).await.unwrap();
+    assert_eq!(counts(&r), (0, 4, 0, 0, 2, vec![]));
+    assert_eq!(
+        store.knowledge_index().await.unwrap().splitter,
+        Some(split::VERSION)
+    );
+
     // A folder that is gone leaves the index as it was.
     let gone = dir.join("nowhere");
     assert!(matches!(

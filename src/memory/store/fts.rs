@@ -48,6 +48,36 @@ impl Query {
     }
 }
 
+/// At most this many word pairs are searched as phrases.
+const MAX_PHRASES: usize = 8;
+
+impl Query {
+    /// Like [`Query::new`], and each pair of words that stand next to each other in `text`
+    /// (both worth searching for) is searched as a phrase too, so a passage that says "club
+    /// night" ranks above one that has "club" and "night" apart. The phrases only add to the
+    /// ranking: the terms a match is weighed by stay the single words.
+    pub fn with_phrases(text: &str) -> Option<Query> {
+        let mut query = Query::new(text)?;
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut phrases: Vec<String> = Vec::new();
+        for pair in words.windows(2) {
+            let phrase = format!("\"{} {}\"", pair[0], pair[1]);
+            if pair.iter().all(|w| is_term(w)) && !phrases.contains(&phrase) {
+                phrases.push(phrase);
+            }
+        }
+        for phrase in phrases.iter().take(MAX_PHRASES) {
+            query.expression.push_str(" OR ");
+            query.expression.push_str(phrase);
+        }
+        Some(query)
+    }
+}
+
 /// How many distinct words of `text` are worth searching for (at most [`MAX_TERMS`]): a
 /// question with few of them is likely a follow-up ("And on Sunday?").
 pub fn content_words(text: &str) -> usize {
@@ -64,18 +94,48 @@ pub(super) fn term_weights(
     total: f64,
     query: &Query,
 ) -> rusqlite::Result<Vec<f64>> {
+    weights_by(c, table, query, |n| {
+        ((total - n + 0.5) / (n + 0.5)).ln().max(0.0)
+    })
+}
+
+/// Like [`term_weights`], smoothed as Lucene's BM25 does, ln(1 + (N - n + 0.5) / (n +
+/// 0.5)): never 0 for a term some row has, so a table of a few rows (a knowledge folder of one
+/// short file, where every word is in half the rows) still weighs its words, while a term in
+/// every row of a large table weighs almost nothing. And a term no row has weighs most (n =
+/// 0): for documents, a word of the question that none of them has is a part of the question
+/// they do not answer ("Who designed the club logo?" is not covered by a passage about the
+/// club).
+pub(super) fn smoothed_weights(
+    c: &Connection,
+    table: &str,
+    total: f64,
+    query: &Query,
+) -> rusqlite::Result<Vec<f64>> {
+    let idf = |n: f64| (1.0 + (total - n + 0.5) / (n + 0.5)).ln();
+    let mut weights = weights_by(c, table, query, idf)?;
+    for w in &mut weights {
+        if *w == 0.0 {
+            *w = idf(0.0);
+        }
+    }
+    Ok(weights)
+}
+
+/// Each term's weight by `idf` of the number of rows that have it; a term no row has weighs 0.
+fn weights_by(
+    c: &Connection,
+    table: &str,
+    query: &Query,
+    idf: impl Fn(f64) -> f64,
+) -> rusqlite::Result<Vec<f64>> {
     let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
     let mut weights = Vec::with_capacity(query.terms.len());
     for term in &query.terms {
         let n: i64 = c
             .prepare_cached(&sql)?
             .query_row([term], |row| row.get(0))?;
-        let idf = if n == 0 {
-            0.0
-        } else {
-            ((total - n as f64 + 0.5) / (n as f64 + 0.5)).ln().max(0.0)
-        };
-        weights.push(idf);
+        weights.push(if n == 0 { 0.0 } else { idf(n as f64) });
     }
     Ok(weights)
 }
@@ -103,20 +163,51 @@ pub(super) fn matched_weight(
     Ok(matched)
 }
 
+/// The share (0 to 1) of the words worth searching for in `text` — what column `column` of
+/// row `rowid` of `table` holds — that one of `query`'s terms matches there (stemmed, as the
+/// index matches): 1 when the query names everything the column says.
+pub(super) fn column_share(
+    c: &Connection,
+    table: &str,
+    column: &str,
+    rowid: i64,
+    query: &Query,
+    text: &str,
+) -> rusqlite::Result<f64> {
+    let words = terms(text).len();
+    if words == 0 {
+        return Ok(0.0);
+    }
+    let sql = format!("SELECT 1 FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2");
+    let mut matched = 0;
+    for term in &query.terms {
+        if c.prepare_cached(&sql)?
+            .query_row(params![format!("{column} : {term}"), rowid], |_| Ok(()))
+            .optional()?
+            .is_some()
+        {
+            matched += 1;
+        }
+    }
+    Ok((matched as f64 / words as f64).min(1.0))
+}
+
 /// The FTS5 `MATCH` expression for `text`, or `None` when no word is worth searching for.
 #[cfg(test)]
 pub(super) fn match_expression(text: &str) -> Option<String> {
     expression(&terms(text))
 }
 
+/// Whether a lowercased word is worth searching for.
+fn is_term(word: &str) -> bool {
+    word.chars().count() >= MIN_WORD && !STOP_WORDS.contains(&word)
+}
+
 fn terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
         let word = word.to_lowercase();
-        if word.chars().count() < MIN_WORD
-            || STOP_WORDS.contains(&word.as_str())
-            || terms.contains(&word)
-        {
+        if !is_term(&word) || terms.contains(&word) {
             continue;
         }
         terms.push(word);
@@ -167,6 +258,31 @@ mod tests {
         );
         check("433MHz 915", Some("\"433mhz\" OR \"915\""));
         check("a_b_c", None);
+    }
+
+    #[test]
+    fn neighbours_are_searched_as_phrases_too() {
+        let cases = [
+            ("", None),
+            ("club", Some("\"club\"")),
+            (
+                "When is club night?",
+                Some("\"club\" OR \"night\" OR \"club night\""),
+            ),
+            // Words with a stop word or a short word between them make no phrase; punctuation
+            // does not part them (the index does not see it either).
+            (
+                "day of the week in club-night",
+                Some("\"day\" OR \"week\" OR \"club\" OR \"night\" OR \"club night\""),
+            ),
+            ("Beacon beacon", Some("\"beacon\" OR \"beacon beacon\"")),
+        ];
+        for (text, want) in cases {
+            let got = Query::with_phrases(text).map(|q| q.expression);
+            assert_eq!(got.as_deref(), want, "{text:?}");
+        }
+        let q = Query::with_phrases("beacon hill repeater").unwrap_or_else(|| unreachable!());
+        assert_eq!(q.terms, ["\"beacon\"", "\"hill\"", "\"repeater\""]);
     }
 
     #[test]

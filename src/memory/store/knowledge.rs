@@ -1,8 +1,8 @@
 //! The operator's documents as the store keeps them (`[knowledge] dir`): a row per file of
 //! the folder in `knowledge_files` — indexed, or skipped with the reason —, the passages each
 //! indexed file was split into (`knowledge_passages`), their full-text index (`knowledge_fts`:
-//! porter stemming like the exchanges', the file's path and the passage's heading path in
-//! one column, its text in the other), and when the folder was last indexed.
+//! porter stemming like the exchanges'; columns for the file's path with the headings, the
+//! heading right above the passage, and its text), and when the folder was last indexed.
 //!
 //! Nothing here belongs to a node: a reset or expiry never touches it, and a user's message
 //! never enters it. The store only runs the SQL; reading the folder, splitting files and
@@ -70,11 +70,15 @@ pub struct KnowledgeHit {
     pub heading: String,
     pub text: String,
     pub private: bool,
-    /// How well it matches: FTS5's bm25 negated (higher is better, 0 is no match).
+    /// How well it matches (higher is better, 0 is no match): FTS5's bm25 negated, plus the
+    /// weight of the query's words it has.
     pub score: f64,
-    /// The share (0 to 1) of the query's weight (each term its inverse document frequency
-    /// over all passages) that this passage matches.
+    /// The share (0 to 1) of the query's weight (each term its smoothed inverse document
+    /// frequency over all passages) that this passage matches.
     pub coverage: f64,
+    /// The share (0 to 1) of the words of the heading right above the passage that the query
+    /// names: 1 when the question names what the passage is about.
+    pub topic: f64,
 }
 
 /// What the index holds, for `!status`, `meshai check` and `meshai knowledge list`.
@@ -82,6 +86,8 @@ pub struct KnowledgeHit {
 pub struct KnowledgeIndex {
     /// The folder last indexed, and when (Unix seconds); `None` before the first indexing.
     pub last: Option<(String, i64)>,
+    /// The version of the splitter that made the passages (`None` before the first indexing).
+    pub splitter: Option<u32>,
     /// Indexed files (skipped ones not counted) and their passages.
     pub documents: usize,
     pub passages: usize,
@@ -90,9 +96,11 @@ pub struct KnowledgeIndex {
     pub skipped: usize,
 }
 
-/// Column weights for bm25: a word in the file name or a heading counts twice a word in the
-/// text, so "repeaters.md > Beacon Hill" finds the passage under that heading.
-const BM25_WEIGHTS: &str = "bm25(knowledge_fts, 2.0, 1.0)";
+/// Column weights for bm25 (source, topic, text): a word of the heading right above a
+/// passage counts most — it says what the passage is about ("What time does club night
+/// begin?" finds "Monthly club night" before "The rota", which says "at all times" and "club
+/// night"); the file name and the headings above count as much as the text.
+const BM25_WEIGHTS: &str = "bm25(knowledge_fts, 1.0, 4.0, 1.0)";
 
 impl Store {
     /// Every file of the knowledge folder as last indexed, by path.
@@ -109,13 +117,19 @@ impl Store {
         self.call(move |c| apply(c, &changes, at)).await
     }
 
-    /// Records that `dir` was indexed at `at`.
-    pub async fn knowledge_indexed(&self, dir: String, at: i64) -> Result<(), StoreError> {
+    /// Records that `dir` was indexed at `at` by version `splitter` of the splitter.
+    pub async fn knowledge_indexed(
+        &self,
+        dir: String,
+        at: i64,
+        splitter: u32,
+    ) -> Result<(), StoreError> {
         self.call(move |c| {
             c.execute(
-                "INSERT INTO knowledge_state(id, dir, indexed_at) VALUES (1, ?1, ?2)
-                 ON CONFLICT(id) DO UPDATE SET dir = excluded.dir, indexed_at = excluded.indexed_at",
-                params![dir, at],
+                "INSERT INTO knowledge_state(id, dir, indexed_at, splitter) VALUES (1, ?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET dir = excluded.dir,
+                     indexed_at = excluded.indexed_at, splitter = excluded.splitter",
+                params![dir, at, splitter],
             )?;
             Ok(())
         })
@@ -129,14 +143,15 @@ impl Store {
 
     /// Up to `limit` passages that match `text`, best first, private ones only when
     /// `private`; each with its score and the share of the query it covers. The text is
-    /// reduced to safe terms like a memory search (no terms, no passages).
+    /// reduced to safe terms like a memory search (no terms, no passages), and neighbouring
+    /// words are searched as phrases too (`fts::Query::with_phrases`).
     pub async fn knowledge_search(
         &self,
         text: &str,
         private: bool,
         limit: usize,
     ) -> Result<Vec<KnowledgeHit>, StoreError> {
-        let Some(query) = Query::new(text) else {
+        let Some(query) = Query::with_phrases(text) else {
             return Ok(Vec::new());
         };
         self.call(move |c| search(c, &query, private, limit)).await
@@ -208,14 +223,7 @@ fn apply(c: &mut Connection, changes: &[KnowledgeChange], at: i64) -> Result<(),
                     )?
                     .execute(params![file_id, seq as i64, p.heading, p.text])?;
                     let id = tx.last_insert_rowid();
-                    tx.prepare_cached(
-                        "INSERT INTO knowledge_fts(rowid, title, text) VALUES (?1, ?2, ?3)",
-                    )?
-                    .execute(params![
-                        id,
-                        title(&file.path, &p.heading),
-                        p.text
-                    ])?;
+                    index_passage(&tx, id, &file.path, &p.heading, &p.text)?;
                 }
             }
             KnowledgeChange::Touch {
@@ -238,10 +246,42 @@ fn apply(c: &mut Connection, changes: &[KnowledgeChange], at: i64) -> Result<(),
     Ok(())
 }
 
-/// What a passage's first index column holds: the file's path and its heading path. The
-/// same expression rebuilds the index in SQL (`damage::rebuild_index`).
-fn title(path: &str, heading: &str) -> String {
-    format!("{path} {heading}")
+/// Writes passage `id`'s index entry: its source (the file's path and every heading above
+/// it), its topic (the heading right above it: what the passage is about, weighted most) and
+/// its text.
+fn index_passage(
+    tx: &Connection,
+    id: i64,
+    path: &str,
+    heading: &str,
+    text: &str,
+) -> rusqlite::Result<()> {
+    let topic = heading.rsplit(" > ").next().unwrap_or_default();
+    let topic = match initialism(topic) {
+        Some(short) => format!("{topic} {short}"),
+        None => topic.to_string(),
+    };
+    tx.prepare_cached(
+        "INSERT INTO knowledge_fts(rowid, source, topic, text) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![id, format!("{path} {heading}"), topic, text])?;
+    Ok(())
+}
+
+/// The initials of a heading whose words are capitalised ("Annual General Meeting" → "AGM"),
+/// indexed with it: people ask about the AGM of a section headed "Annual General Meeting".
+/// `None` for fewer than two capitalised words, or a heading with a word that is not (a
+/// sentence: "Monthly club night").
+fn initialism(heading: &str) -> Option<String> {
+    let words: Vec<&str> = heading
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .collect();
+    let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    if words.len() < 2 || !words.iter().all(capitalised) {
+        return None;
+    }
+    Some(words.iter().filter_map(|w| w.chars().next()).collect())
 }
 
 /// The index rebuilt from the passages (they hold everything it does), inside `tx`; returns
@@ -251,26 +291,42 @@ pub(super) fn rebuild_index(tx: &Connection) -> rusqlite::Result<usize> {
         "INSERT INTO knowledge_fts(knowledge_fts) VALUES ('delete-all')",
         [],
     )?;
-    tx.execute(
-        "INSERT INTO knowledge_fts(rowid, title, text)
-         SELECT p.id, f.path || ' ' || p.heading, p.text
-         FROM knowledge_passages p JOIN knowledge_files f ON f.id = p.file_id",
-        [],
-    )
+    let rows = tx
+        .prepare(
+            "SELECT p.id, f.path, p.heading, p.text
+             FROM knowledge_passages p JOIN knowledge_files f ON f.id = p.file_id",
+        )?
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (id, path, heading, text) in &rows {
+        index_passage(tx, *id, path, heading, text)?;
+    }
+    Ok(rows.len())
 }
 
 fn index(c: &mut Connection) -> Result<KnowledgeIndex, StoreError> {
     let tx = c.transaction()?;
-    let last = tx
-        .prepare_cached("SELECT dir, indexed_at FROM knowledge_state WHERE id = 1")?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
+    let state = tx
+        .prepare_cached("SELECT dir, indexed_at, splitter FROM knowledge_state WHERE id = 1")?
+        .query_row([], |row| {
+            Ok(((row.get(0)?, row.get(1)?), row.get::<_, u32>(2)?))
+        })
         .optional()?;
+    let (last, splitter) = state.unzip();
     let count = |sql: &str| -> Result<usize, StoreError> {
         let n: i64 = tx.prepare_cached(sql)?.query_row([], |row| row.get(0))?;
         Ok(usize::try_from(n).unwrap_or(0))
     };
     let index = KnowledgeIndex {
         last,
+        splitter,
         documents: count("SELECT count(*) FROM knowledge_files WHERE skipped IS NULL")?,
         passages: count("SELECT count(*) FROM knowledge_passages")?,
         private_passages: count(
@@ -316,6 +372,7 @@ fn search(
                         private: row.get(4)?,
                         score: -row.get::<_, f64>(5)?,
                         coverage: 0.0,
+                        topic: 0.0,
                     },
                 ))
             },
@@ -327,13 +384,44 @@ fn search(
     let total: i64 = tx
         .prepare_cached("SELECT count(*) FROM knowledge_passages")?
         .query_row([], |row| row.get(0))?;
-    let weights = fts::term_weights(&tx, "knowledge_fts", total as f64, query)?;
+    let weights = fts::smoothed_weights(&tx, "knowledge_fts", total as f64, query)?;
     let whole: f64 = weights.iter().sum();
     let mut hits = Vec::with_capacity(found.len());
     for (id, hit) in found {
         let matched = fts::matched_weight(&tx, "knowledge_fts", id, query, &weights)?;
         let coverage = if whole > 0.0 { matched / whole } else { 0.0 };
-        hits.push(KnowledgeHit { coverage, ..hit });
+        // FTS5's bm25 weighs a word found in half the passages or more as nothing, which
+        // leaves a small folder with no scores at all: the matched words' smoothed weight
+        // is added, so a match always counts for what its words are worth.
+        let score = hit.score + matched;
+        let heading = hit.heading.rsplit(" > ").next().unwrap_or_default();
+        let topic = fts::column_share(&tx, "knowledge_fts", "topic", id, query, heading)?;
+        hits.push(KnowledgeHit {
+            score,
+            coverage,
+            topic,
+            ..hit
+        });
     }
     Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::initialism;
+
+    #[test]
+    fn capitalised_headings_are_indexed_with_their_initials() {
+        let cases = [
+            ("Annual General Meeting", Some("AGM")),
+            ("Nearest Hospital (A&E)", Some("NH")),
+            ("GB3KV — Beacon Hill, 2 m FM", Some("GBH")),
+            ("Monthly club night", None),
+            ("Fees", None),
+            ("", None),
+        ];
+        for (heading, want) in cases {
+            assert_eq!(initialism(heading).as_deref(), want, "{heading:?}");
+        }
+    }
 }

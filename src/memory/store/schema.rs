@@ -122,7 +122,8 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 5: the operator's documents (`[knowledge] dir`, see `store/knowledge.rs`): a row per file
     // of the folder (indexed, or skipped with the reason), the passages it was split into and
     // their full-text index (porter, like the exchanges'; contentless: the text stays in
-    // `knowledge_passages`), and when the folder was last indexed. Nothing here is a node's.
+    // `knowledge_passages`), and when the folder was last indexed, by which version of the
+    // splitter (a new one splits every file again). Nothing here is a node's.
     "
     CREATE TABLE knowledge_files(
         id         INTEGER PRIMARY KEY,
@@ -143,7 +144,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX knowledge_passages_file ON knowledge_passages(file_id, seq);
     CREATE VIRTUAL TABLE knowledge_fts USING fts5(
-        title, text, content = '', contentless_delete = 1,
+        source, topic, text, content = '', contentless_delete = 1,
         tokenize = 'porter unicode61 remove_diacritics 2'
     );
     CREATE TRIGGER knowledge_fts_delete AFTER DELETE ON knowledge_passages BEGIN
@@ -152,7 +153,8 @@ pub(super) const MIGRATIONS: &[&str] = &[
     CREATE TABLE knowledge_state(
         id         INTEGER PRIMARY KEY CHECK (id = 1),
         dir        TEXT NOT NULL,
-        indexed_at INTEGER NOT NULL
+        indexed_at INTEGER NOT NULL,
+        splitter   INTEGER NOT NULL
     );
     ",
 ];

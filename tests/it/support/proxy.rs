@@ -141,3 +141,46 @@ async fn forward(
     let _ = client.shutdown().await;
     Ok(())
 }
+
+/// The request as the daemon sent it, plus llama-server's `timings_per_token`: then every
+/// streamed event carries `timings`, so a streamed answer the daemon cuts at the reply budget
+/// (it never gets the last event) still says how many prompt tokens were evaluated. The
+/// daemon itself never sends this field.
+pub fn with_timings(body: &[u8]) -> Vec<u8> {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return body.to_vec();
+    };
+    if let Some(o) = v.as_object_mut() {
+        o.insert("timings_per_token".into(), serde_json::Value::Bool(true));
+    }
+    serde_json::to_vec(&v).unwrap_or_else(|_| body.to_vec())
+}
+
+/// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
+/// server-sent events whose last ones carry `usage` and llama-server's `timings` (every one
+/// carries `timings` with `timings_per_token`, see [`with_timings`]: a stream cut at the budget has
+/// no `usage`, and its prompt is `prompt_n` + `cache_n`).
+pub fn prompt_usage(response: &str) -> (u64, u64) {
+    let mut found = (0, 0);
+    let mut read = |v: &serde_json::Value| {
+        let t = &v["timings"];
+        if let (Some(n), Some(cached)) = (t["prompt_n"].as_u64(), t["cache_n"].as_u64()) {
+            found.0 = found.0.max(n + cached);
+        }
+        if let Some(n) = v["usage"]["prompt_tokens"].as_u64() {
+            found.0 = n;
+        }
+        if let Some(n) = t["prompt_n"].as_u64() {
+            found.1 = n;
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(response) {
+        Ok(v) => read(&v),
+        Err(_) => response
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+            .for_each(|v| read(&v)),
+    }
+    found
+}

@@ -139,7 +139,7 @@ async fn files_are_replaced_touched_and_removed_whole() {
         (3, 6, 1, 0, None)
     );
     store
-        .knowledge_indexed("/srv/notes".into(), 200)
+        .knowledge_indexed("/srv/notes".into(), 200, 1)
         .await
         .unwrap();
 
@@ -217,8 +217,14 @@ async fn files_are_replaced_touched_and_removed_whole() {
     );
     let index = store.knowledge_index().await.unwrap();
     assert_eq!(
-        (index.documents, index.passages, index.skipped, index.last),
-        (1, 1, 1, Some(("/srv/notes".to_string(), 200)))
+        (
+            index.documents,
+            index.passages,
+            index.skipped,
+            index.last,
+            index.splitter
+        ),
+        (1, 1, 1, Some(("/srv/notes".to_string(), 200)), Some(1))
     );
     // The hash keeps its 64 bits through SQLite's signed integers.
     let mut big = file("big.md", false);

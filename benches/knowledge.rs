@@ -1,0 +1,412 @@
+//! Real-model knowledge benchmark: does a small model answer a club's questions from the
+//! club's own documents, and say so when they do not cover a question?
+//!
+//! The documents are `benches/knowledge/docs/` (a radio club's handbook, repeater list, event
+//! schedule, safety card, mesh guide, field-day guide, weekly nets, and a private clubhouse
+//! note), the questions `benches/knowledge/questions.tsv` (worded unlike the documents, each
+//! with the keys a correct answer contains). The whole daemon runs (`meshai::run_with`,
+//! simulated node) against a real llama.cpp server through a recording proxy that keeps
+//! llama-server's `timings`. Subjects, in one run:
+//!
+//! - `with the folder`: `[knowledge] dir` set to the documents;
+//! - `without`: the same daemon without a knowledge folder.
+//!
+//! Every conversation is a node of its own (a follow-up is asked by the node that asked the
+//! question before it), so no answer sees another question's memory. A private question is
+//! asked twice: over PKI by a node in `private_to`, then by a node that is not.
+//!
+//! Per subject it prints: covered questions answered correctly (the answer contains a key),
+//! private questions answered for the listed node and leaked to the other, uncovered
+//! questions answered with "not in my notes" (or similar) against answered anyway, general
+//! questions (not about the club) answered against refused, prompt tokens and tokens the
+//! server evaluated per reply, DM → first packet p50; then every answer.
+//!
+//! Run: `scripts/knowledge-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct),
+//! or with `MESHAI_REAL_LLM_URL` set to a running server. Without it, it prints SKIPPED.
+//! `MESHAI_KNOWLEDGE_SUBJECTS=with` runs one subject; `MESHAI_KNOWLEDGE_DUMP=1` prints each
+//! prompt's per-turn block.
+
+#[path = "../tests/it/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "../tests/it/support/mod.rs"]
+#[allow(unused_imports)]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness::{Daemon, answer_to, sim_config};
+use meshai::chunk::strip_marker;
+use support::fake_llm::FakeLlm;
+use support::proxy::{Exchange, Recorded, prompt_usage, rewriting_proxy, with_timings};
+use support::sim_node::SimNode;
+
+/// The node in `private_to`, its PKI key, and a node that is not listed.
+const MEMBER: u32 = 0x4b00_0100;
+const MEMBER_KEY: [u8; 32] = [7; 32];
+const STRANGER: u32 = 0x4b00_0200;
+
+/// Phrases of an answer that says the notes do not cover the question.
+const NOT_IN_NOTES: &[&str] = &[
+    "not in my notes",
+    "not in the notes",
+    "not in your notes",
+    "notes do not",
+    "notes don't",
+    "notes have no",
+    "no note",
+    "not mentioned",
+    "not covered",
+    "not specified",
+    "not listed",
+    "not available",
+    "no information",
+    "don't have",
+    "do not have",
+    "don't know",
+    "do not know",
+    "not sure",
+    "unknown",
+    "can't find",
+    "cannot find",
+    "couldn't find",
+    "unable to",
+    "doesn't say",
+    "does not say",
+    "no details",
+    "no record",
+    "i'm sorry",
+    "sorry",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Covered,
+    Private,
+    Uncovered,
+    General,
+}
+
+/// One line of `questions.tsv`.
+#[derive(Clone, Debug)]
+struct Question {
+    kind: Kind,
+    conversation: String,
+    text: String,
+    keys: Vec<String>,
+}
+
+fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/knowledge")
+}
+
+fn questions() -> Vec<Question> {
+    let path = bench_dir().join("questions.tsv");
+    let text = std::fs::read_to_string(&path).expect("benches/knowledge/questions.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let kind = match f.first().copied() {
+                Some("covered") => Kind::Covered,
+                Some("private") => Kind::Private,
+                Some("uncovered") => Kind::Uncovered,
+                Some("general") => Kind::General,
+                other => panic!("unknown kind {other:?} in {l:?}"),
+            };
+            Question {
+                kind,
+                conversation: f.get(1).copied().unwrap_or_default().to_string(),
+                text: f.get(2).copied().unwrap_or_default().to_string(),
+                keys: f
+                    .get(3)
+                    .copied()
+                    .unwrap_or_default()
+                    .split('|')
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Subject {
+    With,
+    Without,
+}
+
+impl Subject {
+    fn name(self) -> &'static str {
+        match self {
+            Subject::With => "with the folder",
+            Subject::Without => "without",
+        }
+    }
+
+    fn config(self) -> String {
+        match self {
+            Subject::With => format!(
+                "[knowledge]\ndir = \"{}\"\nprivate_to = [\"!{MEMBER:08x}\"]\n",
+                bench_dir().join("docs").display()
+            ),
+            Subject::Without => String::new(),
+        }
+    }
+}
+
+/// What one reply was.
+#[derive(Clone, Debug)]
+struct Reply {
+    question: Question,
+    /// Asked by the listed node over PKI (private questions), or by the stranger.
+    by_member: bool,
+    answer: String,
+    first_packet: Duration,
+    prompt_tokens: u64,
+    evaluated: u64,
+    /// The per-turn block the prompt carried (for the dump).
+    notes: String,
+}
+
+impl Reply {
+    fn correct(&self) -> bool {
+        let a = self.answer.to_lowercase();
+        self.question
+            .keys
+            .iter()
+            .any(|k| a.contains(&k.to_lowercase()))
+    }
+
+    fn says_not_in_notes(&self) -> bool {
+        let a = self.answer.to_lowercase().replace('’', "'");
+        NOT_IN_NOTES.iter().any(|p| a.contains(p))
+    }
+}
+
+/// The per-turn block of a request: the system message right before the question.
+fn notes(request: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
+    let msgs = v["messages"].as_array().cloned().unwrap_or_default();
+    match msgs.len().checked_sub(2).and_then(|i| msgs.get(i)) {
+        Some(m) if m["role"] == "system" && msgs.len() > 2 => {
+            m["content"].as_str().unwrap_or_default().to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+/// The last reply request after `before`, once its response is through.
+async fn exchange(seen: &Recorded, before: usize) -> Exchange {
+    for _ in 0..300 {
+        let last = seen.lock().ok().and_then(|l| {
+            l[before..]
+                .iter()
+                .rev()
+                .find(|e| e.request.contains("\"messages\""))
+                .cloned()
+        });
+        match last {
+            Some(e) if !e.response.is_empty() => return e,
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    Exchange::default()
+}
+
+async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
+    let (proxy_url, seen) = rewriting_proxy(url.to_string(), with_timings).await;
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let placeholder = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Temperature 0, a radio bot's short answers, streamed as users get them by default.
+    let llm = format!("timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = {stream}");
+    let d = Daemon::start_with_llm_url(sim, placeholder, dir, &subject.config(), &proxy_url, &llm)
+        .await;
+    if subject == Subject::With {
+        d.indexed(1).await;
+    }
+    let mut nodes: Vec<String> = Vec::new();
+    let mut replies = Vec::new();
+    for q in questions() {
+        let askers: Vec<(u32, bool)> = match q.kind {
+            Kind::Private => vec![(MEMBER, true), (STRANGER, false)],
+            _ => {
+                if !nodes.contains(&q.conversation) {
+                    nodes.push(q.conversation.clone());
+                }
+                let i = nodes.iter().position(|c| *c == q.conversation).unwrap_or(0);
+                vec![(0x4b01_0000 + i as u32, false)]
+            }
+        };
+        for (node, by_member) in askers {
+            let before_texts = d.sim.texts().len();
+            let before_reqs = seen.lock().map(|l| l.len()).unwrap_or(0);
+            let asked = tokio::time::Instant::now();
+            if by_member {
+                d.sim.inject_pki_dm(node, &q.text, MEMBER_KEY);
+            } else {
+                d.sim.inject_dm(node, &q.text, None);
+            }
+            let parts = answer_to(&d.sim, node, before_texts).await;
+            let first_packet = parts
+                .first()
+                .map_or(Duration::ZERO, |p| p.at.saturating_duration_since(asked));
+            let text: Vec<&str> = parts.iter().map(|p| strip_marker(&p.text)).collect();
+            let e = exchange(&seen, before_reqs).await;
+            let (prompt_tokens, evaluated) = prompt_usage(&e.response);
+            replies.push(Reply {
+                question: q.clone(),
+                by_member,
+                answer: text.join(" "),
+                first_packet,
+                prompt_tokens,
+                evaluated,
+                notes: notes(&e.request),
+            });
+            // The user reads the answer and types the next message.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    let (result, ..) = d.stop().await;
+    result.expect("the daemon stopped cleanly");
+    replies
+}
+
+fn percentile(mut xs: Vec<f64>, pct: usize) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let rank = (xs.len() * pct).div_ceil(100).max(1);
+    xs.get(rank - 1).copied().unwrap_or(0.0)
+}
+
+fn report(subject: Subject, replies: &[Reply]) {
+    let of = |kind: Kind| -> Vec<&Reply> {
+        replies.iter().filter(|r| r.question.kind == kind).collect()
+    };
+    let covered = of(Kind::Covered);
+    let right = covered.iter().filter(|r| r.correct()).count();
+    let private = of(Kind::Private);
+    let member = private.iter().filter(|r| r.by_member).count();
+    let member_right = private
+        .iter()
+        .filter(|r| r.by_member && r.correct())
+        .count();
+    let leaked = private
+        .iter()
+        .filter(|r| !r.by_member && r.correct())
+        .count();
+    let uncovered = of(Kind::Uncovered);
+    let declined = uncovered.iter().filter(|r| r.says_not_in_notes()).count();
+    let general = of(Kind::General);
+    let refused = general.iter().filter(|r| r.says_not_in_notes()).count();
+    let mean = |f: fn(&Reply) -> u64| {
+        replies.iter().map(f).sum::<u64>() as f64 / replies.len().max(1) as f64
+    };
+    let firsts: Vec<f64> = replies
+        .iter()
+        .map(|r| r.first_packet.as_secs_f64() * 1000.0)
+        .collect();
+    println!(
+        "| {} | {right}/{} ({:.0} %) | {member_right}/{member} | {leaked}/{} | {declined}/{} | {}/{} | {:.0} | {:.0} | {:.0} |",
+        subject.name(),
+        covered.len(),
+        100.0 * right as f64 / covered.len().max(1) as f64,
+        private.len() - member,
+        uncovered.len(),
+        general.len() - refused,
+        general.len(),
+        mean(|r| r.prompt_tokens),
+        mean(|r| r.evaluated),
+        percentile(firsts, 50),
+    );
+    let dump = std::env::var_os("MESHAI_KNOWLEDGE_DUMP").is_some();
+    for r in replies {
+        let mark = match r.question.kind {
+            Kind::Covered => {
+                if r.correct() {
+                    "✓"
+                } else {
+                    "✗"
+                }
+            }
+            Kind::Private if r.by_member => {
+                if r.correct() {
+                    "✓"
+                } else {
+                    "✗"
+                }
+            }
+            Kind::Private => {
+                if r.correct() {
+                    "LEAK"
+                } else {
+                    "·"
+                }
+            }
+            Kind::Uncovered => {
+                if r.says_not_in_notes() {
+                    "declined"
+                } else {
+                    "ANSWERED"
+                }
+            }
+            Kind::General => {
+                if r.says_not_in_notes() {
+                    "REFUSED"
+                } else {
+                    "answered"
+                }
+            }
+        };
+        println!(
+            "    {mark} {:?}{}: {} [{}/{} tokens]",
+            r.question.text,
+            if r.question.kind == Kind::Private {
+                if r.by_member {
+                    " (member, PKI)"
+                } else {
+                    " (stranger)"
+                }
+            } else {
+                ""
+            },
+            r.answer.replace('\n', " "),
+            r.evaluated,
+            r.prompt_tokens
+        );
+        if dump {
+            println!("        notes: {}", r.notes.replace('\n', " / "));
+        }
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let Ok(url) = std::env::var("MESHAI_REAL_LLM_URL") else {
+        println!(
+            "SKIPPED knowledge bench: MESHAI_REAL_LLM_URL is not set (run scripts/knowledge-bench.sh)"
+        );
+        return;
+    };
+    let stream = std::env::var("MESHAI_KNOWLEDGE_STREAM").map_or(true, |v| v != "0");
+    let only = std::env::var("MESHAI_KNOWLEDGE_SUBJECTS").unwrap_or_default();
+    let n = questions().len();
+    println!(
+        "knowledge bench: {n} questions, server {url}{}",
+        if stream { ", streamed" } else { "" }
+    );
+    println!(
+        "| subject | covered: correct | private: member correct | private: leaked to a stranger | uncovered: says not in notes | general: answered | prompt tokens per reply | evaluated per reply | DM → first packet p50 ms |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (key, subject) in [("with", Subject::With), ("without", Subject::Without)] {
+        if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
+            continue;
+        }
+        let replies = run(&url, subject, stream).await;
+        report(subject, &replies);
+    }
+}

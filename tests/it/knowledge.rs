@@ -1,0 +1,383 @@
+//! The knowledge folder through the daemon: a changed file is reindexed and its new fact
+//! reaches the prompt, a deleted file's passages are gone, private passages reach only a
+//! listed node's PKI DMs (never a mention, never a DM from another node or without PKI), and
+//! the binary: a broken file is skipped with one log line, SIGHUP reindexes without ending
+//! the daemon, and `meshai knowledge reindex | list | search`.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use meshai::knowledge::render::{NO_NOTES, NOTES_INTRO, SYSTEM_HINT};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::harness::{Daemon, SOON, config_text, replies, sim_config};
+use crate::support::fake_llm::{FakeLlm, FakeRequest};
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SimNode};
+use crate::trust::{ask_with, joined, said, stored};
+
+const MEMBER: u32 = 0x4b00_0001;
+const PLAIN_MEMBER: u32 = 0x4b00_0002;
+const STRANGER: u32 = 0x4b00_0003;
+const USER: u32 = 0x4b00_0004;
+const KEY: [u8; 32] = [0x33; 32];
+const STRANGER_KEY: [u8; 32] = [0x44; 32];
+
+fn write(dir: &Path, rel: &str, text: &[u8]) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write a document");
+}
+
+/// The `[knowledge]` section for `dir`, with `more` lines.
+fn knowledge(dir: &Path, more: &str) -> String {
+    format!("[knowledge]\ndir = \"{}\"\n{more}\n", dir.display())
+}
+
+/// Asks `text` as a plain DM from `node`; returns the reply request the LLM got for it.
+async fn ask(d: &Daemon, node: u32, text: &str) -> FakeRequest {
+    ask_spec(d, node, MeshPacketSpec::text(node, text)).await
+}
+
+async fn ask_spec(d: &Daemon, to: u32, spec: MeshPacketSpec) -> FakeRequest {
+    let before = replies(&d.llm).len();
+    let reply = ask_with(d, to, spec).await;
+    assert!(joined(&reply).starts_with("echo: "), "{reply:?}");
+    let reqs = replies(&d.llm);
+    assert_eq!(reqs.len(), before + 1, "one reply request");
+    reqs[before].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "handbook.md",
+        b"# Club\n\n## Meetings\n\nWe meet every first Tuesday at the Old Fire Station.\n",
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+
+    let first = ask(&d, USER, "Where is the club meeting held?").await;
+    let prompt = said(&first);
+    assert!(prompt.contains("Old Fire Station"), "{prompt}");
+    assert!(
+        prompt.contains(&format!("{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]")),
+        "{prompt}"
+    );
+    let system = first.messages[0].content.clone();
+    assert!(system.contains(SYSTEM_HINT), "{system}");
+    // The passages are per-turn notes, just before the question, never in the system prompt.
+    assert!(!system.contains("Fire Station"));
+    let n = first.messages.len();
+    assert_eq!(
+        first.messages[n - 1].content,
+        "Where is the club meeting held?"
+    );
+    assert!(first.messages[n - 2].content.contains("Old Fire Station"));
+
+    // The meeting place changes: the next question gets the new fact, not the old one.
+    write(
+        notes.path(),
+        "handbook.md",
+        b"# Club\n\n## Meetings\n\nWe meet every first Tuesday in the Bridge Street library, upstairs.\n",
+    );
+    d.reindexed().await;
+    let second = ask(&d, USER, "Where is the club meeting held now?").await;
+    let prompt = said(&second);
+    assert!(prompt.contains("Bridge Street library"), "{prompt}");
+    assert!(!prompt.contains("Old Fire Station"), "{prompt}");
+    assert_eq!(
+        second.messages[0].content, system,
+        "the system prompt stays byte-identical"
+    );
+
+    let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
+    assert!(
+        joined(&status).contains("Notes: 1 doc, 1 passages."),
+        "{status:?}"
+    );
+
+    // The file is deleted: its passages are gone, and the model is told nothing matches.
+    std::fs::remove_file(notes.path().join("handbook.md")).expect("rm");
+    d.reindexed().await;
+    let third = ask(&d, USER, "Where is the club meeting held today?").await;
+    let prompt = said(&third);
+    assert!(
+        !prompt.contains("library") && !prompt.contains("Fire Station"),
+        "{prompt}"
+    );
+    assert!(prompt.contains(NO_NOTES), "{prompt}");
+    let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
+    assert!(
+        joined(&status).contains("Notes: 0 docs, 0 passages."),
+        "{status:?}"
+    );
+
+    // Nothing of the documents was stored with the conversation.
+    let history = stored(&d, USER).await;
+    assert_eq!(
+        history.len(),
+        6,
+        "three questions and their answers: {history:?}"
+    );
+    assert!(
+        history
+            .iter()
+            .all(|m| !m.text.contains("Fire Station") && !m.text.contains("library")),
+        "{history:?}"
+    );
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_passages_reach_only_listed_nodes_over_pki() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "private/wifi.md",
+        b"# Wifi\n\nThe radio room wifi password is Harrier-77.\n",
+    );
+    write(
+        notes.path(),
+        "guests.md",
+        b"# Wifi\n\nThe guest wifi network is KVARC-Guest, open to all.\n",
+    );
+    let more = format!("private_to = [\"!{MEMBER:08x}\", \"!{PLAIN_MEMBER:08x}\"]");
+    let extra = format!(
+        "{}[channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n",
+        knowledge(notes.path(), &more)
+    );
+    let d = Daemon::start(&extra).await;
+    d.indexed(1).await;
+    let question = "What is the wifi password?";
+
+    // A listed node, proven by PKI: the private passage.
+    let req = ask_spec(&d, MEMBER, MeshPacketSpec::pki(MEMBER, question, KEY)).await;
+    assert!(said(&req).contains("Harrier-77"), "{}", said(&req));
+
+    // A listed node without PKI (its id could be forged), a node not listed even over PKI,
+    // and a channel mention: the public passage only.
+    let plain = ask(&d, PLAIN_MEMBER, question).await;
+    let stranger = ask_spec(
+        &d,
+        STRANGER,
+        MeshPacketSpec::pki(STRANGER, question, STRANGER_KEY),
+    )
+    .await;
+    let mention = MeshPacketSpec {
+        to: Some(BROADCAST),
+        ..MeshPacketSpec::text(MEMBER, "@ai what is the wifi password?")
+    };
+    let public = ask_spec(&d, BROADCAST, mention).await;
+    for (who, req) in [
+        ("plain", plain),
+        ("stranger", stranger),
+        ("mention", public),
+    ] {
+        let prompt = said(&req);
+        assert!(!prompt.contains("Harrier-77"), "{who}: {prompt}");
+        assert!(prompt.contains("KVARC-Guest"), "{who}: {prompt}");
+    }
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}
+
+/// The daemon's log lines, collected as they come.
+fn collect(stderr: tokio::process::ChildStderr) -> Arc<Mutex<Vec<String>>> {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = reader.next_line().await {
+            sink.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+        }
+    });
+    lines
+}
+
+/// Waits until `n` log lines contain `want`; returns all lines.
+async fn wait_log(lines: &Arc<Mutex<Vec<String>>>, want: &str, n: usize) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + SOON;
+    loop {
+        let all = lines.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if all.iter().filter(|l| l.contains(want)).count() >= n {
+            return all;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no {n} log lines with {want:?}: {all:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_reindexes_and_a_binary_file_is_skipped_with_one_line() {
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("knowledge");
+    write(&notes, "handbook.md", b"# Club\nWe meet on Tuesdays.\n");
+    write(&notes, "photo.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    let config = dir.path().join("config.toml");
+    let text = config_text(
+        &sim,
+        &llm.base_url(),
+        &dir.path().join("meshai.db"),
+        &knowledge(&notes, ""),
+    );
+    std::fs::write(&config, text).expect("config");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn meshai");
+    let lines = collect(child.stderr.take().expect("stderr"));
+    let log = wait_log(&lines, "knowledge indexed", 1).await;
+    let skipped: Vec<&String> = log
+        .iter()
+        .filter(|l| l.contains("knowledge: skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{log:#?}");
+    assert!(
+        skipped[0].contains("photo.md") && skipped[0].contains("NUL bytes"),
+        "{skipped:?}"
+    );
+
+    // A new document, then `systemctl reload`: SIGHUP reindexes, the daemon keeps running.
+    write(
+        &notes,
+        "events.md",
+        b"# Field day\nThe field day is at Crane Farm on 4 July.\n",
+    );
+    let pid = child.id().expect("pid").to_string();
+    let hup = std::process::Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .expect("kill");
+    assert!(hup.success());
+    let log = wait_log(&lines, "knowledge indexed", 2).await;
+    assert!(
+        log.iter().any(|l| l.contains("SIGHUP: reindexing")),
+        "{log:#?}"
+    );
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "SIGHUP does not end the daemon"
+    );
+    // The broken file is not logged again: it did not change.
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.contains("knowledge: skipped"))
+            .count(),
+        1,
+        "{log:#?}"
+    );
+    sim.wait_handshakes(1, SOON).await;
+    sim.inject_dm(USER, "Where is the field day held?", None);
+    let reqs = llm.wait_requests(1, SOON).await;
+    let prompt = said(&reqs[0]);
+    assert!(prompt.contains("Crane Farm"), "{prompt}");
+
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(term.success());
+    let status = tokio::time::timeout(SOON, child.wait())
+        .await
+        .expect("exits")
+        .expect("wait");
+    assert_eq!(status.code(), Some(0));
+}
+
+/// Runs `meshai knowledge ARGS --config CONFIG`; its exit status and stdout.
+fn cli(config: &Path, args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
+        .arg("knowledge")
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .output()
+        .expect("run meshai");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn the_knowledge_commands_index_list_and_search() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("knowledge");
+    write(
+        &notes,
+        "repeaters.md",
+        b"# Repeaters\n\n## GB3KV Beacon Hill\n\nOutput 145.7125 MHz, tone 77.0 Hz.\n",
+    );
+    write(
+        &notes,
+        "private/wifi.md",
+        b"The wifi password is Harrier-77.",
+    );
+    write(&notes, "scan.pdf", b"%PDF-1.4");
+    let config = dir.path().join("config.toml");
+    let text = format!(
+        "[radio]\ntcp = \"127.0.0.1:9\"\n[storage]\ndatabase = \"{}\"\n{}",
+        dir.path().join("meshai.db").display(),
+        knowledge(&notes, "")
+    );
+    std::fs::write(&config, text).expect("config");
+
+    let (ok, out) = cli(&config, &["reindex"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("3 files (2 new"), "{out}");
+    assert!(
+        out.contains("skipped scan.pdf: not Markdown or plain text (.pdf)"),
+        "{out}"
+    );
+    let (ok, again) = cli(&config, &["reindex"]);
+    assert!(ok && again.contains("3 unchanged"), "{again}");
+
+    let (ok, list) = cli(&config, &["list"]);
+    assert!(ok, "{list}");
+    assert!(
+        list.contains("       1  private  private/wifi.md"),
+        "{list}"
+    );
+    assert!(list.contains("       1           repeaters.md"), "{list}");
+    assert!(list.contains("scan.pdf: skipped:"), "{list}");
+    assert!(
+        list.contains("2 documents, 2 passages (1 private), 1 skipped"),
+        "{list}"
+    );
+
+    let (ok, found) = cli(
+        &config,
+        &["search", "Which tone does the Beacon Hill repeater need?"],
+    );
+    assert!(ok, "{found}");
+    assert!(
+        found.contains("repeaters.md > Repeaters > GB3KV Beacon Hill — in the prompt"),
+        "{found}"
+    );
+    assert!(
+        found.contains("  [repeaters.md > Repeaters > GB3KV Beacon Hill]\n  Output 145.7125 MHz"),
+        "{found}"
+    );
+    let (_, private) = cli(&config, &["search", "wifi password"]);
+    assert!(private.contains("Harrier-77"), "{private}");
+    let (_, public) = cli(&config, &["search", "--public", "wifi password"]);
+    assert!(
+        !public.contains("Harrier-77") && public.contains("no passage matches"),
+        "{public}"
+    );
+}
