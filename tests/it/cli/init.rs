@@ -168,6 +168,14 @@ async fn init_writes_a_config_that_checks_and_runs_without_config_flag() {
     use std::os::unix::fs::PermissionsExt as _;
     let mode = std::fs::metadata(&db_dir).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700, "the database folder is the user's only");
+    // The knowledge folder beside it, created empty and the user's only, is in the config.
+    let knowledge = db_dir.join("knowledge");
+    let mode = std::fs::metadata(&knowledge).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "the knowledge folder is the user's only");
+    assert!(
+        written.contains(&format!("dir = \"{}\"", knowledge.display())),
+        "{written}"
+    );
 
     // `meshai check` in that folder, no --config: every line passes.
     let out = tokio::time::timeout(CHILD_WAIT, init.meshai(&["check"]).output())
@@ -182,9 +190,10 @@ async fn init_writes_a_config_that_checks_and_runs_without_config_flag() {
     );
     assert_eq!(
         report.lines().filter(|l| l.starts_with("✓ ")).count(),
-        4,
+        5,
         "{report}"
     );
+    assert!(report.contains("✓ knowledge "), "{report}");
 
     // `meshai run` there answers a DM.
     let before = node.handshakes();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The real-model knowledge benchmark (benches/knowledge.rs): a club's questions answered with
+# and without its documents (benches/knowledge/), by Qwen2.5-Coder-0.5B-Instruct on llama.cpp's
+# server in the Raspberry Pi shape (1 thread, 1 slot, streamed answers). Numbers go to stdout;
+# docs/benchmarks.md has the last run's.
+#
+# Usage: scripts/knowledge-bench.sh [RUNS]   (default 1)
+#
+# With MESHAI_REAL_LLM_URL set, that server is used as it is: nothing is started or stopped.
+# Otherwise the server is started with scripts/local-llm.sh (on a free port) and stopped after.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${1:-1}
+cargo bench --locked --bench knowledge --no-run >/dev/null 2>&1 || cargo bench --locked --bench knowledge --no-run
+
+started=0
+if [[ -z "${MESHAI_REAL_LLM_URL:-}" ]]; then
+    out=$(MESHAI_REAL_LLM_QWEN=1 MESHAI_REAL_LLM_CTX=4096 MESHAI_REAL_LLM_PARALLEL=1 \
+        MESHAI_REAL_LLM_THREADS=1 scripts/local-llm.sh start) || {
+        printf '%s\n' "$out"
+        exit 1
+    }
+    MESHAI_REAL_LLM_URL=$(printf '%s\n' "$out" | sed -n 's/^MESHAI_REAL_LLM_URL=//p')
+    export MESHAI_REAL_LLM_URL
+    started=1
+fi
+status=0
+for run in $(seq "$runs"); do
+    echo "== run $run of $runs, server $MESHAI_REAL_LLM_URL"
+    cargo bench --locked --bench knowledge || status=$?
+    [[ $status -eq 0 ]] || break
+done
+if [[ $started -eq 1 ]]; then
+    scripts/local-llm.sh stop >/dev/null
+fi
+exit "$status"
