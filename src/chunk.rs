@@ -72,6 +72,11 @@ const CLOSERS: [char; 9] = ['"', '\'', ')', ']', '”', '’', '»', '」', '』
 ///
 /// Whitespace is collapsed first; an empty or blank text gives no parts.
 pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
+    chunk_cut(text, limits).0
+}
+
+/// Like [`chunk`], and whether the text was cut (its last part ends with `…`).
+pub fn chunk_cut(text: &str, limits: &ChunkLimits) -> (Vec<String>, bool) {
     let layout = layout(text, limits);
     if layout.truncated {
         tracing::debug!(
@@ -79,7 +84,7 @@ pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
             "reply too long, cut with an ellipsis"
         );
     }
-    layout.parts
+    (layout.parts, layout.truncated)
 }
 
 /// A part without its `" i/n"` (or streamed `" i/?"`) marker; a part without a marker is

@@ -100,9 +100,10 @@ pub enum SlotsSetting {
 /// `[memory]`: what each node's prompt carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryConfig {
-    /// Most recent messages (user and assistant) sent verbatim.
+    /// Most recent messages (user and assistant) kept verbatim when older ones are folded.
     pub window_messages: usize,
-    /// Fold this many messages that left the window into the summary at once.
+    /// A fold is also due when more than `window_messages + summarize_threshold` messages
+    /// are unsummarised, however few tokens they are (a backstop; tokens decide first).
     pub summarize_threshold: usize,
     pub summary_max_chars: usize,
     /// Older exchanges retrieved by full-text search for the new message.
@@ -110,6 +111,10 @@ pub struct MemoryConfig {
     /// Statements the user made about themselves, kept verbatim beside the summary (the
     /// newest this many; 0 keeps none).
     pub facts_max: usize,
+    /// A fold is due once the conversation's prompt (system prompt, memory, unsummarised
+    /// messages and the last reply) reaches this many tokens: the server re-reads what
+    /// follows the memory block after each fold, so folds are few and keep little.
+    pub fold_tokens: usize,
 }
 
 /// `[reply]`: the shape of what goes on air.

@@ -106,11 +106,18 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
     Ok(LlmPool::new(primary, fallbacks, config.llm.skip))
 }
 
-/// The responder settings a config asks for; the system prompt gets the character budget.
+/// The responder settings a config asks for; the system prompt gets the character budget
+/// and meshai's own guidance (`memory::prompt::GUIDANCE`: the asker's language, what the
+/// memory and the notes are).
 pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
     ResponderSettings {
-        system_prompt: format!("{} {}", config.llm.system_prompt, budget_hint(&chunk)),
+        system_prompt: format!(
+            "{} {} {}",
+            config.llm.system_prompt,
+            budget_hint(&chunk),
+            memory::prompt::GUIDANCE
+        ),
         model: config.llm.model.clone(),
         max_tokens: config.llm.max_tokens,
         memory: config.memory.clone(),

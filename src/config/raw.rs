@@ -170,6 +170,8 @@ struct RawMemory {
     retrieve_exchanges: usize,
     #[serde(default = "d_facts_max")]
     facts_max: usize,
+    #[serde(default = "d_fold_tokens")]
+    fold_tokens: usize,
 }
 
 impl Default for RawMemory {
@@ -180,6 +182,7 @@ impl Default for RawMemory {
             summary_max_chars: d_summary_max(),
             retrieve_exchanges: d_retrieve(),
             facts_max: d_facts_max(),
+            fold_tokens: d_fold_tokens(),
         }
     }
 }
@@ -416,10 +419,13 @@ fn d_facts_max() -> usize {
     12
 }
 fn d_window() -> usize {
-    4
+    2
 }
 fn d_threshold() -> usize {
-    6
+    10
+}
+fn d_fold_tokens() -> usize {
+    480
 }
 fn d_summary_max() -> usize {
     240

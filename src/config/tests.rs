@@ -29,8 +29,9 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
     assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
     assert_eq!(c.retention, Retention::days(30));
-    assert_eq!(c.memory.window_messages, 4);
-    assert_eq!(c.memory.summarize_threshold, 6);
+    assert_eq!(c.memory.window_messages, 2);
+    assert_eq!(c.memory.summarize_threshold, 10);
+    assert_eq!(c.memory.fold_tokens, 480);
     assert_eq!(c.memory.summary_max_chars, 240);
     assert_eq!(
         c.reply,

@@ -20,6 +20,21 @@ pub fn clean_reply(raw: &str) -> String {
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A raw answer as the next prompt should carry it: exactly what the model wrote (so the
+/// server's cache of its own answer still matches), without a reasoning block, which chat
+/// templates leave out of earlier turns anyway. `None` when nothing is left.
+pub fn as_written(raw: &str) -> Option<&str> {
+    let lower = raw.to_ascii_lowercase();
+    let written = match (lower.contains(THINK_OPEN), lower.rfind(THINK_CLOSE)) {
+        // Everything after the last closed block (ASCII lower-casing kept the offsets).
+        (_, Some(close)) => raw.get(close + THINK_CLOSE.len()..)?.trim_start(),
+        // A block that never closed: the model ran out of tokens thinking.
+        (true, None) => return None,
+        (false, None) => raw,
+    };
+    (!written.trim().is_empty()).then_some(written)
+}
+
 /// Removes reasoning blocks (tags matched case-insensitively).
 fn strip_thinking(raw: &str) -> String {
     // ASCII lower-casing keeps byte offsets, so positions found here are valid in `raw`.

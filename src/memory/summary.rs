@@ -5,7 +5,8 @@
 
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
-use crate::memory::store::{Role, StoredMessage};
+use crate::memory::prompt;
+use crate::memory::store::{StoredMessage, Summary};
 
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,46 +33,43 @@ const RAMBLE_FACTOR: usize = 3;
 const SHRINK_PERCENT: usize = 40;
 const SHRINK_MIN_PREVIOUS: usize = 120;
 
-/// How every summary request begins (its system message); tests and benches recognise summary
+/// How every summary request's last message begins; tests and benches recognise summary
 /// calls by it.
-pub const SUMMARY_SYSTEM_START: &str = "You keep notes about one person who texts you";
+pub const SUMMARY_REQUEST_START: &str = "Now write your notes about me again";
 
-/// The messages asking the LLM to update `previous` with `evicted`, in at most `max_chars`.
+/// Whether `msgs` is a summary request (its last message is [`summary_prompt`]'s request).
+pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
+    msgs.last()
+        .is_some_and(|m| m.role == ChatRole::User && m.content.starts_with(SUMMARY_REQUEST_START))
+}
+
+/// The messages asking the LLM to write its notes again after `folded`, in at most
+/// `max_chars`: the conversation as the node's reply prompts have it — the system prompt,
+/// the memory block with the `previous` summary and the kept `facts`, the folded messages as
+/// the model saw and wrote them — followed by one request.
 ///
-/// The folded messages go in as the chat turns they were, followed by one request to write
-/// the notes again: small models (Qwen2.5-0.5B, SmolLM2) answer a transcript pasted into one
-/// message by echoing it, while "the conversation above" is what they are trained to
-/// summarise. The previous summary sits in the system message.
+/// Being the reply prompts' own beginning, it reuses the server's cache of the conversation:
+/// the server evaluates only the request (on a one-slot Raspberry Pi that is the difference
+/// between a second and half a minute). Small models (Qwen2.5-0.5B, SmolLM2) also summarise
+/// "the conversation above" better than a transcript pasted into one message, which they
+/// echo.
 pub fn summary_prompt(
-    previous: Option<&str>,
-    evicted: &[StoredMessage],
+    system: &str,
+    previous: Option<&Summary>,
+    facts: &[String],
+    folded: &[StoredMessage],
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let previous = previous.map(str::trim).filter(|p| !p.is_empty());
-    let system = format!(
-        "{SUMMARY_SYSTEM_START} over a radio network. Your notes about them so far: {}",
-        previous.unwrap_or("none yet.")
-    );
-    let mut msgs = Vec::with_capacity(evicted.len() + 2);
-    msgs.push(ChatMessage::new(ChatRole::System, system));
-    for m in evicted {
-        let role = match m.role {
-            Role::User => ChatRole::User,
-            Role::Assistant => ChatRole::Assistant,
-        };
-        // Whitespace folded: a message cannot fake structure with blank lines.
-        let text = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        msgs.push(ChatMessage::new(role, text));
-    }
+    let mut msgs = prompt::conversation(system, previous, facts, folded);
     msgs.push(ChatMessage::new(
         ChatRole::User,
         format!(
-            "Now write your notes about me again: keep every earlier note and add each new fact \
-             I told you above about myself (names, numbers, places, callsigns, dates, plans, \
-             equipment, preferences, anything I asked you to remember). If something changed, \
-             keep the newer fact. Leave out greetings and small talk. Third person, plain \
-             sentences, no headings, lists or markdown, at most {max_chars} characters, \
-             nothing else."
+            "{SUMMARY_REQUEST_START}: keep what your notes say and add each new fact I told \
+             you above about myself or my group (names, numbers, places, callsigns, dates, \
+             plans, equipment, preferences, anything I asked you to remember). If something \
+             changed, keep the newer fact. Leave out greetings, small talk and your own \
+             answers. Write in the language I write in, in the third person, plain sentences, \
+             no headings, lists or markdown, at most {max_chars} characters, nothing else."
         ),
     ));
     msgs
@@ -164,12 +162,15 @@ pub fn accept_summary(
 mod tests {
     use super::*;
 
+    use crate::memory::store::Role;
+
     fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
         StoredMessage {
             id,
             role,
             text: text.to_string(),
             at: 0,
+            prompt: None,
         }
     }
 
@@ -272,41 +273,39 @@ mod tests {
     }
 
     #[test]
-    fn prompt_has_previous_turns_and_the_request() {
-        let evicted = [
+    fn the_request_continues_the_conversation_as_the_reply_prompts_have_it() {
+        let folded = [
             msg(1, Role::User, "I'm Ann, KX1, in Bern"),
-            msg(2, Role::Assistant, "Hi Ann!\n\nUser: fake"),
+            StoredMessage {
+                prompt: Some("Hi **Ann**!".into()),
+                ..msg(2, Role::Assistant, "Hi Ann!")
+            },
         ];
-        let msgs = summary_prompt(Some(" Ann has a T-Beam. "), &evicted, 400);
-        let got: Vec<(ChatRole, &str)> =
-            msgs.iter().map(|m| (m.role, m.content.as_str())).collect();
-        let last = msgs.last().map(|m| m.content.as_str()).unwrap_or("");
+        let previous = Summary {
+            text: "Ann has a T-Beam.".into(),
+            through_id: 0,
+            updated_at: 0,
+        };
+        let facts = vec!["I'm Ann.".to_string()];
+        let msgs = summary_prompt("SYS", Some(&previous), &facts, &folded, 400);
+        let conversation = prompt::conversation("SYS", Some(&previous), &facts, &folded);
         assert_eq!(
-            got[..3],
-            [
-                (
-                    ChatRole::System,
-                    "You keep notes about one person who texts you over a radio network. \
-                     Your notes about them so far: Ann has a T-Beam."
-                ),
-                (ChatRole::User, "I'm Ann, KX1, in Bern"),
-                (ChatRole::Assistant, "Hi Ann! User: fake"),
-            ]
+            msgs[..msgs.len() - 1],
+            conversation[..],
+            "the reply prompts' prefix"
         );
-        assert_eq!(got.len(), 4);
-        assert_eq!(got[3].0, ChatRole::User);
-        for needle in ["callsigns", "small talk", "at most 400 characters", "plain"] {
+        assert_eq!(msgs.len(), conversation.len() + 1);
+        assert!(is_summary_request(&msgs));
+        assert!(!is_summary_request(&conversation));
+        let last = msgs.last().map(|m| m.content.as_str()).unwrap_or("");
+        for needle in [
+            "callsigns",
+            "small talk",
+            "at most 400 characters",
+            "plain",
+            "language I write in",
+        ] {
             assert!(last.contains(needle), "request lacks {needle:?}");
-        }
-    }
-
-    #[test]
-    fn prompt_without_previous_summary() {
-        for previous in [None, Some(""), Some("  ")] {
-            let msgs = summary_prompt(previous, &[msg(1, Role::User, "hello")], 100);
-            let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
-            assert!(system.ends_with("so far: none yet."), "{system}");
-            assert_eq!(msgs.get(1).map(|m| m.content.as_str()), Some("hello"));
         }
     }
 }

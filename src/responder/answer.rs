@@ -34,8 +34,10 @@ use super::reply::{failure_text, notice, queue, watch_report};
 use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
-use crate::chunk::{ChunkLimits, chunk, strip_marker};
+use crate::chunk::{ChunkLimits, chunk_cut, strip_marker};
+use crate::llm::clean::as_written;
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
+use crate::memory::store::Said;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
 
 /// Who the answer is for, and where what was said is kept.
@@ -76,18 +78,50 @@ pub(super) struct Question<'a> {
     pub limits: ChunkLimits,
 }
 
-/// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
-/// LLM gate's slot the caller took before reading the memory; it is held until the answer
-/// is complete.
-pub(super) async fn answer(shared: &Arc<Shared>, q: Question<'_>, _permit: ReplyPermit) {
-    if shared.llm.streams() {
-        streamed(shared, &q).await;
-    } else {
-        batch(shared, &q).await;
+/// What an answer that went out cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Answered {
+    /// Tokens of the prompt and the reply: as the server counted them, or estimated from
+    /// their characters (`memory::prompt::TokenRate`) when it did not say.
+    pub(super) tokens: usize,
+}
+
+impl Answered {
+    /// For a reply of `reply_chars` to `q`'s prompt: the server's `usage` (which also
+    /// teaches the rate), else an estimate.
+    fn of(shared: &Shared, q: &Question<'_>, reply_chars: usize, usage: Option<Usage>) -> Answered {
+        let mut rate = match shared.token_rate.lock() {
+            Ok(rate) => rate,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let tokens = match usage {
+            Some(u) => {
+                rate.observe(u.prompt_tokens, q.prompt_chars);
+                usize::try_from(u.prompt_tokens.saturating_add(u.completion_tokens))
+                    .unwrap_or(usize::MAX)
+            }
+            None => rate.estimate(q.prompt_chars.saturating_add(reply_chars)),
+        };
+        Answered { tokens }
     }
 }
 
-async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
+/// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
+/// LLM gate's slot the caller took before reading the memory; it is held until the answer
+/// is complete. `None` when no answer went out.
+pub(super) async fn answer(
+    shared: &Arc<Shared>,
+    q: Question<'_>,
+    _permit: ReplyPermit,
+) -> Option<Answered> {
+    if shared.llm.streams() {
+        streamed(shared, &q).await
+    } else {
+        batch(shared, &q).await
+    }
+}
+
+async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let s = &shared.settings;
     let c = &shared.counters;
     let done = match shared
@@ -100,13 +134,13 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
             c.llm_failures.fetch_add(1, Ordering::Relaxed);
             warn!(error = %e, "the LLM call failed");
             notice(shared, q.audience.dest(), q.packet_id, &failure_text(&e)).await;
-            return;
+            return None;
         }
     };
     c.llm_calls.fetch_add(1, Ordering::Relaxed);
     c.llm_ms_total
         .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-    let parts = chunk(&done.text, &q.limits);
+    let (parts, cut) = chunk_cut(&done.text, &q.limits);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
@@ -117,13 +151,21 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
             &failure_text(&LlmError::Empty),
         )
         .await;
-        return;
+        return None;
     }
     let said = parts
         .iter()
         .map(|p| strip_marker(p))
         .collect::<Vec<_>>()
         .join(" ");
+    let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
+    // The next prompt repeats the answer as the model wrote it, unless it was cut: then the
+    // user saw less than the model wrote, and the prompt says what went out.
+    let written = (!cut).then(|| as_written(&done.raw)).flatten();
+    let said = match written {
+        Some(raw) => Said::with_prompt(said, raw),
+        None => Said::plain(said),
+    };
     store(shared, q, said, done.usage).await;
     info!(
         parts = parts.len(),
@@ -133,11 +175,12 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
     );
     c.replies.fetch_add(1, Ordering::Relaxed);
     queue(shared, q.audience.dest(), Some(q.packet_id), parts).await;
+    Some(answered)
 }
 
 /// Keeps what was said: in the node's memory after the message it answers, in the
 /// channel's public thread, or nowhere (an answer without memory).
-async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Option<Usage>) {
+async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: Said, usage: Option<Usage>) {
     match &q.audience {
         Audience::Dm {
             dest,
@@ -155,7 +198,7 @@ async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Opti
         Audience::Dm { stored: None, .. } => {}
         Audience::Channel { said: slot, .. } => {
             // Set once per answer: a second value cannot come.
-            let _ = slot.set(said);
+            let _ = slot.set(said.text);
         }
     }
 }
@@ -178,9 +221,11 @@ struct Attempt {
     /// The reply, if it was queued.
     queued: Option<Queued>,
     usage: Option<Usage>,
+    /// The answer as the model wrote it, as far as it was read.
+    raw: String,
 }
 
-async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
+async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let c = &shared.counters;
     let started = Instant::now();
     let deadline = started + shared.llm.timeout();
@@ -193,13 +238,14 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
         Audience::Dm { dest, stored } => ReplyRow::new(dest.node(), *stored),
         Audience::Channel { .. } => ReplyRow::new(crate::node::NodeId::BROADCAST, None),
     };
-    let (handed, queued, usage, cut, gave_up) = loop {
+    let (handed, queued, usage, raw, cut, gave_up) = loop {
         let Attempt {
             end,
             opened,
             handed,
             queued,
             usage,
+            raw,
         } = stream_once(shared, q, deadline, started, after, &mut row).await;
         let error = match end {
             End::Done {
@@ -209,24 +255,24 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 if let Some(server) = opened {
                     shared.llm.report(server, Ok(()));
                 }
-                break (handed, queued, usage, cut_at_budget, radio_gave_up);
+                break (handed, queued, usage, raw, cut_at_budget, radio_gave_up);
             }
             End::Closed { queued: true } => {
                 // What was handed over is stored already.
                 debug!("the outbox closed while the answer streamed");
                 public(q, &handed);
-                return;
+                return None;
             }
             End::Closed { queued: false } => {
                 // Nothing of this attempt was queued; a row left by one taken back goes.
                 debug!("the outbox closed while the answer streamed");
                 row.discard(&shared.store).await;
-                return;
+                return None;
             }
             End::CutOff { error, notice } => {
                 public(q, &handed);
                 cut_off(shared, q.audience.dest(), handed, queued, &error, notice).await;
-                return;
+                return None;
             }
             End::Failed(error) => error,
         };
@@ -263,7 +309,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                     &failure_text(&error),
                 )
                 .await;
-                return;
+                return None;
             }
         }
     };
@@ -280,7 +326,10 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
         radio_gave_up = gave_up,
         "answer streamed"
     );
-    row.finish(&shared.store, usage).await;
+    // The next prompt repeats the answer as the model wrote it, when it went out whole;
+    // cut at the budget, or given up by the radio, it says what went out.
+    let written = (!cut && !gave_up).then(|| as_written(&raw)).flatten();
+    row.finish(&shared.store, usage, written).await;
     public(q, &handed);
     // A reply still open (the answer ended without its last part marked) is closed when
     // its stream goes, after this: the outbox numbers its parts ` i/?`.
@@ -289,6 +338,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
     {
         watch_report(shared, q.audience.dest(), handed.len(), queued.report);
     }
+    Some(Answered::of(shared, q, raw.chars().count(), usage))
 }
 
 /// A channel's answer, once over, lands in the channel's public thread (a DM's is stored as
@@ -354,6 +404,7 @@ async fn stream_once(
                 handed: Vec::new(),
                 queued: None,
                 usage: None,
+                raw: String::new(),
             };
         }
     };
@@ -439,6 +490,7 @@ async fn stream_once(
         handed: reply.handed().to_vec(),
         queued,
         usage,
+        raw: reply.raw().to_string(),
     }
 }
 

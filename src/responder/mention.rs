@@ -27,8 +27,8 @@ use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
-use super::worker::turn_notes;
-use super::{Shared, airtime, asker};
+use super::worker::Asking;
+use super::{Shared, airtime};
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
@@ -83,7 +83,8 @@ impl Thread {
         self.last = Some(now);
     }
 
-    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text.
+    /// The prompt for `text`: the system prompt, the thread, the text, then the per-turn
+    /// notes (placed as in a DM's prompt, `memory::prompt`).
     pub fn prompt(
         &mut self,
         system: &str,
@@ -95,6 +96,7 @@ impl Thread {
         for (role, content) in self.current(now) {
             msgs.push(ChatMessage::new(*role, content.as_str()));
         }
+        msgs.push(ChatMessage::new(ChatRole::User, text));
         let notes: Vec<&str> = notes
             .iter()
             .map(|n| n.trim())
@@ -103,7 +105,6 @@ impl Thread {
         if !notes.is_empty() {
             msgs.push(ChatMessage::new(ChatRole::System, notes.join("\n\n")));
         }
-        msgs.push(ChatMessage::new(ChatRole::User, text));
         msgs
     }
 }
@@ -245,15 +246,18 @@ async fn handle(
         debug!("a mention's turn gave way: not answered");
         return;
     };
-    let mut notes = turn_notes(
+    // Every mention says who is asking and when: the thread mixes senders. Only the name
+    // and the local time, and nothing is stored.
+    let asking = Asking::of(
         shared,
-        &public_asker(&msg),
+        &public_message(&msg),
         &public_context(&s.context),
-        &msg,
-        &budget,
+        true,
     );
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.push(PUBLIC_NOTE.to_string());
-    let messages = thread.prompt(&s.system_prompt, &notes, &msg.text, Instant::now());
+    let mentioned = asking.message(&msg.text);
+    let messages = thread.prompt(&s.system_prompt, &notes, &mentioned, Instant::now());
     let said = OnceLock::new();
     let question = Question {
         audience: Audience::Channel { dest, said: &said },
@@ -265,15 +269,19 @@ async fn handle(
     };
     answer::answer(shared, question, permit).await;
     if let Some(answer) = said.get() {
-        thread.push(&msg.text, answer, Instant::now());
+        thread.push(&mentioned, answer, Instant::now());
     }
 }
 
-/// What the model may know of a mention's sender: its name, as the mesh announces it.
-fn public_asker(msg: &TextMessage) -> asker::Asker {
-    asker::Asker {
-        names: msg.names.clone(),
-        ..asker::Asker::default()
+/// What the model may know of a mention's sender: its name, as the mesh announces it, and
+/// when the mention came; nothing of how it reached us.
+fn public_message(msg: &TextMessage) -> TextMessage {
+    TextMessage {
+        hops: None,
+        snr: None,
+        position: None,
+        local_position: None,
+        ..msg.clone()
     }
 }
 

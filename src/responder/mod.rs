@@ -125,6 +125,8 @@ struct Shared {
     counters: Arc<Counters>,
     /// What the airtime policy did.
     airtime: Arc<AirtimeStats>,
+    /// Tokens per character of the server's prompts, for the fold's token budget.
+    token_rate: std::sync::Mutex<crate::memory::prompt::TokenRate>,
     started: tokio::time::Instant,
     stop: CancellationToken,
     tracker: TaskTracker,
@@ -203,6 +205,7 @@ impl Responder {
             activity: radio.activity,
             counters: Arc::new(Counters::default()),
             airtime,
+            token_rate: std::sync::Mutex::default(),
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),

@@ -158,6 +158,8 @@ pub(super) struct StreamedReply {
     batch: String,
     /// The parts the outbox took, in order.
     handed: Vec<String>,
+    /// Every raw piece the model sent, in order: the answer as it wrote it.
+    raw: String,
 }
 
 impl StreamedReply {
@@ -170,7 +172,13 @@ impl StreamedReply {
             chunker: StreamChunker::new(limits),
             batch: String::new(),
             handed: Vec::new(),
+            raw: String::new(),
         }
+    }
+
+    /// The answer as the model wrote it, as far as it was read.
+    pub(super) fn raw(&self) -> &str {
+        &self.raw
     }
 
     /// The parts the outbox took so far, in order (bodies, without markers).
@@ -249,6 +257,7 @@ impl StreamedReply {
 
     /// Takes in one raw piece: cleaned, into the batch.
     fn take(&mut self, raw: &str) {
+        self.raw.push_str(raw);
         let cleaned = self.cleaner.push(raw);
         if cleaned.restart {
             self.batch.clear();

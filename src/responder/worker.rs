@@ -32,7 +32,7 @@ use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
 use super::{airtime, answer, asker, fair};
 use crate::config::ContextConfig;
 use crate::memory::prompt;
-use crate::memory::store::{Context, StoreError};
+use crate::memory::store::{Context, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 
@@ -143,11 +143,11 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     }
                     if !grant.memory {
                         turn_without_memory(shared, &msg, dest, &turn).await;
-                    } else if llm_turn(shared, node, &msg, dest, &turn, summarizing).await
-                        == Memory::Used
+                    } else if let Memory::Used { size } =
+                        llm_turn(shared, node, &msg, dest, &turn, summarizing).await
                     {
                         drop(turn);
-                        fold::start_summary(shared, node, summarizing);
+                        fold::start_summary(shared, node, summarizing, size);
                     }
                 }
             }
@@ -177,8 +177,9 @@ async fn touch(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage) {
 /// Whether a turn had the node's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Memory {
-    /// The message was stored (and its memory read, unless the turn ended early).
-    Used,
+    /// The message was stored (and its memory read, unless the turn ended early). `size`:
+    /// the tokens of its prompt and reply, when it was answered.
+    Used { size: Option<usize> },
     /// The database is damaged: the turn was answered without memory, or not at all.
     Missing,
 }
@@ -204,10 +205,18 @@ async fn llm_turn(
 ) -> Memory {
     let s = &shared.settings;
     let limits = Limits::of(&s.memory);
+    // The first message of a conversation carries who is asking and when: stored with it,
+    // so every later prompt repeats it as the model first saw it.
+    let starts = match shared.store.last_message_at(node).await {
+        Ok(last) => asker::starts_conversation(last, unix_now()),
+        Err(_) => true,
+    };
+    let asking = Asking::of(shared, msg, &s.context, starts);
+    let said = Said::with_prompt(msg.text.clone(), asking.message(&msg.text));
     // The user's message is stored before the LLM is called, with the node's names.
     let user_id = match shared
         .store
-        .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
+        .append_heard(node, heard_names(msg), said.clone(), unix_now())
         .await
     {
         Ok(id) => Some(id),
@@ -216,7 +225,7 @@ async fn llm_turn(
             Some(e) => {
                 warn!(error = %e, "memory store failed");
                 notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-                return Memory::Used;
+                return Memory::Used { size: None };
             }
         },
     };
@@ -241,7 +250,7 @@ async fn llm_turn(
             );
             shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
             let guard = summarizing.lock().await;
-            fold::fold_rounds(shared, node, user_id, summarizing, true, &guard).await;
+            fold::fold_rounds(shared, node, user_id, summarizing, true, false, &guard).await;
         }
         Ok(_) => {}
         Err(e) => {
@@ -254,7 +263,7 @@ async fn llm_turn(
         Ok(permit) => permit,
         Err(why) => {
             fair::gave_up(shared, dest.into(), msg.packet_id, turn, why).await;
-            return Memory::Used;
+            return Memory::Used { size: None };
         }
     };
     if permit.waited_for_summary {
@@ -265,30 +274,37 @@ async fn llm_turn(
         Some(id) => load_context(shared, node, id, &msg.text, &limits).await,
         None => Ok(Context::default()),
     };
-    let (ctx, memory) = match loaded {
-        Ok(ctx) if user_id.is_some() => (ctx, Memory::Used),
-        Ok(ctx) => (ctx, Memory::Missing),
+    let (ctx, used) = match loaded {
+        Ok(ctx) => (ctx, user_id.is_some()),
         Err(e) => match without_memory(e, "the memory could not be read") {
-            None => (Context::default(), Memory::Missing),
+            None => (Context::default(), false),
             Some(e) => {
                 drop(permit);
                 warn!(error = %e, "memory store failed");
                 notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-                return Memory::Used;
+                return Memory::Used { size: None };
             }
         },
     };
-    // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
-    // only, never stored or summarised. A node heard for the first time gets a smaller answer (unless the channel's budget is
-    // smaller still).
+    // How the message came and a shortened answer's budget: notes for this turn only, never
+    // stored or summarised. A node heard for the first time gets a smaller answer (unless
+    // the channel's budget is smaller still).
     let (limits, first_note) = fair::budget(
         budget.limits(s.chunk),
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.extend(first_note);
-    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
+    let message = said.prompt.as_deref().unwrap_or(&said.text);
+    let messages = prompt::reply_prompt(
+        &s.system_prompt,
+        &ctx,
+        prompt::Turn {
+            message,
+            notes: &notes,
+        },
+    );
     let chars = prompt::prompt_chars(&messages);
     debug!(
         prompt_chars = chars,
@@ -312,8 +328,14 @@ async fn llm_turn(
         limits,
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
-    answer::answer(shared, question, permit).await;
-    memory
+    let answered = answer::answer(shared, question, permit).await;
+    if used {
+        Memory::Used {
+            size: answered.map(|a| a.tokens),
+        }
+    } else {
+        Memory::Missing
+    }
 }
 
 /// Answers `msg` without the node's memory: nothing is stored or read, no summary follows.
@@ -335,9 +357,19 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    // No history: the message always says who is asking and how it came.
+    let asking = Asking::of(shared, msg, &s.context, true);
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.extend(first_note);
-    let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
+    let message = asking.message(&msg.text);
+    let messages = prompt::reply_prompt(
+        &s.system_prompt,
+        &Context::default(),
+        prompt::Turn {
+            message: &message,
+            notes: &notes,
+        },
+    );
     let question = Question {
         audience: Audience::Dm { dest, stored: None },
         packet_id: msg.packet_id,
@@ -350,24 +382,58 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
     answer::answer(shared, question, permit).await;
 }
 
-/// The per-turn notes for answering `msg`: who is asking (the items of `context` that
-/// `asker` knows), as of the message's local time, and a shortened answer's budget.
-pub(super) fn turn_notes(
-    shared: &Shared,
-    asker: &asker::Asker,
-    context: &ContextConfig,
-    msg: &TextMessage,
-    budget: &airtime::Budget,
-) -> Vec<String> {
-    let s = &shared.settings;
-    let clock = asker::LocalClock {
-        now: msg.received_at,
-        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
-    };
-    asker::asker_line(asker, clock, context)
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect()
+/// What the model is told about who asks with one message: the header (names, local time)
+/// and the radio note (hops, SNR, distance), both only when the message starts a
+/// conversation — the header then goes with the message for good, the radio note is for
+/// this turn alone.
+pub(super) struct Asking {
+    header: Option<String>,
+    radio: Option<String>,
+}
+
+impl Asking {
+    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
+    /// time; nothing unless it `starts` a conversation.
+    pub(super) fn of(
+        shared: &Shared,
+        msg: &TextMessage,
+        context: &ContextConfig,
+        starts: bool,
+    ) -> Asking {
+        if !starts {
+            return Asking {
+                header: None,
+                radio: None,
+            };
+        }
+        let who = asker::Asker::of(msg);
+        let clock = asker::LocalClock {
+            now: msg.received_at,
+            utc_offset_secs: shared.settings.zone.offset_at(unix_time(msg.received_at)),
+        };
+        Asking {
+            header: asker::header(&who, clock, context),
+            radio: asker::radio_note(&who, context),
+        }
+    }
+
+    /// The message as the model sees it: `text` after the header, if any.
+    pub(super) fn message(&self, text: &str) -> String {
+        asker::with_header(self.header.as_deref(), text)
+    }
+
+    /// The notes for this turn: the radio note, a shortened answer's budget.
+    pub(super) fn notes(
+        &self,
+        chunk: &crate::chunk::ChunkLimits,
+        budget: &airtime::Budget,
+    ) -> Vec<String> {
+        self.radio
+            .iter()
+            .cloned()
+            .chain(budget.note(chunk))
+            .collect()
+    }
 }
 
 /// Loads the node's memory for answering message `user_id`.

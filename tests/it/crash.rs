@@ -16,7 +16,9 @@ use rusqlite::Connection;
 use meshai::chunk::strip_marker;
 
 use crate::harness::{SOON, config_text, config_text_with, is_summary, sim_config, spawn_meshai};
-use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse, FakeStream, StreamEnd};
+use crate::support::fake_llm::{
+    FakeLlm, FakeRequest, FakeResponse, FakeStream, StreamEnd, without_header,
+};
 use crate::support::sim_node::SimNode;
 
 /// The summariser names the last user line it folded in, so a test can tell whether the saved
@@ -249,7 +251,7 @@ async fn a_kill_mid_answer_keeps_the_parts_that_went_on_air() {
         .messages
         .iter()
         .filter(|m| m.role != "system")
-        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .map(|m| (m.role.as_str(), without_header(&m.content)))
         .collect();
     assert_eq!(
         turns,

@@ -65,8 +65,7 @@ fn request_for(llm: &FakeLlm, text: &str) -> FakeRequest {
 fn retrieved(req: &FakeRequest, word: &str) -> bool {
     req.messages.iter().any(|m| {
         m.role == "system"
-            && m.content
-                .contains("Earlier exchanges that may be relevant:")
+            && m.content.contains(meshai::memory::prompt::RETRIEVED_INTRO)
             && m.content.contains(word)
     })
 }
@@ -103,7 +102,7 @@ async fn a_damaged_search_index_costs_only_retrieval() {
     assert!(
         req.messages
             .iter()
-            .any(|m| m.content.starts_with("What you remember")),
+            .any(|m| m.content.starts_with(meshai::memory::prompt::MEMORY_INTRO)),
         "the summary is still there: {:#?}",
         req.messages
     );

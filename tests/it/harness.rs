@@ -222,9 +222,10 @@ pub fn ends_reply(texts: &[SentText]) -> bool {
 
 /// Is this request a summary update (rather than a reply)?
 pub fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.first().is_some_and(|m| {
-        m.content
-            .starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START)
+    req.messages.last().is_some_and(|m| {
+        m.role == "user"
+            && m.content
+                .starts_with(meshai::memory::summary::SUMMARY_REQUEST_START)
     })
 }
 

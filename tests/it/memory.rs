@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use meshai::chunk::strip_marker;
+use meshai::memory::prompt::MEMORY_INTRO;
 
 use crate::harness::{Daemon, SOON, is_summary, replies, sim_config, summarizer};
-use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse};
+use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse, without_header};
 use crate::support::sim_node::SimNode;
 
 const ANN: u32 = 0xa1a1_0001;
@@ -27,41 +28,40 @@ fn config() -> String {
     format!("{MEMORY}[access]\nadmins = [\"!{ADMIN:08x}\"]\n")
 }
 
-/// A reply prompt taken apart: the memory block, the verbatim messages, the per-turn block
-/// and the new message.
+/// A reply prompt taken apart: the memory block, the verbatim messages, the new message (as
+/// the model sees it, its header included) and the per-turn block after it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Parts {
     pub memory: Option<String>,
     pub verbatim: Vec<(String, String)>,
-    pub turn: Option<String>,
     pub new: String,
+    pub turn: Option<String>,
 }
 
 pub(crate) fn parts(req: &FakeRequest) -> Parts {
     let msgs: &[FakeMessage] = &req.messages;
     let mut rest = msgs.get(1..).unwrap_or_default();
     let mut memory = None;
-    if let Some(m) = rest.first().filter(|m| {
-        m.role == "system"
-            && (m.content.starts_with("What you remember")
-                || m.content.starts_with("They told you"))
-    }) {
+    if let Some(m) = rest
+        .first()
+        .filter(|m| m.role == "system" && m.content.starts_with(MEMORY_INTRO))
+    {
         memory = Some(m.content.clone());
         rest = &rest[1..];
     }
-    let (new, rest) = rest.split_last().expect("a new message");
     let (turn, rest) = match rest.split_last() {
         Some((m, before)) if m.role == "system" => (Some(m.content.clone()), before),
         _ => (None, rest),
     };
+    let (new, rest) = rest.split_last().expect("a new message");
     Parts {
         memory,
         verbatim: rest
             .iter()
             .map(|m| (m.role.clone(), m.content.clone()))
             .collect(),
-        turn,
         new: new.content.clone(),
+        turn,
     }
 }
 
@@ -113,10 +113,14 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
         let (a, b) = (parts(&pair[0]), parts(&pair[1]));
         let mut carried = a.verbatim.clone();
         carried.push(("user".into(), a.new.clone()));
-        carried.push(("assistant".into(), format!("Noted: {}", a.new)));
+        carried.push((
+            "assistant".into(),
+            format!("Noted: {}", without_header(&a.new)),
+        ));
         if a.memory == b.memory {
-            // No fold between t and t+1: the messages of t's prompt are a prefix of t+1's.
-            let n = pair[0].messages.len() - 1 - usize::from(a.turn.is_some());
+            // No fold between t and t+1: t's prompt without its per-turn block (and then its
+            // reply) is a prefix of t+1's.
+            let n = pair[0].messages.len() - usize::from(a.turn.is_some());
             assert_eq!(
                 pair[0].messages[..n],
                 pair[1].messages[..n],
@@ -228,7 +232,7 @@ async fn botched_summaries_lose_nothing_and_the_hard_cap_folds_before_the_reply(
         let p = parts(r);
         assert_eq!(p.memory, None, "turn {t}: no summary was saved");
         assert_eq!(
-            p.verbatim.first().map(|m| m.1.as_str()),
+            p.verbatim.first().map(|m| without_header(&m.1)),
             Some("My callsign is KD9XYZ"),
             "turn {t}: the first message is still in the prompt"
         );
@@ -288,9 +292,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     );
     let memory = p.memory.clone().unwrap_or_default();
     assert!(memory.contains("Chatted about radios."), "{memory}");
-    assert!(memory.contains("- My dog is called Rex."), "{memory}");
+    assert!(memory.contains("- “My dog is called Rex.”"), "{memory}");
     assert!(
-        memory.contains("- our swap meets are every second Saturday"),
+        memory.contains("- “our swap meets are every second Saturday”"),
         "{memory}"
     );
     // The exchange whose question is a kept fact comes back as that statement alone.

@@ -167,8 +167,7 @@ async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
         "Elm",
         "how far does it reach",
         "antenna",
-        "What you remember",
-        "They told you",
+        meshai::memory::prompt::MEMORY_INTRO,
     ] {
         assert!(
             !text.contains(secret),

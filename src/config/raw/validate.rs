@@ -259,6 +259,7 @@ fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigErro
     let retrieve_exchanges =
         c.range("memory", "retrieve_exchanges", m.retrieve_exchanges, 0, 10)?;
     let facts_max = c.range("memory", "facts_max", m.facts_max, 0, 50)?;
+    let fold_tokens = c.range("memory", "fold_tokens", m.fold_tokens, 128, 200_000)?;
     if window_messages % 2 == 1 {
         c.warn(
             "memory",
@@ -272,6 +273,7 @@ fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigErro
         summary_max_chars,
         retrieve_exchanges,
         facts_max,
+        fold_tokens,
     })
 }
 

@@ -119,6 +119,14 @@ pub(super) const MIGRATIONS: &[&str] = &[
         pending_at  INTEGER
     );
     ",
+    // 5: a message as the model saw it, when that differs from `text` (see `memory::prompt`):
+    // a user message with the header it was sent with (the sender's name, hops and local
+    // time at the start of a conversation), a reply as the model wrote it (before clean-up
+    // and numbering). The next turn's prompt repeats it byte for byte, so the server's cache
+    // of the last prompt and answer still matches. NULL: the prompt uses `text`.
+    "
+    ALTER TABLE messages ADD COLUMN prompt TEXT;
+    ",
 ];
 
 /// The schema version this build writes.

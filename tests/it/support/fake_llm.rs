@@ -56,7 +56,14 @@ pub struct FakeRequest {
 
 impl FakeRequest {
     /// The content of the last `user` message, or "" when there is none.
+    /// The text of the last user message, without the header meshai puts before the first
+    /// message of a conversation (`[Ann (ANN), Mon 14:05] `; see [`FakeRequest::last_user_raw`]).
     pub fn last_user(&self) -> &str {
+        without_header(self.last_user_raw())
+    }
+
+    /// The last user message as the model sees it, its header included.
+    pub fn last_user_raw(&self) -> &str {
         self.messages
             .iter()
             .rev()
@@ -777,4 +784,12 @@ fn response(status: u16, body: &str, keep_alive: bool) -> Vec<u8> {
         body.len()
     )
     .into_bytes()
+}
+
+/// `content` without a leading `[…] ` header.
+pub fn without_header(content: &str) -> &str {
+    content
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+        .map_or(content, |(_, text)| text)
 }

@@ -111,7 +111,7 @@ async fn migrates_a_schema_3_database() {
     store.pin_key(A, K1, 10).await.unwrap();
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await.unwrap();
-    assert_eq!(user_version(&path), 4);
+    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
     let raw = rusqlite::Connection::open(&path).unwrap();
     let short = raw.execute(
         "INSERT INTO node_keys(node, public_key, pinned_at) VALUES (2, x'0102', 0)",

@@ -5,6 +5,7 @@ mod conversation;
 mod damage;
 mod keys;
 mod lifecycle;
+mod prompts;
 mod retention;
 mod summaries;
 
