@@ -83,8 +83,8 @@ impl Thread {
         self.last = Some(now);
     }
 
-    /// The prompt for `text`: the system prompt, the thread, the text, then the per-turn
-    /// notes (placed as in a DM's prompt, `memory::prompt`).
+    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text
+    /// (placed as in a DM's prompt, `memory::prompt`).
     pub fn prompt(
         &mut self,
         system: &str,
@@ -96,7 +96,6 @@ impl Thread {
         for (role, content) in self.current(now) {
             msgs.push(ChatMessage::new(*role, content.as_str()));
         }
-        msgs.push(ChatMessage::new(ChatRole::User, text));
         let notes: Vec<&str> = notes
             .iter()
             .map(|n| n.trim())
@@ -105,6 +104,7 @@ impl Thread {
         if !notes.is_empty() {
             msgs.push(ChatMessage::new(ChatRole::System, notes.join("\n\n")));
         }
+        msgs.push(ChatMessage::new(ChatRole::User, text));
         msgs
     }
 }

@@ -28,14 +28,14 @@ fn config() -> String {
     format!("{MEMORY}[access]\nadmins = [\"!{ADMIN:08x}\"]\n")
 }
 
-/// A reply prompt taken apart: the memory block, the verbatim messages, the new message (as
-/// the model sees it, its header included) and the per-turn block after it.
+/// A reply prompt taken apart: the memory block, the verbatim messages, the per-turn block
+/// and the new message (as the model sees it, its header included).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Parts {
     pub memory: Option<String>,
     pub verbatim: Vec<(String, String)>,
-    pub new: String,
     pub turn: Option<String>,
+    pub new: String,
 }
 
 pub(crate) fn parts(req: &FakeRequest) -> Parts {
@@ -49,19 +49,19 @@ pub(crate) fn parts(req: &FakeRequest) -> Parts {
         memory = Some(m.content.clone());
         rest = &rest[1..];
     }
+    let (new, rest) = rest.split_last().expect("a new message");
     let (turn, rest) = match rest.split_last() {
         Some((m, before)) if m.role == "system" => (Some(m.content.clone()), before),
         _ => (None, rest),
     };
-    let (new, rest) = rest.split_last().expect("a new message");
     Parts {
         memory,
         verbatim: rest
             .iter()
             .map(|m| (m.role.clone(), m.content.clone()))
             .collect(),
-        new: new.content.clone(),
         turn,
+        new: new.content.clone(),
     }
 }
 
@@ -118,9 +118,9 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
             format!("Noted: {}", without_header(&a.new)),
         ));
         if a.memory == b.memory {
-            // No fold between t and t+1: t's prompt without its per-turn block (and then its
-            // reply) is a prefix of t+1's.
-            let n = pair[0].messages.len() - usize::from(a.turn.is_some());
+            // No fold between t and t+1: t's prompt without its per-turn block and new message
+            // is a prefix of t+1's (which then goes on with that message and its reply).
+            let n = pair[0].messages.len() - 1 - usize::from(a.turn.is_some());
             assert_eq!(
                 pair[0].messages[..n],
                 pair[1].messages[..n],
@@ -297,13 +297,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
         memory.contains("- “our swap meets are every second Saturday”"),
         "{memory}"
     );
-    // The exchange whose question is a kept fact comes back as that statement alone.
+    // The exchange whose question is a kept fact is not brought back: the memory block has it.
     let turn = p.turn.clone().unwrap_or_default();
-    assert!(
-        turn.contains("User: our swap meets are every second Saturday")
-            && !turn.contains("Noted: our swap"),
-        "{turn}"
-    );
+    assert!(!turn.contains("swap meets"), "{turn}");
     // A question (no fact) found by its stems: "battery ... freezing night".
     d.dm_and_wait(ANN, "A battery for a freezing night?", 1)
         .await;
@@ -311,7 +307,7 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     let p = parts(reqs.last().expect("reply"));
     let turn = p.turn.unwrap_or_default();
     assert!(
-        turn.contains("User: Which batteries survive freezing nights?"),
+        turn.contains("They wrote “Which batteries survive freezing nights?”"),
         "{turn}"
     );
     let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");

@@ -94,8 +94,10 @@ fn orders_parts_and_omits_empty_ones() {
             &memory,
             "user: a",
             "assistant: b",
+            &format!(
+                "system: {RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n- They wrote “q2”; you answered “a2”."
+            ),
             "user: new",
-            &format!("system: {RETRIEVED_INTRO}\nUser: q1\nAssistant: a1\nUser: q2\nAssistant: a2"),
         ],
     );
     // Facts first, each quoted on its own line; an empty one is left out.
@@ -182,7 +184,7 @@ fn messages_go_as_the_model_saw_and_wrote_them() {
 }
 
 #[test]
-fn notes_and_retrieved_exchanges_follow_the_new_message() {
+fn notes_and_retrieved_exchanges_come_just_before_the_new_message() {
     let ctx = Context {
         window: vec![msg(3, Role::User, "a"), msg(4, Role::Assistant, "b")],
         retrieved: vec![ex("q1", "a1")],
@@ -192,16 +194,16 @@ fn notes_and_retrieved_exchanges_follow_the_new_message() {
         "Radio details of this message: 2 hops away.".to_string(),
         "  ".to_string(),
     ];
-    let fact_only = Context {
+    let unanswered = Context {
         retrieved: vec![ex("My dog is Rex.", "")],
         ..Context::default()
     };
     assert_eq!(
-        render(&reply_prompt("SYS", &fact_only, turn("dog?", &[]))),
+        render(&reply_prompt("SYS", &unanswered, turn("dog?", &[]))),
         [
             "system: SYS",
+            &format!("system: {RETRIEVED_INTRO}\n- They wrote “My dog is Rex.”."),
             "user: dog?",
-            &format!("system: {RETRIEVED_INTRO}\nUser: My dog is Rex."),
         ]
     );
     assert_eq!(
@@ -210,18 +212,18 @@ fn notes_and_retrieved_exchanges_follow_the_new_message() {
             "system: SYS",
             "user: a",
             "assistant: b",
-            "user: new",
             &format!(
-                "system: {RETRIEVED_INTRO}\nUser: q1\nAssistant: a1\n\nRadio details of this message: 2 hops away."
+                "system: {RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n\nRadio details of this message: 2 hops away."
             ),
+            "user: new",
         ]
     );
     assert_eq!(
         render(&reply_prompt("SYS", &Context::default(), turn("x", &notes))),
         [
             "system: SYS",
+            "system: Radio details of this message: 2 hops away.",
             "user: x",
-            "system: Radio details of this message: 2 hops away."
         ]
     );
 }
@@ -244,7 +246,7 @@ fn caps_retrieved_text() {
         ..Context::default()
     };
     let msgs = reply_prompt("S", &ctx, turn("n", &[]));
-    let retrieved = msgs.last().map_or(0, |m| m.content.chars().count());
+    let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
     assert!(
         retrieved <= RETRIEVED_INTRO.len() + RETRIEVED_USER_CHARS + RETRIEVED_CHARS + 40,
         "{retrieved}"
@@ -317,7 +319,8 @@ fn said() -> impl Strategy<Value = Said> {
 
 proptest! {
     /// Between two folds, turn t's prompt without its notes, followed by the reply as the
-    /// model wrote it, is a prefix of turn t+1's prompt: the server holds all of it.
+    /// model wrote it, is a prefix of turn t+1's prompt: the server evaluates only what is
+    /// new (after a turn with notes, that turn's message and reply too).
     #[test]
     fn each_prompt_and_its_reply_start_the_next_prompt(
         turns in proptest::collection::vec(said(), 2..8),
@@ -341,11 +344,14 @@ proptest! {
                 prop_assert!(prompt.len() >= prev.len());
                 prop_assert_eq!(&prompt[..prev.len()], &prev[..]);
             }
-            // What the server holds after answering: this prompt without its notes (the
-            // turn block is the last message, when there is one), then the reply.
+            // What the next prompt starts with: this prompt, without its notes (the system
+            // message just before the new one, when there is one), then the reply as the
+            // model wrote it.
             let mut held = prompt.clone();
-            if held.last().is_some_and(|m| m.role == ChatRole::System) {
-                held.pop();
+            let noted = !ctx.retrieved.is_empty() || t.notes.iter().any(|n| !n.trim().is_empty());
+            if noted {
+                let notes = held.remove(held.len() - 2);
+                prop_assert_eq!(notes.role, ChatRole::System);
             }
             held.push(ChatMessage::new(ChatRole::Assistant, t.written.as_str()));
             previous = Some(held);

@@ -228,8 +228,8 @@ pub(super) fn context(
 const COVERAGE_PERCENT: f64 = 50.0;
 
 /// Up to `retrieve` exchanges of `node` older than `boundary` that match `query`: ranked by
-/// bm25, above the relevance floor, covering enough of the query's weight; one whose question
-/// is a kept fact comes without its answer.
+/// bm25, above the relevance floor, covering enough of the query's weight; none whose
+/// question is a kept fact.
 fn retrieve_exchanges(
     tx: &Connection,
     node: NodeId,
@@ -315,18 +315,10 @@ fn retrieve_exchanges(
                 matched += weight;
             }
         }
-        if matched * 100.0 >= whole * COVERAGE_PERCENT {
-            // A statement the facts keep word for word comes back as that statement alone:
-            // right before the question it helps a small model find it, and the answer to
-            // it ("Nice!") adds nothing.
-            let exchange = if said_in_facts(&exchange.user, &kept) {
-                Exchange {
-                    assistant: String::new(),
-                    ..exchange
-                }
-            } else {
-                exchange
-            };
+        // A statement the facts keep word for word is in the memory block already: brought
+        // back beside the question it only costs tokens (and the server's cache of the next
+        // turn), and a small model answers with it whatever was asked.
+        if matched * 100.0 >= whole * COVERAGE_PERCENT && !said_in_facts(&exchange.user, &kept) {
             out.push(exchange);
         }
     }

@@ -51,8 +51,8 @@ fn the_thread_keeps_the_last_mentions_and_forgets_when_idle() {
         contents(&first),
         [
             (ChatRole::System, "SYS".to_string()),
-            (ChatRole::User, "[Ann] q0".to_string()),
             (ChatRole::System, "A note.".to_string()),
+            (ChatRole::User, "[Ann] q0".to_string()),
         ]
     );
     for i in 0..4 {
