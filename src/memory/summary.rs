@@ -43,10 +43,11 @@ pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
         .is_some_and(|m| m.role == ChatRole::User && m.content.starts_with(SUMMARY_REQUEST_START))
 }
 
-/// The messages asking the LLM to write its notes again after `folded`, in at most
-/// `max_chars`: the conversation as the node's reply prompts have it — the system prompt,
-/// the memory block with the `previous` summary and the kept `facts`, the folded messages as
-/// the model saw and wrote them — followed by one request.
+/// The messages asking the LLM to write its notes again after `messages` (the ones to fold,
+/// and those that stay verbatim after them), in at most `max_chars`: the conversation as the
+/// node's reply prompts have it — the system prompt, the memory block with the `previous`
+/// summary and the kept `facts`, the messages as the model saw and wrote them — followed by
+/// one request.
 ///
 /// Being the reply prompts' own beginning, it reuses the server's cache of the conversation:
 /// the server evaluates only the request (on a one-slot Raspberry Pi that is the difference
@@ -57,10 +58,10 @@ pub fn summary_prompt(
     system: &str,
     previous: Option<&Summary>,
     facts: &[String],
-    folded: &[StoredMessage],
+    messages: &[StoredMessage],
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let mut msgs = prompt::conversation(system, previous, facts, folded);
+    let mut msgs = prompt::conversation(system, previous, facts, messages);
     msgs.push(ChatMessage::new(
         ChatRole::User,
         format!(

@@ -35,7 +35,7 @@ use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
 use crate::chunk::{ChunkLimits, chunk_cut, strip_marker};
-use crate::llm::clean::as_written;
+use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
 use crate::memory::store::Said;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
@@ -159,13 +159,7 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
         .collect::<Vec<_>>()
         .join(" ");
     let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
-    // The next prompt repeats the answer as the model wrote it, unless it was cut: then the
-    // user saw less than the model wrote, and the prompt says what went out.
-    let written = (!cut).then(|| as_written(&done.raw)).flatten();
-    let said = match written {
-        Some(raw) => Said::with_prompt(said, raw),
-        None => Said::plain(said),
-    };
+    let said = said_as_written(said, &done.raw, cut);
     store(shared, q, said, done.usage).await;
     info!(
         parts = parts.len(),
@@ -326,10 +320,11 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
         radio_gave_up = gave_up,
         "answer streamed"
     );
-    // The next prompt repeats the answer as the model wrote it, when it went out whole;
-    // cut at the budget, or given up by the radio, it says what went out.
-    let written = (!cut && !gave_up).then(|| as_written(&raw)).flatten();
-    row.finish(&shared.store, usage, written).await;
+    // Given up by the radio, what went on air is not known: the prompt says what was handed.
+    let written = (!gave_up)
+        .then(|| said_as_written(handed.join(" "), &raw, cut).prompt)
+        .flatten();
+    row.finish(&shared.store, usage, written.as_deref()).await;
     public(q, &handed);
     // A reply still open (the answer ended without its last part marked) is closed when
     // its stream goes, after this: the outbox numbers its parts ` i/?`.
@@ -339,6 +334,22 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
         watch_report(shared, q.audience.dest(), handed.len(), queued.report);
     }
     Some(Answered::of(shared, q, raw.chars().count(), usage))
+}
+
+/// What was `said` of an answer the model wrote as `raw`, with what the next prompt should
+/// repeat: the answer as the model wrote it — up to where the user's part of it ended, and
+/// then `…`, when it was `cut` at the budget — so the server's cache of its own answer still
+/// matches. Only the text when the written answer cannot be lined up with what was said.
+fn said_as_written(said: String, raw: &str, cut: bool) -> Said {
+    let written = if cut {
+        written_until(raw, &said).map(|w| format!("{w}…"))
+    } else {
+        as_written(raw).map(str::to_string)
+    };
+    match written {
+        Some(w) => Said::with_prompt(said, w),
+        None => Said::plain(said),
+    }
 }
 
 /// A channel's answer, once over, lands in the channel's public thread (a DM's is stored as

@@ -175,11 +175,15 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
         return Fold::Discarded;
     };
     let previous = job.previous.as_ref().map(|s| s.text.as_str());
+    // The request goes on from the node's whole conversation (the messages it folds and
+    // those it keeps), as the node's last prompt and reply have it: on a one-slot server the
+    // slot then holds that conversation still, whether the fold is saved or yields.
+    let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
     let messages = summary::summary_prompt(
         &shared.settings.system_prompt,
         job.previous.as_ref(),
         &job.facts,
-        &job.evicted,
+        &conversation,
         m.summary_max_chars,
     );
     let slot = shared.slots.as_ref().map(|map| match map.lock() {
@@ -304,6 +308,7 @@ mod tests {
         let job = SummaryJob {
             previous: None,
             facts: Vec::new(),
+            kept: Vec::new(),
             evicted: vec![
                 said(3, Role::User, "My name is Ann."),
                 said(4, Role::Assistant, "My name is meshai."),

@@ -278,6 +278,8 @@ pub struct SummaryJob {
     pub previous: Option<Summary>,
     /// The facts kept now, oldest first: the memory block the node's prompts carry.
     pub facts: Vec<String>,
+    /// The unsummarised messages after `evicted` that the fold leaves verbatim, oldest first.
+    pub kept: Vec<StoredMessage>,
     /// The oldest unsummarised messages, to be folded, oldest first.
     pub evicted: Vec<StoredMessage>,
 }

@@ -398,11 +398,12 @@ pub(super) fn pending_fold(
     }
     let fold = fold.min(rule.max_batch.max(1)).min(backlog.len());
     let mut evicted = backlog;
-    evicted.truncate(fold);
+    let kept = evicted.split_off(fold);
     Ok(Some(SummaryJob {
         previous,
         facts,
         evicted,
+        kept,
     }))
 }
 
