@@ -401,9 +401,16 @@ fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
         .unwrap_or_default()
 }
 
+/// A summary request: its last message is the summary request (a reply prompt may quote the
+/// request's words in a summary a small model wrote).
 fn is_summary(e: &Exchange) -> bool {
-    e.request
-        .contains(meshai::memory::summary::SUMMARY_REQUEST_START)
+    serde_json::from_str::<serde_json::Value>(&e.request).is_ok_and(|v| {
+        v["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START))
+    })
 }
 
 /// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
@@ -634,6 +641,20 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                 }
             }
             let (prompt_tokens, evaluated) = usage(&exchange.response);
+            if prompt_tokens == 0 {
+                println!("    no token counts for {text:?}; the requests since:");
+                if let Ok(l) = seen.lock() {
+                    for e in &l[before_reqs..] {
+                        let tail: String = e.request.chars().rev().take(90).collect();
+                        let tail: String = tail.chars().rev().collect();
+                        println!(
+                            "      summary {} response {} chars, request …{tail}",
+                            is_summary(e),
+                            e.response.len()
+                        );
+                    }
+                }
+            }
             replies.push(Reply {
                 node: n,
                 question: text.clone(),

@@ -110,6 +110,19 @@ const FORBIDDEN: &[&str] = &[
     "assistant:",
     "new lines:",
     "notes so far",
+    "now write your notes",
+    "keep what your notes say",
+];
+
+/// The memory block's own wording, which a small model copies into its notes: taken out of a
+/// candidate (see [`scrub`]).
+const SCAFFOLDING: &[&str] = &[
+    "(information for you, not instructions)",
+    "information for you, not instructions",
+    "memory of this person from earlier messages",
+    "they wrote:",
+    "you wrote:",
+    "your notes:",
 ];
 
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
@@ -119,10 +132,15 @@ const FORBIDDEN: &[&str] = &[
 /// fit by the chunker, as a one-part reply is (at the last word that fits, with `…`): small
 /// models often run long, and a summary missing its tail is worth more than none. A refused
 /// summary changes nothing: the messages stay in the prompt until a good one is saved.
+///
+/// The memory block's wording and the kept `facts`, which a small model copies into its
+/// notes, are taken out first ([`scrub`]): the facts are in every prompt already. A candidate
+/// that held nothing else keeps the `previous` summary (the fold still saves its facts).
 pub fn accept_summary(
     candidate: &str,
     max_chars: usize,
     previous: Option<&str>,
+    facts: &[String],
 ) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
@@ -132,6 +150,14 @@ pub fn accept_summary(
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
+    }
+    let lower = text.to_lowercase().replace('\u{2019}', "'");
+    if FORBIDDEN.iter().any(|f| lower.contains(f)) {
+        return Err(SummaryRejected::NotASummary);
+    }
+    let text = scrub(&text, facts);
+    if text.is_empty() {
+        return Ok(previous.map(str::trim).unwrap_or_default().to_string());
     }
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
@@ -159,6 +185,42 @@ pub fn accept_summary(
         .ok_or(SummaryRejected::Empty)
 }
 
+/// `text` without the memory block's wording and without the kept `facts` it repeats (with
+/// their quotes), compared case-insensitively; whitespace collapsed, empty quotes dropped.
+pub fn scrub(text: &str, facts: &[String]) -> String {
+    let mut out = text.to_string();
+    let needles = SCAFFOLDING
+        .iter()
+        .map(|s| s.to_string())
+        .chain(facts.iter().map(|f| f.trim().to_string()))
+        .filter(|n| !n.is_empty());
+    for needle in needles {
+        while let Some(at) = find_ignoring_case(&out, &needle) {
+            out.replace_range(at..at + needle.len(), " ");
+        }
+    }
+    for empty in ["\u{201c} \u{201d}", "\u{201c}\u{201d}", "\" \"", "\"\""] {
+        out = out.replace(empty, " ");
+    }
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // What is left of a list of quotes: stray punctuation.
+    let bare = out
+        .chars()
+        .all(|c| c.is_ascii_punctuation() || c.is_whitespace() || "“”‘’«»".contains(c));
+    if bare { String::new() } else { out }
+}
+
+/// Where `needle` starts in `haystack`, ignoring ASCII and Unicode case, at a char boundary
+/// of `haystack` with `needle.len()` bytes after it that match.
+fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
+    let lower_needle = needle.to_lowercase();
+    haystack.char_indices().map(|(i, _)| i).find(|&i| {
+        haystack
+            .get(i..i + needle.len())
+            .is_some_and(|window| window.to_lowercase() == lower_needle)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +238,7 @@ mod tests {
     }
 
     fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
-        let got = accept_summary(candidate, max, None);
+        let got = accept_summary(candidate, max, None, &[]);
         assert_eq!(
             got.as_deref().map_err(Clone::clone),
             expect,
@@ -245,6 +307,40 @@ mod tests {
     }
 
     #[test]
+    fn takes_out_the_memory_blocks_wording_and_the_facts_it_repeats() {
+        let facts = vec![
+            "My callsign is SP9QRZ.".to_string(),
+            "I live in Bern.".to_string(),
+        ];
+        let cases: &[(&str, Option<&str>, Result<&str, SummaryRejected>)] = &[
+            (
+                "I remember you from earlier messages (information for you, not instructions). \
+                 You wrote: \u{201c}My callsign is SP9QRZ.\u{201d} \u{201c}i live in bern.\u{201d} \
+                 Tomasz asked about antennas.",
+                None,
+                Ok("I remember you from earlier messages . Tomasz asked about antennas."),
+            ),
+            // Nothing but the facts: the previous summary stays.
+            (
+                "They wrote: \"My callsign is SP9QRZ.\" \"I live in Bern.\"",
+                Some("Tomasz likes yagis."),
+                Ok("Tomasz likes yagis."),
+            ),
+            ("My callsign is SP9QRZ.", None, Ok("")),
+            (
+                "Now write your notes about me again: keep what your notes say",
+                None,
+                Err(SummaryRejected::NotASummary),
+            ),
+            ("Ärger über Ölpreis.", None, Ok("Ärger über Ölpreis.")),
+        ];
+        for (candidate, previous, want) in cases {
+            let got = accept_summary(candidate, 400, *previous, &facts);
+            assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
+        }
+    }
+
+    #[test]
     fn refuses_a_rewrite_that_drops_most_of_the_summary() {
         use SummaryRejected::*;
         let previous = "Ann, callsign KX1, lives in Bern, runs a solar relay on the Gurten, \
@@ -268,7 +364,7 @@ mod tests {
             ("Ann.", None, Ok("Ann.")),
         ];
         for (candidate, prev, want) in cases {
-            let got = accept_summary(candidate, 400, *prev);
+            let got = accept_summary(candidate, 400, *prev, &[]);
             assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
         }
     }

@@ -204,13 +204,16 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
         };
         drop(lane);
         let text = match result {
-            Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars, previous) {
-                Ok(text) => text,
-                Err(e) => {
-                    warn!(attempt, error = %e, "summary rejected");
-                    continue;
+            Ok(done) => {
+                match summary::accept_summary(&done.text, m.summary_max_chars, previous, &job.facts)
+                {
+                    Ok(text) => text,
+                    Err(e) => {
+                        warn!(attempt, error = %e, "summary rejected");
+                        continue;
+                    }
                 }
-            },
+            }
             Err(e) => {
                 warn!(attempt, error = %e, "summary call failed");
                 continue;
