@@ -1,9 +1,10 @@
 //! Trust on a shared mesh, through the daemon: a channel mention never sees a node's DM
 //! memory and runs no command; only a PKI DM proves its sender, so a forged DM with the id of
-//! a node that talks PKI can neither read, reset nor plant into its memory; a new key is a
-//! new identity until the operator runs `meshai trust`; replies to PKI nodes leave
-//! `pki_encrypted` and a PKI NAK is never answered with the channel key; nodes that never
-//! used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no memory.
+//! a node that talks PKI can neither read, reset nor plant into its memory, nor run any
+//! command; a new key is a new identity until the operator runs `meshai trust`; replies to
+//! PKI nodes leave `pki_encrypted` and a PKI NAK is never answered with the channel key;
+//! nodes that never used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no
+//! memory.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -95,6 +96,23 @@ async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
     let history = store.history(NodeId(node), 100).await.expect("history");
     store.close().await.expect("close");
     history
+}
+
+/// How many texts went to `node` so far.
+fn texts_to(d: &Daemon, node: u32) -> usize {
+    d.sim.texts().iter().filter(|t| t.to == node).count()
+}
+
+/// Sends `text` without PKI as `node` (a node that talked PKI) and checks that the reply is
+/// the warning line alone, PKI-encrypted; returns [`texts_to`] after it.
+async fn only_the_warning(d: &Daemon, node: u32, text: &str) -> usize {
+    let warning = plain_ask(d, node, text).await;
+    assert_eq!(
+        joined(&warning),
+        "I only answer this node over encrypted DMs. If this was you, check your app's keys."
+    );
+    assert!(warning.iter().all(|t| t.pki_encrypted), "{warning:?}");
+    texts_to(d, node)
 }
 
 /// A reply from `BOB`: once it is in, everything injected before it went through the intake.
@@ -211,19 +229,16 @@ async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
     let before = stored(&d, ALICE).await;
     assert_eq!(before.len(), 2);
 
-    let warning = plain_ask(&d, ALICE, "!reset").await;
-    assert_eq!(
-        joined(&warning),
-        "I only answer this node over encrypted DMs. If this was you, check your app's keys."
-    );
-    assert!(warning.iter().all(|t| t.pki_encrypted), "{warning:?}");
-    let alice_texts = |d: &Daemon| d.sim.texts().iter().filter(|t| t.to == ALICE).count();
-    let sent = alice_texts(&d);
+    let sent = only_the_warning(&d, ALICE, "!reset").await;
     d.sim.inject_dm(ALICE, "My callsign is FAKE1.", None);
     d.sim.inject_dm(ALICE, "what is my callsign?", None);
     d.sim.inject_dm(ALICE, "!summary", None);
     control(&d).await;
-    assert_eq!(alice_texts(&d), sent, "one warning per hour, then silence");
+    assert_eq!(
+        texts_to(&d, ALICE),
+        sent,
+        "one warning per hour, then silence"
+    );
     assert!(
         !d.llm
             .requests()
@@ -253,21 +268,19 @@ async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
     assert!(said(&req).contains("Blue Heron"), "memory by default");
 }
 
-/// A forged `!status` with the id of an admin who talks PKI shows no admin counters; the
-/// admin's own, over PKI, does.
+/// A DM without PKI carrying the id of an admin who talks PKI runs no command: a forged
+/// `!status` gets only the warning line (no uptime, no admin counters), and a forged `!help`
+/// after it nothing at all; the admin's own `!status`, over PKI, shows the counters.
 #[tokio::test]
-async fn a_forged_status_from_a_pki_admin_gets_no_admin_counters() {
+async fn a_forged_command_from_a_pki_admin_runs_nothing() {
     let d = Daemon::start(CONFIG).await;
     let own = joined(&pki_ask(&d, ADMIN, "!status", K1).await);
     assert!(own.contains("Admin:"), "{own}");
-    let forged = plain_ask(&d, ADMIN, "!status").await;
-    let text = joined(&forged);
-    assert!(text.starts_with("meshai up "), "{text}");
-    assert!(
-        !text.contains("Admin:") && !text.contains("I hold"),
-        "{text}"
-    );
-    assert!(forged.iter().all(|t| t.pki_encrypted));
+    let sent = only_the_warning(&d, ADMIN, "!status").await;
+    d.sim.inject_dm(ADMIN, "!help", None);
+    d.sim.inject_dm(ADMIN, "!status", None);
+    control(&d).await;
+    assert_eq!(texts_to(&d, ADMIN), sent, "then silence");
 }
 
 /// A PKI DM with another key than the pinned one is a new identity: answered without the

@@ -103,11 +103,6 @@ fn what_each_verdict_lets_a_message_do() {
     use Ask::{Help, Reset, Status, Summary};
     let run = |memory, admin| Rule::Run(Grant { memory, admin });
     let default = RequirePki::default();
-    let none = RequirePki::Commands(PkiCommands::default());
-    let help_listed = RequirePki::Commands(PkiCommands {
-        help: true,
-        ..PkiCommands::default()
-    });
     let all = RequirePki::All;
     let unproven = Rule::Refuse(Line::Unproven);
     // (verdict, require_pki, ask, rule)
@@ -115,18 +110,15 @@ fn what_each_verdict_lets_a_message_do() {
         (Verdict::Own, default, Ask::Text, run(true, true)),
         (Verdict::Own, all, Reset, run(true, true)),
         (Verdict::Ignored, default, Help, Rule::Drop),
-        // Unproven: no model, no memory; unlisted memory-free commands only.
+        // Unproven: no model, no memory, no command at all; only the warning line.
         (Verdict::Unproven, default, Ask::Text, unproven),
-        (Verdict::Unproven, none, Ask::Text, unproven),
-        (Verdict::Unproven, default, Help, run(false, false)),
-        (Verdict::Unproven, help_listed, Help, unproven),
+        (Verdict::Unproven, all, Ask::Text, unproven),
+        (Verdict::Unproven, default, Help, unproven),
+        (Verdict::Unproven, all, Help, unproven),
         (Verdict::Unproven, default, Reset, unproven),
-        (Verdict::Unproven, none, Reset, unproven),
-        (Verdict::Unproven, none, Summary, unproven),
-        (Verdict::Unproven, default, Status, run(false, false)),
-        (Verdict::Unproven, none, Status, run(false, true)),
+        (Verdict::Unproven, default, Summary, unproven),
+        (Verdict::Unproven, default, Status, unproven),
         (Verdict::Unproven, all, Status, unproven),
-        (Verdict::Unproven, all, Help, run(false, false)),
         // Answered without memory; memory commands say why not.
         (
             Verdict::NoMemory(Why::KeyChanged),
@@ -136,13 +128,13 @@ fn what_each_verdict_lets_a_message_do() {
         ),
         (
             Verdict::NoMemory(Why::KeyChanged),
-            none,
+            default,
             Status,
             run(false, false),
         ),
         (
             Verdict::NoMemory(Why::KeyChanged),
-            none,
+            default,
             Reset,
             Rule::Refuse(Line::KeyChanged),
         ),
