@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use meshai::chunk::strip_marker;
-use meshai::memory::store::{Store, StoredMessage};
+use meshai::memory::store::{Role, Store, StoredMessage};
 use meshai::node::NodeId;
 
 use crate::harness::{Daemon, SOON, config_text, ends_reply, parse_config, replies};
@@ -325,10 +325,19 @@ async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
 }
 
 /// Our node cannot PKI-encrypt for Alice (NAK PKI_UNKNOWN_PUBKEY): the reply ends there,
-/// nothing goes with the channel key, and her next DM is tried again over PKI.
+/// nothing goes with the channel key, and her next DM is tried again over PKI. The answer
+/// stays in the conversation as said (docs/security.md): stored as the reply, and in the
+/// next turn's prompt, though it never went on air. Streamed and not.
 #[tokio::test]
 async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
-    let d = Daemon::start(CONFIG).await;
+    for llm in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
+        let d = Daemon::start_llm(CONFIG, llm).await;
+        a_pki_nak_on(&d).await;
+    }
+}
+
+/// The NAK case on the daemon `d`.
+async fn a_pki_nak_on(d: &Daemon) {
     let long = "Antennas matter more than power on a mesh like this one. ".repeat(5);
     let want = long.clone();
     d.answer_with(move |_| FakeResponse::Text(want.clone()));
@@ -340,7 +349,7 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
         .await;
     assert!(first);
     d.answer_with(|req| FakeResponse::Text(format!("echo: {}", req.last_user())));
-    control(&d).await;
+    control(d).await;
     let to_alice: Vec<SentText> = d
         .sim
         .texts()
@@ -349,6 +358,16 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
         .collect();
     assert_eq!(to_alice.len(), 1, "no resend, no fallback: {to_alice:?}");
     assert!(to_alice[0].pki_encrypted);
+    let history = stored(d, ALICE).await;
+    let rows: Vec<(Role, &str)> = history.iter().map(|m| (m.role, m.text.as_str())).collect();
+    assert_eq!(
+        rows,
+        [
+            (Role::User, "tell me about antennas"),
+            (Role::Assistant, long.trim_end()),
+        ],
+        "the NAKed answer is stored as the reply"
+    );
 
     d.sim.inject_pki_dm(ALICE, "still there?", K1);
     let again = d
@@ -361,6 +380,12 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
     let texts = d.sim.texts();
     let last = texts.iter().rev().find(|t| t.to == ALICE).expect("a text");
     assert!(last.pki_encrypted);
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(
+        said(&req).contains(long.trim_end()),
+        "the next prompt has the NAKed answer: {}",
+        said(&req)
+    );
 }
 
 /// `require_pki = "all"`: a DM without PKI from a node that never used PKI is answered
