@@ -5,11 +5,9 @@
 use std::path::PathBuf;
 
 use super::node::{Candidate, Probe};
-use crate::config::locate::{Env, user_config, xdg_dir};
+use crate::cli::daemons::{SERVICE_DATABASE, user_database};
+use crate::config::locate::{Env, user_config};
 use crate::llm::models::{self, ModelInfo, Why};
-
-/// The database path of the service (and of root, who sets the service up).
-pub const SERVICE_DATABASE: &str = "/var/lib/meshai/meshai.db";
 /// The service user the package creates.
 pub const SERVICE_USER: &str = "meshai";
 
@@ -59,8 +57,7 @@ pub fn ids_from_passwd(passwd: &str, user: &str) -> Option<(u32, u32)> {
 pub fn default_database(who: Who, env: Env<'_>) -> Option<PathBuf> {
     match who {
         Who::Root | Who::Service => Some(PathBuf::from(SERVICE_DATABASE)),
-        Who::User => xdg_dir(env, "XDG_STATE_HOME", ".local/state")
-            .map(|d| d.join("meshai").join("meshai.db")),
+        Who::User => user_database(env),
     }
 }
 
