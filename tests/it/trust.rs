@@ -7,15 +7,22 @@
 //! memory.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use meshai::chunk::strip_marker;
 use meshai::memory::store::{Role, Store, StoredMessage};
 use meshai::node::NodeId;
+use meshai::radio::{
+    ChannelState, Inbound, LinkState, PartOutcome, ReplyReport, StreamMsg, TextMessage,
+};
+use meshai::responder::{ConsoleReply, RadioWatch, Responder, Sink};
+use tokio::sync::{mpsc, watch};
 
-use crate::harness::{Daemon, SOON, config_text, ends_reply, parse_config, replies};
-use crate::support::fake_llm::{FakeRequest, FakeResponse};
-use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText};
+use crate::harness::{
+    Daemon, SOON, config_text, config_text_with, ends_reply, parse_config, replies, sim_config,
+};
+use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText, SimNode};
 
 const ALICE: u32 = 0xa1c1_0001;
 const BOB: u32 = 0xb0b0_0002;
@@ -215,6 +222,160 @@ async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
         text.contains("what is my door code?") && !text.contains("4711"),
         "{text}"
     );
+}
+
+/// Nothing on the mention path calls the store, streamed or not: see [`mentions_on_a_held_store`].
+#[tokio::test]
+async fn the_mention_path_never_calls_the_store() {
+    for llm in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
+        mentions_on_a_held_store(llm).await;
+    }
+}
+
+/// How long a mention may take to be answered here: far less than the store's 5 s wait for a
+/// lock, so an answer that waited on the held store cannot come in time.
+const UNHELD: Duration = Duration::from_secs(3);
+
+/// The responder (no radio: replies come to the console sink) on a store whose one database
+/// thread is held up: a call of the test's own waits behind a write lock another connection
+/// holds, and the store's later calls queue behind it. Mentions — a question with the
+/// channel's thread, a command — are still answered; a DM, whose path uses the store, only
+/// once the lock goes.
+async fn mentions_on_a_held_store(llm_lines: &str) {
+    // The simulated node only names the config's radio: nothing connects to it.
+    let sim = SimNode::start(sim_config()).await;
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = parse_config(&config_text_with(
+        &sim,
+        &llm.base_url(),
+        &db,
+        CONFIG,
+        llm_lines,
+    ));
+    let path = db.clone();
+    let store = tokio::task::spawn_blocking(move || Store::open(&path))
+        .await
+        .expect("open task")
+        .expect("the database opens");
+    let (inbound, inbound_rx) = mpsc::channel(16);
+    let (console_tx, mut console) = mpsc::channel(16);
+    let (_link, link) = watch::channel(LinkState::Connecting);
+    let (_channel, channel) = watch::channel(ChannelState::default());
+    let responder = Responder::spawn(
+        meshai::responder_settings(&config),
+        store.clone(),
+        meshai::llm_pool(&config).expect("the LLM pool"),
+        Sink::Console(console_tx),
+        RadioWatch {
+            link,
+            channel,
+            activity: Default::default(),
+        },
+        inbound_rx,
+    );
+    let send = |msg: Inbound| {
+        let inbound = inbound.clone();
+        async move { inbound.send(msg).await.expect("the intake runs") }
+    };
+    let mention = |id: u32, text: &str| Inbound::Broadcast(heard(ALICE, BROADCAST, id, text));
+    // Once a first mention is answered, the intake has read what it needs at start.
+    send(mention(1, "@ai what is lora?")).await;
+    let first = console_reply(&mut console, SOON).await;
+    assert_eq!(first.as_deref(), Some("echo: what is lora?"));
+
+    let lock = rusqlite::Connection::open(&db).expect("a second connection");
+    lock.execute_batch("BEGIN IMMEDIATE")
+        .expect("the write lock");
+    let holder = store.clone();
+    let held = holder.append_user(NodeId(BOB), "held".into(), 0);
+    tokio::pin!(held);
+    let waited = tokio::time::timeout(Duration::from_millis(100), &mut held).await;
+    assert!(waited.is_err(), "the store's thread waits on the lock");
+
+    send(mention(2, "@ai and in winter?")).await;
+    send(mention(3, "@ai !summary")).await;
+    let answer = console_reply(&mut console, UNHELD).await;
+    let hint = console_reply(&mut console, UNHELD).await;
+    assert_eq!(answer.as_deref(), Some("echo: and in winter?"));
+    assert_eq!(
+        hint.as_deref(),
+        Some("Commands work only in a direct message to me.")
+    );
+    // The hold is real: a DM's path uses the store, so its answer waits for the lock.
+    send(Inbound::Dm(heard(BOB, 0x1234_5678, 4, "hello?"))).await;
+    let early = console_reply(&mut console, Duration::from_millis(500)).await;
+    assert_eq!(early, None, "a DM is not answered past a held store");
+    lock.execute_batch("COMMIT").expect("the lock goes");
+    held.await.expect("the test's own call");
+    let dm = console_reply(&mut console, SOON).await;
+    assert_eq!(dm.as_deref(), Some("echo: hello?"));
+
+    responder.stop(Duration::from_secs(5)).await;
+    store.close().await.expect("the store closes");
+}
+
+/// A text heard from `from` to `to` (the broadcast address: a channel message on channel 0).
+fn heard(from: u32, to: u32, packet_id: u32, text: &str) -> TextMessage {
+    TextMessage {
+        from: NodeId(from),
+        to: NodeId(to),
+        channel: 0,
+        packet_id,
+        text: text.to_string(),
+        hops: Some(0),
+        snr: None,
+        position: None,
+        local_position: None,
+        received_at: SystemTime::now(),
+        names: None,
+        pki: false,
+        public_key: None,
+        via_mqtt: false,
+    }
+}
+
+/// The next reply the console sink gets within `within`, its parts' texts joined (a streamed
+/// one once its last part came); reported delivered.
+async fn console_reply(
+    console: &mut mpsc::Receiver<ConsoleReply>,
+    within: Duration,
+) -> Option<String> {
+    let read = async {
+        let reply = console.recv().await?;
+        let parts = match reply.parts {
+            None => reply.request.parts.clone(),
+            Some(mut stream) => {
+                let mut got = Vec::new();
+                while let Some(msg) = stream.recv().await {
+                    match msg {
+                        StreamMsg::Parts { bodies, last } => {
+                            got.extend(bodies);
+                            if last {
+                                break;
+                            }
+                        }
+                        StreamMsg::Retract(taken) => {
+                            let _ = taken.send(got.is_empty());
+                        }
+                    }
+                }
+                got
+            }
+        };
+        let _ = reply.report.send(ReplyReport {
+            parts: vec![PartOutcome::Delivered; parts.len()],
+        });
+        Some(
+            parts
+                .iter()
+                .map(|p| strip_marker(p))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    };
+    tokio::time::timeout(within, read).await.ok().flatten()
 }
 
 /// After Alice talked over PKI, DMs without PKI carrying her id reach nothing of hers: a
