@@ -265,7 +265,8 @@ impl Default for RawAccess {
     }
 }
 
-/// `require_pki`: a list of command names, or the word `"all"`.
+/// `require_pki`: `"pki_nodes"` or `"all"`; a list of command names is what earlier versions
+/// took (it is read as `"pki_nodes"`, with a warning).
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum RawRequirePki {
@@ -275,7 +276,7 @@ enum RawRequirePki {
 
 impl Default for RawRequirePki {
     fn default() -> Self {
-        RawRequirePki::List(["reset", "summary", "status"].map(String::from).to_vec())
+        RawRequirePki::Word("pki_nodes".into())
     }
 }
 

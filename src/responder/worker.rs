@@ -97,9 +97,8 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             if verdict != Verdict::Own {
                 info!(?verdict, "this message may not use the node's memory");
             }
-            let require = shared.settings.access.require_pki;
             let parsed = commands::parse(&msg.text);
-            let rule = identity::rule(verdict, trust::ask(&msg.text), require);
+            let rule = identity::rule(verdict, trust::ask(&msg.text));
             let grant = match rule {
                 Rule::Run(grant) => grant,
                 Rule::Refuse(line) => {

@@ -25,6 +25,7 @@ use anyhow::Context as _;
 use self::node::{Candidate, Probe};
 use self::plan::{Kind, ServerProbe, Who};
 use self::template::{RadioLine, Values};
+use super::daemons::{self, Daemons};
 use crate::config::Config;
 use crate::config::locate::{self, Env};
 use crate::llm::models::{self, ListApi};
@@ -135,14 +136,7 @@ pub async fn run(
     writeln!(out, "looking for the node and an LLM server…")?;
     // The daemons whose status files tell which node they hold: this database's, the
     // service's and the user's default one.
-    let databases: Vec<PathBuf> = [
-        Some(database.clone()),
-        Some(PathBuf::from(plan::SERVICE_DATABASE)),
-        plan::default_database(Who::User, env),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let databases = daemons::databases(&database, env);
     let (nodes, servers) = tokio::join!(find_nodes(args, &databases), find_servers(args));
     let nodes = nodes?;
     print_nodes(out, &nodes)?;
@@ -267,7 +261,7 @@ async fn find_nodes(
         );
         c
     };
-    let daemons = node::Daemons::read(databases, Path::new("/proc"));
+    let daemons = Daemons::read(databases, Path::new("/proc"));
     let probes = futures_util::future::join_all(
         candidates
             .iter()
@@ -397,7 +391,7 @@ fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
     };
     let mut note = String::new();
     if !dir.is_dir() {
-        let service_dir = who == Who::Root && path == Path::new(plan::SERVICE_DATABASE);
+        let service_dir = who == Who::Root && path == Path::new(daemons::SERVICE_DATABASE);
         let mode = if service_dir { 0o750 } else { 0o700 };
         std::fs::DirBuilder::new()
             .recursive(true)

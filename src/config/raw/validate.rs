@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
-    LlmConfig, MemoryConfig, MqttPolicy, PkiCommands, ReplyConfig, RequirePki, SlotsSetting,
-    TimeZoneSetting, Warning,
+    LlmConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki, SlotsSetting, TimeZoneSetting,
+    Warning,
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawLimits, RawLlm,
@@ -365,43 +365,33 @@ fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigErro
     Ok(access)
 }
 
-/// `require_pki`: `"all"`, or a list of the commands `help`, `reset`, `summary`, `status`.
-fn require_pki(c: &Checker<'_>, raw: &RawRequirePki) -> Result<RequirePki, ConfigError> {
-    let names = match raw {
-        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("all") => {
-            return Ok(RequirePki::All);
+/// `require_pki`: `"pki_nodes"` or `"all"`. A list of commands (what earlier versions took,
+/// and what their example config wrote) is read as `"pki_nodes"` with a warning: a DM without
+/// PKI carrying the id of a node that talks PKI now runs no command at all, listed or not.
+fn require_pki(c: &mut Checker<'_>, raw: &RawRequirePki) -> Result<RequirePki, ConfigError> {
+    match raw {
+        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("all") => Ok(RequirePki::All),
+        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("pki_nodes") => {
+            Ok(RequirePki::PkiNodes)
         }
-        RawRequirePki::Word(w) => {
-            return Err(c.err(
+        RawRequirePki::Word(w) => Err(c.err(
+            "access",
+            "require_pki",
+            format!("{w:?}: use \"pki_nodes\" or \"all\""),
+        )),
+        RawRequirePki::List(names) => {
+            c.warn(
                 "access",
                 "require_pki",
                 format!(
-                    "{w:?}: use \"all\" or a list such as [\"reset\", \"summary\", \"status\"]"
+                    "{names:?}: a list of commands no longer changes anything (a DM without PKI \
+                     with the id of a node that talks PKI runs no command at all): read as \
+                     \"pki_nodes\"; write that, or \"all\""
                 ),
-            ));
+            );
+            Ok(RequirePki::PkiNodes)
         }
-        RawRequirePki::List(names) => names,
-    };
-    let mut listed = PkiCommands::default();
-    for name in names {
-        let flag = match name.trim().trim_start_matches('!').to_lowercase().as_str() {
-            "help" => &mut listed.help,
-            "reset" => &mut listed.reset,
-            "summary" => &mut listed.summary,
-            "status" => &mut listed.status,
-            _ => {
-                return Err(c.err(
-                    "access",
-                    "require_pki",
-                    format!(
-                        "{name:?} is not a command: use help, reset, summary, status, or \"all\""
-                    ),
-                ));
-            }
-        };
-        *flag = true;
     }
-    Ok(RequirePki::Commands(listed))
 }
 
 /// `[channels]`: a mention word when mentions are answered, channel indexes 0 to 7.

@@ -82,12 +82,3 @@ fn a_mention_knows_only_the_senders_name_and_the_time() {
     assert!(!c.names && !c.time);
     assert!(DM_ONLY.len() <= 150);
 }
-
-#[test]
-fn the_mention_path_never_calls_the_store() {
-    let src = include_str!("../mention.rs");
-    assert!(
-        !src.contains(".store") && !src.contains("Store"),
-        "mention.rs must not read or write anyone's memory"
-    );
-}
