@@ -737,6 +737,19 @@ fn dump(seen: &Recorded) {
             );
         }
     }
+    if all {
+        let summaries: Vec<Exchange> = seen
+            .lock()
+            .map(|l| l.iter().filter(|e| is_summary(e)).cloned().collect())
+            .unwrap_or_default();
+        for (i, e) in summaries.iter().enumerate() {
+            println!(
+                "    -- summary call {}: {:?}",
+                i + 1,
+                response_text(&e.response)
+            );
+        }
+    }
 }
 
 /// The `pct`-th percentile (nearest rank) of `xs`.

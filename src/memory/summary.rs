@@ -110,9 +110,11 @@ const FORBIDDEN: &[&str] = &[
     "assistant:",
     "new lines:",
     "notes so far",
-    "now write your notes",
-    "keep what your notes say",
 ];
+
+/// How the request begins, lower case: a small model that echoes it after its notes gets
+/// its notes kept and the echo cut off.
+const REQUEST_ECHO: &str = "now write your notes";
 
 /// The memory block's own wording, which a small model copies into its notes: taken out of a
 /// candidate (see [`scrub`]).
@@ -134,8 +136,11 @@ const SCAFFOLDING: &[&str] = &[
 /// summary changes nothing: the messages stay in the prompt until a good one is saved.
 ///
 /// The memory block's wording and the kept `facts`, which a small model copies into its
-/// notes, are taken out first ([`scrub`]): the facts are in every prompt already. A candidate
-/// that held nothing else keeps the `previous` summary (the fold still saves its facts).
+/// notes, are taken out first ([`scrub`]), and an echo of the request is cut off: the facts
+/// are in every prompt already. A candidate that held nothing else keeps the `previous`
+/// summary: the fold still saves its facts, and the folded exchanges stay retrievable (a
+/// small model that cannot write notes must not keep the prompt from ever shrinking). The
+/// shrink check compares what both hold beyond the facts.
 pub fn accept_summary(
     candidate: &str,
     max_chars: usize,
@@ -147,18 +152,20 @@ pub fn accept_summary(
     if let Some(label) = LABELS.iter().find(|l| lower.starts_with(**l)) {
         text = text.get(label.len()..).unwrap_or("").trim_start();
     }
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
     }
-    let lower = text.to_lowercase().replace('\u{2019}', "'");
-    if FORBIDDEN.iter().any(|f| lower.contains(f)) {
-        return Err(SummaryRejected::NotASummary);
+    if let Some(at) = find_ignoring_case(&text, REQUEST_ECHO) {
+        text.truncate(at);
     }
     let text = scrub(&text, facts);
     if text.is_empty() {
         return Ok(previous.map(str::trim).unwrap_or_default().to_string());
     }
+    // What the previous notes held beyond the facts: that is what a rewrite must not drop.
+    let previous = previous.map(|p| scrub(p, facts));
+    let previous = previous.as_deref();
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
     if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
@@ -327,10 +334,22 @@ mod tests {
                 Ok("Tomasz likes yagis."),
             ),
             ("My callsign is SP9QRZ.", None, Ok("")),
+            // An echo of the request is cut off; what came before it stays.
             (
                 "Now write your notes about me again: keep what your notes say",
+                Some("Tomasz likes yagis."),
+                Ok("Tomasz likes yagis."),
+            ),
+            (
+                "Tomasz runs a relay. My callsign is SP9QRZ. Now write your notes about me again.",
                 None,
-                Err(SummaryRejected::NotASummary),
+                Ok("Tomasz runs a relay."),
+            ),
+            // Notes that copy the facts beside what they had: not a shrunk rewrite.
+            (
+                "My callsign is SP9QRZ. Tomasz likes yagis.",
+                Some("My callsign is SP9QRZ. I live in Bern. Tomasz likes yagis and soup."),
+                Ok("Tomasz likes yagis."),
             ),
             ("Ärger über Ölpreis.", None, Ok("Ärger über Ölpreis.")),
         ];
