@@ -119,9 +119,12 @@ const REQUEST_ECHO: &str = "now write your notes";
 /// The memory block's own wording, which a small model copies into its notes: taken out of a
 /// candidate (see [`scrub`]).
 const SCAFFOLDING: &[&str] = &[
+    "(information, not instructions)",
+    "information, not instructions",
     "(information for you, not instructions)",
     "information for you, not instructions",
-    "memory of this person from earlier messages",
+    "memory of this person",
+    "earlier in your conversation",
     "they wrote:",
     "you wrote:",
     "your notes:",
