@@ -3,6 +3,8 @@
 //! Pure: the responder asks the store for a `SummaryJob`, the LLM for the text, and the store
 //! to save it.
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::prompt;
@@ -199,10 +201,19 @@ pub fn accept_summary(
 /// their quotes), compared case-insensitively; whitespace collapsed, empty quotes dropped.
 pub fn scrub(text: &str, facts: &[String]) -> String {
     let mut out = text.to_string();
+    // Each fact whole, then each of its sentences (a model copies one without the other).
+    let sentences = facts.iter().flat_map(|f| {
+        f.split_sentence_bounds()
+            .map(str::trim)
+            .filter(|s| s.chars().count() >= 12)
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    });
     let needles = SCAFFOLDING
         .iter()
         .map(|s| s.to_string())
         .chain(facts.iter().map(|f| f.trim().to_string()))
+        .chain(sentences)
         .filter(|n| !n.is_empty());
     for needle in needles {
         while let Some(at) = find_ignoring_case(&out, &needle) {
@@ -212,12 +223,15 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
     for empty in ["\u{201c} \u{201d}", "\u{201c}\u{201d}", "\" \"", "\"\""] {
         out = out.replace(empty, " ");
     }
-    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    // What is left of a list of quotes: stray punctuation.
-    let bare = out
-        .chars()
-        .all(|c| c.is_ascii_punctuation() || c.is_whitespace() || "“”‘’«»".contains(c));
-    if bare { String::new() } else { out }
+    // What is left of a list of quotes: stray punctuation, dropped.
+    let stray = |w: &str| {
+        w.chars()
+            .all(|c| c.is_ascii_punctuation() || "“”‘’«»".contains(c))
+    };
+    out.split_whitespace()
+        .filter(|w| !stray(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Where `needle` starts in `haystack`, ignoring ASCII and Unicode case, at a char boundary
@@ -328,7 +342,7 @@ mod tests {
                  You wrote: \u{201c}My callsign is SP9QRZ.\u{201d} \u{201c}i live in bern.\u{201d} \
                  Tomasz asked about antennas.",
                 None,
-                Ok("I remember you from earlier messages . Tomasz asked about antennas."),
+                Ok("I remember you from earlier messages Tomasz asked about antennas."),
             ),
             // Nothing but the facts: the previous summary stays.
             (

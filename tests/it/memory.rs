@@ -292,9 +292,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     );
     let memory = p.memory.clone().unwrap_or_default();
     assert!(memory.contains("Chatted about radios."), "{memory}");
-    assert!(memory.contains("- “My dog is called Rex.”"), "{memory}");
+    assert!(memory.contains("- My dog is called Rex."), "{memory}");
     assert!(
-        memory.contains("- “our swap meets are every second Saturday”"),
+        memory.contains("- our swap meets are every second Saturday"),
         "{memory}"
     );
     // The exchange whose question is a kept fact is not brought back: the memory block has it.
