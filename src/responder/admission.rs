@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use super::Shared;
-use super::commands::{self, Parsed};
+use super::commands;
 use super::gate::Turn;
 use super::schedule::Refusal;
 use crate::node::Standing;
@@ -49,7 +49,8 @@ pub(super) struct Admission {
 }
 
 impl Admission {
-    /// The turn for `msg`: `Ok(None)` for a command (answered without the LLM, no turn), `Err`
+    /// The turn for `msg`: `Ok(None)` for a command (answered without the LLM, no turn; `!more`
+    /// takes one), `Err`
     /// when it gets none (logged and counted; the caller stores it unanswered).
     pub(super) fn admit(
         &mut self,
@@ -57,7 +58,7 @@ impl Admission {
         msg: &TextMessage,
         standing: Standing,
     ) -> Result<Option<Turn>, Refusal> {
-        if commands::parse(&msg.text) != Parsed::Text {
+        if !commands::parse(&msg.text).asks_llm() {
             return Ok(None);
         }
         let node = msg.from;

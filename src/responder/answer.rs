@@ -34,7 +34,7 @@ use super::reply::{failure_text, notice, queue, watch_report};
 use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
-use crate::chunk::{ChunkLimits, chunk_cut, strip_marker};
+use crate::chunk::{ChunkLimits, CutMark, MORE, chunk_cut, strip_marker};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
 use crate::memory::store::Said;
@@ -76,6 +76,9 @@ pub(super) struct Question<'a> {
     pub slot: Option<u32>,
     /// This answer's parts: `[reply]`'s, or fewer when the channel is busy.
     pub limits: ChunkLimits,
+    /// What ends an answer cut at the budget: `!more` only where the rest can be asked for
+    /// (a DM whose conversation is stored).
+    pub mark: CutMark,
 }
 
 /// What an answer that went out cost.
@@ -140,7 +143,7 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     c.llm_calls.fetch_add(1, Ordering::Relaxed);
     c.llm_ms_total
         .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-    let (parts, cut) = chunk_cut(&done.text, &q.limits);
+    let (parts, cut) = chunk_cut(&done.text, &q.limits, q.mark);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
@@ -342,7 +345,8 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
 /// matches. Only the text when the written answer cannot be lined up with what was said.
 fn said_as_written(said: String, raw: &str, cut: bool) -> Said {
     let written = if cut {
-        written_until(raw, &said).map(|w| format!("{w}…"))
+        let shown = said.strip_suffix(MORE).unwrap_or(&said);
+        written_until(raw, shown).map(|w| format!("{w}…"))
     } else {
         as_written(raw).map(str::to_string)
     };
@@ -429,7 +433,7 @@ async fn stream_once(
             Event::Broke(error)
         }
     };
-    let mut reply = StreamedReply::new(&q.limits);
+    let mut reply = StreamedReply::new(&q.limits, q.mark);
     let mut queued: Option<Queued> = None;
     let mut step = Step::Read;
     let end = loop {

@@ -29,6 +29,7 @@ use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
 use super::worker::Asking;
 use super::{Shared, airtime};
+use crate::chunk::CutMark;
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
@@ -266,6 +267,7 @@ async fn handle(
         messages: &messages,
         slot: None,
         limits: budget.limits(s.chunk),
+        mark: CutMark::Ellipsis,
     };
     answer::answer(shared, question, permit).await;
     if let Some(answer) = said.get() {

@@ -26,7 +26,7 @@
 
 use tracing::warn;
 
-use crate::chunk::{ChunkLimits, Parts, StreamChunker, chunk};
+use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
 
@@ -163,13 +163,14 @@ pub(super) struct StreamedReply {
 }
 
 impl StreamedReply {
-    /// An attempt at a reply within `limits`; the pump's first step is [`Step::Read`].
-    pub(super) fn new(limits: &ChunkLimits) -> StreamedReply {
+    /// An attempt at a reply within `limits`, its last part ending with `mark` when the
+    /// budget fills; the pump's first step is [`Step::Read`].
+    pub(super) fn new(limits: &ChunkLimits, mark: CutMark) -> StreamedReply {
         StreamedReply {
             phase: Phase::Unsent,
             limits: *limits,
             cleaner: StreamCleaner::new(),
-            chunker: StreamChunker::new(limits),
+            chunker: StreamChunker::with_mark(limits, mark),
             batch: String::new(),
             handed: Vec::new(),
             raw: String::new(),

@@ -29,7 +29,8 @@ pub(super) fn ask(text: &str) -> Ask {
         Parsed::Command(Command::Reset) => Ask::Reset,
         Parsed::Command(Command::Summary) => Ask::Summary,
         Parsed::Command(Command::Status) => Ask::Status,
-        Parsed::Text => Ask::Text,
+        // The rest of an answer is as much the node's memory as the answer.
+        Parsed::Text | Parsed::More => Ask::Text,
     }
 }
 

@@ -30,9 +30,10 @@ use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
 use super::{airtime, answer, asker, fair};
+use crate::chunk::{CutMark, MORE};
 use crate::config::ContextConfig;
 use crate::memory::prompt;
-use crate::memory::store::{Context, Said, StoreError};
+use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 
@@ -128,8 +129,8 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     )
                     .await;
                 }
-                Parsed::Text => {
-                    // Intake admits every text it hands over with a turn.
+                Parsed::Text | Parsed::More => {
+                    // Intake admits every text (and `!more`) it hands over with a turn.
                     let Some(turn) = turn else {
                         warn!("a text without a turn: not answered");
                         store_unanswered(shared, &msg, intake_grant).await;
@@ -140,16 +141,72 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                             .await;
                         return;
                     }
+                    let asked = match parsed {
+                        Parsed::More => match more(shared, node, grant).await {
+                            Some(asked) => asked,
+                            None => {
+                                notice(shared, dest.into(), msg.packet_id, commands::NOTHING_MORE)
+                                    .await;
+                                return;
+                            }
+                        },
+                        _ => Asked::text(&msg.text),
+                    };
                     if !grant.memory {
                         turn_without_memory(shared, &msg, dest, &turn).await;
                     } else if let Memory::Used { size } =
-                        llm_turn(shared, node, &msg, dest, &turn, summarizing).await
+                        llm_turn(shared, node, &msg, asked, dest, &turn, summarizing).await
                     {
                         drop(turn);
                         fold::start_summary(shared, node, summarizing, size);
                     }
                 }
             }
+        }
+    }
+}
+
+/// What a turn asks the model: the text stored as the user's message, what the model sees
+/// in its place (after a header, if any), and what retrieval searches for.
+#[derive(Debug, Clone, Copy)]
+struct Asked<'a> {
+    text: &'a str,
+    prompt: &'a str,
+    query: &'a str,
+}
+
+impl Asked<'_> {
+    /// A text, as it was written.
+    fn text(text: &str) -> Asked<'_> {
+        Asked {
+            text,
+            prompt: text,
+            query: text,
+        }
+    }
+}
+
+/// `!more`: the continuation of the node's last answer when it was cut at the budget (its
+/// text ends with [`MORE`]); `None` when there is nothing to continue — no memory, no answer,
+/// a whole one, or a store that cannot say — and then the model is not asked.
+async fn more(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    grant: identity::Grant,
+) -> Option<Asked<'static>> {
+    if !grant.memory {
+        return None;
+    }
+    match shared.store.last_message(node).await {
+        Ok(Some(m)) if m.role == Role::Assistant && m.text.ends_with(MORE) => Some(Asked {
+            text: "!more",
+            prompt: commands::CONTINUE,
+            query: "",
+        }),
+        Ok(_) => None,
+        Err(e) => {
+            debug!(error = %e, "could not read the last answer for !more");
+            None
         }
     }
 }
@@ -198,6 +255,7 @@ async fn llm_turn(
     shared: &Arc<Shared>,
     node: NodeId,
     msg: &TextMessage,
+    asked: Asked<'_>,
     dest: DmDest,
     turn: &Turn,
     summarizing: &Arc<SummaryState>,
@@ -206,12 +264,12 @@ async fn llm_turn(
     let limits = Limits::of(&s.memory);
     // The first message of a conversation carries who is asking and when: stored with it,
     // so every later prompt repeats it as the model first saw it.
-    let starts = match shared.store.last_message_at(node).await {
-        Ok(last) => asker::starts_conversation(last, unix_now()),
+    let starts = match shared.store.last_message(node).await {
+        Ok(last) => asker::starts_conversation(last.map(|m| m.at), unix_now()),
         Err(_) => true,
     };
     let asking = Asking::of(shared, msg, &s.context, starts);
-    let said = Said::with_prompt(msg.text.clone(), asking.message(&msg.text));
+    let said = Said::with_prompt(asked.text, asking.message(asked.prompt));
     // The user's message is stored before the LLM is called, with the node's names.
     let user_id = match shared
         .store
@@ -270,7 +328,7 @@ async fn llm_turn(
     }
     // The memory is read once the LLM is ours: a summary saved while we waited is used.
     let loaded = match user_id {
-        Some(id) => load_context(shared, node, id, &msg.text, &limits).await,
+        Some(id) => load_context(shared, node, id, asked.query, &limits).await,
         None => Ok(Context::default()),
     };
     let (ctx, used) = match loaded {
@@ -325,6 +383,12 @@ async fn llm_turn(
         prompt_chars: chars,
         slot,
         limits,
+        // The rest of a cut answer can be asked for only where the conversation is kept.
+        mark: if user_id.is_some() {
+            CutMark::More
+        } else {
+            CutMark::Ellipsis
+        },
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
     let answered = answer::answer(shared, question, permit).await;
@@ -377,6 +441,7 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         // The node's slot holds its memory's prompt: leave it be.
         slot: None,
         limits,
+        mark: CutMark::Ellipsis,
     };
     answer::answer(shared, question, permit).await;
 }

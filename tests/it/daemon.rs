@@ -67,7 +67,11 @@ async fn a_long_answer_is_split_into_marked_parts_that_reassemble() {
     }
     let joined: Vec<&str> = parts
         .iter()
-        .flat_map(|p| strip_marker(&p.text).split_whitespace())
+        .flat_map(|p| {
+            strip_marker(&p.text)
+                .trim_end_matches(" !more")
+                .split_whitespace()
+        })
         .collect();
     let want: Vec<&str> = answer.split_whitespace().collect();
     if joined.last().is_some_and(|w| w.ends_with('…')) {

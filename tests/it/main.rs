@@ -12,6 +12,7 @@ mod flood;
 mod harness;
 mod layers;
 mod memory;
+mod more;
 mod radio;
 mod real_llm;
 mod secrets;

@@ -513,9 +513,9 @@ impl Store {
             .await
     }
 
-    /// When `node`'s newest message was stored (Unix seconds), if it has any.
-    pub async fn last_message_at(&self, node: NodeId) -> Result<Option<i64>, StoreError> {
-        self.call(move |c| ops::last_message_at(c, node)).await
+    /// `node`'s newest message, if it has any.
+    pub async fn last_message(&self, node: NodeId) -> Result<Option<StoredMessage>, StoreError> {
+        self.call(move |c| ops::last_message(c, node)).await
     }
 
     /// How many messages of `node` before `before_id` no saved summary covers yet.

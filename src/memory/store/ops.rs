@@ -407,11 +407,11 @@ pub(super) fn pending_fold(
     }))
 }
 
-pub(super) fn last_message_at(c: &Connection, node: NodeId) -> Result<Option<i64>, StoreError> {
-    Ok(
-        c.prepare_cached("SELECT max(at) FROM messages WHERE node = ?1")?
-            .query_row([node_sql(node)], |row| row.get(0))?,
-    )
+pub(super) fn last_message(
+    c: &Connection,
+    node: NodeId,
+) -> Result<Option<StoredMessage>, StoreError> {
+    Ok(last_messages(c, node, i64::MAX, 1)?.pop())
 }
 
 pub(super) fn save_summary(

@@ -61,8 +61,9 @@ async fn a_message_keeps_what_the_model_saw_beside_what_was_said() {
         (last.text.as_str(), last.prompt_text()),
         ("part one two", "part one\ntwo")
     );
-    assert_eq!(store.last_message_at(A).await.unwrap(), Some(13));
-    assert_eq!(store.last_message_at(B).await.unwrap(), None);
+    let newest = store.last_message(A).await.unwrap().unwrap();
+    assert_eq!((newest.at, newest.text.as_str()), (13, "part one two"));
+    assert_eq!(store.last_message(B).await.unwrap(), None);
 }
 
 #[tokio::test]
