@@ -14,14 +14,14 @@ const MAX_TERMS: usize = 16;
 /// Common English words that would match nearly every exchange.
 const STOP_WORDS: &[&str] = &[
     "about", "after", "again", "all", "also", "and", "any", "are", "because", "been", "before",
-    "being", "but", "can", "could", "did", "does", "doing", "don", "down", "each", "for", "from",
-    "get", "got", "had", "has", "have", "having", "hello", "her", "here", "hers", "hey", "him",
-    "his", "how", "into", "its", "just", "know", "like", "more", "most", "much", "not", "now",
-    "off", "once", "one", "only", "other", "our", "ours", "out", "over", "own", "please", "same",
-    "she", "should", "some", "such", "tell", "than", "thank", "thanks", "that", "the", "their",
-    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "too", "under",
-    "until", "very", "was", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "yes", "you", "your", "yours",
+    "being", "between", "but", "can", "could", "did", "does", "doing", "don", "down", "each",
+    "for", "from", "get", "got", "had", "has", "have", "having", "hello", "her", "here", "hers",
+    "hey", "him", "his", "how", "into", "its", "just", "know", "like", "more", "most", "much",
+    "not", "now", "off", "once", "one", "only", "other", "our", "ours", "out", "over", "own",
+    "please", "same", "she", "should", "some", "such", "tell", "than", "thank", "thanks", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "too", "under", "until", "very", "was", "were", "what", "when", "where", "which", "while",
+    "who", "whom", "why", "will", "with", "would", "yes", "you", "your", "yours",
 ];
 
 /// A search for one message: the `MATCH` expression of the distinct terms worth looking for.

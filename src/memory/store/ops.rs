@@ -302,6 +302,7 @@ fn retrieve_exchanges(
             break;
         }
         let mut matched = 0.0;
+        let mut terms_matched = 0;
         for (term, weight) in query.terms.iter().zip(&weights) {
             if *weight > 0.0
                 && tx
@@ -313,12 +314,20 @@ fn retrieve_exchanges(
                     .is_some()
             {
                 matched += weight;
+                terms_matched += 1;
             }
         }
+        // A question of three words or more must share two of them: one shared word ("node")
+        // between two radio questions brings back an exchange that does not help, and costs
+        // the server the block now and that turn's exchange again the turn after.
+        let enough_terms = terms_matched >= if query.terms.len() >= 3 { 2 } else { 1 };
         // A statement the facts keep word for word is in the memory block already: brought
         // back beside the question it only costs tokens (and the server's cache of the next
         // turn), and a small model answers with it whatever was asked.
-        if matched * 100.0 >= whole * COVERAGE_PERCENT && !said_in_facts(&exchange.user, &kept) {
+        if enough_terms
+            && matched * 100.0 >= whole * COVERAGE_PERCENT
+            && !said_in_facts(&exchange.user, &kept)
+        {
             out.push(exchange);
         }
     }
