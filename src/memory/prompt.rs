@@ -153,9 +153,14 @@ fn one_paragraph(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Opens the per-turn block: its English must not pull a small model into English (with an
+/// English note just before a German first message, Qwen2.5-0.5B greets in English, and the
+/// conversation stays English from there).
+pub const NOTES_INTRO: &str = "Reply in the language of their message below.";
+
 /// Retrieved exchanges and notes, or `None` when there are neither.
 fn turn_block(retrieved: &[Exchange], notes: &[String]) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
+    let mut parts: Vec<String> = vec![NOTES_INTRO.to_string()];
     if !retrieved.is_empty() {
         let mut text = String::from(RETRIEVED_INTRO);
         // Told, not transcribed: "User: …" lines make a small model go on with the
@@ -180,7 +185,7 @@ fn turn_block(retrieved: &[Exchange], notes: &[String]) -> Option<String> {
             .filter(|n| !n.is_empty())
             .map(str::to_string),
     );
-    (!parts.is_empty()).then(|| parts.join("\n\n"))
+    (parts.len() > 1).then(|| parts.join("\n\n"))
 }
 
 /// Tokens per character of this server's prompts, learned from the token counts it reports,

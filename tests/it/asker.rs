@@ -124,7 +124,7 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     );
     // ...and how it came, in a note for this turn alone, after it.
     assert_eq!(
-        p.turn.as_deref(),
+        notes(&p),
         Some("Radio details of this message: 2 hops away, SNR -7.5 dB, 11.5 km NE of you.")
     );
     assert!(
@@ -145,7 +145,7 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     let bob = parts(&last_reply(&d));
     assert!(has_header(&bob.new, "", false, "hello"), "{:?}", bob.new);
     assert_eq!(
-        bob.turn.as_deref(),
+        notes(&bob),
         Some("Radio details of this message: 1 hop away.")
     );
     // Ann's next message goes on in the same conversation: no header, no note; her first
@@ -218,7 +218,7 @@ async fn context_items_can_be_switched_off() {
     let p = parts(&last_reply(&d));
     assert_eq!(p.new, "Who am I?", "no header");
     assert_eq!(
-        p.turn.as_deref(),
+        notes(&p),
         Some("Radio details of this message: 2 hops away.")
     );
     d.stop().await.0.expect("clean stop");
@@ -232,7 +232,7 @@ async fn context_items_can_be_switched_off() {
         p.new
     );
     assert_eq!(
-        p.turn.as_deref(),
+        notes(&p),
         Some("Radio details of this message: SNR -7.5 dB, 11.5 km NE of you.")
     );
     d.stop().await.0.expect("clean stop");
@@ -245,4 +245,13 @@ async fn context_items_can_be_switched_off() {
     assert_eq!(p.turn, None, "{p:#?}");
     assert_eq!(p.new, "Who am I?");
     d.stop().await.0.expect("clean stop");
+}
+
+/// The per-turn block without the line that opens every one (`NOTES_INTRO`).
+fn notes(p: &crate::memory::Parts) -> Option<&str> {
+    p.turn.as_deref().map(|t| {
+        t.strip_prefix(meshai::memory::prompt::NOTES_INTRO)
+            .unwrap_or(t)
+            .trim_start()
+    })
 }

@@ -95,7 +95,7 @@ fn orders_parts_and_omits_empty_ones() {
             "user: a",
             "assistant: b",
             &format!(
-                "system: {RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n- They wrote “q2”; you answered “a2”."
+                "system: {NOTES_INTRO}\n\n{RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n- They wrote “q2”; you answered “a2”."
             ),
             "user: new",
         ],
@@ -202,7 +202,7 @@ fn notes_and_retrieved_exchanges_come_just_before_the_new_message() {
         render(&reply_prompt("SYS", &unanswered, turn("dog?", &[]))),
         [
             "system: SYS",
-            &format!("system: {RETRIEVED_INTRO}\n- They wrote “My dog is Rex.”."),
+            &format!("system: {NOTES_INTRO}\n\n{RETRIEVED_INTRO}\n- They wrote “My dog is Rex.”."),
             "user: dog?",
         ]
     );
@@ -213,7 +213,7 @@ fn notes_and_retrieved_exchanges_come_just_before_the_new_message() {
             "user: a",
             "assistant: b",
             &format!(
-                "system: {RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n\nRadio details of this message: 2 hops away."
+                "system: {NOTES_INTRO}\n\n{RETRIEVED_INTRO}\n- They wrote “q1”; you answered “a1”.\n\nRadio details of this message: 2 hops away."
             ),
             "user: new",
         ]
@@ -222,7 +222,7 @@ fn notes_and_retrieved_exchanges_come_just_before_the_new_message() {
         render(&reply_prompt("SYS", &Context::default(), turn("x", &notes))),
         [
             "system: SYS",
-            "system: Radio details of this message: 2 hops away.",
+            &format!("system: {NOTES_INTRO}\n\nRadio details of this message: 2 hops away."),
             "user: x",
         ]
     );
@@ -248,7 +248,12 @@ fn caps_retrieved_text() {
     let msgs = reply_prompt("S", &ctx, turn("n", &[]));
     let retrieved = msgs.get(1).map_or(0, |m| m.content.chars().count());
     assert!(
-        retrieved <= RETRIEVED_INTRO.len() + RETRIEVED_USER_CHARS + RETRIEVED_CHARS + 40,
+        retrieved
+            <= NOTES_INTRO.len()
+                + RETRIEVED_INTRO.len()
+                + RETRIEVED_USER_CHARS
+                + RETRIEVED_CHARS
+                + 40,
         "{retrieved}"
     );
 }
