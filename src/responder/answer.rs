@@ -30,7 +30,7 @@ use tracing::{debug, info, warn};
 
 use super::dest::{Destination, DmDest};
 use super::gate::ReplyPermit;
-use super::reply::{failure_text, notice, queue, watch_report};
+use super::reply::{Stored, failure_text, notice, queue, watch_report};
 use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
@@ -38,6 +38,7 @@ use crate::chunk::{ChunkLimits, CutMark, MORE, chunk_cut, strip_marker};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
 use crate::memory::store::Said;
+use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
 
 /// Who the answer is for, and where what was said is kept.
@@ -163,7 +164,14 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
         .join(" ");
     let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
     let said = said_as_written(said, &done.raw, cut);
-    store(shared, q, said, done.usage).await;
+    let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
+    let stored = store(shared, q, said, done.usage)
+        .await
+        .map(|(node, id)| Stored {
+            node,
+            id,
+            parts: bodies,
+        });
     info!(
         parts = parts.len(),
         prompt_chars = q.prompt_chars,
@@ -171,13 +179,19 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
         "answer ready"
     );
     c.replies.fetch_add(1, Ordering::Relaxed);
-    queue(shared, q.audience.dest(), Some(q.packet_id), parts).await;
+    queue(shared, q.audience.dest(), Some(q.packet_id), parts, stored).await;
     Some(answered)
 }
 
-/// Keeps what was said: in the node's memory after the message it answers, in the
-/// channel's public thread, or nowhere (an answer without memory).
-async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: Said, usage: Option<Usage>) {
+/// Keeps what was said: in the node's memory after the message it answers (then the node
+/// and the reply's row id come back), in the channel's public thread, or nowhere (an answer
+/// without memory).
+async fn store(
+    shared: &Arc<Shared>,
+    q: &Question<'_>,
+    said: Said,
+    usage: Option<Usage>,
+) -> Option<(NodeId, i64)> {
     match &q.audience {
         Audience::Dm {
             dest,
@@ -187,15 +201,22 @@ async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: Said, usage: Option
             .append_reply(dest.node(), *user_id, said, unix_now(), usage)
             .await
         {
-            Ok(_) => {}
+            Ok(id) => Some((dest.node(), id)),
             // The store logs a damaged file once.
-            Err(e) if e.damage().is_some() => debug!(error = %e, "could not store the reply"),
-            Err(e) => warn!(error = %e, "could not store the reply"),
+            Err(e) if e.damage().is_some() => {
+                debug!(error = %e, "could not store the reply");
+                None
+            }
+            Err(e) => {
+                warn!(error = %e, "could not store the reply");
+                None
+            }
         },
-        Audience::Dm { stored: None, .. } => {}
+        Audience::Dm { stored: None, .. } => None,
         Audience::Channel { said: slot, .. } => {
             // Set once per answer: a second value cannot come.
             let _ = slot.set(said.text);
+            None
         }
     }
 }
@@ -268,7 +289,17 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
             }
             End::CutOff { error, notice } => {
                 public(q, &handed);
-                cut_off(shared, q.audience.dest(), handed, queued, &error, notice).await;
+                let stored = row.stored();
+                cut_off(
+                    shared,
+                    q.audience.dest(),
+                    handed,
+                    queued,
+                    &error,
+                    notice,
+                    stored,
+                )
+                .await;
                 return None;
             }
             End::Failed(error) => error,
@@ -334,7 +365,13 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     if let Some(queued) = queued
         && !gave_up
     {
-        watch_report(shared, q.audience.dest(), handed.len(), queued.report);
+        watch_report(
+            shared,
+            q.audience.dest(),
+            handed.len(),
+            queued.report,
+            row.stored(),
+        );
     }
     Some(Answered::of(shared, q, raw.chars().count(), usage))
 }
@@ -374,6 +411,7 @@ async fn cut_off(
     mut queued: Option<Queued>,
     error: &LlmError,
     notice: String,
+    stored: Option<Stored>,
 ) {
     let c = &shared.counters;
     c.llm_failures.fetch_add(1, Ordering::Relaxed);
@@ -389,7 +427,7 @@ async fn cut_off(
         warn!("outbox closed; the cut-off notice was not queued");
     }
     if let Some(queued) = queued {
-        watch_report(shared, dest, handed.len() + 1, queued.report);
+        watch_report(shared, dest, handed.len() + 1, queued.report, stored);
     }
 }
 

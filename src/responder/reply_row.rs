@@ -7,6 +7,7 @@
 
 use tracing::{debug, warn};
 
+use super::reply::Stored;
 use super::unix_now;
 use crate::llm::Usage;
 use crate::memory::store::{Said, Store, StoreError};
@@ -45,6 +46,17 @@ impl ReplyRow {
     pub(super) async fn handed(&mut self, store: &Store, parts: &[String]) {
         self.parts.extend(parts.iter().cloned());
         self.write(store, None).await;
+    }
+
+    /// The row as written, with the parts it holds, for cutting it back to what went on air
+    /// once the radio's report is in (`reply::watch_report`); `None` when none was written.
+    pub(super) fn stored(&self) -> Option<Stored> {
+        let id = self.id.filter(|_| !self.gone)?;
+        Some(Stored {
+            node: self.node,
+            id,
+            parts: self.parts.clone(),
+        })
     }
 
     /// The outbox took the attempt's parts back: none of them went on air. The row keeps its
