@@ -75,7 +75,13 @@ pub struct Turn<'a> {
 /// turn's notes (retrieved exchanges, best match first, then `turn.notes`), if any, and the
 /// new message.
 pub fn reply_prompt(system: &str, ctx: &Context, turn: Turn<'_>) -> Vec<ChatMessage> {
-    let mut msgs = conversation(system, ctx.summary.as_ref(), &ctx.facts, &ctx.window);
+    let mut msgs = conversation(
+        system,
+        ctx.summary.as_ref(),
+        &ctx.facts,
+        &ctx.window,
+        ctx.kept,
+    );
     if let Some(notes) = turn_block(&ctx.retrieved, turn.notes) {
         msgs.push(ChatMessage::new(ChatRole::System, notes));
     }
@@ -84,28 +90,43 @@ pub fn reply_prompt(system: &str, ctx: &Context, turn: Turn<'_>) -> Vec<ChatMess
 }
 
 /// The stable part of every prompt of a node between two folds: the system prompt, the
-/// memory block (if any) and `messages`, each as the model saw or wrote it. A fold's own
-/// requests start with it too, so they reuse what the server holds of the conversation.
+/// memory block (if any) and `messages`, each as the model saw or wrote it — but an answer
+/// among the first `kept` (those the last fold left verbatim) cut to [`KEPT_ANSWER_CHARS`].
+/// A fold's own requests start with it too, so they reuse what the server holds of the
+/// conversation.
+///
+/// Why the cut costs nothing: after a fold the server reads the memory block and everything
+/// after it again anyway, so what the kept messages look like then is free to choose; and
+/// from then until the next fold they stay as they are. Cut short they cost that re-reading
+/// less, and every prompt until the next fold fewer tokens, while the model still sees what
+/// it last said.
 pub fn conversation(
     system: &str,
     summary: Option<&Summary>,
     facts: &[String],
     messages: &[StoredMessage],
+    kept: usize,
 ) -> Vec<ChatMessage> {
     let mut msgs = Vec::with_capacity(messages.len() + 4);
     msgs.push(ChatMessage::new(ChatRole::System, system));
     if let Some(memory) = memory_block(summary, facts) {
         msgs.push(ChatMessage::new(ChatRole::System, memory));
     }
-    for m in messages {
-        let role = match m.role {
-            Role::User => ChatRole::User,
-            Role::Assistant => ChatRole::Assistant,
+    for (i, m) in messages.iter().enumerate() {
+        let msg = match m.role {
+            Role::User => ChatMessage::new(ChatRole::User, m.prompt_text()),
+            Role::Assistant if i < kept => {
+                ChatMessage::new(ChatRole::Assistant, cap(m.prompt_text(), KEPT_ANSWER_CHARS))
+            }
+            Role::Assistant => ChatMessage::new(ChatRole::Assistant, m.prompt_text()),
         };
-        msgs.push(ChatMessage::new(role, m.prompt_text()));
+        msgs.push(msg);
     }
     msgs
 }
+
+/// An answer the last fold left verbatim is cut to this many characters (about one packet).
+pub const KEPT_ANSWER_CHARS: usize = 150;
 
 /// The facts, then the summary, or `None` when there are neither. A sentence of the summary
 /// that only repeats a kept fact word for word (small models often copy the user's sentences

@@ -49,7 +49,7 @@ pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
 /// and those that stay verbatim after them), in at most `max_chars`: the conversation as the
 /// node's reply prompts have it — the system prompt, the memory block with the `previous`
 /// summary and the kept `facts`, the messages as the model saw and wrote them — followed by
-/// one request.
+/// one request. `kept`: as for the node's reply prompts (see [`prompt::conversation`]).
 ///
 /// Being the reply prompts' own beginning, it reuses the server's cache of the conversation:
 /// the server evaluates only the request (on a one-slot Raspberry Pi that is the difference
@@ -61,9 +61,10 @@ pub fn summary_prompt(
     previous: Option<&Summary>,
     facts: &[String],
     messages: &[StoredMessage],
+    kept: usize,
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let mut msgs = prompt::conversation(system, previous, facts, messages);
+    let mut msgs = prompt::conversation(system, previous, facts, messages, kept);
     msgs.push(ChatMessage::new(
         ChatRole::User,
         format!(
@@ -420,8 +421,8 @@ mod tests {
             updated_at: 0,
         };
         let facts = vec!["I'm Ann.".to_string()];
-        let msgs = summary_prompt("SYS", Some(&previous), &facts, &folded, 400);
-        let conversation = prompt::conversation("SYS", Some(&previous), &facts, &folded);
+        let msgs = summary_prompt("SYS", Some(&previous), &facts, &folded, 1, 400);
+        let conversation = prompt::conversation("SYS", Some(&previous), &facts, &folded, 1);
         assert_eq!(
             msgs[..msgs.len() - 1],
             conversation[..],

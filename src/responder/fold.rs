@@ -179,11 +179,17 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
     // those it keeps), as the node's last prompt and reply have it: on a one-slot server the
     // slot then holds that conversation still, whether the fold is saved or yields.
     let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
+    let kept = if job.previous.is_some() {
+        m.window_messages
+    } else {
+        0
+    };
     let messages = summary::summary_prompt(
         &shared.settings.system_prompt,
         job.previous.as_ref(),
         &job.facts,
         &conversation,
+        kept,
         m.summary_max_chars,
     );
     let slot = shared.slots.as_ref().map(|map| match map.lock() {

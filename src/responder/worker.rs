@@ -509,10 +509,13 @@ async fn load_context(
     limits: &Limits,
 ) -> Result<Context, StoreError> {
     let retrieve = shared.settings.memory.retrieve_exchanges;
-    let ctx = shared
+    let mut ctx = shared
         .store
         .context(node, user_id, limits.max_prompt, text, retrieve)
         .await?;
+    if ctx.summary.is_some() {
+        ctx.kept = limits.keep;
+    }
     if ctx.unsummarized > ctx.window.len() {
         warn!(
             unsummarized = ctx.unsummarized,

@@ -334,7 +334,15 @@ proptest! {
         retrieved in proptest::collection::vec(("[a-z ]{1,30}", "[a-z ]{0,30}"), 0..2),
     ) {
         let summary = summarised.map(|text| Summary { text, through_id: 1, updated_at: 0 });
+        // After a fold, the exchange it left verbatim opens the window (its answer cut).
         let mut window: Vec<StoredMessage> = Vec::new();
+        let kept = if summary.is_some() {
+            window.push(msg(2, Role::User, "kept question"));
+            window.push(msg(3, Role::Assistant, &"a long kept answer ".repeat(20)));
+            window.len()
+        } else {
+            0
+        };
         let mut previous: Option<Vec<ChatMessage>> = None;
         for (i, t) in turns.iter().enumerate() {
             let ctx = Context {
@@ -343,6 +351,7 @@ proptest! {
                 window: window.clone(),
                 unsummarized: window.len(),
                 retrieved: retrieved.iter().map(|(u, a)| ex(u, a)).collect(),
+                kept,
             };
             let prompt = reply_prompt("SYS", &ctx, turn(&t.asked, &t.notes));
             if let Some(prev) = previous.take() {
@@ -371,4 +380,25 @@ proptest! {
             });
         }
     }
+}
+
+#[test]
+fn the_answers_a_fold_left_verbatim_go_cut_short() {
+    let long = "word ".repeat(100);
+    let ctx = Context {
+        summary: summary("S."),
+        window: vec![
+            msg(3, Role::User, "q"),
+            msg(4, Role::Assistant, &long),
+            msg(5, Role::User, "q2"),
+            msg(6, Role::Assistant, &long),
+        ],
+        kept: 2,
+        ..Context::default()
+    };
+    let got = reply_prompt("SYS", &ctx, turn("new", &[]));
+    let lens: Vec<usize> = got.iter().map(|m| m.content.chars().count()).collect();
+    assert_eq!(lens[3], KEPT_ANSWER_CHARS, "the kept answer is cut");
+    assert!(got[3].content.ends_with('…'));
+    assert_eq!(got[5].content, long, "a later one is whole");
 }

@@ -256,6 +256,9 @@ pub struct Context {
     pub unsummarized: usize,
     /// Older exchanges that match the new message, best match first.
     pub retrieved: Vec<Exchange>,
+    /// How many of the first `window` messages the last fold left verbatim (0 before the
+    /// first fold): their answers go into the prompt cut short (`memory::prompt::conversation`).
+    pub kept: usize,
 }
 
 /// Which of a node's unsummarised messages a fold takes, and when one is due.

@@ -216,6 +216,7 @@ pub(super) fn context(
         window,
         unsummarized,
         retrieved,
+        kept: 0,
     };
     Ok((ctx, failed))
 }
