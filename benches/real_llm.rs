@@ -76,16 +76,8 @@ fn timings(response: &str) -> Timings {
     }
 }
 
-/// A summary request: its last message is the summary request (a reply prompt may quote the
-/// request's words in a summary a small model wrote).
 fn is_summary(e: &Exchange) -> bool {
-    serde_json::from_str::<serde_json::Value>(&e.request).is_ok_and(|v| {
-        v["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .and_then(|m| m["content"].as_str())
-            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START))
-    })
+    e.is_summary()
 }
 
 /// One conversation; returns its turns and the server time spent on summaries (count, ms).

@@ -401,16 +401,8 @@ fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
         .unwrap_or_default()
 }
 
-/// A summary request: its last message is the summary request (a reply prompt may quote the
-/// request's words in a summary a small model wrote).
 fn is_summary(e: &Exchange) -> bool {
-    serde_json::from_str::<serde_json::Value>(&e.request).is_ok_and(|v| {
-        v["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .and_then(|m| m["content"].as_str())
-            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START))
-    })
+    e.is_summary()
 }
 
 /// (prompt_tokens, timings.prompt_n) of a response body: one JSON completion, or a stream of
