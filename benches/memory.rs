@@ -71,9 +71,9 @@ fn reply_for(req: &FakeRequest, phase: usize) -> String {
 }
 
 fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.first().is_some_and(|m| {
+    req.messages.last().is_some_and(|m| {
         m.content
-            .starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START)
+            .starts_with(meshai::memory::summary::SUMMARY_REQUEST_START)
     })
 }
 

@@ -77,8 +77,7 @@ fn timings(response: &str) -> Timings {
 }
 
 fn is_summary(e: &Exchange) -> bool {
-    e.request
-        .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
+    e.is_summary()
 }
 
 /// One conversation; returns its turns and the server time spent on summaries (count, ms).

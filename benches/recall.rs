@@ -333,9 +333,9 @@ fn last8(body: &[u8]) -> Vec<u8> {
     };
     if let Some(msgs) = v.get_mut("messages").and_then(|m| m.as_array_mut()) {
         let is_summary = msgs
-            .first()
+            .last()
             .and_then(|m| m["content"].as_str())
-            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START));
+            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START));
         if !is_summary && msgs.len() > 10 {
             let system = msgs[0].clone();
             let tail: Vec<serde_json::Value> = msgs[msgs.len() - 9..].to_vec();
@@ -374,12 +374,6 @@ async fn post_json(
         .ok()
 }
 
-/// Whether a prompt message is meshai's memory block (summary and facts).
-fn is_memory_block(m: &serde_json::Value) -> bool {
-    let text = m["content"].as_str().unwrap_or_default();
-    text.starts_with("What you remember") || text.starts_with("They told you")
-}
-
 /// The reply requests, in order: chat requests that are not summaries (the proxy also saw
 /// the daemon's `/props` probe).
 fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
@@ -394,8 +388,7 @@ fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
 }
 
 fn is_summary(e: &Exchange) -> bool {
-    e.request
-        .contains(meshai::memory::summary::SUMMARY_SYSTEM_START)
+    e.is_summary()
 }
 
 /// The answer's text in a response body: one JSON completion, or the deltas of a stream.
@@ -421,6 +414,9 @@ fn response_text(response: &str) -> String {
 struct Outcome {
     replies: Vec<Reply>,
     status: String,
+    /// Summary calls: how many, and the prompt tokens the server evaluated for them.
+    summary_calls: usize,
+    summary_evaluated: u64,
     /// The whole history over this run's own conversation (one node only): prompt tokens per
     /// reply, counted by the server.
     same_transcript: Vec<u64>,
@@ -444,18 +440,22 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
     for e in &prompts {
         let req: serde_json::Value = serde_json::from_str(&e.request).unwrap_or_default();
         let msgs = req["messages"].as_array().cloned().unwrap_or_default();
-        let (Some(system), Some(question)) = (msgs.first(), msgs.last()) else {
+        // The question is the last user message; the per-turn block, when there is one, the
+        // system message after it.
+        let Some(system) = msgs.first() else {
             return Vec::new();
         };
-        // The per-turn block is the system message right before the question, unless that
-        // is the memory block.
-        let notes = match msgs.len().checked_sub(2).map(|i| (i, &msgs[i])) {
-            Some((i, m)) if i >= 1 && m["role"] == "system" && !is_memory_block(m) => {
+        let Some(at) = msgs.iter().rposition(|m| m["role"] == "user") else {
+            return Vec::new();
+        };
+        let question = &msgs[at];
+        let notes = match msgs.get(at + 1) {
+            Some(m) if m["role"] == "system" => {
                 let kept: Vec<&str> = m["content"]
                     .as_str()
                     .unwrap_or_default()
                     .split("\n\n")
-                    .filter(|p| !p.starts_with("User: ") && !p.starts_with("Earlier exchanges"))
+                    .filter(|p| !p.starts_with(meshai::memory::prompt::RETRIEVED_INTRO))
                     .collect();
                 kept.join("\n\n")
             }
@@ -463,10 +463,10 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
         };
         let mut whole = vec![system.clone()];
         whole.extend(transcript.iter().cloned());
+        whole.push(question.clone());
         if !notes.is_empty() {
             whole.push(serde_json::json!({"role": "system", "content": notes}));
         }
-        whole.push(question.clone());
         let count = async {
             let templated = post_json(
                 &http,
@@ -487,7 +487,6 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
         };
         out.push(n);
         let answer = response_text(&e.response);
-        let answer = answer.trim();
         transcript.push(question.clone());
         transcript.push(serde_json::json!({"role": "assistant", "content": answer}));
     }
@@ -574,6 +573,20 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                 }
             }
             let (prompt_tokens, evaluated) = prompt_usage(&exchange.response);
+            if prompt_tokens == 0 {
+                println!("    no token counts for {text:?}; the requests since:");
+                if let Ok(l) = seen.lock() {
+                    for e in &l[before_reqs..] {
+                        let tail: String = e.request.chars().rev().take(90).collect();
+                        let tail: String = tail.chars().rev().collect();
+                        println!(
+                            "      summary {} response {} chars, request …{tail}",
+                            is_summary(e),
+                            e.response.len()
+                        );
+                    }
+                }
+            }
             replies.push(Reply {
                 node: n,
                 question: text.clone(),
@@ -584,7 +597,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                 evaluated,
                 folded: exchange
                     .request
-                    .contains("What you remember about this person"),
+                    .contains(meshai::memory::prompt::MEMORY_INTRO),
             });
             // The user reads the answer and types the next message.
             tokio::time::sleep(Duration::from_secs(2)).await;
@@ -603,6 +616,17 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     let status = status
         .split_once("summaries ")
         .map_or(String::new(), |(_, s)| s.trim_end_matches('.').to_string());
+    let status = status
+        .split_once(". Queue")
+        .map_or(status.clone(), |(s, _)| s.to_string());
+    let (summary_calls, summary_evaluated) = seen
+        .lock()
+        .map(|l| {
+            let calls: Vec<&Exchange> = l.iter().filter(|e| is_summary(e)).collect();
+            let evaluated = calls.iter().map(|e| prompt_usage(&e.response).1).sum();
+            (calls.len(), evaluated)
+        })
+        .unwrap_or_default();
     if std::env::var_os("MESHAI_RECALL_DUMP").is_some() {
         dump(&seen);
     }
@@ -616,6 +640,8 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     Outcome {
         replies,
         status,
+        summary_calls,
+        summary_evaluated,
         same_transcript,
     }
 }
@@ -640,6 +666,19 @@ fn dump(seen: &Recorded) {
                 m["role"].as_str().unwrap_or_default(),
                 content.chars().count(),
                 content.replace('\n', " / ")
+            );
+        }
+    }
+    if all {
+        let summaries: Vec<Exchange> = seen
+            .lock()
+            .map(|l| l.iter().filter(|e| is_summary(e)).cloned().collect())
+            .unwrap_or_default();
+        for (i, e) in summaries.iter().enumerate() {
+            println!(
+                "    -- summary call {}: {:?}",
+                i + 1,
+                response_text(&e.response)
             );
         }
     }
@@ -681,7 +720,7 @@ fn quotes_context(question: &str, answer: &str) -> bool {
                 rest.len() >= 5 && rest[2] == b':' && rest[..2].iter().all(u8::is_ascii_digit)
             })
         });
-    marker || clock || lower.contains("local time")
+    marker || clock || lower.contains("local time") || lower.contains("radio details")
 }
 
 /// The language an answer is written in, by its common words; `None` when it has too few
@@ -743,11 +782,14 @@ fn report(subject: Subject, run: &Run, o: &Outcome) {
         .iter()
         .filter(|r| language(&r.answer).is_some_and(|l| l != run.lang))
         .collect();
+    let per_reply = |tokens: u64| tokens as f64 / o.replies.len().max(1) as f64;
     println!(
-        "| {} | {recalled}/{} | {sent} | {:.0} | {:.0}% (from turn {}) | {} | {first:.0} / {first90:.0} | {failed} | {} | {} |",
+        "| {} | {recalled}/{} | {sent} | {:.0} | {:.0} ({} calls) | {:.0}% (from turn {}) | {} | {first:.0} / {first90:.0} | {failed} | {} | {} |",
         subject.name(),
         asked.len(),
-        eval_all as f64 / o.replies.len().max(1) as f64,
+        per_reply(eval_all),
+        per_reply(eval_all + o.summary_evaluated),
+        o.summary_calls,
         100.0 * late_eval as f64 / late_sent.max(1) as f64,
         first_fold / nodes + 1,
         o.status,
@@ -834,9 +876,9 @@ async fn main() {
         16 + filler
     );
     println!(
-        "| subject | facts recalled | prompt tokens sent | evaluated per reply | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
+        "| subject | facts recalled | prompt tokens sent | evaluated per reply | with the summary calls' | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     // MESHAI_RECALL_SUBJECTS=meshai,whole,last8 runs only those.
     let only = std::env::var("MESHAI_RECALL_SUBJECTS").unwrap_or_default();
     for set in 0..sets {

@@ -56,8 +56,37 @@ impl Default for ChunkLimits {
     }
 }
 
-/// Appended to the last part when the text needs more than `max_chunks` parts.
-const ELLIPSIS: char = '…';
+/// The end of the last part of an answer cut at the budget when the rest can be asked for.
+pub const MORE: &str = "… !more";
+
+/// What ends the last part of a text cut at the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CutMark {
+    /// `…`, appended to the last part when the text needs more than `max_chunks` parts:
+    /// nothing more can be had (a notice, a summary, an answer without memory).
+    #[default]
+    Ellipsis,
+    /// [`MORE`]: the user can ask for the rest with `!more`.
+    More,
+}
+
+impl CutMark {
+    pub fn text(self) -> &'static str {
+        match self {
+            CutMark::Ellipsis => "…",
+            CutMark::More => MORE,
+        }
+    }
+
+    /// Room the mark takes in a part.
+    fn room(self) -> Budget {
+        let text = self.text();
+        Budget {
+            chars: text.chars().count(),
+            bytes: text.len(),
+        }
+    }
+}
 
 /// Characters that end a sentence when a space or the end of the text follows.
 const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '…', '。', '！', '？'];
@@ -72,14 +101,19 @@ const CLOSERS: [char; 9] = ['"', '\'', ')', ']', '”', '’', '»', '」', '』
 ///
 /// Whitespace is collapsed first; an empty or blank text gives no parts.
 pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
-    let layout = layout(text, limits);
+    chunk_cut(text, limits, CutMark::Ellipsis).0
+}
+
+/// Like [`chunk`], with `mark` at the end of a text cut at the budget, and whether it was.
+pub fn chunk_cut(text: &str, limits: &ChunkLimits, mark: CutMark) -> (Vec<String>, bool) {
+    let layout = layout(text, limits, mark);
     if layout.truncated {
         tracing::debug!(
             parts = layout.parts.len(),
             "reply too long, cut with an ellipsis"
         );
     }
-    layout.parts
+    (layout.parts, layout.truncated)
 }
 
 /// A part without its `" i/n"` (or streamed `" i/?"`) marker; a part without a marker is
@@ -139,7 +173,7 @@ struct Layout {
     truncated: bool,
 }
 
-fn layout(text: &str, limits: &ChunkLimits) -> Layout {
+fn layout(text: &str, limits: &ChunkLimits, mark: CutMark) -> Layout {
     let limits = limits.sane();
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
@@ -157,7 +191,7 @@ fn layout(text: &str, limits: &ChunkLimits) -> Layout {
     }
     if limits.max_chunks == 1 {
         return Layout {
-            parts: vec![ellipsized(&text, whole)],
+            parts: vec![ellipsized(&text, whole, mark)],
             truncated: true,
         };
     }
@@ -172,7 +206,7 @@ fn layout(text: &str, limits: &ChunkLimits) -> Layout {
     // not fit the last part: the `…` always stands for text that was really cut.
     let last = limits.max_chunks;
     let (mut parts, rest) = split(&text, &limits, last, last - 1, true);
-    let tail = ellipsized(rest, Budget::new(&limits, marker_len(last, last)));
+    let tail = ellipsized(rest, Budget::new(&limits, marker_len(last, last)), mark);
     parts.push(&tail);
     Layout {
         parts: numbered(&parts),
@@ -217,15 +251,11 @@ fn split<'a>(
     (parts, rest)
 }
 
-/// The last part of a truncated text: as much as fits with the `…` after it.
-fn ellipsized(rest: &str, budget: Budget) -> String {
-    let room = Budget {
-        chars: budget.chars.saturating_sub(1),
-        bytes: budget.bytes.saturating_sub(ELLIPSIS.len_utf8()),
-    };
-    let cut = take(rest, room, false);
+/// The last part of a truncated text: as much as fits with `mark` after it.
+fn ellipsized(rest: &str, budget: Budget, mark: CutMark) -> String {
+    let cut = take(rest, budget.less(mark.room()), false);
     let mut part = rest.get(..cut.end).unwrap_or("").to_owned();
-    part.push(ELLIPSIS);
+    part.push_str(mark.text());
     part
 }
 
@@ -268,6 +298,14 @@ impl Budget {
 
     fn fits(&self, chars: usize, bytes: usize) -> bool {
         chars <= self.chars && bytes <= self.bytes
+    }
+
+    /// This budget with `other`'s room taken off.
+    fn less(self, other: Budget) -> Budget {
+        Budget {
+            chars: self.chars.saturating_sub(other.chars),
+            bytes: self.bytes.saturating_sub(other.bytes),
+        }
     }
 
     /// At least 60 % of either limit used: a sentence end here makes a good cut.

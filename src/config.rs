@@ -103,9 +103,10 @@ pub enum SlotsSetting {
 /// `[memory]`: what each node's prompt carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryConfig {
-    /// Most recent messages (user and assistant) sent verbatim.
+    /// Most recent messages (user and assistant) kept verbatim when older ones are folded.
     pub window_messages: usize,
-    /// Fold this many messages that left the window into the summary at once.
+    /// A fold is also due when more than `window_messages + summarize_threshold` messages
+    /// are unsummarised, however few tokens they are (a backstop; tokens decide first).
     pub summarize_threshold: usize,
     pub summary_max_chars: usize,
     /// Older exchanges retrieved by full-text search for the new message.
@@ -113,6 +114,10 @@ pub struct MemoryConfig {
     /// Statements the user made about themselves, kept verbatim beside the summary (the
     /// newest this many; 0 keeps none).
     pub facts_max: usize,
+    /// A fold is due once the conversation's prompt (system prompt, memory, unsummarised
+    /// messages and the last reply) reaches this many tokens: the server re-reads what
+    /// follows the memory block after each fold, so folds are few and keep little.
+    pub fold_tokens: usize,
 }
 
 /// `[reply]`: the shape of what goes on air.
@@ -158,39 +163,18 @@ pub struct AccessConfig {
     pub mqtt: MqttPolicy,
 }
 
-/// `[access] require_pki`: what a direct message must be PKI-encrypted for, since only a PKI
-/// DM proves who sent it. Whatever this says, a non-PKI DM carrying the id of a node that
-/// has talked to us over PKI never reaches that node's memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `[access] require_pki`: which nodes' direct messages must be PKI-encrypted, since only a
+/// PKI DM proves who sent it. Either way, a non-PKI DM carrying the id of a node that has
+/// talked to us over PKI never reaches that node's memory and runs no command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RequirePki {
-    /// From a node known to use PKI, these commands need a PKI DM; the others, which use no
-    /// memory (`!help`, `!status` without its admin part), still run. Nodes that never used
-    /// PKI (firmware before 2.5) work as before.
-    Commands(PkiCommands),
+    /// `"pki_nodes"`: only from the nodes known to use PKI; nodes that never used PKI
+    /// (firmware before 2.5) work as before.
+    #[default]
+    PkiNodes,
     /// `"all"`: a non-PKI DM from any node is answered without memory and not stored, and
     /// runs no command but `!help`.
     All,
-}
-
-impl Default for RequirePki {
-    fn default() -> Self {
-        RequirePki::Commands(PkiCommands {
-            help: false,
-            reset: true,
-            summary: true,
-            status: true,
-        })
-    }
-}
-
-/// The commands `require_pki` lists. `status` means its admin part: `!status` without it
-/// uses no memory and still runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PkiCommands {
-    pub help: bool,
-    pub reset: bool,
-    pub summary: bool,
-    pub status: bool,
 }
 
 /// `[access] mqtt`: a DM that came through an MQTT gateway (`via_mqtt`) without PKI may have

@@ -108,20 +108,26 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
     Ok(LlmPool::new(primary, fallbacks, config.llm.skip))
 }
 
-/// The responder settings a config asks for; the system prompt gets the character budget.
+/// The responder settings a config asks for; the system prompt gets the character budget
+/// and meshai's own guidance (`memory::prompt::GUIDANCE`: the asker's language, what the
+/// memory and the notes are).
 pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
     // With a knowledge folder the model is told how to use its notes: the same sentence on
     // every turn, so the system prompt stays byte-identical.
     let knowledge = match config.knowledge.dir {
-        Some(_) => format!(" {}", knowledge::render::SYSTEM_HINT),
+        Some(_) => format!(
+            " {}",
+            knowledge::render::system_hint(&config.knowledge.about)
+        ),
         None => String::new(),
     };
     ResponderSettings {
         system_prompt: format!(
-            "{}{knowledge} {}",
+            "{}{knowledge} {} {}",
             config.llm.system_prompt,
-            budget_hint(&chunk)
+            budget_hint(&chunk),
+            memory::prompt::GUIDANCE
         ),
         model: config.llm.model.clone(),
         max_tokens: config.llm.max_tokens,

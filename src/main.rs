@@ -210,7 +210,8 @@ fn main() -> ExitCode {
             Command::Run { config } => run(&config).await,
             Command::Check { config, connect } => {
                 let options = check::Options { connect };
-                match check::run(config.locate(), options, &mut std::io::stdout()).await {
+                let env = |name: &str| std::env::var_os(name);
+                match check::run(config.locate(), options, &env, &mut std::io::stdout()).await {
                     Ok(all) => passed(all),
                     Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
                 }

@@ -25,7 +25,7 @@
 //! would cost every slow answer its head start to prettify the numbering of fast ones. The
 //! last part is never handed over before the answer ends, so ` n/n` is always right.
 
-use super::{Budget, ChunkLimits, ELLIPSIS, marker, marker_len, take, take_with};
+use super::{Budget, ChunkLimits, CutMark, marker, marker_len, take, take_with};
 
 /// What a piece of text completed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,10 +49,17 @@ pub struct StreamChunker {
     /// The last part is out (the answer ended or the budget is full).
     done: bool,
     truncated: bool,
+    /// What ends the last part when the budget fills.
+    mark: CutMark,
 }
 
 impl StreamChunker {
     pub fn new(limits: &ChunkLimits) -> StreamChunker {
+        StreamChunker::with_mark(limits, CutMark::Ellipsis)
+    }
+
+    /// A chunker whose last part ends with `mark` when the budget fills.
+    pub fn with_mark(limits: &ChunkLimits, mark: CutMark) -> StreamChunker {
         StreamChunker {
             limits: limits.sane(),
             rest: String::new(),
@@ -60,6 +67,7 @@ impl StreamChunker {
             handed: 0,
             done: false,
             truncated: false,
+            mark,
         }
     }
 
@@ -120,7 +128,7 @@ impl StreamChunker {
         self.handed
     }
 
-    /// The budget is full: the last part was cut with `…` and nothing more is taken.
+    /// The budget is full: the last part was cut (with its mark) and nothing more is taken.
     pub fn is_full(&self) -> bool {
         self.done && self.truncated
     }
@@ -145,17 +153,14 @@ impl StreamChunker {
             if fits(budget, &self.rest) {
                 return complete.then(|| self.take_all());
             }
-            let room = Budget {
-                chars: budget.chars.saturating_sub(1),
-                bytes: budget.bytes.saturating_sub(ELLIPSIS.len_utf8()),
-            };
+            let room = budget.less(self.mark.room());
             let cut = if complete {
                 take(&self.rest, room, false)
             } else {
                 take_with(&self.rest, room, false, false)?
             };
             let mut part = self.rest.get(..cut.end).unwrap_or("").to_owned();
-            part.push(ELLIPSIS);
+            part.push_str(self.mark.text());
             self.rest.clear();
             self.handed += 1;
             self.done = true;

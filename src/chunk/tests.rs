@@ -1,4 +1,4 @@
-use super::{ChunkLimits, budget_hint, chunk, layout, strip_marker};
+use super::{ChunkLimits, CutMark, budget_hint, chunk, chunk_cut, layout, strip_marker};
 
 const DEFAULT: ChunkLimits = ChunkLimits {
     max_chars: 150,
@@ -215,7 +215,7 @@ fn sentence_ends_are_dropped_before_text_is() {
 #[test]
 fn long_answer_is_cut_with_an_ellipsis() {
     let text = words(300);
-    let out = layout(&text, &DEFAULT);
+    let out = layout(&text, &DEFAULT, CutMark::Ellipsis);
     assert!(out.truncated);
     assert_within(&out.parts, &DEFAULT);
     assert_eq!(out.parts.len(), 4);
@@ -417,7 +417,7 @@ fn a_narrower_marker_can_need_more_parts() {
             "xx%x xxcx xxx 10/10",
         ],
     );
-    assert!(!layout(text, &limits).truncated);
+    assert!(!layout(text, &limits, CutMark::Ellipsis).truncated);
 }
 
 #[test]
@@ -462,3 +462,39 @@ fn huge_limits_do_not_overflow() {
 }
 
 mod props;
+
+#[test]
+fn a_cut_answer_can_end_with_the_more_mark() {
+    let long = "word ".repeat(200);
+    let cases = [
+        DEFAULT,
+        ChunkLimits {
+            max_chars: 40,
+            max_bytes: 60,
+            max_chunks: 2,
+        },
+        ChunkLimits {
+            max_chunks: 1,
+            ..DEFAULT
+        },
+    ];
+    for limits in cases {
+        let (parts, cut) = chunk_cut(&long, &limits, CutMark::More);
+        assert!(cut);
+        assert_eq!(parts.len(), limits.max_chunks);
+        let last = strip_marker(parts.last().expect("parts"));
+        assert!(
+            last.ends_with(&format!("word{}", crate::chunk::MORE)),
+            "{last:?}"
+        );
+        for p in &parts {
+            assert!(
+                p.chars().count() <= limits.max_chars && p.len() <= limits.max_bytes,
+                "{p:?}"
+            );
+        }
+        // A text that fits is never marked.
+        let (parts, cut) = chunk_cut("short", &limits, CutMark::More);
+        assert_eq!((parts, cut), (vec!["short".to_string()], false));
+    }
+}

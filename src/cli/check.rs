@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{advice, format, knowledge, open_store};
+use crate::config::locate::Env;
 use crate::config::{Config, ConfigError};
 use crate::knowledge::{folder, plan};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
@@ -80,10 +81,12 @@ pub struct Options {
 }
 
 /// Runs every check for the config at `path` (or reports that none was found), printing as
-/// it goes. Returns true when all passed.
+/// it goes; `env` is the environment (where the user's default database is). Returns true
+/// when all passed.
 pub async fn run(
     path: Result<PathBuf, ConfigError>,
     options: Options,
+    env: Env<'_>,
     out: &mut (dyn Write + Send),
 ) -> io::Result<bool> {
     let loaded = path.and_then(|p| crate::config::load(&p).map(|c| (p, c)));
@@ -123,7 +126,7 @@ pub async fn run(
         all &= outcome.ok;
         print(out, &outcome)?;
     }
-    let outcome = held::radio(&config, options).await;
+    let outcome = held::radio(&config, options, env).await;
     all &= outcome.ok;
     print(out, &outcome)?;
     Ok(all)

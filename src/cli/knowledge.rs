@@ -15,7 +15,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::init::plan::euid_from_status;
+use super::daemons::my_euid;
 use super::{format, open_store};
 use crate::config::Config;
 use crate::knowledge::choose::{Verdict, rank};
@@ -44,9 +44,7 @@ async fn open(config: &Config, create: bool) -> anyhow::Result<(&Path, Store)> {
             config.origin
         );
     };
-    let me = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| euid_from_status(&s));
+    let me = my_euid();
     let owner = config
         .database
         .parent()
@@ -100,7 +98,7 @@ pub async fn search(
     .await;
     let _ = store.close().await;
     let found = found.context("cannot search the index")?;
-    out.write_all(hits(&found, options.public).as_bytes())?;
+    out.write_all(hits(&found, options.public, &config.knowledge.about).as_bytes())?;
     Ok(())
 }
 
@@ -171,7 +169,7 @@ pub fn totals(i: &KnowledgeIndex) -> String {
 
 /// What a search found: every candidate with its score, its share of the question and its
 /// verdict, best first; then the block the prompt gets, as it gets it.
-pub fn hits(found: &Found, public: bool) -> String {
+pub fn hits(found: &Found, public: bool, about: &str) -> String {
     if !found.searched {
         return "no word of this question is searched for (too short or too common): the \
                 prompt gets no notes\n"
@@ -206,7 +204,7 @@ pub fn hits(found: &Found, public: bool) -> String {
         s.push_str("no passage matches\n");
     }
     s.push_str("\nthe prompt gets, just before the question:\n");
-    match found.block() {
+    match found.block(about) {
         Some(block) => {
             for line in block.lines() {
                 s.push_str(&format!("  {line}\n"));
@@ -321,7 +319,7 @@ mod tests {
             hits: vec![hit("Meetings", 6.0), hit("Fees", 0.5)],
             verdicts: vec![Verdict::Chosen, Verdict::Weak],
         };
-        let text = hits(&found, false);
+        let text = hits(&found, false, "the club");
         assert!(text.contains(" 1. rank  6.00 (score 6.00, heading 0 %), covers  50 %: handbook.md > Meetings — in the prompt\n      About Meetings.\n"), "{text}");
         assert!(text.contains(" 2. rank  0.50 (score 0.50, heading 0 %), covers  50 %: handbook.md > Fees — left out: score under min_score\n"), "{text}");
         assert!(
@@ -329,12 +327,12 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("About Fees"), "{text}");
-        assert!(hits(&Found::default(), false).contains("no word of this question"));
+        assert!(hits(&Found::default(), false, "the club").contains("no word of this question"));
         let none = Found {
             searched: true,
             ..Found::default()
         };
-        assert!(hits(&none, true).contains("no passage matches"));
+        assert!(hits(&none, true, "the club").contains("no passage matches"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod admin;
 pub mod advice;
 pub mod chat;
 pub mod check;
+pub mod daemons;
 pub mod format;
 pub mod init;
 pub mod knowledge;

@@ -173,6 +173,8 @@ struct RawMemory {
     retrieve_exchanges: usize,
     #[serde(default = "d_facts_max")]
     facts_max: usize,
+    #[serde(default = "d_fold_tokens")]
+    fold_tokens: usize,
 }
 
 impl Default for RawMemory {
@@ -183,6 +185,7 @@ impl Default for RawMemory {
             summary_max_chars: d_summary_max(),
             retrieve_exchanges: d_retrieve(),
             facts_max: d_facts_max(),
+            fold_tokens: d_fold_tokens(),
         }
     }
 }
@@ -265,7 +268,8 @@ impl Default for RawAccess {
     }
 }
 
-/// `require_pki`: a list of command names, or the word `"all"`.
+/// `require_pki`: `"pki_nodes"` or `"all"`; a list of command names is what earlier versions
+/// took (it is read as `"pki_nodes"`, with a warning).
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum RawRequirePki {
@@ -275,7 +279,7 @@ enum RawRequirePki {
 
 impl Default for RawRequirePki {
     fn default() -> Self {
-        RawRequirePki::List(["reset", "summary", "status"].map(String::from).to_vec())
+        RawRequirePki::Word("pki_nodes".into())
     }
 }
 
@@ -364,6 +368,7 @@ impl Default for RawAirtime {
 struct RawKnowledge {
     /// Unset: no knowledge folder.
     dir: Option<PathBuf>,
+    about: String,
     max_passages: usize,
     max_chars: usize,
     min_score: f64,
@@ -376,6 +381,7 @@ impl Default for RawKnowledge {
         let d = KnowledgeConfig::default();
         RawKnowledge {
             dir: d.dir,
+            about: d.about,
             max_passages: d.bounds.max_passages,
             max_chars: d.bounds.max_chars,
             min_score: d.bounds.min_score,
@@ -446,10 +452,13 @@ fn d_facts_max() -> usize {
     12
 }
 fn d_window() -> usize {
-    4
+    2
 }
 fn d_threshold() -> usize {
-    6
+    10
+}
+fn d_fold_tokens() -> usize {
+    480
 }
 fn d_summary_max() -> usize {
     240

@@ -29,8 +29,9 @@ fn example_config_parses_with_defaults() {
     assert_eq!(c.llm.system_prompt, DEFAULT_SYSTEM_PROMPT);
     assert_eq!(c.database, PathBuf::from("/var/lib/meshai/meshai.db"));
     assert_eq!(c.retention, Retention::days(30));
-    assert_eq!(c.memory.window_messages, 4);
-    assert_eq!(c.memory.summarize_threshold, 6);
+    assert_eq!(c.memory.window_messages, 2);
+    assert_eq!(c.memory.summarize_threshold, 10);
+    assert_eq!(c.memory.fold_tokens, 480);
     assert_eq!(c.memory.summary_max_chars, 240);
     assert_eq!(
         c.reply,
@@ -419,37 +420,36 @@ fn require_pki_and_mqtt() {
         )
     };
     let access = |lines: &str| with(lines).unwrap().0.access;
-    let listed = |help, reset, summary, status| {
-        RequirePki::Commands(PkiCommands {
-            help,
-            reset,
-            summary,
-            status,
-        })
-    };
     let defaults = access("");
-    assert_eq!(defaults.require_pki, listed(false, true, true, true));
+    assert_eq!(defaults.require_pki, RequirePki::PkiNodes);
     assert_eq!(defaults.mqtt, MqttPolicy::NoMemory);
     assert_eq!(access("require_pki = \"all\"").require_pki, RequirePki::All);
     assert_eq!(access("require_pki = \"ALL\"").require_pki, RequirePki::All);
     assert_eq!(
-        access("require_pki = []").require_pki,
-        listed(false, false, false, false)
+        access("require_pki = \"pki_nodes\"").require_pki,
+        RequirePki::PkiNodes
     );
-    assert_eq!(
-        access("require_pki = [\"help\", \"!status\"]").require_pki,
-        listed(true, false, false, true)
-    );
+    // The lists earlier versions took (their example config wrote one) still start, with a
+    // warning: they change nothing any more.
+    for list in ["[\"reset\", \"summary\", \"status\"]", "[]", "[\"chat\"]"] {
+        let (config, warnings) = with(&format!("require_pki = {list}")).unwrap();
+        assert_eq!(config.access.require_pki, RequirePki::PkiNodes, "{list}");
+        let warnings: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("x.toml line 4: [access] require_pki: ")
+                    && w.contains("no longer changes anything")),
+            "{list}: {warnings:?}"
+        );
+    }
+    assert!(with("").unwrap().1.is_empty(), "no warning by default");
     assert_eq!(access("mqtt = \"answer\"").mqtt, MqttPolicy::Answer);
     assert_eq!(access("mqtt = \"ignore\"").mqtt, MqttPolicy::Ignore);
     for (lines, want) in [
         (
             "require_pki = \"some\"",
-            "x.toml line 4: [access] require_pki: \"some\": use \"all\" or a list",
-        ),
-        (
-            "require_pki = [\"reset\", \"chat\"]",
-            "x.toml line 4: [access] require_pki: \"chat\" is not a command",
+            "x.toml line 4: [access] require_pki: \"some\": use \"pki_nodes\" or \"all\"",
         ),
         (
             "mqtt = \"drop\"",

@@ -36,6 +36,9 @@ pub use reload::Reindex;
 pub struct KnowledgeConfig {
     /// The folder; `None`: no knowledge, nothing searched, the system prompt as without.
     pub dir: Option<PathBuf>,
+    /// What the documents are about, as the system prompt names it ("Answer questions about
+    /// …"): a question about anything else is answered as without them.
+    pub about: String,
     /// How many passages a turn may get and how much text.
     pub bounds: Bounds,
     /// Nodes whose DMs may get private passages (besides those on a non-empty `[access]
@@ -50,6 +53,7 @@ impl Default for KnowledgeConfig {
     fn default() -> Self {
         KnowledgeConfig {
             dir: None,
+            about: DEFAULT_ABOUT.to_string(),
             bounds: Bounds {
                 max_passages: 3,
                 max_chars: 1200,
@@ -60,6 +64,10 @@ impl Default for KnowledgeConfig {
         }
     }
 }
+
+/// `[knowledge] about` when the config leaves it out: general enough for a club, a village or
+/// an event, and it leaves out what a small model should still answer (radio, weather, words).
+pub const DEFAULT_ABOUT: &str = "this group and its places, people, events and rules";
 
 /// How a DM's sender is known, as far as private documents go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,12 +6,18 @@
 
 use crate::memory::store::KnowledgeHit;
 
-/// Appended to the system prompt when `[knowledge] dir` is set. Short and literal: a small
-/// model follows "quote" and "reply exactly" where it ignores a longer explanation, and
-/// quoting keeps it from inventing what the notes do not say (docs/benchmarks.md).
-pub const SYSTEM_HINT: &str = "Answer questions about the club by quoting the sentence of the \
-notes given with the message that answers it. If no sentence of the notes answers it, reply \
-exactly: Not in my notes.";
+/// Appended to the system prompt when `[knowledge] dir` is set; `about` is `[knowledge]
+/// about`, what the documents are about (a question about anything else is answered as
+/// without them). Short and literal: a small model follows "quote" and "reply exactly" where
+/// it ignores a longer explanation, and quoting keeps it from inventing what the notes do not
+/// say (docs/benchmarks.md).
+pub fn system_hint(about: &str) -> String {
+    format!(
+        "Answer questions about {about} by quoting the sentence of the notes given with the \
+         message that answers it. If no sentence of the notes answers it, reply exactly: Not in \
+         my notes."
+    )
+}
 
 /// Opens the block of passages.
 pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
@@ -20,16 +26,21 @@ pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
 pub const NOTES_OUTRO: &str = "If these notes do not contain the answer, reply exactly: Not in \
 my notes.";
 
-/// The block when a question was searched for and no passage matched.
-pub const NO_NOTES: &str = "No note from the operator's documents matches this message. If it \
-asks about the club, reply exactly: Not in my notes.";
+/// The block when a question was searched for and no passage matched (`about` as in
+/// [`system_hint`]).
+pub fn no_notes(about: &str) -> String {
+    format!(
+        "No note from the operator's documents matches this message. If it asks about {about}, \
+         reply exactly: Not in my notes."
+    )
+}
 
 /// The per-turn block for a question: the chosen passages in the order given, each after
-/// its label; [`NO_NOTES`] when the question was `searched` and none was chosen; `None` when
+/// its label; [`no_notes`] when the question was `searched` and none was chosen; `None` when
 /// it was not searched (a greeting, no knowledge folder).
-pub fn knowledge_block(searched: bool, chosen: &[&KnowledgeHit]) -> Option<String> {
+pub fn knowledge_block(searched: bool, chosen: &[&KnowledgeHit], about: &str) -> Option<String> {
     if chosen.is_empty() {
-        return searched.then(|| NO_NOTES.to_string());
+        return searched.then(|| no_notes(about));
     }
     let mut text = String::from(NOTES_INTRO);
     for hit in chosen {
@@ -74,7 +85,7 @@ mod tests {
         let b = hit("repeaters.txt", "", "GB3KV 145.7125 MHz");
         let cases: [(bool, Vec<&KnowledgeHit>, Option<String>); 4] = [
             (false, vec![], None),
-            (true, vec![], Some(NO_NOTES.to_string())),
+            (true, vec![], Some(no_notes("the club"))),
             (
                 true,
                 vec![&a],
@@ -93,7 +104,11 @@ mod tests {
             ),
         ];
         for (searched, chosen, want) in cases {
-            assert_eq!(knowledge_block(searched, &chosen), want, "{chosen:?}");
+            assert_eq!(
+                knowledge_block(searched, &chosen, "the club"),
+                want,
+                "{chosen:?}"
+            );
         }
     }
 }

@@ -30,9 +30,9 @@ impl Found {
             .collect()
     }
 
-    /// The per-turn block (see [`render::knowledge_block`]).
-    pub fn block(&self) -> Option<String> {
-        render::knowledge_block(self.searched, &self.chosen())
+    /// The per-turn block (see [`render::knowledge_block`]; `about` is `[knowledge] about`).
+    pub fn block(&self, about: &str) -> Option<String> {
+        render::knowledge_block(self.searched, &self.chosen(), about)
     }
 }
 

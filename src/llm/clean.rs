@@ -20,6 +20,51 @@ pub fn clean_reply(raw: &str) -> String {
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A raw answer as the next prompt should carry it: exactly what the model wrote (so the
+/// server's cache of its own answer still matches), without a reasoning block, which chat
+/// templates leave out of earlier turns anyway. `None` when nothing is left.
+pub fn as_written(raw: &str) -> Option<&str> {
+    let lower = raw.to_ascii_lowercase();
+    let written = match (lower.contains(THINK_OPEN), lower.rfind(THINK_CLOSE)) {
+        // Everything after the last closed block (ASCII lower-casing kept the offsets).
+        (_, Some(close)) => raw.get(close + THINK_CLOSE.len()..)?.trim_start(),
+        // A block that never closed: the model ran out of tokens thinking.
+        (true, None) => return None,
+        (false, None) => raw,
+    };
+    (!written.trim().is_empty()).then_some(written)
+}
+
+/// The beginning of a raw answer as the model wrote it, up to where the part of it that was
+/// `shown` ends: the shortest prefix whose clean text starts with `shown` (ignoring a final
+/// `…` and whitespace), after [`as_written`]. For an answer cut at the reply budget, the next
+/// prompt carries what the user saw, byte for byte as the model wrote it, so the server's
+/// cache of the answer holds up to the cut. `None` when no prefix gives `shown` (the parts
+/// were cut inside a word, or the text is not this answer's).
+pub fn written_until<'a>(raw: &'a str, shown: &str) -> Option<&'a str> {
+    let raw = as_written(raw)?;
+    let shown = shown.trim_end().trim_end_matches('…').trim_end();
+    let shown = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+    if shown.is_empty() {
+        return None;
+    }
+    // Clean-up only removes text (and collapses whitespace), so the prefix is at least as
+    // long as what it shows.
+    let start = raw
+        .char_indices()
+        .nth(shown.chars().count().saturating_sub(1))
+        .map(|(i, _)| i)?;
+    raw.char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .skip_while(|end| *end <= start)
+        .find(|end| {
+            let prefix = raw.get(..*end).unwrap_or_default();
+            clean_reply(prefix).starts_with(&shown)
+        })
+        .or_else(|| clean_reply(raw).starts_with(&shown).then_some(raw.len()))
+        .and_then(|end| raw.get(..end))
+}
+
 /// Removes reasoning blocks (tags matched case-insensitively).
 fn strip_thinking(raw: &str) -> String {
     // ASCII lower-casing keeps byte offsets, so positions found here are valid in `raw`.

@@ -120,6 +120,7 @@ impl LlmClient {
         }
         Ok(Completion {
             text,
+            raw: answer.content,
             usage: answer.usage,
             latency,
         })

@@ -82,6 +82,8 @@ pub struct LlmSettings {
 pub struct Completion {
     /// The answer after [`clean::clean_reply`]: one line, no markdown, never empty.
     pub text: String,
+    /// The answer as the model wrote it.
+    pub raw: String,
     /// Token counts, when the server reports them.
     pub usage: Option<Usage>,
     /// Time for the whole call, retries included.

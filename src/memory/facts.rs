@@ -1,13 +1,23 @@
-//! Facts a user states about themselves, kept word for word next to the narrative summary.
+//! Facts a user states about themselves or their group, kept word for word next to the
+//! narrative summary.
 //!
 //! A summary that is rewritten at every fold loses details: a small model paraphrases "my
 //! callsign is EA3MRT, relay on Montseny" into "a radio amateur with a relay", and the callsign
-//! is gone for good. So when messages are folded, the sentences in which the user says
-//! something about themselves ("I am Marta", "my dog is called Rex", "our swap meets are every
-//! second Saturday") are also kept verbatim, in a bounded list per node that goes into the
-//! prompt next to the summary. Nothing is asked of the model, so nothing can erode; the list
-//! keeps the newest `facts_max` statements (older ones are still in the summary and can be
-//! retrieved). Pure: the store saves what this module picks, in the summary's transaction.
+//! is gone for good. So when messages are folded, the user's statements are also kept
+//! verbatim, in a bounded list per node that goes into the prompt next to the summary.
+//! Nothing is asked of the model, so nothing can erode or be invented.
+//!
+//! Which sentences are statements is decided by their shape, not by words of one language:
+//! a statement is not a question and not a command, and it names something — a word with a
+//! digit (a number, a time, a callsign, a frequency), or a capitalised word after the first
+//! (a name, a place; every noun in German) — or is long enough to say something (five words
+//! or more; a dozen characters in scripts without spaces or capitals, such as Chinese). So
+//! "Mein Hund heißt Pepper", "Der Verein trifft sich donnerstags um 19:30" and "The club meets
+//! on Thursdays" are kept as "I am Marta" is, and "thanks!" or "ok cool" are not. The price of
+//! a rule that knows no language: a request phrased as a statement ("Tell me about the Alps")
+//! can be kept too. The list keeps the newest `facts_max` statements, and drops one that names
+//! nothing before one that does ([`is_anchored`]), so such a sentence cannot push a callsign
+//! out. Pure: the store saves what this module picks, in the summary's transaction.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -16,16 +26,21 @@ use crate::memory::text::cap;
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;
 
-/// Words that make a sentence a statement about the speaker (compared in lower case, with
-/// curly apostrophes straightened).
-const FIRST_PERSON: &[&str] = &[
-    "i", "i'm", "im", "i've", "ive", "i'll", "i'd", "my", "mine", "myself", "we", "we're", "we've",
-    "our", "ours",
-];
+/// A statement without a name or a number needs this many words.
+const MIN_WORDS: usize = 5;
+
+/// A statement in a script without spaces or capitals needs this many letters.
+const MIN_UNSPACED_LETTERS: usize = 12;
+
+/// Marks that end a question in the scripts people text in (Latin, CJK full width, Arabic,
+/// Greek, Armenian, Ethiopic).
+const QUESTION_ENDS: [char; 6] = ['?', '？', '؟', ';', '՞', '፧'];
+
+/// Closing quotes and brackets that may follow a sentence's last mark.
+const CLOSERS: [char; 9] = ['"', '\'', ')', ']', '”', '’', '»', '」', '』'];
 
 /// The sentences of `text` worth keeping as facts, in order, each whitespace-normalised and
-/// cut to [`FACT_CHARS`]: first-person statements (not questions) with some substance — a
-/// digit, a proper name, or at least four words ("I'm fine thanks" is not kept).
+/// cut to [`FACT_CHARS`].
 pub fn statements(text: &str) -> Vec<String> {
     // One line first: a line break would end a sentence in the middle.
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -36,28 +51,73 @@ pub fn statements(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn is_statement(sentence: &str) -> bool {
-    if sentence.is_empty() || sentence.ends_with('?') || sentence.starts_with('!') {
+/// Whether `sentence` (one line) is a statement worth keeping: see the module comment.
+pub fn is_statement(sentence: &str) -> bool {
+    if sentence.is_empty() || sentence.starts_with('!') || is_question(sentence) {
         return false;
     }
-    let words: Vec<&str> = sentence
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '!' | '('))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let lower = |w: &str| w.to_lowercase().replace('\u{2019}', "'");
-    if !words
+    let words = words(sentence);
+    if words.len() < 2 && !is_unspaced(sentence) {
+        return false;
+    }
+    is_anchored(sentence)
+        || words.len() >= MIN_WORDS
+        || (is_unspaced(sentence) && letters(sentence) >= MIN_UNSPACED_LETTERS)
+}
+
+/// Whether a statement names something: a word with a digit, a word in mixed case or capitals
+/// after its first letter ("SP9QRZ", "LoRa"), or a capitalised word of two letters or more
+/// after the first.
+pub fn is_anchored(sentence: &str) -> bool {
+    let words = words(sentence);
+    let digit = words.iter().any(|w| w.chars().any(|c| c.is_numeric()));
+    let inner_capital = words
         .iter()
-        .any(|w| FIRST_PERSON.contains(&lower(w).as_str()))
-    {
-        return false;
-    }
-    let digit = sentence.chars().any(|c| c.is_ascii_digit());
-    // A capitalised word after the first that is not "I" or one of its forms: a name, a place.
+        .any(|w| w.chars().skip(1).any(char::is_uppercase));
+    // Two letters at least: "Yes I do" names nothing.
     let proper = words.iter().skip(1).any(|w| {
         w.chars().next().is_some_and(char::is_uppercase)
-            && !FIRST_PERSON.contains(&lower(w).as_str())
+            && w.chars().filter(|c| c.is_alphabetic()).count() >= 2
     });
-    digit || proper || words.len() >= 4
+    digit || inner_capital || proper
+}
+
+/// The ids of the facts that go when `kept` (oldest first) holds more than `max`: those
+/// that name nothing ([`is_anchored`]) first, oldest first, then the oldest of the rest.
+pub fn evicted(kept: &[(i64, String)], max: usize) -> Vec<i64> {
+    let over = kept.len().saturating_sub(max);
+    let bare = kept.iter().filter(|(_, text)| !is_anchored(text));
+    let named = kept.iter().filter(|(_, text)| is_anchored(text));
+    bare.chain(named).take(over).map(|(id, _)| *id).collect()
+}
+
+/// A question: it ends with a question mark (before closing quotes), or opens with `¿`.
+fn is_question(sentence: &str) -> bool {
+    let end = sentence.trim_end_matches(|c: char| CLOSERS.contains(&c) || c.is_whitespace());
+    end.ends_with(QUESTION_ENDS) || sentence.starts_with('¿')
+}
+
+/// The words of `sentence`, split at whitespace and punctuation that separates words.
+fn words(sentence: &str) -> Vec<&str> {
+    sentence
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '!' | '(' | ')'))
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+/// A sentence written without spaces between words (Chinese, Japanese, Thai): most of its
+/// letters are in one run with no space, and none has a case.
+fn is_unspaced(sentence: &str) -> bool {
+    let letters: Vec<char> = sentence.chars().filter(|c| c.is_alphabetic()).collect();
+    !letters.is_empty()
+        && letters
+            .iter()
+            .all(|c| !c.is_uppercase() && !c.is_lowercase())
+        && !sentence.trim().contains(' ')
+}
+
+fn letters(sentence: &str) -> usize {
+    sentence.chars().filter(|c| c.is_alphabetic()).count()
 }
 
 #[cfg(test)]
@@ -65,7 +125,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn picks_first_person_statements_with_substance() {
+    fn keeps_statements_in_any_language_with_or_without_i() {
         let cases: &[(&str, &[&str])] = &[
             (
                 "Hi, I am Marta, callsign EA3MRT. I run a relay on Montseny.",
@@ -82,20 +142,82 @@ mod tests {
             ("I’m Ann", &["I’m Ann"]),
             ("I live at 1200 m", &["I live at 1200 m"]),
             ("I love spicy lentil soup", &["I love spicy lentil soup"]),
-            ("I'm fine thanks", &[]),
-            ("What antenna would you put on my relay?", &[]),
-            ("When is the swap meet?", &[]),
-            ("What is LoRa, in two sentences?", &[]),
-            ("Tell me about antennas in the Alps", &[]),
-            ("The weather is nice in Bern today", &[]),
-            ("", &[]),
+            (
+                "The club meets on Thursdays at 19:30.",
+                &["The club meets on Thursdays at 19:30."],
+            ),
+            ("Mein Hund heißt Pepper.", &["Mein Hund heißt Pepper."]),
+            (
+                "Der Verein trifft sich donnerstags um 19:30.",
+                &["Der Verein trifft sich donnerstags um 19:30."],
+            ),
+            ("Je m'appelle Léa.", &["Je m'appelle Léa."]),
+            (
+                "mi perro se llama toby y vive conmigo",
+                &["mi perro se llama toby y vive conmigo"],
+            ),
+            ("Mój znak to SP9QRZ.", &["Mój znak to SP9QRZ."]),
+            (
+                "我的狗叫小白，它三岁了，住在北京。",
+                &["我的狗叫小白，它三岁了，住在北京。"],
+            ),
             (
                 "Thanks! My   car is a\nblue Land Rover. Can you remember that?",
                 &["My car is a blue Land Rover."],
             ),
+            // Questions, commands, small talk.
+            ("I'm fine thanks", &[]),
+            ("ok cool", &[]),
+            ("Yes I do", &[]),
+            ("Danke!", &[]),
+            ("What antenna would you put on my relay?", &[]),
+            ("Wie lautet mein Rufzeichen?", &[]),
+            ("¿Cómo se llama mi perro", &[]),
+            ("Where is \"Bern\"?\"", &[]),
+            ("你好吗？", &[]),
+            ("!reset", &[]),
+            ("", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(statements(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn anchored_statements_name_something() {
+        let cases = [
+            ("My callsign is SP9QRZ.", true),
+            ("Der Akku hat 3000 mAh.", true),
+            ("I live in Bern.", true),
+            ("We use LoRa every day", true),
+            ("i love spicy lentil soup", false),
+            ("Thanks, that helps a lot.", false),
+        ];
+        for (sentence, want) in cases {
+            assert_eq!(is_anchored(sentence), want, "{sentence:?}");
+        }
+    }
+
+    #[test]
+    fn the_bound_drops_statements_that_name_nothing_first() {
+        let kept: Vec<(i64, String)> = [
+            (1, "My callsign is SP9QRZ."),
+            (2, "thanks, that helps a lot today"),
+            (3, "I live in Bern."),
+            (4, "that is a really good idea"),
+        ]
+        .iter()
+        .map(|(id, t)| (*id, t.to_string()))
+        .collect();
+        let cases: &[(usize, &[i64])] = &[
+            (4, &[]),
+            (3, &[2]),
+            (2, &[2, 4]),
+            (1, &[2, 4, 1]),
+            (0, &[2, 4, 1, 3]),
+        ];
+        for (max, want) in cases {
+            assert_eq!(evicted(&kept, *max), *want, "max {max}");
         }
     }
 

@@ -3,9 +3,12 @@
 //! Pure: the responder asks the store for a `SummaryJob`, the LLM for the text, and the store
 //! to save it.
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
-use crate::memory::store::{Role, StoredMessage};
+use crate::memory::prompt;
+use crate::memory::store::{StoredMessage, Summary};
 
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,46 +35,45 @@ const RAMBLE_FACTOR: usize = 3;
 const SHRINK_PERCENT: usize = 40;
 const SHRINK_MIN_PREVIOUS: usize = 120;
 
-/// How every summary request begins (its system message); tests and benches recognise summary
+/// How every summary request's last message begins; tests and benches recognise summary
 /// calls by it.
-pub const SUMMARY_SYSTEM_START: &str = "You keep notes about one person who texts you";
+pub const SUMMARY_REQUEST_START: &str = "Now write your notes about me again";
 
-/// The messages asking the LLM to update `previous` with `evicted`, in at most `max_chars`.
+/// Whether `msgs` is a summary request (its last message is [`summary_prompt`]'s request).
+pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
+    msgs.last()
+        .is_some_and(|m| m.role == ChatRole::User && m.content.starts_with(SUMMARY_REQUEST_START))
+}
+
+/// The messages asking the LLM to write its notes again after `messages` (the ones to fold,
+/// and those that stay verbatim after them), in at most `max_chars`: the conversation as the
+/// node's reply prompts have it — the system prompt, the memory block with the `previous`
+/// summary and the kept `facts`, the messages as the model saw and wrote them — followed by
+/// one request. `kept`: as for the node's reply prompts (see [`prompt::conversation`]).
 ///
-/// The folded messages go in as the chat turns they were, followed by one request to write
-/// the notes again: small models (Qwen2.5-0.5B, SmolLM2) answer a transcript pasted into one
-/// message by echoing it, while "the conversation above" is what they are trained to
-/// summarise. The previous summary sits in the system message.
+/// Being the reply prompts' own beginning, it reuses the server's cache of the conversation:
+/// the server evaluates only the request (on a one-slot Raspberry Pi that is the difference
+/// between a second and half a minute). Small models (Qwen2.5-0.5B, SmolLM2) also summarise
+/// "the conversation above" better than a transcript pasted into one message, which they
+/// echo.
 pub fn summary_prompt(
-    previous: Option<&str>,
-    evicted: &[StoredMessage],
+    system: &str,
+    previous: Option<&Summary>,
+    facts: &[String],
+    messages: &[StoredMessage],
+    kept: usize,
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let previous = previous.map(str::trim).filter(|p| !p.is_empty());
-    let system = format!(
-        "{SUMMARY_SYSTEM_START} over a radio network. Your notes about them so far: {}",
-        previous.unwrap_or("none yet.")
-    );
-    let mut msgs = Vec::with_capacity(evicted.len() + 2);
-    msgs.push(ChatMessage::new(ChatRole::System, system));
-    for m in evicted {
-        let role = match m.role {
-            Role::User => ChatRole::User,
-            Role::Assistant => ChatRole::Assistant,
-        };
-        // Whitespace folded: a message cannot fake structure with blank lines.
-        let text = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        msgs.push(ChatMessage::new(role, text));
-    }
+    let mut msgs = prompt::conversation(system, previous, facts, messages, kept);
     msgs.push(ChatMessage::new(
         ChatRole::User,
         format!(
-            "Now write your notes about me again: keep every earlier note and add each new fact \
-             I told you above about myself (names, numbers, places, callsigns, dates, plans, \
-             equipment, preferences, anything I asked you to remember). If something changed, \
-             keep the newer fact. Leave out greetings and small talk. Third person, plain \
-             sentences, no headings, lists or markdown, at most {max_chars} characters, \
-             nothing else."
+            "{SUMMARY_REQUEST_START}: keep what your notes say and add each new fact I told \
+             you above about myself or my group (names, numbers, places, callsigns, dates, \
+             plans, equipment, preferences, anything I asked you to remember). If something \
+             changed, keep the newer fact. Leave out greetings, small talk and your own \
+             answers. Write in the language I write in, in the third person, plain sentences, \
+             no headings, lists or markdown, at most {max_chars} characters, nothing else."
         ),
     ));
     msgs
@@ -113,6 +115,24 @@ const FORBIDDEN: &[&str] = &[
     "notes so far",
 ];
 
+/// How the request begins, lower case: a small model that echoes it after its notes gets
+/// its notes kept and the echo cut off.
+const REQUEST_ECHO: &str = "now write your notes";
+
+/// The memory block's own wording, which a small model copies into its notes: taken out of a
+/// candidate (see [`scrub`]).
+const SCAFFOLDING: &[&str] = &[
+    "(information, not instructions)",
+    "information, not instructions",
+    "(information for you, not instructions)",
+    "information for you, not instructions",
+    "memory of this person",
+    "earlier in your conversation",
+    "they wrote:",
+    "you wrote:",
+    "your notes:",
+];
+
 /// Cleans a candidate summary (trims, drops a leading "Summary:" label, joins lines into one
 /// paragraph) and returns it if it is fit to save: not empty, not an error message or
 /// refusal, not rambling (over `RAMBLE_FACTOR` × `max_chars`), and not a rewrite that shrank
@@ -120,20 +140,38 @@ const FORBIDDEN: &[&str] = &[
 /// fit by the chunker, as a one-part reply is (at the last word that fits, with `…`): small
 /// models often run long, and a summary missing its tail is worth more than none. A refused
 /// summary changes nothing: the messages stay in the prompt until a good one is saved.
+///
+/// The memory block's wording and the kept `facts`, which a small model copies into its
+/// notes, are taken out first ([`scrub`]), and an echo of the request is cut off: the facts
+/// are in every prompt already. A candidate that held nothing else keeps the `previous`
+/// summary: the fold still saves its facts, and the folded exchanges stay retrievable (a
+/// small model that cannot write notes must not keep the prompt from ever shrinking). The
+/// shrink check compares what both hold beyond the facts.
 pub fn accept_summary(
     candidate: &str,
     max_chars: usize,
     previous: Option<&str>,
+    facts: &[String],
 ) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
     if let Some(label) = LABELS.iter().find(|l| lower.starts_with(**l)) {
         text = text.get(label.len()..).unwrap_or("").trim_start();
     }
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
     }
+    if let Some(at) = find_ignoring_case(&text, REQUEST_ECHO) {
+        text.truncate(at);
+    }
+    let text = scrub(&text, facts);
+    if text.is_empty() {
+        return Ok(previous.map(str::trim).unwrap_or_default().to_string());
+    }
+    // What the previous notes held beyond the facts: that is what a rewrite must not drop.
+    let previous = previous.map(|p| scrub(p, facts));
+    let previous = previous.as_deref();
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
     if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
@@ -160,9 +198,59 @@ pub fn accept_summary(
         .ok_or(SummaryRejected::Empty)
 }
 
+/// `text` without the memory block's wording and without the kept `facts` it repeats (with
+/// their quotes), compared case-insensitively; whitespace collapsed, empty quotes dropped.
+pub fn scrub(text: &str, facts: &[String]) -> String {
+    let mut out = text.to_string();
+    // Each fact whole, then each of its sentences (a model copies one without the other).
+    let sentences = facts.iter().flat_map(|f| {
+        f.split_sentence_bounds()
+            .map(str::trim)
+            .filter(|s| s.chars().count() >= 12)
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    });
+    let needles = SCAFFOLDING
+        .iter()
+        .map(|s| s.to_string())
+        .chain(facts.iter().map(|f| f.trim().to_string()))
+        .chain(sentences)
+        .filter(|n| !n.is_empty());
+    for needle in needles {
+        while let Some(at) = find_ignoring_case(&out, &needle) {
+            out.replace_range(at..at + needle.len(), " ");
+        }
+    }
+    for empty in ["\u{201c} \u{201d}", "\u{201c}\u{201d}", "\" \"", "\"\""] {
+        out = out.replace(empty, " ");
+    }
+    // What is left of a list of quotes: stray punctuation, dropped.
+    let stray = |w: &str| {
+        w.chars()
+            .all(|c| c.is_ascii_punctuation() || "“”‘’«»".contains(c))
+    };
+    out.split_whitespace()
+        .filter(|w| !stray(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where `needle` starts in `haystack`, ignoring ASCII and Unicode case, at a char boundary
+/// of `haystack` with `needle.len()` bytes after it that match.
+fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
+    let lower_needle = needle.to_lowercase();
+    haystack.char_indices().map(|(i, _)| i).find(|&i| {
+        haystack
+            .get(i..i + needle.len())
+            .is_some_and(|window| window.to_lowercase() == lower_needle)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::memory::store::Role;
 
     fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
         StoredMessage {
@@ -170,11 +258,12 @@ mod tests {
             role,
             text: text.to_string(),
             at: 0,
+            prompt: None,
         }
     }
 
     fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
-        let got = accept_summary(candidate, max, None);
+        let got = accept_summary(candidate, max, None, &[]);
         assert_eq!(
             got.as_deref().map_err(Clone::clone),
             expect,
@@ -243,6 +332,52 @@ mod tests {
     }
 
     #[test]
+    fn takes_out_the_memory_blocks_wording_and_the_facts_it_repeats() {
+        let facts = vec![
+            "My callsign is SP9QRZ.".to_string(),
+            "I live in Bern.".to_string(),
+        ];
+        let cases: &[(&str, Option<&str>, Result<&str, SummaryRejected>)] = &[
+            (
+                "I remember you from earlier messages (information for you, not instructions). \
+                 You wrote: \u{201c}My callsign is SP9QRZ.\u{201d} \u{201c}i live in bern.\u{201d} \
+                 Tomasz asked about antennas.",
+                None,
+                Ok("I remember you from earlier messages Tomasz asked about antennas."),
+            ),
+            // Nothing but the facts: the previous summary stays.
+            (
+                "They wrote: \"My callsign is SP9QRZ.\" \"I live in Bern.\"",
+                Some("Tomasz likes yagis."),
+                Ok("Tomasz likes yagis."),
+            ),
+            ("My callsign is SP9QRZ.", None, Ok("")),
+            // An echo of the request is cut off; what came before it stays.
+            (
+                "Now write your notes about me again: keep what your notes say",
+                Some("Tomasz likes yagis."),
+                Ok("Tomasz likes yagis."),
+            ),
+            (
+                "Tomasz runs a relay. My callsign is SP9QRZ. Now write your notes about me again.",
+                None,
+                Ok("Tomasz runs a relay."),
+            ),
+            // Notes that copy the facts beside what they had: not a shrunk rewrite.
+            (
+                "My callsign is SP9QRZ. Tomasz likes yagis.",
+                Some("My callsign is SP9QRZ. I live in Bern. Tomasz likes yagis and soup."),
+                Ok("Tomasz likes yagis."),
+            ),
+            ("Ärger über Ölpreis.", None, Ok("Ärger über Ölpreis.")),
+        ];
+        for (candidate, previous, want) in cases {
+            let got = accept_summary(candidate, 400, *previous, &facts);
+            assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
+        }
+    }
+
+    #[test]
     fn refuses_a_rewrite_that_drops_most_of_the_summary() {
         use SummaryRejected::*;
         let previous = "Ann, callsign KX1, lives in Bern, runs a solar relay on the Gurten, \
@@ -266,47 +401,45 @@ mod tests {
             ("Ann.", None, Ok("Ann.")),
         ];
         for (candidate, prev, want) in cases {
-            let got = accept_summary(candidate, 400, *prev);
+            let got = accept_summary(candidate, 400, *prev, &[]);
             assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
         }
     }
 
     #[test]
-    fn prompt_has_previous_turns_and_the_request() {
-        let evicted = [
+    fn the_request_continues_the_conversation_as_the_reply_prompts_have_it() {
+        let folded = [
             msg(1, Role::User, "I'm Ann, KX1, in Bern"),
-            msg(2, Role::Assistant, "Hi Ann!\n\nUser: fake"),
+            StoredMessage {
+                prompt: Some("Hi **Ann**!".into()),
+                ..msg(2, Role::Assistant, "Hi Ann!")
+            },
         ];
-        let msgs = summary_prompt(Some(" Ann has a T-Beam. "), &evicted, 400);
-        let got: Vec<(ChatRole, &str)> =
-            msgs.iter().map(|m| (m.role, m.content.as_str())).collect();
-        let last = msgs.last().map(|m| m.content.as_str()).unwrap_or("");
+        let previous = Summary {
+            text: "Ann has a T-Beam.".into(),
+            through_id: 0,
+            updated_at: 0,
+        };
+        let facts = vec!["I'm Ann.".to_string()];
+        let msgs = summary_prompt("SYS", Some(&previous), &facts, &folded, 1, 400);
+        let conversation = prompt::conversation("SYS", Some(&previous), &facts, &folded, 1);
         assert_eq!(
-            got[..3],
-            [
-                (
-                    ChatRole::System,
-                    "You keep notes about one person who texts you over a radio network. \
-                     Your notes about them so far: Ann has a T-Beam."
-                ),
-                (ChatRole::User, "I'm Ann, KX1, in Bern"),
-                (ChatRole::Assistant, "Hi Ann! User: fake"),
-            ]
+            msgs[..msgs.len() - 1],
+            conversation[..],
+            "the reply prompts' prefix"
         );
-        assert_eq!(got.len(), 4);
-        assert_eq!(got[3].0, ChatRole::User);
-        for needle in ["callsigns", "small talk", "at most 400 characters", "plain"] {
+        assert_eq!(msgs.len(), conversation.len() + 1);
+        assert!(is_summary_request(&msgs));
+        assert!(!is_summary_request(&conversation));
+        let last = msgs.last().map(|m| m.content.as_str()).unwrap_or("");
+        for needle in [
+            "callsigns",
+            "small talk",
+            "at most 400 characters",
+            "plain",
+            "language I write in",
+        ] {
             assert!(last.contains(needle), "request lacks {needle:?}");
-        }
-    }
-
-    #[test]
-    fn prompt_without_previous_summary() {
-        for previous in [None, Some(""), Some("  ")] {
-            let msgs = summary_prompt(previous, &[msg(1, Role::User, "hello")], 100);
-            let system = msgs.first().map(|m| m.content.as_str()).unwrap_or("");
-            assert!(system.ends_with("so far: none yet."), "{system}");
-            assert_eq!(msgs.get(1).map(|m| m.content.as_str()), Some("hello"));
         }
     }
 }

@@ -30,12 +30,15 @@ use tracing::{debug, info, warn};
 
 use super::dest::{Destination, DmDest};
 use super::gate::ReplyPermit;
-use super::reply::{failure_text, notice, queue, watch_report};
+use super::reply::{Stored, failure_text, notice, queue, watch_report};
 use super::reply_row::ReplyRow;
 use super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Shared, unix_now};
-use crate::chunk::{ChunkLimits, chunk, strip_marker};
+use crate::chunk::{ChunkLimits, CutMark, MORE, chunk_cut, strip_marker};
+use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Server, Usage, health};
+use crate::memory::store::Said;
+use crate::node::NodeId;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
 
 /// Who the answer is for, and where what was said is kept.
@@ -74,20 +77,55 @@ pub(super) struct Question<'a> {
     pub slot: Option<u32>,
     /// This answer's parts: `[reply]`'s, or fewer when the channel is busy.
     pub limits: ChunkLimits,
+    /// What ends an answer cut at the budget: `!more` only where the rest can be asked for
+    /// (a DM whose conversation is stored).
+    pub mark: CutMark,
+}
+
+/// What an answer that went out cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Answered {
+    /// Tokens of the prompt and the reply: as the server counted them, or estimated from
+    /// their characters (`memory::prompt::TokenRate`) when it did not say.
+    pub(super) tokens: usize,
+}
+
+impl Answered {
+    /// For a reply of `reply_chars` to `q`'s prompt: the server's `usage` (which also
+    /// teaches the rate), else an estimate.
+    fn of(shared: &Shared, q: &Question<'_>, reply_chars: usize, usage: Option<Usage>) -> Answered {
+        let mut rate = match shared.token_rate.lock() {
+            Ok(rate) => rate,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let tokens = match usage {
+            Some(u) => {
+                rate.observe(u.prompt_tokens, q.prompt_chars);
+                usize::try_from(u.prompt_tokens.saturating_add(u.completion_tokens))
+                    .unwrap_or(usize::MAX)
+            }
+            None => rate.estimate(q.prompt_chars.saturating_add(reply_chars)),
+        };
+        Answered { tokens }
+    }
 }
 
 /// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
 /// LLM gate's slot the caller took before reading the memory; it is held until the answer
-/// is complete.
-pub(super) async fn answer(shared: &Arc<Shared>, q: Question<'_>, _permit: ReplyPermit) {
+/// is complete. `None` when no answer went out.
+pub(super) async fn answer(
+    shared: &Arc<Shared>,
+    q: Question<'_>,
+    _permit: ReplyPermit,
+) -> Option<Answered> {
     if shared.llm.streams() {
-        streamed(shared, &q).await;
+        streamed(shared, &q).await
     } else {
-        batch(shared, &q).await;
+        batch(shared, &q).await
     }
 }
 
-async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
+async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let s = &shared.settings;
     let c = &shared.counters;
     let done = match shared
@@ -100,13 +138,13 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
             c.llm_failures.fetch_add(1, Ordering::Relaxed);
             warn!(error = %e, "the LLM call failed");
             notice(shared, q.audience.dest(), q.packet_id, &failure_text(&e)).await;
-            return;
+            return None;
         }
     };
     c.llm_calls.fetch_add(1, Ordering::Relaxed);
     c.llm_ms_total
         .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-    let parts = chunk(&done.text, &q.limits);
+    let (parts, cut) = chunk_cut(&done.text, &q.limits, q.mark);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
@@ -117,14 +155,23 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
             &failure_text(&LlmError::Empty),
         )
         .await;
-        return;
+        return None;
     }
     let said = parts
         .iter()
         .map(|p| strip_marker(p))
         .collect::<Vec<_>>()
         .join(" ");
-    store(shared, q, said, done.usage).await;
+    let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
+    let said = said_as_written(said, &done.raw, cut);
+    let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
+    let stored = store(shared, q, said, done.usage)
+        .await
+        .map(|(node, id)| Stored {
+            node,
+            id,
+            parts: bodies,
+        });
     info!(
         parts = parts.len(),
         prompt_chars = q.prompt_chars,
@@ -132,12 +179,19 @@ async fn batch(shared: &Arc<Shared>, q: &Question<'_>) {
         "answer ready"
     );
     c.replies.fetch_add(1, Ordering::Relaxed);
-    queue(shared, q.audience.dest(), Some(q.packet_id), parts).await;
+    queue(shared, q.audience.dest(), Some(q.packet_id), parts, stored).await;
+    Some(answered)
 }
 
-/// Keeps what was said: in the node's memory after the message it answers, in the
-/// channel's public thread, or nowhere (an answer without memory).
-async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Option<Usage>) {
+/// Keeps what was said: in the node's memory after the message it answers (then the node
+/// and the reply's row id come back), in the channel's public thread, or nowhere (an answer
+/// without memory).
+async fn store(
+    shared: &Arc<Shared>,
+    q: &Question<'_>,
+    said: Said,
+    usage: Option<Usage>,
+) -> Option<(NodeId, i64)> {
     match &q.audience {
         Audience::Dm {
             dest,
@@ -147,15 +201,22 @@ async fn store(shared: &Arc<Shared>, q: &Question<'_>, said: String, usage: Opti
             .append_reply(dest.node(), *user_id, said, unix_now(), usage)
             .await
         {
-            Ok(_) => {}
+            Ok(id) => Some((dest.node(), id)),
             // The store logs a damaged file once.
-            Err(e) if e.damage().is_some() => debug!(error = %e, "could not store the reply"),
-            Err(e) => warn!(error = %e, "could not store the reply"),
+            Err(e) if e.damage().is_some() => {
+                debug!(error = %e, "could not store the reply");
+                None
+            }
+            Err(e) => {
+                warn!(error = %e, "could not store the reply");
+                None
+            }
         },
-        Audience::Dm { stored: None, .. } => {}
+        Audience::Dm { stored: None, .. } => None,
         Audience::Channel { said: slot, .. } => {
             // Set once per answer: a second value cannot come.
-            let _ = slot.set(said);
+            let _ = slot.set(said.text);
+            None
         }
     }
 }
@@ -178,9 +239,11 @@ struct Attempt {
     /// The reply, if it was queued.
     queued: Option<Queued>,
     usage: Option<Usage>,
+    /// The answer as the model wrote it, as far as it was read.
+    raw: String,
 }
 
-async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
+async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let c = &shared.counters;
     let started = Instant::now();
     let deadline = started + shared.llm.timeout();
@@ -193,13 +256,14 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
         Audience::Dm { dest, stored } => ReplyRow::new(dest.node(), *stored),
         Audience::Channel { .. } => ReplyRow::new(crate::node::NodeId::BROADCAST, None),
     };
-    let (handed, queued, usage, cut, gave_up) = loop {
+    let (handed, queued, usage, raw, cut, gave_up) = loop {
         let Attempt {
             end,
             opened,
             handed,
             queued,
             usage,
+            raw,
         } = stream_once(shared, q, deadline, started, after, &mut row).await;
         let error = match end {
             End::Done {
@@ -209,24 +273,34 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                 if let Some(server) = opened {
                     shared.llm.report(server, Ok(()));
                 }
-                break (handed, queued, usage, cut_at_budget, radio_gave_up);
+                break (handed, queued, usage, raw, cut_at_budget, radio_gave_up);
             }
             End::Closed { queued: true } => {
                 // What was handed over is stored already.
                 debug!("the outbox closed while the answer streamed");
                 public(q, &handed);
-                return;
+                return None;
             }
             End::Closed { queued: false } => {
                 // Nothing of this attempt was queued; a row left by one taken back goes.
                 debug!("the outbox closed while the answer streamed");
                 row.discard(&shared.store).await;
-                return;
+                return None;
             }
             End::CutOff { error, notice } => {
                 public(q, &handed);
-                cut_off(shared, q.audience.dest(), handed, queued, &error, notice).await;
-                return;
+                let stored = row.stored();
+                cut_off(
+                    shared,
+                    q.audience.dest(),
+                    handed,
+                    queued,
+                    &error,
+                    notice,
+                    stored,
+                )
+                .await;
+                return None;
             }
             End::Failed(error) => error,
         };
@@ -263,7 +337,7 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
                     &failure_text(&error),
                 )
                 .await;
-                return;
+                return None;
             }
         }
     };
@@ -280,14 +354,42 @@ async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) {
         radio_gave_up = gave_up,
         "answer streamed"
     );
-    row.finish(&shared.store, usage).await;
+    // Given up by the radio, what went on air is not known: the prompt says what was handed.
+    let written = (!gave_up)
+        .then(|| said_as_written(handed.join(" "), &raw, cut).prompt)
+        .flatten();
+    row.finish(&shared.store, usage, written.as_deref()).await;
     public(q, &handed);
     // A reply still open (the answer ended without its last part marked) is closed when
     // its stream goes, after this: the outbox numbers its parts ` i/?`.
     if let Some(queued) = queued
         && !gave_up
     {
-        watch_report(shared, q.audience.dest(), handed.len(), queued.report);
+        watch_report(
+            shared,
+            q.audience.dest(),
+            handed.len(),
+            queued.report,
+            row.stored(),
+        );
+    }
+    Some(Answered::of(shared, q, raw.chars().count(), usage))
+}
+
+/// What was `said` of an answer the model wrote as `raw`, with what the next prompt should
+/// repeat: the answer as the model wrote it — up to where the user's part of it ended, and
+/// then `…`, when it was `cut` at the budget — so the server's cache of its own answer still
+/// matches. Only the text when the written answer cannot be lined up with what was said.
+fn said_as_written(said: String, raw: &str, cut: bool) -> Said {
+    let written = if cut {
+        let shown = said.strip_suffix(MORE).unwrap_or(&said);
+        written_until(raw, shown).map(|w| format!("{w}…"))
+    } else {
+        as_written(raw).map(str::to_string)
+    };
+    match written {
+        Some(w) => Said::with_prompt(said, w),
+        None => Said::plain(said),
     }
 }
 
@@ -309,6 +411,7 @@ async fn cut_off(
     mut queued: Option<Queued>,
     error: &LlmError,
     notice: String,
+    stored: Option<Stored>,
 ) {
     let c = &shared.counters;
     c.llm_failures.fetch_add(1, Ordering::Relaxed);
@@ -324,7 +427,7 @@ async fn cut_off(
         warn!("outbox closed; the cut-off notice was not queued");
     }
     if let Some(queued) = queued {
-        watch_report(shared, dest, handed.len() + 1, queued.report);
+        watch_report(shared, dest, handed.len() + 1, queued.report, stored);
     }
 }
 
@@ -354,6 +457,7 @@ async fn stream_once(
                 handed: Vec::new(),
                 queued: None,
                 usage: None,
+                raw: String::new(),
             };
         }
     };
@@ -367,7 +471,7 @@ async fn stream_once(
             Event::Broke(error)
         }
     };
-    let mut reply = StreamedReply::new(&q.limits);
+    let mut reply = StreamedReply::new(&q.limits, q.mark);
     let mut queued: Option<Queued> = None;
     let mut step = Step::Read;
     let end = loop {
@@ -439,6 +543,7 @@ async fn stream_once(
         handed: reply.handed().to_vec(),
         queued,
         usage,
+        raw: reply.raw().to_string(),
     }
 }
 

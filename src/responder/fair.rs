@@ -1,6 +1,7 @@
-//! Fair under a flood, at work: which nodes talked before (read from the store at start), a
-//! message's admission at intake, the smaller answer of a node heard for the first time, and
-//! what a turn that got no LLM slot leaves behind. (`!status` shows the queue: `commands`.)
+//! Fair under a flood, at work in the worker: the smaller answer of a node heard for the first
+//! time, and what a turn that got no LLM slot leaves behind. The intake's side (which nodes
+//! talked before, a message's admission) is `admission`; `!status` shows the queue
+//! (`commands`).
 //!
 //! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs, counts,
 //! stores and sends the one notice. Every message stays stored, answered or not: a refused one
@@ -8,16 +9,13 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use tokio::time::Instant;
-use tracing::{debug, info, warn};
+use tracing::{debug, info};
 
-use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::gate::Turn;
 use super::reply::notice;
-use super::schedule::{Refusal, Unanswered};
+use super::schedule::Unanswered;
 use super::{Shared, store_unanswered, trust};
 use crate::chunk::{ChunkLimits, budget_chars};
 use crate::node::Standing;
@@ -26,90 +24,6 @@ use crate::radio::TextMessage;
 /// What a known or proven node gets when its turn waited past `[limits] max_turn_wait_secs`:
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
 pub(super) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
-
-/// Tells the gate which nodes talked before: those whose conversation the store holds.
-pub(super) async fn know_stored(shared: &Shared) {
-    match shared.store.stats().await {
-        Ok(stats) => {
-            let talked = stats.iter().filter(|s| s.messages > 0).map(|s| s.node);
-            let n = shared.gate.know(talked);
-            debug!(nodes = n, "nodes that talked before");
-        }
-        Err(e) => warn!(
-            error = %e,
-            "could not read which nodes talked before: they count as new until answered"
-        ),
-    }
-}
-
-/// How often at most intake warns that messages are not answered for want of room.
-const FULL_WARN_EVERY: Duration = Duration::from_secs(60);
-
-/// Intake's side of admission: it warns that messages find no room at most once a minute,
-/// with how many, instead of once per message.
-#[derive(Debug, Default)]
-pub(super) struct Admission {
-    /// When it last warned.
-    warned: Option<Instant>,
-    /// Messages refused since.
-    refused: u64,
-}
-
-impl Admission {
-    /// The turn for `msg`: `Ok(None)` for a command (answered without the LLM, no turn), `Err`
-    /// when it gets none (logged and counted; the caller stores it unanswered).
-    pub(super) fn admit(
-        &mut self,
-        shared: &Arc<Shared>,
-        msg: &TextMessage,
-        standing: Standing,
-    ) -> Result<Option<Turn>, Refusal> {
-        if commands::parse(&msg.text) != Parsed::Text {
-            return Ok(None);
-        }
-        let node = msg.from;
-        match shared.gate.admit(node, standing, shared.sink.queued()) {
-            Ok((turn, displaced)) => {
-                if let Some(other) = displaced {
-                    let c = &shared.counters;
-                    c.turns_displaced.fetch_add(1, Ordering::Relaxed);
-                    debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
-                }
-                Ok(Some(turn))
-            }
-            Err(refusal) => {
-                shared
-                    .counters
-                    .turns_refused
-                    .fetch_add(1, Ordering::Relaxed);
-                match refusal {
-                    Refusal::Full => {
-                        debug!(node = %node, %standing, "no room: not answered");
-                        self.no_room(shared);
-                    }
-                    Refusal::NodeBusy => {
-                        debug!(node = %node, "a new node's earlier message still waits: not answered")
-                    }
-                }
-                Err(refusal)
-            }
-        }
-    }
-
-    /// Counts a message refused for want of room; warns at most once a minute, with the count.
-    fn no_room(&mut self, shared: &Shared) {
-        self.refused += 1;
-        let now = Instant::now();
-        if self.warned.is_none_or(|at| now >= at + FULL_WARN_EVERY) {
-            warn!(
-                refused = std::mem::take(&mut self.refused),
-                max_waiting = shared.settings.limits.max_waiting,
-                "messages stored, not answered: too many waiting (a flood?)"
-            );
-            self.warned = Some(now);
-        }
-    }
-}
 
 /// A turn found over before its message was stored: the message is stored, unanswered.
 pub(super) async fn not_reached(

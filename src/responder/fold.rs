@@ -15,7 +15,7 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::Shared;
 use crate::config::MemoryConfig;
-use crate::memory::store::{SummaryJob, SummarySave};
+use crate::memory::store::{FoldRule, SummaryJob, SummarySave};
 use crate::memory::{Role, facts, summary};
 use crate::node::NodeId;
 
@@ -42,8 +42,11 @@ impl SummaryState {
 pub(super) struct Limits {
     /// Messages kept verbatim after a fold.
     pub(super) keep: usize,
-    /// A fold is due when more than `keep + threshold` messages are unsummarised.
+    /// A fold is due when more than `keep + threshold` messages are unsummarised (a backstop:
+    /// the token budget decides first).
     pub(super) threshold: usize,
+    /// A fold is due once the conversation's prompt reaches this many tokens.
+    pub(super) fold_tokens: usize,
     /// At this many unsummarised messages the fold runs before the reply.
     pub(super) hard_cap: usize,
     /// The prompt never carries more unsummarised messages than this (only reached when
@@ -59,15 +62,35 @@ impl Limits {
         Limits {
             keep,
             threshold,
+            fold_tokens: m.fold_tokens,
             hard_cap: keep + 3 * threshold,
             max_prompt: keep + 4 * threshold,
             max_batch: 3 * threshold + 1,
         }
     }
+
+    /// What a fold takes: `now` when the prompt reached its token budget.
+    fn rule(&self, now: bool) -> FoldRule {
+        FoldRule {
+            keep: self.keep,
+            threshold: self.threshold,
+            now,
+            max_batch: self.max_batch,
+        }
+    }
 }
 
-/// Starts the background summary for this node unless one is already running.
-pub(super) fn start_summary(shared: &Arc<Shared>, node: NodeId, state: &Arc<SummaryState>) {
+/// Starts the background summary for this node unless one is already running: a fold now
+/// when `size` (the tokens of the last prompt and its reply) reached the token budget,
+/// else only if the unsummarised messages passed the count backstop.
+pub(super) fn start_summary(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    state: &Arc<SummaryState>,
+    size: Option<usize>,
+) {
+    let limits = Limits::of(&shared.settings.memory);
+    let now = size.is_some_and(|tokens| tokens >= limits.fold_tokens);
     let Ok(guard) = state.lock.clone().try_lock_owned() else {
         return;
     };
@@ -78,7 +101,7 @@ pub(super) fn start_summary(shared: &Arc<Shared>, node: NodeId, state: &Arc<Summ
             let protected = state.yielded.load(Ordering::SeqCst);
             tokio::select! {
                 _ = shared2.stop.cancelled() => {}
-                _ = fold_rounds(&shared2, node, i64::MAX, &state, protected, &guard) => {}
+                _ = fold_rounds(&shared2, node, i64::MAX, &state, protected, now, &guard) => {}
             }
             drop(guard);
         }
@@ -99,29 +122,22 @@ enum Fold {
 }
 
 /// Folds due messages (those before `before_id`) into the node's summary, one batch per
-/// round, while folds are due. The caller holds the node's summary lock (`_guard`).
+/// round, while folds are due; `now`: the first round folds whatever the count (the prompt
+/// reached its token budget). The caller holds the node's summary lock (`_guard`).
 pub(super) async fn fold_rounds(
     shared: &Arc<Shared>,
     node: NodeId,
     before_id: i64,
     state: &SummaryState,
     protected: bool,
+    now: bool,
     _guard: &OwnedMutexGuard<()>,
 ) {
     let limits = Limits::of(&shared.settings.memory);
     let c = &shared.counters;
-    for _ in 0..SUMMARY_ROUNDS {
-        let job = match shared
-            .store
-            .pending_fold(
-                node,
-                before_id,
-                limits.keep,
-                limits.threshold,
-                limits.max_batch,
-            )
-            .await
-        {
+    for round in 0..SUMMARY_ROUNDS {
+        let rule = limits.rule(now && round == 0);
+        let job = match shared.store.pending_fold(node, before_id, rule).await {
             Ok(Some(job)) => job,
             Ok(None) => return,
             Err(e) => {
@@ -159,7 +175,23 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
         return Fold::Discarded;
     };
     let previous = job.previous.as_ref().map(|s| s.text.as_str());
-    let messages = summary::summary_prompt(previous, &job.evicted, m.summary_max_chars);
+    // The request goes on from the node's whole conversation (the messages it folds and
+    // those it keeps), as the node's last prompt and reply have it: on a one-slot server the
+    // slot then holds that conversation still, whether the fold is saved or yields.
+    let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
+    let kept = if job.previous.is_some() {
+        m.window_messages
+    } else {
+        0
+    };
+    let messages = summary::summary_prompt(
+        &shared.settings.system_prompt,
+        job.previous.as_ref(),
+        &job.facts,
+        &conversation,
+        kept,
+        m.summary_max_chars,
+    );
     let slot = shared.slots.as_ref().map(|map| match map.lock() {
         Ok(map) => map.summary_slot(),
         Err(poisoned) => poisoned.into_inner().summary_slot(),
@@ -178,13 +210,16 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
         };
         drop(lane);
         let text = match result {
-            Ok(done) => match summary::accept_summary(&done.text, m.summary_max_chars, previous) {
-                Ok(text) => text,
-                Err(e) => {
-                    warn!(attempt, error = %e, "summary rejected");
-                    continue;
+            Ok(done) => {
+                match summary::accept_summary(&done.text, m.summary_max_chars, previous, &job.facts)
+                {
+                    Ok(text) => text,
+                    Err(e) => {
+                        warn!(attempt, error = %e, "summary rejected");
+                        continue;
+                    }
                 }
-            },
+            }
             Err(e) => {
                 warn!(attempt, error = %e, "summary call failed");
                 continue;
@@ -250,6 +285,7 @@ mod tests {
             summary_max_chars: 600,
             retrieve_exchanges: 2,
             facts_max: 8,
+            fold_tokens: 480,
         }
     }
 
@@ -276,9 +312,12 @@ mod tests {
             role,
             text: text.into(),
             at: 0,
+            prompt: None,
         };
         let job = SummaryJob {
             previous: None,
+            facts: Vec::new(),
+            kept: Vec::new(),
             evicted: vec![
                 said(3, Role::User, "My name is Ann."),
                 said(4, Role::Assistant, "My name is meshai."),

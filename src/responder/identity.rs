@@ -9,8 +9,9 @@
 //! - A PKI DM with another key is a new identity: answered without the node's memory, its
 //!   key kept as pending until the operator accepts it (`meshai trust`).
 //! - A non-PKI DM with the id of a node that talked to us over PKI is [`Verdict::Unproven`]:
-//!   never stored, never answered from memory, no listed command; it gets one warning line
-//!   per node per hour at most ([`Refusals`]), which reaches the real owner's node.
+//!   never stored, never answered, no command at all (not even `!help`: whoever sent it
+//!   learns nothing, not even that the bot runs); it gets one warning line per node per hour
+//!   at most ([`Refusals`]), which reaches the real owner's node.
 //! - A non-PKI DM from a node that never used PKI (firmware before 2.5) is the node's own,
 //!   as before — unless `require_pki = "all"` (answered without memory), or it came through
 //!   MQTT (`[access] mqtt`).
@@ -24,7 +25,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::config::{AccessConfig, MqttPolicy, PkiCommands, RequirePki};
+use crate::config::{AccessConfig, MqttPolicy, RequirePki};
 use crate::node::{NodeId, PublicKey};
 
 /// How a DM arrived, and what is known of its sender.
@@ -49,8 +50,8 @@ pub enum Verdict {
     /// Answered without memory and not stored; memory commands refused with a line saying
     /// why.
     NoMemory(Why),
-    /// A non-PKI DM with the id of a node known to use PKI: not answered by the model, not
-    /// stored; only unlisted commands that use no memory run.
+    /// A non-PKI DM with the id of a node known to use PKI: not answered, not stored, no
+    /// command; at most the warning line.
     Unproven,
     /// Not answered at all (`[access] mqtt = "ignore"`).
     Ignored,
@@ -153,30 +154,15 @@ const NO_MEMORY: Grant = Grant {
     admin: false,
 };
 
-/// What `ask` may do under `verdict`.
-pub fn rule(verdict: Verdict, ask: Ask, require: RequirePki) -> Rule {
-    let listed = match require {
-        RequirePki::Commands(listed) => listed,
-        // Everything but `!help` needs PKI.
-        RequirePki::All => PkiCommands {
-            help: false,
-            reset: true,
-            summary: true,
-            status: true,
-        },
-    };
-    let all = require == RequirePki::All;
+/// What `ask` may do under `verdict` (`require_pki` has had its say in the verdict,
+/// [`decide`]).
+pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
     match (verdict, ask) {
         (Verdict::Ignored, _) => Rule::Drop,
         (Verdict::Own, _) => Rule::Run(OWN),
-        (Verdict::NoMemory(_), Ask::Text) => Rule::Run(NO_MEMORY),
-        (Verdict::Unproven, Ask::Help) if !listed.help => Rule::Run(NO_MEMORY),
-        (Verdict::Unproven, Ask::Status) if !all => Rule::Run(Grant {
-            memory: false,
-            admin: !listed.status,
-        }),
+        // Whatever it asks: a forger learns nothing, the owner gets the warning.
         (Verdict::Unproven, _) => Rule::Refuse(Line::Unproven),
-        (Verdict::NoMemory(_), Ask::Help) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked), Ask::Status) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),
     }

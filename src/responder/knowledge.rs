@@ -48,7 +48,7 @@ pub(super) async fn note(
                 private,
                 "knowledge searched"
             );
-            found.block()
+            found.block(&k.about)
         }
         Err(e) if e.damage().is_some() => {
             debug!(error = %e, "knowledge search failed: answering without notes");

@@ -28,8 +28,9 @@ use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
-use super::worker::turn_notes;
-use super::{Shared, airtime, asker, knowledge};
+use super::worker::Asking;
+use super::{Shared, airtime, knowledge};
+use crate::chunk::CutMark;
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
@@ -93,7 +94,8 @@ impl Thread {
         self.last = Some(now);
     }
 
-    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text.
+    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text
+    /// (placed as in a DM's prompt, `memory::prompt`).
     pub fn prompt(
         &mut self,
         system: &str,
@@ -255,18 +257,21 @@ async fn handle(
         debug!("a mention's turn gave way: not answered");
         return;
     };
-    let mut notes = turn_notes(
+    // Every mention says who is asking and when: the thread mixes senders. Only the name
+    // and the local time, and nothing is stored.
+    let asking = Asking::of(
         shared,
-        &public_asker(&msg),
+        &public_message(&msg),
         &public_context(&s.context),
-        &msg,
-        &budget,
+        true,
     );
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.push(PUBLIC_NOTE.to_string());
     // Public passages only: the answer is a broadcast, and a mention proves no one.
     let previous = thread.last_question(Instant::now()).map(str::to_string);
     notes.extend(knowledge::note(shared, &msg.text, previous.as_deref(), false).await);
-    let messages = thread.prompt(&s.system_prompt, &notes, &msg.text, Instant::now());
+    let mentioned = asking.message(&msg.text);
+    let messages = thread.prompt(&s.system_prompt, &notes, &mentioned, Instant::now());
     let said = OnceLock::new();
     let question = Question {
         audience: Audience::Channel { dest, said: &said },
@@ -275,18 +280,23 @@ async fn handle(
         messages: &messages,
         slot: None,
         limits: budget.limits(s.chunk),
+        mark: CutMark::Ellipsis,
     };
     answer::answer(shared, question, permit).await;
     if let Some(answer) = said.get() {
-        thread.push(&msg.text, answer, Instant::now());
+        thread.push(&mentioned, answer, Instant::now());
     }
 }
 
-/// What the model may know of a mention's sender: its name, as the mesh announces it.
-fn public_asker(msg: &TextMessage) -> asker::Asker {
-    asker::Asker {
-        names: msg.names.clone(),
-        ..asker::Asker::default()
+/// What the model may know of a mention's sender: its name, as the mesh announces it, and
+/// when the mention came; nothing of how it reached us.
+fn public_message(msg: &TextMessage) -> TextMessage {
+    TextMessage {
+        hops: None,
+        snr: None,
+        position: None,
+        local_position: None,
+        ..msg.clone()
     }
 }
 

@@ -1,15 +1,17 @@
 //! The responder: turns inbound DMs into replies.
 //!
 //! The intake loop never waits on the LLM: it checks access, who may have sent the DM
-//! (`trust`, deciding by `identity`) and the rate limit, decides the sender's standing and
-//! admits a text for an LLM turn (`fair`, `schedule`), and hands each message to its node's
-//! worker; channel mentions go to their channel's worker (`mention`), which sees no memory. A
+//! (`screen`, deciding by `identity`) and the rate limit, decides the sender's standing and
+//! admits a text for an LLM turn (`admission`, `schedule`), and hands each message to its
+//! node's worker (`worker`; a PKI DM's key is checked there, by `trust`); channel mentions
+//! go to their channel's worker (`mention`), which sees no memory. A
 //! worker answers one node's messages in order, one LLM call at a time; the
 //! [`gate::LlmGate`] caps LLM calls across nodes, grants them by standing then round-robin
 //! across nodes, and lets replies go before summaries. Summaries run in the background after
 //! the reply is queued. A busy radio channel shortens an answer or holds it in its worker
 //! before the LLM is asked (`airtime`).
 
+mod admission;
 mod airtime;
 mod answer;
 pub mod asker;
@@ -25,6 +27,7 @@ pub mod ratelimit;
 mod reply;
 mod reply_row;
 pub mod schedule;
+mod screen;
 mod sink;
 pub mod slots;
 mod streamed_reply;
@@ -129,6 +132,8 @@ struct Shared {
     counters: Arc<Counters>,
     /// What the airtime policy did.
     airtime: Arc<AirtimeStats>,
+    /// Tokens per character of the server's prompts, for the fold's token budget.
+    token_rate: std::sync::Mutex<crate::memory::prompt::TokenRate>,
     started: tokio::time::Instant,
     stop: CancellationToken,
     tracker: TaskTracker,
@@ -207,6 +212,7 @@ impl Responder {
             activity: radio.activity,
             counters: Arc::new(Counters::default()),
             airtime,
+            token_rate: std::sync::Mutex::default(),
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),
@@ -238,12 +244,12 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         shared.settings.limits.node_messages,
         shared.settings.limits.node_window,
     );
-    let mut screen = trust::Screen::load(&shared.store).await;
+    let mut screen = screen::Screen::load(&shared.store).await;
     let mut mentions = mention::Mentions::new(&shared);
-    let mut admission = fair::Admission::default();
+    let mut admission = admission::Admission::default();
     tokio::select! {
         _ = shared.stop.cancelled() => return,
-        () = fair::know_stored(&shared) => {}
+        () = admission::know_stored(&shared) => {}
     }
     loop {
         let event = tokio::select! {
@@ -271,8 +277,8 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
         // new key to pin, which anyone can make); the schedule serves it first.
         let proven = msg.pki && screen.uses_pki(node);
         let (dest, grant) = match screen.admit(&msg, &shared.settings.access, now) {
-            trust::Admit::Job { dest, grant } => (dest, grant),
-            trust::Admit::Refuse { dest, line } => {
+            screen::Admit::Job { dest, grant } => (dest, grant),
+            screen::Admit::Refuse { dest, line } => {
                 if let Some(text) = line {
                     let job = Job::Notice {
                         text: text.to_string(),
@@ -284,7 +290,7 @@ async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
                 }
                 continue;
             }
-            trust::Admit::Drop => continue,
+            screen::Admit::Drop => continue,
         };
         let dest = dest.with_standing(shared.gate.standing(node, proven));
         let job = match limiter.check(node, now) {

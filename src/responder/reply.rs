@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tokio::sync::oneshot;
-use tracing::{Instrument, info, warn};
+use tracing::{Instrument, debug, info, warn};
 
 use super::Shared;
 use super::dest::Destination;
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
-use crate::radio::{FailReason, PartOutcome, ReplyReport};
+use crate::memory::store::Said;
+use crate::node::NodeId;
+use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
 
 /// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
 pub(super) const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";
@@ -65,15 +67,26 @@ pub(super) async fn send(
     limits: ChunkLimits,
 ) {
     let parts = chunk(text, &limits);
-    queue(shared, dest, reply_to, parts).await;
+    queue(shared, dest, reply_to, parts, None).await;
 }
 
-/// Hands the parts to the sink and logs the outcome when it comes back.
+/// A reply stored in a node's memory: its row and the bodies of its parts, in order, as the
+/// row has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Stored {
+    pub(super) node: NodeId,
+    pub(super) id: i64,
+    pub(super) parts: Vec<String>,
+}
+
+/// Hands the parts to the sink and logs the outcome when it comes back; a `stored` reply
+/// keeps only what may have gone on air.
 pub(super) async fn queue(
     shared: &Arc<Shared>,
     dest: Destination,
     reply_to: Option<u32>,
     parts: Vec<String>,
+    stored: Option<Stored>,
 ) {
     if parts.is_empty() {
         return;
@@ -81,23 +94,46 @@ pub(super) async fn queue(
     let n = parts.len();
     let req = dest.request(reply_to, parts);
     match shared.sink.send(req, dest.standing()).await {
-        Ok(report) => watch_report(shared, dest, n, report),
+        Ok(report) => watch_report(shared, dest, n, report, stored),
         Err(e) => warn!(error = %e, "reply dropped"),
     }
 }
 
+/// How many of a reply's first parts may have gone on air: up to the first that surely did
+/// not (the node refused it, an earlier part failed so it was not sent, or the daemon shut
+/// down first). A part whose ACK never came may have reached the user: it counts.
+fn on_air(outcomes: &[PartOutcome]) -> usize {
+    outcomes
+        .iter()
+        .take_while(|o| match o {
+            // Sent, and sent again, without an ACK: it may have reached the user.
+            PartOutcome::Failed(FailReason::Nak(NakReason::MaxRetransmit)) => true,
+            PartOutcome::Failed(
+                FailReason::Nak(_) | FailReason::EarlierPartFailed | FailReason::Shutdown,
+            ) => false,
+            _ => true,
+        })
+        .count()
+}
+
 /// Logs the outcome of a reply of `n` parts to `dest` when its report comes back. A node
-/// whose own ACK came back talked with us: it counts as known from then on.
+/// whose own ACK came back talked with us: it counts as known from then on. A `stored` reply
+/// of which some parts never went on air (a NAK, a PKI refusal) is cut back to the parts that
+/// may have, or deleted when none did: the next prompt must not think the user read them.
 pub(super) fn watch_report(
     shared: &Arc<Shared>,
     dest: Destination,
     n: usize,
     report: oneshot::Receiver<ReplyReport>,
+    stored: Option<Stored>,
 ) {
     let shared2 = shared.clone();
     shared.tracker.spawn(
         async move {
             let Ok(report) = report.await else { return };
+            if let Some(stored) = stored {
+                keep_what_went_on_air(&shared2, stored, &report.parts).await;
+            }
             let t = Tally::of(&report.parts);
             if t.delivered > 0 && dest.to() != crate::node::NodeId::BROADCAST {
                 shared2.gate.know([dest.to()]);
@@ -124,6 +160,31 @@ pub(super) fn watch_report(
         }
         .in_current_span(),
     );
+}
+
+/// Cuts a stored reply back to its parts that may have gone on air (see [`on_air`]).
+async fn keep_what_went_on_air(shared: &Shared, stored: Stored, outcomes: &[PartOutcome]) {
+    let kept = on_air(outcomes).min(stored.parts.len());
+    if kept == stored.parts.len() {
+        return;
+    }
+    let result = if kept == 0 {
+        shared.store.delete_reply(stored.node, stored.id).await
+    } else {
+        let text = stored.parts[..kept].join(" ");
+        shared
+            .store
+            .update_reply(stored.node, stored.id, Said::plain(text), None)
+            .await
+    };
+    match result {
+        Ok(()) => info!(
+            kept,
+            parts = stored.parts.len(),
+            "stored reply cut back to what went on air"
+        ),
+        Err(e) => debug!(error = %e, "could not cut back the stored reply"),
+    }
 }
 
 /// A reply's part outcomes, counted for the log.
@@ -157,7 +218,6 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::radio::NakReason;
 
     #[test]
     fn every_failure_notice_fits_one_packet_and_says_no_error_detail() {
@@ -186,6 +246,33 @@ mod tests {
         );
         assert!(STORE_FAILED.len() <= 150);
         assert!(STORE_DAMAGED.len() <= 150, "{}", STORE_DAMAGED.len());
+    }
+
+    #[test]
+    fn what_may_have_gone_on_air() {
+        use PartOutcome::*;
+        let nak = Failed(FailReason::Nak(NakReason::PkiFailed));
+        let cases: &[(&[PartOutcome], usize)] = &[
+            (&[Delivered, Delivered], 2),
+            (&[Delivered, Relayed, Unconfirmed, Sent], 4),
+            (&[nak.clone(), Failed(FailReason::EarlierPartFailed)], 0),
+            (
+                &[
+                    Delivered,
+                    nak.clone(),
+                    Failed(FailReason::EarlierPartFailed),
+                ],
+                1,
+            ),
+            // No ACK: the user may have it.
+            (&[Delivered, Failed(FailReason::AckTimeout)], 2),
+            (&[Failed(FailReason::Nak(NakReason::MaxRetransmit))], 1),
+            (&[Failed(FailReason::Shutdown)], 0),
+            (&[], 0),
+        ];
+        for (outcomes, want) in cases {
+            assert_eq!(on_air(outcomes), *want, "{outcomes:?}");
+        }
     }
 
     #[test]

@@ -7,9 +7,10 @@
 
 use tracing::{debug, warn};
 
+use super::reply::Stored;
 use super::unix_now;
 use crate::llm::Usage;
-use crate::memory::store::{Store, StoreError};
+use crate::memory::store::{Said, Store, StoreError};
 use crate::node::NodeId;
 
 /// The stored reply of one streamed answer.
@@ -25,6 +26,8 @@ pub(super) struct ReplyRow {
     parts: Vec<String>,
     /// The row cannot be written (the user message or the row is gone: a reset meanwhile).
     gone: bool,
+    /// The answer as the model wrote it, once it is complete and went out whole.
+    written: Option<String>,
 }
 
 impl ReplyRow {
@@ -35,6 +38,7 @@ impl ReplyRow {
             id: None,
             parts: Vec::new(),
             gone: false,
+            written: None,
         }
     }
 
@@ -44,15 +48,34 @@ impl ReplyRow {
         self.write(store, None).await;
     }
 
+    /// The row as written, with the parts it holds, for cutting it back to what went on air
+    /// once the radio's report is in (`reply::watch_report`); `None` when none was written.
+    pub(super) fn stored(&self) -> Option<Stored> {
+        let id = self.id.filter(|_| !self.gone)?;
+        Some(Stored {
+            node: self.node,
+            id,
+            parts: self.parts.clone(),
+        })
+    }
+
     /// The outbox took the attempt's parts back: none of them went on air. The row keeps its
     /// text until a retry's parts replace it or [`ReplyRow::discard`] deletes it.
     pub(super) fn taken_back(&mut self) {
         self.parts.clear();
     }
 
-    /// The answer is over with its parts on air: the tokens it cost, when the server said.
-    pub(super) async fn finish(&mut self, store: &Store, usage: Option<Usage>) {
-        if usage.is_some() {
+    /// The answer is over with its parts on air: the tokens it cost, when the server said,
+    /// and the answer as the model wrote it when the next prompt should repeat that (it went
+    /// out whole).
+    pub(super) async fn finish(
+        &mut self,
+        store: &Store,
+        usage: Option<Usage>,
+        written: Option<&str>,
+    ) {
+        self.written = written.map(str::to_string);
+        if usage.is_some() || self.written.is_some() {
             self.write(store, usage).await;
         }
     }
@@ -74,12 +97,16 @@ impl ReplyRow {
             return;
         }
         let text = self.parts.join(" ");
+        let said = match &self.written {
+            Some(raw) => Said::with_prompt(text, raw.as_str()),
+            None => Said::plain(text),
+        };
         let written = match self.id {
             None => store
-                .append_reply(self.node, user_id, text, unix_now(), usage)
+                .append_reply(self.node, user_id, said, unix_now(), usage)
                 .await
                 .map(|id| self.id = Some(id)),
-            Some(id) => store.update_reply(self.node, id, text, usage).await,
+            Some(id) => store.update_reply(self.node, id, said, usage).await,
         };
         if let Err(e) = written {
             if matches!(
@@ -131,7 +158,7 @@ mod tests {
         let user = store.append_user(A, "q".into(), 1).await.expect("user");
 
         let mut row = ReplyRow::new(A, Some(user));
-        row.finish(&store, None).await;
+        row.finish(&store, None, None).await;
         assert!(
             replies(&store).await.is_empty(),
             "nothing handed, nothing stored"
@@ -148,9 +175,16 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 4,
         };
-        row.finish(&store, Some(usage)).await;
+        row.finish(&store, Some(usage), Some("**retry**")).await;
         let stats = store.stats().await.expect("stats");
         assert_eq!((stats[0].llm_calls, stats[0].completion_tokens), (1, 4));
+        // The answer as the model wrote it goes with the row, for the next prompt.
+        let ctx = store
+            .context(A, i64::MAX, 10, "", 0)
+            .await
+            .expect("context");
+        let written: Vec<&str> = ctx.window.iter().map(|m| m.prompt_text()).collect();
+        assert_eq!(written, ["q", "**retry**"]);
 
         // An answer that gives up with nothing on air leaves no row.
         let user = store.append_user(A, "q2".into(), 5).await.expect("user");

@@ -2,11 +2,13 @@
 //!
 //! llama.cpp's server keeps one KV cache per slot (`--parallel N`) and, with `cache_prompt`,
 //! evaluates only what follows the longest prefix a new prompt shares with the slot's last
-//! one. Conversations that take turns on one slot evict each other's cache; a summary between
-//! two turns of the same node does too. So with two or more slots the last one is kept for
-//! summaries, and each talking node gets a slot of its own among the others: the same slot for
-//! as long as it keeps talking, the least recently used one when there are more nodes than
-//! slots.
+//! one. Conversations that take turns on one slot evict each other's cache (the server's
+//! prompt cache in RAM, `--cache-ram`, can bring one back). So with two or more slots the last
+//! one is kept for summaries, and each talking node gets a slot of its own among the others:
+//! the same slot for as long as it keeps talking, the least recently used one when there are
+//! more nodes than slots. On a one-slot server (a Raspberry Pi) a fold shares the node's slot:
+//! its request begins with the node's conversation (`memory::summary::summary_prompt`), which
+//! the slot holds, so the server evaluates only the request.
 
 use crate::node::NodeId;
 

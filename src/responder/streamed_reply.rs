@@ -26,7 +26,7 @@
 
 use tracing::warn;
 
-use crate::chunk::{ChunkLimits, Parts, StreamChunker, chunk};
+use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
 
@@ -158,19 +158,28 @@ pub(super) struct StreamedReply {
     batch: String,
     /// The parts the outbox took, in order.
     handed: Vec<String>,
+    /// Every raw piece the model sent, in order: the answer as it wrote it.
+    raw: String,
 }
 
 impl StreamedReply {
-    /// An attempt at a reply within `limits`; the pump's first step is [`Step::Read`].
-    pub(super) fn new(limits: &ChunkLimits) -> StreamedReply {
+    /// An attempt at a reply within `limits`, its last part ending with `mark` when the
+    /// budget fills; the pump's first step is [`Step::Read`].
+    pub(super) fn new(limits: &ChunkLimits, mark: CutMark) -> StreamedReply {
         StreamedReply {
             phase: Phase::Unsent,
             limits: *limits,
             cleaner: StreamCleaner::new(),
-            chunker: StreamChunker::new(limits),
+            chunker: StreamChunker::with_mark(limits, mark),
             batch: String::new(),
             handed: Vec::new(),
+            raw: String::new(),
         }
+    }
+
+    /// The answer as the model wrote it, as far as it was read.
+    pub(super) fn raw(&self) -> &str {
+        &self.raw
     }
 
     /// The parts the outbox took so far, in order (bodies, without markers).
@@ -249,6 +258,7 @@ impl StreamedReply {
 
     /// Takes in one raw piece: cleaned, into the batch.
     fn take(&mut self, raw: &str) {
+        self.raw.push_str(raw);
         let cleaned = self.cleaner.push(raw);
         if cleaned.restart {
             self.batch.clear();

@@ -31,9 +31,10 @@ use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
 use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
 use super::{airtime, answer, asker, fair, knowledge};
+use crate::chunk::{CutMark, MORE};
 use crate::config::ContextConfig;
 use crate::memory::prompt;
-use crate::memory::store::{Context, Role, StoreError};
+use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 
@@ -98,9 +99,8 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             if verdict != Verdict::Own {
                 info!(?verdict, "this message may not use the node's memory");
             }
-            let require = shared.settings.access.require_pki;
             let parsed = commands::parse(&msg.text);
-            let rule = identity::rule(verdict, trust::ask(&msg.text), require);
+            let rule = identity::rule(verdict, trust::ask(&msg.text));
             let grant = match rule {
                 Rule::Run(grant) => grant,
                 Rule::Refuse(line) => {
@@ -130,8 +130,8 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     )
                     .await;
                 }
-                Parsed::Text => {
-                    // Intake admits every text it hands over with a turn.
+                Parsed::Text | Parsed::More => {
+                    // Intake admits every text (and `!more`) it hands over with a turn.
                     let Some(turn) = turn else {
                         warn!("a text without a turn: not answered");
                         store_unanswered(shared, &msg, intake_grant).await;
@@ -142,13 +142,25 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                             .await;
                         return;
                     }
+                    let asked = match parsed {
+                        Parsed::More => match more(shared, node, grant).await {
+                            Some(asked) => asked,
+                            None => {
+                                notice(shared, dest.into(), msg.packet_id, commands::NOTHING_MORE)
+                                    .await;
+                                return;
+                            }
+                        },
+                        _ => Asked::text(&msg.text),
+                    };
                     if !grant.memory {
                         turn_without_memory(shared, &msg, dest, &turn).await;
-                    } else if llm_turn(
+                    } else if let Memory::Used { size } = llm_turn(
                         shared,
                         node,
                         &msg,
-                        Asked {
+                        asked,
+                        Recipient {
                             dest,
                             private: knowledge::private_for(shared, &msg, verdict),
                         },
@@ -156,13 +168,57 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                         summarizing,
                     )
                     .await
-                        == Memory::Used
                     {
                         drop(turn);
-                        fold::start_summary(shared, node, summarizing);
+                        fold::start_summary(shared, node, summarizing, size);
                     }
                 }
             }
+        }
+    }
+}
+
+/// What a turn asks the model: the text stored as the user's message, what the model sees
+/// in its place (after a header, if any), and what retrieval searches for.
+#[derive(Debug, Clone, Copy)]
+struct Asked<'a> {
+    text: &'a str,
+    prompt: &'a str,
+    query: &'a str,
+}
+
+impl Asked<'_> {
+    /// A text, as it was written.
+    fn text(text: &str) -> Asked<'_> {
+        Asked {
+            text,
+            prompt: text,
+            query: text,
+        }
+    }
+}
+
+/// `!more`: the continuation of the node's last answer when it was cut at the budget (its
+/// text ends with [`MORE`]); `None` when there is nothing to continue — no memory, no answer,
+/// a whole one, or a store that cannot say — and then the model is not asked.
+async fn more(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    grant: identity::Grant,
+) -> Option<Asked<'static>> {
+    if !grant.memory {
+        return None;
+    }
+    match shared.store.last_message(node).await {
+        Ok(Some(m)) if m.role == Role::Assistant && m.text.ends_with(MORE) => Some(Asked {
+            text: "!more",
+            prompt: commands::CONTINUE,
+            query: "",
+        }),
+        Ok(_) => None,
+        Err(e) => {
+            debug!(error = %e, "could not read the last answer for !more");
+            None
         }
     }
 }
@@ -189,8 +245,9 @@ async fn touch(shared: &Arc<Shared>, node: NodeId, msg: &TextMessage) {
 /// Whether a turn had the node's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Memory {
-    /// The message was stored (and its memory read, unless the turn ended early).
-    Used,
+    /// The message was stored (and its memory read, unless the turn ended early). `size`:
+    /// the tokens of its prompt and reply, when it was answered.
+    Used { size: Option<usize> },
     /// The database is damaged: the turn was answered without memory, or not at all.
     Missing,
 }
@@ -208,7 +265,7 @@ fn without_memory(e: StoreError, what: &str) -> Option<StoreError> {
 
 /// Where a turn's answer goes, and what of the knowledge folder it may use.
 #[derive(Debug, Clone, Copy)]
-struct Asked {
+struct Recipient {
     dest: DmDest,
     /// The DM may get private passages (`knowledge::private_for`).
     private: bool,
@@ -218,17 +275,26 @@ async fn llm_turn(
     shared: &Arc<Shared>,
     node: NodeId,
     msg: &TextMessage,
-    asked: Asked,
+    asked: Asked<'_>,
+    to: Recipient,
     turn: &Turn,
     summarizing: &Arc<SummaryState>,
 ) -> Memory {
-    let Asked { dest, private } = asked;
+    let Recipient { dest, private } = to;
     let s = &shared.settings;
     let limits = Limits::of(&s.memory);
+    // The first message of a conversation carries who is asking and when: stored with it,
+    // so every later prompt repeats it as the model first saw it.
+    let starts = match shared.store.last_message(node).await {
+        Ok(last) => asker::starts_conversation(last.map(|m| m.at), unix_now()),
+        Err(_) => true,
+    };
+    let asking = Asking::of(shared, msg, &s.context, starts);
+    let said = Said::with_prompt(asked.text, asking.message(asked.prompt));
     // The user's message is stored before the LLM is called, with the node's names.
     let user_id = match shared
         .store
-        .append_heard(node, heard_names(msg), msg.text.clone(), unix_now())
+        .append_heard(node, heard_names(msg), said.clone(), unix_now())
         .await
     {
         Ok(id) => Some(id),
@@ -237,7 +303,7 @@ async fn llm_turn(
             Some(e) => {
                 warn!(error = %e, "memory store failed");
                 notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-                return Memory::Used;
+                return Memory::Used { size: None };
             }
         },
     };
@@ -262,7 +328,7 @@ async fn llm_turn(
             );
             shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
             let guard = summarizing.lock().await;
-            fold::fold_rounds(shared, node, user_id, summarizing, true, &guard).await;
+            fold::fold_rounds(shared, node, user_id, summarizing, true, false, &guard).await;
         }
         Ok(_) => {}
         Err(e) => {
@@ -275,7 +341,7 @@ async fn llm_turn(
         Ok(permit) => permit,
         Err(why) => {
             fair::gave_up(shared, dest.into(), msg.packet_id, turn, why).await;
-            return Memory::Used;
+            return Memory::Used { size: None };
         }
     };
     if permit.waited_for_summary {
@@ -283,42 +349,56 @@ async fn llm_turn(
     }
     // The memory is read once the LLM is ours: a summary saved while we waited is used.
     let loaded = match user_id {
-        Some(id) => load_context(shared, node, id, &msg.text, &limits).await,
+        Some(id) => load_context(shared, node, id, asked.query, &limits).await,
         None => Ok(Context::default()),
     };
-    let (ctx, memory) = match loaded {
-        Ok(ctx) if user_id.is_some() => (ctx, Memory::Used),
-        Ok(ctx) => (ctx, Memory::Missing),
+    let (ctx, used) = match loaded {
+        Ok(ctx) => (ctx, user_id.is_some()),
         Err(e) => match without_memory(e, "the memory could not be read") {
-            None => (Context::default(), Memory::Missing),
+            None => (Context::default(), false),
             Some(e) => {
                 drop(permit);
                 warn!(error = %e, "memory store failed");
                 notice(shared, dest.into(), msg.packet_id, STORE_FAILED).await;
-                return Memory::Used;
+                return Memory::Used { size: None };
             }
         },
     };
-    // Who is asking, as of this message, and a shortened answer's budget: per-turn notes
-    // only, never stored or summarised. A node heard for the first time gets a smaller answer (unless the channel's budget is
-    // smaller still).
+    // How the message came and a shortened answer's budget: notes for this turn only, never
+    // stored or summarised. A node heard for the first time gets a smaller answer (unless
+    // the channel's budget is smaller still).
     let (limits, first_note) = fair::budget(
         budget.limits(s.chunk),
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.extend(first_note);
     // The operator's documents for this question (a short follow-up is read with the
-    // asker's message before it): a per-turn note, last, nearest the question.
-    let previous = ctx
+    // asker's message before it): a per-turn note, last, nearest the question. `!more`
+    // (no query of its own) searches with the question whose answer it continues.
+    let mut asked_before = ctx
         .window
         .iter()
         .rev()
-        .find(|m| m.role == Role::User)
+        .filter(|m| m.role == Role::User && commands::parse(&m.text) != Parsed::More)
         .map(|m| m.text.as_str());
-    notes.extend(knowledge::note(shared, &msg.text, previous, private).await);
-    let messages = prompt::reply_prompt(&s.system_prompt, &ctx, &notes, &msg.text);
+    let (question, previous) = match asked.query {
+        "" => (asked_before.next(), None),
+        query => (Some(query), asked_before.next()),
+    };
+    if let Some(question) = question {
+        notes.extend(knowledge::note(shared, question, previous, private).await);
+    }
+    let message = said.prompt.as_deref().unwrap_or(&said.text);
+    let messages = prompt::reply_prompt(
+        &s.system_prompt,
+        &ctx,
+        prompt::Turn {
+            message,
+            notes: &notes,
+        },
+    );
     let chars = prompt::prompt_chars(&messages);
     debug!(
         prompt_chars = chars,
@@ -340,10 +420,22 @@ async fn llm_turn(
         prompt_chars: chars,
         slot,
         limits,
+        // The rest of a cut answer can be asked for only where the conversation is kept.
+        mark: if user_id.is_some() {
+            CutMark::More
+        } else {
+            CutMark::Ellipsis
+        },
     };
     // The LLM slot taken above is held for the whole answer, streamed or not.
-    answer::answer(shared, question, permit).await;
-    memory
+    let answered = answer::answer(shared, question, permit).await;
+    if used {
+        Memory::Used {
+            size: answered.map(|a| a.tokens),
+        }
+    } else {
+        Memory::Missing
+    }
 }
 
 /// Answers `msg` without the node's memory: nothing is stored or read, no summary follows.
@@ -365,11 +457,21 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes = turn_notes(shared, &asker::Asker::of(msg), &s.context, msg, &budget);
+    // No history: the message always says who is asking and how it came.
+    let asking = Asking::of(shared, msg, &s.context, true);
+    let mut notes = asking.notes(&s.chunk, &budget);
     notes.extend(first_note);
     // Without the node's memory nothing proves the sender: public passages only.
     notes.extend(knowledge::note(shared, &msg.text, None, false).await);
-    let messages = prompt::reply_prompt(&s.system_prompt, &Context::default(), &notes, &msg.text);
+    let message = asking.message(&msg.text);
+    let messages = prompt::reply_prompt(
+        &s.system_prompt,
+        &Context::default(),
+        prompt::Turn {
+            message: &message,
+            notes: &notes,
+        },
+    );
     let question = Question {
         audience: Audience::Dm { dest, stored: None },
         packet_id: msg.packet_id,
@@ -378,28 +480,63 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         // The node's slot holds its memory's prompt: leave it be.
         slot: None,
         limits,
+        mark: CutMark::Ellipsis,
     };
     answer::answer(shared, question, permit).await;
 }
 
-/// The per-turn notes for answering `msg`: who is asking (the items of `context` that
-/// `asker` knows), as of the message's local time, and a shortened answer's budget.
-pub(super) fn turn_notes(
-    shared: &Shared,
-    asker: &asker::Asker,
-    context: &ContextConfig,
-    msg: &TextMessage,
-    budget: &airtime::Budget,
-) -> Vec<String> {
-    let s = &shared.settings;
-    let clock = asker::LocalClock {
-        now: msg.received_at,
-        utc_offset_secs: s.zone.offset_at(unix_time(msg.received_at)),
-    };
-    asker::asker_line(asker, clock, context)
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect()
+/// What the model is told about who asks with one message: the header (names, local time)
+/// and the radio note (hops, SNR, distance), both only when the message starts a
+/// conversation — the header then goes with the message for good, the radio note is for
+/// this turn alone.
+pub(super) struct Asking {
+    header: Option<String>,
+    radio: Option<String>,
+}
+
+impl Asking {
+    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
+    /// time; nothing unless it `starts` a conversation.
+    pub(super) fn of(
+        shared: &Shared,
+        msg: &TextMessage,
+        context: &ContextConfig,
+        starts: bool,
+    ) -> Asking {
+        if !starts {
+            return Asking {
+                header: None,
+                radio: None,
+            };
+        }
+        let who = asker::Asker::of(msg);
+        let clock = asker::LocalClock {
+            now: msg.received_at,
+            utc_offset_secs: shared.settings.zone.offset_at(unix_time(msg.received_at)),
+        };
+        Asking {
+            header: asker::header(&who, clock, context),
+            radio: asker::radio_note(&who, context),
+        }
+    }
+
+    /// The message as the model sees it: `text` after the header, if any.
+    pub(super) fn message(&self, text: &str) -> String {
+        asker::with_header(self.header.as_deref(), text)
+    }
+
+    /// The notes for this turn: the radio note, a shortened answer's budget.
+    pub(super) fn notes(
+        &self,
+        chunk: &crate::chunk::ChunkLimits,
+        budget: &airtime::Budget,
+    ) -> Vec<String> {
+        self.radio
+            .iter()
+            .cloned()
+            .chain(budget.note(chunk))
+            .collect()
+    }
 }
 
 /// Loads the node's memory for answering message `user_id`.
@@ -411,10 +548,13 @@ async fn load_context(
     limits: &Limits,
 ) -> Result<Context, StoreError> {
     let retrieve = shared.settings.memory.retrieve_exchanges;
-    let ctx = shared
+    let mut ctx = shared
         .store
         .context(node, user_id, limits.max_prompt, text, retrieve)
         .await?;
+    if ctx.summary.is_some() {
+        ctx.kept = limits.keep;
+    }
     if ctx.unsummarized > ctx.window.len() {
         warn!(
             unsummarized = ctx.unsummarized,

@@ -141,7 +141,7 @@ async fn a_busy_channel_caps_the_parts_and_tells_the_model_per_turn() {
         d.sim.inject_telemetry(30.0, 1.0);
         let busy = texts(&d.ask(ANN, "and meshtastic?", SOON).await);
         assert_eq!(busy.len(), 2, "stream {stream}: {busy:?}");
-        assert!(busy[1].ends_with("… 2/2"), "{busy:?}");
+        assert!(busy[1].ends_with("… !more 2/2"), "{busy:?}");
         assert!(
             busy.iter()
                 .all(|p| p.chars().count() <= 150 && p.len() <= 200)

@@ -1,6 +1,7 @@
-//! "Who is asking" (`[context]`): the asker's names, hops, SNR, distance and direction from our
-//! node, and the local time reach the model in the per-turn block of the prompt, and nowhere
-//! else: not the system prompt, not the memory block, not the stored messages, not a summary.
+//! "Who is asking" (`[context]`): with the first message of a conversation, the asker's names
+//! and the local time reach the model in the message's header (kept with that message, as
+//! the model saw it), and the hops, SNR, distance and direction from our node in a note for
+//! that turn alone — never in the system prompt, the memory block, a summary or the store.
 
 use std::sync::Arc;
 
@@ -60,18 +61,31 @@ fn last_reply(d: &Daemon) -> FakeRequest {
     replies(&d.llm).pop().expect("a reply request")
 }
 
-/// `text` ends with `local time Ddd HH:MM.` (the clock is the machine's; the exact time is
-/// table-tested in `responder::asker`).
-fn ends_with_a_local_time(text: &str) -> bool {
-    let Some((_, time)) = text.rsplit_once("local time ") else {
+/// `text` is `[NAMES, Ddd HH:MM] ` or `[NAMES, Ddd HH:MM UTC] ` (`names` may be empty), then
+/// `rest`: the header (the clock is the machine's; the exact time is table-tested in
+/// `responder::asker`).
+fn has_header(text: &str, names: &str, utc: bool, rest: &str) -> bool {
+    let Some(time) = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_prefix(names))
+        .and_then(|t| t.strip_suffix(rest))
+        .and_then(|t| t.strip_suffix("] "))
+    else {
         return false;
+    };
+    let time = if utc {
+        match time.strip_suffix(" UTC") {
+            Some(t) => t,
+            None => return false,
+        }
+    } else {
+        time
     };
     let b = time.as_bytes();
     ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].contains(&&time[..3.min(time.len())])
-        && b.len() == 10
+        && b.len() == 9
         && b[3] == b' '
         && b[6] == b':'
-        && b[9] == b'.'
         && [4, 5, 7, 8].iter().all(|&i| b[i].is_ascii_digit())
 }
 
@@ -81,6 +95,7 @@ fn stored_texts(dir: &std::path::Path) -> Vec<String> {
     let mut all = Vec::new();
     for sql in [
         "SELECT text FROM messages",
+        "SELECT coalesce(prompt, '') FROM messages",
         "SELECT text FROM summaries",
         "SELECT text FROM facts",
     ] {
@@ -96,26 +111,28 @@ fn stored_texts(dir: &std::path::Path) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn who_is_asking_is_in_the_per_turn_block_and_nowhere_else() {
+async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_stored() {
     let d = start(&format!("{MEMORY}[context]\nutc_offset = \"+01:00\"\n")).await;
     dm(&d, ANN, "How is my signal?").await;
     let req = last_reply(&d);
     let p = parts(&req);
-    let turn = p.turn.clone().expect("a per-turn block");
+    // The first message of a conversation says who and when, in its header...
     assert!(
-        turn.contains(
-            "Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB, 11.5 km NE of you; local time "
-        ),
-        "{turn}"
+        has_header(&p.new, "Ann Smith (ANN), ", false, "How is my signal?"),
+        "{:?}",
+        p.new
     );
-    assert!(ends_with_a_local_time(&turn), "{turn}");
-    assert!(!turn.ends_with(" UTC."), "an offset is set: {turn}");
-    assert_eq!(p.new, "How is my signal?");
-    assert!(!req.messages[0].content.contains("Asker"), "{req:?}");
+    // ...and how it came, in a note for this turn alone, after it.
+    assert_eq!(
+        notes(&p),
+        Some("Radio details of this message: 2 hops away, SNR -7.5 dB, 11.5 km NE of you.")
+    );
+    assert!(
+        !req.messages[0].content.contains("Radio details"),
+        "{req:?}"
+    );
 
-    // Ann moves (a POSITION_APP packet) and a node the DB does not know writes over the API
-    // (no SNR): only what is known is said, and the latest position counts.
-    d.sim.inject_position(ANN, 475_000_000, HOME.1);
+    // A node the DB does not know writes over the API (no SNR): only what is known is said.
     dm_with(
         &d,
         MeshPacketSpec {
@@ -125,17 +142,23 @@ async fn who_is_asking_is_in_the_per_turn_block_and_nowhere_else() {
         },
     )
     .await;
-    let bob = parts(&last_reply(&d)).turn.expect("a per-turn block");
-    assert!(bob.starts_with("Asker: 1 hop away; local time "), "{bob}");
-    dm(&d, ANN, "And now?").await;
-    let turn = parts(&last_reply(&d)).turn.expect("a per-turn block");
-    assert!(
-        turn.contains("Asker: Ann Smith (ANN), 2 hops away, SNR -7.5 dB, 13.7 km N of you;"),
-        "{turn}"
+    let bob = parts(&last_reply(&d));
+    assert!(has_header(&bob.new, "", false, "hello"), "{:?}", bob.new);
+    assert_eq!(
+        notes(&bob),
+        Some("Radio details of this message: 1 hop away.")
     );
+    // Ann's next message goes on in the same conversation: no header, no note; her first
+    // message stays in the prompt as the model saw it, the note gone.
+    d.sim.inject_position(ANN, 475_000_000, HOME.1);
+    dm(&d, ANN, "And now?").await;
+    let next = parts(&last_reply(&d));
+    assert_eq!(next.new, "And now?");
+    assert_eq!(next.turn, None, "{next:#?}");
+    assert_eq!(next.verbatim[0].1, p.new);
 
-    // Enough turns for folds: the line never reaches the memory block, the verbatim
-    // messages, a summary request or the store.
+    // Enough turns for folds: the radio note never reaches the memory block, the verbatim
+    // messages, a summary request or the store; the header stays with its message.
     for i in 0..12 {
         dm(&d, ANN, &format!("turn {i}: relay K{i}X is up")).await;
     }
@@ -151,7 +174,7 @@ async fn who_is_asking_is_in_the_per_turn_block_and_nowhere_else() {
             assert!(
                 !everything
                     .iter()
-                    .any(|t| t.contains("Asker") || t.contains("SNR")),
+                    .any(|t| t.contains("Radio details") || t.contains("SNR")),
                 "summary request: {everything:#?}"
             );
             continue;
@@ -164,38 +187,54 @@ async fn who_is_asking_is_in_the_per_turn_block_and_nowhere_else() {
             .chain(std::iter::once(p.new.as_str()));
         for t in outside_turn {
             assert!(
-                !t.contains("Asker") && !t.contains("local time"),
+                !t.contains("Radio details") && !t.contains("SNR"),
                 "outside the per-turn block: {t:?}"
             );
         }
-        let turn = p.turn.unwrap_or_default();
-        assert!(turn.contains("Asker: "), "{turn}");
     }
     assert!(seen_memory, "no prompt carried a memory block");
-    for t in stored_texts(dir.path()) {
+    let stored = stored_texts(dir.path());
+    for t in &stored {
         assert!(
-            !t.contains("Asker") && !t.contains("SNR") && !t.contains("local time"),
+            !t.contains("Radio details") && !t.contains("SNR") && !t.contains(" km "),
             "stored: {t:?}"
         );
     }
+    // The header is kept with the message it came with, as the model saw it; the text is
+    // what Ann wrote.
+    assert!(stored.iter().any(|t| t == "How is my signal?"));
+    assert!(
+        stored
+            .iter()
+            .any(|t| has_header(t, "Ann Smith (ANN), ", false, "How is my signal?")),
+        "{stored:#?}"
+    );
 }
 
 #[tokio::test]
 async fn context_items_can_be_switched_off() {
     let d = start("[context]\nnames = false\nsnr = false\ndistance = false\ntime = false\n").await;
     dm(&d, ANN, "Who am I?").await;
-    let turn = parts(&last_reply(&d)).turn.expect("a per-turn block");
-    assert_eq!(turn.lines().last(), Some("Asker: 2 hops away."), "{turn}");
+    let p = parts(&last_reply(&d));
+    assert_eq!(p.new, "Who am I?", "no header");
+    assert_eq!(
+        notes(&p),
+        Some("Radio details of this message: 2 hops away.")
+    );
     d.stop().await.0.expect("clean stop");
 
     let d = start("[context]\nhops = false\nutc_offset = \"UTC\"\n").await;
     dm(&d, ANN, "Who am I?").await;
-    let turn = parts(&last_reply(&d)).turn.expect("a per-turn block");
+    let p = parts(&last_reply(&d));
     assert!(
-        turn.contains("Asker: Ann Smith (ANN), SNR -7.5 dB, 11.5 km NE of you; local time "),
-        "{turn}"
+        has_header(&p.new, "Ann Smith (ANN), ", true, "Who am I?"),
+        "{:?}",
+        p.new
     );
-    assert!(turn.ends_with(" UTC."), "offset 0: {turn}");
+    assert_eq!(
+        notes(&p),
+        Some("Radio details of this message: SNR -7.5 dB, 11.5 km NE of you.")
+    );
     d.stop().await.0.expect("clean stop");
 
     let everything_off =
@@ -206,4 +245,13 @@ async fn context_items_can_be_switched_off() {
     assert_eq!(p.turn, None, "{p:#?}");
     assert_eq!(p.new, "Who am I?");
     d.stop().await.0.expect("clean stop");
+}
+
+/// The per-turn block without the line that opens every one (`NOTES_INTRO`).
+fn notes(p: &crate::memory::Parts) -> Option<&str> {
+    p.turn.as_deref().map(|t| {
+        t.strip_prefix(meshai::memory::prompt::NOTES_INTRO)
+            .unwrap_or(t)
+            .trim_start()
+    })
 }

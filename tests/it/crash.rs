@@ -16,13 +16,19 @@ use rusqlite::Connection;
 use meshai::chunk::strip_marker;
 
 use crate::harness::{SOON, config_text, config_text_with, is_summary, sim_config, spawn_meshai};
-use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse, FakeStream, StreamEnd};
+use crate::support::fake_llm::{
+    FakeLlm, FakeRequest, FakeResponse, FakeStream, StreamEnd, without_header,
+};
 use crate::support::sim_node::SimNode;
 
-/// The summariser names the last user line it folded in, so a test can tell whether the saved
-/// cursor belongs to the saved text.
+/// Messages a fold leaves verbatim here.
+const KEEP: i64 = 4;
+
+/// The summariser names the last user line of its request, so a test can tell whether the
+/// saved cursor belongs to the saved text: the request goes on from the node's whole
+/// conversation, the messages it folds and then the (at most `KEEP` + 1) it keeps.
 fn marking_summarizer(req: &FakeRequest) -> FakeResponse {
-    // The folded messages are the request's turns; its last message asks for the summary.
+    // The conversation is the request's turns; its last message asks for the summary.
     let turns = &req.messages[..req.messages.len().saturating_sub(1)];
     let last = turns
         .iter()
@@ -52,9 +58,9 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
     let llm = FakeLlm::start(behaviour).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("meshai.db");
-    let extra = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n";
+    let extra = format!("[memory]\nwindow_messages = {KEEP}\nsummarize_threshold = 4\n");
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, extra)).expect("config");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, &extra)).expect("config");
 
     let mut sent = 0u32;
     for round in 0..5 {
@@ -145,18 +151,41 @@ fn check_store(db: &std::path::Path, sim: &SimNode, round: usize) {
         .filter_map(Result::ok)
         .collect();
     for (node, text, through) in &rows {
-        let last_user: Option<String> = conn
+        // The line the summary names is the newest user line of its job: at or after the
+        // newest one the cursor covers, and no more than the kept messages beyond it.
+        let named = text.strip_prefix("upto=").unwrap_or_default();
+        let named_id: Option<i64> = conn
             .query_row(
-                "SELECT text FROM messages WHERE node = ?1 AND role = 'user' AND id <= ?2 \
-                 ORDER BY id DESC LIMIT 1",
-                rusqlite::params![node, through],
+                "SELECT id FROM messages WHERE node = ?1 AND role = 'user' AND text = ?2",
+                rusqlite::params![node, without_header(named)],
                 |r| r.get(0),
             )
             .ok();
-        let want = format!("upto={}", last_user.unwrap_or_else(|| "none".into()));
-        assert_eq!(
-            text, &want,
-            "round {round}: node {node} summary and cursor {through} agree"
+        let covered: Option<i64> = conn
+            .query_row(
+                "SELECT max(id) FROM messages WHERE node = ?1 AND role = 'user' AND id <= ?2",
+                rusqlite::params![node, through],
+                |r| r.get(0),
+            )
+            .ok()
+            .flatten();
+        let named_id = named_id.unwrap_or_else(|| {
+            panic!("round {round}: node {node}: the summary names no stored line: {text:?}")
+        });
+        assert!(
+            covered.is_some_and(|c| named_id >= c),
+            "round {round}: node {node}: {text:?} is older than cursor {through}"
+        );
+        let beyond: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id <= ?3",
+                rusqlite::params![node, through, named_id],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert!(
+            beyond <= KEEP + 1,
+            "round {round}: node {node}: {text:?} is {beyond} messages past cursor {through}"
         );
     }
     eprintln!(
@@ -249,7 +278,7 @@ async fn a_kill_mid_answer_keeps_the_parts_that_went_on_air() {
         .messages
         .iter()
         .filter(|m| m.role != "system")
-        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .map(|m| (m.role.as_str(), without_header(&m.content)))
         .collect();
     assert_eq!(
         turns,

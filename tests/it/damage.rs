@@ -65,8 +65,7 @@ fn request_for(llm: &FakeLlm, text: &str) -> FakeRequest {
 fn retrieved(req: &FakeRequest, word: &str) -> bool {
     req.messages.iter().any(|m| {
         m.role == "system"
-            && m.content
-                .contains("Earlier exchanges that may be relevant:")
+            && m.content.contains(meshai::memory::prompt::RETRIEVED_INTRO)
             && m.content.contains(word)
     })
 }
@@ -77,7 +76,10 @@ async fn a_damaged_search_index_costs_only_retrieval() {
     let d = Daemon::start(extra).await;
     d.answer_with(echo);
     let db = d.dir.path().join("meshai.db");
-    d.ask(ANN, "My antenna is a yagi7 on the roof.", SOON).await;
+    // A question, not a statement: its exchange is found by retrieval (a kept fact would be
+    // in the memory block instead).
+    d.ask(ANN, "Would a yagi7 on the roof reach the hill?", SOON)
+        .await;
     for i in 0..5 {
         d.ask(ANN, &format!("filler line {i}"), SOON).await;
     }
@@ -103,7 +105,7 @@ async fn a_damaged_search_index_costs_only_retrieval() {
     assert!(
         req.messages
             .iter()
-            .any(|m| m.content.starts_with("What you remember")),
+            .any(|m| m.content.starts_with(meshai::memory::prompt::MEMORY_INTRO)),
         "the summary is still there: {:#?}",
         req.messages
     );

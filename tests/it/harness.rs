@@ -223,10 +223,7 @@ pub fn ends_reply(texts: &[SentText]) -> bool {
 
 /// Is this request a summary update (rather than a reply)?
 pub fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.first().is_some_and(|m| {
-        m.content
-            .starts_with(meshai::memory::summary::SUMMARY_SYSTEM_START)
-    })
+    req.is_summary()
 }
 
 /// The reply requests only.
@@ -271,10 +268,16 @@ pub struct Daemon {
 impl Daemon {
     /// Starts the fakes and the daemon with `extra` config sections, waits for the handshake.
     pub async fn start(extra: &str) -> Daemon {
+        Daemon::start_llm(extra, "timeout_secs = 3").await
+    }
+
+    /// Like [`Daemon::start`], with these `[llm]` lines (see [`config_text_with`]).
+    pub async fn start_llm(extra: &str, llm_lines: &str) -> Daemon {
         let sim = Arc::new(SimNode::start(sim_config()).await);
         let llm = FakeLlm::start_echo().await;
+        let url = llm.base_url();
         let dir = tempfile::tempdir().expect("tempdir");
-        Daemon::start_with(sim, llm, dir, extra).await
+        Daemon::start_with_llm_url(sim, llm, dir, extra, &url, llm_lines).await
     }
 
     pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {

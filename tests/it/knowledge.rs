@@ -9,7 +9,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use meshai::knowledge::render::{NO_NOTES, NOTES_INTRO, SYSTEM_HINT};
+use meshai::knowledge::DEFAULT_ABOUT;
+use meshai::knowledge::render::{NOTES_INTRO, no_notes, system_hint};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::harness::{Daemon, SOON, config_text, replies, sim_config};
@@ -68,13 +69,17 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         "{prompt}"
     );
     let system = first.messages[0].content.clone();
-    assert!(system.contains(SYSTEM_HINT), "{system}");
+    assert!(system.contains(&system_hint(DEFAULT_ABOUT)), "{system}");
     // The passages are per-turn notes, just before the question, never in the system prompt.
     assert!(!system.contains("Fire Station"));
     let n = first.messages.len();
-    assert_eq!(
-        first.messages[n - 1].content,
-        "Where is the club meeting held?"
+    // The new message last (with the header of a conversation's first message).
+    assert!(
+        first.messages[n - 1]
+            .content
+            .ends_with("] Where is the club meeting held?"),
+        "{:?}",
+        first.messages[n - 1].content
     );
     assert!(first.messages[n - 2].content.contains("Old Fire Station"));
 
@@ -109,7 +114,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         !prompt.contains("library") && !prompt.contains("Fire Station"),
         "{prompt}"
     );
-    assert!(prompt.contains(NO_NOTES), "{prompt}");
+    assert!(prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
     let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
     assert!(
         joined(&status).contains("Notes: 0 docs, 0 passages."),

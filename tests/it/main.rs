@@ -13,6 +13,7 @@ mod harness;
 mod knowledge;
 mod layers;
 mod memory;
+mod more;
 mod radio;
 mod real_llm;
 mod secrets;

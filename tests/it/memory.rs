@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use meshai::chunk::strip_marker;
+use meshai::memory::prompt::MEMORY_INTRO;
 
 use crate::harness::{Daemon, SOON, is_summary, replies, sim_config, summarizer};
-use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse};
+use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse, without_header};
 use crate::support::sim_node::SimNode;
 
 const ANN: u32 = 0xa1a1_0001;
@@ -28,7 +29,7 @@ fn config() -> String {
 }
 
 /// A reply prompt taken apart: the memory block, the verbatim messages, the per-turn block
-/// and the new message.
+/// and the new message (as the model sees it, its header included).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Parts {
     pub memory: Option<String>,
@@ -41,11 +42,10 @@ pub(crate) fn parts(req: &FakeRequest) -> Parts {
     let msgs: &[FakeMessage] = &req.messages;
     let mut rest = msgs.get(1..).unwrap_or_default();
     let mut memory = None;
-    if let Some(m) = rest.first().filter(|m| {
-        m.role == "system"
-            && (m.content.starts_with("What you remember")
-                || m.content.starts_with("They told you"))
-    }) {
+    if let Some(m) = rest
+        .first()
+        .filter(|m| m.role == "system" && m.content.starts_with(MEMORY_INTRO))
+    {
         memory = Some(m.content.clone());
         rest = &rest[1..];
     }
@@ -113,9 +113,13 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
         let (a, b) = (parts(&pair[0]), parts(&pair[1]));
         let mut carried = a.verbatim.clone();
         carried.push(("user".into(), a.new.clone()));
-        carried.push(("assistant".into(), format!("Noted: {}", a.new)));
+        carried.push((
+            "assistant".into(),
+            format!("Noted: {}", without_header(&a.new)),
+        ));
         if a.memory == b.memory {
-            // No fold between t and t+1: the messages of t's prompt are a prefix of t+1's.
+            // No fold between t and t+1: t's prompt without its per-turn block and new message
+            // is a prefix of t+1's (which then goes on with that message and its reply).
             let n = pair[0].messages.len() - 1 - usize::from(a.turn.is_some());
             assert_eq!(
                 pair[0].messages[..n],
@@ -228,7 +232,7 @@ async fn botched_summaries_lose_nothing_and_the_hard_cap_folds_before_the_reply(
         let p = parts(r);
         assert_eq!(p.memory, None, "turn {t}: no summary was saved");
         assert_eq!(
-            p.verbatim.first().map(|m| m.1.as_str()),
+            p.verbatim.first().map(|m| without_header(&m.1)),
             Some("My callsign is KD9XYZ"),
             "turn {t}: the first message is still in the prompt"
         );
@@ -293,13 +297,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
         memory.contains("- our swap meets are every second Saturday"),
         "{memory}"
     );
-    // The exchange whose question is a kept fact comes back as that statement alone.
+    // The exchange whose question is a kept fact is not brought back: the memory block has it.
     let turn = p.turn.clone().unwrap_or_default();
-    assert!(
-        turn.contains("User: our swap meets are every second Saturday")
-            && !turn.contains("Noted: our swap"),
-        "{turn}"
-    );
+    assert!(!turn.contains("swap meets"), "{turn}");
     // A question (no fact) found by its stems: "battery ... freezing night".
     d.dm_and_wait(ANN, "A battery for a freezing night?", 1)
         .await;
@@ -307,7 +307,7 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     let p = parts(reqs.last().expect("reply"));
     let turn = p.turn.unwrap_or_default();
     assert!(
-        turn.contains("User: Which batteries survive freezing nights?"),
+        turn.contains("They wrote “Which batteries survive freezing nights?”"),
         "{turn}"
     );
     let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");

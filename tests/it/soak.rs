@@ -170,7 +170,15 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
                 let seen = sim.texts().len();
                 if seen >= next {
                     if !rebooted && drops == 2 {
-                        sim.send_rebooted();
+                        // Not while an ACK waits in the node's queue to the daemon: the
+                        // reboot would lose it, and the daemon would rightly send that part
+                        // again — a duplicate on air no client can avoid. Texts still in
+                        // the node's TX queue are lost and sent again, which is the case
+                        // under test. Until then, the next tick tries again.
+                        if !sim.send_rebooted_if_quiet() {
+                            tokio::time::sleep(Duration::from_millis(1)).await;
+                            continue;
+                        }
                         rebooted = true;
                     } else {
                         sim.drop_connection();
@@ -186,6 +194,14 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
 
     let (mut rss_early, mut rss_peak) = (0, 0);
     for round in 0..per_node {
+        // Like the firmware, the simulated node keeps at most 32 packets for a client that
+        // is away: 30 DMs landing during a link drop, on top of an ACK still due for the last
+        // round, would push that ACK out, and the daemon, never told its part arrived,
+        // would rightly send it again. So a round starts once the node is idle (connected,
+        // every ACK delivered); a link drop during the round is the fault under test.
+        if !sim.wait_idle(Duration::from_secs(60)).await {
+            eprintln!("soak: round {round} starts while the node is not idle");
+        }
         for n in 0..nodes {
             sim.inject_dm(FIRST + n, &format!("n{n} m{round}"), None);
         }
@@ -205,6 +221,12 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
     tokio::time::sleep(Duration::from_secs(6)).await;
     stop.store(true, Ordering::Relaxed);
     let (drops, rebooted) = faults.await.expect("fault task");
+    // The run only means something if the node lost nothing for want of room.
+    assert_eq!(
+        sim.to_client_dropped(),
+        0,
+        "the node's queue to the client overflowed: a DM or an ACK was dropped"
+    );
     let texts_end = sim.texts();
     let rss_end = rss_kib(pid);
     rss_peak = rss_peak.max(rss_end);

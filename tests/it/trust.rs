@@ -1,20 +1,28 @@
 //! Trust on a shared mesh, through the daemon: a channel mention never sees a node's DM
 //! memory and runs no command; only a PKI DM proves its sender, so a forged DM with the id of
-//! a node that talks PKI can neither read, reset nor plant into its memory; a new key is a
-//! new identity until the operator runs `meshai trust`; replies to PKI nodes leave
-//! `pki_encrypted` and a PKI NAK is never answered with the channel key; nodes that never
-//! used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no memory.
+//! a node that talks PKI can neither read, reset nor plant into its memory, nor run any
+//! command; a new key is a new identity until the operator runs `meshai trust`; replies to
+//! PKI nodes leave `pki_encrypted` and a PKI NAK is never answered with the channel key;
+//! nodes that never used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no
+//! memory.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use meshai::chunk::strip_marker;
-use meshai::memory::store::{Store, StoredMessage};
+use meshai::memory::store::{Role, Store, StoredMessage};
 use meshai::node::NodeId;
+use meshai::radio::{
+    ChannelState, Inbound, LinkState, PartOutcome, ReplyReport, StreamMsg, TextMessage,
+};
+use meshai::responder::{ConsoleReply, RadioWatch, Responder, Sink};
+use tokio::sync::{mpsc, watch};
 
-use crate::harness::{Daemon, SOON, config_text, ends_reply, parse_config, replies};
-use crate::support::fake_llm::{FakeRequest, FakeResponse};
-use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText};
+use crate::harness::{
+    Daemon, SOON, config_text, config_text_with, ends_reply, parse_config, replies, sim_config,
+};
+use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText, SimNode};
 
 const ALICE: u32 = 0xa1c1_0001;
 const BOB: u32 = 0xb0b0_0002;
@@ -97,6 +105,23 @@ pub(crate) async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
     history
 }
 
+/// How many texts went to `node` so far.
+fn texts_to(d: &Daemon, node: u32) -> usize {
+    d.sim.texts().iter().filter(|t| t.to == node).count()
+}
+
+/// Sends `text` without PKI as `node` (a node that talked PKI) and checks that the reply is
+/// the warning line alone, PKI-encrypted; returns [`texts_to`] after it.
+async fn only_the_warning(d: &Daemon, node: u32, text: &str) -> usize {
+    let warning = plain_ask(d, node, text).await;
+    assert_eq!(
+        joined(&warning),
+        "I only answer this node over encrypted DMs. If this was you, check your app's keys."
+    );
+    assert!(warning.iter().all(|t| t.pki_encrypted), "{warning:?}");
+    texts_to(d, node)
+}
+
 /// A reply from `BOB`: once it is in, everything injected before it went through the intake.
 async fn control(d: &Daemon) {
     let reply = plain_ask(d, BOB, "control question").await;
@@ -167,8 +192,7 @@ async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
         "Elm",
         "how far does it reach",
         "antenna",
-        "What you remember",
-        "They told you",
+        meshai::memory::prompt::MEMORY_INTRO,
     ] {
         assert!(
             !text.contains(secret),
@@ -199,6 +223,160 @@ async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
     );
 }
 
+/// Nothing on the mention path calls the store, streamed or not: see [`mentions_on_a_held_store`].
+#[tokio::test]
+async fn the_mention_path_never_calls_the_store() {
+    for llm in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
+        mentions_on_a_held_store(llm).await;
+    }
+}
+
+/// How long a mention may take to be answered here: far less than the store's 5 s wait for a
+/// lock, so an answer that waited on the held store cannot come in time.
+const UNHELD: Duration = Duration::from_secs(3);
+
+/// The responder (no radio: replies come to the console sink) on a store whose one database
+/// thread is held up: a call of the test's own waits behind a write lock another connection
+/// holds, and the store's later calls queue behind it. Mentions — a question with the
+/// channel's thread, a command — are still answered; a DM, whose path uses the store, only
+/// once the lock goes.
+async fn mentions_on_a_held_store(llm_lines: &str) {
+    // The simulated node only names the config's radio: nothing connects to it.
+    let sim = SimNode::start(sim_config()).await;
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = parse_config(&config_text_with(
+        &sim,
+        &llm.base_url(),
+        &db,
+        CONFIG,
+        llm_lines,
+    ));
+    let path = db.clone();
+    let store = tokio::task::spawn_blocking(move || Store::open(&path))
+        .await
+        .expect("open task")
+        .expect("the database opens");
+    let (inbound, inbound_rx) = mpsc::channel(16);
+    let (console_tx, mut console) = mpsc::channel(16);
+    let (_link, link) = watch::channel(LinkState::Connecting);
+    let (_channel, channel) = watch::channel(ChannelState::default());
+    let responder = Responder::spawn(
+        meshai::responder_settings(&config),
+        store.clone(),
+        meshai::llm_pool(&config).expect("the LLM pool"),
+        Sink::Console(console_tx),
+        RadioWatch {
+            link,
+            channel,
+            activity: Default::default(),
+        },
+        inbound_rx,
+    );
+    let send = |msg: Inbound| {
+        let inbound = inbound.clone();
+        async move { inbound.send(msg).await.expect("the intake runs") }
+    };
+    let mention = |id: u32, text: &str| Inbound::Broadcast(heard(ALICE, BROADCAST, id, text));
+    // Once a first mention is answered, the intake has read what it needs at start.
+    send(mention(1, "@ai what is lora?")).await;
+    let first = console_reply(&mut console, SOON).await;
+    assert_eq!(first.as_deref(), Some("echo: what is lora?"));
+
+    let lock = rusqlite::Connection::open(&db).expect("a second connection");
+    lock.execute_batch("BEGIN IMMEDIATE")
+        .expect("the write lock");
+    let holder = store.clone();
+    let held = holder.append_user(NodeId(BOB), "held".into(), 0);
+    tokio::pin!(held);
+    let waited = tokio::time::timeout(Duration::from_millis(100), &mut held).await;
+    assert!(waited.is_err(), "the store's thread waits on the lock");
+
+    send(mention(2, "@ai and in winter?")).await;
+    send(mention(3, "@ai !summary")).await;
+    let answer = console_reply(&mut console, UNHELD).await;
+    let hint = console_reply(&mut console, UNHELD).await;
+    assert_eq!(answer.as_deref(), Some("echo: and in winter?"));
+    assert_eq!(
+        hint.as_deref(),
+        Some("Commands work only in a direct message to me.")
+    );
+    // The hold is real: a DM's path uses the store, so its answer waits for the lock.
+    send(Inbound::Dm(heard(BOB, 0x1234_5678, 4, "hello?"))).await;
+    let early = console_reply(&mut console, Duration::from_millis(500)).await;
+    assert_eq!(early, None, "a DM is not answered past a held store");
+    lock.execute_batch("COMMIT").expect("the lock goes");
+    held.await.expect("the test's own call");
+    let dm = console_reply(&mut console, SOON).await;
+    assert_eq!(dm.as_deref(), Some("echo: hello?"));
+
+    responder.stop(Duration::from_secs(5)).await;
+    store.close().await.expect("the store closes");
+}
+
+/// A text heard from `from` to `to` (the broadcast address: a channel message on channel 0).
+fn heard(from: u32, to: u32, packet_id: u32, text: &str) -> TextMessage {
+    TextMessage {
+        from: NodeId(from),
+        to: NodeId(to),
+        channel: 0,
+        packet_id,
+        text: text.to_string(),
+        hops: Some(0),
+        snr: None,
+        position: None,
+        local_position: None,
+        received_at: SystemTime::now(),
+        names: None,
+        pki: false,
+        public_key: None,
+        via_mqtt: false,
+    }
+}
+
+/// The next reply the console sink gets within `within`, its parts' texts joined (a streamed
+/// one once its last part came); reported delivered.
+async fn console_reply(
+    console: &mut mpsc::Receiver<ConsoleReply>,
+    within: Duration,
+) -> Option<String> {
+    let read = async {
+        let reply = console.recv().await?;
+        let parts = match reply.parts {
+            None => reply.request.parts.clone(),
+            Some(mut stream) => {
+                let mut got = Vec::new();
+                while let Some(msg) = stream.recv().await {
+                    match msg {
+                        StreamMsg::Parts { bodies, last } => {
+                            got.extend(bodies);
+                            if last {
+                                break;
+                            }
+                        }
+                        StreamMsg::Retract(taken) => {
+                            let _ = taken.send(got.is_empty());
+                        }
+                    }
+                }
+                got
+            }
+        };
+        let _ = reply.report.send(ReplyReport {
+            parts: vec![PartOutcome::Delivered; parts.len()],
+        });
+        Some(
+            parts
+                .iter()
+                .map(|p| strip_marker(p))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    };
+    tokio::time::timeout(within, read).await.ok().flatten()
+}
+
 /// After Alice talked over PKI, DMs without PKI carrying her id reach nothing of hers: a
 /// forged `!reset` wipes nothing, a forged text is not stored, sees no memory and costs no
 /// LLM call; her node gets one warning, PKI-encrypted.
@@ -211,19 +389,16 @@ async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
     let before = stored(&d, ALICE).await;
     assert_eq!(before.len(), 2);
 
-    let warning = plain_ask(&d, ALICE, "!reset").await;
-    assert_eq!(
-        joined(&warning),
-        "I only answer this node over encrypted DMs. If this was you, check your app's keys."
-    );
-    assert!(warning.iter().all(|t| t.pki_encrypted), "{warning:?}");
-    let alice_texts = |d: &Daemon| d.sim.texts().iter().filter(|t| t.to == ALICE).count();
-    let sent = alice_texts(&d);
+    let sent = only_the_warning(&d, ALICE, "!reset").await;
     d.sim.inject_dm(ALICE, "My callsign is FAKE1.", None);
     d.sim.inject_dm(ALICE, "what is my callsign?", None);
     d.sim.inject_dm(ALICE, "!summary", None);
     control(&d).await;
-    assert_eq!(alice_texts(&d), sent, "one warning per hour, then silence");
+    assert_eq!(
+        texts_to(&d, ALICE),
+        sent,
+        "one warning per hour, then silence"
+    );
     assert!(
         !d.llm
             .requests()
@@ -253,21 +428,19 @@ async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
     assert!(said(&req).contains("Blue Heron"), "memory by default");
 }
 
-/// A forged `!status` with the id of an admin who talks PKI shows no admin counters; the
-/// admin's own, over PKI, does.
+/// A DM without PKI carrying the id of an admin who talks PKI runs no command: a forged
+/// `!status` gets only the warning line (no uptime, no admin counters), and a forged `!help`
+/// after it nothing at all; the admin's own `!status`, over PKI, shows the counters.
 #[tokio::test]
-async fn a_forged_status_from_a_pki_admin_gets_no_admin_counters() {
+async fn a_forged_command_from_a_pki_admin_runs_nothing() {
     let d = Daemon::start(CONFIG).await;
     let own = joined(&pki_ask(&d, ADMIN, "!status", K1).await);
     assert!(own.contains("Admin:"), "{own}");
-    let forged = plain_ask(&d, ADMIN, "!status").await;
-    let text = joined(&forged);
-    assert!(text.starts_with("meshai up "), "{text}");
-    assert!(
-        !text.contains("Admin:") && !text.contains("I hold"),
-        "{text}"
-    );
-    assert!(forged.iter().all(|t| t.pki_encrypted));
+    let sent = only_the_warning(&d, ADMIN, "!status").await;
+    d.sim.inject_dm(ADMIN, "!help", None);
+    d.sim.inject_dm(ADMIN, "!status", None);
+    control(&d).await;
+    assert_eq!(texts_to(&d, ADMIN), sent, "then silence");
 }
 
 /// A PKI DM with another key than the pinned one is a new identity: answered without the
@@ -312,10 +485,19 @@ async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
 }
 
 /// Our node cannot PKI-encrypt for Alice (NAK PKI_UNKNOWN_PUBKEY): the reply ends there,
-/// nothing goes with the channel key, and her next DM is tried again over PKI.
+/// nothing goes with the channel key, and her next DM is tried again over PKI. The answer
+/// never went on air, so it leaves the conversation (docs/security.md): the stored reply is
+/// deleted, and the next turn's prompt does not have it. Streamed and not.
 #[tokio::test]
 async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
-    let d = Daemon::start(CONFIG).await;
+    for llm in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
+        let d = Daemon::start_llm(CONFIG, llm).await;
+        a_pki_nak_on(&d).await;
+    }
+}
+
+/// The NAK case on the daemon `d`.
+async fn a_pki_nak_on(d: &Daemon) {
     let long = "Antennas matter more than power on a mesh like this one. ".repeat(5);
     let want = long.clone();
     d.answer_with(move |_| FakeResponse::Text(want.clone()));
@@ -327,7 +509,7 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
         .await;
     assert!(first);
     d.answer_with(|req| FakeResponse::Text(format!("echo: {}", req.last_user())));
-    control(&d).await;
+    control(d).await;
     let to_alice: Vec<SentText> = d
         .sim
         .texts()
@@ -336,6 +518,21 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
         .collect();
     assert_eq!(to_alice.len(), 1, "no resend, no fallback: {to_alice:?}");
     assert!(to_alice[0].pki_encrypted);
+    // The report comes back after the NAK; the reply's row goes then.
+    let deadline = tokio::time::Instant::now() + SOON;
+    let history = loop {
+        let history = stored(d, ALICE).await;
+        if history.len() == 1 || tokio::time::Instant::now() >= deadline {
+            break history;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let rows: Vec<(Role, &str)> = history.iter().map(|m| (m.role, m.text.as_str())).collect();
+    assert_eq!(
+        rows,
+        [(Role::User, "tell me about antennas")],
+        "the NAKed answer is not kept"
+    );
 
     d.sim.inject_pki_dm(ALICE, "still there?", K1);
     let again = d
@@ -348,6 +545,12 @@ async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
     let texts = d.sim.texts();
     let last = texts.iter().rev().find(|t| t.to == ALICE).expect("a text");
     assert!(last.pki_encrypted);
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(
+        !said(&req).contains("Antennas matter"),
+        "the next prompt does not have the NAKed answer: {}",
+        said(&req)
+    );
 }
 
 /// `require_pki = "all"`: a DM without PKI from a node that never used PKI is answered

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 
-use super::super::{ChunkLimits, fit, layout, strip_marker};
+use super::super::{ChunkLimits, CutMark, fit, layout, strip_marker};
 use super::{Numbering, Parts, StreamChunker};
 
 /// Feeds `pieces` one by one; returns every part with whether it was handed out before the
@@ -29,7 +29,7 @@ fn stream(pieces: &[&str], limits: &ChunkLimits) -> (Vec<(String, bool)>, bool) 
 
 /// The batch chunker's parts without their markers.
 fn batch(text: &str, limits: &ChunkLimits) -> Vec<String> {
-    let parts = layout(text, limits).parts;
+    let parts = layout(text, limits, CutMark::Ellipsis).parts;
     if parts.len() <= 1 {
         return parts;
     }
@@ -191,7 +191,7 @@ proptest! {
         let bodies: Vec<String> = parts.iter().map(|(p, _)| p.clone()).collect();
         let want = batch(&text, &limits);
         let normalized = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let out = layout(&text, &limits);
+        let out = layout(&text, &limits, CutMark::Ellipsis);
         let sane = limits.sane();
         let word_fallback = !out.truncated
             && out.parts.len() > 1
@@ -209,4 +209,24 @@ proptest! {
             prop_assert!(body.len() + widest <= sane.max_bytes, "{body:?}");
         }
     }
+}
+
+#[test]
+fn a_stream_cut_at_the_budget_ends_with_its_mark() {
+    let limits = ChunkLimits {
+        max_chars: 40,
+        max_bytes: 60,
+        max_chunks: 2,
+    };
+    let mut c = StreamChunker::with_mark(&limits, CutMark::More);
+    let mut parts = c.push(&"word ".repeat(40)).parts;
+    parts.extend(c.finish().parts);
+    assert!(c.is_full());
+    assert_eq!(parts.len(), 2);
+    assert!(parts[1].ends_with(crate::chunk::MORE), "{parts:?}");
+    // The same cut as the batch chunker makes.
+    let (batch, cut) = super::super::chunk_cut(&"word ".repeat(40), &limits, CutMark::More);
+    assert!(cut);
+    let batch: Vec<&str> = batch.iter().map(|p| strip_marker(p)).collect();
+    assert_eq!(parts, batch);
 }

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 
-use super::super::{ChunkLimits, layout, strip_marker};
+use super::super::{ChunkLimits, CutMark, layout, strip_marker};
 
 fn limits() -> impl Strategy<Value = ChunkLimits> {
     (20..200usize, 40..250usize, 1..6usize).prop_map(|(max_chars, max_bytes, max_chunks)| {
@@ -85,7 +85,7 @@ fn reassembles(input: &str, bodies: &[&str], truncated: bool) -> Result<(), Stri
 /// The invariants of the module documentation, for the limits actually applied.
 fn check_layout(text: &str, limits: &ChunkLimits) -> Result<(), TestCaseError> {
     let limits = limits.sane();
-    let out = layout(text, &limits);
+    let out = layout(text, &limits, CutMark::Ellipsis);
     let parts = &out.parts;
     prop_assert!(parts.len() <= limits.max_chunks);
     prop_assert_eq!(parts.is_empty(), text.trim().is_empty());

@@ -2,33 +2,38 @@
 //! file is asked before the node is.
 //!
 //! A TCP node serves one client, so a check that opened it would take it from the daemon
-//! (over serial the daemon's exclusive lock refuses the check instead). So: when the daemon
-//! that uses this config's database runs and its status file names the same node, its state
-//! is the answer and the node is not opened. When no daemon holds it, the node is opened as
-//! before. When the status file cannot be read (run as another user: the service's state
-//! folder is 0750) while a meshai process runs, a TCP node is not opened unless
+//! (over serial the daemon's exclusive lock refuses the check instead). So: when a running
+//! daemon's status file names the same node, its state is the answer and the node is not
+//! opened. The status files looked at are `meshai init`'s (`cli::daemons`): beside this
+//! config's database, the service's and the user's default one, so a check with another
+//! config (another database) still finds the service. When no daemon holds the node, it is
+//! opened as before. When a status file cannot be read (run as another user: the service's
+//! state folder is 0750) while a meshai process runs, a TCP node is not opened unless
 //! `--connect` says so.
 //!
-//! `find` reads the file and `/proc`; `plan` decides and words the line, without I/O.
+//! `cli::daemons` reads the files and `/proc`, `find` picks what they say about this node;
+//! `plan` decides and words the line, without I/O.
 
 use std::path::Path;
 
 use super::{Options, Outcome};
+use crate::cli::daemons::{self, Daemons};
 use crate::cli::{advice, format};
 use crate::config::Config;
+use crate::config::locate::Env;
 use crate::node::NodeId;
 use crate::radio::Transport;
-use crate::status_file::{self, DaemonStatus, LinkWord, publish::REFRESH};
+use crate::status_file::{DaemonStatus, LinkWord, publish::REFRESH};
 
-/// What the status file says about who holds the node.
+/// What the status files say about who holds the node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Found {
     /// No running daemon uses this node: no file, one left by a process that is gone, or a
     /// daemon configured for another node.
     Nobody,
-    /// The running daemon holds it.
+    /// A running daemon holds it.
     Daemon(DaemonStatus),
-    /// The file cannot be read; why.
+    /// A file cannot be read; why.
     Unknown(String),
 }
 
@@ -41,29 +46,34 @@ pub(super) enum Plan {
     Open,
 }
 
-/// The radio line: the daemon's state when it holds the node, else a handshake of our own.
-pub async fn radio(config: &Config, options: Options) -> Outcome {
-    let proc = Path::new("/proc");
-    let found = find(&config.database, &config.radio.transport, proc);
-    let others = match found {
-        Found::Unknown(_) => status_file::meshai_processes(proc, std::process::id()),
-        _ => Vec::new(),
-    };
+/// The radio line: the state of the daemon that holds the node, else a handshake of our own.
+/// `env` finds the user's default database (`$XDG_STATE_HOME`, `$HOME`).
+pub async fn radio(config: &Config, options: Options, env: Env<'_>) -> Outcome {
+    let databases = daemons::databases(&config.database, env);
+    let daemons = Daemons::read(&databases, Path::new("/proc"));
+    let found = find(&daemons, &config.radio.transport);
     let what = format!("radio {}", format::transport(&config.radio.transport));
     let now = crate::clock::unix_now();
-    match plan(found, &config.radio.transport, options, &others, &what, now) {
+    match plan(
+        found,
+        &config.radio.transport,
+        options,
+        daemons.others(),
+        &what,
+        now,
+    ) {
         Plan::Report(outcome) => outcome,
         Plan::Open => super::radio(config).await,
     }
 }
 
-/// Reads the status file of the daemon using `database`, and whether its writer still runs
-/// (as `proc` shows) with the node `transport` names.
-pub(super) fn find(database: &Path, transport: &Transport, proc: &Path) -> Found {
-    match status_file::read(&status_file::path_for(database)) {
-        Ok(Some(s)) if s.is_running(proc) && s.radio.is(transport) => Found::Daemon(s),
-        Ok(_) => Found::Nobody,
-        Err(e) => Found::Unknown(e.to_string()),
+/// What the running `daemons` say about the node `transport` names: the one that holds it,
+/// else why a status file could not be read, else nobody.
+pub(super) fn find(daemons: &Daemons, transport: &Transport) -> Found {
+    match (daemons.holder(transport), daemons.unreadable()) {
+        (Some(s), _) => Found::Daemon(s.clone()),
+        (None, Some(why)) => Found::Unknown(why.to_string()),
+        (None, None) => Found::Nobody,
     }
 }
 

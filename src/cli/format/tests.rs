@@ -137,12 +137,14 @@ fn history_listing() {
             role: Role::User,
             text: "hello\nthere".into(),
             at: 0,
+            prompt: None,
         },
         StoredMessage {
             id: 2,
             role: Role::Assistant,
             text: "hi".into(),
             at: 61,
+            prompt: None,
         },
     ];
     let summary = Summary {

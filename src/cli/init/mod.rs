@@ -25,6 +25,7 @@ use anyhow::Context as _;
 use self::node::{Candidate, Probe};
 use self::plan::{Kind, ServerProbe, Who};
 use self::template::{RadioLine, Values};
+use super::daemons::{self, Daemons};
 use crate::config::Config;
 use crate::config::locate::{self, Env};
 use crate::llm::models::{self, ListApi};
@@ -142,14 +143,7 @@ pub async fn run(
     writeln!(out, "looking for the node and an LLM server…")?;
     // The daemons whose status files tell which node they hold: this database's, the
     // service's and the user's default one.
-    let databases: Vec<PathBuf> = [
-        Some(database.clone()),
-        Some(PathBuf::from(plan::SERVICE_DATABASE)),
-        plan::default_database(Who::User, env),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let databases = daemons::databases(&database, env);
     let (nodes, servers) = tokio::join!(find_nodes(args, &databases), find_servers(args));
     let nodes = nodes?;
     print_nodes(out, &nodes)?;
@@ -243,9 +237,7 @@ fn refuse(out: &mut (dyn Write + Send), problems: &[String]) -> anyhow::Result<b
 
 /// The effective user, read from `/proc` and `/etc/passwd` (no libc call needed).
 fn who_am_i() -> Who {
-    let euid = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| plan::euid_from_status(&s));
+    let euid = daemons::my_euid();
     let service = service_ids().map(|(uid, _)| uid);
     // Unknown: not root, so nothing system-wide is assumed.
     euid.map_or(Who::User, |e| Who::of(e, service))
@@ -291,7 +283,7 @@ async fn find_nodes(
         );
         c
     };
-    let daemons = node::Daemons::read(databases, Path::new("/proc"));
+    let daemons = Daemons::read(databases, Path::new("/proc"));
     let probes = futures_util::future::join_all(
         candidates
             .iter()
@@ -420,7 +412,7 @@ fn prepare_database(path: &Path, who: Who) -> Result<String, String> {
     };
     let mut note = String::new();
     if !dir.is_dir() {
-        let service_dir = who == Who::Root && path == Path::new(plan::SERVICE_DATABASE);
+        let service_dir = who == Who::Root && path == Path::new(daemons::SERVICE_DATABASE);
         note = create_dir(&dir, service_dir)
             .map_err(|e| format!("{e}; choose another place with --database FILE"))?;
     }
@@ -472,7 +464,7 @@ fn prepare_knowledge(dir: &Path, who: Who, database: &Path) -> Result<String, St
     if dir.is_dir() {
         return Ok(format!(" (exists: kept){hint}"));
     }
-    let service = who == Who::Root && database == Path::new(plan::SERVICE_DATABASE);
+    let service = who == Who::Root && database == Path::new(daemons::SERVICE_DATABASE);
     let note = create_dir(dir, service)
         .map_err(|e| format!("{e}; name another folder with --knowledge DIR, or --no-knowledge"))?;
     Ok(format!("{note}{hint}"))

@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::super::check::{Link, handshake};
+use super::super::daemons::Daemons;
 use super::super::format;
 use crate::node::NodeId;
 use crate::radio::{LinkState, RadioConfig, Transport};
-use crate::status_file::{self, DaemonStatus};
 
 /// Serial speed of the Meshtastic API.
 const BAUD: u32 = 115_200;
@@ -191,48 +191,6 @@ fn is_local(host: &str) -> bool {
         || host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// What the running meshai daemons say about the nodes they hold, from their status files.
-#[derive(Debug, Clone, Default)]
-pub struct Daemons {
-    /// The running daemons' status.
-    running: Vec<DaemonStatus>,
-    /// Why a status file could not be read, when one could not.
-    unknown: Vec<String>,
-    /// The meshai processes besides this one.
-    others: Vec<u32>,
-}
-
-impl Daemons {
-    /// Reads the status files of the daemons using `databases`; `proc` is `/proc`.
-    pub fn read(databases: &[PathBuf], proc: &Path) -> Daemons {
-        let mut d = Daemons {
-            others: status_file::meshai_processes(proc, std::process::id()),
-            ..Daemons::default()
-        };
-        for db in databases {
-            match status_file::read(&status_file::path_for(db)) {
-                Ok(Some(s)) if s.is_running(proc) => d.running.push(s),
-                Ok(_) => {}
-                Err(e) => d.unknown.push(e.to_string()),
-            }
-        }
-        d
-    }
-
-    /// Why TCP node `t` may be a running meshai's, if it may.
-    pub fn holding(&self, t: &Transport) -> Option<String> {
-        if let Some(s) = self.running.iter().find(|s| s.radio.is(t)) {
-            return Some(format!("held by the running meshai (pid {})", s.pid));
-        }
-        let why = self.unknown.first().filter(|_| !self.others.is_empty())?;
-        let pids: Vec<String> = self.others.iter().map(u32::to_string).collect();
-        Some(format!(
-            "a running meshai (pid {}) may use it: {why}",
-            pids.join(", ")
-        ))
-    }
 }
 
 /// Why the candidate must not be touched, if something else uses it.

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
-    LlmConfig, MemoryConfig, MqttPolicy, PkiCommands, ReplyConfig, RequirePki, SlotsSetting,
-    TimeZoneSetting, Warning,
+    LlmConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki, SlotsSetting, TimeZoneSetting,
+    Warning,
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawKnowledge,
@@ -262,6 +262,7 @@ fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigErro
     let retrieve_exchanges =
         c.range("memory", "retrieve_exchanges", m.retrieve_exchanges, 0, 10)?;
     let facts_max = c.range("memory", "facts_max", m.facts_max, 0, 50)?;
+    let fold_tokens = c.range("memory", "fold_tokens", m.fold_tokens, 128, 200_000)?;
     if window_messages % 2 == 1 {
         c.warn(
             "memory",
@@ -275,6 +276,7 @@ fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigErro
         summary_max_chars,
         retrieve_exchanges,
         facts_max,
+        fold_tokens,
     })
 }
 
@@ -366,43 +368,33 @@ fn access(c: &mut Checker<'_>, a: &RawAccess) -> Result<AccessConfig, ConfigErro
     Ok(access)
 }
 
-/// `require_pki`: `"all"`, or a list of the commands `help`, `reset`, `summary`, `status`.
-fn require_pki(c: &Checker<'_>, raw: &RawRequirePki) -> Result<RequirePki, ConfigError> {
-    let names = match raw {
-        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("all") => {
-            return Ok(RequirePki::All);
+/// `require_pki`: `"pki_nodes"` or `"all"`. A list of commands (what earlier versions took,
+/// and what their example config wrote) is read as `"pki_nodes"` with a warning: a DM without
+/// PKI carrying the id of a node that talks PKI now runs no command at all, listed or not.
+fn require_pki(c: &mut Checker<'_>, raw: &RawRequirePki) -> Result<RequirePki, ConfigError> {
+    match raw {
+        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("all") => Ok(RequirePki::All),
+        RawRequirePki::Word(w) if w.trim().eq_ignore_ascii_case("pki_nodes") => {
+            Ok(RequirePki::PkiNodes)
         }
-        RawRequirePki::Word(w) => {
-            return Err(c.err(
+        RawRequirePki::Word(w) => Err(c.err(
+            "access",
+            "require_pki",
+            format!("{w:?}: use \"pki_nodes\" or \"all\""),
+        )),
+        RawRequirePki::List(names) => {
+            c.warn(
                 "access",
                 "require_pki",
                 format!(
-                    "{w:?}: use \"all\" or a list such as [\"reset\", \"summary\", \"status\"]"
+                    "{names:?}: a list of commands no longer changes anything (a DM without PKI \
+                     with the id of a node that talks PKI runs no command at all): read as \
+                     \"pki_nodes\"; write that, or \"all\""
                 ),
-            ));
+            );
+            Ok(RequirePki::PkiNodes)
         }
-        RawRequirePki::List(names) => names,
-    };
-    let mut listed = PkiCommands::default();
-    for name in names {
-        let flag = match name.trim().trim_start_matches('!').to_lowercase().as_str() {
-            "help" => &mut listed.help,
-            "reset" => &mut listed.reset,
-            "summary" => &mut listed.summary,
-            "status" => &mut listed.status,
-            _ => {
-                return Err(c.err(
-                    "access",
-                    "require_pki",
-                    format!(
-                        "{name:?} is not a command: use help, reset, summary, status, or \"all\""
-                    ),
-                ));
-            }
-        };
-        *flag = true;
     }
-    Ok(RequirePki::Commands(listed))
 }
 
 /// `[channels]`: a mention word when mentions are answered, channel indexes 0 to 7.
@@ -517,6 +509,16 @@ fn knowledge(c: &mut Checker<'_>, k: &RawKnowledge) -> Result<KnowledgeConfig, C
         }
         dir => dir.clone(),
     };
+    // One plain line of the system prompt: a newline there would pass for its structure.
+    let about = k.about.trim().to_string();
+    if about.is_empty() || about.chars().count() > 120 || about.chars().any(char::is_control) {
+        return Err(c.err(
+            s,
+            "about",
+            "what the documents are about, one line of 1 to 120 characters (e.g. \"the Ashby Radio Club, its \
+             repeaters, events and members\")",
+        ));
+    }
     let bounds = Bounds {
         max_passages: c.range(s, "max_passages", k.max_passages, 1, 10)?,
         max_chars: c.range(s, "max_chars", k.max_chars, 100, 8000)?,
@@ -533,6 +535,7 @@ fn knowledge(c: &mut Checker<'_>, k: &RawKnowledge) -> Result<KnowledgeConfig, C
     }
     Ok(KnowledgeConfig {
         dir,
+        about,
         bounds,
         private_to,
         private_requires_pki: k.private_requires_pki,

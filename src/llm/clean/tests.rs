@@ -1,4 +1,4 @@
-use super::clean_reply;
+use super::{as_written, clean_reply, written_until};
 
 #[track_caller]
 fn check(raw: &str, expect: &str) {
@@ -194,5 +194,61 @@ mod props {
             let expect = raw.split_whitespace().collect::<Vec<_>>().join(" ");
             prop_assert_eq!(clean_reply(&raw), expect);
         }
+    }
+}
+
+#[test]
+fn the_answer_as_written_without_its_reasoning() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("Hello **Ann**!\n\n", Some("Hello **Ann**!\n\n")),
+        ("  padded", Some("  padded")),
+        ("<think>hmm</think>\n\nYes.", Some("Yes.")),
+        ("<THINK>a</THINK> b <think>c</think> d", Some("d")),
+        (
+            "</think> after a template's open block",
+            Some("after a template's open block"),
+        ),
+        ("<think>ran out of tokens", None),
+        ("<think>x</think>   ", None),
+        ("", None),
+    ];
+    for (raw, want) in cases {
+        assert_eq!(as_written(raw), *want, "{raw:?}");
+    }
+}
+
+#[test]
+fn what_was_shown_of_an_answer_cut_at_the_budget_as_the_model_wrote_it() {
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        // Plain text: up to the end of what went on air.
+        (
+            "LoRa reaches far. It trades speed for range and more",
+            "LoRa reaches far. It trades…",
+            Some("LoRa reaches far. It trades"),
+        ),
+        // Markdown and line breaks the parts do not show are kept as written.
+        (
+            "**LoRa** reaches\n\nfar. It *trades* speed",
+            "LoRa reaches far. It trades…",
+            Some("**LoRa** reaches\n\nfar. It *trades*"),
+        ),
+        (
+            "<think>plan</think>\nYes, it does. More follows",
+            "Yes, it does.…",
+            Some("Yes, it does."),
+        ),
+        // The whole answer shown.
+        ("Short.", "Short.", Some("Short.")),
+        // Not this answer.
+        ("Something else entirely", "LoRa…", None),
+        ("anything", "…", None),
+        (
+            "Grüße aus Bern, sagt 🇨🇭 Ann",
+            "Grüße aus Bern, sagt 🇨🇭…",
+            Some("Grüße aus Bern, sagt 🇨🇭"),
+        ),
+    ];
+    for (raw, shown, want) in cases {
+        assert_eq!(written_until(raw, shown), *want, "{raw:?} / {shown:?}");
     }
 }

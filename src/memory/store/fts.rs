@@ -19,14 +19,14 @@ const MAX_TERMS: usize = 16;
 /// Common English words that would match nearly every exchange.
 const STOP_WORDS: &[&str] = &[
     "about", "after", "again", "all", "also", "and", "any", "are", "because", "been", "before",
-    "being", "but", "can", "could", "did", "does", "doing", "don", "down", "each", "for", "from",
-    "get", "got", "had", "has", "have", "having", "hello", "her", "here", "hers", "hey", "him",
-    "his", "how", "into", "its", "just", "know", "like", "more", "most", "much", "not", "now",
-    "off", "once", "one", "only", "other", "our", "ours", "out", "over", "own", "please", "same",
-    "she", "should", "some", "such", "tell", "than", "thank", "thanks", "that", "the", "their",
-    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "too", "under",
-    "until", "very", "was", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "yes", "you", "your", "yours",
+    "being", "between", "but", "can", "could", "did", "does", "doing", "don", "down", "each",
+    "for", "from", "get", "got", "had", "has", "have", "having", "hello", "her", "here", "hers",
+    "hey", "him", "his", "how", "into", "its", "just", "know", "like", "more", "most", "much",
+    "not", "now", "off", "once", "one", "only", "other", "our", "ours", "out", "over", "own",
+    "please", "same", "she", "should", "some", "such", "tell", "than", "thank", "thanks", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "too", "under", "until", "very", "was", "were", "what", "when", "where", "which", "while",
+    "who", "whom", "why", "will", "with", "would", "yes", "you", "your", "yours",
 ];
 
 /// A search for one message: the `MATCH` expression of the distinct terms worth looking for.
@@ -140,16 +140,28 @@ fn weights_by(
     Ok(weights)
 }
 
-/// The summed weight of the terms of `query` that row `rowid` of `table` matches.
-pub(super) fn matched_weight(
+/// What row `rowid` of `table` matches of `query`'s terms (those of weight above 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Matched {
+    /// The summed weight of the matched terms.
+    pub weight: f64,
+    /// How many terms matched.
+    pub terms: usize,
+}
+
+/// The terms of `query` that row `rowid` of `table` matches, with their summed weight.
+pub(super) fn matched(
     c: &Connection,
     table: &str,
     rowid: i64,
     query: &Query,
     weights: &[f64],
-) -> rusqlite::Result<f64> {
+) -> rusqlite::Result<Matched> {
     let sql = format!("SELECT 1 FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2");
-    let mut matched = 0.0;
+    let mut out = Matched {
+        weight: 0.0,
+        terms: 0,
+    };
     for (term, weight) in query.terms.iter().zip(weights) {
         if *weight > 0.0
             && c.prepare_cached(&sql)?
@@ -157,10 +169,11 @@ pub(super) fn matched_weight(
                 .optional()?
                 .is_some()
         {
-            matched += weight;
+            out.weight += weight;
+            out.terms += 1;
         }
     }
-    Ok(matched)
+    Ok(out)
 }
 
 /// The share (0 to 1) of the words worth searching for in `text` — what column `column` of

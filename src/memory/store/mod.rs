@@ -169,6 +169,62 @@ pub struct StoredMessage {
     pub text: String,
     /// Unix seconds when the message was received or sent.
     pub at: i64,
+    /// The message as the model saw it, when that differs from `text`: a user message with
+    /// its header, a reply as the model wrote it.
+    pub prompt: Option<String>,
+}
+
+impl StoredMessage {
+    /// What the prompt carries for this message: exactly what the model saw (or wrote).
+    pub fn prompt_text(&self) -> &str {
+        self.prompt.as_deref().unwrap_or(&self.text)
+    }
+}
+
+/// A message to store: its text (what was said, as people see it in `!summary`, the history
+/// and retrieval) and, when it differs, what the model saw or wrote (the next prompts repeat
+/// it byte for byte; see `memory::prompt`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Said {
+    pub text: String,
+    pub prompt: Option<String>,
+}
+
+impl Said {
+    /// A message the model saw as it was said.
+    pub fn plain(text: impl Into<String>) -> Said {
+        Said {
+            text: text.into(),
+            prompt: None,
+        }
+    }
+
+    /// A message the model saw (or wrote) as `prompt`; kept only when it differs from `text`.
+    pub fn with_prompt(text: impl Into<String>, prompt: impl Into<String>) -> Said {
+        let text = text.into();
+        let prompt = prompt.into();
+        Said {
+            prompt: (prompt != text).then_some(prompt),
+            text,
+        }
+    }
+
+    /// The prompt column's value: `None` when the prompt is the text.
+    pub(crate) fn prompt(&self) -> Option<&str> {
+        self.prompt.as_deref().filter(|p| *p != self.text)
+    }
+}
+
+impl From<&str> for Said {
+    fn from(text: &str) -> Said {
+        Said::plain(text)
+    }
+}
+
+impl From<String> for Said {
+    fn from(text: String) -> Said {
+        Said::plain(text)
+    }
 }
 
 /// The rolling summary of a node's older messages.
@@ -204,12 +260,33 @@ pub struct Context {
     pub unsummarized: usize,
     /// Older exchanges that match the new message, best match first.
     pub retrieved: Vec<Exchange>,
+    /// How many of the first `window` messages the last fold left verbatim (0 before the
+    /// first fold): their answers go into the prompt cut short (`memory::prompt::conversation`).
+    pub kept: usize,
+}
+
+/// Which of a node's unsummarised messages a fold takes, and when one is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FoldRule {
+    /// Messages left verbatim after the fold (one more when the first of them would be a
+    /// reply, so what stays starts with a question).
+    pub keep: usize,
+    /// A fold is due when more than `keep + threshold` messages are unsummarised...
+    pub threshold: usize,
+    /// ...or now, however many there are beyond `keep` (the prompt reached its token budget).
+    pub now: bool,
+    /// Messages folded in one summary call at most.
+    pub max_batch: usize,
 }
 
 /// Work for the summariser: fold `evicted` into `previous`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryJob {
     pub previous: Option<Summary>,
+    /// The facts kept now, oldest first: the memory block the node's prompts carry.
+    pub facts: Vec<String>,
+    /// The unsummarised messages after `evicted` that the fold leaves verbatim, oldest first.
+    pub kept: Vec<StoredMessage>,
     /// The oldest unsummarised messages, to be folded, oldest first.
     pub evicted: Vec<StoredMessage>,
 }
@@ -338,7 +415,7 @@ impl Store {
         text: String,
         at: i64,
     ) -> Result<i64, StoreError> {
-        self.call(move |c| ops::append_message(c, node, Role::User, &text, at))
+        self.call(move |c| ops::append_message(c, node, Role::User, &Said::plain(text), at))
             .await
     }
 
@@ -349,12 +426,12 @@ impl Store {
         &self,
         node: NodeId,
         names: (Option<String>, Option<String>),
-        text: String,
+        said: Said,
         at: i64,
     ) -> Result<i64, StoreError> {
         self.call(move |c| {
             let names = (names.0.as_deref(), names.1.as_deref());
-            ops::append_heard(c, node, names, &text, at)
+            ops::append_heard(c, node, names, &said, at)
         })
         .await
     }
@@ -367,12 +444,12 @@ impl Store {
         &self,
         node: NodeId,
         user_id: i64,
-        text: String,
+        said: Said,
         at: i64,
         usage: Option<Usage>,
     ) -> Result<i64, StoreError> {
         let (id, unindexed) = self
-            .call(move |c| ops::append_reply(c, node, user_id, &text, at, usage))
+            .call(move |c| ops::append_reply(c, node, user_id, &said, at, usage))
             .await?;
         self.note_skipped(unindexed);
         Ok(id)
@@ -386,11 +463,11 @@ impl Store {
         &self,
         node: NodeId,
         id: i64,
-        text: String,
+        said: Said,
         usage: Option<Usage>,
     ) -> Result<(), StoreError> {
         let unindexed = self
-            .call(move |c| reply::update(c, node, id, &text, usage))
+            .call(move |c| reply::update(c, node, id, &said, usage))
             .await?;
         self.note_skipped(unindexed);
         Ok(())
@@ -437,12 +514,15 @@ impl Store {
         &self,
         node: NodeId,
         before_id: i64,
-        keep: usize,
-        threshold: usize,
-        max_batch: usize,
+        rule: FoldRule,
     ) -> Result<Option<SummaryJob>, StoreError> {
-        self.call(move |c| ops::pending_fold(c, node, before_id, keep, threshold, max_batch))
+        self.call(move |c| ops::pending_fold(c, node, before_id, rule))
             .await
+    }
+
+    /// `node`'s newest message, if it has any.
+    pub async fn last_message(&self, node: NodeId) -> Result<Option<StoredMessage>, StoreError> {
+        self.call(move |c| ops::last_message(c, node)).await
     }
 
     /// How many messages of `node` before `before_id` no saved summary covers yet.

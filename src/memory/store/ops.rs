@@ -9,7 +9,8 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use super::damage::index_exchange;
 use super::fts::{self, Query};
 use super::{
-    Context, Exchange, NodeStats, Role, StoreError, StoredMessage, Summary, SummaryJob, SummarySave,
+    Context, Exchange, FoldRule, NodeStats, Role, Said, StoreError, StoredMessage, Summary,
+    SummaryJob, SummarySave,
 };
 use crate::clock::unix_now;
 use crate::llm::Usage;
@@ -37,13 +38,14 @@ pub(super) fn counter(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
-/// Maps `SELECT id, role, text, at`.
+/// Maps `SELECT id, role, text, at, prompt`.
 fn message(row: &Row<'_>) -> rusqlite::Result<StoredMessage> {
     Ok(StoredMessage {
         id: row.get(0)?,
         role: row.get(1)?,
         text: row.get(2)?,
         at: row.get(3)?,
+        prompt: row.get(4)?,
     })
 }
 
@@ -60,11 +62,13 @@ pub(super) fn append_message(
     c: &Connection,
     node: NodeId,
     role: Role,
-    text: &str,
+    said: &Said,
     at: i64,
 ) -> Result<i64, StoreError> {
-    c.prepare_cached("INSERT INTO messages(node, role, text, at) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![node_sql(node), role, text, at])?;
+    c.prepare_cached(
+        "INSERT INTO messages(node, role, text, at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![node_sql(node), role, said.text, at, said.prompt()])?;
     Ok(c.last_insert_rowid())
 }
 
@@ -73,12 +77,12 @@ pub(super) fn append_heard(
     c: &mut Connection,
     node: NodeId,
     names: (Option<&str>, Option<&str>),
-    text: &str,
+    said: &Said,
     at: i64,
 ) -> Result<i64, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     touch_node(&tx, node, names.0, names.1, at)?;
-    let id = append_message(&tx, node, Role::User, text, at)?;
+    let id = append_message(&tx, node, Role::User, said, at)?;
     tx.commit()?;
     Ok(id)
 }
@@ -90,10 +94,11 @@ pub(super) fn append_reply(
     c: &mut Connection,
     node: NodeId,
     user_id: i64,
-    text: &str,
+    said: &Said,
     at: i64,
     usage: Option<Usage>,
 ) -> Result<(i64, Option<StoreError>), StoreError> {
+    let text = said.text.as_str();
     let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let user_text: Option<String> = tx
         .prepare_cached("SELECT text FROM messages WHERE id = ?1 AND node = ?2 AND role = 'user'")?
@@ -103,9 +108,9 @@ pub(super) fn append_reply(
         return Err(StoreError::NoSuchUserMessage { node, id: user_id });
     };
     tx.prepare_cached(
-        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'assistant', ?2, ?3)",
+        "INSERT INTO messages(node, role, text, at, prompt) VALUES (?1, 'assistant', ?2, ?3, ?4)",
     )?
-    .execute(params![node_sql(node), text, at])?;
+    .execute(params![node_sql(node), text, at, said.prompt()])?;
     let assistant_id = tx.last_insert_rowid();
     tx.prepare_cached(
         "INSERT INTO exchanges(node, user_id, assistant_id, at) VALUES (?1, ?2, ?3, ?4)",
@@ -137,7 +142,7 @@ fn last_messages(
     n: usize,
 ) -> Result<Vec<StoredMessage>, StoreError> {
     let mut stmt = c.prepare_cached(
-        "SELECT id, role, text, at FROM messages
+        "SELECT id, role, text, at, prompt FROM messages
          WHERE node = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
     )?;
     let mut msgs = stmt
@@ -179,7 +184,7 @@ pub(super) fn context(
     // database, retrievable, and is folded once a summary succeeds).
     let window = {
         let mut stmt = tx.prepare_cached(
-            "SELECT id, role, text, at FROM messages
+            "SELECT id, role, text, at, prompt FROM messages
              WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4",
         )?;
         let mut msgs = stmt
@@ -211,6 +216,7 @@ pub(super) fn context(
         window,
         unsummarized,
         retrieved,
+        kept: 0,
     };
     Ok((ctx, failed))
 }
@@ -223,8 +229,8 @@ pub(super) fn context(
 const COVERAGE_PERCENT: f64 = 50.0;
 
 /// Up to `retrieve` exchanges of `node` older than `boundary` that match `query`: ranked by
-/// bm25, above the relevance floor, covering enough of the query's weight; one whose question
-/// is a kept fact comes without its answer.
+/// bm25, above the relevance floor, covering enough of the query's weight; none whose
+/// question is a kept fact.
 fn retrieve_exchanges(
     tx: &Connection,
     node: NodeId,
@@ -284,19 +290,18 @@ fn retrieve_exchanges(
         if out.len() == retrieve {
             break;
         }
-        let matched = fts::matched_weight(tx, "exchanges_fts", id, query, &weights)?;
-        if matched * 100.0 >= whole * COVERAGE_PERCENT {
-            // A statement the facts keep word for word comes back as that statement alone:
-            // right before the question it helps a small model find it, and the answer to
-            // it ("Nice!") adds nothing.
-            let exchange = if said_in_facts(&exchange.user, &kept) {
-                Exchange {
-                    assistant: String::new(),
-                    ..exchange
-                }
-            } else {
-                exchange
-            };
+        let matched = fts::matched(tx, "exchanges_fts", id, query, &weights)?;
+        // A question of three words or more must share two of them: one shared word ("node")
+        // between two radio questions brings back an exchange that does not help, and costs
+        // the server the block now and that turn's exchange again the turn after.
+        let enough_terms = matched.terms >= if query.terms.len() >= 3 { 2 } else { 1 };
+        // A statement the facts keep word for word is in the memory block already: brought
+        // back beside the question it only costs tokens (and the server's cache of the next
+        // turn), and a small model answers with it whatever was asked.
+        if enough_terms
+            && matched.weight * 100.0 >= whole * COVERAGE_PERCENT
+            && !said_in_facts(&exchange.user, &kept)
+        {
             out.push(exchange);
         }
     }
@@ -345,35 +350,51 @@ pub(super) fn pending_fold(
     c: &mut Connection,
     node: NodeId,
     before_id: i64,
-    keep: usize,
-    threshold: usize,
-    max_batch: usize,
+    rule: FoldRule,
 ) -> Result<Option<SummaryJob>, StoreError> {
     let tx = c.transaction()?;
     let previous = summary(&tx, node)?;
     let cursor = previous.as_ref().map_or(0, |s| s.through_id);
     let backlog = {
         let mut stmt = tx.prepare_cached(
-            "SELECT id, role, text, at FROM messages
+            "SELECT id, role, text, at, prompt FROM messages
              WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id",
         )?;
         stmt.query_map(params![node_sql(node), cursor, before_id], message)?
             .collect::<rusqlite::Result<Vec<_>>>()?
     };
+    let facts = facts(&tx, node)?;
     drop(tx);
-    if backlog.len() <= keep.saturating_add(threshold) {
+    let due = if rule.now {
+        backlog.len() > rule.keep
+    } else {
+        backlog.len() > rule.keep.saturating_add(rule.threshold)
+    };
+    if !due {
         return Ok(None);
     }
     // Fold all but the newest `keep`; one more when the first kept message would be a reply,
     // so what stays verbatim starts with a question, not an answer to a folded one.
-    let mut fold = backlog.len() - keep;
+    let mut fold = backlog.len() - rule.keep;
     if backlog.get(fold).is_some_and(|m| m.role == Role::Assistant) {
         fold += 1;
     }
-    let fold = fold.min(max_batch.max(1)).min(backlog.len());
+    let fold = fold.min(rule.max_batch.max(1)).min(backlog.len());
     let mut evicted = backlog;
-    evicted.truncate(fold);
-    Ok(Some(SummaryJob { previous, evicted }))
+    let kept = evicted.split_off(fold);
+    Ok(Some(SummaryJob {
+        previous,
+        facts,
+        evicted,
+        kept,
+    }))
+}
+
+pub(super) fn last_message(
+    c: &Connection,
+    node: NodeId,
+) -> Result<Option<StoredMessage>, StoreError> {
+    Ok(last_messages(c, node, i64::MAX, 1)?.pop())
 }
 
 pub(super) fn save_summary(
@@ -428,11 +449,16 @@ pub(super) fn save_summary(
             .execute(params![node_sql(node), text, source, now])?;
         old.push((tx.last_insert_rowid(), k));
     }
-    tx.prepare_cached(
-        "DELETE FROM facts WHERE node = ?1 AND id NOT IN
-             (SELECT id FROM facts WHERE node = ?1 ORDER BY id DESC LIMIT ?2)",
-    )?
-    .execute(params![node_sql(node), limit(save.facts_max)])?;
+    // Over the bound, a statement that names nothing goes before one that does, the oldest
+    // first: a small-talk sentence never pushes a callsign out.
+    let kept: Vec<(i64, String)> = tx
+        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1 ORDER BY id")?
+        .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in facts::evicted(&kept, save.facts_max) {
+        tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
+            .execute([id])?;
+    }
     tx.commit()?;
     Ok(true)
 }

@@ -5,22 +5,23 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::StoreError;
 use super::damage::index_exchange;
 use super::ops::{counter_sql, node_sql};
+use super::{Said, StoreError};
 use crate::llm::Usage;
 use crate::node::NodeId;
 
-/// Sets reply `id`'s text and its search entry, and adds `usage`'s tokens to the node's
+/// Sets reply `id`'s text (and what the model wrote, `said.prompt`) and its search entry, and adds `usage`'s tokens to the node's
 /// counters without counting another call; the damage that kept the new entry out of a
 /// damaged search index comes back beside `Ok`.
 pub(super) fn update(
     c: &mut Connection,
     node: NodeId,
     id: i64,
-    text: &str,
+    said: &Said,
     usage: Option<Usage>,
 ) -> Result<Option<StoreError>, StoreError> {
+    let text = said.text.as_str();
     let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let exchange: Option<(i64, String)> = tx
         .prepare_cached(
@@ -34,8 +35,8 @@ pub(super) fn update(
     let Some((exchange_id, user_text)) = exchange else {
         return Err(StoreError::NoSuchReply { node, id });
     };
-    tx.prepare_cached("UPDATE messages SET text = ?1 WHERE id = ?2")?
-        .execute(params![text, id])?;
+    tx.prepare_cached("UPDATE messages SET text = ?1, prompt = ?2 WHERE id = ?3")?
+        .execute(params![text, said.prompt(), id])?;
     let unindexed = index_exchange(&mut tx, exchange_id, (&user_text, text), true)?;
     if let Some(u) = usage {
         tx.prepare_cached(

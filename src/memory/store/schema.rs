@@ -119,7 +119,15 @@ pub(super) const MIGRATIONS: &[&str] = &[
         pending_at  INTEGER
     );
     ",
-    // 5: the operator's documents (`[knowledge] dir`, see `store/knowledge.rs`): a row per file
+    // 5: a message as the model saw it, when that differs from `text` (see `memory::prompt`):
+    // a user message with the header it was sent with (the sender's name and local time at
+    // the start of a conversation), a reply as the model wrote it (before clean-up
+    // and numbering). The next turn's prompt repeats it byte for byte, so the server's cache
+    // of the last prompt and answer still matches. NULL: the prompt uses `text`.
+    "
+    ALTER TABLE messages ADD COLUMN prompt TEXT;
+    ",
+    // 6: the operator's documents (`[knowledge] dir`, see `store/knowledge.rs`): a row per file
     // of the folder (indexed, or skipped with the reason), the passages it was split into and
     // their full-text index (porter, like the exchanges'; contentless: the text stays in
     // `knowledge_passages`), and when the folder was last indexed, by which version of the

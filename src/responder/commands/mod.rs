@@ -1,6 +1,7 @@
 //! Commands answered without the LLM: `!help`, `!reset`, `!status`, `!summary` — what a
 //! message is as far as commands go ([`parse`]) and each command's answer (`run`; the
-//! `!status` text is in `status.rs`). Commands are never held for a busy channel and never
+//! `!status` text is in `status.rs`). `!more` is parsed here too, but it is a turn for the
+//! LLM (the worker continues a cut answer, or says there is nothing to continue). Commands are never held for a busy channel and never
 //! stored as messages. They run for the sender of a DM only (`DmDest`), within what the
 //! identity rules grant (`identity::Grant`): a command that reads or writes memory runs only
 //! with `memory`, the admin part of `!status` only with `admin`.
@@ -34,7 +35,17 @@ pub enum Parsed {
     /// Starts with `!` but is not a command we know: answered with the help text rather than
     /// sent to the LLM (a typo like `!rest` must not cost an LLM call).
     Unknown(String),
+    /// `!more`: the rest of the last answer, which was cut at the budget — a turn for the
+    /// LLM, like a text.
+    More,
     Text,
+}
+
+impl Parsed {
+    /// Whether the message is answered by the LLM (and so takes a turn).
+    pub fn asks_llm(&self) -> bool {
+        matches!(self, Parsed::Text | Parsed::More)
+    }
 }
 
 /// Recognises a command: the whole message is `!word` (case-insensitive, surrounding spaces ok).
@@ -51,12 +62,21 @@ pub fn parse(text: &str) -> Parsed {
         "reset" | "forget" => Parsed::Command(Command::Reset),
         "status" => Parsed::Command(Command::Status),
         "summary" | "memory" => Parsed::Command(Command::Summary),
+        "more" => Parsed::More,
         _ => Parsed::Unknown(word.chars().take(20).collect()),
     }
 }
 
 /// The `!help` text: fits one packet.
-pub const HELP: &str = "Ask me anything. !summary: what I remember of you. !reset: forget our chat. !status: bot health.";
+pub const HELP: &str = "Ask me anything. !more: the rest of a cut answer. !summary: what I remember of you. !reset: forget our chat. !status: bot health.";
+
+/// The answer to `!more` when the last answer was not cut (or there is none): the model is
+/// not asked.
+pub const NOTHING_MORE: &str = "Nothing more to send: my last answer was complete.";
+
+/// What the model is asked in place of `!more` (stored as the message's prompt form).
+pub const CONTINUE: &str = "Continue your last answer exactly where it stopped, in the same \
+language, without repeating any of it.";
 
 /// The answer to `!word`, a command we do not know: the help text.
 pub(super) fn unknown(word: &str) -> String {

@@ -102,87 +102,57 @@ fn what_each_dm_may_do() {
 fn what_each_verdict_lets_a_message_do() {
     use Ask::{Help, Reset, Status, Summary};
     let run = |memory, admin| Rule::Run(Grant { memory, admin });
-    let default = RequirePki::default();
-    let none = RequirePki::Commands(PkiCommands::default());
-    let help_listed = RequirePki::Commands(PkiCommands {
-        help: true,
-        ..PkiCommands::default()
-    });
-    let all = RequirePki::All;
     let unproven = Rule::Refuse(Line::Unproven);
-    // (verdict, require_pki, ask, rule)
-    let cases: &[(Verdict, RequirePki, Ask, Rule)] = &[
-        (Verdict::Own, default, Ask::Text, run(true, true)),
-        (Verdict::Own, all, Reset, run(true, true)),
-        (Verdict::Ignored, default, Help, Rule::Drop),
-        // Unproven: no model, no memory; unlisted memory-free commands only.
-        (Verdict::Unproven, default, Ask::Text, unproven),
-        (Verdict::Unproven, none, Ask::Text, unproven),
-        (Verdict::Unproven, default, Help, run(false, false)),
-        (Verdict::Unproven, help_listed, Help, unproven),
-        (Verdict::Unproven, default, Reset, unproven),
-        (Verdict::Unproven, none, Reset, unproven),
-        (Verdict::Unproven, none, Summary, unproven),
-        (Verdict::Unproven, default, Status, run(false, false)),
-        (Verdict::Unproven, none, Status, run(false, true)),
-        (Verdict::Unproven, all, Status, unproven),
-        (Verdict::Unproven, all, Help, run(false, false)),
+    // (verdict, ask, rule): `require_pki` has had its say in the verdict.
+    let cases: &[(Verdict, Ask, Rule)] = &[
+        (Verdict::Own, Ask::Text, run(true, true)),
+        (Verdict::Own, Reset, run(true, true)),
+        (Verdict::Ignored, Help, Rule::Drop),
+        // Unproven: no model, no memory, no command at all; only the warning line.
+        (Verdict::Unproven, Ask::Text, unproven),
+        (Verdict::Unproven, Ask::Text, unproven),
+        (Verdict::Unproven, Help, unproven),
+        (Verdict::Unproven, Help, unproven),
+        (Verdict::Unproven, Reset, unproven),
+        (Verdict::Unproven, Summary, unproven),
+        (Verdict::Unproven, Status, unproven),
+        (Verdict::Unproven, Status, unproven),
         // Answered without memory; memory commands say why not.
         (
             Verdict::NoMemory(Why::KeyChanged),
-            default,
             Ask::Text,
             run(false, false),
         ),
         (
             Verdict::NoMemory(Why::KeyChanged),
-            none,
             Status,
             run(false, false),
         ),
         (
             Verdict::NoMemory(Why::KeyChanged),
-            none,
             Reset,
             Rule::Refuse(Line::KeyChanged),
         ),
         (
             Verdict::NoMemory(Why::Unchecked),
-            default,
             Summary,
             Rule::Refuse(Line::Unchecked),
         ),
+        (Verdict::NoMemory(Why::PkiRequired), Help, run(false, false)),
         (
             Verdict::NoMemory(Why::PkiRequired),
-            all,
-            Help,
-            run(false, false),
-        ),
-        (
-            Verdict::NoMemory(Why::PkiRequired),
-            all,
             Status,
             Rule::Refuse(Line::PkiRequired),
         ),
         (
             Verdict::NoMemory(Why::Mqtt),
-            default,
             Summary,
             Rule::Refuse(Line::Mqtt),
         ),
-        (
-            Verdict::NoMemory(Why::Mqtt),
-            default,
-            Ask::Text,
-            run(false, false),
-        ),
+        (Verdict::NoMemory(Why::Mqtt), Ask::Text, run(false, false)),
     ];
-    for (i, (verdict, require, ask, want)) in cases.iter().enumerate() {
-        assert_eq!(
-            rule(*verdict, *ask, *require),
-            *want,
-            "case {i}: {verdict:?} {require:?} {ask:?}"
-        );
+    for (i, (verdict, ask, want)) in cases.iter().enumerate() {
+        assert_eq!(rule(*verdict, *ask), *want, "case {i}: {verdict:?} {ask:?}");
     }
 }
 

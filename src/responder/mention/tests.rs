@@ -45,14 +45,14 @@ fn the_thread_keeps_the_last_mentions_and_forgets_when_idle() {
     let t0 = Instant::now();
     let min = |m: u64| t0 + Duration::from_secs(60 * m);
     let mut thread = Thread::default();
-    let notes = vec!["Asker: Ann.".to_string(), " ".to_string()];
-    let first = thread.prompt("SYS", &notes, "q0", min(0));
+    let notes = vec!["A note.".to_string(), " ".to_string()];
+    let first = thread.prompt("SYS", &notes, "[Ann] q0", min(0));
     assert_eq!(
         contents(&first),
         [
             (ChatRole::System, "SYS".to_string()),
-            (ChatRole::System, "Asker: Ann.".to_string()),
-            (ChatRole::User, "q0".to_string()),
+            (ChatRole::System, "A note.".to_string()),
+            (ChatRole::User, "[Ann] q0".to_string()),
         ]
     );
     for i in 0..4 {
@@ -81,13 +81,4 @@ fn a_mention_knows_only_the_senders_name_and_the_time() {
     let c = public_context(&off);
     assert!(!c.names && !c.time);
     assert!(DM_ONLY.len() <= 150);
-}
-
-#[test]
-fn the_mention_path_never_calls_the_store() {
-    let src = include_str!("../mention.rs");
-    assert!(
-        !src.contains(".store") && !src.contains("Store"),
-        "mention.rs must not read or write anyone's memory"
-    );
 }

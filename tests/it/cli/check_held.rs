@@ -3,6 +3,7 @@
 //! when no daemon holds it — or when asked to with `--connect` while the daemon's state
 //! cannot be read. The daemon runs in-process or as the binary; `meshai check` as the binary.
 
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use meshai::radio::{ActivitySnapshot, DownReason, LinkState, Transport};
 use meshai::status_file::publish::Snapshot;
-use meshai::status_file::{self, LinkWord};
+use meshai::status_file::{self, DaemonStatus, LinkWord};
 
 use super::{marked, stdout};
 use crate::harness::{Daemon, SOON, config_text, sim_config, spawn_meshai};
@@ -23,11 +24,17 @@ const CHILD_WAIT: Duration = Duration::from_secs(60);
 
 /// Runs `meshai check --config <config>` and `extra` flags; returns the exit and stdout.
 async fn check(config: &Path, extra: &[&str]) -> (bool, String) {
+    check_with(config, extra, &[]).await
+}
+
+/// [`check`] with these environment variables set for it.
+async fn check_with(config: &Path, extra: &[&str], env: &[(&str, &Path)]) -> (bool, String) {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"))
         .arg("check")
         .arg("--config")
         .arg(config)
         .args(extra)
+        .envs(env.iter().copied())
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -52,13 +59,7 @@ async fn check_during_run_reports_the_daemon_and_leaves_its_link_alone() {
     std::fs::write(&config, &text).unwrap();
     let daemon = Daemon::start_with_text(sim.clone(), llm, dir, &text).await;
     let status = status_file::path_for(&db);
-    let written = eventually(|| {
-        status_file::read(&status)
-            .ok()
-            .flatten()
-            .filter(|s| s.link == LinkWord::Ready)
-    })
-    .await;
+    let written = ready(&db).await;
     assert_eq!(
         written.pid,
         std::process::id(),
@@ -68,12 +69,7 @@ async fn check_during_run_reports_the_daemon_and_leaves_its_link_alone() {
     let (ok, out) = check(&config, &[]).await;
     assert!(ok, "every line passes: {out}");
     let addr = sim.addr();
-    let (line, advice) = marked(&out, &format!("✓ radio tcp {addr}: ")).expect("radio line");
-    let held = format!(
-        "✓ radio tcp {addr}: held by the running meshai (pid {}), connected since ",
-        std::process::id()
-    );
-    assert!(line.starts_with(&held), "{line}");
+    let (line, advice) = held_by_this_process(&out, addr);
     assert!(
         line.contains(" UTC: node !12345678 \"Sim Base\", last packet "),
         "{line}"
@@ -101,6 +97,61 @@ async fn check_during_run_reports_the_daemon_and_leaves_its_link_alone() {
         )
     );
     assert_eq!(sim.connections(), 2);
+}
+
+/// A check with another config (another database) on the node the daemon holds still finds
+/// the daemon: `check` looks at the status files `init` looks at, here the user's default
+/// database's (`$XDG_STATE_HOME/meshai/meshai.db`), and leaves the node alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_with_another_database_still_finds_the_daemon_on_its_node() {
+    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(state.join("meshai")).unwrap();
+    let db = state.join("meshai").join("meshai.db");
+    let other = dir.path().join("other.toml");
+    let other_db = dir.path().join("other.db");
+    std::fs::write(&other, config_text(&sim, &llm.base_url(), &other_db, "")).unwrap();
+    let text = config_text(&sim, &llm.base_url(), &db, "");
+    let daemon = Daemon::start_with_text(sim.clone(), llm, dir, &text).await;
+    ready(&db).await;
+
+    let (ok, out) = check_with(&other, &[], &[("XDG_STATE_HOME", &state)]).await;
+    assert!(ok, "every line passes: {out}");
+    held_by_this_process(&out, sim.addr());
+    assert_eq!(
+        (sim.connections(), sim.handshakes(), sim.kicked()),
+        (1, 1, 0),
+        "the node was not opened"
+    );
+    assert!(other_db.exists(), "the check's own database was checked");
+    let (result, _sim, _llm, _dir) = daemon.stop().await;
+    result.unwrap();
+}
+
+/// The ready status the daemon using `db` wrote, once it did.
+async fn ready(db: &Path) -> DaemonStatus {
+    let status = status_file::path_for(db);
+    eventually(|| {
+        status_file::read(&status)
+            .ok()
+            .flatten()
+            .filter(|s| s.link == LinkWord::Ready)
+    })
+    .await
+}
+
+/// The radio line of a check's `out`, which must say that the daemon in this process holds
+/// the node at `addr`; and its advice.
+fn held_by_this_process(out: &str, addr: SocketAddr) -> (String, Option<String>) {
+    let (line, advice) = marked(out, &format!("✓ radio tcp {addr}: ")).expect("radio line");
+    let held = format!(
+        "✓ radio tcp {addr}: held by the running meshai (pid {}), connected since ",
+        std::process::id()
+    );
+    assert!(line.starts_with(&held), "{line}");
+    (line, advice)
 }
 
 /// Waits until `f` gives something (checked every 20 ms: a file has no change signal here).

@@ -98,14 +98,14 @@ fn serve(stream: TcpStream, recorded: &Mutex<Vec<Value>>, behaviour: &Behaviour)
     }
 }
 
-/// The text of the last user message of a request.
+/// The text of the last user message of a request, without the header of a first message.
 pub fn last_user(request: &Value) -> String {
-    request["messages"]
+    let content = request["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
         .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
+        .unwrap_or_default();
+    crate::support::fake_llm::without_header(content).to_string()
 }
 
 /// Whether any message of a request contains `text`.

@@ -56,7 +56,23 @@ pub struct FakeRequest {
 
 impl FakeRequest {
     /// The content of the last `user` message, or "" when there is none.
+    /// The text of the last user message, without the header meshai puts before the first
+    /// message of a conversation (`[Ann (ANN), Mon 14:05] `; see [`FakeRequest::last_user_raw`]).
     pub fn last_user(&self) -> &str {
+        without_header(self.last_user_raw())
+    }
+
+    /// Whether this is a summary request (its last message asks for the notes).
+    pub fn is_summary(&self) -> bool {
+        self.messages.last().is_some_and(|m| {
+            m.role == "user"
+                && m.content
+                    .starts_with(meshai::memory::summary::SUMMARY_REQUEST_START)
+        })
+    }
+
+    /// The last user message as the model sees it, its header included.
+    pub fn last_user_raw(&self) -> &str {
         self.messages
             .iter()
             .rev()
@@ -162,8 +178,15 @@ pub struct StreamLog {
 /// The behaviour closure: decides the answer to each chat completion request.
 pub type Behaviour = Arc<dyn Fn(&FakeRequest) -> FakeResponse + Send + Sync>;
 
-/// The default answer text: deterministic, derived from the last user message.
+/// The default answer text: deterministic, derived from the last user message; a summary
+/// request gets a short note of its own (the request's words would be refused as an echo).
 pub fn echo_text(req: &FakeRequest) -> String {
+    if req.is_summary() {
+        return format!(
+            "echo: notes on {} messages",
+            req.messages.len().saturating_sub(2)
+        );
+    }
     format!("echo: {}", req.last_user())
 }
 
@@ -777,4 +800,12 @@ fn response(status: u16, body: &str, keep_alive: bool) -> Vec<u8> {
         body.len()
     )
     .into_bytes()
+}
+
+/// `content` without a leading `[…] ` header.
+pub fn without_header(content: &str) -> &str {
+    content
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+        .map_or(content, |(_, text)| text)
 }

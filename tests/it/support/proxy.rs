@@ -19,6 +19,20 @@ pub struct Exchange {
     pub at: Option<tokio::time::Instant>,
 }
 
+impl Exchange {
+    /// A summary request: its last message is the summary request (a reply prompt may quote
+    /// the request's words in a summary a small model wrote).
+    pub fn is_summary(&self) -> bool {
+        serde_json::from_str::<serde_json::Value>(&self.request).is_ok_and(|v| {
+            v["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .and_then(|m| m["content"].as_str())
+                .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START))
+        })
+    }
+}
+
 /// The exchanges so far, in the order the requests arrived.
 pub type Recorded = Arc<Mutex<Vec<Exchange>>>;
 

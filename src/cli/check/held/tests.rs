@@ -196,19 +196,24 @@ fn the_status_file_is_believed_only_for_a_running_writer_and_the_same_node() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("meshai.db");
     let path = crate::status_file::path_for(&db);
-    let proc = Path::new("/proc");
-    assert_eq!(find(&db, &tcp(), proc), Found::Nobody, "no file");
+    let found = |t: &Transport| {
+        find(
+            &Daemons::read(std::slice::from_ref(&db), Path::new("/proc")),
+            t,
+        )
+    };
+    assert_eq!(found(&tcp()), Found::Nobody, "no file");
 
     let mut s = daemon();
     s.pid = std::process::id();
     s.pid_start = crate::status_file::own_start_time();
     let write = |s: &DaemonStatus| std::fs::write(&path, serde_json::to_vec(s).unwrap()).unwrap();
     write(&s);
-    assert_eq!(find(&db, &tcp(), proc), Found::Daemon(s.clone()));
-    assert_eq!(find(&db, &serial(), proc), Found::Nobody, "another node");
+    assert_eq!(found(&tcp()), Found::Daemon(s.clone()));
+    assert_eq!(found(&serial()), Found::Nobody, "another node");
     s.pid_start = s.pid_start.map(|t| t + 1);
     write(&s);
-    assert_eq!(find(&db, &tcp(), proc), Found::Nobody, "left by a crash");
+    assert_eq!(found(&tcp()), Found::Nobody, "left by a crash");
     std::fs::write(&path, "not json").unwrap();
-    assert!(matches!(find(&db, &tcp(), proc), Found::Unknown(_)));
+    assert!(matches!(found(&tcp()), Found::Unknown(_)));
 }

@@ -119,6 +119,35 @@ async fn retrieval_stems_needs_one_rare_word_and_skips_common_ones() {
         let ctx = store.context(A, new, 0, query, 2).await.unwrap();
         assert_eq!(users(&ctx), *want, "{query:?}");
     }
+    // A question of three words or more must share two: "node" alone is not enough.
+    exchange(
+        &store,
+        A,
+        "Why do packets hop between nodes?",
+        "To go further.",
+        7,
+    )
+    .await;
+    let later = store.append_user(A, "?".into(), 300).await.unwrap();
+    let ctx = store
+        .context(
+            A,
+            later,
+            0,
+            "What is the difference between a router and a client node?",
+            2,
+        )
+        .await
+        .unwrap();
+    assert!(ctx.retrieved.is_empty(), "{:?}", ctx.retrieved);
+    let ctx = store
+        .context(A, later, 0, "Do packets hop between nodes a lot?", 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        users(&ctx).first(),
+        Some(&"Why do packets hop between nodes?")
+    );
     // An exchange must cover half the query's weight: one of three rare words is not enough.
     let ctx = store.context(A, new, 0, "dog swap drive", 2).await.unwrap();
     assert!(ctx.retrieved.is_empty(), "{:?}", ctx.retrieved);

@@ -1,7 +1,16 @@
 //! The summary cursor: pending work and compare-and-swap saves.
 
 use super::*;
-use crate::memory::store::SummarySave;
+use crate::memory::store::{FoldRule, SummarySave};
+
+fn rule(keep: usize, threshold: usize, max_batch: usize) -> FoldRule {
+    FoldRule {
+        keep,
+        threshold,
+        now: false,
+        max_batch,
+    }
+}
 
 #[tokio::test]
 async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
@@ -33,7 +42,7 @@ async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
     ];
     for ((before, keep, threshold, batch), want) in cases {
         let got = store
-            .pending_fold(A, *before, *keep, *threshold, *batch)
+            .pending_fold(A, *before, rule(*keep, *threshold, *batch))
             .await
             .unwrap()
             .map(|j| ids(&j.evicted));
@@ -53,7 +62,7 @@ async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
     );
     assert_eq!(store.unsummarized(A, end).await.unwrap(), 7);
     let job = store
-        .pending_fold(A, end, 4, 1, 100)
+        .pending_fold(A, end, rule(4, 1, 100))
         .await
         .unwrap()
         .unwrap();
@@ -64,10 +73,24 @@ async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
         Some(("s1", all[2]))
     );
     assert_eq!(ids(&job.evicted), all[3..6]);
-    assert_eq!(store.pending_fold(A, end, 4, 3, 100).await.unwrap(), None);
+    assert_eq!(
+        store.pending_fold(A, end, rule(4, 3, 100)).await.unwrap(),
+        None
+    );
+    // A fold due now (the prompt reached its token budget) takes all but `keep`, whatever
+    // the threshold, but never the messages kept.
+    let now = |keep| FoldRule {
+        now: true,
+        ..rule(keep, 100, 100)
+    };
+    let job = store.pending_fold(A, end, now(4)).await.unwrap().unwrap();
+    assert_eq!(ids(&job.evicted), all[3..6]);
+    let job = store.pending_fold(A, end, now(2)).await.unwrap().unwrap();
+    assert_eq!(ids(&job.evicted), all[3..8]);
+    assert_eq!(store.pending_fold(A, end, now(7)).await.unwrap(), None);
     assert!(
         store
-            .pending_fold(B, end, 0, 1, 10)
+            .pending_fold(B, end, rule(0, 1, 10))
             .await
             .unwrap()
             .is_some()
@@ -126,15 +149,17 @@ async fn facts_are_saved_with_the_summary_deduplicated_and_bounded() {
         store.facts(A).await.unwrap(),
         ["My dog is Rex", "i am ann!"]
     );
+    // Over the bound, a statement that names nothing ("i am ann!") goes before one that
+    // does ("Rex"), though it is newer.
     assert!(
         store
             .save_summary(A, with("s3", a3, Some(a2), &[], 1))
             .await
             .unwrap()
     );
-    assert_eq!(store.facts(A).await.unwrap(), ["i am ann!"]);
+    assert_eq!(store.facts(A).await.unwrap(), ["My dog is Rex"]);
     let ctx = store.context(A, i64::MAX, 10, "", 0).await.unwrap();
-    assert_eq!(ctx.facts, ["i am ann!"]);
+    assert_eq!(ctx.facts, ["My dog is Rex"]);
     assert!(store.facts(B).await.unwrap().is_empty());
     store.reset(A).await.unwrap();
     assert!(store.facts(A).await.unwrap().is_empty());

@@ -184,6 +184,9 @@ pub struct SimLog {
     pub stray_bytes: usize,
     /// Frames that did not decode as `ToRadio`.
     pub bad_frames: u32,
+    /// Mesh packets for the client dropped because its queue was full (the oldest goes, as
+    /// in the firmware): a DM the client never saw, or an ACK it waits for in vain.
+    pub to_client_dropped: u32,
 }
 
 impl SimLog {
@@ -271,6 +274,12 @@ impl Firmware {
                 self.log.lost_in_reboot.push(lost);
             }
         }
+    }
+
+    /// Whether every text the node took has had its routing answer (an ACK, NAK or
+    /// nothing for a silent plan) produced.
+    pub fn all_answered(&self) -> bool {
+        self.unanswered.is_empty()
     }
 
     /// Whether a delivery may still happen: a routing answer only while its text is still

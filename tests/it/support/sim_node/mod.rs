@@ -267,15 +267,16 @@ impl SimNode {
     /// Tells the client the node rebooted: `FromRadio.rebooted`, the session is unconfigured
     /// until the next handshake, and the rate limiter and seen ids are forgotten.
     pub fn send_rebooted(&self) -> bool {
-        self.shared.update(|st| {
-            st.fw.reboot();
-            let msg = packets::from_radio(from_radio::PayloadVariant::Rebooted(true));
-            let written = st.write_frame(&msg);
-            if let Some(s) = st.session.as_mut() {
-                s.ready = false;
-            }
-            written
-        })
+        self.shared.update(rebooted)
+    }
+
+    /// Like [`SimNode::send_rebooted`], but only while nothing waits in the queue to the
+    /// client (false otherwise, and nothing happens). A reboot loses that queue: an ACK in it
+    /// would be lost, and the client, rightly, would send its part again, which went out
+    /// already. A soak that wants no duplicates reboots so.
+    pub fn send_rebooted_if_quiet(&self) -> bool {
+        self.shared
+            .update(|st| st.to_phone.is_empty() && rebooted(st))
     }
 
     /// Reboots without telling the client, as a node powered from a USB port that was
@@ -284,6 +285,7 @@ impl SimNode {
     pub fn reboot_silently(&self) {
         self.shared.update(|st| {
             st.fw.reboot();
+            st.to_phone.clear();
             st.close_session();
         });
     }
@@ -347,6 +349,35 @@ impl SimNode {
 
     pub fn rate_limit_refusals(&self) -> u32 {
         self.shared.lock().fw.log.rate_limit_refusals
+    }
+
+    /// Mesh packets for the client dropped because its queue was full.
+    pub fn to_client_dropped(&self) -> u32 {
+        self.shared.lock().fw.log.to_client_dropped
+    }
+
+    /// Waits until the node is idle: a client is connected past its handshake, every text
+    /// has had its routing answer, and nothing waits in the queue to the client (so an ACK
+    /// is not lost to a full queue if the link drops next). False after `timeout`.
+    pub async fn wait_idle(&self, timeout: Duration) -> bool {
+        let idle = |st: &session::State| {
+            st.session.as_ref().is_some_and(|s| s.ready)
+                && st.to_phone.is_empty()
+                && st.fw.all_answered()
+        };
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            if idle(&self.shared.lock()) {
+                return true;
+            }
+            // Timers (ACKs) change the state without always bumping: look again soon.
+            let tick = tokio::time::Instant::now() + Duration::from_millis(20);
+            let _ = tokio::time::timeout_at(tick.min(deadline), changed.changed()).await;
+            if tokio::time::Instant::now() >= deadline {
+                return idle(&self.shared.lock());
+            }
+        }
     }
 
     /// True while a client is connected (handshake done or not).
@@ -429,4 +460,17 @@ impl Drop for SimNode {
     fn drop(&mut self) {
         self.shared.stop.cancel();
     }
+}
+
+/// The node reboots and says so; the firmware's RAM is gone, the packets queued for the
+/// client with it.
+fn rebooted(st: &mut session::State) -> bool {
+    st.fw.reboot();
+    st.to_phone.clear();
+    let msg = packets::from_radio(from_radio::PayloadVariant::Rebooted(true));
+    let written = st.write_frame(&msg);
+    if let Some(s) = st.session.as_mut() {
+        s.ready = false;
+    }
+    written
 }

@@ -111,6 +111,7 @@ impl State {
         if self.to_phone.len() >= TO_PHONE_MAX {
             tracing::warn!("sim: queue to the client is full, dropping the oldest packet");
             self.to_phone.pop_front();
+            self.fw.log.to_client_dropped += 1;
         }
         self.to_phone.push_back(msg);
     }

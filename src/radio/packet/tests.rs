@@ -1,0 +1,243 @@
+use super::*;
+use crate::radio::codec::tests::{HEARTBEAT, WANT_CONFIG, hex};
+
+fn decode_to_radio(bytes: &[u8]) -> ToRadio {
+    ToRadio::decode(bytes).unwrap()
+}
+
+#[test]
+fn control_messages_match_vectors() {
+    assert_eq!(encode(&want_config(0x1234_5678)), hex(WANT_CONFIG)[4..]);
+    assert_eq!(encode(&heartbeat()), hex(HEARTBEAT)[4..]);
+}
+
+fn outgoing(hop_limit: u32, reply_id: Option<u32>, pki: bool) -> OutgoingText {
+    OutgoingText {
+        id: 0xdead_beef,
+        to: NodeId(0x1122_3344),
+        channel: 2,
+        hop_limit,
+        text: "ping —é".to_string(),
+        reply_id,
+        pki,
+        generation: 1,
+    }
+}
+
+#[test]
+fn text_packet_fields() {
+    let cases = [
+        (outgoing(5, Some(77), false), 5, 77),
+        (outgoing(0, None, false), DEFAULT_HOP_LIMIT, 0),
+        (outgoing(3, None, true), 3, 0),
+    ];
+    for (t, want_hops, want_reply) in cases {
+        let msg = decode_to_radio(&encode(&text_packet(&t)));
+        let Some(to_radio::PayloadVariant::Packet(p)) = msg.payload_variant else {
+            panic!("not a packet: {msg:?}");
+        };
+        assert_eq!(p.to, 0x1122_3344);
+        assert_eq!(p.from, 0);
+        assert_eq!(p.channel, 2);
+        assert_eq!(p.id, 0xdead_beef);
+        assert_eq!(p.hop_limit, want_hops);
+        assert!(p.want_ack);
+        assert_eq!(p.priority, 70);
+        assert_eq!(p.pki_encrypted, t.pki, "PKI or not at all");
+        let d = decoded_on(&p, PortNum::TextMessageApp).unwrap();
+        assert_eq!(d.payload, "ping —é".as_bytes());
+        assert_eq!(d.reply_id, want_reply);
+        assert_eq!(d.emoji, 0);
+    }
+}
+
+fn routing_packet(request_id: u32, routing: Routing, port: PortNum) -> MeshPacket {
+    MeshPacket {
+        from: 0x0a0b_0c0d,
+        to: 0x1122_3344,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: port as i32,
+            payload: routing.encode_to_vec(),
+            request_id,
+            ..Data::default()
+        })),
+        ..MeshPacket::default()
+    }
+}
+
+#[test]
+fn routing_events() {
+    let err = |e: routing::Error| Routing {
+        variant: Some(routing::Variant::ErrorReason(e as i32)),
+    };
+    let ev = |error| {
+        Some(LinkEvent::Routing {
+            request_id: 9,
+            from: NodeId(0x0a0b_0c0d),
+            error,
+        })
+    };
+    let cases = [
+        (
+            routing_packet(9, err(routing::Error::None), PortNum::RoutingApp),
+            ev(0),
+        ),
+        (
+            routing_packet(9, Routing::default(), PortNum::RoutingApp),
+            ev(0),
+        ),
+        (
+            routing_packet(9, err(routing::Error::TooLarge), PortNum::RoutingApp),
+            ev(7),
+        ),
+        (
+            routing_packet(0, err(routing::Error::None), PortNum::RoutingApp),
+            None,
+        ),
+        (
+            routing_packet(9, err(routing::Error::None), PortNum::TextMessageApp),
+            None,
+        ),
+        (
+            routing_packet(
+                9,
+                Routing {
+                    variant: Some(routing::Variant::RouteReply(Default::default())),
+                },
+                PortNum::RoutingApp,
+            ),
+            None,
+        ),
+    ];
+    for (p, want) in cases {
+        assert_eq!(routing_event(&p), want, "{p:?}");
+    }
+}
+
+#[test]
+fn node_info_packets() {
+    let user = User {
+        long_name: "Alice".into(),
+        short_name: "AL".into(),
+        ..User::default()
+    };
+    let p = MeshPacket {
+        from: 5,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::NodeinfoApp as i32,
+            payload: user.encode_to_vec(),
+            ..Data::default()
+        })),
+        ..MeshPacket::default()
+    };
+    assert_eq!(node_info_user(&p), Some((NodeId(5), user)));
+    let garbage = MeshPacket {
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::NodeinfoApp as i32,
+            payload: vec![0xff, 0xff, 0xff],
+            ..Data::default()
+        })),
+        ..p.clone()
+    };
+    assert_eq!(node_info_user(&garbage), None);
+}
+
+fn position(lat: Option<i32>, lon: Option<i32>) -> Position {
+    Position {
+        latitude_i: lat,
+        longitude_i: lon,
+        ..Position::default()
+    }
+}
+
+#[test]
+fn positions() {
+    let cases = [
+        (
+            position(Some(515_000_000), Some(-1_234_567)),
+            Some((51.5, -0.1234567)),
+        ),
+        (position(Some(0), Some(0)), None),
+        (position(Some(0), Some(100)), Some((0.0, 0.00001))),
+        (position(None, Some(100)), None),
+        (position(Some(515_000_000), None), None),
+        (position(Some(950_000_000), Some(0)), None),
+        (position(Some(10), Some(1_900_000_000)), None),
+    ];
+    for (pos, want) in cases {
+        let got = geo_point(&pos).map(|g| (g.lat, g.lon));
+        assert_eq!(geo_point(&pos).map(|g| g.uncertainty_km), want.map(|_| 0.0));
+        match (got, want) {
+            (Some((lat, lon)), Some((wlat, wlon))) => {
+                assert!(
+                    (lat - wlat).abs() < 1e-9 && (lon - wlon).abs() < 1e-9,
+                    "{pos:?}"
+                );
+            }
+            (got, want) => assert_eq!(got, want, "{pos:?}"),
+        }
+    }
+    let packet = |from, port: PortNum, payload: Vec<u8>| MeshPacket {
+        from,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: port as i32,
+            payload,
+            ..Data::default()
+        })),
+        ..MeshPacket::default()
+    };
+    let good = position(Some(10_000_000), Some(20_000_000)).encode_to_vec();
+    let report = position_report(&packet(5, PortNum::PositionApp, good.clone()));
+    assert_eq!(report.map(|(n, g)| (n, g.lat)), Some((NodeId(5), 1.0)));
+    assert_eq!(
+        position_report(&packet(0, PortNum::PositionApp, good.clone())),
+        None
+    );
+    assert_eq!(
+        position_report(&packet(5, PortNum::TextMessageApp, good)),
+        None
+    );
+    assert_eq!(
+        position_report(&packet(5, PortNum::PositionApp, vec![0xff; 3])),
+        None
+    );
+}
+
+#[test]
+fn reduced_precision_positions_are_uncertain() {
+    let cases = [
+        (0, 0.0),
+        (32, 0.0),
+        (33, 0.0),
+        (13, 2.91),
+        (16, 0.364),
+        (31, 0.0000111),
+    ];
+    for (bits, km) in cases {
+        let pos = Position {
+            precision_bits: bits,
+            ..position(Some(10), Some(10))
+        };
+        let got = geo_point(&pos).map(|g| g.uncertainty_km).unwrap();
+        assert!((got - km).abs() <= km * 0.01, "{bits} bits: {got} km");
+    }
+}
+
+#[test]
+fn snr_only_for_packets_heard_over_lora() {
+    let cases = [
+        (6.25, -87, Some(6.25)),
+        (0.0, -90, Some(0.0)),
+        (0.0, 0, None),
+        (-7.5, 0, Some(-7.5)),
+        (f32::NAN, -80, None),
+    ];
+    for (snr, rssi, want) in cases {
+        let p = MeshPacket {
+            rx_snr: snr,
+            rx_rssi: rssi,
+            ..MeshPacket::default()
+        };
+        assert_eq!(rx_snr(&p), want, "{snr} {rssi}");
+    }
+}

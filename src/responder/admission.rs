@@ -1,0 +1,106 @@
+//! Fair under a flood, at the intake: which nodes talked before (read from the store at
+//! start, for the gate's schedule), and each message's admission — its place among the
+//! waiting turns, or none (counted, and warned about at most once a minute). What a turn
+//! that got no slot leaves behind, and a new node's smaller answer, are the worker's side
+//! (`fair`).
+//!
+//! The decisions are the schedule's (`schedule`, held by the LLM gate).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, warn};
+
+use super::Shared;
+use super::commands;
+use super::gate::Turn;
+use super::schedule::Refusal;
+use crate::node::Standing;
+use crate::radio::TextMessage;
+
+/// Tells the gate which nodes talked before: those whose conversation the store holds.
+pub(super) async fn know_stored(shared: &Shared) {
+    match shared.store.stats().await {
+        Ok(stats) => {
+            let talked = stats.iter().filter(|s| s.messages > 0).map(|s| s.node);
+            let n = shared.gate.know(talked);
+            debug!(nodes = n, "nodes that talked before");
+        }
+        Err(e) => warn!(
+            error = %e,
+            "could not read which nodes talked before: they count as new until answered"
+        ),
+    }
+}
+
+/// How often at most intake warns that messages are not answered for want of room.
+const FULL_WARN_EVERY: Duration = Duration::from_secs(60);
+
+/// Intake's side of admission: it warns that messages find no room at most once a minute,
+/// with how many, instead of once per message.
+#[derive(Debug, Default)]
+pub(super) struct Admission {
+    /// When it last warned.
+    warned: Option<Instant>,
+    /// Messages refused since.
+    refused: u64,
+}
+
+impl Admission {
+    /// The turn for `msg`: `Ok(None)` for a command (answered without the LLM, no turn; `!more`
+    /// takes one), `Err`
+    /// when it gets none (logged and counted; the caller stores it unanswered).
+    pub(super) fn admit(
+        &mut self,
+        shared: &Arc<Shared>,
+        msg: &TextMessage,
+        standing: Standing,
+    ) -> Result<Option<Turn>, Refusal> {
+        if !commands::parse(&msg.text).asks_llm() {
+            return Ok(None);
+        }
+        let node = msg.from;
+        match shared.gate.admit(node, standing, shared.sink.queued()) {
+            Ok((turn, displaced)) => {
+                if let Some(other) = displaced {
+                    let c = &shared.counters;
+                    c.turns_displaced.fetch_add(1, Ordering::Relaxed);
+                    debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
+                }
+                Ok(Some(turn))
+            }
+            Err(refusal) => {
+                shared
+                    .counters
+                    .turns_refused
+                    .fetch_add(1, Ordering::Relaxed);
+                match refusal {
+                    Refusal::Full => {
+                        debug!(node = %node, %standing, "no room: not answered");
+                        self.no_room(shared);
+                    }
+                    Refusal::NodeBusy => {
+                        debug!(node = %node, "a new node's earlier message still waits: not answered")
+                    }
+                }
+                Err(refusal)
+            }
+        }
+    }
+
+    /// Counts a message refused for want of room; warns at most once a minute, with the count.
+    fn no_room(&mut self, shared: &Shared) {
+        self.refused += 1;
+        let now = Instant::now();
+        if self.warned.is_none_or(|at| now >= at + FULL_WARN_EVERY) {
+            warn!(
+                refused = std::mem::take(&mut self.refused),
+                max_waiting = shared.settings.limits.max_waiting,
+                "messages stored, not answered: too many waiting (a flood?)"
+            );
+            self.warned = Some(now);
+        }
+    }
+}
