@@ -16,7 +16,7 @@ use jiff::Timestamp;
 use jiff::civil::Weekday;
 use jiff::tz::Offset;
 
-use crate::clock::unix_time;
+use crate::clock::{Zone, unix_time};
 use crate::config::ContextConfig;
 use crate::memory::text::one_line;
 use crate::radio::{GeoPoint, NodeNames, TextMessage};
@@ -171,6 +171,47 @@ fn length(km: f64, rough: bool) -> String {
         format!("{km:.1} km")
     } else {
         format!("{km:.0} km")
+    }
+}
+
+/// What the model is told about who asks with one message: the header (names, local time)
+/// and the radio note (hops, SNR, distance), both only when the message starts a
+/// conversation — the header then goes with the message for good, the radio note is for
+/// this turn alone.
+pub struct Asking {
+    header: Option<String>,
+    radio: Option<String>,
+}
+
+impl Asking {
+    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
+    /// time in `zone`; nothing unless it `starts` a conversation.
+    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig, starts: bool) -> Asking {
+        if !starts {
+            return Asking {
+                header: None,
+                radio: None,
+            };
+        }
+        let who = Asker::of(msg);
+        let clock = LocalClock {
+            now: msg.received_at,
+            utc_offset_secs: zone.offset_at(unix_time(msg.received_at)),
+        };
+        Asking {
+            header: header(&who, clock, context),
+            radio: radio_note(&who, context),
+        }
+    }
+
+    /// The message as the model sees it: `text` after the header, if any.
+    pub fn message(&self, text: &str) -> String {
+        with_header(self.header.as_deref(), text)
+    }
+
+    /// The note for this turn, if any: how the message came (hops, SNR, distance).
+    pub fn radio(&self) -> Option<String> {
+        self.radio.clone()
     }
 }
 

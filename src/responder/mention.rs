@@ -24,11 +24,11 @@ use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::answer::{self, Audience, Question};
+use super::asker::Asking;
 use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
-use super::worker::Asking;
 use super::{Shared, airtime, knowledge};
 use crate::chunk::CutMark;
 use crate::config::{ChannelsConfig, ContextConfig};
@@ -260,12 +260,16 @@ async fn handle(
     // Every mention says who is asking and when: the thread mixes senders. Only the name
     // and the local time, and nothing is stored.
     let asking = Asking::of(
-        shared,
+        &s.zone,
         &public_message(&msg),
         &public_context(&s.context),
         true,
     );
-    let mut notes = asking.notes(&s.chunk, &budget);
+    let mut notes: Vec<String> = asking
+        .radio()
+        .into_iter()
+        .chain(budget.note(&s.chunk))
+        .collect();
     notes.push(PUBLIC_NOTE.to_string());
     // Public passages only: the answer is a broadcast, and a mention proves no one.
     let previous = thread.last_question(Instant::now()).map(str::to_string);

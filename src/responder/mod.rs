@@ -14,6 +14,7 @@
 mod admission;
 mod airtime;
 mod answer;
+mod asked;
 pub mod asker;
 pub mod commands;
 mod dest;
@@ -236,7 +237,7 @@ impl Responder {
 }
 
 // The clock helpers live in `crate::clock`; the workers still find them here.
-pub(crate) use crate::clock::{unix_now, unix_time};
+pub(crate) use crate::clock::unix_now;
 
 async fn intake(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
     let mut workers: HashMap<NodeId, mpsc::Sender<Job>> = HashMap::new();

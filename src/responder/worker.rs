@@ -23,16 +23,17 @@ use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 use super::answer::{Audience, Question};
+use super::asked::{Asked, load_context, more};
+use super::asker::Asking;
 use super::commands::{self, Parsed};
 use super::dest::DmDest;
 use super::fold::{self, Limits, SummaryState};
 use super::gate::Turn;
 use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
-use super::{Job, Shared, store_unanswered, trust, unix_now, unix_time};
+use super::{Job, Shared, store_unanswered, trust, unix_now};
 use super::{airtime, answer, asker, fair, knowledge};
-use crate::chunk::{CutMark, MORE};
-use crate::config::ContextConfig;
+use crate::chunk::CutMark;
 use crate::memory::prompt;
 use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
@@ -178,51 +179,6 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
     }
 }
 
-/// What a turn asks the model: the text stored as the user's message, what the model sees
-/// in its place (after a header, if any), and what retrieval searches for.
-#[derive(Debug, Clone, Copy)]
-struct Asked<'a> {
-    text: &'a str,
-    prompt: &'a str,
-    query: &'a str,
-}
-
-impl Asked<'_> {
-    /// A text, as it was written.
-    fn text(text: &str) -> Asked<'_> {
-        Asked {
-            text,
-            prompt: text,
-            query: text,
-        }
-    }
-}
-
-/// `!more`: the continuation of the node's last answer when it was cut at the budget (its
-/// text ends with [`MORE`]); `None` when there is nothing to continue — no memory, no answer,
-/// a whole one, or a store that cannot say — and then the model is not asked.
-async fn more(
-    shared: &Arc<Shared>,
-    node: NodeId,
-    grant: identity::Grant,
-) -> Option<Asked<'static>> {
-    if !grant.memory {
-        return None;
-    }
-    match shared.store.last_message(node).await {
-        Ok(Some(m)) if m.role == Role::Assistant && m.text.ends_with(MORE) => Some(Asked {
-            text: "!more",
-            prompt: commands::CONTINUE,
-            query: "",
-        }),
-        Ok(_) => None,
-        Err(e) => {
-            debug!(error = %e, "could not read the last answer for !more");
-            None
-        }
-    }
-}
-
 /// The node's names as heard with `msg`: unknown ones are `None`, so the store keeps names
 /// learned earlier.
 fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
@@ -289,7 +245,7 @@ async fn llm_turn(
         Ok(last) => asker::starts_conversation(last.map(|m| m.at), unix_now()),
         Err(_) => true,
     };
-    let asking = Asking::of(shared, msg, &s.context, starts);
+    let asking = Asking::of(&s.zone, msg, &s.context, starts);
     let said = Said::with_prompt(asked.text, asking.message(asked.prompt));
     // The user's message is stored before the LLM is called, with the node's names.
     let user_id = match shared
@@ -372,7 +328,11 @@ async fn llm_turn(
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes = asking.notes(&s.chunk, &budget);
+    let mut notes: Vec<String> = asking
+        .radio()
+        .into_iter()
+        .chain(budget.note(&s.chunk))
+        .collect();
     notes.extend(first_note);
     // The operator's documents for this question (a short follow-up is read with the
     // asker's message before it): a per-turn note, last, nearest the question. `!more`
@@ -458,8 +418,12 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         s.limits.new_node_parts,
     );
     // No history: the message always says who is asking and how it came.
-    let asking = Asking::of(shared, msg, &s.context, true);
-    let mut notes = asking.notes(&s.chunk, &budget);
+    let asking = Asking::of(&s.zone, msg, &s.context, true);
+    let mut notes: Vec<String> = asking
+        .radio()
+        .into_iter()
+        .chain(budget.note(&s.chunk))
+        .collect();
     notes.extend(first_note);
     // Without the node's memory nothing proves the sender: public passages only.
     notes.extend(knowledge::note(shared, &msg.text, None, false).await);
@@ -483,84 +447,4 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
         mark: CutMark::Ellipsis,
     };
     answer::answer(shared, question, permit).await;
-}
-
-/// What the model is told about who asks with one message: the header (names, local time)
-/// and the radio note (hops, SNR, distance), both only when the message starts a
-/// conversation — the header then goes with the message for good, the radio note is for
-/// this turn alone.
-pub(super) struct Asking {
-    header: Option<String>,
-    radio: Option<String>,
-}
-
-impl Asking {
-    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
-    /// time; nothing unless it `starts` a conversation.
-    pub(super) fn of(
-        shared: &Shared,
-        msg: &TextMessage,
-        context: &ContextConfig,
-        starts: bool,
-    ) -> Asking {
-        if !starts {
-            return Asking {
-                header: None,
-                radio: None,
-            };
-        }
-        let who = asker::Asker::of(msg);
-        let clock = asker::LocalClock {
-            now: msg.received_at,
-            utc_offset_secs: shared.settings.zone.offset_at(unix_time(msg.received_at)),
-        };
-        Asking {
-            header: asker::header(&who, clock, context),
-            radio: asker::radio_note(&who, context),
-        }
-    }
-
-    /// The message as the model sees it: `text` after the header, if any.
-    pub(super) fn message(&self, text: &str) -> String {
-        asker::with_header(self.header.as_deref(), text)
-    }
-
-    /// The notes for this turn: the radio note, a shortened answer's budget.
-    pub(super) fn notes(
-        &self,
-        chunk: &crate::chunk::ChunkLimits,
-        budget: &airtime::Budget,
-    ) -> Vec<String> {
-        self.radio
-            .iter()
-            .cloned()
-            .chain(budget.note(chunk))
-            .collect()
-    }
-}
-
-/// Loads the node's memory for answering message `user_id`.
-async fn load_context(
-    shared: &Arc<Shared>,
-    node: NodeId,
-    user_id: i64,
-    text: &str,
-    limits: &Limits,
-) -> Result<Context, StoreError> {
-    let retrieve = shared.settings.memory.retrieve_exchanges;
-    let mut ctx = shared
-        .store
-        .context(node, user_id, limits.max_prompt, text, retrieve)
-        .await?;
-    if ctx.summary.is_some() {
-        ctx.kept = limits.keep;
-    }
-    if ctx.unsummarized > ctx.window.len() {
-        warn!(
-            unsummarized = ctx.unsummarized,
-            in_prompt = ctx.window.len(),
-            "summaries keep failing: the oldest unsummarised messages are left out of the prompt"
-        );
-    }
-    Ok(ctx)
 }

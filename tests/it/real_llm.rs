@@ -115,7 +115,12 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     let n = d.sim.texts().len();
     d.sim
         .inject_dm(0xea3_0001, "What do you remember about me?", None);
-    d.sim.wait_texts(n + 1, Duration::from_secs(180)).await;
+    // The whole answer, so that no part of it comes after `!summary` below.
+    d.sim
+        .wait_for(Duration::from_secs(180), |l| {
+            l.texts.len() > n && ends_reply(&l.texts)
+        })
+        .await;
     let exchanges = seen
         .lock()
         .map(|s| s[before..].to_vec())
@@ -130,7 +135,6 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     assert!(reply_prompt.contains(inner), "the summary is in the prompt");
 
     // !summary shows it.
-    tokio::time::sleep(Duration::from_secs(3)).await;
     let n = d.sim.texts().len();
     d.sim.inject_dm(0xea3_0001, "!summary", None);
     let texts = d.sim.wait_texts(n + 1, Duration::from_secs(60)).await;

@@ -105,6 +105,18 @@ pub(crate) async fn stored(d: &Daemon, node: u32) -> Vec<StoredMessage> {
     history
 }
 
+/// The node's stored history once it holds at least `n` messages (or after 10 s).
+async fn stored_at_least(d: &Daemon, node: u32, n: usize) -> Vec<StoredMessage> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let history = stored(d, node).await;
+        if history.len() >= n || tokio::time::Instant::now() >= deadline {
+            return history;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// How many texts went to `node` so far.
 fn texts_to(d: &Daemon, node: u32) -> usize {
     d.sim.texts().iter().filter(|t| t.to == node).count()
@@ -386,7 +398,7 @@ async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
     let reply = pki_ask(&d, ALICE, "My callsign is KD9XYZ.", K1).await;
     assert_eq!(joined(&reply), "echo: My callsign is KD9XYZ.");
     assert!(reply.iter().all(|t| t.pki_encrypted), "{reply:?}");
-    let before = stored(&d, ALICE).await;
+    let before = stored_at_least(&d, ALICE, 2).await;
     assert_eq!(before.len(), 2);
 
     let sent = only_the_warning(&d, ALICE, "!reset").await;
@@ -449,7 +461,8 @@ async fn a_forged_command_from_a_pki_admin_runs_nothing() {
 async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
     let d = Daemon::start(CONFIG).await;
     pki_ask(&d, ALICE, "My boat is the Blue Heron.", K1).await;
-    let before = stored(&d, ALICE).await;
+    // The reply's row is settled once the radio's report is in, a moment after the parts.
+    let before = stored_at_least(&d, ALICE, 2).await;
 
     let reply = pki_ask(&d, ALICE, "what is my boat called?", K2).await;
     assert_eq!(joined(&reply), "echo: what is my boat called?");
