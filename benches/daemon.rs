@@ -13,30 +13,12 @@
 mod support;
 
 use std::os::unix::net::UnixDatagram;
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use support::fake_llm::{FakeLlm, FakeResponse};
+use support::release::{binary, status_kib};
 use support::sim_node::{SimConfig, SimNode};
-
-fn binary() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("release").join("meshai")
-}
-
-fn status_kib(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
 
 struct Running {
     child: tokio::process::Child,

@@ -15,7 +15,7 @@
 #[allow(unused_imports)]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -24,29 +24,12 @@ use meshai::knowledge::search::search;
 use meshai::knowledge::sync::sync;
 use meshai::memory::Store;
 use support::fake_llm::FakeLlm;
+use support::release::{binary, status_kib};
 use support::sim_node::{SimConfig, SimNode};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const FILES: usize = 50;
 const SECTIONS: usize = 20;
-
-fn binary() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("release").join("meshai")
-}
-
-fn status_kib(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
 
 /// A deterministic word list: syllables combined, 400 words.
 fn vocabulary() -> Vec<String> {

@@ -48,13 +48,7 @@ async fn the_latest_reading_replaces_the_one_before() {
 #[tokio::test]
 async fn migrates_a_schema_2_database() {
     let (_dir, path) = temp();
-    let raw = at_version(&path, 2);
-    raw.execute(
-        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'kept', 5)",
-        [i64::from(A.0)],
-    )
-    .unwrap();
-    drop(raw);
+    old_database(&path, 2);
 
     let store = Store::open(&path).unwrap();
     assert_eq!(store.airtime().await.unwrap(), None);

@@ -98,13 +98,7 @@ async fn reset_keeps_the_pin_and_expiry_of_a_silent_node_removes_it() {
 #[tokio::test]
 async fn migrates_a_schema_3_database() {
     let (_dir, path) = temp();
-    let raw = at_version(&path, 3);
-    raw.execute(
-        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'kept', 5)",
-        [i64::from(A.0)],
-    )
-    .unwrap();
-    drop(raw);
+    old_database(&path, 3);
     let store = Store::open(&path).unwrap();
     assert_eq!(store.node_key(A).await.unwrap(), None);
     assert_eq!(store.history(A, 5).await.unwrap().len(), 1);

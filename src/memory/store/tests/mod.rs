@@ -35,6 +35,17 @@ pub(super) fn at_version(path: &std::path::Path, version: usize) -> rusqlite::Co
     raw
 }
 
+/// A database file at schema `version` holding one message of node `A` ("kept", a user's),
+/// closed: what an older release left behind.
+pub(super) fn old_database(path: &std::path::Path, version: usize) {
+    let raw = at_version(path, version);
+    raw.execute(
+        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'kept', 5)",
+        [i64::from(A.0)],
+    )
+    .unwrap();
+}
+
 /// The schema version of the file at `path`.
 pub(super) fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)

@@ -69,13 +69,7 @@ async fn a_message_keeps_what_the_model_saw_beside_what_was_said() {
 #[tokio::test]
 async fn a_schema_4_database_gains_the_prompt_column_and_keeps_its_messages() {
     let (_dir, path) = temp();
-    let raw = at_version(&path, 4);
-    raw.execute(
-        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'kept', 5)",
-        [i64::from(A.0)],
-    )
-    .unwrap();
-    drop(raw);
+    old_database(&path, 4);
     let store = Store::open(&path).unwrap();
     let ctx = store.context(A, i64::MAX, 10, "", 0).await.unwrap();
     assert_eq!(ctx.window.len(), 1);
