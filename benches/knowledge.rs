@@ -24,7 +24,8 @@
 //! Run: `scripts/knowledge-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct),
 //! or with `MESHAI_REAL_LLM_URL` set to a running server. Without it, it prints SKIPPED.
 //! `MESHAI_KNOWLEDGE_SUBJECTS=with` runs one subject; `MESHAI_KNOWLEDGE_DUMP=1` prints each
-//! prompt's per-turn block.
+//! prompt's per-turn block. `[knowledge] about` is what the club's operator would write
+//! (`OPERATORS_ABOUT`); `MESHAI_KNOWLEDGE_ABOUT=default` measures meshai's default instead.
 
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
@@ -139,6 +140,19 @@ enum Subject {
     Without,
 }
 
+/// `[knowledge] about` as the club's operator would write it (`MESHAI_KNOWLEDGE_ABOUT`
+/// for another, `default` for meshai's own).
+fn about() -> String {
+    match std::env::var("MESHAI_KNOWLEDGE_ABOUT") {
+        Ok(a) if a == "default" => meshai::knowledge::DEFAULT_ABOUT.to_string(),
+        Ok(a) if !a.trim().is_empty() => a,
+        _ => OPERATORS_ABOUT.to_string(),
+    }
+}
+
+/// What the club's documents are about, in the operator's words.
+const OPERATORS_ABOUT: &str = "the club, its repeaters, nets, events, members and safety rules";
+
 impl Subject {
     fn name(self) -> &'static str {
         match self {
@@ -150,8 +164,9 @@ impl Subject {
     fn config(self) -> String {
         match self {
             Subject::With => format!(
-                "[knowledge]\ndir = \"{}\"\nprivate_to = [\"!{MEMBER:08x}\"]\n",
-                bench_dir().join("docs").display()
+                "[knowledge]\ndir = \"{}\"\nabout = \"{}\"\nprivate_to = [\"!{MEMBER:08x}\"]\n",
+                bench_dir().join("docs").display(),
+                about()
             ),
             Subject::Without => String::new(),
         }
@@ -395,8 +410,9 @@ async fn main() {
     let only = std::env::var("MESHAI_KNOWLEDGE_SUBJECTS").unwrap_or_default();
     let n = questions().len();
     println!(
-        "knowledge bench: {n} questions, server {url}{}",
-        if stream { ", streamed" } else { "" }
+        "knowledge bench: {n} questions, server {url}{}, [knowledge] about = {:?}",
+        if stream { ", streamed" } else { "" },
+        about()
     );
     println!(
         "| subject | covered: correct | private: member correct | private: leaked to a stranger | uncovered: says not in notes | general: answered | prompt tokens per reply | evaluated per reply | DM → first packet p50 ms |"

@@ -147,20 +147,26 @@ pub(super) struct Matched {
     pub weight: f64,
     /// How many terms matched.
     pub terms: usize,
+    /// How many matched terms weigh at least the `distinct` weight asked for: words rare in
+    /// the table, not the function words of a language the stop words do not cover.
+    pub distinct: usize,
 }
 
-/// The terms of `query` that row `rowid` of `table` matches, with their summed weight.
+/// The terms of `query` that row `rowid` of `table` matches, with their summed weight and
+/// how many of them weigh `distinct` or more.
 pub(super) fn matched(
     c: &Connection,
     table: &str,
     rowid: i64,
     query: &Query,
     weights: &[f64],
+    distinct: f64,
 ) -> rusqlite::Result<Matched> {
     let sql = format!("SELECT 1 FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2");
     let mut out = Matched {
         weight: 0.0,
         terms: 0,
+        distinct: 0,
     };
     for (term, weight) in query.terms.iter().zip(weights) {
         if *weight > 0.0
@@ -171,6 +177,9 @@ pub(super) fn matched(
         {
             out.weight += weight;
             out.terms += 1;
+            if *weight >= distinct {
+                out.distinct += 1;
+            }
         }
     }
     Ok(out)

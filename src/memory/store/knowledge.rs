@@ -388,7 +388,7 @@ fn search(
     let whole: f64 = weights.iter().sum();
     let mut hits = Vec::with_capacity(found.len());
     for (id, hit) in found {
-        let matched = fts::matched(&tx, "knowledge_fts", id, query, &weights)?.weight;
+        let matched = fts::matched(&tx, "knowledge_fts", id, query, &weights, 0.0)?.weight;
         let coverage = if whole > 0.0 { matched / whole } else { 0.0 };
         // FTS5's bm25 weighs a word found in half the passages or more as nothing, which
         // leaves a small folder with no scores at all: the matched words' smoothed weight

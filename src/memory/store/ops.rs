@@ -228,6 +228,12 @@ pub(super) fn context(
 /// no exchange mentions a car.
 const COVERAGE_PERCENT: f64 = 50.0;
 
+/// A shared term counts toward the two a longer question must share with an exchange only
+/// when it weighs this much: ln 3, a word in at most about a quarter of the node's exchanges.
+/// So the function words of any language count for nothing there (in a German conversation
+/// "ist" and "ein" are in most of them), whatever the English stop words catch.
+const DISTINCT_WEIGHT: f64 = 1.0986;
+
 /// Up to `retrieve` exchanges of `node` older than `boundary` that match `query`: ranked by
 /// bm25, above the relevance floor, covering enough of the query's weight; none whose
 /// question is a kept fact.
@@ -290,11 +296,16 @@ fn retrieve_exchanges(
         if out.len() == retrieve {
             break;
         }
-        let matched = fts::matched(tx, "exchanges_fts", id, query, &weights)?;
-        // A question of three words or more must share two of them: one shared word ("node")
-        // between two radio questions brings back an exchange that does not help, and costs
-        // the server the block now and that turn's exchange again the turn after.
-        let enough_terms = matched.terms >= if query.terms.len() >= 3 { 2 } else { 1 };
+        let matched = fts::matched(tx, "exchanges_fts", id, query, &weights, DISTINCT_WEIGHT)?;
+        // A question of three words or more must share two distinct ones: one shared word
+        // ("node") between two radio questions brings back an exchange that does not help, and
+        // costs the server the block now and that turn's exchange again the turn after; nor do
+        // two words of every other message ("ist", "ein" where the stop words are English).
+        let enough_terms = if query.terms.len() >= 3 {
+            matched.distinct >= 2
+        } else {
+            matched.terms >= 1
+        };
         // A statement the facts keep word for word is in the memory block already: brought
         // back beside the question it only costs tokens (and the server's cache of the next
         // turn), and a small model answers with it whatever was asked.

@@ -163,6 +163,53 @@ async fn retrieval_stems_needs_one_rare_word_and_skips_common_ones() {
     }
 }
 
+/// Two words most of a conversation's messages have are not two shared words: in German
+/// the English stop words let "ist" and "ein" through, and "Was ist ein Dipol?" brought back
+/// "Was ist LoRa, in einem Satz?" and with it its block and the next turn's re-read.
+#[tokio::test]
+async fn function_words_of_another_language_retrieve_nothing() {
+    let (_dir, store) = open_temp();
+    // "ist" and "ein" each in 4 of the 12 exchanges: they weigh something, but little.
+    let chat = [
+        ("Was ist ein Hop?", "Ein Sprung über einen anderen Knoten."),
+        (
+            "Welche Antenne ist gut?",
+            "Eine abgestimmte Antenne, hoch montiert.",
+        ),
+        (
+            "Wie weit reicht ein Knoten?",
+            "Einige Kilometer, mit Sicht viel mehr.",
+        ),
+        (
+            "Ist das Wetter gut zum Wandern?",
+            "Schau in die Vorhersage.",
+        ),
+        ("Wie spare ich Akku?", "Bildschirm und GPS seltener."),
+        ("Mein Akku hat 3000 mAh.", "Gut zu wissen."),
+        ("Wo steht ein guter Knoten?", "Hoch und frei, auf dem Dach."),
+        ("Was bedeutet SNR?", "Signal zu Rauschen, in dB."),
+        ("Wann trifft sich der Verein?", "Jeden zweiten Donnerstag."),
+        ("Wie heißt mein Hund?", "Pepper."),
+        ("Was ist MQTT?", "Ein Weg über das Internet."),
+        ("Welche Frequenz nutze ich?", "869,525 MHz."),
+    ];
+    for (i, (q, a)) in chat.iter().enumerate() {
+        exchange(&store, A, q, a, 1 + 2 * i as i64).await;
+    }
+    let new = store.append_user(A, "?".into(), 100).await.unwrap();
+    let ctx = store
+        .context(A, new, 0, "Was ist ein Dipol?", 2)
+        .await
+        .unwrap();
+    assert!(ctx.retrieved.is_empty(), "{:?}", users(&ctx));
+    // Two words the conversation rarely has still bring their exchange back.
+    let ctx = store
+        .context(A, new, 0, "Wie groß ist mein Akku in mAh?", 2)
+        .await
+        .unwrap();
+    assert_eq!(users(&ctx).first(), Some(&"Mein Akku hat 3000 mAh."));
+}
+
 #[tokio::test]
 async fn a_word_most_exchanges_share_retrieves_nothing_on_its_own() {
     let (_dir, store) = open_temp();
