@@ -9,11 +9,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use meshai::memory::prompt::MEMORY_INTRO;
+use meshai::memory::text::key;
 use rusqlite::Connection;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::harness::{Daemon, ends_reply, sim_config};
 use crate::support::fake_llm::FakeLlm;
-use crate::support::proxy::recording_proxy;
+use crate::support::proxy::{Recorded, recording_proxy};
 use crate::support::sim_node::SimNode;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -99,9 +102,12 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
             }
         }
     }
-    if summary.is_none() {
-        summary = stored_summary(&db, Duration::from_secs(120)).await;
-    }
+    // A fold may still be on its way (one per node, after a reply): wait until the proxy has
+    // no request in flight, then read the summary the next prompt is built from.
+    quiet(&seen, Duration::from_secs(180)).await;
+    summary = stored_summary(&db, Duration::from_secs(120))
+        .await
+        .or(summary);
     let (text, through) =
         summary.expect("a summary is stored after 12 to 18 messages with a window of 4");
     assert!(
@@ -110,7 +116,9 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     );
     assert!(through > 0);
 
-    // Used: the next prompt carries it.
+    // Used: the next prompt's memory block carries it. The block has it on one line, and a
+    // sentence that repeats a kept fact appears once, as the fact: so each sentence must be
+    // in the block, compared as `key` compares statements.
     let before = seen.lock().map(|s| s.len()).unwrap_or(0);
     let n = d.sim.texts().len();
     d.sim
@@ -130,9 +138,14 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         .map(|e| &e.request)
         .find(|b| b.contains("What do you remember about me?"))
         .expect("the reply request went through the proxy");
-    let json_text = serde_json::to_string(&text).expect("json");
-    let inner = json_text.trim_matches('"');
-    assert!(reply_prompt.contains(inner), "the summary is in the prompt");
+    let block = memory_block(reply_prompt).expect("the reply prompt has a memory block");
+    let block_key = key(&block);
+    for sentence in text.split_sentence_bounds().map(key) {
+        assert!(
+            block_key.contains(&sentence),
+            "the summary is in the prompt: {sentence:?} of {text:?} not in {block:?}"
+        );
+    }
 
     // !summary shows it.
     let n = d.sim.texts().len();
@@ -144,6 +157,32 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         texts[n].text
     );
     eprintln!("real-model tier: summary {text:?}");
+}
+
+/// The prompt's memory block: the system message that opens with [`MEMORY_INTRO`].
+fn memory_block(request: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(request).ok()?;
+    v["messages"].as_array()?.iter().find_map(|m| {
+        m["content"]
+            .as_str()
+            .filter(|c| c.starts_with(MEMORY_INTRO))
+            .map(str::to_string)
+    })
+}
+
+/// Waits (up to `wait`) until no request through the proxy has been waiting for its response
+/// for three seconds in a row (a fold starts a moment after the reply it follows).
+async fn quiet(seen: &Recorded, wait: Duration) {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut idle = 0;
+    while idle < 6 && tokio::time::Instant::now() < deadline {
+        let busy = seen
+            .lock()
+            .map(|s| s.iter().any(|e| e.response.is_empty()))
+            .unwrap_or(false);
+        idle = if busy { 0 } else { idle + 1 };
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
 
 /// The node's stored summary and its cursor, polled once a second for up to `wait`.
