@@ -3,12 +3,15 @@
 //! Pure: the responder asks the store for a `SummaryJob`, the LLM for the text, and the store
 //! to save it.
 
+use std::collections::HashSet;
+
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::prompt;
 use crate::memory::store::{StoredMessage, Summary};
+use crate::memory::text::key;
 
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -183,6 +186,8 @@ pub fn accept_summary(
     if chars > limit {
         return Err(SummaryRejected::TooLong { chars, limit });
     }
+    let text = said_once(&text);
+    let chars = text.chars().count();
     let previous = previous.map_or(0, |p| p.trim().chars().count());
     if previous >= SHRINK_MIN_PREVIOUS && chars * 100 < previous * SHRINK_PERCENT {
         return Err(SummaryRejected::Shrunk { chars, previous });
@@ -235,6 +240,21 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
         .join(" ")
 }
 
+/// `text` with each sentence once (as `key` compares them): a small model that loops but not
+/// far enough to be refused as rambling ("I'm a 3.23-m." thirteen times) leaves what it
+/// said before the loop.
+fn said_once(text: &str) -> String {
+    let mut seen = HashSet::new();
+    text.split_sentence_bounds()
+        .filter(|s| {
+            let k = key(s);
+            k.is_empty() || seen.insert(k)
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 /// Where `needle` starts in `haystack`, ignoring ASCII and Unicode case, at a char boundary
 /// of `haystack` with `needle.len()` bytes after it that match.
 fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
@@ -268,6 +288,25 @@ mod tests {
             got.as_deref().map_err(Clone::clone),
             expect,
             "candidate {candidate:?}"
+        );
+    }
+
+    #[test]
+    fn a_repeated_sentence_is_kept_once() {
+        // What SmolLM2-135M wrote in the real-model tier.
+        let looped = format!(
+            "I'm Marta, callsign EA3MRT. I'm a 3.23-m.{}",
+            " 3.23-m.".repeat(12)
+        );
+        check(
+            &looped,
+            400,
+            Ok("I'm Marta, callsign EA3MRT. I'm a 3.23-m. 3.23-m."),
+        );
+        check(
+            "Ann lives in Bern. Ann lives in Bern! Her dog is Rex.",
+            400,
+            Ok("Ann lives in Bern. Her dog is Rex."),
         );
     }
 
