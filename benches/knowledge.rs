@@ -9,6 +9,8 @@
 //! llama-server's `timings`. Subjects, in one run:
 //!
 //! - `with the folder`: `[knowledge] dir` set to the documents;
+//! - `with the folder, by meaning too`: and `[knowledge.embeddings]` on the embedding server
+//!   at `MESHAI_EMBED_URL` (all-MiniLM-L6-v2 from scripts/embed-llm.sh; skipped without it);
 //! - `without`: the same daemon without a knowledge folder.
 //!
 //! Every conversation is a node of its own (a follow-up is asked by the node that asked the
@@ -23,7 +25,7 @@
 //!
 //! Run: `scripts/knowledge-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct),
 //! or with `MESHAI_REAL_LLM_URL` set to a running server. Without it, it prints SKIPPED.
-//! `MESHAI_KNOWLEDGE_SUBJECTS=with` runs one subject; `MESHAI_KNOWLEDGE_DUMP=1` prints each
+//! `MESHAI_KNOWLEDGE_SUBJECTS=with,meaning` runs those subjects; `MESHAI_KNOWLEDGE_DUMP=1` prints each
 //! prompt's per-turn block. `[knowledge] about` is what the club's operator would write
 //! (`OPERATORS_ABOUT`); `MESHAI_KNOWLEDGE_ABOUT=default` measures meshai's default instead.
 
@@ -137,7 +139,24 @@ fn questions() -> Vec<Question> {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Subject {
     With,
+    /// With the folder, and passages found by meaning too (`[knowledge.embeddings]` on the
+    /// server at `MESHAI_EMBED_URL`).
+    Meaning,
     Without,
+}
+
+/// `[knowledge.embeddings]` for the `meaning` subject: the server `MESHAI_EMBED_URL`
+/// (scripts/embed-llm.sh), its model `MESHAI_EMBED_MODEL`, and `min_similarity` from
+/// `MESHAI_KNOWLEDGE_MIN_SIMILARITY` when set (meshai's default otherwise).
+fn embeddings() -> Option<String> {
+    let url = std::env::var("MESHAI_EMBED_URL").ok()?;
+    let model = std::env::var("MESHAI_EMBED_MODEL").unwrap_or_else(|_| "all-minilm-l6-v2".into());
+    let min = std::env::var("MESHAI_KNOWLEDGE_MIN_SIMILARITY")
+        .map(|m| format!("min_similarity = {m}\n"))
+        .unwrap_or_default();
+    Some(format!(
+        "[knowledge.embeddings]\nbase_url = \"{url}\"\nmodel = \"{model}\"\n{min}"
+    ))
 }
 
 /// `[knowledge] about` as the club's operator would write it (`MESHAI_KNOWLEDGE_ABOUT`
@@ -157,17 +176,20 @@ impl Subject {
     fn name(self) -> &'static str {
         match self {
             Subject::With => "with the folder",
+            Subject::Meaning => "with the folder, by meaning too",
             Subject::Without => "without",
         }
     }
 
     fn config(self) -> String {
+        let folder = format!(
+            "[knowledge]\ndir = \"{}\"\nabout = \"{}\"\nprivate_to = [\"!{MEMBER:08x}\"]\n",
+            bench_dir().join("docs").display(),
+            about()
+        );
         match self {
-            Subject::With => format!(
-                "[knowledge]\ndir = \"{}\"\nabout = \"{}\"\nprivate_to = [\"!{MEMBER:08x}\"]\n",
-                bench_dir().join("docs").display(),
-                about()
-            ),
+            Subject::With => folder,
+            Subject::Meaning => folder + &embeddings().unwrap_or_default(),
             Subject::Without => String::new(),
         }
     }
@@ -241,7 +263,8 @@ async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
     let llm = format!("timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = {stream}");
     let d = Daemon::start_with_llm_url(sim, placeholder, dir, &subject.config(), &proxy_url, &llm)
         .await;
-    if subject == Subject::With {
+    if subject != Subject::Without {
+        // With embeddings, the first indexing counts once every passage has its vector.
         d.indexed(1).await;
     }
     let mut nodes: Vec<String> = Vec::new();
@@ -418,8 +441,19 @@ async fn main() {
         "| subject | covered: correct | private: member correct | private: leaked to a stranger | uncovered: says not in notes | general: answered | prompt tokens per reply | evaluated per reply | DM → first packet p50 ms |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    for (key, subject) in [("with", Subject::With), ("without", Subject::Without)] {
+    for (key, subject) in [
+        ("with", Subject::With),
+        ("meaning", Subject::Meaning),
+        ("without", Subject::Without),
+    ] {
         if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
+            continue;
+        }
+        if subject == Subject::Meaning && embeddings().is_none() {
+            println!(
+                "| {} | SKIPPED: MESHAI_EMBED_URL is not set |",
+                subject.name()
+            );
             continue;
         }
         let replies = run(&url, subject, stream).await;

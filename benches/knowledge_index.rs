@@ -1,6 +1,9 @@
 //! Knowledge index benchmark: how long a folder of about 1,000 passages takes to index, to
-//! reindex unchanged and with one file changed, what a turn's search costs, and the release
-//! daemon's RSS idle with that index (against the same daemon without a knowledge folder).
+//! reindex unchanged and with one file changed, what a turn's search costs (by words, and
+//! by meaning over 1,000 stored 384-value vectors: the scan `[knowledge.embeddings]` adds,
+//! the question's own vector left out, it is the server's time), and the release daemon's
+//! RSS idle with that index, with and without its vectors (against the same daemon without
+//! a knowledge folder; the vectors come from the fake server's embeddings).
 //!
 //! The folder is generated: 50 Markdown files of 20 sections, each section a heading and
 //! two paragraphs (about 420 characters) of words drawn from a 400-word vocabulary, with
@@ -149,7 +152,7 @@ async fn index(folder: &Path) {
             words[rng.below(words.len())]
         );
         let started = Instant::now();
-        search(&store, &bounds, &q, None, true)
+        search(&store, &bounds, None, &q, None, true)
             .await
             .expect("search");
         times.push(started.elapsed());
@@ -160,19 +163,76 @@ async fn index(folder: &Path) {
         times[50].as_secs_f64() * 1000.0,
         times[95].as_secs_f64() * 1000.0
     );
+    let started = Instant::now();
+    let mut vectors = 0;
+    loop {
+        let pending = store
+            .knowledge_unembedded(MODEL.into(), 64)
+            .await
+            .expect("unembedded");
+        if pending.is_empty() {
+            break;
+        }
+        vectors += pending.len();
+        let batch = pending.iter().map(|p| (p.key, vector(&p.input))).collect();
+        store
+            .knowledge_put_vectors(MODEL.into(), batch)
+            .await
+            .expect("put");
+    }
+    println!(
+        "store {vectors} vectors of {DIMS} values: {:.0} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    let mut times = Vec::new();
+    for i in 0..100 {
+        let q = vector(&format!("question {i}"));
+        let started = Instant::now();
+        store
+            .knowledge_nearest(MODEL.into(), q, true, 12)
+            .await
+            .expect("nearest");
+        times.push(started.elapsed());
+    }
+    times.sort();
+    println!(
+        "nearest 12 of {vectors} by meaning (100 questions): p50 {:.2} ms, p95 {:.2} ms",
+        times[50].as_secs_f64() * 1000.0,
+        times[95].as_secs_f64() * 1000.0
+    );
     store.close().await.expect("close");
     let size = std::fs::metadata(db.path().join("index.db")).map_or(0, |m| m.len());
-    println!("database file with the index: {} KiB", size / 1024);
+    println!(
+        "database file with the index and the vectors: {} KiB",
+        size / 1024
+    );
+}
+
+/// The embedding model's name in the bench's store and config.
+const MODEL: &str = "bench-embed";
+/// all-MiniLM-L6-v2's length.
+const DIMS: usize = 384;
+
+/// A deterministic stand-in for a text's embedding: `DIMS` values seeded by the text.
+fn vector(text: &str) -> Vec<f32> {
+    let mut rng = Rng(meshai::memory::store::fnv1a(text.as_bytes()));
+    (0..DIMS)
+        .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
+        .collect()
 }
 
 /// The release daemon's RSS after it indexed `folder` (or without a folder) and idled.
-async fn rss(folder: Option<&Path>) -> (u64, u64) {
+async fn rss(folder: Option<&Path>, embeddings: bool) -> (u64, u64) {
     let sim = SimNode::start(SimConfig::default()).await;
     let llm = FakeLlm::start_echo().await;
+    llm.set_embeddings(Some(std::sync::Arc::new(vector)));
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).expect("tempdir on disk");
-    let knowledge = folder.map_or(String::new(), |f| {
+    let mut knowledge = folder.map_or(String::new(), |f| {
         format!("\n[knowledge]\ndir = \"{}\"\n", f.display())
     });
+    if embeddings {
+        knowledge.push_str(&format!("[knowledge.embeddings]\nmodel = \"{MODEL}\"\n"));
+    }
     let config = dir.path().join("config.toml");
     let text = format!(
         "[radio]\ntcp = \"{}\"\n\n[llm]\nbase_url = \"{}\"\nmodel = \"fake\"\n\n[storage]\n\
@@ -192,10 +252,10 @@ async fn rss(folder: Option<&Path>) -> (u64, u64) {
         .spawn()
         .expect("spawn the release binary (run `cargo build --release` first)");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let want = if folder.is_some() {
-        "knowledge indexed"
-    } else {
-        "meshai running"
+    let want = match (folder, embeddings) {
+        (Some(_), true) => "knowledge embedded",
+        (Some(_), false) => "knowledge indexed",
+        (None, _) => "meshai running",
     };
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
@@ -226,10 +286,15 @@ async fn main() {
         );
         return;
     }
-    let (rss0, hwm0) = rss(None).await;
+    let (rss0, hwm0) = rss(None, false).await;
     println!("release daemon idle without a knowledge folder: RSS {rss0} KiB, peak {hwm0} KiB");
-    let (rss1, hwm1) = rss(Some(folder.path())).await;
+    let (rss1, hwm1) = rss(Some(folder.path()), false).await;
     println!(
         "release daemon idle after indexing the folder at start: RSS {rss1} KiB, peak {hwm1} KiB"
+    );
+    let (rss2, hwm2) = rss(Some(folder.path()), true).await;
+    println!(
+        "release daemon idle after indexing and embedding the folder at start: RSS {rss2} KiB, \
+         peak {hwm2} KiB"
     );
 }

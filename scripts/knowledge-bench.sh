@@ -8,6 +8,9 @@
 #
 # With MESHAI_REAL_LLM_URL set, that server is used as it is: nothing is started or stopped.
 # Otherwise the server is started with scripts/local-llm.sh (on a free port) and stopped after.
+# The same for the embedding model of the "by meaning too" subject: MESHAI_EMBED_URL, or
+# all-MiniLM-L6-v2 started with scripts/embed-llm.sh (1 thread); MESHAI_EMBED_URL=off skips
+# that subject.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +28,19 @@ if [[ -z "${MESHAI_REAL_LLM_URL:-}" ]]; then
     export MESHAI_REAL_LLM_URL
     started=1
 fi
+embed_started=0
+if [[ -z "${MESHAI_EMBED_URL:-}" ]]; then
+    if out=$(scripts/embed-llm.sh start); then
+        MESHAI_EMBED_URL=$(printf '%s\n' "$out" | sed -n 's/^MESHAI_EMBED_URL=//p')
+        MESHAI_EMBED_MODEL=$(printf '%s\n' "$out" | sed -n 's/^MESHAI_EMBED_MODEL=//p')
+        export MESHAI_EMBED_URL MESHAI_EMBED_MODEL
+        embed_started=1
+    else
+        printf '%s\n' "$out"
+    fi
+elif [[ "$MESHAI_EMBED_URL" == off ]]; then
+    unset MESHAI_EMBED_URL
+fi
 status=0
 for run in $(seq "$runs"); do
     echo "== run $run of $runs, server $MESHAI_REAL_LLM_URL"
@@ -33,5 +49,8 @@ for run in $(seq "$runs"); do
 done
 if [[ $started -eq 1 ]]; then
     scripts/local-llm.sh stop >/dev/null
+fi
+if [[ $embed_started -eq 1 ]]; then
+    scripts/embed-llm.sh stop >/dev/null
 fi
 exit "$status"

@@ -216,6 +216,7 @@ pub async fn run_with(
             dir,
             private_readers: !config.knowledge.private_to.is_empty()
                 || !config.access.allow.is_empty(),
+            embedder: knowledge::Embedder::configured(&config.knowledge),
         };
         tokio::spawn(knowledge::reload::serve(
             store.clone(),

@@ -74,6 +74,27 @@ pub fn damaged(damage: Damage) -> String {
     }
 }
 
+/// What to do about an embedding server that gave no vector: answers still come, with
+/// passages found by words alone.
+pub fn embeddings(error: &LlmError, model: &str) -> String {
+    let fix = match error {
+        LlmError::Status { status: 404, .. } => format!(
+            "the server does not serve embeddings of {model:?} (llama.cpp's server needs \
+             --embeddings and a model that makes them; Ollama: `ollama pull {model}`)"
+        ),
+        LlmError::Status { status: 501, .. } => {
+            "start llama.cpp's server with --embeddings (and --pooling mean for most \
+             embedding models)"
+                .to_string()
+        }
+        LlmError::Connect(_) | LlmError::Timeout => {
+            "start the embedding server, or fix [knowledge.embeddings] base_url".to_string()
+        }
+        _ => format!("check that {model:?} is an embedding model the server serves"),
+    };
+    format!("{fix}; until then passages are found by words alone")
+}
+
 /// What to do about a knowledge folder that cannot be read.
 pub fn knowledge_folder(dir: &Path, error: &std::io::Error) -> String {
     let dir = dir.display();

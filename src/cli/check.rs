@@ -22,7 +22,7 @@ use tokio::time::Instant;
 use super::{advice, format, knowledge, open_store};
 use crate::config::locate::Env;
 use crate::config::{Config, ConfigError};
-use crate::knowledge::{folder, plan};
+use crate::knowledge::{Embedder, folder, plan};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
 use crate::memory::store::{Damage, Health};
 use crate::radio::link::Radio;
@@ -126,6 +126,10 @@ pub async fn run(
         all &= outcome.ok;
         print(out, &outcome)?;
     }
+    if let Some(outcome) = embeddings(&config).await {
+        all &= outcome.ok;
+        print(out, &outcome)?;
+    }
     let outcome = held::radio(&config, options, env).await;
     all &= outcome.ok;
     print(out, &outcome)?;
@@ -195,6 +199,13 @@ pub async fn knowledge(config: &Config) -> Option<Outcome> {
     };
     let index = store.knowledge_index().await;
     let files = store.knowledge_files().await;
+    let embedded = match &config.knowledge.embeddings {
+        Some(e) => Some((
+            e.model.clone(),
+            store.knowledge_embedded(e.model.clone()).await,
+        )),
+        None => None,
+    };
     let _ = store.close().await;
     let (index, files) = match (index, files) {
         (Ok(i), Ok(f)) => (i, f),
@@ -208,8 +219,25 @@ pub async fn knowledge(config: &Config) -> Option<Outcome> {
     let plan = plan::plan(&files, &found, resplit);
     let pending = plan.read.len() + plan.skip.len() + plan.remove.len();
     let readers = !config.knowledge.private_to.is_empty() || !config.access.allow.is_empty();
-    let line = knowledge::check_line(&dir, &index, crate::clock::unix_now());
-    let advice = advice::knowledge_index(&index, pending, readers);
+    let mut line = knowledge::check_line(&dir, &index, crate::clock::unix_now());
+    let mut advice = advice::knowledge_index(&index, pending, readers);
+    if let Some((model, embedded)) = embedded {
+        match embedded {
+            Ok(e) => {
+                line.push_str(&format!("; {}", knowledge::embedded_line(&model, &e)));
+                if e.embedded < e.passages && pending == 0 {
+                    let more = "the rest are embedded at the daemon's next reindex (or run \
+                                `meshai knowledge reindex`); check that the embedding server \
+                                serves the model";
+                    advice = Some(match advice {
+                        Some(a) => format!("{a}; {more}"),
+                        None => more.to_string(),
+                    });
+                }
+            }
+            Err(e) => return Some(Outcome::failed(format!("knowledge: {e}"), None)),
+        }
+    }
     Some(Outcome {
         ok: true,
         line,
@@ -238,6 +266,28 @@ pub async fn fallbacks(config: &Config) -> Vec<Outcome> {
         outcomes.push(server(what, settings, f.api_key_env.as_deref()).await);
     }
     outcomes
+}
+
+/// The embedding model of `[knowledge.embeddings]`, when a folder and one are set: one
+/// question's vector, within the time a turn gives it.
+pub async fn embeddings(config: &Config) -> Option<Outcome> {
+    let e = config.knowledge.embeddings.as_ref()?;
+    config.knowledge.dir.as_ref()?;
+    let what = format!("embeddings {} model {}", redact_urls(&e.base_url), e.model);
+    let embedder = match Embedder::new(e) {
+        Ok(embedder) => embedder,
+        Err(e) => return Some(Outcome::failed(format!("{what}: {e}"), None)),
+    };
+    let started = Instant::now();
+    let result = embedder.question("Where does the club meet?").await;
+    let ms = started.elapsed().as_millis();
+    Some(match result {
+        Ok(v) => Outcome::ok(format!("{what} answered in {ms} ms ({} values)", v.len())),
+        Err(err) => Outcome::failed(
+            format!("{what}: {err}"),
+            Some(advice::embeddings(&err, &e.model)),
+        ),
+    })
 }
 
 /// One server of the chain: one tiny request, within its timeout.

@@ -374,6 +374,23 @@ struct RawKnowledge {
     min_score: f64,
     private_to: Vec<String>,
     private_requires_pki: bool,
+    /// `[knowledge.embeddings]`; unset: full-text search only.
+    embeddings: Option<RawEmbeddings>,
+}
+
+/// `[knowledge.embeddings]`: `model` is required; the server defaults to `[llm]`'s.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEmbeddings {
+    model: String,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    #[serde(default = "d_min_similarity")]
+    min_similarity: f64,
+}
+
+fn d_min_similarity() -> f64 {
+    crate::knowledge::embed::DEFAULT_MIN_SIMILARITY
 }
 
 impl Default for RawKnowledge {
@@ -387,6 +404,7 @@ impl Default for RawKnowledge {
             min_score: d.bounds.min_score,
             private_to: Vec::new(),
             private_requires_pki: d.private_requires_pki,
+            embeddings: None,
         }
     }
 }

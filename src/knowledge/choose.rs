@@ -2,8 +2,10 @@
 //! ranked (bm25, grown when the question names a passage's heading) and judged one by one — a
 //! weak match (under `min_score`), one far below the best, or one that covers too little of
 //! the question stays out, then the best ones go while there is room (at most
-//! `max_passages`, their text within `max_chars`). And when a question is a follow-up, to be
-//! read with the message before it.
+//! `max_passages`, their text within `max_chars`). With embeddings (`[knowledge.embeddings]`)
+//! the full-text candidates and the nearest passages by meaning are fused ([`fuse`]): a
+//! passage may go in when either search vouches for it, in the order of both rankings. And
+//! when a question is a follow-up, to be read with the message before it.
 
 use crate::memory::store::{KnowledgeHit, content_words};
 
@@ -51,6 +53,8 @@ pub enum Verdict {
     Surplus,
     /// Its text did not fit in what `max_chars` left.
     OverBudget,
+    /// Found by meaning only, and less similar to the question than `min_similarity`.
+    Unlike,
 }
 
 impl Verdict {
@@ -63,6 +67,7 @@ impl Verdict {
             Verdict::Distant => "left out: far below the best match",
             Verdict::Surplus => "left out: max_passages better ones",
             Verdict::OverBudget => "left out: over max_chars",
+            Verdict::Unlike => "left out: similarity under min_similarity",
         }
     }
 }
@@ -96,18 +101,36 @@ pub const NEAR_BEST: f64 = 0.5;
 
 /// The verdict on each of `hits` (best [`rank`] first), in the same order.
 pub fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
+    let best = hits.first().map_or(0.0, rank);
+    let standing: Vec<Option<Verdict>> = hits.iter().map(|h| standing(h, best, bounds)).collect();
+    within(hits, &standing, bounds)
+}
+
+/// Why a full-text candidate may not go in whatever the room (`None`: it may), next to the
+/// `best` rank of its search.
+fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds) -> Option<Verdict> {
+    if rank(hit) < bounds.min_score {
+        Some(Verdict::Weak)
+    } else if rank(hit) < best * NEAR_BEST {
+        Some(Verdict::Distant)
+    } else if hit.coverage < MIN_COVERAGE && hit.topic < ON_TOPIC {
+        Some(Verdict::Partial)
+    } else {
+        None
+    }
+}
+
+/// The verdicts of `hits` in their order, given each one's `standing`: those that may go
+/// in go while there is room.
+fn within(hits: &[KnowledgeHit], standing: &[Option<Verdict>], bounds: &Bounds) -> Vec<Verdict> {
     let mut chosen = 0;
     let mut chars = 0;
-    let best = hits.first().map_or(0.0, rank);
     hits.iter()
-        .map(|hit| {
+        .zip(standing)
+        .map(|(hit, standing)| {
             let len = hit.text.chars().count();
-            if rank(hit) < bounds.min_score {
-                Verdict::Weak
-            } else if rank(hit) < best * NEAR_BEST {
-                Verdict::Distant
-            } else if hit.coverage < MIN_COVERAGE && hit.topic < ON_TOPIC {
-                Verdict::Partial
+            if let Some(verdict) = standing {
+                *verdict
             } else if chosen == bounds.max_passages {
                 Verdict::Surplus
             } else if chars + len > bounds.max_chars {
@@ -121,6 +144,74 @@ pub fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
         .collect()
 }
 
+/// Reciprocal rank fusion's constant: a passage at place `n` (from 1) of a ranking counts
+/// `1 / (RRF_K + n)`. The usual 60 keeps one list's first place from outweighing a passage
+/// both lists place well.
+pub const RRF_K: f64 = 60.0;
+
+/// A passage found by meaning only is left out when its similarity is this far under the
+/// best one's: the nearest passage to "Who looks after the money?" is the treasurer's, and
+/// the next ones, a little less similar, are the rest of the committee.
+pub const SIMILAR_MARGIN: f64 = 0.1;
+
+/// The full-text candidates `fts` (best [`rank`] first) and the nearest passages by meaning
+/// `similar` (best similarity first) as one list, best first by reciprocal rank fusion, and
+/// the verdict on each: a passage may go in when the full-text search vouches for it (as
+/// [`judge`] would), or when its similarity reaches `min_similarity` and is near the best.
+pub fn fuse(
+    fts: Vec<KnowledgeHit>,
+    similar: Vec<KnowledgeHit>,
+    bounds: &Bounds,
+    min_similarity: f64,
+) -> (Vec<KnowledgeHit>, Vec<Verdict>) {
+    let best_rank = fts.first().map_or(0.0, rank);
+    let best_similarity = similar.first().and_then(|h| h.similarity).unwrap_or(0.0);
+    // (hit, fused score, full-text standing, by-meaning standing)
+    type Entry = (
+        KnowledgeHit,
+        f64,
+        Option<Option<Verdict>>,
+        Option<Option<Verdict>>,
+    );
+    let mut all: Vec<Entry> = Vec::with_capacity(fts.len() + similar.len());
+    for (n, hit) in fts.into_iter().enumerate() {
+        let standing = standing(&hit, best_rank, bounds);
+        all.push((hit, 1.0 / (RRF_K + n as f64 + 1.0), Some(standing), None));
+    }
+    for (n, hit) in similar.into_iter().enumerate() {
+        let similarity = hit.similarity.unwrap_or(0.0);
+        let standing = if similarity < min_similarity {
+            Some(Verdict::Unlike)
+        } else if similarity < best_similarity - SIMILAR_MARGIN {
+            Some(Verdict::Distant)
+        } else {
+            None
+        };
+        let fused = 1.0 / (RRF_K + n as f64 + 1.0);
+        match all.iter_mut().find(|(h, ..)| h.id == hit.id) {
+            Some((h, score, _, by_meaning)) => {
+                h.similarity = hit.similarity;
+                *score += fused;
+                *by_meaning = Some(standing);
+            }
+            None => all.push((hit, fused, None, Some(standing))),
+        }
+    }
+    // Stable: a tie keeps the full-text order.
+    all.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let standings: Vec<Option<Verdict>> = all
+        .iter()
+        .map(|(_, _, text, meaning)| match (text, meaning) {
+            (Some(None), _) | (_, Some(None)) => None,
+            (Some(Some(v)), _) | (None, Some(Some(v))) => Some(*v),
+            (None, None) => Some(Verdict::Weak),
+        })
+        .collect();
+    let hits: Vec<KnowledgeHit> = all.into_iter().map(|(h, ..)| h).collect();
+    let verdicts = within(&hits, &standings, bounds);
+    (hits, verdicts)
+}
+
 /// Whether `question` is short enough to be read as a follow-up.
 pub fn is_follow_up(question: &str) -> bool {
     content_words(question) < FOLLOW_UP_WORDS
@@ -132,6 +223,7 @@ mod tests {
 
     fn hit(score: f64, coverage: f64, chars: usize) -> KnowledgeHit {
         KnowledgeHit {
+            id: 0,
             path: "a.md".into(),
             heading: String::new(),
             text: "x".repeat(chars),
@@ -139,6 +231,7 @@ mod tests {
             score,
             coverage,
             topic: 0.0,
+            similarity: None,
         }
     }
 
@@ -179,6 +272,62 @@ mod tests {
             let hits: Vec<KnowledgeHit> = hits.iter().map(|&(s, c, n)| hit(s, c, n)).collect();
             assert_eq!(judge(&hits, &bounds), *want, "{hits:?}");
         }
+    }
+
+    #[test]
+    fn either_search_may_vouch_for_a_passage_and_both_rank_it_first() {
+        use Verdict::*;
+        let bounds = Bounds {
+            max_passages: 2,
+            max_chars: 500,
+            min_score: 1.0,
+        };
+        let text = |id: i64, score: f64, coverage: f64| KnowledgeHit {
+            id,
+            ..hit(score, coverage, 10)
+        };
+        let meaning = |id: i64, similarity: f64| KnowledgeHit {
+            id,
+            similarity: Some(similarity),
+            ..hit(0.0, 0.0, 10)
+        };
+        // (full-text candidates, nearest by meaning, the fused order by id, its verdicts)
+        type Case = (Vec<KnowledgeHit>, Vec<KnowledgeHit>, Vec<i64>, Vec<Verdict>);
+        let cases: Vec<Case> = vec![
+            // No word shared ("money" / "Treasurer"): the nearest by meaning goes in, the
+            // next one too (within the margin), the third is far below the best.
+            (
+                vec![],
+                vec![meaning(1, 0.62), meaning(2, 0.55), meaning(3, 0.51)],
+                vec![1, 2, 3],
+                vec![Chosen, Chosen, Distant],
+            ),
+            // Nothing similar enough: "not in my notes" stays possible.
+            (vec![], vec![meaning(1, 0.30)], vec![1], vec![Unlike]),
+            // A passage both place well outranks each list's first, and a full-text match
+            // too partial by itself still goes in when its meaning is near enough.
+            (
+                vec![text(1, 5.0, 1.0), text(2, 4.0, 0.1)],
+                vec![meaning(3, 0.6), meaning(2, 0.58)],
+                vec![2, 1, 3],
+                vec![Chosen, Chosen, Surplus],
+            ),
+            // Neither vouches: the full-text verdict is the one given.
+            (
+                vec![text(1, 0.5, 1.0)],
+                vec![meaning(1, 0.2)],
+                vec![1],
+                vec![Weak],
+            ),
+        ];
+        for (fts, similar, order, want) in cases {
+            let (hits, verdicts) = fuse(fts.clone(), similar.clone(), &bounds, 0.5);
+            let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
+            assert_eq!((ids, verdicts), (order, want), "{fts:?} {similar:?}");
+        }
+        // The fused hit keeps both searches' figures.
+        let (hits, _) = fuse(vec![text(7, 5.0, 1.0)], vec![meaning(7, 0.7)], &bounds, 0.5);
+        assert_eq!((hits[0].score, hits[0].similarity), (5.0, Some(0.7)));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::path::{Component, Path};
 use std::time::UNIX_EPOCH;
 
 use super::split::Format;
+use crate::memory::store::fnv1a;
 
 /// A file larger than this is skipped: 1 MiB of text is about 1,700 passages, more than any
 /// handbook, and likely a dump or a log rather than notes.
@@ -213,21 +214,13 @@ pub fn check(bytes: Vec<u8>) -> Result<Text, Skip> {
     if bytes.contains(&0) {
         return Err(Skip::Binary);
     }
-    let hash = hash(&bytes);
+    // The content hash that tells an edited file from a touched one (its size or time
+    // changed, its text did not).
+    let hash = fnv1a(&bytes);
     let text = String::from_utf8(bytes).map_err(|e| Skip::NotUtf8 {
         at: e.utf8_error().valid_up_to(),
     })?;
     Ok(Text { text, hash })
-}
-
-/// FNV-1a, 64 bits: a content hash that only has to tell an edited file from a touched one
-/// (its size or time changed, its text did not). Written here rather than taken from std,
-/// whose `DefaultHasher` may change between Rust releases (the hash is stored), or from a
-/// crate: it is four lines, and nothing here needs a cryptographic hash.
-pub fn hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]
@@ -251,15 +244,6 @@ mod tests {
             let got = check(bytes.clone()).map(|t| t.text);
             assert_eq!(got.as_deref().map_err(Clone::clone), want, "{bytes:?}");
         }
-    }
-
-    #[test]
-    fn the_hash_is_fnv1a_and_tells_texts_apart() {
-        // The published FNV-1a 64 test vectors.
-        assert_eq!(hash(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(hash(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(hash(b"foobar"), 0x8594_4171_f739_67e8);
-        assert_ne!(hash(b"145.650 MHz"), hash(b"145.675 MHz"));
     }
 
     #[test]

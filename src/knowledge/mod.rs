@@ -6,7 +6,8 @@
 //! called on the blocking pool), `split` cuts a text into passages (pure), `plan` decides
 //! which files need work (pure), `sync` brings the index in step with the folder (the store
 //! runs the SQL), `reload` is the daemon's indexer (at start and on each request: SIGHUP),
-//! `search` finds a question's passages, `choose` judges them against the bounds (pure),
+//! `search` finds a question's passages (`embed`: by meaning too, when an embedding model is
+//! set), `choose` judges them against the bounds (pure),
 //! `render` words them for the prompt (pure).
 //!
 //! What a document may reach: a private one (in a `private` folder, or `private: true` in its
@@ -15,6 +16,7 @@
 //! per-turn notes only: never stored with the messages, never in a summary or the facts.
 
 pub mod choose;
+pub mod embed;
 pub mod folder;
 pub mod plan;
 pub mod reload;
@@ -29,6 +31,7 @@ use std::path::PathBuf;
 use crate::node::NodeId;
 
 pub use choose::Bounds;
+pub use embed::{Embedder, EmbeddingsConfig};
 pub use reload::Reindex;
 
 /// `[knowledge]`, validated.
@@ -47,6 +50,8 @@ pub struct KnowledgeConfig {
     /// Private passages go only to PKI DMs (which prove their sender and whose replies are
     /// encrypted for that node alone).
     pub private_requires_pki: bool,
+    /// `[knowledge.embeddings]`: passages found by meaning too; `None`: full-text only.
+    pub embeddings: Option<EmbeddingsConfig>,
 }
 
 impl Default for KnowledgeConfig {
@@ -61,6 +66,7 @@ impl Default for KnowledgeConfig {
             },
             private_to: HashSet::new(),
             private_requires_pki: true,
+            embeddings: None,
         }
     }
 }

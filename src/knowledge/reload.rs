@@ -2,15 +2,19 @@
 //! reindex is asked for ([`Reindex`]: `main.rs` asks on SIGHUP, which `systemctl reload
 //! meshai` sends), one reindex at a time; requests that come while one runs make one more.
 //! Each reindex logs one line of what it did and one per file it skipped; a failure is
-//! logged and the index keeps serving what it had.
+//! logged and the index keeps serving what it had. With `[knowledge.embeddings]`, each
+//! reindex then embeds the passages without a vector (`embed`), and tries again later
+//! while the embedding server fails.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use super::embed::Embedder;
 use super::sync::{Report, sync};
 use crate::memory::store::Store;
 
@@ -53,9 +57,17 @@ pub struct Watch {
     /// Someone may get private passages (`private_to` or `[access] allow` lists nodes): if
     /// not, private files are indexed for nobody, and that is worth a warning.
     pub private_readers: bool,
+    /// `[knowledge.embeddings]`: each reindex then embeds the passages that have no vector.
+    pub embedder: Option<Embedder>,
 }
 
-/// Indexes `watch.dir` now and on every request, until `stop`.
+/// After a round of embedding failed (the server is down, or does not serve embeddings),
+/// the next is tried this much later; a reindex asked meanwhile tries at once.
+pub const EMBED_RETRY: Duration = Duration::from_secs(300);
+
+/// Indexes `watch.dir` now and on every request, until `stop`; with an embedder, embeds
+/// what the reindex added (again every [`EMBED_RETRY`] while that fails). A reindex counts as
+/// finished ([`Reindex::finished`]) once its embedding has run too.
 pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: CancellationToken) {
     let mut warned_private = false;
     loop {
@@ -66,6 +78,10 @@ pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: Cancellat
                 "knowledge: not indexed; answers use the passages indexed before"
             ),
         }
+        let mut embedded = match &watch.embedder {
+            Some(embedder) => embed(&store, embedder, &stop).await,
+            None => true,
+        };
         if !watch.private_readers && !warned_private {
             let private = store
                 .knowledge_index()
@@ -81,9 +97,44 @@ pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: Cancellat
             }
         }
         reindex.0.done.send_modify(|n| *n += 1);
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            () = reindex.0.asked.notified() => {}
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                () = reindex.0.asked.notified() => break,
+                () = tokio::time::sleep(EMBED_RETRY), if !embedded => {
+                    if let Some(embedder) = &watch.embedder {
+                        embedded = embed(&store, embedder, &stop).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One round of embedding, logged; whether every passage has its vector now.
+async fn embed(store: &Store, embedder: &Embedder, stop: &CancellationToken) -> bool {
+    let started = tokio::time::Instant::now();
+    match embedder.catch_up(store, stop).await {
+        Ok(done) => {
+            if done.embedded + done.pruned > 0 {
+                info!(
+                    model = embedder.model(),
+                    embedded = done.embedded,
+                    pruned = done.pruned,
+                    ms = started.elapsed().as_millis() as u64,
+                    "knowledge embedded"
+                );
+            }
+            true
+        }
+        Err(e) => {
+            warn!(
+                error = %e,
+                model = embedder.model(),
+                retry_secs = EMBED_RETRY.as_secs(),
+                "knowledge: passages not all embedded; they are found by words meanwhile"
+            );
+            false
         }
     }
 }

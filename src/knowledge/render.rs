@@ -69,6 +69,7 @@ mod tests {
 
     fn hit(path: &str, heading: &str, text: &str) -> KnowledgeHit {
         KnowledgeHit {
+            id: 0,
             path: path.into(),
             heading: heading.into(),
             text: text.into(),
@@ -76,6 +77,7 @@ mod tests {
             score: 1.0,
             coverage: 1.0,
             topic: 0.0,
+            similarity: None,
         }
     }
 

@@ -1,9 +1,11 @@
-//! One question's passages: the store's full-text search, the candidates judged by
-//! `choose`, and the follow-up rule (a question with few words worth searching for is
+//! One question's passages: the store's full-text search (and, with an embedding model, the
+//! nearest passages by meaning, fused with it), the candidates judged by `choose`, and the
+//! follow-up rule (a question with few words worth searching for is
 //! searched together with the asker's message before it). The daemon's turns and `meshai knowledge
 //! search` both come through here, so the command shows what a turn gets.
 
 use super::choose::{self, Bounds, Verdict};
+use super::embed::Embedder;
 use super::render;
 use crate::memory::store::{KnowledgeHit, Store, StoreError, content_words};
 
@@ -17,6 +19,21 @@ pub struct Found {
     /// The candidates, best first, and the verdict on each.
     pub hits: Vec<KnowledgeHit>,
     pub verdicts: Vec<Verdict>,
+    /// What became of the search by meaning.
+    pub meaning: Meaning,
+}
+
+/// The search by meaning of one question.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Meaning {
+    /// No embedding model is set, or the question had no words to search for.
+    #[default]
+    Off,
+    /// The nearest passages were fused with the full-text ones.
+    Searched,
+    /// The question's vector could not be had (the server is down, slow or answered
+    /// badly): full-text passages only. Why, for the log and `meshai knowledge search`.
+    Failed(String),
 }
 
 impl Found {
@@ -36,47 +53,76 @@ impl Found {
     }
 }
 
-/// The passages for `question` within `bounds`, private ones only when `private`;
-/// `previous` is the asker's message before it: a follow-up ([`choose::is_follow_up`]) is
-/// searched together with it, so "And where?" finds what the question before it was about.
+/// The passages for `question` within `bounds`, private ones only when `private`, found by
+/// meaning too when `embedder` is given; `previous` is the asker's message before it: a
+/// follow-up ([`choose::is_follow_up`]) is searched together with it, so "And where?" finds
+/// what the question before it was about.
 pub async fn search(
     store: &Store,
     bounds: &Bounds,
+    embedder: Option<&Embedder>,
     question: &str,
     previous: Option<&str>,
     private: bool,
 ) -> Result<Found, StoreError> {
     match previous {
         Some(previous) if choose::is_follow_up(question) => {
-            let both = once(store, bounds, &format!("{previous}\n{question}"), private).await?;
+            let text = format!("{previous}\n{question}");
+            let both = once(store, bounds, embedder, &text, private).await?;
             Ok(Found {
                 with_previous: true,
                 ..both
             })
         }
-        _ => once(store, bounds, question, private).await,
+        _ => once(store, bounds, embedder, question, private).await,
     }
 }
 
 async fn once(
     store: &Store,
     bounds: &Bounds,
+    embedder: Option<&Embedder>,
     text: &str,
     private: bool,
 ) -> Result<Found, StoreError> {
     if content_words(text) == 0 {
         return Ok(Found::default());
     }
-    let hits = choose::ranked(
+    let fts = choose::ranked(
         store
             .knowledge_search(text, private, choose::CANDIDATES)
             .await?,
     );
-    let verdicts = choose::judge(&hits, bounds);
+    let Some(embedder) = embedder else {
+        let verdicts = choose::judge(&fts, bounds);
+        return Ok(Found {
+            searched: true,
+            with_previous: false,
+            hits: fts,
+            verdicts,
+            meaning: Meaning::Off,
+        });
+    };
+    let (similar, meaning) = match embedder.question(text).await {
+        Ok(vector) => (
+            store
+                .knowledge_nearest(
+                    embedder.model().to_string(),
+                    vector,
+                    private,
+                    choose::CANDIDATES,
+                )
+                .await?,
+            Meaning::Searched,
+        ),
+        Err(e) => (Vec::new(), Meaning::Failed(e.to_string())),
+    };
+    let (hits, verdicts) = choose::fuse(fts, similar, bounds, embedder.min_similarity());
     Ok(Found {
         searched: true,
         with_previous: false,
         hits,
         verdicts,
+        meaning,
     })
 }

@@ -10,6 +10,7 @@ use reqwest::{StatusCode, Url};
 use tokio::time::{Instant, sleep, timeout_at};
 
 use super::clean::clean_reply;
+use super::embed;
 use super::sse::SseParser;
 use super::wire::{self, Answer};
 use super::{ChatMessage, Completion, LlmError, LlmSettings, Usage, retry};
@@ -280,9 +281,52 @@ impl LlmClient {
         retry::delay(attempt, error, remaining, &self.backoff)
     }
 
+    /// The vectors of `inputs` from the model (an embedding model: `[knowledge.embeddings]`),
+    /// in their order: `POST {base_url}/embeddings` with `{model, input}`, within `deadline`;
+    /// with `retry`, retried like [`LlmClient::complete`], else tried once (a question's
+    /// vector: the radio user waits, and the turn goes on without it). An answer that is not
+    /// one good vector per input is [`LlmError::BadResponse`].
+    pub async fn embed(
+        &self,
+        inputs: &[String],
+        deadline: Instant,
+        retry: bool,
+    ) -> Result<Vec<Vec<f32>>, LlmError> {
+        let url = Url::parse(&format!(
+            "{}/embeddings",
+            self.settings.base_url.trim_end_matches('/')
+        ))
+        .map_err(|e| LlmError::Setup(format!("bad base url: {e}")))?;
+        let request = embed::Request {
+            model: &self.settings.model,
+            input: inputs,
+        };
+        let attempt = || async {
+            let mut response = self.post(&url, &request).await?;
+            let body = read_body(&mut response, StatusCode::OK).await?;
+            embed::parse(&body, inputs.len())
+        };
+        if !retry {
+            return timeout_at(deadline, attempt())
+                .await
+                .unwrap_or(Err(LlmError::Timeout));
+        }
+        let (vectors, _) = self.with_retries(deadline, attempt).await?;
+        Ok(vectors)
+    }
+
     /// Sends the request and returns a 2xx response with its body still unread.
     async fn open(&self, request: &wire::Request<'_>) -> Result<reqwest::Response, LlmError> {
-        let mut builder = self.http.post(self.endpoint.clone()).json(request);
+        self.post(&self.endpoint, request).await
+    }
+
+    /// `POST url` with `body` as JSON and the API key; a 2xx response with its body unread.
+    async fn post(
+        &self,
+        url: &Url,
+        body: &impl serde::Serialize,
+    ) -> Result<reqwest::Response, LlmError> {
+        let mut builder = self.http.post(url.clone()).json(body);
         if let Some(key) = &self.settings.api_key {
             // reqwest marks this header sensitive, so it is never printed either.
             builder = builder.bearer_auth(key.expose());

@@ -7,7 +7,8 @@
 //!   one budget, and the background probe that brings a skipped server back.
 //! - `health`: sans-IO health of one server (failures in a row, skip, probe due).
 //! - `retry`: sans-IO retry policy (which failures to retry, how long to wait).
-//! - `wire`: the JSON request and response shapes of `/chat/completions`, streamed or not.
+//! - `wire`: the JSON request and response shapes of `/chat/completions`, streamed or not;
+//!   `embed` those of `/embeddings` (passage vectors for `[knowledge.embeddings]`).
 //! - `sse`: sans-IO server-sent events (bytes → events) for streamed answers.
 //! - `clean`: turns the raw answer into plain one-line text, whole ([`clean::clean_reply`])
 //!   or piece by piece as it streams in ([`clean::StreamCleaner`]).
@@ -17,6 +18,7 @@
 
 pub mod clean;
 mod client;
+mod embed;
 pub mod health;
 pub mod models;
 mod pool;

@@ -24,7 +24,9 @@ pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
 /// How long to wait before attempt `attempt + 1` after `attempt` failed with `error`, or
 /// `None` to give up and return `error`.
 ///
-/// Only failures that may go away are retried: connection errors, 408, 429 and 5xx. The wait
+/// Only failures that may go away are retried: connection errors, 408, 429 and 5xx but 501
+/// (Not Implemented: the server lacks the feature, e.g. embeddings without `--embeddings`,
+/// and asking again changes nothing). The wait
 /// is the backoff, or the server's `Retry-After` when that is longer. A wait that would use
 /// up the rest of the budget is not started: the real error is more useful to the caller than
 /// a timeout.
@@ -36,7 +38,9 @@ pub(super) fn delay(
 ) -> Option<Duration> {
     let transient = match error {
         LlmError::Connect(_) => true,
-        LlmError::Status { status, .. } => matches!(status, 408 | 429 | 500..=599),
+        LlmError::Status { status, .. } => {
+            matches!(status, 408 | 429 | 500..=599) && *status != 501
+        }
         LlmError::Timeout | LlmError::BadResponse(_) | LlmError::Empty | LlmError::Setup(_) => {
             false
         }
@@ -86,6 +90,7 @@ mod tests {
             (1, status(429), plenty, Some(ms(500))),
             (1, status(500), plenty, Some(ms(500))),
             (1, status(503), plenty, Some(ms(500))),
+            (1, status(501), plenty, None),
             (1, status(408), plenty, Some(ms(500))),
             (1, status(400), plenty, None),
             (1, status(401), plenty, None),

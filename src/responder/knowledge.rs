@@ -8,6 +8,7 @@ use tracing::{debug, warn};
 
 use super::Shared;
 use super::identity::Verdict;
+use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
@@ -37,10 +38,24 @@ pub(super) async fn note(
 ) -> Option<String> {
     let k = &shared.settings.knowledge;
     k.dir.as_ref()?;
-    match search::search(&shared.store, &k.bounds, question, previous, private).await {
+    let embedder = shared.embedder.as_ref();
+    match search::search(
+        &shared.store,
+        &k.bounds,
+        embedder,
+        question,
+        previous,
+        private,
+    )
+    .await
+    {
         Ok(found) => {
             let chosen = found.chosen();
+            if let Meaning::Failed(why) = &found.meaning {
+                debug!(error = %why, "knowledge: no search by meaning for this turn");
+            }
             debug!(
+                by_meaning = found.meaning == Meaning::Searched,
                 candidates = found.hits.len(),
                 passages = chosen.len(),
                 chars = chosen.iter().map(|h| h.text.chars().count()).sum::<usize>(),

@@ -133,6 +133,8 @@ struct Shared {
     counters: Arc<Counters>,
     /// What the airtime policy did.
     airtime: Arc<AirtimeStats>,
+    /// The embedding model of `[knowledge.embeddings]`, when set.
+    embedder: Option<crate::knowledge::Embedder>,
     /// Tokens per character of the server's prompts, for the fold's token budget.
     token_rate: std::sync::Mutex<crate::memory::prompt::TokenRate>,
     started: tokio::time::Instant,
@@ -204,6 +206,7 @@ impl Responder {
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
+            embedder: crate::knowledge::Embedder::configured(&settings.knowledge),
             settings,
             store,
             llm,

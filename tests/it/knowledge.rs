@@ -2,7 +2,10 @@
 //! reaches the prompt, a deleted file's passages are gone, private passages reach only a
 //! listed node's PKI DMs (never a mention, never a DM from another node or without PKI), and
 //! the binary: a broken file is skipped with one log line, SIGHUP reindexes without ending
-//! the daemon, and `meshai knowledge reindex | list | search`.
+//! the daemon, and `meshai knowledge reindex | list | search`; `meaning`: passages found by
+//! meaning with `[knowledge.embeddings]`.
+
+mod meaning;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -12,11 +12,11 @@ use super::super::{
     Warning,
 };
 use super::{
-    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawFallback, RawKnowledge,
-    RawLimits, RawLlm, RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
+    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawEmbeddings, RawFallback,
+    RawKnowledge, RawLimits, RawLlm, RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
 };
 use crate::airtime::AirtimeConfig;
-use crate::knowledge::{Bounds, KnowledgeConfig};
+use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
 use crate::memory::retention::Retention;
 use crate::radio::{RadioConfig, Transport};
 use checker::Checker;
@@ -64,7 +64,7 @@ pub(in crate::config) fn validate(
     let channels = channels(&c, &raw.channels)?;
     let context = context(&c, &raw.context)?;
     let airtime = airtime(&mut c, &raw.airtime, reply.max_chunks)?;
-    let knowledge = knowledge(&mut c, &raw.knowledge)?;
+    let knowledge = knowledge(&mut c, &raw.knowledge, &llm, env)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -497,7 +497,12 @@ fn airtime(
 
 /// `[knowledge]`: a folder path when set, the bounds within their ranges, node ids; private
 /// documents without PKI are a warning.
-fn knowledge(c: &mut Checker<'_>, k: &RawKnowledge) -> Result<KnowledgeConfig, ConfigError> {
+fn knowledge(
+    c: &mut Checker<'_>,
+    k: &RawKnowledge,
+    llm: &LlmConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<KnowledgeConfig, ConfigError> {
     let s = "knowledge";
     let dir = match &k.dir {
         Some(dir) if dir.as_os_str().is_empty() => {
@@ -533,11 +538,60 @@ fn knowledge(c: &mut Checker<'_>, k: &RawKnowledge) -> Result<KnowledgeConfig, C
              send one with a listed node's id and read the answer",
         );
     }
+    let embeddings = k
+        .embeddings
+        .as_ref()
+        .map(|e| embeddings(c, e, llm, env))
+        .transpose()?;
     Ok(KnowledgeConfig {
         dir,
         about,
         bounds,
         private_to,
         private_requires_pki: k.private_requires_pki,
+        embeddings,
+    })
+}
+
+/// `[knowledge.embeddings]`: a model; `[llm]`'s server and key unless another server is
+/// named (then the key is the one its `api_key_env` names, if any).
+fn embeddings(
+    c: &mut Checker<'_>,
+    e: &RawEmbeddings,
+    llm: &LlmConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<EmbeddingsConfig, ConfigError> {
+    let s = "knowledge.embeddings";
+    let model = e.model.trim().to_string();
+    if model.is_empty() {
+        return Err(c.err(
+            s,
+            "model",
+            "name the embedding model, e.g. \"nomic-embed-text\" (Ollama) or the alias of a \
+             llama.cpp server started with --embeddings",
+        ));
+    }
+    let (base_url, api_key) = match &e.base_url {
+        None => (llm.base_url.clone(), llm.api_key.clone()),
+        Some(url) => {
+            let base_url = c.base_url(s, url)?;
+            let name = e.api_key_env.as_deref().unwrap_or_default();
+            let (_, api_key) = c.api_key(s, name, &base_url, env)?;
+            (base_url, api_key)
+        }
+    };
+    if e.base_url.is_none() && e.api_key_env.is_some() {
+        c.warn(
+            s,
+            "api_key_env",
+            "ignored without base_url: [llm]'s server gets [llm]'s key",
+        );
+    }
+    let min_similarity = c.range(s, "min_similarity", e.min_similarity, -1.0, 1.0)?;
+    Ok(EmbeddingsConfig {
+        base_url,
+        model,
+        api_key,
+        min_similarity,
     })
 }

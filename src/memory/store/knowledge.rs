@@ -13,6 +13,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::{self, Query};
+use super::vectors::embed_key;
 use super::{Store, StoreError};
 
 /// A file of the knowledge folder as last indexed.
@@ -66,6 +67,8 @@ pub enum KnowledgeChange {
 /// A passage a search found, with what the choice of passages needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnowledgeHit {
+    /// The passage's row: the full-text and the vector searches find the same passage by it.
+    pub id: i64,
     pub path: String,
     pub heading: String,
     pub text: String,
@@ -79,6 +82,9 @@ pub struct KnowledgeHit {
     /// The share (0 to 1) of the words of the heading right above the passage that the query
     /// names: 1 when the question names what the passage is about.
     pub topic: f64,
+    /// The cosine similarity of its vector to the question's (`[knowledge.embeddings]`);
+    /// `None` when the vector search did not find it.
+    pub similarity: Option<f64>,
 }
 
 /// What the index holds, for `!status`, `meshai check` and `meshai knowledge list`.
@@ -218,10 +224,16 @@ fn apply(c: &mut Connection, changes: &[KnowledgeChange], at: i64) -> Result<(),
                 }
                 for (seq, p) in passages.iter().enumerate() {
                     tx.prepare_cached(
-                        "INSERT INTO knowledge_passages(file_id, seq, heading, text)
-                         VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO knowledge_passages(file_id, seq, heading, text, embed_key)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
                     )?
-                    .execute(params![file_id, seq as i64, p.heading, p.text])?;
+                    .execute(params![
+                        file_id,
+                        seq as i64,
+                        p.heading,
+                        p.text,
+                        embed_key(&p.heading, &p.text)
+                    ])?;
                     let id = tx.last_insert_rowid();
                     index_passage(&tx, id, &file.path, &p.heading, &p.text)?;
                 }
@@ -366,6 +378,7 @@ fn search(
                 Ok((
                     row.get::<_, i64>(0)?,
                     KnowledgeHit {
+                        id: row.get(0)?,
                         path: row.get(1)?,
                         heading: row.get(2)?,
                         text: row.get(3)?,
@@ -373,6 +386,7 @@ fn search(
                         score: -row.get::<_, f64>(5)?,
                         coverage: 0.0,
                         topic: 0.0,
+                        similarity: None,
                     },
                 ))
             },

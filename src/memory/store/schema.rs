@@ -165,6 +165,22 @@ pub(super) const MIGRATIONS: &[&str] = &[
         splitter   INTEGER NOT NULL
     );
     ",
+    // 7: passage embeddings (`[knowledge.embeddings]`, see `store/vectors.rs`): each passage's
+    // key (the hash of its heading and text), and one vector per key and model, so an
+    // unchanged passage keeps its vector through a change to its file. The passages indexed
+    // before have no key: the splitter version is cleared, so the next indexing splits every
+    // file again and keys them.
+    "
+    ALTER TABLE knowledge_passages ADD COLUMN embed_key INTEGER;
+    CREATE INDEX knowledge_passages_embed_key ON knowledge_passages(embed_key);
+    CREATE TABLE knowledge_vectors(
+        model  TEXT NOT NULL,
+        key    INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (model, key)
+    ) WITHOUT ROWID;
+    UPDATE knowledge_state SET splitter = 0;
+    ",
 ];
 
 /// The schema version this build writes.

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::memory::store::{Damage, KnowledgeIndex};
+use crate::memory::store::{Damage, Embedded, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::identity::Grant;
@@ -48,8 +48,17 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     }
     if shared.settings.knowledge.dir.is_some() {
         text.push(' ');
+        let embedded = match &shared.embedder {
+            Some(e) => shared
+                .store
+                .knowledge_embedded(e.model().to_string())
+                .await
+                .ok(),
+            None => None,
+        };
         text.push_str(&knowledge_line(
             shared.store.knowledge_index().await.ok().as_ref(),
+            embedded,
         ));
     }
     let channel = *shared.channel.borrow();
@@ -68,17 +77,24 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     text
 }
 
-/// What the knowledge folder's index holds (`None`: the store could not say).
-fn knowledge_line(index: Option<&KnowledgeIndex>) -> String {
+/// What the knowledge folder's index holds (`None`: the store could not say), and with an
+/// embedding model how many passages have their vector.
+fn knowledge_line(index: Option<&KnowledgeIndex>, embedded: Option<Embedded>) -> String {
     match index {
         None => "Notes: unknown.".to_string(),
         Some(i) if i.last.is_none() => "Notes: not indexed yet.".to_string(),
-        Some(i) => format!(
-            "Notes: {} {}, {} passages.",
-            i.documents,
-            if i.documents == 1 { "doc" } else { "docs" },
-            i.passages
-        ),
+        Some(i) => {
+            let meaning = match embedded {
+                Some(e) => format!(" ({} by meaning)", e.embedded),
+                None => String::new(),
+            };
+            format!(
+                "Notes: {} {}, {} passages{meaning}.",
+                i.documents,
+                if i.documents == 1 { "doc" } else { "docs" },
+                i.passages
+            )
+        }
     }
 }
 
@@ -206,14 +222,27 @@ mod tests {
             passages,
             ..KnowledgeIndex::default()
         };
+        let vectors = Some(Embedded {
+            embedded: 98,
+            passages: 120,
+        });
         let cases = [
-            (None, "Notes: unknown."),
-            (Some(index(0, 0, false)), "Notes: not indexed yet."),
-            (Some(index(1, 3, true)), "Notes: 1 doc, 3 passages."),
-            (Some(index(4, 120, true)), "Notes: 4 docs, 120 passages."),
+            (None, None, "Notes: unknown."),
+            (Some(index(0, 0, false)), None, "Notes: not indexed yet."),
+            (Some(index(1, 3, true)), None, "Notes: 1 doc, 3 passages."),
+            (
+                Some(index(4, 120, true)),
+                None,
+                "Notes: 4 docs, 120 passages.",
+            ),
+            (
+                Some(index(4, 120, true)),
+                vectors,
+                "Notes: 4 docs, 120 passages (98 by meaning).",
+            ),
         ];
-        for (i, want) in cases {
-            assert_eq!(knowledge_line(i.as_ref()), want);
+        for (i, e, want) in cases {
+            assert_eq!(knowledge_line(i.as_ref(), e), want);
         }
     }
 

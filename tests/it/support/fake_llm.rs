@@ -4,8 +4,9 @@
 //! It answers `POST …/chat/completions` with whatever the behaviour closure decides (a JSON
 //! completion, whatever the request's `stream` says, or a server-sent-event stream that can
 //! stall or break off), lists its models (one by default) like Ollama on `GET /api/tags` and
-//! like the OpenAI API on `GET …/models`, answers `GET /props` like llama.cpp when told to, and
-//! records every request and what each stream sent before it ended. It depends only on tokio,
+//! like the OpenAI API on `GET …/models`, answers `GET /props` like llama.cpp when told to,
+//! answers `POST …/embeddings` with the vectors a test's function makes (501 without one, as
+//! llama.cpp's server without `--embeddings`), and records every request and what each stream sent before it ended. It depends only on tokio,
 //! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
 //! that is also why it stays one file, a little over the usual length.
 #![allow(dead_code)]
@@ -195,8 +196,13 @@ pub fn echo(req: &FakeRequest) -> FakeResponse {
     FakeResponse::Text(echo_text(req))
 }
 
+/// How `POST …/embeddings` makes the vector of one input.
+type Embedding = Arc<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
+
 struct Shared {
     behaviour: Mutex<Behaviour>,
+    /// `None`: `POST …/embeddings` is answered 501.
+    embeddings: Mutex<Option<Embedding>>,
     /// What `GET /props` says, as llama.cpp's server would: `Some(slots)`; `None`: 404.
     props_slots: Mutex<Option<u32>>,
     /// The models listed, with their size in bytes.
@@ -246,6 +252,7 @@ impl FakeLlm {
         let addr = listener.local_addr().expect("fake llm: local address");
         let shared = Arc::new(Shared {
             behaviour: Mutex::new(Arc::new(behaviour)),
+            embeddings: Mutex::new(None),
             props_slots: Mutex::new(None),
             models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
@@ -267,7 +274,6 @@ impl FakeLlm {
         format!("http://{}/v1", self.addr)
     }
 
-    /// Replaces the behaviour for the requests that follow.
     /// Makes `GET /props` answer like llama.cpp's server with `slots` slots (`None`: 404, as
     /// Ollama and OpenAI answer).
     pub fn set_props_slots(&self, slots: Option<u32>) {
@@ -278,6 +284,26 @@ impl FakeLlm {
             .unwrap_or_else(|e| e.into_inner()) = slots;
     }
 
+    /// Serves `POST …/embeddings`, each input's vector made by `f` (`None`: answered 501).
+    pub fn set_embeddings(&self, f: Option<Embedding>) {
+        *self
+            .shared
+            .embeddings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = f;
+    }
+
+    /// Every `POST …/embeddings` request so far.
+    pub fn embedding_requests(&self) -> Vec<FakeRequest> {
+        self.shared
+            .requests()
+            .iter()
+            .filter(|r| r.path_only().ends_with("/embeddings"))
+            .cloned()
+            .collect()
+    }
+
+    /// Replaces the behaviour for the requests that follow.
     pub fn set_behaviour(&self, f: impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static) {
         *self
             .shared
@@ -706,6 +732,9 @@ fn route(shared: &Shared, req: &FakeRequest) -> Answer {
             return Answer::Now(200, props.to_string());
         }
     }
+    if path.ends_with("/embeddings") && req.method == "POST" {
+        return embeddings(shared, req);
+    }
     if !req.is_chat() {
         return Answer::Now(404, error_json("no such route"));
     }
@@ -740,6 +769,37 @@ fn route(shared: &Shared, req: &FakeRequest) -> Answer {
         FakeResponse::Hang => Answer::Never,
         FakeResponse::Stream(plan) => Answer::Events(plan),
     }
+}
+
+/// `POST …/embeddings`: `input` a string or a list of them, answered in OpenAI's shape.
+fn embeddings(shared: &Shared, req: &FakeRequest) -> Answer {
+    let embed = shared
+        .embeddings
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let Some(embed) = embed else {
+        return Answer::Now(
+            501,
+            error_json("This server does not support embeddings. Start it with `--embeddings`"),
+        );
+    };
+    let inputs: Vec<String> = match req.json.as_ref().and_then(|j| j.get("input")) {
+        Some(Value::String(one)) => vec![one.clone()],
+        Some(Value::Array(many)) => many
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect(),
+        _ => return Answer::Now(400, error_json("no input")),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| json!({"object": "embedding", "index": i, "embedding": embed(text)}))
+        .collect();
+    let body = json!({"object": "list", "model": req.model.as_deref().unwrap_or(MODEL),
+                      "data": data, "usage": {"prompt_tokens": 0, "total_tokens": 0}});
+    Answer::Now(200, body.to_string())
 }
 
 /// About four characters per token, as a rough and deterministic stand-in.

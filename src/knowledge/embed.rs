@@ -1,0 +1,183 @@
+//! Passages found by meaning (`[knowledge.embeddings]`, off unless set): an embedding model
+//! on an OpenAI-compatible server (llama.cpp's server with `--embeddings`, Ollama, LiteLLM,
+//! OpenAI) turns each passage into a vector once — stored in the database, again only when
+//! its text or the model changes (`store/vectors.rs`) — and each question into one, and the
+//! nearest passages join the full-text ones (`choose::fuse`). "Who looks after the club's
+//! money?" then finds the section headed "Treasurer", which shares no word with it.
+//!
+//! Best-effort both ways: a server that is down or answers badly leaves the passages without
+//! vectors (the indexer tries again later) and a question without one (the turn gets the
+//! full-text passages alone); nothing waits long for it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::llm::{LlmClient, LlmError, LlmSettings};
+use crate::memory::store::{Store, StoreError};
+use crate::secret::Secret;
+
+/// `[knowledge.embeddings]`, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddingsConfig {
+    /// The API root (`/embeddings` is appended): `[llm] base_url` unless set.
+    pub base_url: String,
+    pub model: String,
+    /// `[llm]`'s key for `[llm]`'s server, else the one `api_key_env` names.
+    pub api_key: Option<Secret>,
+    /// A passage found by meaning alone goes in only this similar to the question (cosine,
+    /// -1 to 1; what counts as similar depends on the model: `meshai knowledge search` shows
+    /// the figures).
+    pub min_similarity: f64,
+}
+
+/// The default `min_similarity`. With all-MiniLM-L6-v2 on the knowledge bench's documents,
+/// the passage that answers a question scores 0.4 to 0.77 and is the nearest for 21 of 28
+/// questions, while the nearest passage to a question the documents do not answer scores
+/// 0.38 to 0.51 (docs/benchmarks.md): from 0.5 a passage is likely about the question,
+/// and the full-text search still vouches for the rest.
+pub const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
+
+/// How long a question's vector may take before the turn goes on without it (one attempt,
+/// no retry): a small embedding model answers in tens of milliseconds, and the radio user
+/// is waiting.
+pub const QUESTION_WAIT: Duration = Duration::from_secs(2);
+
+/// How long one batch of passages may take, retries included.
+const BATCH_WAIT: Duration = Duration::from_secs(60);
+
+/// Passages per request: a few, so one request stays short beside the chat model on a Pi
+/// and within a server's batch (llama.cpp's server embeds a request's inputs together).
+pub const BATCH: usize = 8;
+
+/// The embedding model's client.
+#[derive(Debug, Clone)]
+pub struct Embedder {
+    client: LlmClient,
+    min_similarity: f64,
+    /// The last question's vector failed: the next failure is not warned about again.
+    failing: Arc<AtomicBool>,
+}
+
+/// Why the passages could not all be embedded.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("the embedding server: {0}")]
+    Llm(#[from] LlmError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What one round of embedding did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CatchUp {
+    /// Passages embedded now.
+    pub embedded: usize,
+    /// Vectors removed: of other models, of passages no longer in the folder.
+    pub pruned: usize,
+}
+
+impl Embedder {
+    /// The client for `config`; no request is made.
+    pub fn new(config: &EmbeddingsConfig) -> Result<Embedder, LlmError> {
+        let client = LlmClient::new(LlmSettings {
+            base_url: config.base_url.clone(),
+            model: config.model.clone(),
+            api_key: config.api_key.clone(),
+            timeout: BATCH_WAIT,
+            max_tokens: 1,
+            temperature: 0.0,
+            stream: false,
+        })?;
+        Ok(Embedder {
+            client,
+            min_similarity: config.min_similarity,
+            failing: Arc::default(),
+        })
+    }
+
+    /// The embedder `[knowledge]` asks for: `None` without a folder or without
+    /// `[knowledge.embeddings]`, or (with a warning) when its client cannot be set up.
+    pub fn configured(knowledge: &super::KnowledgeConfig) -> Option<Embedder> {
+        knowledge.dir.as_ref()?;
+        let config = knowledge.embeddings.as_ref()?;
+        Embedder::new(config)
+            .map_err(|e| {
+                tracing::warn!(error = %e, "knowledge: no search by meaning; full-text only");
+            })
+            .ok()
+    }
+
+    /// The model the vectors come from (they are stored under its name).
+    pub fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    pub fn min_similarity(&self) -> f64 {
+        self.min_similarity
+    }
+
+    /// The vector of a question, within [`QUESTION_WAIT`]. The first failure after a
+    /// success is a warning (questions are then searched by words alone), the first success
+    /// after a failure says so; the failures between are the caller's to log quietly.
+    pub async fn question(&self, text: &str) -> Result<Vec<f32>, LlmError> {
+        let deadline = Instant::now() + QUESTION_WAIT;
+        let vector = self
+            .client
+            .embed(&[text.to_string()], deadline, false)
+            .await
+            .and_then(|mut v| {
+                v.pop()
+                    .ok_or_else(|| LlmError::BadResponse("embeddings: no vector".into()))
+            });
+        match &vector {
+            Ok(_) if self.failing.swap(false, Ordering::Relaxed) => {
+                tracing::info!(
+                    model = self.model(),
+                    "knowledge: questions are searched by meaning again"
+                );
+            }
+            Err(e) if !self.failing.swap(true, Ordering::Relaxed) => {
+                tracing::warn!(
+                    error = %e,
+                    model = self.model(),
+                    "knowledge: a question could not be embedded; questions are searched by words alone until the embedding server answers"
+                );
+            }
+            _ => {}
+        }
+        vector
+    }
+
+    /// Embeds every passage without a vector from this model, [`BATCH`] at a time, then
+    /// prunes the vectors no passage needs; stops early when `stop` is cancelled. What was
+    /// embedded before a failure stays.
+    pub async fn catch_up(
+        &self,
+        store: &Store,
+        stop: &CancellationToken,
+    ) -> Result<CatchUp, EmbedError> {
+        let model = self.model().to_string();
+        let mut done = CatchUp::default();
+        loop {
+            let pending = store.knowledge_unembedded(model.clone(), BATCH).await?;
+            if pending.is_empty() || stop.is_cancelled() {
+                break;
+            }
+            let inputs: Vec<String> = pending.iter().map(|p| p.input.clone()).collect();
+            let embedded = tokio::select! {
+                () = stop.cancelled() => break,
+                v = self.client.embed(&inputs, Instant::now() + BATCH_WAIT, true) => v?,
+            };
+            let n = pending.len();
+            let vectors = pending.into_iter().map(|p| p.key).zip(embedded).collect();
+            store.knowledge_put_vectors(model.clone(), vectors).await?;
+            done.embedded += n;
+        }
+        done.pruned = store.knowledge_prune_vectors(model).await?;
+        Ok(done)
+    }
+}

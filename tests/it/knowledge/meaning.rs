@@ -1,0 +1,136 @@
+//! Passages found by meaning (`[knowledge.embeddings]`) through the daemon, against the fake
+//! server's embeddings: a question that shares no word with its passage gets it once the
+//! passages are embedded, an unchanged passage keeps its vector through a change to its file,
+//! private passages stay private by meaning too, and a server that stops serving embeddings
+//! leaves the turn with the passages found by words (the answer still comes).
+
+use std::sync::Arc;
+
+use meshai::knowledge::DEFAULT_ABOUT;
+use meshai::knowledge::render::no_notes;
+
+use super::{KEY, MEMBER, STRANGER, USER, ask, ask_spec, knowledge, write};
+use crate::harness::Daemon;
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
+use crate::trust::{ask_with, joined, said};
+
+/// A toy embedding: one axis per meaning, so "money" and "Treasurer" are near though they
+/// share no word; the last axis keeps every vector from being zero.
+fn by_meaning(text: &str) -> Vec<f32> {
+    const AXES: [&[&str]; 3] = [
+        &["money", "treasurer", "accounts", "fees", "bank"],
+        &["repeater", "frequency", "tone", "aerial"],
+        &["meet", "meeting", "evening", "pub"],
+    ];
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    let mut v: Vec<f32> = AXES
+        .iter()
+        .map(|axis| words.iter().filter(|w| axis.contains(w)).count() as f32)
+        .collect();
+    v.push(0.1);
+    v
+}
+
+const COMMITTEE: &[u8] =
+    b"# Committee\n\n## Treasurer\n\nJane Doe keeps the accounts and collects the fees.\n\n\
+## Repeater keeper\n\nBob Hale keeps the repeater on Hill Top running, on 145.600.\n";
+
+/// The texts of each embeddings request, in order.
+fn batches(d: &Daemon) -> Vec<Vec<String>> {
+    d.llm
+        .embedding_requests()
+        .iter()
+        .map(|r| match r.json.as_ref().and_then(|j| j.get("input")) {
+            Some(serde_json::Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_str().unwrap_or_default().to_string())
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_in_other_words_finds_its_passage_by_meaning() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(notes.path(), "committee.md", COMMITTEE);
+    write(
+        notes.path(),
+        "private/bank.md",
+        b"# Bank\n\nThe bank card PIN is 4471.\n",
+    );
+    let more = format!(
+        "private_to = [\"!{MEMBER:08x}\"]\n[knowledge.embeddings]\nmodel = \"fake-embed\"\n\
+         [channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]"
+    );
+    let d = Daemon::start(&knowledge(notes.path(), &more)).await;
+    // The server does not serve embeddings yet (501): the passages are indexed, not embedded.
+    d.indexed(1).await;
+    let question = "Who looks after the club's money?";
+    let before = ask(&d, USER, question).await;
+    let prompt = said(&before);
+    assert!(!prompt.contains("Jane Doe"), "{prompt}");
+    assert!(prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
+    let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
+    assert!(
+        joined(&status).contains("Notes: 2 docs, 3 passages (0 by meaning)."),
+        "{status:?}"
+    );
+
+    // Now it does: the next reindex embeds every passage, in one batch.
+    // (The first reindex's batch was refused, and so was the question's vector.)
+    assert_eq!(batches(&d).len(), 2, "{:?}", batches(&d));
+    d.llm.set_embeddings(Some(Arc::new(by_meaning)));
+    d.reindexed().await;
+    let embedded = batches(&d)[2..].to_vec();
+    assert_eq!(embedded.len(), 1, "{embedded:?}");
+    assert_eq!(embedded[0].len(), 3, "{embedded:?}");
+    assert!(
+        embedded[0]
+            .iter()
+            .any(|p| p.starts_with("Committee > Treasurer\n\nJane Doe")),
+        "{embedded:?}"
+    );
+    let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
+    assert!(joined(&status).contains("(3 by meaning)."), "{status:?}");
+
+    let after = ask(&d, USER, question).await;
+    let prompt = said(&after);
+    assert!(prompt.contains("Jane Doe"), "{prompt}");
+    assert!(!prompt.contains("Hill Top"), "{prompt}");
+    // The private passage is the nearest to "money" for the listed node over PKI only.
+    assert!(!prompt.contains("4471"), "{prompt}");
+    let member = ask_spec(&d, MEMBER, MeshPacketSpec::pki(MEMBER, question, KEY)).await;
+    assert!(said(&member).contains("4471"), "{}", said(&member));
+    let mention = MeshPacketSpec {
+        to: Some(BROADCAST),
+        ..MeshPacketSpec::text(MEMBER, "@ai who looks after the club's money?")
+    };
+    let public = ask_spec(&d, BROADCAST, mention).await;
+    let stranger = ask(&d, STRANGER, question).await;
+    for (who, req) in [("mention", public), ("stranger", stranger)] {
+        let prompt = said(&req);
+        assert!(!prompt.contains("4471"), "{who}: {prompt}");
+        assert!(prompt.contains("Jane Doe"), "{who}: {prompt}");
+    }
+
+    // One passage of the file changes: only it is embedded again.
+    let changed = String::from_utf8_lossy(COMMITTEE).replace("145.600", "145.650");
+    write(notes.path(), "committee.md", changed.as_bytes());
+    let seen = batches(&d).len();
+    d.reindexed().await;
+    let new: Vec<Vec<String>> = batches(&d)[seen..].to_vec();
+    assert_eq!(new.len(), 1, "{new:?}");
+    assert_eq!(new[0].len(), 1, "{new:?}");
+    assert!(new[0][0].contains("145.650"), "{new:?}");
+
+    // The server stops serving embeddings: the turn goes on with the passages found by words.
+    d.llm.set_embeddings(None);
+    let words = ask(&d, USER, "Which frequency is the Hill Top repeater on?").await;
+    assert!(said(&words).contains("145.650"), "{}", said(&words));
+    let meaning = ask(&d, USER, question).await;
+    assert!(!said(&meaning).contains("Jane Doe"), "{}", said(&meaning));
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}
