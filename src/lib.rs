@@ -145,6 +145,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         },
         airtime: config.airtime.clone(),
         knowledge: config.knowledge.clone(),
+        embedder: knowledge::Embedder::configured(&config.knowledge),
     }
 }
 
@@ -210,13 +211,14 @@ pub async fn run_with(
     reindex: Reindex,
 ) -> anyhow::Result<()> {
     let store = open_store(&config.database).await?;
+    let settings = responder_settings(&config);
     let stop_knowledge = CancellationToken::new();
     let indexer = config.knowledge.dir.clone().map(|dir| {
         let watch = knowledge::reload::Watch {
             dir,
             private_readers: !config.knowledge.private_to.is_empty()
                 || !config.access.allow.is_empty(),
-            embedder: knowledge::Embedder::configured(&config.knowledge),
+            embedder: settings.embedder.clone(),
         };
         tokio::spawn(knowledge::reload::serve(
             store.clone(),
@@ -244,7 +246,7 @@ pub async fn run_with(
     );
     let settings = ResponderSettings {
         slots: resolve_slots(&config, llm.primary()).await,
-        ..responder_settings(&config)
+        ..settings
     };
     let responder = Responder::spawn(
         settings,

@@ -1,14 +1,17 @@
-//! "Who is asking": what the model is told about the sender of a message — names and the
-//! local time in the message's header, and how the message reached us (hops, SNR, distance
-//! and direction from our node) in a radio note.
+//! "Who is asking": what the model is told about the sender of a message — names in the
+//! message's header, when it was sent and how it reached us (hops, SNR, distance and
+//! direction from our node) in notes for its turn.
 //!
 //! Pure: the caller passes the message's facts and the time; nothing here reads a clock or
-//! the radio. The worker decides when they are said: both only with the first message of a
+//! the radio. The worker decides when they are said: only with the first message of a
 //! conversation (after a quiet spell, see `responder::worker`), so that later turns leave the
 //! server's prompt cache intact. The header is stored with that message (`messages.prompt`)
-//! and repeated with it in every later prompt, so the model keeps it; the radio note is a
-//! note for that one turn (`memory::prompt::Turn::notes`): positions and SNR are never
-//! stored.
+//! and repeated with it in every later prompt, so the model keeps it; the radio note and the
+//! time note are notes for that one turn (`memory::prompt::Turn::notes`): positions and SNR
+//! are never stored. The time is not in the header, right before the question: there a
+//! small model takes it for the answer to a question about a date ("On what date is the
+//! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the worker leaves it out
+//! of a turn the operator's documents answer (docs/benchmarks.md).
 
 use std::time::SystemTime;
 
@@ -72,19 +75,28 @@ pub fn starts_conversation(last: Option<i64>, now: i64) -> bool {
     last.is_none_or(|at| now.saturating_sub(at) >= CONVERSATION_GAP_SECS)
 }
 
-/// The message's header, e.g. `[Ann Smith (ANN), Mon 14:05]`: the names and the local time
-/// that `opts` switches on and that are known; `None` when nothing is left.
-pub fn header(asker: &Asker, clock: LocalClock, opts: &ContextConfig) -> Option<String> {
-    let mut items = Vec::new();
-    if opts.names
-        && let Some(n) = asker.names.as_ref().and_then(names)
-    {
-        items.push(n);
+/// The message's header, e.g. `[Ann Smith (ANN)]`: the names, when `opts` switches them on
+/// and they are known; `None` otherwise.
+pub fn header(asker: &Asker, opts: &ContextConfig) -> Option<String> {
+    if !opts.names {
+        return None;
     }
-    if opts.time {
-        items.push(local_time(clock.now, clock.utc_offset_secs));
-    }
-    (!items.is_empty()).then(|| format!("[{}]", items.join(", ")))
+    asker
+        .names
+        .as_ref()
+        .and_then(names)
+        .map(|n| format!("[{n}]"))
+}
+
+/// When the message was sent, e.g. `This message was sent Mon 14:05 UTC.`, when `opts`
+/// switches the time on.
+pub fn time_note(clock: LocalClock, opts: &ContextConfig) -> Option<String> {
+    opts.time.then(|| {
+        format!(
+            "This message was sent {}.",
+            local_time(clock.now, clock.utc_offset_secs)
+        )
+    })
 }
 
 /// `text` with its header in front, as the model sees (and the store keeps) the message.
@@ -174,13 +186,14 @@ fn length(km: f64, rough: bool) -> String {
     }
 }
 
-/// What the model is told about who asks with one message: the header (names, local time)
-/// and the radio note (hops, SNR, distance), both only when the message starts a
-/// conversation — the header then goes with the message for good, the radio note is for
-/// this turn alone.
+/// What the model is told about who asks with one message: the header (names), the radio
+/// note (hops, SNR, distance) and the time note, all only when the message starts a
+/// conversation — the header then goes with the message for good, the notes are for this
+/// turn alone.
 pub struct Asking {
     header: Option<String>,
     radio: Option<String>,
+    time: Option<String>,
 }
 
 impl Asking {
@@ -191,6 +204,7 @@ impl Asking {
             return Asking {
                 header: None,
                 radio: None,
+                time: None,
             };
         }
         let who = Asker::of(msg);
@@ -199,8 +213,9 @@ impl Asking {
             utc_offset_secs: zone.offset_at(unix_time(msg.received_at)),
         };
         Asking {
-            header: header(&who, clock, context),
+            header: header(&who, context),
             radio: radio_note(&who, context),
+            time: time_note(clock, context),
         }
     }
 
@@ -209,9 +224,12 @@ impl Asking {
         with_header(self.header.as_deref(), text)
     }
 
-    /// The note for this turn, if any: how the message came (hops, SNR, distance).
-    pub fn radio(&self) -> Option<String> {
-        self.radio.clone()
+    /// The notes for this turn: how the message came (hops, SNR, distance), and when it was
+    /// sent unless the turn is `grounded` (the operator's documents answer it: their dates,
+    /// not the message's time, answer a question about when).
+    pub fn notes(&self, grounded: bool) -> Vec<String> {
+        let time = self.time.clone().filter(|_| !grounded);
+        self.radio.clone().into_iter().chain(time).collect()
     }
 }
 

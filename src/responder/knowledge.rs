@@ -27,6 +27,20 @@ pub(super) fn private_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) 
     s.knowledge.private_for(node, listed, sender)
 }
 
+/// The per-turn note of the operator's documents for one question.
+pub(super) struct Note {
+    pub text: String,
+    /// It holds passages (not only "no note matches").
+    pub grounded: bool,
+}
+
+impl Note {
+    /// Whether `note` holds passages.
+    pub fn grounds(note: &Option<Note>) -> bool {
+        note.as_ref().is_some_and(|n| n.grounded)
+    }
+}
+
 /// The note of passages for `question` (with `previous`, the asker's message before it, for
 /// a follow-up); `None` without a knowledge folder, for a message without words to search,
 /// or when the search failed.
@@ -35,10 +49,10 @@ pub(super) async fn note(
     question: &str,
     previous: Option<&str>,
     private: bool,
-) -> Option<String> {
+) -> Option<Note> {
     let k = &shared.settings.knowledge;
     k.dir.as_ref()?;
-    let embedder = shared.embedder.as_ref();
+    let embedder = shared.settings.embedder.as_ref();
     match search::search(
         &shared.store,
         &k.bounds,
@@ -63,7 +77,10 @@ pub(super) async fn note(
                 private,
                 "knowledge searched"
             );
-            found.block(&k.about)
+            found.block(&k.about).map(|text| Note {
+                text,
+                grounded: !chosen.is_empty(),
+            })
         }
         Err(e) if e.damage().is_some() => {
             debug!(error = %e, "knowledge search failed: answering without notes");

@@ -258,22 +258,21 @@ async fn handle(
         return;
     };
     // Every mention says who is asking and when: the thread mixes senders. Only the name
-    // and the local time, and nothing is stored.
+    // (its header) and the local time (a note, unless the documents answer it), and nothing
+    // is stored.
     let asking = Asking::of(
         &s.zone,
         &public_message(&msg),
         &public_context(&s.context),
         true,
     );
-    let mut notes: Vec<String> = asking
-        .radio()
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect();
-    notes.push(PUBLIC_NOTE.to_string());
     // Public passages only: the answer is a broadcast, and a mention proves no one.
     let previous = thread.last_question(Instant::now()).map(str::to_string);
-    notes.extend(knowledge::note(shared, &msg.text, previous.as_deref(), false).await);
+    let documents = knowledge::note(shared, &msg.text, previous.as_deref(), false).await;
+    let mut notes: Vec<String> = asking.notes(knowledge::Note::grounds(&documents));
+    notes.extend(budget.note(&s.chunk));
+    notes.push(PUBLIC_NOTE.to_string());
+    notes.extend(documents.map(|n| n.text));
     let mentioned = asking.message(&msg.text);
     let messages = thread.prompt(&s.system_prompt, &notes, &mentioned, Instant::now());
     let said = OnceLock::new();

@@ -81,6 +81,9 @@ pub struct ResponderSettings {
     pub airtime: AirtimeConfig,
     /// The operator's documents the answers may come from (`dir` unset: none).
     pub knowledge: KnowledgeConfig,
+    /// The embedding model's client for `[knowledge.embeddings]` (shared with the daemon's
+    /// indexer: one connection pool); `None` without it.
+    pub embedder: Option<crate::knowledge::Embedder>,
 }
 
 /// What the responder watches of the radio.
@@ -133,8 +136,6 @@ struct Shared {
     counters: Arc<Counters>,
     /// What the airtime policy did.
     airtime: Arc<AirtimeStats>,
-    /// The embedding model of `[knowledge.embeddings]`, when set.
-    embedder: Option<crate::knowledge::Embedder>,
     /// Tokens per character of the server's prompts, for the fold's token budget.
     token_rate: std::sync::Mutex<crate::memory::prompt::TokenRate>,
     started: tokio::time::Instant,
@@ -206,7 +207,6 @@ impl Responder {
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
-            embedder: crate::knowledge::Embedder::configured(&settings.knowledge),
             settings,
             store,
             llm,

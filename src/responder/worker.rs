@@ -328,12 +328,6 @@ async fn llm_turn(
         turn.standing,
         s.limits.new_node_parts,
     );
-    let mut notes: Vec<String> = asking
-        .radio()
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect();
-    notes.extend(first_note);
     // The operator's documents for this question (a short follow-up is read with the
     // asker's message before it): a per-turn note, last, nearest the question. `!more`
     // (no query of its own) searches with the question whose answer it continues.
@@ -347,9 +341,14 @@ async fn llm_turn(
         "" => (asked_before.next(), None),
         query => (Some(query), asked_before.next()),
     };
-    if let Some(question) = question {
-        notes.extend(knowledge::note(shared, question, previous, private).await);
-    }
+    let documents = match question {
+        Some(question) => knowledge::note(shared, question, previous, private).await,
+        None => None,
+    };
+    let mut notes: Vec<String> = asking.notes(knowledge::Note::grounds(&documents));
+    notes.extend(budget.note(&s.chunk));
+    notes.extend(first_note);
+    notes.extend(documents.map(|n| n.text));
     let message = said.prompt.as_deref().unwrap_or(&said.text);
     let messages = prompt::reply_prompt(
         &s.system_prompt,
@@ -419,14 +418,12 @@ async fn turn_without_memory(shared: &Arc<Shared>, msg: &TextMessage, dest: DmDe
     );
     // No history: the message always says who is asking and how it came.
     let asking = Asking::of(&s.zone, msg, &s.context, true);
-    let mut notes: Vec<String> = asking
-        .radio()
-        .into_iter()
-        .chain(budget.note(&s.chunk))
-        .collect();
-    notes.extend(first_note);
     // Without the node's memory nothing proves the sender: public passages only.
-    notes.extend(knowledge::note(shared, &msg.text, None, false).await);
+    let documents = knowledge::note(shared, &msg.text, None, false).await;
+    let mut notes: Vec<String> = asking.notes(knowledge::Note::grounds(&documents));
+    notes.extend(budget.note(&s.chunk));
+    notes.extend(first_note);
+    notes.extend(documents.map(|n| n.text));
     let message = asking.message(&msg.text);
     let messages = prompt::reply_prompt(
         &s.system_prompt,

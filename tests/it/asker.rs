@@ -1,6 +1,6 @@
 //! "Who is asking" (`[context]`): with the first message of a conversation, the asker's names
-//! and the local time reach the model in the message's header (kept with that message, as
-//! the model saw it), and the hops, SNR, distance and direction from our node in a note for
+//! reach the model in the message's header (kept with that message, as the model saw it),
+//! and the hops, SNR, distance and direction from our node and the local time in notes for
 //! that turn alone — never in the system prompt, the memory block, a summary or the store.
 
 use std::sync::Arc;
@@ -61,15 +61,12 @@ fn last_reply(d: &Daemon) -> FakeRequest {
     replies(&d.llm).pop().expect("a reply request")
 }
 
-/// `text` is `[NAMES, Ddd HH:MM] ` or `[NAMES, Ddd HH:MM UTC] ` (`names` may be empty), then
-/// `rest`: the header (the clock is the machine's; the exact time is table-tested in
-/// `responder::asker`).
-fn has_header(text: &str, names: &str, utc: bool, rest: &str) -> bool {
+/// `text` is `This message was sent Ddd HH:MM.` (`Ddd HH:MM UTC.` with `utc`): the time
+/// note (the clock is the machine's; the exact time is table-tested in `responder::asker`).
+fn is_time_note(text: &str, utc: bool) -> bool {
     let Some(time) = text
-        .strip_prefix('[')
-        .and_then(|t| t.strip_prefix(names))
-        .and_then(|t| t.strip_suffix(rest))
-        .and_then(|t| t.strip_suffix("] "))
+        .strip_prefix("This message was sent ")
+        .and_then(|t| t.strip_suffix('.'))
     else {
         return false;
     };
@@ -87,6 +84,11 @@ fn has_header(text: &str, names: &str, utc: bool, rest: &str) -> bool {
         && b[3] == b' '
         && b[6] == b':'
         && [4, 5, 7, 8].iter().all(|&i| b[i].is_ascii_digit())
+}
+
+/// The notes of a turn as `(radio note, time note)`, when there are those two.
+fn radio_and_time(p: &crate::memory::Parts) -> Option<(&str, &str)> {
+    notes(p)?.split_once("\n\n")
 }
 
 /// Every text the store keeps about any node: messages, summaries and facts.
@@ -116,17 +118,15 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     dm(&d, ANN, "How is my signal?").await;
     let req = last_reply(&d);
     let p = parts(&req);
-    // The first message of a conversation says who and when, in its header...
-    assert!(
-        has_header(&p.new, "Ann Smith (ANN), ", false, "How is my signal?"),
-        "{:?}",
-        p.new
-    );
-    // ...and how it came, in a note for this turn alone, after it.
+    // The first message of a conversation says who, in its header...
+    assert_eq!(p.new, "[Ann Smith (ANN)] How is my signal?");
+    // ...and how it came and when, in notes for this turn alone, before it.
+    let (radio, time) = radio_and_time(&p).expect("two notes");
     assert_eq!(
-        notes(&p),
-        Some("Radio details of this message: 2 hops away, SNR -7.5 dB, 11.5 km NE of you.")
+        radio,
+        "Radio details of this message: 2 hops away, SNR -7.5 dB, 11.5 km NE of you."
     );
+    assert!(is_time_note(time, false), "{time:?}");
     assert!(
         !req.messages[0].content.contains("Radio details"),
         "{req:?}"
@@ -143,11 +143,10 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     )
     .await;
     let bob = parts(&last_reply(&d));
-    assert!(has_header(&bob.new, "", false, "hello"), "{:?}", bob.new);
-    assert_eq!(
-        notes(&bob),
-        Some("Radio details of this message: 1 hop away.")
-    );
+    assert_eq!(bob.new, "hello", "no names, no header");
+    let (radio, time) = radio_and_time(&bob).expect("two notes");
+    assert_eq!(radio, "Radio details of this message: 1 hop away.");
+    assert!(is_time_note(time, false), "{time:?}");
     // Ann's next message goes on in the same conversation: no header, no note; her first
     // message stays in the prompt as the model saw it, the note gone.
     d.sim.inject_position(ANN, 475_000_000, HOME.1);
@@ -187,7 +186,7 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
             .chain(std::iter::once(p.new.as_str()));
         for t in outside_turn {
             assert!(
-                !t.contains("Radio details") && !t.contains("SNR"),
+                !t.contains("Radio details") && !t.contains("SNR") && !t.contains("was sent"),
                 "outside the per-turn block: {t:?}"
             );
         }
@@ -196,7 +195,10 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     let stored = stored_texts(dir.path());
     for t in &stored {
         assert!(
-            !t.contains("Radio details") && !t.contains("SNR") && !t.contains(" km "),
+            !t.contains("Radio details")
+                && !t.contains("SNR")
+                && !t.contains(" km ")
+                && !t.contains("was sent"),
             "stored: {t:?}"
         );
     }
@@ -206,7 +208,7 @@ async fn who_is_asking_comes_with_the_first_message_and_how_it_came_is_never_sto
     assert!(
         stored
             .iter()
-            .any(|t| has_header(t, "Ann Smith (ANN), ", false, "How is my signal?")),
+            .any(|t| t == "[Ann Smith (ANN)] How is my signal?"),
         "{stored:#?}"
     );
 }
@@ -226,15 +228,13 @@ async fn context_items_can_be_switched_off() {
     let d = start("[context]\nhops = false\nutc_offset = \"UTC\"\n").await;
     dm(&d, ANN, "Who am I?").await;
     let p = parts(&last_reply(&d));
-    assert!(
-        has_header(&p.new, "Ann Smith (ANN), ", true, "Who am I?"),
-        "{:?}",
-        p.new
-    );
+    assert_eq!(p.new, "[Ann Smith (ANN)] Who am I?");
+    let (radio, time) = radio_and_time(&p).expect("two notes");
     assert_eq!(
-        notes(&p),
-        Some("Radio details of this message: SNR -7.5 dB, 11.5 km NE of you.")
+        radio,
+        "Radio details of this message: SNR -7.5 dB, 11.5 km NE of you."
     );
+    assert!(is_time_note(time, true), "{time:?}");
     d.stop().await.0.expect("clean stop");
 
     let everything_off =

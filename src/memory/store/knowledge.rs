@@ -10,11 +10,14 @@
 //! whole in one transaction, so a search sees a file's old passages or its new ones, never a
 //! mix.
 
+mod vectors;
+
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::fts::{self, Query};
-use super::vectors::embed_key;
 use super::{Store, StoreError};
+use vectors::embed_key;
+pub use vectors::{Embedded, Unembedded, embed_input, fnv1a, unit};
 
 /// A file of the knowledge folder as last indexed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,8 +12,8 @@
 //! from the messages), `retention` expires old data (with its own `Store::expire`), `airtime`
 //! keeps the channel's last reading for `meshai stats`, `keys` the public key pinned for each
 //! node that talks to us over PKI, `knowledge` the operator's documents as passages with their
-//! own full-text index (with its own `Store` calls), `vectors` their embeddings when
-//! `[knowledge.embeddings]` is set. `types` the values the calls take and return. This file is the async handle.
+//! own full-text index (with its own `Store` calls; its child `vectors` their embeddings when
+//! `[knowledge.embeddings]` is set). `types` the values the calls take and return. This file is the async handle.
 //!
 //! A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) does not stop the store: every call is still
 //! tried, one that fails returns [`StoreError::Damaged`], and the damage is logged once per
@@ -34,7 +34,6 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod types;
-mod vectors;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -51,13 +50,15 @@ pub use airtime::AirtimeRecord;
 pub use damage::{Damage, Health};
 pub use fts::content_words;
 pub use keys::{KeyAccepted, NodeKey};
-pub use knowledge::{KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage};
+pub use knowledge::{
+    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Unembedded,
+    embed_input, fnv1a, unit,
+};
 pub use retention::Expired;
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
     SummarySave,
 };
-pub use vectors::{Embedded, Unembedded, embed_input, fnv1a, unit};
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
 const QUEUE: usize = 64;

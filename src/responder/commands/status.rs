@@ -48,7 +48,7 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     }
     if shared.settings.knowledge.dir.is_some() {
         text.push(' ');
-        let embedded = match &shared.embedder {
+        let embedded = match &shared.settings.embedder {
             Some(e) => shared
                 .store
                 .knowledge_embedded(e.model().to_string())

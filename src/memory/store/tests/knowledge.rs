@@ -307,3 +307,172 @@ async fn a_database_from_before_the_knowledge_index_migrates() {
     store.close().await.unwrap();
     assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
 }
+
+/// A vector for a test: `dims` zeros with a one at `at`.
+fn axis(at: usize, dims: usize) -> Vec<f32> {
+    (0..dims).map(|i| if i == at { 1.0 } else { 0.0 }).collect()
+}
+
+#[tokio::test]
+async fn passages_are_embedded_once_per_text_and_model() {
+    let (_dir, store) = open_temp();
+    club(&store).await;
+    // The same section in a second file: one text, one vector.
+    let fees = (
+        "Club > Fees",
+        "Membership costs 24 pounds a year, paid to the treasurer.",
+    );
+    store
+        .knowledge_apply(vec![put("copy.md", false, &[fees])], 101)
+        .await
+        .unwrap();
+    let pending = store.knowledge_unembedded("m".into(), 100).await.unwrap();
+    assert_eq!(pending.len(), 6, "{pending:?}");
+    assert!(
+        pending
+            .iter()
+            .any(|p| p.input == embed_input(fees.0, fees.1))
+    );
+    // A batch at a time, in passage order.
+    let first = store.knowledge_unembedded("m".into(), 2).await.unwrap();
+    assert_eq!(first, pending[..2].to_vec());
+    let vectors: Vec<(i64, Vec<f32>)> = pending
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.key, axis(i, 8)))
+        .collect();
+    store
+        .knowledge_put_vectors("m".into(), vectors)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .knowledge_unembedded("m".into(), 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.knowledge_embedded("m".into()).await.unwrap(),
+        Embedded {
+            embedded: 7,
+            passages: 7
+        }
+    );
+
+    // The nearest: both passages of the text, as similar as can be; the private one only
+    // when asked for, whatever the question's vector.
+    let at = |input: &str| pending.iter().position(|p| p.input == input).unwrap();
+    let near = store
+        .knowledge_nearest(
+            "m".into(),
+            axis(at(&embed_input(fees.0, fees.1)), 8),
+            false,
+            3,
+        )
+        .await
+        .unwrap();
+    let paths: Vec<&str> = near.iter().take(2).map(|h| h.path.as_str()).collect();
+    assert!(
+        paths.contains(&"copy.md") && paths.contains(&"handbook.md"),
+        "{near:?}"
+    );
+    assert!((near[0].similarity.unwrap() - 1.0).abs() < 1e-6, "{near:?}");
+    let wifi = axis(
+        at(&embed_input(
+            "Clubhouse",
+            "The wifi password is kestrel-2024.",
+        )),
+        8,
+    );
+    let public = store
+        .knowledge_nearest("m".into(), wifi.clone(), false, 10)
+        .await
+        .unwrap();
+    assert_eq!(public.len(), 6);
+    assert!(public.iter().all(|h| !h.private), "{public:?}");
+    let private = store
+        .knowledge_nearest("m".into(), wifi, true, 1)
+        .await
+        .unwrap();
+    assert_eq!(private[0].path, "private/wifi.md");
+    // Another length (another model's vectors under this name) is passed over.
+    assert!(
+        store
+            .knowledge_nearest("m".into(), axis(0, 4), true, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // One section of a file changes: only it needs a vector; the old one is pruned, and a
+    // text another passage still has keeps its vector.
+    store
+        .knowledge_apply(
+            vec![
+                put(
+                    "repeaters.md",
+                    false,
+                    &[("Repeaters > Town", "GB7AS moved to 439.5 MHz.")],
+                ),
+                KnowledgeChange::Remove {
+                    path: "copy.md".into(),
+                },
+            ],
+            102,
+        )
+        .await
+        .unwrap();
+    let pending = store.knowledge_unembedded("m".into(), 100).await.unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert!(pending[0].input.contains("439.5 MHz"));
+    assert_eq!(store.knowledge_prune_vectors("m".into()).await.unwrap(), 2);
+    assert_eq!(
+        store.knowledge_embedded("m".into()).await.unwrap(),
+        Embedded {
+            embedded: 4,
+            passages: 5
+        }
+    );
+    // Another model embeds everything again, and its prune takes the old model's vectors.
+    assert_eq!(
+        store
+            .knowledge_unembedded("other".into(), 100)
+            .await
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(
+        store.knowledge_prune_vectors("other".into()).await.unwrap(),
+        4
+    );
+}
+
+#[tokio::test]
+async fn passages_indexed_before_embeddings_are_split_again() {
+    let (_dir, path) = temp();
+    let raw = at_version(&path, 6);
+    raw.execute_batch(
+        "INSERT INTO knowledge_files(id, path, size, mtime_ns, hash, private, indexed_at)
+             VALUES (1, 'a.md', 5, 1, 7, 0, 1);
+         INSERT INTO knowledge_passages(file_id, seq, heading, text) VALUES (1, 0, 'A', 'alpha');
+         INSERT INTO knowledge_state(id, dir, indexed_at, splitter) VALUES (1, '/k', 1, 1);",
+    )
+    .unwrap();
+    drop(raw);
+    let store = Store::open(&path).unwrap();
+    // No key yet, so nothing to embed; the splitter version is cleared, so the next indexing
+    // splits (and keys) every file.
+    assert!(
+        store
+            .knowledge_unembedded("m".into(), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let index = store.knowledge_index().await.unwrap();
+    assert_eq!((index.passages, index.splitter), (1, Some(0)));
+    store.close().await.unwrap();
+    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+}

@@ -12,8 +12,8 @@
 
 use rusqlite::{Connection, params};
 
-use super::knowledge::KnowledgeHit;
-use super::{Store, StoreError};
+use super::KnowledgeHit;
+use crate::memory::store::{Store, StoreError};
 
 /// FNV-1a, 64 bits: a content hash that only has to tell one text from another (a file's
 /// content, a passage's input). Written here rather than taken from std, whose
@@ -76,7 +76,9 @@ impl Store {
     }
 
     /// Removes the vectors of other models and of passages no longer indexed; returns how
-    /// many went.
+    /// many went. Then hands SQLite's page cache back (`PRAGMA shrink_memory`): a round of
+    /// embedding reads and writes every vector once, which would leave the cache full for an
+    /// idle daemon (docs/benchmarks.md has the RSS with and without).
     pub async fn knowledge_prune_vectors(&self, model: String) -> Result<usize, StoreError> {
         self.call(move |c| {
             let n = c.execute(
@@ -84,6 +86,7 @@ impl Store {
                      (SELECT embed_key FROM knowledge_passages WHERE embed_key IS NOT NULL)",
                 [model],
             )?;
+            c.execute_batch("PRAGMA shrink_memory")?;
             Ok(n)
         })
         .await
@@ -151,26 +154,31 @@ fn dot(blob: &[u8], query: &[f32]) -> Option<f64> {
 }
 
 fn unembedded(c: &Connection, model: &str, limit: usize) -> Result<Vec<Unembedded>, StoreError> {
-    let rows = c
-        .prepare_cached(
-            "SELECT p.embed_key, min(p.heading), min(p.text) FROM knowledge_passages p
-             WHERE p.embed_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM knowledge_vectors v
-                   WHERE v.model = ?1 AND v.key = p.embed_key)
-             GROUP BY p.embed_key ORDER BY min(p.id) LIMIT ?2",
-        )?
-        .query_map(
-            params![model, i64::try_from(limit).unwrap_or(i64::MAX)],
-            |row| {
-                let heading: String = row.get(1)?;
-                let text: String = row.get(2)?;
-                Ok(Unembedded {
-                    key: row.get(0)?,
-                    input: embed_input(&heading, &text),
-                })
-            },
-        )?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+    // In passage order, without grouping (no temporary b-tree over the whole index): a text
+    // that two passages share comes twice at most once per batch, and not again once stored.
+    let mut out: Vec<Unembedded> = Vec::with_capacity(limit);
+    let mut stmt = c.prepare_cached(
+        "SELECT p.embed_key, p.heading, p.text FROM knowledge_passages p
+         WHERE p.embed_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM knowledge_vectors v
+               WHERE v.model = ?1 AND v.key = p.embed_key)
+         ORDER BY p.id",
+    )?;
+    let mut rows = stmt.query([model])?;
+    while out.len() < limit
+        && let Some(row) = rows.next()?
+    {
+        let key: i64 = row.get(0)?;
+        if out.iter().any(|u| u.key == key) {
+            continue;
+        }
+        let heading: String = row.get(1)?;
+        let text: String = row.get(2)?;
+        out.push(Unembedded {
+            key,
+            input: embed_input(&heading, &text),
+        });
+    }
+    Ok(out)
 }
 
 fn put(c: &mut Connection, model: &str, vectors: &[(i64, Vec<f32>)]) -> Result<(), StoreError> {
