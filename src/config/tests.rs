@@ -543,3 +543,47 @@ fn knowledge_settings() {
         "{w:?}"
     );
 }
+
+#[test]
+fn embeddings_settings() {
+    // Unset: no search by meaning.
+    let (min, _) = parse("[radio]\nserial = \"/x\"\n", "min", &no_env).unwrap();
+    assert_eq!(min.knowledge.embeddings, None);
+    // Only a model: [llm]'s server and key, the default similarity.
+    let env = |name: &str| (name == "MESHAI_API_KEY").then(|| "sk-chat".to_string());
+    let text = "[radio]\nserial = \"/x\"\n[llm]\nbase_url = \"http://127.0.0.1:11434/v1\"\n\
+                [knowledge.embeddings]\nmodel = \" nomic-embed-text \"\n";
+    let (c, w) = parse(text, "x", &env).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    let e = c.knowledge.embeddings.expect("embeddings");
+    assert_eq!(e.model, "nomic-embed-text");
+    assert_eq!(e.base_url, "http://127.0.0.1:11434/v1");
+    assert_eq!(e.api_key.as_ref().map(|k| k.expose()), Some("sk-chat"));
+    assert_eq!(
+        e.min_similarity,
+        crate::knowledge::embed::DEFAULT_MIN_SIMILARITY
+    );
+    // Another server: its own key, or none; [llm]'s never goes there.
+    let text = "[radio]\nserial = \"/x\"\n[knowledge.embeddings]\nmodel = \"m\"\n\
+                base_url = \"http://127.0.0.1:8081/v1/\"\nmin_similarity = 0.3\n";
+    let (c, _) = parse(text, "x", &env).unwrap();
+    let e = c.knowledge.embeddings.expect("embeddings");
+    assert_eq!(e.base_url, "http://127.0.0.1:8081/v1");
+    assert_eq!(e.api_key, None);
+    assert_eq!(e.min_similarity, 0.3);
+    let keyed = format!("{text}api_key_env = \"EMBED_KEY\"\n");
+    let env = |name: &str| (name == "EMBED_KEY").then(|| "sk-embed".to_string());
+    let (c, _) = parse(&keyed, "x", &env).unwrap();
+    let e = c.knowledge.embeddings.expect("embeddings");
+    assert_eq!(e.api_key.as_ref().map(|k| k.expose()), Some("sk-embed"));
+    // A key name without a server of its own is ignored, with a warning on its line.
+    let text = "[radio]\nserial = \"/x\"\n[knowledge.embeddings]\nmodel = \"m\"\n\
+                api_key_env = \"EMBED_KEY\"\n";
+    let (_, w) = parse(text, "x.toml", &no_env).unwrap();
+    assert!(
+        w.iter().any(|w| w
+            .0
+            .contains("x.toml line 5: [knowledge.embeddings] api_key_env: ignored")),
+        "{w:?}"
+    );
+}

@@ -316,3 +316,33 @@ fn knowledge_advice() {
         }
     }
 }
+
+#[test]
+fn embeddings_advice_by_error_kind() {
+    let status = |status| LlmError::Status {
+        status,
+        body: String::new(),
+        retry_after: None,
+    };
+    let cases = [
+        (status(404), "ollama pull nomic-embed-text"),
+        (status(501), "--embeddings"),
+        (
+            LlmError::Connect("refused".into()),
+            "start the embedding server",
+        ),
+        (LlmError::Timeout, "fix [knowledge.embeddings] base_url"),
+        (
+            LlmError::BadResponse("embeddings: 0 vectors for 1 inputs".into()),
+            "is an embedding model",
+        ),
+    ];
+    for (error, want) in cases {
+        let got = embeddings(&error, "nomic-embed-text");
+        assert!(got.contains(want), "{error:?}: {got:?} lacks {want:?}");
+        assert!(
+            got.ends_with("until then passages are found by words alone"),
+            "{got}"
+        );
+    }
+}
