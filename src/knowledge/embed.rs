@@ -1,9 +1,10 @@
 //! Passages found by meaning (`[knowledge.embeddings]`, off unless set): an embedding model
 //! on an OpenAI-compatible server (llama.cpp's server with `--embeddings`, Ollama, LiteLLM,
 //! OpenAI) turns each passage into a vector once — stored in the database, again only when
-//! its text or the model changes (`store/vectors.rs`) — and each question into one, and the
-//! nearest passages join the full-text ones (`choose::fuse`). "Who looks after the club's
-//! money?" then finds the section headed "Treasurer", which shares no word with it.
+//! its text or the model changes (`store/knowledge/vectors.rs`) — and each question into
+//! one, and the nearest passages join the full-text ones (`choose::fuse`). A model that
+//! relates "money" to "Treasurer" then finds a section that shares no word with the
+//! question; all-MiniLM-L6-v2 does not, on the bench's documents (docs/benchmarks.md).
 //!
 //! Best-effort both ways: a server that is down or answers badly leaves the passages without
 //! vectors (the indexer tries again later) and a question without one (the turn gets the
@@ -154,7 +155,10 @@ impl Embedder {
 
     /// Embeds every passage without a vector from this model, [`BATCH`] at a time, then
     /// prunes the vectors no passage needs; stops early when `stop` is cancelled. What was
-    /// embedded before a failure stays.
+    /// embedded before a failure stays. A batch the server refuses (an answer, not a lost
+    /// connection: one passage too long for the model, say) is sent again one passage at a
+    /// time, and a passage it still refuses is left without a vector for this round (found by
+    /// words only, tried again at the next), so one passage never holds up the rest.
     pub async fn catch_up(
         &self,
         store: &Store,
@@ -162,22 +166,97 @@ impl Embedder {
     ) -> Result<CatchUp, EmbedError> {
         let model = self.model().to_string();
         let mut done = CatchUp::default();
+        let mut refused: Vec<i64> = Vec::new();
         loop {
-            let pending = store.knowledge_unembedded(model.clone(), BATCH).await?;
+            let mut pending = store
+                .knowledge_unembedded(model.clone(), BATCH + refused.len())
+                .await?;
+            pending.retain(|p| !refused.contains(&p.key));
+            pending.truncate(BATCH);
             if pending.is_empty() || stop.is_cancelled() {
                 break;
             }
             let inputs: Vec<String> = pending.iter().map(|p| p.input.clone()).collect();
-            let embedded = tokio::select! {
+            let vectors = tokio::select! {
                 () = stop.cancelled() => break,
-                v = self.client.embed(&inputs, Instant::now() + BATCH_WAIT, true) => v?,
+                v = self.client.embed(&inputs, Instant::now() + BATCH_WAIT, true) => v,
             };
-            let n = pending.len();
-            let vectors = pending.into_iter().map(|p| p.key).zip(embedded).collect();
+            let vectors: Vec<(i64, Vec<f32>)> = match vectors {
+                Ok(vectors) => pending.iter().map(|p| p.key).zip(vectors).collect(),
+                Err(e) if !refusal(&e) => return Err(e.into()),
+                Err(e) => {
+                    let mut one_by_one = Vec::new();
+                    for p in &pending {
+                        let one = std::slice::from_ref(&p.input);
+                        match self
+                            .client
+                            .embed(one, Instant::now() + BATCH_WAIT, false)
+                            .await
+                        {
+                            Ok(mut v) => one_by_one.extend(v.pop().map(|v| (p.key, v))),
+                            Err(e) if !refusal(&e) => {
+                                store
+                                    .knowledge_put_vectors(model.clone(), one_by_one)
+                                    .await?;
+                                return Err(e.into());
+                            }
+                            Err(one) => {
+                                tracing::warn!(
+                                    error = %one,
+                                    batch_error = %e,
+                                    chars = p.input.chars().count(),
+                                    start = %p.input.chars().take(60).collect::<String>(),
+                                    "knowledge: the embedding server refused a passage; it is found by words only"
+                                );
+                                refused.push(p.key);
+                            }
+                        }
+                    }
+                    one_by_one
+                }
+            };
+            done.embedded += vectors.len();
             store.knowledge_put_vectors(model.clone(), vectors).await?;
-            done.embedded += n;
         }
         done.pruned = store.knowledge_prune_vectors(model).await?;
         Ok(done)
+    }
+}
+
+/// Whether the server answered and refused these inputs (400, 413, 500, a bad answer),
+/// rather than being out of reach, out of time, busy (429, 503), or without embeddings or
+/// access at all (401, 403, 404, 405, 501): then another passage may well go through.
+fn refusal(error: &LlmError) -> bool {
+    match error {
+        LlmError::Status { status, .. } => {
+            !matches!(status, 401 | 403 | 404 | 405 | 429 | 501 | 503)
+        }
+        LlmError::BadResponse(_) => true,
+        LlmError::Timeout | LlmError::Connect(_) | LlmError::Empty | LlmError::Setup(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_batch_is_tried_one_by_one_a_missing_server_is_not() {
+        let status = |status| LlmError::Status {
+            status,
+            body: String::new(),
+            retry_after: None,
+        };
+        for s in [400, 413, 422, 500] {
+            assert!(refusal(&status(s)), "{s}");
+        }
+        for s in [401, 403, 404, 405, 429, 501, 503] {
+            assert!(!refusal(&status(s)), "{s}");
+        }
+        assert!(refusal(&LlmError::BadResponse(
+            "embeddings: 1 vectors for 2 inputs".into()
+        )));
+        assert!(!refusal(&LlmError::Timeout));
+        assert!(!refusal(&LlmError::Connect("refused".into())));
     }
 }

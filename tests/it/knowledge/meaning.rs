@@ -1,8 +1,9 @@
 //! Passages found by meaning (`[knowledge.embeddings]`) through the daemon, against the fake
 //! server's embeddings: a question that shares no word with its passage gets it once the
 //! passages are embedded, an unchanged passage keeps its vector through a change to its file,
-//! private passages stay private by meaning too, and a server that stops serving embeddings
-//! leaves the turn with the passages found by words (the answer still comes).
+//! private passages stay private by meaning too, a passage the server refuses does not hold
+//! up the others, and a server that stops serving embeddings leaves the turn with the
+//! passages found by words (the answer still comes).
 
 use std::sync::Arc;
 
@@ -126,6 +127,24 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     assert_eq!(new.len(), 1, "{new:?}");
     assert_eq!(new[0].len(), 1, "{new:?}");
     assert!(new[0][0].contains("145.650"), "{new:?}");
+
+    // A passage the server refuses (too long for it) is left without a vector; the rest of
+    // its batch is embedded one by one.
+    let long = format!("# Long\n\n{}\n", "The aerial is tall. ".repeat(25));
+    write(notes.path(), "long.md", long.as_bytes());
+    write(
+        notes.path(),
+        "short.md",
+        b"# Pub\n\nThe pub meeting is on Fridays.\n",
+    );
+    d.llm.set_embedding_limit(Some(200));
+    d.reindexed().await;
+    let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
+    assert!(
+        joined(&status).contains("Notes: 4 docs, 5 passages (4 by meaning)."),
+        "{status:?}"
+    );
+    d.llm.set_embedding_limit(None);
 
     // The server stops serving embeddings: the turn goes on with the passages found by words.
     d.llm.set_embeddings(None);

@@ -203,6 +203,9 @@ struct Shared {
     behaviour: Mutex<Behaviour>,
     /// `None`: `POST …/embeddings` is answered 501.
     embeddings: Mutex<Option<Embedding>>,
+    /// An input longer than this (characters) fails its whole request with 500, as
+    /// llama.cpp's server refuses one longer than its batch.
+    embedding_limit: Mutex<Option<usize>>,
     /// What `GET /props` says, as llama.cpp's server would: `Some(slots)`; `None`: 404.
     props_slots: Mutex<Option<u32>>,
     /// The models listed, with their size in bytes.
@@ -253,6 +256,7 @@ impl FakeLlm {
         let shared = Arc::new(Shared {
             behaviour: Mutex::new(Arc::new(behaviour)),
             embeddings: Mutex::new(None),
+            embedding_limit: Mutex::new(None),
             props_slots: Mutex::new(None),
             models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
@@ -291,6 +295,15 @@ impl FakeLlm {
             .embeddings
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = f;
+    }
+
+    /// Refuses (500) an embeddings request with an input over `chars` characters.
+    pub fn set_embedding_limit(&self, chars: Option<usize>) {
+        *self
+            .shared
+            .embedding_limit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = chars;
     }
 
     /// Every `POST …/embeddings` request so far.
@@ -792,6 +805,20 @@ fn embeddings(shared: &Shared, req: &FakeRequest) -> Answer {
             .collect(),
         _ => return Answer::Now(400, error_json("no input")),
     };
+    let limit = *shared
+        .embedding_limit
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(long) = inputs
+        .iter()
+        .find(|i| limit.is_some_and(|l| i.chars().count() > l))
+    {
+        let why = format!(
+            "input ({} chars) is too large to process",
+            long.chars().count()
+        );
+        return Answer::Now(500, error_json(&why));
+    }
     let data: Vec<Value> = inputs
         .iter()
         .enumerate()
