@@ -378,20 +378,17 @@ fn search(
                 i64::try_from(limit).unwrap_or(i64::MAX)
             ],
             |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    KnowledgeHit {
-                        id: row.get(0)?,
-                        path: row.get(1)?,
-                        heading: row.get(2)?,
-                        text: row.get(3)?,
-                        private: row.get(4)?,
-                        score: -row.get::<_, f64>(5)?,
-                        coverage: 0.0,
-                        topic: 0.0,
-                        similarity: None,
-                    },
-                ))
+                Ok(KnowledgeHit {
+                    id: row.get(0)?,
+                    path: row.get(1)?,
+                    heading: row.get(2)?,
+                    text: row.get(3)?,
+                    private: row.get(4)?,
+                    score: -row.get::<_, f64>(5)?,
+                    coverage: 0.0,
+                    topic: 0.0,
+                    similarity: None,
+                })
             },
         )?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -404,7 +401,8 @@ fn search(
     let weights = fts::smoothed_weights(&tx, "knowledge_fts", total as f64, query)?;
     let whole: f64 = weights.iter().sum();
     let mut hits = Vec::with_capacity(found.len());
-    for (id, hit) in found {
+    for hit in found {
+        let id = hit.id;
         let matched = fts::matched(&tx, "knowledge_fts", id, query, &weights, 0.0)?.weight;
         let coverage = if whole > 0.0 { matched / whole } else { 0.0 };
         // FTS5's bm25 weighs a word found in half the passages or more as nothing, which
