@@ -21,8 +21,8 @@ use super::StoreError;
 /// Which part of the database file is damaged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Damage {
-    /// The full-text search index (SQLITE_CORRUPT_VTAB from FTS5): retrieval fails, the rest
-    /// works; it is rebuilt from the messages (at start, or by a reset that needs it).
+    /// The full-text search index (SQLITE_CORRUPT_VTAB from FTS5, or SQLITE_NOMEM: see
+    /// [`damage_of`]): retrieval fails, the rest works; it is rebuilt from the messages (at start, or by a reset that needs it).
     Index,
     /// The file itself: its pages (SQLITE_CORRUPT) or its header (SQLITE_NOTADB).
     File,
@@ -38,6 +38,15 @@ impl fmt::Display for Damage {
 }
 
 /// The damage `error` reports, if it reports one.
+///
+/// SQLITE_NOMEM counts as a damaged index: FTS5 reading a damaged segment can take a
+/// nonsense length for a real one, and the allocation it asks for fails as "out of memory"
+/// (about one in sixteen random overwrites of the index's records does this; the store's
+/// damage tests hold such overwrites). A real shortage is not told apart, and need not be:
+/// the daemon's own allocations abort the process first, and what the store does for a
+/// damaged index (answers without retrieval, a rebuild at the next start or reset) costs
+/// nothing on an undamaged one; were the file's pages damaged instead, the rebuild meets
+/// SQLITE_CORRUPT and says so.
 pub fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
     let rusqlite::Error::SqliteFailure(e, _) = error else {
         return None;
@@ -46,6 +55,7 @@ pub fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
         ErrorCode::DatabaseCorrupt if e.extended_code == ffi::SQLITE_CORRUPT_VTAB => {
             Some(Damage::Index)
         }
+        ErrorCode::OutOfMemory => Some(Damage::Index),
         ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(Damage::File),
         _ => None,
     }
@@ -80,8 +90,11 @@ pub(super) fn quick_check(c: &Connection) -> Result<Health, StoreError> {
     });
     let rows = match rows {
         Ok(rows) => rows,
-        Err(e) if damage_of(&e).is_some() => vec![e.to_string()],
-        Err(e) => return Err(e.into()),
+        Err(e) => match damage_of(&e) {
+            Some(Damage::Index) => return Ok(Health::IndexDamaged(e.to_string())),
+            Some(Damage::File) => vec![e.to_string()],
+            None => return Err(e.into()),
+        },
     };
     let (index, file): (Vec<String>, Vec<String>) = rows
         .into_iter()
@@ -124,6 +137,11 @@ pub(super) fn rebuild_index(c: &mut Connection) -> Result<usize, StoreError> {
 /// (Re)writes exchange `id`'s index entry inside `tx`, in a savepoint: when the index is
 /// damaged the entry is left out, the rest of the transaction goes on, and the damage comes
 /// back as `Ok(Some(..))` for the caller to report. `replace`: an entry exists and goes first.
+///
+/// When the damage made SQLite roll the whole transaction back (it does on SQLITE_NOMEM),
+/// nothing of the caller's is left to go on with: the damage comes back as
+/// `Err(StoreError::Damaged)`, for [`without_entry_if_rolled_back`] to write it all again
+/// without the entry.
 pub(super) fn index_exchange(
     tx: &mut Transaction<'_>,
     id: i64,
@@ -148,9 +166,27 @@ pub(super) fn index_exchange(
         }
         // Dropping the savepoint rolls the index back to where it was.
         Err(source) => match damage_of(&source) {
+            Some(part) if sp.is_autocommit() => Err(StoreError::Damaged { part, source }),
             Some(part) => Ok(Some(StoreError::Damaged { part, source })),
             None => Err(source.into()),
         },
+    }
+}
+
+/// Runs `write`, a transaction that writes an exchange's index entry with [`index_exchange`]
+/// when told to (`true`), and once more without the entry when a damaged index made SQLite
+/// roll the first one back; the damage comes back beside the result as from
+/// `index_exchange`, so a reply is stored whatever state the index is in.
+pub(super) fn without_entry_if_rolled_back<T>(
+    c: &mut Connection,
+    mut write: impl FnMut(&mut Connection, bool) -> Result<(T, Option<StoreError>), StoreError>,
+) -> Result<(T, Option<StoreError>), StoreError> {
+    match write(c, true) {
+        Err(damage @ StoreError::Damaged { .. }) => {
+            let (done, _) = write(c, false)?;
+            Ok((done, Some(damage)))
+        }
+        result => result,
     }
 }
 
@@ -220,6 +256,7 @@ mod tests {
             (failure(ffi::SQLITE_CORRUPT), Some(Damage::File)),
             (failure(ffi::SQLITE_CORRUPT_VTAB), Some(Damage::Index)),
             (failure(ffi::SQLITE_NOTADB), Some(Damage::File)),
+            (failure(ffi::SQLITE_NOMEM), Some(Damage::Index)),
             (failure(ffi::SQLITE_BUSY), None),
             (failure(ffi::SQLITE_FULL), None),
             (rusqlite::Error::QueryReturnedNoRows, None),

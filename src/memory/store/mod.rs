@@ -107,8 +107,9 @@ pub enum StoreError {
     /// node (reset meanwhile). Nothing was written.
     #[error("message {id} is not a stored reply of node {node}")]
     NoSuchReply { node: NodeId, id: i64 },
-    /// SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB): `part` says whether
-    /// only the search index or the file. The store keeps trying later calls.
+    /// SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB; SQLITE_NOMEM, which a
+    /// damaged search index can give: see `damage::damage_of`): `part` says whether only the
+    /// search index or the file. The store keeps trying later calls.
     #[error("database is damaged ({part}): {source}")]
     Damaged {
         part: Damage,

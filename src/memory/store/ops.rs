@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
-use super::damage::index_exchange;
+use super::damage::{index_exchange, without_entry_if_rolled_back};
 use super::fts::{self, Query};
 use super::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoreError, StoredMessage, Summary,
@@ -98,6 +98,21 @@ pub(super) fn append_reply(
     at: i64,
     usage: Option<Usage>,
 ) -> Result<(i64, Option<StoreError>), StoreError> {
+    without_entry_if_rolled_back(c, |c, index| {
+        write_reply(c, node, user_id, said, at, usage, index)
+    })
+}
+
+/// [`append_reply`]'s transaction; `index`: with the exchange's search entry.
+fn write_reply(
+    c: &mut Connection,
+    node: NodeId,
+    user_id: i64,
+    said: &Said,
+    at: i64,
+    usage: Option<Usage>,
+    index: bool,
+) -> Result<(i64, Option<StoreError>), StoreError> {
     let text = said.text.as_str();
     let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let user_text: Option<String> = tx
@@ -117,7 +132,10 @@ pub(super) fn append_reply(
     )?
     .execute(params![node_sql(node), user_id, assistant_id, at])?;
     let exchange_id = tx.last_insert_rowid();
-    let unindexed = index_exchange(&mut tx, exchange_id, (&user_text, text), false)?;
+    let unindexed = match index {
+        true => index_exchange(&mut tx, exchange_id, (&user_text, text), false)?,
+        false => None,
+    };
     // Every stored reply was one LLM call; its tokens only count when the server said them
     // (a streamed answer dropped at the reply budget never gets its last event with `usage`).
     let (prompt, completion) = usage.map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));

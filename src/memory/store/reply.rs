@@ -5,7 +5,7 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::damage::index_exchange;
+use super::damage::{index_exchange, without_entry_if_rolled_back};
 use super::ops::{counter_sql, node_sql};
 use super::{Said, StoreError};
 use crate::llm::Usage;
@@ -21,6 +21,20 @@ pub(super) fn update(
     said: &Said,
     usage: Option<Usage>,
 ) -> Result<Option<StoreError>, StoreError> {
+    let ((), unindexed) =
+        without_entry_if_rolled_back(c, |c, index| rewrite(c, node, id, said, usage, index))?;
+    Ok(unindexed)
+}
+
+/// [`update`]'s transaction; `index`: with the exchange's search entry.
+fn rewrite(
+    c: &mut Connection,
+    node: NodeId,
+    id: i64,
+    said: &Said,
+    usage: Option<Usage>,
+    index: bool,
+) -> Result<((), Option<StoreError>), StoreError> {
     let text = said.text.as_str();
     let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let exchange: Option<(i64, String)> = tx
@@ -37,7 +51,10 @@ pub(super) fn update(
     };
     tx.prepare_cached("UPDATE messages SET text = ?1, prompt = ?2 WHERE id = ?3")?
         .execute(params![text, said.prompt(), id])?;
-    let unindexed = index_exchange(&mut tx, exchange_id, (&user_text, text), true)?;
+    let unindexed = match index {
+        true => index_exchange(&mut tx, exchange_id, (&user_text, text), true)?,
+        false => None,
+    };
     if let Some(u) = usage {
         tx.prepare_cached(
             "UPDATE nodes SET prompt_tokens = prompt_tokens + ?2,
@@ -51,7 +68,7 @@ pub(super) fn update(
         ])?;
     }
     tx.commit()?;
-    Ok(unindexed)
+    Ok(((), unindexed))
 }
 
 /// Deletes reply `id`; its exchange goes with it (a foreign-key cascade), and the exchange's

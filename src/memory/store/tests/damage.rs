@@ -11,18 +11,37 @@ use super::*;
 use crate::llm::Usage;
 use crate::memory::store::*;
 
-/// Overwrites the search index's segment rows with random bytes (`all`: its structure and
-/// averages records too), as a bad sector under them would.
-fn damage_index(path: &Path, all: bool) {
+/// Overwrites the search index's segment rows with bytes drawn from `seed` (`all`: its
+/// structure and averages records too), as a bad sector under them would.
+fn damage_index(path: &Path, all: bool, seed: u64) {
     let raw = Connection::open(path).unwrap();
     let only = if all { "" } else { " WHERE id > 10" };
-    let n = raw
-        .execute(
-            &format!("UPDATE exchanges_fts_data SET block = randomblob(length(block)){only}"),
-            [],
+    let rows: Vec<(i64, usize)> = raw
+        .prepare(&format!(
+            "SELECT id, length(block) FROM exchanges_fts_data{only}"
+        ))
+        .unwrap()
+        .query_map([], |row| row.get(0).and_then(|id| Ok((id, row.get(1)?))))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(!rows.is_empty());
+    // xorshift64*, a fixed stream per seed: the same damage on every run and machine.
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut byte = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+    };
+    for (id, len) in rows {
+        let junk: Vec<u8> = (0..len).map(|_| byte()).collect();
+        raw.execute(
+            "UPDATE exchanges_fts_data SET block = ?1 WHERE id = ?2",
+            rusqlite::params![junk, id],
         )
         .unwrap();
-    assert!(n > 0);
+    }
 }
 
 /// Writes bytes over `pages` 4 KiB pages of the file from page index `first`.
@@ -64,7 +83,7 @@ async fn ask_yagi(store: &Store, at: i64) -> (i64, Context) {
 #[tokio::test]
 async fn a_damaged_index_costs_retrieval_only_and_a_reset_rebuilds_it() {
     let (_dir, path) = filled().await;
-    damage_index(&path, false);
+    damage_index(&path, false, 1);
     let store = Store::open(&path).unwrap();
     let health = store.check().await.unwrap();
     assert!(matches!(health, Health::IndexDamaged(_)), "{health:?}");
@@ -97,29 +116,44 @@ async fn a_damaged_index_costs_retrieval_only_and_a_reset_rebuilds_it() {
 
 #[tokio::test]
 async fn a_wholly_damaged_index_still_stores_replies_and_rebuilds() {
-    let (_dir, path) = filled().await;
-    damage_index(&path, true);
-    let store = Store::open(&path).unwrap();
-    let new = store
-        .append_user(A, "my antenna?".into(), 500)
-        .await
-        .unwrap();
-    let id = store
-        .append_reply(A, new, "a yagi".into(), 501, None)
-        .await
-        .unwrap();
-    store
-        .update_reply(A, id, "a yagi, 7 elements".into(), None)
-        .await
-        .unwrap();
-    assert_eq!(
-        store.history(A, 1).await.unwrap()[0].text,
-        "a yagi, 7 elements"
-    );
-    assert_eq!(store.rebuild_index().await.unwrap(), 61);
-    assert_eq!(store.check().await.unwrap(), Health::Ok);
-    assert_eq!(store.integrity_check().await.unwrap(), "ok");
-    store.close().await.unwrap();
+    // Seed 10's bytes make FTS5 fail as "out of memory", and SQLite rolls back the whole
+    // transaction on that: the reply is written again without its entry. Seed 1's make it
+    // report the index malformed, and only the entry is left out.
+    for (seed, problem) in [(1, "malformed"), (10, "out of memory")] {
+        let (_dir, path) = filled().await;
+        damage_index(&path, true, seed);
+        let store = Store::open(&path).unwrap();
+        match store.check().await.unwrap() {
+            Health::IndexDamaged(p) => assert!(p.contains(problem), "seed {seed}: {p}"),
+            health => panic!("seed {seed}: {health:?}"),
+        }
+        let new = store
+            .append_user(A, "my antenna?".into(), 500)
+            .await
+            .unwrap();
+        let id = store
+            .append_reply(A, new, "a yagi".into(), 501, None)
+            .await
+            .unwrap();
+        assert_eq!(store.damage(), Some(Damage::Index), "seed {seed}");
+        store
+            .update_reply(A, id, "a yagi, 7 elements".into(), None)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.history(A, 1).await.unwrap()[0].text,
+            "a yagi, 7 elements"
+        );
+        assert_eq!(
+            store.history(A, 100).await.unwrap().len(),
+            62,
+            "seed {seed}"
+        );
+        assert_eq!(store.rebuild_index().await.unwrap(), 61);
+        assert_eq!(store.check().await.unwrap(), Health::Ok);
+        assert_eq!(store.integrity_check().await.unwrap(), "ok");
+        store.close().await.unwrap();
+    }
 }
 
 #[tokio::test]
