@@ -14,34 +14,8 @@ use crate::memory::store::*;
 /// Overwrites the search index's segment rows with bytes drawn from `seed` (`all`: its
 /// structure and averages records too), as a bad sector under them would.
 fn damage_index(path: &Path, all: bool, seed: u64) {
-    let raw = Connection::open(path).unwrap();
-    let only = if all { "" } else { " WHERE id > 10" };
-    let rows: Vec<(i64, usize)> = raw
-        .prepare(&format!(
-            "SELECT id, length(block) FROM exchanges_fts_data{only}"
-        ))
-        .unwrap()
-        .query_map([], |row| row.get(0).and_then(|id| Ok((id, row.get(1)?))))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    assert!(!rows.is_empty());
-    // xorshift64*, a fixed stream per seed: the same damage on every run and machine.
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut byte = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
-    };
-    for (id, len) in rows {
-        let junk: Vec<u8> = (0..len).map(|_| byte()).collect();
-        raw.execute(
-            "UPDATE exchanges_fts_data SET block = ?1 WHERE id = ?2",
-            rusqlite::params![junk, id],
-        )
-        .unwrap();
-    }
+    let only = if all { "" } else { "id > 10" };
+    damage_fts(path, "exchanges_fts", only, seed);
 }
 
 /// Writes bytes over `pages` 4 KiB pages of the file from page index `first`.

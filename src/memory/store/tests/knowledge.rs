@@ -2,10 +2,6 @@
 //! ranked, private passages only when asked, the coverage of each); the counts; the rebuild
 //! after damage; the migration from the schema before it.
 
-use std::path::Path;
-
-use rusqlite::Connection;
-
 use super::*;
 use crate::memory::store::*;
 
@@ -250,25 +246,13 @@ async fn files_are_replaced_touched_and_removed_whole() {
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
 }
 
-/// Overwrites the knowledge index's segments with random bytes.
-fn damage_knowledge_index(path: &Path) {
-    let raw = Connection::open(path).unwrap();
-    let n = raw
-        .execute(
-            "UPDATE knowledge_fts_data SET block = randomblob(length(block)) WHERE id > 10",
-            [],
-        )
-        .unwrap();
-    assert!(n > 0);
-}
-
 #[tokio::test]
 async fn a_damaged_knowledge_index_is_rebuilt_from_the_passages() {
     let (_dir, path) = temp();
     let store = Store::open(&path).unwrap();
     club(&store).await;
     store.close().await.unwrap();
-    damage_knowledge_index(&path);
+    damage_fts(&path, "knowledge_fts", "id > 10", 1);
     let store = Store::open(&path).unwrap();
     assert!(matches!(
         store.check().await.unwrap(),
