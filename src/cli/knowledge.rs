@@ -393,11 +393,11 @@ mod tests {
             "{fused}"
         );
         let failed = Found {
-            meaning: Meaning::Failed("llm call timed out".into()),
+            meaning: Meaning::Failed("the call timed out".into()),
             ..found
         };
         assert!(hits(&failed, false, "the club").contains(
-            "searched by words only: the question's embedding failed: llm call timed out"
+            "searched by words only: the question's embedding failed: the call timed out"
         ));
         assert!(
             text.contains("  [handbook.md > Meetings]\n  About Meetings.\n"),

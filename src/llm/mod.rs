@@ -99,17 +99,19 @@ pub struct Usage {
     pub completion_tokens: u64,
 }
 
-/// Why a completion failed. Connection errors, 429 and 5xx have already been retried.
+/// Why a completion (or an embedding) failed. Connection errors, 429 and 5xx have already
+/// been retried. The texts name no server: the log line around one says which (the LLM, the
+/// embedding server).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LlmError {
     /// The call budget ran out.
-    #[error("llm call timed out")]
+    #[error("the call timed out")]
     Timeout,
     /// The server could not be reached or dropped the connection.
-    #[error("cannot reach the llm server: {0}")]
+    #[error("cannot reach the server: {0}")]
     Connect(String),
     /// The server answered with a non-success status.
-    #[error("llm server answered http {status}: {body}")]
+    #[error("the server answered http {status}: {body}")]
     Status {
         status: u16,
         /// The first 200 characters of the response body.
@@ -118,12 +120,12 @@ pub enum LlmError {
         retry_after: Option<Duration>,
     },
     /// The server answered 2xx with something that is not a chat completion.
-    #[error("bad llm response: {0}")]
+    #[error("bad response: {0}")]
     BadResponse(String),
     /// The answer was empty after clean-up (e.g. only a `<think>` block).
-    #[error("llm answer is empty after clean-up")]
+    #[error("the answer is empty after clean-up")]
     Empty,
     /// The HTTP client could not be built (bad URL, no CA certificates for `https://`).
-    #[error("cannot set up the llm client: {0}")]
+    #[error("cannot set up the http client: {0}")]
     Setup(String),
 }

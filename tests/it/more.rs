@@ -1,11 +1,16 @@
 //! `!more`: an answer cut at the reply budget says so in its last part, `!more` asks the model
 //! to go on from where the sent text stopped (a new call with the cut answer in context), and
-//! with nothing to continue it says so without asking the model — streamed and not.
+//! with nothing to continue it says so without asking the model — streamed and not. A cut
+//! answer to a node that talks PKI is continued for that node over PKI only: a forged DM with
+//! its id gets the warning, no call and nothing of the answer, and another node has nothing
+//! pending.
 
 use meshai::chunk::{MORE, strip_marker};
 
 use crate::harness::{Daemon, SOON, replies};
 use crate::support::fake_llm::{FakeRequest, FakeResponse};
+use crate::support::sim_node::MeshPacketSpec;
+use crate::trust::ask_with;
 
 const ANN: u32 = 0xa1a1_0001;
 
@@ -91,4 +96,39 @@ async fn more_continues_a_cut_answer_and_refuses_when_nothing_is_pending_streame
 #[tokio::test]
 async fn more_continues_a_cut_answer_and_refuses_when_nothing_is_pending_not_streamed() {
     run(false).await;
+}
+
+/// Ann's key: she talks PKI.
+const ANN_KEY: [u8; 32] = [0x5a; 32];
+const BEN: u32 = 0xbe00_0002;
+
+#[tokio::test]
+async fn more_for_a_pki_node_continues_only_over_pki() {
+    let d = Daemon::start_llm(REPLY, "timeout_secs = 3\nstream = true").await;
+    d.answer_with(answer);
+    let pki = |text: &str| MeshPacketSpec::pki(ANN, text, ANN_KEY);
+    let cut = ask_with(&d, ANN, pki("tell me a long story")).await;
+    assert!(strip_marker(&cut[1].text).ends_with(MORE), "{cut:?}");
+    assert!(cut.iter().all(|p| p.pki_encrypted));
+    let calls = d.llm.requests().len();
+
+    // Her id without PKI: the warning alone, PKI-encrypted; no call, nothing of the story.
+    let forged = ask_with(&d, ANN, MeshPacketSpec::text(ANN, "!more")).await;
+    assert_eq!(forged.len(), 1, "{forged:?}");
+    assert!(
+        forged[0]
+            .text
+            .starts_with("I only answer this node over encrypted DMs")
+    );
+    assert!(forged[0].pki_encrypted);
+    // Another node has nothing pending: her cut answer is hers.
+    let other = d.ask(BEN, "!more", SOON).await;
+    assert_eq!(other[0].text, meshai::responder::commands::NOTHING_MORE);
+    assert_eq!(d.llm.requests().len(), calls, "no call for either");
+
+    // Ann herself, over PKI: the rest.
+    let rest = ask_with(&d, ANN, pki("!more")).await;
+    assert_eq!(strip_marker(&rest[0].text), "and then the rest.");
+    assert!(rest.iter().all(|p| p.pki_encrypted));
+    d.stop().await.0.expect("clean stop");
 }

@@ -229,7 +229,7 @@ fn every_way_an_attempt_ends() {
     let after_one = |rows: &[(&'static str, &'static str)]| -> Vec<(&str, &str)> {
         ONE_ON_AIR.iter().chain(rows).copied().collect()
     };
-    let empty = "stop failed: llm answer is empty after clean-up";
+    let empty = "stop failed: the answer is empty after clean-up";
     let cases: Vec<Case> = vec![
         // The answer ended with no text, or only a think block: an empty answer.
         (vec![("ended", empty)], &[]),
@@ -245,7 +245,7 @@ fn every_way_an_attempt_ends() {
         (
             vec![
                 ("text:one two three four five six ", "read arrived"),
-                ("broke", "stop failed: llm call timed out"),
+                ("broke", "stop failed: the call timed out"),
             ],
             &[],
         ),
@@ -255,7 +255,7 @@ fn every_way_an_attempt_ends() {
             after_one(&[
                 ("lull", "read"),
                 ("broke", "retract"),
-                ("retracted", "stop failed: llm call timed out"),
+                ("retracted", "stop failed: the call timed out"),
             ]),
             &["one two three four"],
         ),
@@ -266,7 +266,7 @@ fn every_way_an_attempt_ends() {
                 ("broke", "retract"),
                 (
                     "on air",
-                    "stop cut off: llm call timed out; … (answer cut off:…",
+                    "stop cut off: the call timed out; … (answer cut off:…",
                 ),
             ]),
             &["one two three four"],
@@ -336,12 +336,12 @@ fn after_the_end_every_event_gets_the_same_stop() {
     check(
         &SMALL,
         &[
-            ("ended", "stop failed: llm answer is empty after clean-up"),
+            ("ended", "stop failed: the answer is empty after clean-up"),
             (
                 "text:late",
-                "stop failed: llm answer is empty after clean-up",
+                "stop failed: the answer is empty after clean-up",
             ),
-            ("opened", "stop failed: llm answer is empty after clean-up"),
+            ("opened", "stop failed: the answer is empty after clean-up"),
         ],
         &[],
     );
