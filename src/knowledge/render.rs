@@ -10,12 +10,15 @@ use crate::memory::store::KnowledgeHit;
 /// about`, what the documents are about (a question about anything else is answered as
 /// without them). Short and literal: a small model follows "quote" and "reply exactly" where
 /// it ignores a longer explanation, and quoting keeps it from inventing what the notes do not
-/// say (docs/benchmarks.md).
+/// say. The last sentence names what a small model invents when the notes are on the topic
+/// but lack the answer (an account number, a phone number, a web address): with it Qwen-0.5B
+/// declined 9 of 12 such questions instead of 6, and answered as many covered ones
+/// (docs/benchmarks.md); in the per-turn block instead, it changed nothing.
 pub fn system_hint(about: &str) -> String {
     format!(
         "Answer questions about {about} by quoting the sentence of the notes given with the \
          message that answers it. If no sentence of the notes answers it, reply exactly: Not in \
-         my notes."
+         my notes. Never make up a number, name or address."
     )
 }
 

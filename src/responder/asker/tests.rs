@@ -384,7 +384,7 @@ fn a_quiet_spell_starts_a_conversation() {
 }
 
 #[test]
-fn the_time_stays_out_of_a_turn_the_documents_answer() {
+fn radio_and_time_stay_out_of_a_turn_the_documents_answer() {
     let radio = "Radio details of this message: 1 hop away.".to_string();
     let time = "This message was sent Mon 15:05.".to_string();
     let asking = Asking {
@@ -392,7 +392,7 @@ fn the_time_stays_out_of_a_turn_the_documents_answer() {
         radio: Some(radio.clone()),
         time: Some(time.clone()),
     };
-    assert_eq!(asking.notes(false), vec![radio.clone(), time]);
-    assert_eq!(asking.notes(true), vec![radio]);
+    assert_eq!(asking.notes(false), vec![radio, time]);
+    assert_eq!(asking.notes(true), Vec::<String>::new());
     assert_eq!(asking.message("hi"), "[Ann] hi");
 }

@@ -73,8 +73,12 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let prompt = said(&before);
     assert!(!prompt.contains("Jane Doe"), "{prompt}");
     assert!(prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
-    // Nothing from the documents: the turn says when the message was sent.
+    // Nothing from the documents: the turn says how the message came and when it was sent.
     assert!(prompt.contains("This message was sent "), "{prompt}");
+    assert!(
+        prompt.contains("Radio details of this message: "),
+        "{prompt}"
+    );
     let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
     assert!(
         joined(&status).contains("Notes: 2 docs, 3 passages (0 by meaning)."),
