@@ -22,7 +22,8 @@ use super::StoreError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Damage {
     /// The full-text search index (SQLITE_CORRUPT_VTAB from FTS5, or SQLITE_NOMEM: see
-    /// [`damage_of`]): retrieval fails, the rest works; it is rebuilt from the messages (at start, or by a reset that needs it).
+    /// [`damage_of`]): retrieval fails, the rest works; it is rebuilt from the messages (at
+    /// start, or by a reset that needs it).
     Index,
     /// The file itself: its pages (SQLITE_CORRUPT) or its header (SQLITE_NOTADB).
     File,
