@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::llm::{LlmClient, LlmError, LlmSettings};
-use crate::memory::store::{Store, StoreError};
+use crate::memory::store::{Store, StoreError, Unembedded};
 use crate::secret::Secret;
 
 /// `[knowledge.embeddings]`, validated.
@@ -184,42 +184,52 @@ impl Embedder {
             let vectors: Vec<(i64, Vec<f32>)> = match vectors {
                 Ok(vectors) => pending.iter().map(|p| p.key).zip(vectors).collect(),
                 Err(e) if !refusal(&e) => return Err(e.into()),
-                Err(e) => {
-                    let mut one_by_one = Vec::new();
-                    for p in &pending {
-                        let one = std::slice::from_ref(&p.input);
-                        match self
-                            .client
-                            .embed(one, Instant::now() + BATCH_WAIT, false)
-                            .await
-                        {
-                            Ok(mut v) => one_by_one.extend(v.pop().map(|v| (p.key, v))),
-                            Err(e) if !refusal(&e) => {
-                                store
-                                    .knowledge_put_vectors(model.clone(), one_by_one)
-                                    .await?;
-                                return Err(e.into());
-                            }
-                            Err(one) => {
-                                tracing::warn!(
-                                    error = %one,
-                                    batch_error = %e,
-                                    chars = p.input.chars().count(),
-                                    start = %p.input.chars().take(60).collect::<String>(),
-                                    "knowledge: the embedding server refused a passage; it is found by words only"
-                                );
-                                refused.push(p.key);
-                            }
-                        }
-                    }
-                    one_by_one
-                }
+                Err(e) => self.one_by_one(store, &pending, &e, &mut refused).await?,
             };
             done.embedded += vectors.len();
             store.knowledge_put_vectors(model.clone(), vectors).await?;
         }
         done.pruned = store.knowledge_prune_vectors(model).await?;
         Ok(done)
+    }
+
+    /// The vectors of a batch the server refused (`batch_error`), asked for one passage at a
+    /// time; a passage it still refuses goes into `refused` with a warning. A failure that is
+    /// no refusal ends the round, after what was embedded so far is stored.
+    async fn one_by_one(
+        &self,
+        store: &Store,
+        pending: &[Unembedded],
+        batch_error: &LlmError,
+        refused: &mut Vec<i64>,
+    ) -> Result<Vec<(i64, Vec<f32>)>, EmbedError> {
+        let mut vectors = Vec::new();
+        for p in pending {
+            let one = std::slice::from_ref(&p.input);
+            match self
+                .client
+                .embed(one, Instant::now() + BATCH_WAIT, false)
+                .await
+            {
+                Ok(mut v) => vectors.extend(v.pop().map(|v| (p.key, v))),
+                Err(e) if !refusal(&e) => {
+                    let model = self.model().to_string();
+                    store.knowledge_put_vectors(model, vectors).await?;
+                    return Err(e.into());
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        error = %e,
+                        batch_error = %batch_error,
+                        chars = p.input.chars().count(),
+                        start = %p.input.chars().take(60).collect::<String>(),
+                        "knowledge: the embedding server refused a passage; it is found by words only"
+                    );
+                    refused.push(p.key);
+                }
+            }
+        }
+        Ok(vectors)
     }
 }
 
