@@ -4,6 +4,7 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe, knowledge};
@@ -198,7 +199,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(async {
+    let code = runtime.block_on(async {
         match cli.command {
             Command::Init(args) => {
                 let env = |name: &str| std::env::var_os(name);
@@ -271,8 +272,16 @@ fn main() -> ExitCode {
             },
             Command::Knowledge { command } => knowledge_command(command).await,
         }
-    })
+    });
+    // Dropping the runtime would wait for every blocking task, however long: a read of the
+    // knowledge folder stuck on a hung network mount would hold the exit. `run` has drained
+    // what matters (sends, the database) by now.
+    runtime.shutdown_timeout(EXIT_WAIT);
+    code
 }
+
+/// How long the exit waits for blocking tasks still running once the command is done.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
 
 /// Runs a `meshai knowledge` command.
 async fn knowledge_command(command: KnowledgeCommand) -> ExitCode {

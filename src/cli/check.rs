@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::{advice, format, knowledge, open_store};
 use crate::config::locate::Env;
@@ -182,7 +183,9 @@ pub async fn database(config: &Config) -> Outcome {
 pub async fn knowledge(config: &Config) -> Option<Outcome> {
     let dir = config.knowledge.dir.clone()?;
     let walk_dir = dir.clone();
-    let walked = tokio::task::spawn_blocking(move || folder::walk(&walk_dir)).await;
+    let walked =
+        tokio::task::spawn_blocking(move || folder::walk(&walk_dir, &CancellationToken::new()))
+            .await;
     let found = match walked {
         Ok(Ok((found, _))) => found,
         Ok(Err(e)) => {

@@ -8,11 +8,22 @@
 //! parsing those would need large libraries for a text meshai can take in a form the operator
 //! can check. Hidden files and folders (`.git`, editor swap files) and backups ending in `~`
 //! are not looked at. A file inside a folder named `private` (at any depth) is private.
+//!
+//! Only the folder is read: a symbolic link counts as its target when that lies inside the
+//! folder (listed once, under the target's own path, private by where the target is), and
+//! is listed as skipped when it leads out of it (a shared folder must not hand out whatever
+//! the daemon's user can read). Paths are compared canonical, folders are walked once (by
+//! device and inode), and a walk ends as soon as its caller gives up on it.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Read as _;
-use std::path::{Component, Path};
+use std::os::fd::AsRawFd as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Component, Path, PathBuf};
 use std::time::UNIX_EPOCH;
+
+use tokio_util::sync::CancellationToken;
 
 use super::split::Format;
 use crate::memory::store::fnv1a;
@@ -21,8 +32,7 @@ use crate::memory::store::fnv1a;
 /// handbook, and likely a dump or a log rather than notes.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
-/// How deep the walk goes below the folder (symbolic links are followed, so this also ends a
-/// link loop).
+/// How deep the walk goes below the folder, counted along a file's own path.
 const MAX_DEPTH: usize = 16;
 
 /// At most this many files are looked at; the rest are not listed (and a warning says so).
@@ -60,6 +70,8 @@ pub enum Skip {
     NotUtf8 { at: usize },
     /// It could not be opened or read (what the system said).
     Unreadable(String),
+    /// A symbolic link to this target, outside the folder: never read.
+    Outside(String),
 }
 
 impl fmt::Display for Skip {
@@ -84,6 +96,11 @@ impl fmt::Display for Skip {
                 "not UTF-8 text (an invalid byte at offset {at}): save it as UTF-8"
             ),
             Skip::Unreadable(why) => write!(f, "cannot be read: {why}"),
+            Skip::Outside(target) => write!(
+                f,
+                "a link to {target}, outside the folder: not read (copy the file into the \
+                 folder if it belongs there)"
+            ),
         }
     }
 }
@@ -96,72 +113,167 @@ pub struct Text {
     pub hash: u64,
 }
 
-/// Every file under `dir`, sorted by path, at most [`MAX_FILES`] (and whether there were
-/// more). Fails only when `dir` itself cannot be read; a subfolder that cannot be read is
+/// Every file under `dir`, each under its own path inside it, sorted by path, at most
+/// [`MAX_FILES`] (and whether there were more). Fails only when `dir` itself cannot be read,
+/// or with [`std::io::ErrorKind::Interrupted`] once `stop` is cancelled (the walk checks it
+/// at every entry, so an abandoned walk ends at once); a subfolder that cannot be read is
 /// logged and left out.
-pub fn walk(dir: &Path) -> std::io::Result<(Vec<Found>, bool)> {
-    std::fs::read_dir(dir)?;
-    let mut found = Vec::new();
-    let mut more = false;
-    visit(dir, "", false, 0, &mut found, &mut more);
+///
+/// A symbolic link counts as its target: a file or folder inside `dir` is listed under its
+/// own path (once, however many links lead to it, and private by where it is, not by where a
+/// link to it is); a target outside `dir` is listed as skipped ([`Skip::Outside`]) and never
+/// read. A folder is walked once (by device and inode), so a link loop ends.
+pub fn walk(dir: &Path, stop: &CancellationToken) -> std::io::Result<(Vec<Found>, bool)> {
+    let root = std::fs::canonicalize(dir)?;
+    let meta = std::fs::metadata(&root)?;
+    std::fs::read_dir(&root)?;
+    let mut walker = Walker {
+        root,
+        stop,
+        found: Vec::new(),
+        files: HashSet::new(),
+        folders: HashSet::from([(meta.dev(), meta.ino())]),
+        more: false,
+    };
+    let root = walker.root.clone();
+    walker.visit(&root, "")?;
+    let Walker {
+        mut found, more, ..
+    } = walker;
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((found, more))
 }
 
-fn visit(
-    dir: &Path,
-    prefix: &str,
-    private: bool,
-    depth: usize,
-    out: &mut Vec<Found>,
-    more: &mut bool,
-) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            tracing::warn!(folder = %dir.display(), error = %e, "knowledge: a folder cannot be read; its files are left out");
-            return;
-        }
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        let shown = name.to_string_lossy();
-        if shown.starts_with('.') || shown.ends_with('~') {
-            continue;
-        }
-        let path = entry.path();
-        // Follows symbolic links: a linked file or folder counts as its target.
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        let rel = format!("{prefix}{shown}");
-        if meta.is_dir() {
-            if depth + 1 < MAX_DEPTH {
-                let private = private || shown.eq_ignore_ascii_case(PRIVATE_FOLDER);
-                visit(&path, &format!("{rel}/"), private, depth + 1, out, more);
+/// One walk's state.
+struct Walker<'a> {
+    /// The folder, canonical: every path listed is relative to it.
+    root: PathBuf,
+    stop: &'a CancellationToken,
+    found: Vec<Found>,
+    /// The paths listed, so that a file a link leads to is listed once.
+    files: HashSet<String>,
+    /// The folders walked (device, inode), so that a link back to one ends there.
+    folders: HashSet<(u64, u64)>,
+    more: bool,
+}
+
+/// Where an entry of a walked folder leads.
+enum Entry {
+    /// A file or folder inside the folder: its own path (relative, `/`-separated), whether
+    /// that path is UTF-8 (else it is shown with replacement characters), its metadata.
+    Inside(String, bool, std::fs::Metadata),
+    /// A link out of the folder: the target, and the link's own metadata.
+    Outside(PathBuf, std::fs::Metadata),
+    /// A broken link, or gone since the folder was listed.
+    Gone,
+}
+
+impl Walker<'_> {
+    /// Lists the files of `dir` (canonical, `prefix` its path relative to the root, ending in
+    /// `/` unless empty), and walks its folders.
+    fn visit(&mut self, dir: &Path, prefix: &str) -> std::io::Result<()> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::warn!(folder = %dir.display(), error = %e, "knowledge: a folder cannot be read; its files are left out");
+                return Ok(());
             }
-            continue;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            if self.stop.is_cancelled() {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            if self.more {
+                return Ok(());
+            }
+            let name = entry.file_name();
+            let shown = name.to_string_lossy();
+            if hidden(&shown) {
+                continue;
+            }
+            let at = format!("{prefix}{shown}");
+            let (rel, utf8, meta) = match self.entry(&entry.path(), &at, name.to_str().is_some()) {
+                Entry::Inside(rel, utf8, meta) => (rel, utf8, meta),
+                Entry::Outside(target, meta) => {
+                    let skip = Skip::Outside(target.display().to_string());
+                    let private = private(&at);
+                    self.push(at, &meta, Err(skip), private);
+                    continue;
+                }
+                Entry::Gone => continue,
+            };
+            // A file or folder under a hidden one: only a link leads there.
+            if rel.split('/').any(hidden) {
+                continue;
+            }
+            if meta.is_dir() {
+                let depth = rel.split('/').count();
+                if depth < MAX_DEPTH && self.folders.insert((meta.dev(), meta.ino())) {
+                    let path = self.root.join(&rel);
+                    self.visit(&path, &format!("{rel}/"))?;
+                }
+                continue;
+            }
+            if !meta.is_file() || !self.files.insert(rel.clone()) {
+                continue;
+            }
+            let size = meta.len();
+            let format = if !utf8 {
+                Err(Skip::Name)
+            } else if size > MAX_FILE_BYTES {
+                Err(Skip::TooLarge(size))
+            } else {
+                format_of(Path::new(&rel))
+            };
+            let private = private(&rel);
+            self.push(rel, &meta, format, private);
         }
-        if !meta.is_file() {
-            continue;
+        Ok(())
+    }
+
+    /// Where the entry at `path` (`at` relative to the root, `utf8` whether its name is)
+    /// leads: itself, or a link's target.
+    fn entry(&self, path: &Path, at: &str, utf8: bool) -> Entry {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return Entry::Gone;
+        };
+        if !meta.file_type().is_symlink() {
+            return Entry::Inside(at.to_string(), utf8, meta);
         }
-        if out.len() == MAX_FILES {
-            *more = true;
+        let Ok(target) = std::fs::canonicalize(path) else {
+            return Entry::Gone;
+        };
+        let Ok(inside) = target.strip_prefix(&self.root) else {
+            return Entry::Outside(target, meta);
+        };
+        let rel = inside
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        match std::fs::metadata(&target) {
+            Ok(meta) => Entry::Inside(rel, inside.to_str().is_some(), meta),
+            Err(_) => Entry::Gone,
+        }
+    }
+
+    /// Lists a file, unless [`MAX_FILES`] are listed already.
+    fn push(
+        &mut self,
+        path: String,
+        meta: &std::fs::Metadata,
+        format: Result<Format, Skip>,
+        private: bool,
+    ) {
+        if self.found.len() == MAX_FILES {
+            self.more = true;
             return;
         }
-        let size = meta.len();
-        let format = if name.to_str().is_none() {
-            Err(Skip::Name)
-        } else if size > MAX_FILE_BYTES {
-            Err(Skip::TooLarge(size))
-        } else {
-            format_of(&path)
-        };
-        out.push(Found {
-            path: rel,
-            size,
+        self.found.push(Found {
+            path,
+            size: meta.len(),
             mtime_ns: meta.modified().ok().map_or(0, |t| {
                 t.duration_since(UNIX_EPOCH)
                     .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
@@ -170,6 +282,18 @@ fn visit(
             private,
         });
     }
+}
+
+/// A name the walk does not look at: hidden (`.git`, editor swap files) or a backup (`~`).
+fn hidden(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with('~')
+}
+
+/// Whether the file at `rel` is inside a folder named [`PRIVATE_FOLDER`] (at any depth).
+fn private(rel: &str) -> bool {
+    let mut folders = rel.split('/');
+    folders.next_back();
+    folders.any(|f| f.eq_ignore_ascii_case(PRIVATE_FOLDER))
 }
 
 /// The format a file's extension names.
@@ -186,23 +310,45 @@ fn format_of(path: &Path) -> Result<Format, Skip> {
 }
 
 /// Reads the file at `rel` under `dir`: at most [`MAX_FILE_BYTES`], UTF-8 without NUL bytes.
+/// Only the file at that path inside the folder is read: a link put in its place (or in
+/// place of a folder on its way) since the walk is not followed, and checked on the file
+/// opened, so no swap between the check and the read gets past it.
 pub fn read(dir: &Path, rel: &str) -> Result<Text, Skip> {
+    let root = std::fs::canonicalize(dir).map_err(|e| Skip::Unreadable(e.to_string()))?;
     let path = rel
         .split('/')
-        .fold(dir.to_path_buf(), |p, part| p.join(part));
+        .fold(root.to_path_buf(), |p, part| p.join(part));
     // A path from the walk has only normal parts; anything else is not read.
     if !path
-        .strip_prefix(dir)
+        .strip_prefix(&root)
         .is_ok_and(|p| p.components().all(|c| matches!(c, Component::Normal(_))))
     {
         return Err(Skip::Unreadable("not a file inside the folder".into()));
     }
     let file = std::fs::File::open(&path).map_err(|e| Skip::Unreadable(e.to_string()))?;
+    let opened = opened_path(&file)
+        .or_else(|| std::fs::canonicalize(&path).ok())
+        .ok_or_else(|| Skip::Unreadable("its path cannot be resolved".into()))?;
+    if opened != path {
+        return Err(match opened.strip_prefix(&root) {
+            Ok(other) => Skip::Unreadable(format!(
+                "it became a link to {} since the folder was walked",
+                other.display()
+            )),
+            Err(_) => Skip::Outside(opened.display().to_string()),
+        });
+    }
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Skip::Unreadable(e.to_string()))?;
     check(bytes)
+}
+
+/// The path of the file `file` is open on, as the kernel has it (`/proc/self/fd`); `None`
+/// without `/proc`.
+fn opened_path(file: &std::fs::File) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
 }
 
 /// `bytes` as a file's text, or why they are not text.
@@ -224,98 +370,4 @@ pub fn check(bytes: Vec<u8>) -> Result<Text, Skip> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_is_checked() {
-        let cases: Vec<(Vec<u8>, Result<&str, Skip>)> = vec![
-            (b"# Club\nhello".to_vec(), Ok("# Club\nhello")),
-            (Vec::new(), Ok("")),
-            ("Grüße".as_bytes().to_vec(), Ok("Grüße")),
-            (b"PK\x03\x04\x00\x00".to_vec(), Err(Skip::Binary)),
-            (b"caf\xe9 au lait".to_vec(), Err(Skip::NotUtf8 { at: 3 })),
-            (
-                vec![b'a'; MAX_FILE_BYTES as usize + 1],
-                Err(Skip::TooLarge(MAX_FILE_BYTES + 1)),
-            ),
-        ];
-        for (bytes, want) in cases {
-            let got = check(bytes.clone()).map(|t| t.text);
-            assert_eq!(got.as_deref().map_err(Clone::clone), want, "{bytes:?}");
-        }
-    }
-
-    #[test]
-    fn skip_reasons_say_what_to_do() {
-        let cases = [
-            (
-                Skip::Format("pdf".into()),
-                "(.pdf): convert it to .md or .txt",
-            ),
-            (Skip::Format(String::new()), "no extension"),
-            (Skip::TooLarge(3 * 1024 * 1024), "(3.0 MiB): split it"),
-            (Skip::NotUtf8 { at: 7 }, "offset 7): save it as UTF-8"),
-            (Skip::Binary, "NUL bytes"),
-        ];
-        for (skip, want) in cases {
-            assert!(skip.to_string().contains(want), "{skip}");
-        }
-    }
-
-    #[test]
-    fn the_walk_lists_files_with_their_format_and_privacy() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let write = |rel: &str, bytes: &[u8]| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).unwrap();
-        };
-        write("handbook.md", b"# H");
-        write("notes.TXT", b"x");
-        write("scan.pdf", b"%PDF");
-        write("README", b"x");
-        write(".hidden.md", b"x");
-        write("draft.md~", b"x");
-        write(".git/config.md", b"x");
-        write("private/wifi.md", b"pw");
-        write("club/Private/keys.txt", b"k");
-        write("club/list.markdown", b"l");
-        std::fs::write(
-            root.join("huge.md"),
-            vec![b'a'; MAX_FILE_BYTES as usize + 1],
-        )
-        .unwrap();
-        let (found, more) = walk(root).unwrap();
-        assert!(!more);
-        let got: Vec<(&str, Result<Format, Skip>, bool)> = found
-            .iter()
-            .map(|f| (f.path.as_str(), f.format.clone(), f.private))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("README", Err(Skip::Format(String::new())), false),
-                ("club/Private/keys.txt", Ok(Format::Text), true),
-                ("club/list.markdown", Ok(Format::Markdown), false),
-                ("handbook.md", Ok(Format::Markdown), false),
-                ("huge.md", Err(Skip::TooLarge(MAX_FILE_BYTES + 1)), false),
-                ("notes.TXT", Ok(Format::Text), false),
-                ("private/wifi.md", Ok(Format::Markdown), true),
-                ("scan.pdf", Err(Skip::Format("pdf".into())), false),
-            ]
-        );
-        assert!(found.iter().all(|f| f.mtime_ns > 0));
-        assert_eq!(
-            read(root, "private/wifi.md")
-                .map(|t| t.text)
-                .ok()
-                .as_deref(),
-            Some("pw")
-        );
-        assert!(matches!(read(root, "gone.md"), Err(Skip::Unreadable(_))));
-        assert!(matches!(read(root, "../x.md"), Err(Skip::Unreadable(_))));
-        assert!(walk(&root.join("missing")).is_err());
-    }
-}
+mod tests;

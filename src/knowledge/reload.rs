@@ -67,26 +67,24 @@ pub const EMBED_RETRY: Duration = Duration::from_secs(300);
 
 /// Indexes `watch.dir` now and on every request, until `stop`; with an embedder, embeds
 /// what the reindex added (again every [`EMBED_RETRY`] while that fails). A reindex counts as
-/// finished ([`Reindex::finished`]) once its embedding has run too.
+/// finished ([`Reindex::finished`]) once its embedding has run too. `stop` ends it at once,
+/// whatever it is doing: a walk or an embedding under way is given up (the next start
+/// indexes again).
 pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: CancellationToken) {
     let mut warned_private = false;
     loop {
-        match sync(&store, &watch.dir).await {
-            Ok(report) => log(&watch, &report),
-            Err(e) => warn!(
-                error = %e,
-                "knowledge: not indexed; answers use the passages indexed before"
-            ),
-        }
-        let mut embedded = match &watch.embedder {
-            Some(embedder) => embed(&store, embedder, &stop).await,
-            None => true,
+        let Some(mut embedded) = stop
+            .run_until_cancelled(reindex_once(&store, &watch, &stop))
+            .await
+        else {
+            return;
         };
         if !watch.private_readers && !warned_private {
-            let private = store
-                .knowledge_index()
-                .await
-                .map_or(0, |i| i.private_passages);
+            let private = stop.run_until_cancelled(store.knowledge_index()).await;
+            let private = match private {
+                Some(index) => index.map_or(0, |i| i.private_passages),
+                None => return,
+            };
             if private > 0 {
                 warned_private = true;
                 warn!(
@@ -103,11 +101,29 @@ pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: Cancellat
                 () = reindex.0.asked.notified() => break,
                 () = tokio::time::sleep(EMBED_RETRY), if !embedded => {
                     if let Some(embedder) = &watch.embedder {
-                        embedded = embed(&store, embedder, &stop).await;
+                        match stop.run_until_cancelled(embed(&store, embedder, &stop)).await {
+                            Some(done) => embedded = done,
+                            None => return,
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// One reindex, logged, then its embedding; whether every passage has its vector now.
+async fn reindex_once(store: &Store, watch: &Watch, stop: &CancellationToken) -> bool {
+    match sync(store, &watch.dir).await {
+        Ok(report) => log(watch, &report),
+        Err(e) => warn!(
+            error = %e,
+            "knowledge: not indexed; answers use the passages indexed before"
+        ),
+    }
+    match &watch.embedder {
+        Some(embedder) => embed(store, embedder, stop).await,
+        None => true,
     }
 }
 

@@ -1,13 +1,15 @@
 //! The folder into the index, incrementally: walk it (metadata only), plan against what the
 //! index holds (`plan`), read and split only the new and changed files, and hand the
 //! changes to the store in batches. Files are walked and read on tokio's blocking pool; the
-//! SQL runs on the store's thread. A file that cannot be indexed (binary, not UTF-8, too
+//! SQL runs on the store's thread. A sync may be dropped at any await: its walk then stops. A file that cannot be indexed (binary, not UTF-8, too
 //! large, unreadable, an unsupported format) is recorded as skipped with the reason and never
 //! stops the rest; only a folder that cannot be read at all fails, and then the index keeps
 //! what it had (an unmounted stick must not empty it).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
 
 use super::folder::{self, Found, Skip};
 use super::plan;
@@ -70,13 +72,16 @@ pub async fn sync(store: &Store, dir: &Path) -> Result<Report, SyncError> {
     let started = tokio::time::Instant::now();
     let stored = store.knowledge_files().await?;
     let walk_dir = dir.to_path_buf();
-    let (found, truncated) =
-        blocking(move || folder::walk(&walk_dir))
-            .await?
-            .map_err(|source| SyncError::Folder {
-                dir: dir.to_path_buf(),
-                source,
-            })?;
+    // A sync given up on (the daemon stops) gives up its walk too: dropping this future
+    // cancels the token the walk checks at every entry.
+    let abandon = CancellationToken::new();
+    let _abandon_when_dropped = abandon.clone().drop_guard();
+    let (found, truncated) = blocking(move || folder::walk(&walk_dir, &abandon))
+        .await?
+        .map_err(|source| SyncError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     let index = store.knowledge_index().await?;
     let resplit = index.splitter.is_some_and(|v| v != split::VERSION);
     let plan = plan::plan(&stored, &found, resplit);

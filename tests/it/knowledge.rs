@@ -5,6 +5,7 @@
 //! the daemon, and `meshai knowledge reindex | list | search`; `meaning`: passages found by
 //! meaning with `[knowledge.embeddings]`.
 
+mod links;
 mod meaning;
 
 use std::path::Path;
@@ -32,6 +33,21 @@ fn write(dir: &Path, rel: &str, text: &[u8]) {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
     std::fs::write(path, text).expect("write a document");
+}
+
+/// The club's wifi: the password in `private/wifi.md` (Harrier-77), the guest network in
+/// `guests.md` (KVARC-Guest).
+fn wifi_notes(dir: &Path) {
+    write(
+        dir,
+        "private/wifi.md",
+        b"# Wifi\n\nThe radio room wifi password is Harrier-77.\n",
+    );
+    write(
+        dir,
+        "guests.md",
+        b"# Wifi\n\nThe guest wifi network is KVARC-Guest, open to all.\n",
+    );
 }
 
 /// The `[knowledge]` section for `dir`, with `more` lines.
@@ -147,16 +163,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn private_passages_reach_only_listed_nodes_over_pki() {
     let notes = tempfile::tempdir().expect("tempdir");
-    write(
-        notes.path(),
-        "private/wifi.md",
-        b"# Wifi\n\nThe radio room wifi password is Harrier-77.\n",
-    );
-    write(
-        notes.path(),
-        "guests.md",
-        b"# Wifi\n\nThe guest wifi network is KVARC-Guest, open to all.\n",
-    );
+    wifi_notes(notes.path());
     let more = format!("private_to = [\"!{MEMBER:08x}\", \"!{PLAIN_MEMBER:08x}\"]");
     let extra = format!(
         "{}[channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n",

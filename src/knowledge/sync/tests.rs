@@ -35,6 +35,16 @@ fn counts(r: &Report) -> (usize, usize, usize, usize, usize, Vec<&str>) {
     )
 }
 
+/// Checks the index's files as (path, private, passages, skipped).
+async fn check_rows(store: &Store, want: &[(&str, bool, usize, bool)]) {
+    let files = store.knowledge_files().await.unwrap();
+    let rows: Vec<(&str, bool, usize, bool)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.private, f.passages, f.skipped.is_some()))
+        .collect();
+    assert_eq!(rows, want);
+}
+
 async fn search(store: &Store, text: &str) -> Vec<String> {
     store
         .knowledge_search(text, true, 10)
@@ -70,22 +80,18 @@ async fn the_index_follows_the_folder() {
     assert_eq!(r.files, 6);
     assert_eq!(counts(&r), (4, 0, 0, 0, 0, vec!["logo.png", "photo.md"]));
     assert_eq!(r.passages, 4);
-    let files = store.knowledge_files().await.unwrap();
-    let rows: Vec<(&str, bool, usize, bool)> = files
-        .iter()
-        .map(|f| (f.path.as_str(), f.private, f.passages, f.skipped.is_some()))
-        .collect();
-    assert_eq!(
-        rows,
-        [
+    check_rows(
+        &store,
+        &[
             ("handbook.md", false, 1, false),
             ("logo.png", false, 0, true),
             ("photo.md", false, 0, true),
             ("private/wifi.md", true, 1, false),
             ("repeaters.txt", false, 1, false),
             ("secret.md", true, 1, false),
-        ]
-    );
+        ],
+    )
+    .await;
     assert_eq!(
         store.knowledge_index().await.unwrap().last.map(|(d, _)| d),
         Some(dir.display().to_string())
@@ -148,5 +154,48 @@ async fn the_index_follows_the_folder() {
         Err(SyncError::Folder { .. })
     ));
     assert_eq!(search(&store, "GB3KV").await.len(), 1);
+    store.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn links_are_indexed_as_their_target_and_never_out_of_the_folder() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.md", b"The vault code is 8812.");
+    let notes = tempfile::tempdir().unwrap();
+    let dir = notes.path();
+    let db = tempfile::tempdir().unwrap();
+    let store = Store::open(&db.path().join("meshai.db")).unwrap();
+    write(dir, "private/wifi.md", b"Password kestrel.");
+    std::os::unix::fs::symlink("private/wifi.md", dir.join("wifi.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.join("vault.md")).unwrap();
+
+    let r = sync(&store, dir).await.unwrap();
+    assert_eq!(counts(&r), (1, 0, 0, 0, 0, vec!["vault.md"]));
+    assert!(
+        matches!(&r.skipped[0].1, Skip::Outside(target) if target.ends_with("secret.md")),
+        "{:?}",
+        r.skipped
+    );
+    check_rows(
+        &store,
+        &[
+            ("private/wifi.md", true, 1, false),
+            ("vault.md", false, 0, true),
+        ],
+    )
+    .await;
+    assert!(search(&store, "vault code").await.is_empty());
+    assert_eq!(
+        store
+            .knowledge_search("password kestrel", false, 10)
+            .await
+            .unwrap()
+            .len(),
+        0,
+        "the link does not make the private file public"
+    );
+    // Unchanged since: the skipped link is not reported (logged) again.
+    let r = sync(&store, dir).await.unwrap();
+    assert_eq!(counts(&r), (0, 0, 0, 0, 2, vec![]));
     store.close().await.unwrap();
 }
