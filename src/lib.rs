@@ -20,6 +20,7 @@ pub mod status_file;
 pub mod systemd;
 #[cfg(test)]
 mod test_util;
+pub mod unicode;
 
 use std::sync::Arc;
 use std::time::Duration;

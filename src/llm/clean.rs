@@ -1,4 +1,6 @@
-//! Turns a raw model answer into plain radio text: no reasoning blocks, no markdown, one line.
+//! Turns a raw model answer into plain radio text: only text (`controls`: no control
+//! characters, escape sequences or invisible format characters), no reasoning blocks, no
+//! markdown, one line.
 //!
 //! Pure and conservative: markdown is only removed where it is unambiguous, so text such as
 //! `5*3=15`, `snake_case`, URLs and emoticons like `^_^` or `¯\_(ツ)_/¯` survive untouched.
@@ -9,13 +11,14 @@ const THINK_CLOSE: &str = "</think>";
 /// Emphasis markers, longest first so that `**bold**` is not read as two italics.
 const EMPHASIS: [&[char]; 5] = [&['*', '*'], &['_', '_'], &['~', '~'], &['*'], &['_']];
 
-/// Cleans a model reply: drops `<think>` blocks, strips markdown, collapses whitespace.
+/// Cleans a model reply: keeps only text ([`strip_controls`]), drops `<think>` blocks, strips
+/// markdown, collapses whitespace.
 ///
 /// An unterminated `<think>` means the model ran out of tokens while thinking, so everything
 /// after it is dropped; a `</think>` without an opening tag means the chat template opened the
 /// block in the prompt, so everything before it is dropped. The result may be empty.
 pub fn clean_reply(raw: &str) -> String {
-    let visible = strip_thinking(raw);
+    let visible = strip_thinking(&strip_controls(raw));
     let plain = strip_markdown(&visible);
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -361,8 +364,10 @@ fn closes(src: &[Marked], j: usize, marker: &[char]) -> bool {
     marker_at(src, j, marker) && before_ok && after_ok
 }
 
+mod controls;
 mod stream;
 
+pub use controls::strip_controls;
 pub use stream::{Cleaned, StreamCleaner};
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::unicode::is_format;
+
 /// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
 pub fn cap(text: &str, max: usize) -> String {
     let text = text.trim();
@@ -55,36 +57,6 @@ pub fn one_line(text: &str) -> String {
         }
     }
     out
-}
-
-/// Unicode's format characters (general category Cf, Unicode 16), plus U+2028 and U+2029
-/// (Zl, Zp; also whitespace, but said here for clarity). Written out rather than taken from a
-/// crate: the category is a short, stable list, and the only one the crate needs.
-fn is_format(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{0600}'..='\u{0605}'
-            | '\u{061C}'
-            | '\u{06DD}'
-            | '\u{070F}'
-            | '\u{0890}'..='\u{0891}'
-            | '\u{08E2}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{2028}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{110BD}'
-            | '\u{110CD}'
-            | '\u{13430}'..='\u{1343F}'
-            | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0001}'
-            | '\u{E0020}'..='\u{E007F}'
-    )
 }
 
 #[cfg(test)]

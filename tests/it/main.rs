@@ -22,4 +22,5 @@ mod soak;
 mod streaming;
 mod support;
 mod systemd;
+mod text_only;
 mod trust;

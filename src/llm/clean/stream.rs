@@ -3,6 +3,9 @@
 //!
 //! Text is handed out only once no later text can change it, so that what goes on air is
 //! exactly what `clean_reply` would make of the whole answer:
+//! - control characters, escape sequences and invisible format characters are removed as
+//!   they come (`Controls`, which holds no text back: a sequence split over two pieces is
+//!   removed whole);
 //! - a `<think>` block is dropped as it comes; the start of a tag split over two pieces is
 //!   held back until it is known to be (or not be) a tag;
 //! - a line is held until its start is known (a heading, a quote, a bullet, a fence, a rule);
@@ -17,6 +20,7 @@
 //! Property (tested): for any answer cut into any pieces, the text after the last restart,
 //! whitespace collapsed, equals `clean_reply` of the whole answer.
 
+use super::controls::Controls;
 use super::{THINK_CLOSE, THINK_OPEN, clean_line, is_fence, strip_block_prefix, strip_inline_open};
 
 /// What one piece of raw answer gave.
@@ -33,6 +37,7 @@ pub struct Cleaned {
 /// Cleans an answer piece by piece.
 #[derive(Debug, Default)]
 pub struct StreamCleaner {
+    controls: Controls,
     think: ThinkFilter,
     lines: LineCleaner,
 }
@@ -45,7 +50,9 @@ impl StreamCleaner {
     /// Takes the next piece of the raw answer.
     pub fn push(&mut self, raw: &str) -> Cleaned {
         let mut out = Cleaned::default();
-        for visible in self.think.push(raw) {
+        let mut text = String::with_capacity(raw.len());
+        self.controls.push(raw, &mut text);
+        for visible in self.think.push(&text) {
             self.take(visible, &mut out);
         }
         out
@@ -383,6 +390,16 @@ mod tests {
             Just("https://x.org/a_b".to_string()),
             Just("é".to_string()),
             Just("\t".to_string()),
+            Just("\u{1b}[31m".to_string()),
+            Just("\u{1b}]0;t\u{7}".to_string()),
+            Just("\u{1b}".to_string()),
+            Just("\u{7}".to_string()),
+            Just("\u{8}".to_string()),
+            Just("\u{202e}".to_string()),
+            Just("\u{200d}".to_string()),
+            Just("\u{200b}".to_string()),
+            Just("👨".to_string()),
+            Just("\u{fe0f}".to_string()),
         ];
         prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
     }
