@@ -5,13 +5,16 @@
 //! tells its client in three places: `device_metrics` in our own node info at the handshake
 //! (once its telemetry module has ticked, ≥ 30 s after boot), a TELEMETRY_APP
 //! `device_metrics` packet from our own number every ~60 s, and a `local_stats` one every
-//! ~15 min. Other nodes' telemetry says nothing about our transmitter and is not read here.
+//! ~15 min. Other nodes' telemetry says nothing about our transmitter and is not read here,
+//! nor is a packet with our number that came from outside our node ([`outside`]): anyone on
+//! the channel (or its MQTT broker) could send one, with a busy channel to hold our replies.
 //!
 //! Every reader skips what is not a measurement: an absent value, NaN, one outside 0–100,
 //! and the all-zero default a node info carries before the first tick.
 
 use meshtastic::protobufs::config::LoRaConfig;
 use meshtastic::protobufs::config::lo_ra_config::RegionCode;
+use meshtastic::protobufs::mesh_packet::TransportMechanism;
 use meshtastic::protobufs::{DeviceMetrics, LocalStats, MeshPacket, PortNum, Telemetry, telemetry};
 
 use super::packet::payload_on;
@@ -51,13 +54,60 @@ pub fn from_local_stats(s: &LocalStats) -> Option<ChannelMetrics> {
     })
 }
 
-/// The channel numbers of a TELEMETRY_APP packet from our own node `me`; `None` for any other
-/// packet, another node's telemetry, other telemetry variants and undecodable payloads.
+/// How a packet claiming our own number shows that it came from outside our node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outside {
+    /// Our radio measured it (`rx_snr` or `rx_rssi`): it was heard over LoRa.
+    Heard,
+    /// It came through an MQTT gateway.
+    Mqtt,
+    /// It travelled hops (`hop_start` set and above `hop_limit`, or below it).
+    Relayed,
+    /// The firmware says it arrived over a transport (LoRa, MQTT, UDP, another client's API).
+    Transport(i32),
+}
+
+/// Whether `p` came to our node from outside it. Our node's own packets never crossed the
+/// air: the firmware hands them over with no signal, no MQTT flag, the internal transport,
+/// and either no `hop_start` (a reading for the client only) or `hop_start == hop_limit` (the
+/// copy of a reading it also broadcast: `Router::send` sets `hop_start` before the copy).
+/// Anyone can put our number in a packet's `from`; none of these can be forged from outside,
+/// as our own radio or firmware sets them on the way in.
+pub fn outside(p: &MeshPacket) -> Option<Outside> {
+    if p.rx_snr != 0.0 || p.rx_rssi != 0 {
+        Some(Outside::Heard)
+    } else if p.via_mqtt {
+        Some(Outside::Mqtt)
+    } else if p.transport_mechanism != TransportMechanism::TransportInternal as i32 {
+        Some(Outside::Transport(p.transport_mechanism))
+    } else if p.hop_start != 0 && p.hop_start != p.hop_limit {
+        Some(Outside::Relayed)
+    } else {
+        None
+    }
+}
+
+/// The channel numbers of a TELEMETRY_APP packet from our own node `me`, as the firmware hands
+/// it to its client (see [`outside`]); `None` for any other packet, another node's telemetry,
+/// one with our number from outside our node (logged at debug: someone forging our readings
+/// to hold our replies), other telemetry variants and undecodable payloads.
 pub fn own_telemetry(p: &MeshPacket, me: NodeId) -> Option<(ChannelMetrics, ReadingSource)> {
     if NodeId(p.from) != me {
         return None;
     }
     let t: Telemetry = payload_on(p, PortNum::TelemetryApp)?;
+    if let Some(how) = outside(p) {
+        tracing::debug!(
+            ?how,
+            id = p.id,
+            snr = p.rx_snr,
+            rssi = p.rx_rssi,
+            hop_start = p.hop_start,
+            hop_limit = p.hop_limit,
+            "telemetry with our node's number from outside it: ignored"
+        );
+        return None;
+    }
     match t.variant? {
         telemetry::Variant::DeviceMetrics(m) => {
             from_device_metrics(&m).map(|m| (m, ReadingSource::DeviceMetrics))

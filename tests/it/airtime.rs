@@ -2,14 +2,17 @@
 //! node info at the handshake and as TELEMETRY_APP packets from its own number) and the
 //! daemon shortens answers, tells the model the budget in the per-turn block, holds replies
 //! while the channel is very busy or our sending is at the duty-cycle limit, and ignores a
-//! stale reading. Real time (see `harness`); the holds here are bounded by small
-//! `max_wait_secs`, or end when the sim reports a calmer channel.
+//! stale reading; telemetry with our number from the air is not our reading. Real time (see
+//! `harness`); the holds here are bounded by small `max_wait_secs`, or end when the sim
+//! reports a calmer channel.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use meshai::chunk::strip_marker;
+use meshtastic::Message as _;
 use meshtastic::protobufs::config::lo_ra_config::RegionCode;
+use meshtastic::protobufs::{PortNum, Telemetry, telemetry};
 use tokio::time::Instant;
 
 use crate::harness::{
@@ -18,7 +21,7 @@ use crate::harness::{
 use crate::memory::parts;
 use crate::streaming::LONG;
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse, FakeStream};
-use crate::support::sim_node::{SentText, SimConfig, SimNode};
+use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText, SimConfig, SimNode, packets};
 
 const ANN: u32 = 0xa1a1_0001;
 const BOB: u32 = 0xb0b0_0002;
@@ -339,4 +342,55 @@ async fn a_shutdown_ends_a_hold_and_keeps_the_message() {
         kept,
         [("user".to_string(), "remember the antenna".to_string())]
     );
+}
+
+/// Telemetry heard on air with our node's number — over LoRa (a signal), relayed (hops), or
+/// through MQTT — is not our node's reading: a forged 95 % holds no reply and shortens none,
+/// and `!status` keeps the real 10 %. Our node's own 95 % (handed over locally) does count.
+#[tokio::test]
+async fn telemetry_from_the_air_with_our_number_is_ignored() {
+    let d = start(reporting(10.0, 1.0), "", "timeout_secs = 10", true).await;
+    let busy = Telemetry {
+        time: 1_750_000_000,
+        variant: Some(telemetry::Variant::DeviceMetrics(packets::device_metrics(
+            95.0, 9.0,
+        ))),
+    }
+    .encode_to_vec();
+    let forged = MeshPacketSpec {
+        from: d.sim.node_num(),
+        to: Some(BROADCAST),
+        portnum: PortNum::TelemetryApp,
+        payload: busy,
+        ..MeshPacketSpec::default()
+    };
+    let relayed = MeshPacketSpec {
+        rx_snr: 0.0,
+        rx_rssi: 0,
+        hop_start: 3,
+        hop_limit: 1,
+        ..forged.clone()
+    };
+    let mqtt = MeshPacketSpec {
+        rx_snr: 0.0,
+        rx_rssi: 0,
+        hop_start: 0,
+        hop_limit: 0,
+        via_mqtt: true,
+        ..forged.clone()
+    };
+    for spec in [forged, relayed, mqtt] {
+        d.sim.inject_text(spec);
+    }
+    // The packets reach the daemon in order: `!status` after them shows what it took.
+    let s = status(&d, BOB).await;
+    assert!(s.contains("Chan 10% busy"), "{s}");
+    let sent = texts(&d.ask(ANN, "what is lora?", SOON).await);
+    assert_eq!(sent.len(), 4, "neither held nor shortened: {sent:?}");
+    assert_no_note(&last_reply(&d));
+    assert!(status(&d, BOB).await.contains("; 0 shortened, 0 held."));
+
+    d.sim.inject_telemetry(95.0, 9.0);
+    status_until(&d, BOB, "Chan 95% busy").await;
+    d.stop().await.0.expect("clean stop");
 }

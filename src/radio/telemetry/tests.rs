@@ -154,6 +154,76 @@ fn own_telemetry_packets_only() {
 }
 
 #[test]
+fn our_number_from_outside_our_node_is_not_our_reading() {
+    let busy = encoded(telemetry::Variant::DeviceMetrics(metrics(
+        Some(95.0),
+        Some(2.0),
+        Some(120),
+    )));
+    let ours = telemetry_packet(ME.0, PortNum::TelemetryApp, busy);
+    let with = |f: &dyn Fn(&mut MeshPacket)| {
+        let mut p = ours.clone();
+        f(&mut p);
+        p
+    };
+    let lora = mesh_packet::TransportMechanism::TransportLora as i32;
+    let api = mesh_packet::TransportMechanism::TransportApi as i32;
+    let cases = [
+        // As the firmware hands over its own readings: for the client only, or the copy of
+        // one it broadcast (hop_start set to the hop limit it starts with).
+        (ours.clone(), None),
+        (
+            with(&|p| {
+                p.hop_start = 3;
+                p.hop_limit = 3;
+            }),
+            None,
+        ),
+        // Heard on air with our number: a signal, hops, MQTT, a transport.
+        (
+            with(&|p| {
+                p.rx_snr = 6.25;
+                p.rx_rssi = -87;
+                p.hop_start = 3;
+                p.hop_limit = 3;
+            }),
+            Some(Outside::Heard),
+        ),
+        (with(&|p| p.rx_snr = -12.5), Some(Outside::Heard)),
+        (with(&|p| p.rx_rssi = -120), Some(Outside::Heard)),
+        (with(&|p| p.via_mqtt = true), Some(Outside::Mqtt)),
+        (
+            with(&|p| {
+                p.hop_start = 3;
+                p.hop_limit = 1;
+            }),
+            Some(Outside::Relayed),
+        ),
+        (with(&|p| p.hop_limit = 0), None),
+        (
+            with(&|p| {
+                p.hop_start = 2;
+                p.hop_limit = 3;
+            }),
+            Some(Outside::Relayed),
+        ),
+        (
+            with(&|p| p.transport_mechanism = lora),
+            Some(Outside::Transport(lora)),
+        ),
+        (
+            with(&|p| p.transport_mechanism = api),
+            Some(Outside::Transport(api)),
+        ),
+    ];
+    for (p, want) in cases {
+        assert_eq!(outside(&p), want, "{p:?}");
+        let reading = own_telemetry(&p, ME).map(|(m, _)| m.channel_utilization);
+        assert_eq!(reading, want.is_none().then_some(95.0), "{p:?}");
+    }
+}
+
+#[test]
 fn regions_and_their_duty_cycles() {
     let lora = |region: i32, over: bool| LoRaConfig {
         region,
