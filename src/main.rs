@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use meshai::cli::{admin, advice, chat, check, init, is_broken_pipe, knowledge};
 use meshai::config::{Config, ConfigError};
 use meshai::knowledge::Reindex;
-use meshai::node::NodeId;
+use meshai::node::{NodeId, PublicKey};
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
@@ -111,9 +111,20 @@ enum Command {
     /// meshai pins the key of a node's first PKI DM; a DM with another key is answered
     /// without the node's memory (and logged) until you run this, or `meshai forget`, which
     /// drops the memory and accepts the key too.
+    ///
+    /// It shows the new key and asks before pinning it: compare it first with the key the
+    /// user's app shows, over another way than the mesh (docs/security.md). `--key` pins
+    /// exactly the key you compared, and refuses if the node's new key is another one.
     Trust {
         /// The node: !a1b2c3d4, hex or decimal.
         node: NodeId,
+        /// The key you compared with the user's app (base64, as the apps show it): pinned
+        /// only if it is the node's new key.
+        #[arg(long, value_name = "BASE64")]
+        key: Option<PublicKey>,
+        /// Pin the new key shown without asking (for scripts; `--key` is safer).
+        #[arg(long, short = 'y')]
+        yes: bool,
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -262,8 +273,22 @@ fn main() -> ExitCode {
                 ),
                 _ => ExitCode::FAILURE,
             },
-            Command::Trust { node, config } => match load(&config) {
-                Some(c) => report(admin::trust(&c, node, &mut std::io::stdout()).await),
+            Command::Trust {
+                node,
+                key,
+                yes,
+                config,
+            } => match load(&config) {
+                Some(c) => {
+                    let stdin = std::io::stdin();
+                    let interactive = stdin.is_terminal();
+                    let mut lines = stdin.lock();
+                    let answer: Option<&mut dyn std::io::BufRead> =
+                        interactive.then_some(&mut lines);
+                    let options = admin::TrustOptions { key, yes };
+                    let out = &mut std::io::stdout();
+                    report(admin::trust(&c, node, &options, answer, out).await)
+                }
                 None => ExitCode::FAILURE,
             },
             Command::Stats { config } => match load(&config) {

@@ -60,6 +60,34 @@ impl fmt::Debug for PublicKey {
     }
 }
 
+/// Why a text is not a public key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseKeyError {
+    #[error("not base64 (the form the Meshtastic apps show a public key in): {0}")]
+    Base64(String),
+    #[error("a public key is 32 bytes (44 characters of base64), this is {0} bytes")]
+    Length(usize),
+}
+
+impl FromStr for PublicKey {
+    type Err = ParseKeyError;
+
+    /// The base64 the apps show (standard alphabet; the final `=` may be left out, as a
+    /// key copied from a chat sometimes loses it).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use base64::Engine as _;
+        use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+        const LENIENT: GeneralPurpose = GeneralPurpose::new(
+            &base64::alphabet::STANDARD,
+            GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+        );
+        let bytes = LENIENT
+            .decode(s.trim())
+            .map_err(|e| ParseKeyError::Base64(e.to_string()))?;
+        PublicKey::from_slice(&bytes).ok_or(ParseKeyError::Length(bytes.len()))
+    }
+}
+
 /// How far the sender of a message is established, lowest first. The responder decides it at
 /// intake (`responder::schedule::standing`); the LLM gate and the outbox serve higher standing
 /// first. A node id is free to forge, so only `Proven` cannot be claimed by anyone else.
@@ -178,5 +206,29 @@ mod tests {
         let key = PublicKey::from_slice(&[0; 32]).expect("32 bytes");
         assert_eq!(key.to_string(), format!("{}=", "A".repeat(43)));
         assert_eq!(key.short(), "AAAAAAAA");
+    }
+
+    #[test]
+    fn a_public_key_is_read_from_its_base64() {
+        let key = PublicKey([0x5a; 32]);
+        let shown = key.to_string();
+        let cases: Vec<(String, Result<PublicKey, ParseKeyError>)> = vec![
+            (shown.clone(), Ok(key)),
+            (format!("  {shown}\n"), Ok(key)),
+            (shown.trim_end_matches('=').to_string(), Ok(key)),
+            ("AAAA".into(), Err(ParseKeyError::Length(3))),
+            (
+                base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7; 33]),
+                Err(ParseKeyError::Length(33)),
+            ),
+            (String::new(), Err(ParseKeyError::Length(0))),
+        ];
+        for (text, want) in cases {
+            assert_eq!(text.parse::<PublicKey>(), want, "{text:?}");
+        }
+        assert!(matches!(
+            "not a key!".parse::<PublicKey>(),
+            Err(ParseKeyError::Base64(_))
+        ));
     }
 }

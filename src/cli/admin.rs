@@ -6,7 +6,7 @@
 //! the daemon share the file. They never create a database that does not exist yet (a typo
 //! in the path, or `sudo`, would otherwise leave a stray file the daemon cannot use).
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 
 use anyhow::Context as _;
 
@@ -15,7 +15,7 @@ use crate::clock::unix_now;
 use crate::config::Config;
 use crate::memory::retention::Retention;
 use crate::memory::store::{KeyAccepted, NodeStats, Store};
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 
 /// Opens the configured database, or says there is none and returns `None`.
 async fn open_existing(
@@ -136,26 +136,108 @@ pub async fn forget(
     Ok(())
 }
 
+/// How `meshai trust` makes sure the key it pins is the one the operator compared.
+#[derive(Debug, Clone, Default)]
+pub struct TrustOptions {
+    /// `--key`: pin exactly this key, and only if it is the node's pending key.
+    pub key: Option<PublicKey>,
+    /// `--yes`: pin the pending key shown without asking (for scripts).
+    pub yes: bool,
+}
+
 /// Accepts the new public key a node's PKI DMs came with in place of the pinned one: the
-/// node keeps its memory (`forget` drops it instead).
+/// node keeps its memory (`forget` drops it instead). Only the key the operator checked is
+/// pinned: the one named with `--key`, or the one shown and confirmed on `answer` (a y/N line;
+/// `None`: no terminal, so nothing is pinned without `--key` or `--yes`). If another key
+/// arrived meanwhile, nothing changes and both keys are named. Fails when nothing was pinned
+/// that should have been (the exit status tells a script).
 pub async fn trust(
     config: &Config,
     node: NodeId,
+    options: &TrustOptions,
+    answer: Option<&mut dyn BufRead>,
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
     let Some(store) = open_existing(config, out).await? else {
         return Ok(());
     };
-    let result = store
-        .accept_pending_key(node)
-        .await
-        .context("cannot accept the node's new key");
+    let result = trust_on(&store, node, options, answer, out).await;
     store
         .close()
         .await
         .context("the database did not close cleanly")?;
-    out.write_all(format::key_accepted(node, &result?).as_bytes())?;
+    result
+}
+
+async fn trust_on(
+    store: &Store,
+    node: NodeId,
+    options: &TrustOptions,
+    answer: Option<&mut dyn BufRead>,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let key = match options.key {
+        Some(key) => key,
+        None => {
+            let known = store
+                .node_key(node)
+                .await
+                .context("cannot read the node's keys")?;
+            let Some(known) = known else {
+                out.write_all(format::key_accepted(node, &KeyAccepted::NotPki).as_bytes())?;
+                return Ok(());
+            };
+            let Some((new, seen)) = known.pending else {
+                let nothing = KeyAccepted::NothingPending {
+                    pinned: known.pinned,
+                };
+                out.write_all(format::key_accepted(node, &nothing).as_bytes())?;
+                return Ok(());
+            };
+            out.write_all(format::key_pending(node, &known, new, seen).as_bytes())?;
+            if !options.yes && !confirmed(node, new, answer, out)? {
+                anyhow::bail!("the key was not pinned");
+            }
+            new
+        }
+    };
+    let accepted = store
+        .accept_key(node, key)
+        .await
+        .context("cannot accept the node's new key")?;
+    out.write_all(format::key_accepted(node, &accepted).as_bytes())?;
+    if let KeyAccepted::Mismatch { .. } = accepted {
+        anyhow::bail!("the key was not pinned");
+    }
     Ok(())
+}
+
+/// Asks on `answer` whether to pin `key`; without one, says how to pin it once compared.
+fn confirmed(
+    node: NodeId,
+    key: PublicKey,
+    answer: Option<&mut dyn BufRead>,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<bool> {
+    let Some(answer) = answer else {
+        writeln!(
+            out,
+            "not pinned: there is no terminal to ask on. Once you have compared the key, pin \
+             exactly it with\n    meshai trust '{node}' --key {key}"
+        )?;
+        return Ok(false);
+    };
+    write!(out, "Pin this key for {node}? [y/N] ")?;
+    out.flush()?;
+    let mut line = String::new();
+    answer
+        .read_line(&mut line)
+        .context("cannot read the answer")?;
+    let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    if !yes {
+        writeln!(out, "not pinned")?;
+    }
+    Ok(yes)
 }
 
 /// Prints the per-node table and the radio channel as the daemon last saw it.

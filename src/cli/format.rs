@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use crate::memory::store::{
-    AirtimeRecord, Expired, KeyAccepted, NodeStats, StoredMessage, Summary,
+    AirtimeRecord, Expired, KeyAccepted, NodeKey, NodeStats, StoredMessage, Summary,
 };
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 use crate::radio::Transport;
 
 /// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
@@ -54,7 +54,44 @@ pub fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
         KeyAccepted::NotPki => {
             format!("{node} has never sent an encrypted (PKI) DM: no key to trust\n")
         }
+        KeyAccepted::Mismatch {
+            given,
+            pending: Some(pending),
+            pinned,
+        } => {
+            let already = if given == pinned {
+                " (that is the key pinned already)"
+            } else {
+                ""
+            };
+            format!(
+                "{node}: not pinned: the new key its DMs came with is {pending}, not {given}{already}; \
+                 compare the keys with the user again\n"
+            )
+        }
+        KeyAccepted::Mismatch {
+            given,
+            pending: None,
+            pinned,
+        } => format!(
+            "{node}: not pinned: no other key seen; it is trusted with {pinned}, not {given}\n"
+        ),
     }
+}
+
+/// The keys `meshai trust` shows before it asks: the pinned one and the new one, with when
+/// each was seen, and what to compare the new one with.
+pub fn key_pending(node: NodeId, key: &NodeKey, new: PublicKey, seen: i64) -> String {
+    format!(
+        "{node} is trusted with {} (pinned {}).\n\
+         Its encrypted DMs came with another key since {}:\n\
+         \n    {new}\n\n\
+         Compare it with the public key the user's own app shows (its security settings) over \
+         another way than this mesh: in person, by phone. Pin it only if the two are the same.\n",
+        key.pinned,
+        utc_time(key.pinned_at),
+        utc_time(seen),
+    )
 }
 
 /// Unix seconds as `2025-06-01 14:03:22 UTC`; a time outside the years -9999 to 9999 (only a

@@ -10,6 +10,7 @@ mod check_held;
 mod check_radio;
 mod init;
 mod mini_llm;
+mod trust;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;

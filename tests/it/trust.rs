@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use meshai::chunk::strip_marker;
+use meshai::cli::admin::TrustOptions;
 use meshai::memory::store::{Role, Store, StoredMessage};
-use meshai::node::NodeId;
+use meshai::node::{NodeId, PublicKey};
 use meshai::radio::{
     ChannelState, Inbound, LinkState, PartOutcome, ReplyReport, StreamMsg, TextMessage,
 };
@@ -478,7 +479,11 @@ async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
     // The operator accepts the new key, the daemon still running.
     let config = parse_config(&config_text(&d.sim, &d.llm.base_url(), &db(&d), CONFIG));
     let mut out = Vec::new();
-    meshai::cli::admin::trust(&config, NodeId(ALICE), &mut out)
+    let compared = TrustOptions {
+        key: Some(PublicKey(K2)),
+        yes: false,
+    };
+    meshai::cli::admin::trust(&config, NodeId(ALICE), &compared, None, &mut out)
         .await
         .expect("meshai trust");
     let out = String::from_utf8(out).expect("utf-8");

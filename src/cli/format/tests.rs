@@ -202,6 +202,27 @@ fn key_lines() {
             KeyAccepted::NotPki,
             "!a1b2c3d4 has never sent an encrypted (PKI) DM: no key to trust\n".to_string(),
         ),
+        (
+            KeyAccepted::Mismatch {
+                given: old,
+                pending: Some(new),
+                pinned: old,
+            },
+            format!(
+                "!a1b2c3d4: not pinned: the new key its DMs came with is {new}, not {old} (that \
+                 is the key pinned already); compare the keys with the user again\n"
+            ),
+        ),
+        (
+            KeyAccepted::Mismatch {
+                given: new,
+                pending: None,
+                pinned: old,
+            },
+            format!(
+                "!a1b2c3d4: not pinned: no other key seen; it is trusted with {old}, not {new}\n"
+            ),
+        ),
     ];
     for (k, want) in cases {
         assert_eq!(key_accepted(node, &k), want, "{k:?}");

@@ -34,6 +34,13 @@ pub enum KeyAccepted {
     NothingPending { pinned: PublicKey },
     /// The node never sent a PKI DM.
     NotPki,
+    /// The key the operator named is not the pending one (another key arrived, or none):
+    /// nothing changed.
+    Mismatch {
+        given: PublicKey,
+        pending: Option<PublicKey>,
+        pinned: PublicKey,
+    },
 }
 
 impl Store {
@@ -78,7 +85,18 @@ impl Store {
 
     /// Pins the node's pending key in place of the pinned one; its memory stays.
     pub async fn accept_pending_key(&self, node: NodeId) -> Result<KeyAccepted, StoreError> {
-        self.call(move |c| accept(c, node)).await
+        self.call(move |c| accept(c, node, None)).await
+    }
+
+    /// Pins `key` in place of the pinned one if it is the node's pending key (checked in the
+    /// same transaction, so a key that arrives meanwhile is not pinned instead); else
+    /// [`KeyAccepted::Mismatch`] and nothing changes.
+    pub async fn accept_key(
+        &self,
+        node: NodeId,
+        key: PublicKey,
+    ) -> Result<KeyAccepted, StoreError> {
+        self.call(move |c| accept(c, node, Some(key))).await
     }
 
     /// Every node that ever sent a PKI DM (still kept).
@@ -134,11 +152,32 @@ fn load(c: &Connection, node: NodeId) -> Result<Option<NodeKey>, StoreError> {
     Ok(row)
 }
 
-fn accept(c: &mut Connection, node: NodeId) -> Result<KeyAccepted, StoreError> {
+/// Pins the node's pending key — only if it is `given`, when that is named.
+fn accept(
+    c: &mut Connection,
+    node: NodeId,
+    given: Option<PublicKey>,
+) -> Result<KeyAccepted, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let Some(known) = load(&tx, node)? else {
         return Ok(KeyAccepted::NotPki);
     };
+    let pending = known.pending.map(|(k, _)| k);
+    match given {
+        Some(given) if pending.is_none() && given == known.pinned => {
+            return Ok(KeyAccepted::NothingPending {
+                pinned: known.pinned,
+            });
+        }
+        Some(given) if pending != Some(given) => {
+            return Ok(KeyAccepted::Mismatch {
+                given,
+                pending,
+                pinned: known.pinned,
+            });
+        }
+        _ => {}
+    }
     let Some((new, at)) = known.pending else {
         return Ok(KeyAccepted::NothingPending {
             pinned: known.pinned,

@@ -78,6 +78,56 @@ async fn the_first_key_is_pinned_and_a_different_one_waits() {
     store.close().await.unwrap();
 }
 
+/// A's pinned key and its pending one (with when it was seen).
+async fn pinned_and_pending(store: &Store) -> Option<(PublicKey, Option<(PublicKey, i64)>)> {
+    let key = store.node_key(A).await.unwrap();
+    key.map(|k| (k.pinned, k.pending))
+}
+
+#[tokio::test]
+async fn a_named_key_is_pinned_only_if_it_is_the_pending_one() {
+    let (_dir, store) = open_temp();
+    assert_eq!(store.accept_key(A, K2).await.unwrap(), KeyAccepted::NotPki);
+    store.pin_key(A, K1, 10).await.unwrap();
+    let cases = [
+        // Nothing pending: the pinned key is already trusted; any other is refused.
+        (K1, KeyAccepted::NothingPending { pinned: K1 }),
+        (
+            K2,
+            KeyAccepted::Mismatch {
+                given: K2,
+                pending: None,
+                pinned: K1,
+            },
+        ),
+    ];
+    for (given, want) in cases {
+        assert_eq!(store.accept_key(A, given).await.unwrap(), want);
+    }
+    store.note_pending_key(A, K2, 20).await.unwrap();
+    for given in [K1, K3] {
+        assert_eq!(
+            store.accept_key(A, given).await.unwrap(),
+            KeyAccepted::Mismatch {
+                given,
+                pending: Some(K2),
+                pinned: K1,
+            }
+        );
+    }
+    assert_eq!(
+        pinned_and_pending(&store).await,
+        Some((K1, Some((K2, 20)))),
+        "a refusal changes nothing"
+    );
+    assert_eq!(
+        store.accept_key(A, K2).await.unwrap(),
+        KeyAccepted::Pinned { old: K1, new: K2 }
+    );
+    assert_eq!(pinned_and_pending(&store).await, Some((K2, None)));
+    store.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn reset_keeps_the_pin_and_expiry_of_a_silent_node_removes_it() {
     let (_dir, store) = open_temp();
