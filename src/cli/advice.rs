@@ -27,6 +27,13 @@ pub fn database(error: &StoreError) -> Option<String> {
         )),
         StoreError::Open { path, source } | StoreError::Migration { path, source, .. } => {
             match source.sqlite_error_code() {
+                // SQLite says only "unable to open" for a folder; no owner makes it a file.
+                Some(ErrorCode::CannotOpen) if path.is_dir() => Some(format!(
+                    "{} is a folder, not a file: point [storage] database at a file in it, \
+                     e.g. `database = \"{}\"`",
+                    path.display(),
+                    path.join("meshai.db").display()
+                )),
                 Some(
                     ErrorCode::CannotOpen
                     | ErrorCode::PermissionDenied

@@ -205,6 +205,40 @@ fn run_errors_carry_the_database_advice() {
 }
 
 #[test]
+fn a_database_path_that_is_a_folder_gets_the_fix_not_chown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cannot_open = || {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            None,
+        )
+    };
+    let folder = dir.path().to_path_buf();
+    let advice = database(&StoreError::Open {
+        path: folder.clone(),
+        source: cannot_open(),
+    })
+    .expect("advice");
+    assert!(
+        advice.contains(&format!(
+            "{} is a folder, not a file: point [storage] database at a file in it, e.g. \
+             `database = \"{}\"`",
+            folder.display(),
+            folder.join("meshai.db").display()
+        )),
+        "{advice}"
+    );
+    assert!(!advice.contains("chown"), "{advice}");
+    // A file that cannot be opened is still a matter of owners.
+    let file = database(&StoreError::Open {
+        path: folder.join("meshai.db"),
+        source: cannot_open(),
+    })
+    .expect("advice");
+    assert!(file.contains("sudo chown -R meshai:"), "{file}");
+}
+
+#[test]
 fn database_advice_by_error() {
     let path = PathBuf::from("/var/lib/meshai/meshai.db");
     let sqlite = |code| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
