@@ -262,6 +262,59 @@ mod tests {
         assert_eq!(stored_users(dir.path(), [ALICE]).await, [2]);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_known_user_is_answered_within_15_s_while_another_known_node_is_silent() {
+        let steps = Steps::even(Duration::from_millis(10));
+        let run = silent_scenario(steps, Duration::from_secs(300)).await;
+        let first = run.first_part.expect("Home's answer went on air");
+        assert!(
+            first <= Duration::from_secs(15),
+            "Home's first part after {first:?} ({} texts before it)",
+            run.texts_before
+        );
+        // Rover comes back into range between its first part's second and third try.
+        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let sim = run.daemon.sim.clone();
+        let rover_from = sim
+            .texts()
+            .iter()
+            .rposition(|t| t.to == ROVER && t.at <= run.asked)
+            .expect("Rover's first part went before Home asked");
+        let rover_at = sim.texts()[rover_from].at;
+        tokio::time::sleep_until(rover_at + Duration::from_secs(60)).await;
+        sim.resume_acking(ROVER);
+        let done = sim
+            .wait_for(Duration::from_secs(300), |l| {
+                let mut rover = l.texts[rover_from..].iter().filter(|t| t.to == ROVER);
+                rover.next_back().is_some_and(|t| harness::is_last_part(&t.text))
+            })
+            .await;
+        assert!(done, "Rover's reply ends once Rover ACKs again");
+
+        let texts = sim.texts();
+        let after = &texts[rover_from..];
+        let rover: Vec<&SentText> = after.iter().filter(|t| t.to == ROVER).collect();
+        let home: Vec<&SentText> = after.iter().filter(|t| t.to == HOME).collect();
+        // Three tries of the unanswered part (no more), then the rest in order.
+        let numbers: Vec<u32> = rover.iter().map(|t| part_number(&t.text)).collect();
+        assert_eq!(numbers, [1, 1, 1, 2, 3], "{rover:#?}");
+        // Home's whole answer went between Rover's tries.
+        let home_numbers: Vec<u32> = home.iter().map(|t| part_number(&t.text)).collect();
+        assert_eq!(home_numbers, [1, 2, 3], "{home:#?}");
+        assert!(
+            home.last().map(|t| t.at) < Some(rover[1].at),
+            "Home's last part {:?} before Rover's second try {:?}",
+            home.last().map(|t| t.at - rover_at),
+            rover[1].at - rover_at
+        );
+        for w in texts.windows(2) {
+            assert!(w[1].at - w[0].at >= Duration::from_secs(2), "{w:?}");
+        }
+        assert_eq!(sim.rate_limit_refusals(), 0);
+        let (result, ..) = run.daemon.stop().await;
+        result.expect("the daemon stops cleanly");
+    }
+
     const BOB: u32 = 0xb0b0_0002;
     const CAROL: u32 = 0xca20_0003;
     const HOG: u32 = 0x4040_0004;
