@@ -286,7 +286,9 @@ mod tests {
         let done = sim
             .wait_for(Duration::from_secs(300), |l| {
                 let mut rover = l.texts[rover_from..].iter().filter(|t| t.to == ROVER);
-                rover.next_back().is_some_and(|t| harness::is_last_part(&t.text))
+                rover
+                    .next_back()
+                    .is_some_and(|t| harness::is_last_part(&t.text))
             })
             .await;
         assert!(done, "Rover's reply ends once Rover ACKs again");

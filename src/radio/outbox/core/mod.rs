@@ -48,6 +48,11 @@
 //! Without that confirmation (the link died before it came), the part may or may not have
 //! reached the node; the node keeps packets for its client across a reconnect, so once the
 //! link is back its ACK gets [`UNKNOWN_FATE_GRACE`] to arrive before the part is resent.
+//!
+//! Here: the state (the queue, each reply's current part) and the loop (`poll`, retries, a
+//! part's end). `send`: which part may go and when, and writing it; `fair`: the order among
+//! them; `events`: the node's answers; `link`: the link's state, faults and reboots; `acks`:
+//! who ACKs, and the unheld parts; `streamed`: replies whose parts come over time.
 
 use std::collections::VecDeque;
 use std::mem;
@@ -56,11 +61,8 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use super::ids::PacketIds;
-use crate::node::{NodeId, Standing};
-use crate::radio::{
-    FailReason, LinkEvent, LinkState, NakReason, Outgoing, OutgoingText, PartOutcome, RadioConfig,
-    ReplyReport, ReplyRequest,
-};
+use crate::node::Standing;
+use crate::radio::{FailReason, Outgoing, PartOutcome, RadioConfig, ReplyReport, ReplyRequest};
 
 /// Held parts in flight at once, each to its own destination (see the module docs for why 4).
 const HELD_IN_FLIGHT: usize = 4;
@@ -91,33 +93,6 @@ pub enum Action<K> {
     Write(Outgoing),
     /// The reply queued with this key is done: deliver the report.
     Report(K, ReplyReport),
-}
-
-/// Maps a raw `Routing.Error` number to the reasons the outbox branches on; `None` is an ACK.
-pub fn nak_reason(error: i32) -> Option<NakReason> {
-    Some(match error {
-        0 => return None,
-        5 => NakReason::MaxRetransmit,
-        6 => NakReason::NoChannel,
-        7 => NakReason::TooLarge,
-        9 => NakReason::DutyCycleLimit,
-        34 => NakReason::PkiFailed,
-        35 => NakReason::PkiUnknownPubkey,
-        38 => NakReason::RateLimitExceeded,
-        39 => NakReason::PkiSendFailPublicKey,
-        other => NakReason::Other(other),
-    })
-}
-
-/// What a PKI NAK says, for the log.
-fn pki_meaning(reason: NakReason) -> &'static str {
-    match reason {
-        NakReason::PkiUnknownPubkey => {
-            "it knows no public key for that node: the node has to share its node info again"
-        }
-        NakReason::PkiSendFailPublicKey => "the node's public key changed or is not the one given",
-        _ => "the encryption failed; the node's keys may have changed",
-    }
 }
 
 /// The parts of the link state the outbox needs while the link is Ready.
@@ -390,20 +365,6 @@ impl<K> OutboxCore<K> {
         n
     }
 
-    /// Whether a part to `r`'s destination is held: it waits for its ACK and is retried.
-    fn held(&self, r: &Reply<K>) -> bool {
-        r.req.to == NodeId::BROADCAST || r.standing == Standing::Proven || self.acks.acks(r.req.to)
-    }
-
-    /// The replies whose part may go once the pacing allows, with their index in the queue:
-    /// each destination's first queued reply (`fair::heads`), its part waiting (not in flight),
-    /// and a place for it among the [`HELD_IN_FLIGHT`] if it is held.
-    fn candidates(&self) -> impl Iterator<Item = (usize, &Reply<K>)> + '_ {
-        let places = self.queue.iter().filter(|r| r.holds_place()).count() < HELD_IN_FLIGHT;
-        fair::heads(&self.queue)
-            .filter(move |(_, r)| r.waiting() && (places || r.holds_place() || !self.held(r)))
-    }
-
     /// The reply `id`, while it is queued.
     fn reply(&self, id: ReplyId) -> Option<&Reply<K>> {
         self.queue.iter().find(|r| r.id == id)
@@ -453,270 +414,6 @@ impl<K> OutboxCore<K> {
                     parts: reply.outcomes,
                 },
             ));
-        }
-    }
-
-    /// Follows the link state: texts go out only while it is Ready.
-    pub fn on_link(&mut self, state: &LinkState, now: Instant) {
-        match state {
-            LinkState::Ready { generation, local } => {
-                let previous = self.link.map(|l| l.generation);
-                if previous != Some(*generation) {
-                    // A new session: its first queueStatus tells the truth about the queue.
-                    self.queue_full = None;
-                    self.ready_since = Some(now);
-                }
-                let last = self.last_session.replace(LastSession {
-                    generation: *generation,
-                    reboot_count: local.reboot_count,
-                });
-                if let Some(last) = last.filter(|l| l.generation != *generation) {
-                    let counted = last.reboot_count != 0 && local.reboot_count != 0;
-                    if counted && last.reboot_count != local.reboot_count {
-                        info!(
-                            before = last.reboot_count,
-                            now = local.reboot_count,
-                            "the node rebooted while the link was down"
-                        );
-                        self.node_rebooted(now);
-                    }
-                }
-                self.link_back(*generation, now);
-                self.link = Some(ReadyLink {
-                    generation: *generation,
-                    hop_limit: if local.hop_limit == 0 {
-                        3
-                    } else {
-                        local.hop_limit
-                    },
-                });
-            }
-            _ => self.link = None,
-        }
-    }
-
-    /// The link is Ready as `generation`: each part that waited for it is decided — one
-    /// the node confirmed queueing is counted as sent, the others' ACKs get a grace period.
-    fn link_back(&mut self, generation: u64, now: Instant) {
-        let waiting: Vec<(ReplyId, u32, u64, bool)> = self
-            .queue
-            .iter()
-            .filter_map(|r| match r.part?.phase {
-                Phase::AwaitLink {
-                    id,
-                    generation,
-                    queued,
-                } => Some((r.id, id, generation, queued)),
-                _ => None,
-            })
-            .collect();
-        let grace_until = now + self.grace;
-        for (reply, id, sent_on, queued) in waiting {
-            if sent_on == generation {
-                continue;
-            }
-            if queued {
-                info!(
-                    id,
-                    "link back without a reboot: the node kept the part, not resending"
-                );
-                self.finish_part(reply, PartOutcome::Unconfirmed);
-            } else if let Some(part) = self.part_mut(reply) {
-                debug!(id, "link back: waiting a little for the part's ack");
-                part.phase = Phase::InFlight {
-                    id,
-                    generation: sent_on,
-                    deadline: grace_until,
-                    queued: false,
-                };
-            }
-        }
-    }
-
-    /// Takes the node's answers: queue status and ACK/NAKs.
-    pub fn on_event(&mut self, event: LinkEvent, now: Instant) {
-        match event {
-            LinkEvent::QueueStatus {
-                res,
-                free,
-                mesh_packet_id,
-                ..
-            } => {
-                if free == 0 {
-                    self.queue_full.get_or_insert(QueueFull {
-                        since: now,
-                        last_probe: None,
-                    });
-                } else {
-                    self.queue_full = None;
-                }
-                let Some(reply) = self.in_flight(mesh_packet_id) else {
-                    return;
-                };
-                if res == 0 {
-                    if let Some(Part {
-                        phase: Phase::InFlight { queued, .. },
-                        ..
-                    }) = self.part_mut(reply)
-                    {
-                        *queued = true;
-                    }
-                } else {
-                    warn!(id = mesh_packet_id, res, "node did not queue the part");
-                    let reason = FailReason::Nak(nak_reason(res).unwrap_or(NakReason::Other(res)));
-                    self.retry(reply, reason, now);
-                }
-            }
-            LinkEvent::Rebooted => {
-                info!("the node rebooted");
-                self.node_rebooted(now);
-            }
-            LinkEvent::Routing {
-                request_id,
-                from,
-                error,
-            } => {
-                if let Some(reply) = self.in_flight(request_id) {
-                    self.on_routing(reply, request_id, from, error, now);
-                } else if let Some(part) = self.acks.take(request_id) {
-                    self.on_late_routing(part, from, error, now);
-                } else {
-                    debug!(
-                        id = request_id,
-                        error, "ignoring ack/nak for a packet not pending"
-                    );
-                }
-            }
-        }
-    }
-
-    /// The ACK/NAK for packet `id`, the current part of reply `reply`.
-    fn on_routing(&mut self, reply: ReplyId, id: u32, from: NodeId, error: i32, now: Instant) {
-        let Some(r) = self.reply(reply) else {
-            return;
-        };
-        let to = r.req.to;
-        let unheld = r.part.is_some_and(|p| p.unheld.is_some());
-        let Some(reason) = nak_reason(error) else {
-            // Only the destination's ACK proves delivery; an ACK from our own node (or from
-            // anyone else) only says that a relay was heard.
-            let outcome = if from == to {
-                self.acks.acked(to);
-                PartOutcome::Delivered
-            } else {
-                PartOutcome::Relayed
-            };
-            debug!(%to, id, ?outcome, "part acknowledged");
-            self.finish_part(reply, outcome);
-            return;
-        };
-        match reason {
-            NakReason::RateLimitExceeded => {
-                let resend_at = now + self.send_gap * 2;
-                let Some(part) = self.part_mut(reply) else {
-                    return;
-                };
-                part.rate_limit_resends += 1;
-                if part.rate_limit_resends > MAX_RATE_LIMIT_RESENDS {
-                    self.fail_reply(reply, FailReason::Nak(reason));
-                } else {
-                    debug!(%to, id, "rate limited by the node, resending later");
-                    part.phase = Phase::Waiting {
-                        not_before: Some(resend_at),
-                    };
-                }
-            }
-            NakReason::DutyCycleLimit => {
-                warn!(pause = ?self.duty_cycle_pause, "duty cycle limit reached, pausing all sending");
-                self.paused_until = Some(now + self.duty_cycle_pause);
-                if let Some(part) = self.part_mut(reply) {
-                    part.phase = Phase::Waiting { not_before: None };
-                }
-            }
-            NakReason::TooLarge | NakReason::NoChannel => {
-                self.fail_reply(reply, FailReason::Nak(reason))
-            }
-            // Never resent without PKI: the part was to go PKI or not at all.
-            NakReason::PkiFailed
-            | NakReason::PkiUnknownPubkey
-            | NakReason::PkiSendFailPublicKey => {
-                warn!(
-                    %to,
-                    id,
-                    ?reason,
-                    "our node could not PKI-encrypt the part ({}); not sent with the channel key",
-                    pki_meaning(reason)
-                );
-                self.fail_reply(reply, FailReason::Nak(reason))
-            }
-            // MAX_RETRANSMIT, and every reason we do not know, may well pass on another try:
-            // retrying a few times with backoff is cheap and bounded.
-            NakReason::MaxRetransmit | NakReason::Other(_) if unheld => {
-                self.fail_reply(reply, FailReason::Nak(reason))
-            }
-            NakReason::MaxRetransmit | NakReason::Other(_) => {
-                self.retry(reply, FailReason::Nak(reason), now)
-            }
-        }
-    }
-
-    /// The node restarted: whatever it had queued is gone (so every part in flight is sent
-    /// again), and so is a full queue.
-    fn node_rebooted(&mut self, now: Instant) {
-        self.queue_full = None;
-        let lost: Vec<(ReplyId, u32)> = self
-            .queue
-            .iter()
-            .filter_map(|r| Some((r.id, r.in_flight_id()?)))
-            .collect();
-        for (reply, id) in lost {
-            debug!(id, "the node lost the part in its reboot");
-            self.retry(reply, FailReason::AckTimeout, now);
-        }
-    }
-
-    /// The ACK timeout of packet `id`, reply `reply`'s current part, passed: resend it unless
-    /// the node kept it across a link fault (see the module docs).
-    fn ack_timed_out(&mut self, reply: ReplyId, id: u32, sent_on: u64, queued: bool, now: Instant) {
-        let grace_until = self.ready_since.map(|t| t + self.grace);
-        match self.link {
-            Some(link) if queued && link.generation != sent_on => {
-                info!(
-                    id,
-                    "no ack/nak; the node queued the part before the link dropped, not resending"
-                );
-                self.finish_part(reply, PartOutcome::Unconfirmed);
-            }
-            Some(link) if link.generation != sent_on && grace_until.is_some_and(|t| now < t) => {
-                if let (
-                    Some(Part {
-                        phase: Phase::InFlight { deadline, .. },
-                        ..
-                    }),
-                    Some(until),
-                ) = (self.part_mut(reply), grace_until)
-                {
-                    debug!(
-                        id,
-                        "link back only now: waiting a little for the part's ack"
-                    );
-                    *deadline = until;
-                }
-            }
-            None => {
-                debug!(id, "no ack/nak and the link is down; waiting for it");
-                if let Some(part) = self.part_mut(reply) {
-                    part.phase = Phase::AwaitLink {
-                        id,
-                        generation: sent_on,
-                        queued,
-                    };
-                }
-            }
-            _ => {
-                debug!(id, "no ack/nak within the ack timeout");
-                self.retry(reply, FailReason::AckTimeout, now);
-            }
         }
     }
 
@@ -810,115 +507,6 @@ impl<K> OutboxCore<K> {
         mem::take(&mut self.out)
     }
 
-    /// When the next part may be written: the earliest a candidate's own wait allows, and
-    /// not before the gap, a pause or a full node queue allow.
-    fn send_at(&self) -> SendAt {
-        if self.link.is_none() {
-            return SendAt::Nothing;
-        }
-        let Some(own) = self.candidates().map(|(_, r)| r.not_before()).min() else {
-            return SendAt::Nothing;
-        };
-        let gap = self.last_text.map(|t| t + self.send_gap);
-        let full = self.queue_full.map(|f| f.since + QUEUE_FULL_MAX_WAIT);
-        // The latest of the constraints set; with none of them the part may go at once.
-        match [own, gap, self.paused_until, full]
-            .into_iter()
-            .flatten()
-            .max()
-        {
-            Some(at) => SendAt::At(at),
-            None => SendAt::Now,
-        }
-    }
-
-    /// When to probe the node's full queue, if a part is waiting for it.
-    fn probe_at(&self) -> Option<Instant> {
-        self.link?;
-        self.candidates().next()?;
-        let full = self.queue_full?;
-        let at = full.last_probe.unwrap_or(full.since) + QUEUE_PROBE_EVERY;
-        (at < full.since + QUEUE_FULL_MAX_WAIT).then_some(at)
-    }
-
-    /// Writes the part that goes next at `now`, if any may: of the candidates whose own wait
-    /// is over, the one `fair` picks. Returns whether one went.
-    fn send_part(&mut self, now: Instant) -> bool {
-        let Some(link) = self.link else {
-            return false;
-        };
-        let due = self
-            .candidates()
-            .filter(|(_, r)| r.not_before().is_none_or(|t| t <= now));
-        let Some(at) = self.rr.pick(due) else {
-            return false;
-        };
-        let Some(held) = self.queue.get(at).map(|r| self.held(r)) else {
-            return false;
-        };
-        let id = self.ids.next_id();
-        let Some(reply) = self.queue.get_mut(at) else {
-            return false;
-        };
-        let index = reply.outcomes.len();
-        let Some(body) = reply.req.parts.get(index) else {
-            return false;
-        };
-        let open = reply.open();
-        let total = reply.req.parts.len();
-        let text = match reply.stream.as_mut() {
-            Some(s) => {
-                let marker = s.numbering.marker(index, s.complete.then_some(total));
-                format!("{body}{marker}")
-            }
-            None => body.clone(),
-        };
-        let packet = OutgoingText {
-            id,
-            to: reply.req.to,
-            channel: reply.req.channel,
-            hop_limit: link.hop_limit,
-            text,
-            reply_id: if index == 0 { reply.req.reply_to } else { None },
-            pki: reply.req.pki,
-            generation: link.generation,
-        };
-        let to = packet.to;
-        // Never ACKed: wait only for the node's immediate refusals, one send gap.
-        let wait = if held {
-            self.ack_timeout
-        } else {
-            self.send_gap
-                .min(self.ack_timeout)
-                .max(Duration::from_millis(1))
-        };
-        let part = reply.part.get_or_insert_with(Part::fresh);
-        part.unheld = (!held).then_some(now);
-        part.phase = Phase::InFlight {
-            id,
-            generation: link.generation,
-            deadline: now + wait,
-            queued: false,
-        };
-        debug!(
-            %to,
-            id,
-            part = index + 1,
-            of = total,
-            open,
-            held,
-            bytes = packet.text.len(),
-            attempt = part.tries,
-            "sending part"
-        );
-        self.out.push(Action::Write(Outgoing::Text(packet)));
-        self.last_text = Some(now);
-        self.rr.served(to);
-        // This send's own queueStatus says whether the queue filled up again.
-        self.queue_full = None;
-        true
-    }
-
     /// Reply `reply`'s current part failed in a way another try may fix: retry with backoff,
     /// or give up the reply once the tries are used up.
     fn retry(&mut self, reply: ReplyId, reason: FailReason, now: Instant) {
@@ -983,10 +571,14 @@ impl<K> OutboxCore<K> {
 }
 
 mod acks;
+mod events;
 mod fair;
+mod link;
+mod send;
 mod streamed;
 
 use acks::Acks;
+pub use events::nak_reason;
 use fair::RoundRobin;
 use streamed::Streamed;
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::radio::{LocalNode, NodeNames, Transport};
+use crate::node::NodeId;
+use crate::radio::{LinkEvent, LinkState, LocalNode, NodeNames, Outgoing, OutgoingText, Transport};
 
 pub(super) const LOCAL: NodeId = NodeId(1);
 /// The first node number that has never ACKed the simulated core.

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use super::sim::*;
 use super::*;
-use crate::radio::{LinkEvent, LinkState};
+use crate::node::NodeId;
+use crate::radio::{LinkEvent, LinkState, NakReason};
 
 #[test]
 fn paces_across_replies_to_different_nodes() {

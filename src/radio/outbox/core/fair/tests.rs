@@ -6,6 +6,7 @@
 
 use super::super::sim::*;
 use super::super::*;
+use crate::node::NodeId;
 use crate::node::Standing::{self, Known, New, Proven};
 
 /// Queues each reply at its time with its standing (keys in order; replies with the same

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 
 use super::super::sim::*;
 use super::super::*;
+use crate::node::NodeId;
 
 /// The answers a text may get: quick, slow and late ACKs, a relay, silence, a confirmed queue
 /// without an ACK, and NAKs that retry, resend, pause or give up.
