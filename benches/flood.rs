@@ -1,7 +1,8 @@
 //! Issue 17's flood: a user who talked before over PKI asks again, with and without a flood of
 //! 50 never-heard ids × 3 DMs (ids that never ACK, as forged ones), and this measures her DM →
 //! the first part of her answer on air; also with the flood, a user who talked before in the
-//! clear (known, not proven).
+//! clear (known, not proven). And issue 25's silent destination: a known node stops ACKing
+//! right after its DM, and another known node's DM → its first part (`silent_scenario`).
 //!
 //! The scenario is `tests/it/flood.rs`'s: the whole daemon (`meshai::run`) in-process, an
 //! instant fake model answering three parts, the simulated node paced like the firmware (2 s
@@ -38,9 +39,21 @@ struct Run {
     wall: Duration,
 }
 
-async fn run(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Run {
+/// A case of the bench: a scenario of `tests/it/flood.rs`.
+#[derive(Debug, Clone, Copy)]
+enum Case {
+    /// `scenario(flood, pki)`.
+    Flood { flood: bool, pki: bool },
+    /// `silent_scenario`.
+    Silent,
+}
+
+async fn run(case: Case, steps: Steps, cap: Duration) -> Run {
     let wall = Instant::now();
-    let out = flood::scenario(flood, pki, steps, cap).await;
+    let out = match case {
+        Case::Flood { flood, pki } => flood::scenario(flood, pki, steps, cap).await,
+        Case::Silent => flood::silent_scenario(steps, cap).await,
+    };
     let pace = harness::VirtualPace::start(Steps::even(steps.coarse));
     let (result, ..) = out.daemon.stop().await;
     drop(pace);
@@ -57,10 +70,10 @@ async fn run(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Run {
 
 /// A run with fine steps, or, when her answer takes longer than that allows, one whose steps
 /// grow after 10 minutes.
-async fn measure(flood: bool, pki: bool) -> (Run, &'static str) {
+async fn measure(case: Case) -> (Run, &'static str) {
     let fine = Duration::from_millis(10);
     let ten_minutes = Duration::from_secs(600);
-    let first = run(flood, pki, Steps::even(fine), ten_minutes).await;
+    let first = run(case, Steps::even(fine), ten_minutes).await;
     if first.first.is_some() {
         return (first, "10 ms");
     }
@@ -69,13 +82,13 @@ async fn measure(flood: bool, pki: bool) -> (Run, &'static str) {
         fine_for: ten_minutes,
         coarse: Duration::from_secs(1),
     };
-    let long = run(flood, pki, steps, Duration::from_secs(12 * 3600)).await;
+    let long = run(case, steps, Duration::from_secs(12 * 3600)).await;
     (long, "10 ms, then 1 s")
 }
 
 fn show(d: Option<Duration>) -> String {
     match d {
-        Some(d) if d >= Duration::from_secs(120) => format!("{:.2} h", d.as_secs_f64() / 3600.0),
+        Some(d) if d >= Duration::from_secs(3600) => format!("{:.2} h", d.as_secs_f64() / 3600.0),
         Some(d) => format!("{:.2} s", d.as_secs_f64()),
         None => "> 12 h".into(),
     }
@@ -93,23 +106,44 @@ fn main() {
         .expect("a tokio runtime");
     println!(
         "flood bench: {} never-heard ids x {} DMs, {} ms apart; her DM {:?} after the first; \
+         silent: the other DM {:?} after the silent node's first part; \
          send gap {} ms, ACK after {:?}; {rounds} run(s) per case",
         flood::FLOOD_IDS,
         flood::FLOOD_DMS,
         flood::FLOOD_EVERY.as_millis(),
         flood::ALICE_AFTER,
+        flood::HOME_AFTER,
         harness::BENCH_GAP_MS,
         harness::BENCH_ACK_DELAY,
     );
     let cases = [
-        ("without flood, proven", false, true),
-        ("with flood, proven", true, true),
-        ("with flood, known (no PKI)", true, false),
+        (
+            "without flood, proven",
+            Case::Flood {
+                flood: false,
+                pki: true,
+            },
+        ),
+        (
+            "with flood, proven",
+            Case::Flood {
+                flood: true,
+                pki: true,
+            },
+        ),
+        (
+            "with flood, known (no PKI)",
+            Case::Flood {
+                flood: true,
+                pki: false,
+            },
+        ),
+        ("one known destination silent, known", Case::Silent),
     ];
-    for (name, flood, pki) in cases {
+    for (name, case) in cases {
         let mut firsts = Vec::new();
         for i in 0..rounds {
-            let (r, step) = runtime.block_on(measure(flood, pki));
+            let (r, step) = runtime.block_on(measure(case));
             println!(
                 "{name} #{}: DM -> first part {} (virtual, {step} steps), {} texts on air before it, \
                  {} flood ids answered by then; wall {:.1} s",

@@ -4,9 +4,14 @@
 //! pacing (a 2 s send gap, the simulated node refusing a text < 2 s after the last, ACKs after
 //! 1.5 s, the 45 s ACK timeout); before issue 17 it waited behind all 150 answers.
 //!
+//! Issue 25's silent destination: a known node stops ACKing (it walked out of range) right
+//! after a DM, and another known node asks; its first part must be on air within 15 s while the
+//! silent node's reply is still being retried (before issue 25 it waited for all its tries).
+//!
 //! The daemon runs in-process in paused time, paced by `harness::VirtualPace`, so the 30 s are
-//! virtual: no wall-clock bound. `scenario` is shared with `benches/flood.rs`. Also here: a turn
-//! that waits past `[limits] max_turn_wait_secs`, and `!status`'s queue line.
+//! virtual: no wall-clock bound. `scenario` and `silent_scenario` are shared with
+//! `benches/flood.rs`. Also here: a turn that waits past `[limits] max_turn_wait_secs`, and
+//! `!status`'s queue line.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +20,7 @@ use tokio::time::Instant;
 
 use crate::harness::{self, Daemon, Steps, VirtualPace};
 use crate::support::fake_llm::{FakeLlm, FakeResponse};
-use crate::support::sim_node::{MeshPacketSpec, SimConfig, SimNode};
+use crate::support::sim_node::{MeshPacketSpec, SentText, SimConfig, SimNode};
 
 /// The node that talked before, over PKI.
 pub const ALICE: u32 = 0xa11c_e001;
@@ -36,18 +41,24 @@ connector against water, ground the mast, and check the SWR before you leave the
 /// When Alice's DM comes, after the flood's first.
 pub const ALICE_AFTER: Duration = Duration::from_secs(5);
 
-/// What one run of the scenario measured.
+/// The silent scenario's node that stops ACKing, and the one that asks meanwhile.
+pub const ROVER: u32 = 0x0a0e_0006;
+pub const HOME: u32 = 0x40e0_0007;
+/// When Home's DM comes, after Rover's first part went on air unanswered.
+pub const HOME_AFTER: Duration = Duration::from_secs(1);
+
+/// What one run of a scenario measured.
 pub struct Outcome {
-    /// Alice's DM → the first part of her answer on air (virtual time); `None` when it had
-    /// not gone by the cap.
+    /// Alice's (or Home's) DM → the first part of her answer on air (virtual time); `None`
+    /// when it had not gone by the cap.
     pub first_part: Option<Duration>,
-    /// Texts that went on air between Alice's DM and her first part.
+    /// Texts that went on air between that DM and her first part.
     pub texts_before: usize,
-    /// Flood ids that got an answer by then.
+    /// Flood ids that got an answer by then (none without a flood).
     pub flood_answered: usize,
     /// The daemon, still running.
     pub daemon: Daemon,
-    /// When Alice's DM was injected.
+    /// When that DM was injected.
     pub asked: Instant,
 }
 
@@ -64,16 +75,14 @@ fn dm(from: u32, text: &str, pki: bool) -> MeshPacketSpec {
     }
 }
 
-/// Runs the scenario in paused time paced by `steps` (see `VirtualPace`): Alice asks once (over
-/// PKI when `pki`, else in the clear: then her ACK makes her known) and gets her answer; then,
-/// with `flood`, the flood's 150 DMs arrive within 3 s; 5 s after the first of them Alice asks
-/// again. Waits up to `cap` (virtual) for the first part of her second answer.
-pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Outcome {
-    let pace = VirtualPace::start(steps);
+/// The daemon of both scenarios: the simulated node paced like the firmware (ACKs after 1.5 s,
+/// none ever from `never_ack`), the instant model answering [`ANSWER`], and `[limits]` as
+/// shipped (the rate limit and the new nodes' budget apply).
+async fn paced_daemon(never_ack: Vec<u32>) -> Daemon {
     let sim = Arc::new(
         SimNode::start(SimConfig {
             ack_delay: harness::BENCH_ACK_DELAY,
-            never_ack: flood_ids().collect(),
+            never_ack,
             ..SimConfig::default()
         })
         .await,
@@ -82,12 +91,21 @@ pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Ou
     let dir = harness::db_dir();
     let db = dir.path().join("meshai.db");
     let text = harness::paced_like_firmware(
-        // `[limits]` as shipped: the rate limit and the new nodes' budget apply.
         &harness::config_text(&sim, &llm.base_url(), &db, "[limits]\n"),
         harness::BENCH_GAP_MS,
     );
     let daemon = Daemon::start_with_text(sim, llm, dir, &text).await;
     daemon.answer_with(|_| FakeResponse::Text(ANSWER.to_string()));
+    daemon
+}
+
+/// Runs the scenario in paused time paced by `steps` (see `VirtualPace`): Alice asks once (over
+/// PKI when `pki`, else in the clear: then her ACK makes her known) and gets her answer; then,
+/// with `flood`, the flood's 150 DMs arrive within 3 s; 5 s after the first of them Alice asks
+/// again. Waits up to `cap` (virtual) for the first part of her second answer.
+pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Outcome {
+    let pace = VirtualPace::start(steps);
+    let daemon = paced_daemon(flood_ids().collect()).await;
     let sim = daemon.sim.clone();
 
     sim.inject_text(dm(ALICE, "Hi, I am Alice from the ridge.", pki));
@@ -133,6 +151,58 @@ pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Ou
         first_part,
         texts_before: first.unwrap_or(texts.len() - before),
         flood_answered,
+        daemon,
+        asked,
+    }
+}
+
+/// The first text to `to` among `texts[from..]`, and the texts before it there.
+fn first_to(texts: &[SentText], from: usize, to: u32) -> (Option<&SentText>, usize) {
+    let after = &texts[from.min(texts.len())..];
+    match after.iter().position(|t| t.to == to) {
+        Some(i) => (Some(&after[i]), i),
+        None => (None, after.len()),
+    }
+}
+
+/// Runs issue 25's silent destination in paused time paced by `steps`: Rover and Home each ask
+/// once in the clear and ACK their answers (both known, their parts held); then Rover's node
+/// stops ACKing, Rover asks again, and `HOME_AFTER` after Rover's first part went on air Home
+/// asks. Waits up to `cap` (virtual) for the first part of Home's answer; Rover stays silent.
+pub async fn silent_scenario(steps: Steps, cap: Duration) -> Outcome {
+    let pace = VirtualPace::start(steps);
+    let daemon = paced_daemon(Vec::new()).await;
+    let sim = daemon.sim.clone();
+    for (node, hello) in [(ROVER, "Hi, Rover here."), (HOME, "Hello from Home.")] {
+        daemon.ask(node, hello, harness::SOON).await;
+        // Its last ACK comes: the node is known, and the radio idle again.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    }
+
+    sim.stop_acking(ROVER);
+    let before = sim.texts().len();
+    sim.inject_dm(ROVER, "What is the repeater frequency?", None);
+    let on_air = sim
+        .wait_for(cap, |l| first_to(&l.texts, before, ROVER).0.is_some())
+        .await;
+    assert!(on_air, "Rover's first part");
+    tokio::time::sleep(HOME_AFTER).await;
+    let before = sim.texts().len();
+    let asked = Instant::now();
+    sim.inject_dm(HOME, "Which antenna for a hilltop node?", None);
+    let got = sim
+        .wait_for(cap, |l| first_to(&l.texts, before, HOME).0.is_some())
+        .await;
+    let texts = sim.texts();
+    let (first, texts_before) = first_to(&texts, before, HOME);
+    let first_part = got
+        .then(|| first.map(|t| t.at.duration_since(asked)))
+        .flatten();
+    drop(pace);
+    Outcome {
+        first_part,
+        texts_before,
+        flood_answered: 0,
         daemon,
         asked,
     }
@@ -190,6 +260,61 @@ mod tests {
         let flood: Vec<usize> = stored_users(dir.path(), flood_ids()).await;
         assert_eq!(flood, vec![FLOOD_DMS as usize; FLOOD_IDS as usize]);
         assert_eq!(stored_users(dir.path(), [ALICE]).await, [2]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_known_user_is_answered_within_15_s_while_another_known_node_is_silent() {
+        let steps = Steps::even(Duration::from_millis(10));
+        let run = silent_scenario(steps, Duration::from_secs(300)).await;
+        let first = run.first_part.expect("Home's answer went on air");
+        assert!(
+            first <= Duration::from_secs(15),
+            "Home's first part after {first:?} ({} texts before it)",
+            run.texts_before
+        );
+        // Rover comes back into range between its first part's second and third try.
+        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let sim = run.daemon.sim.clone();
+        let rover_from = sim
+            .texts()
+            .iter()
+            .rposition(|t| t.to == ROVER && t.at <= run.asked)
+            .expect("Rover's first part went before Home asked");
+        let rover_at = sim.texts()[rover_from].at;
+        tokio::time::sleep_until(rover_at + Duration::from_secs(60)).await;
+        sim.resume_acking(ROVER);
+        let done = sim
+            .wait_for(Duration::from_secs(300), |l| {
+                let mut rover = l.texts[rover_from..].iter().filter(|t| t.to == ROVER);
+                rover
+                    .next_back()
+                    .is_some_and(|t| harness::is_last_part(&t.text))
+            })
+            .await;
+        assert!(done, "Rover's reply ends once Rover ACKs again");
+
+        let texts = sim.texts();
+        let after = &texts[rover_from..];
+        let rover: Vec<&SentText> = after.iter().filter(|t| t.to == ROVER).collect();
+        let home: Vec<&SentText> = after.iter().filter(|t| t.to == HOME).collect();
+        // Three tries of the unanswered part (no more), then the rest in order.
+        let numbers: Vec<u32> = rover.iter().map(|t| part_number(&t.text)).collect();
+        assert_eq!(numbers, [1, 1, 1, 2, 3], "{rover:#?}");
+        // Home's whole answer went between Rover's tries.
+        let home_numbers: Vec<u32> = home.iter().map(|t| part_number(&t.text)).collect();
+        assert_eq!(home_numbers, [1, 2, 3], "{home:#?}");
+        assert!(
+            home.last().map(|t| t.at) < Some(rover[1].at),
+            "Home's last part {:?} before Rover's second try {:?}",
+            home.last().map(|t| t.at - rover_at),
+            rover[1].at - rover_at
+        );
+        for w in texts.windows(2) {
+            assert!(w[1].at - w[0].at >= Duration::from_secs(2), "{w:?}");
+        }
+        assert_eq!(sim.rate_limit_refusals(), 0);
+        let (result, ..) = run.daemon.stop().await;
+        result.expect("the daemon stops cleanly");
     }
 
     const BOB: u32 = 0xb0b0_0002;

@@ -1,5 +1,6 @@
-//! What goes out when all goes well: pacing, one part in flight at a time, replies that
-//! outlive a reconnect, and the fields of each sent packet. The NAK paths are in `naks`.
+//! What goes out when all goes well: pacing, one part in flight per destination (others' parts
+//! go while it waits for its ACK), replies that outlive a reconnect, and the fields of each
+//! sent packet. The NAK paths are in `naks`.
 
 use std::time::Duration;
 
@@ -88,8 +89,8 @@ async fn a_three_part_reply_waits_for_each_ack() {
 
 #[tokio::test(start_paused = true)]
 async fn replies_in_flight_when_the_link_drops_go_out_once_each_after_it_is_back() {
-    // A long ACK delay holds the queue: the first part is in flight when the link drops, its
-    // ACK comes on the new connection, and the other replies follow on it.
+    // A long ACK delay: the first part is in flight when the link drops, its ACK comes on the
+    // new connection, and the other replies' parts go on it while it waits.
     let mut rig = Rig::start(SimConfig {
         ack_delay: Duration::from_secs(20),
         ..sim_config()
@@ -109,8 +110,19 @@ async fn replies_in_flight_when_the_link_drops_go_out_once_each_after_it_is_back
     }
     let texts = rig.sim.texts();
     let to: Vec<u32> = texts.iter().map(|t| t.to).collect();
-    assert_eq!(to, [ALICE, ALICE, BOB, BOB, CAROL, CAROL], "each part once");
+    assert_eq!(
+        to,
+        [ALICE, BOB, CAROL, ALICE, BOB, CAROL],
+        "each part once, each one after its own reply's part before"
+    );
+    assert_eq!(
+        texts.iter().map(|t| t.text.as_str()).collect::<Vec<_>>(),
+        ["held", "held", "held", "back", "back", "back"]
+    );
     assert!(texts[1].at >= back_at, "the rest went out on the new link");
+    for gap in gaps(&texts) {
+        assert!(gap >= Duration::from_secs(2), "texts {gap:?} apart");
+    }
     assert_eq!(rig.sim.log().duplicate_drops, 0);
 }
 
@@ -253,7 +265,7 @@ async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_chan
 
 /// A streamed reply whose parts come while the model writes (every 7 s here, slower than the
 /// 5 s ACKs): each part waits for its ACK and the 2 s gap; another node's reply goes out while
-/// the stream waits; the numbering is ` i/?` then ` n/n`.
+/// the stream waits for its ACK; the numbering is ` i/?` then ` n/n`.
 #[tokio::test(start_paused = true)]
 async fn a_streamed_reply_keeps_the_gap_and_the_ack_waits_and_lets_others_in() {
     let rig = Rig::start(SimConfig {
@@ -292,10 +304,19 @@ async fn a_streamed_reply_keeps_the_gap_and_the_ack_waits_and_lets_others_in() {
             (ALICE, "a4 4/4".to_string()),
         ]
     );
-    // b1 went after a1's ACK (5 s), a2 after b1's; a3 and a4 each after the ACK before.
-    let gaps = gaps(&texts);
-    for gap in &gaps {
-        assert!(*gap >= Duration::from_secs(5), "texts {gap:?} apart");
+    // b1 went one gap after a1, without waiting for a1's ACK; each of Alice's parts went
+    // after the ACK of the one before (5 s).
+    for gap in gaps(&texts) {
+        assert!(gap >= Duration::from_secs(2), "texts {gap:?} apart");
+    }
+    let b1_after = texts[1].at.duration_since(texts[0].at);
+    assert!(
+        b1_after < Duration::from_secs(5),
+        "b1 {b1_after:?} after a1"
+    );
+    let alice: Vec<SentText> = texts.iter().filter(|t| t.to == ALICE).cloned().collect();
+    for gap in gaps(&alice) {
+        assert!(gap >= Duration::from_secs(5), "Alice's parts {gap:?} apart");
     }
     assert_eq!(rig.sim.rate_limit_refusals(), 0);
     assert_eq!(rig.sim.log().duplicate_drops, 0);
@@ -317,7 +338,7 @@ async fn a_streamed_reply_taken_back_in_time_sends_nothing() {
         .await
         .expect("the outbox takes replies");
     stream.parts(vec!["a1".into()]).await.expect("queued");
-    // b1 waits 5 s for its ACK: a1 has not gone yet.
+    // The 2 s gap after b1: a1 has not gone yet.
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(stream.retract().await);
     assert_eq!(report(alice).await.parts, []);

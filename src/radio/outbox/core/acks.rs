@@ -1,9 +1,10 @@
 //! What the outbox remembers of who ACKs, in RAM and bounded: the nodes whose own ACK came
 //! back for a part of ours, and the parts sent to the others without waiting for an ACK.
 //!
-//! A node id is free to forge, and a forged id never ACKs: waiting for its ACK would hold the
-//! radio for everyone (up to `ack_timeout` per try, three tries). So a part is held — it waits
-//! for its ACK/NAK and is resent — only when its destination has ACKed before (or the reply
+//! A node id is free to forge, and a forged id never ACKs: waiting for its ACK would take one
+//! of the few places for held parts (`HELD_IN_FLIGHT`) for `ack_timeout` per try, three tries,
+//! and a handful of forged ids would take them all. So a part is held — it waits for its
+//! ACK/NAK and is resent — only when its destination has ACKed before (or the reply
 //! answers a proven node, or goes to the broadcast address, whose relay ACK always comes from
 //! our own node). A part to any other node is sent once and nothing waits for it; its ACK still
 //! counts within the ACK timeout: it makes the part `Delivered` and the node an ACKing one. Its
@@ -115,11 +116,11 @@ impl Acks {
 }
 
 impl<K> OutboxCore<K> {
-    /// The unheld part `id`, sent at `sent`, had no answer within its send gap: it is `Sent`,
-    /// and its ACK counts until the ACK timeout.
-    pub(super) fn release(&mut self, id: u32, sent: Instant) {
+    /// The unheld part `id` of reply `reply`, sent at `sent`, had no answer within its send
+    /// gap: it is `Sent`, and its ACK counts until the ACK timeout.
+    pub(super) fn release(&mut self, reply: ReplyId, id: u32, sent: Instant) {
         let until = sent + self.ack_timeout;
-        let Some(reply) = self.current_mut() else {
+        let Some(reply) = self.reply_mut(reply) else {
             return;
         };
         reply.unacked += 1;
@@ -130,10 +131,11 @@ impl<K> OutboxCore<K> {
             part: reply.outcomes.len(),
             until,
         };
+        let reply = reply.id;
         if let Some(dropped) = self.acks.sent(unheld) {
             self.settle(dropped, None);
         }
-        self.finish_part(PartOutcome::Sent);
+        self.finish_part(reply, PartOutcome::Sent);
     }
 
     /// The answer to a part sent without waiting: the node's own ACK delivers it and makes the
@@ -164,7 +166,7 @@ impl<K> OutboxCore<K> {
     /// An unheld part's wait is over: with `outcome` when its ACK/NAK came (else it stays
     /// `Sent`); its reply is reported once nothing else is missing.
     pub(super) fn settle(&mut self, part: Unheld, outcome: Option<PartOutcome>) {
-        let Some(reply) = self.queue.iter_mut().find(|r| r.id == part.reply) else {
+        let Some(reply) = self.reply_mut(part.reply) else {
             return;
         };
         if let (Some(outcome), Some(slot)) = (outcome, reply.outcomes.get_mut(part.part)) {

@@ -1,8 +1,9 @@
-//! Which queued reply sends next when no part holds the radio: the highest standing first;
-//! within one standing, a reply already under way carries on, then the destination that has
-//! waited longest — served least recently, or, never served since its reply was queued, queued
+//! Which of the replies whose part may go now sends next: the highest standing first; within
+//! one standing, a reply already under way carries on, then the destination that has waited
+//! longest — served least recently, or, never served since its reply was queued, queued
 //! earliest — so destinations take turns (round-robin) instead of first come, first served.
-//! A node's replies keep their order: only its first queued reply competes.
+//! A node's replies keep their order: only its first queued reply competes (`heads`), so a
+//! destination never has more than one part in flight.
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -41,29 +42,32 @@ impl RoundRobin {
         self.served.clear();
     }
 
-    /// The index of the reply whose part goes next, if any has a part ready.
-    pub(super) fn pick<K>(&self, queue: &VecDeque<Reply<K>>) -> Option<usize> {
-        let mut seen = HashSet::new();
-        queue
-            .iter()
-            .enumerate()
-            // Only a destination's first queued reply competes, ready or not.
-            .filter(|(_, r)| seen.insert(r.req.to))
-            .filter(|(_, r)| r.ready())
+    /// Of `candidates` (replies whose part may go now, with their index in the queue), the
+    /// one whose part goes next.
+    pub(super) fn pick<'a, K: 'a>(
+        &self,
+        candidates: impl Iterator<Item = (usize, &'a Reply<K>)>,
+    ) -> Option<usize> {
+        candidates
             .max_by_key(|(i, r)| {
                 let waiting_since = self
                     .served
                     .get(&r.req.to)
                     .map_or(r.queued_at, |&s| s.max(r.queued_at));
-                (
-                    r.standing,
-                    !r.outcomes.is_empty(),
-                    Reverse(waiting_since),
-                    Reverse(*i),
-                )
+                (r.standing, r.begun(), Reverse(waiting_since), Reverse(*i))
             })
             .map(|(i, _)| i)
     }
+}
+
+/// Each destination's first queued reply, with its index: only it competes, ready or not, so
+/// a node's replies keep their order, and a destination has at most one part in flight.
+pub(super) fn heads<K>(queue: &VecDeque<Reply<K>>) -> impl Iterator<Item = (usize, &Reply<K>)> {
+    let mut seen = HashSet::new();
+    queue
+        .iter()
+        .enumerate()
+        .filter(move |(_, r)| seen.insert(r.req.to))
 }
 
 #[cfg(test)]

@@ -7,16 +7,25 @@
 //!
 //! A part is *held* when its destination has ACKed a part of ours before (`acks`), when its
 //! reply answers a proven node (a PKI DM: no forged id), and always to the broadcast address:
-//! it waits for its ACK/NAK or its ACK timeout before anything else is sent, and is retried; at
-//! most one part is in flight. A part to a node that never ACKed — forged ids never do — is
-//! *unheld*: it waits only one send gap (the node's own refusals, RATE_LIMIT or DUTY_CYCLE,
-//! come at once and are handled as for any part), then it is [`PartOutcome::Sent`] and the
-//! next part (its own reply's or another node's) may go: no retries, and no ACK wait holding
-//! the radio. An ACK for it that comes within the ACK timeout still counts: the part is
-//! `Delivered` and the node ACKing from then on. A reply with unheld parts is reported once
-//! each has its ACK, NAK or ACK timeout; until then it counts as queued
-//! ([`OutboxCore::queued`]), though it holds nothing. A node whose held part went unanswered
-//! through every try is forgotten as ACKing.
+//! it waits for its ACK/NAK or its ACK timeout, and is retried, before the next part to the
+//! same destination goes — its reply's next part, or that node's next reply. It holds only its
+//! destination: other destinations' parts go out while it waits and between its retries, so a
+//! node that walked out of range holds nobody else. At most one part per destination is in
+//! flight (each reply's parts, and each node's replies, stay in order), and at most
+//! [`HELD_IN_FLIGHT`] held parts at once, each from its first send until its outcome: four is
+//! enough that a silent node or two never stop the others and that ACKs slower than the gap
+//! (several hops, about 8 s) still keep the gap busy, and few enough that unanswered parts'
+//! retries take at most 12 of the ~77 texts the 2 s gap allows in the 155 s of a part's three
+//! tries (about a sixth of the radio). A held part waiting for a place lets unheld ones go.
+//!
+//! A part to a node that never ACKed — forged ids never do — is *unheld*: it waits only one
+//! send gap (the node's own refusals, RATE_LIMIT or DUTY_CYCLE, come at once and are handled
+//! as for any part), then it is [`PartOutcome::Sent`] and the next part to that node may go:
+//! no retries, and no place among the held ones. An ACK for it that comes within the ACK
+//! timeout still counts: the part is `Delivered` and the node ACKing from then on. A reply
+//! with unheld parts is reported once each has its ACK, NAK or ACK timeout; until then it
+//! counts as queued ([`OutboxCore::queued`]), and that node's next reply waits. A node whose
+//! held part went unanswered through every try is forgotten as ACKing.
 //!
 //! A streamed reply ([`OutboxCore::open`]) gets its parts while the model still writes
 //! ([`OutboxCore::push`]); they are numbered when sent (`chunk::Numbering`: ` i/n` if the
@@ -27,6 +36,9 @@
 //! perform. Invariant: after [`OutboxCore::poll`] at `now`, [`OutboxCore::next_deadline`] is
 //! either `None` or later than `now`, so the task never spins.
 //!
+//! The gap, a duty-cycle pause and a full node TX queue hold every part; a retry's backoff,
+//! a RATE_LIMIT resend and the link faults below hold only their own part.
+//!
 //! A held part is resent only when it may not have gone out. Once the node confirmed queueing it
 //! (`queueStatus` with its id and `res == 0`), a link fault before its ACK/NAK does not
 //! make it a resend: the node still holds it and sends it, and the ACK was lost with the
@@ -36,6 +48,11 @@
 //! Without that confirmation (the link died before it came), the part may or may not have
 //! reached the node; the node keeps packets for its client across a reconnect, so once the
 //! link is back its ACK gets [`UNKNOWN_FATE_GRACE`] to arrive before the part is resent.
+//!
+//! Here: the state (the queue, each reply's current part) and the loop (`poll`, retries, a
+//! part's end). `send`: which part may go and when, and writing it; `fair`: the order among
+//! them; `events`: the node's answers; `link`: the link's state, faults and reboots; `acks`:
+//! who ACKs, and the unheld parts; `streamed`: replies whose parts come over time.
 
 use std::collections::VecDeque;
 use std::mem;
@@ -44,12 +61,11 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use super::ids::PacketIds;
-use crate::node::{NodeId, Standing};
-use crate::radio::{
-    FailReason, LinkEvent, LinkState, NakReason, Outgoing, OutgoingText, PartOutcome, RadioConfig,
-    ReplyReport, ReplyRequest,
-};
+use crate::node::Standing;
+use crate::radio::{FailReason, Outgoing, PartOutcome, RadioConfig, ReplyReport, ReplyRequest};
 
+/// Held parts in flight at once, each to its own destination (see the module docs for why 4).
+const HELD_IN_FLIGHT: usize = 4;
 /// Counted tries per part: the first send plus two retries.
 const MAX_TRIES: u32 = 3;
 /// Wait before the 2nd and the 3rd try of a part.
@@ -77,33 +93,6 @@ pub enum Action<K> {
     Write(Outgoing),
     /// The reply queued with this key is done: deliver the report.
     Report(K, ReplyReport),
-}
-
-/// Maps a raw `Routing.Error` number to the reasons the outbox branches on; `None` is an ACK.
-pub fn nak_reason(error: i32) -> Option<NakReason> {
-    Some(match error {
-        0 => return None,
-        5 => NakReason::MaxRetransmit,
-        6 => NakReason::NoChannel,
-        7 => NakReason::TooLarge,
-        9 => NakReason::DutyCycleLimit,
-        34 => NakReason::PkiFailed,
-        35 => NakReason::PkiUnknownPubkey,
-        38 => NakReason::RateLimitExceeded,
-        39 => NakReason::PkiSendFailPublicKey,
-        other => NakReason::Other(other),
-    })
-}
-
-/// What a PKI NAK says, for the log.
-fn pki_meaning(reason: NakReason) -> &'static str {
-    match reason {
-        NakReason::PkiUnknownPubkey => {
-            "it knows no public key for that node: the node has to share its node info again"
-        }
-        NakReason::PkiSendFailPublicKey => "the node's public key changed or is not the one given",
-        _ => "the encryption failed; the node's keys may have changed",
-    }
 }
 
 /// The parts of the link state the outbox needs while the link is Ready.
@@ -138,6 +127,9 @@ struct Reply<K> {
     queued_at: u64,
     /// Parts sent without waiting whose ACK may still come.
     unacked: usize,
+    /// The current part's tries and phase, from its first send until its outcome; `None`
+    /// while it has not been sent.
+    part: Option<Part>,
 }
 
 impl<K> Reply<K> {
@@ -154,6 +146,41 @@ impl<K> Reply<K> {
     /// Every part is known and has its final outcome.
     fn finished(&self) -> bool {
         !self.open() && !self.ready() && self.unacked == 0
+    }
+
+    /// A part of it was written: it carries on before replies not begun (`fair`).
+    fn begun(&self) -> bool {
+        !self.outcomes.is_empty() || self.part.is_some()
+    }
+
+    /// Its current part waits to be written: it exists and is not in flight.
+    fn waiting(&self) -> bool {
+        self.ready()
+            && self
+                .part
+                .is_none_or(|p| matches!(p.phase, Phase::Waiting { .. }))
+    }
+
+    /// The moment before which its waiting part may not go (a retry's backoff), if any.
+    fn not_before(&self) -> Option<Instant> {
+        match self.part?.phase {
+            Phase::Waiting { not_before } => not_before,
+            Phase::InFlight { .. } | Phase::AwaitLink { .. } => None,
+        }
+    }
+
+    /// The packet id of its current part while an ACK/NAK for it can still come.
+    fn in_flight_id(&self) -> Option<u32> {
+        match self.part?.phase {
+            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } => Some(id),
+            Phase::Waiting { .. } => None,
+        }
+    }
+
+    /// Its current part was last sent held: it takes one of the [`HELD_IN_FLIGHT`] places
+    /// until its outcome, retries included.
+    fn holds_place(&self) -> bool {
+        self.part.is_some_and(|p| p.unheld.is_none())
     }
 }
 
@@ -179,7 +206,7 @@ enum Phase {
     },
 }
 
-/// Retry bookkeeping for the current part (the first unfinished part of the front reply).
+/// Retry bookkeeping for a reply's current part (its first unfinished one) once it was sent.
 #[derive(Debug, Clone, Copy)]
 struct Part {
     /// Counted tries including the pending one; resends after RATE_LIMIT or DUTY_CYCLE do not
@@ -188,8 +215,8 @@ struct Part {
     /// RATE_LIMIT_EXCEEDED resends so far, capped so a misbehaving node cannot stall us forever.
     rate_limit_resends: u32,
     phase: Phase,
-    /// When it was sent unheld (its destination never ACKed): its deadline is one send gap,
-    /// after which it is released as `Sent` instead of resent.
+    /// When it was last sent unheld (its destination never ACKed): its deadline is one send
+    /// gap, after which it is released as `Sent` instead of resent.
     unheld: Option<Instant>,
 }
 
@@ -204,10 +231,10 @@ impl Part {
     }
 }
 
-/// When the current part may be written to the link.
+/// When the next part may be written to the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SendAt {
-    /// No part waits, or the link is not Ready: nothing to time.
+    /// No part may go (none waits, or none has a place), or the link is not Ready.
     Nothing,
     /// Nothing holds the part back.
     Now,
@@ -257,11 +284,6 @@ pub struct OutboxCore<K> {
     /// `UNKNOWN_FATE_GRACE`, at most the ACK timeout.
     grace: Duration,
     queue: VecDeque<Reply<K>>,
-    /// The reply whose current part `part` describes, once that part was first sent; `None`
-    /// while no part is in progress (then `part` is fresh, and the reply is chosen at send).
-    active: Option<ReplyId>,
-    /// State of the active reply's current part.
-    part: Part,
     /// The next [`ReplyId`].
     next_id: ReplyId,
     /// When the previous text was handed to the link, for pacing across all replies.
@@ -290,8 +312,6 @@ impl<K> OutboxCore<K> {
             ready_since: None,
             grace: UNKNOWN_FATE_GRACE.min(cfg.ack_timeout),
             queue: VecDeque::new(),
-            active: None,
-            part: Part::fresh(),
             next_id: 1,
             last_text: None,
             paused_until: None,
@@ -331,6 +351,7 @@ impl<K> OutboxCore<K> {
             standing,
             queued_at,
             unacked: 0,
+            part: None,
         });
         id
     }
@@ -344,13 +365,30 @@ impl<K> OutboxCore<K> {
         n
     }
 
-    /// The reply whose part goes next: the active one (its held part is in progress), else
-    /// the one `fair` picks.
-    fn sendable(&self) -> Option<usize> {
-        if let Some(id) = self.active {
-            return self.queue.iter().position(|r| r.id == id);
+    /// The reply `id`, while it is queued.
+    fn reply(&self, id: ReplyId) -> Option<&Reply<K>> {
+        self.queue.iter().find(|r| r.id == id)
+    }
+
+    fn reply_mut(&mut self, id: ReplyId) -> Option<&mut Reply<K>> {
+        self.queue.iter_mut().find(|r| r.id == id)
+    }
+
+    /// The current part of reply `id`, once it was sent.
+    fn part_mut(&mut self, id: ReplyId) -> Option<&mut Part> {
+        self.reply_mut(id)?.part.as_mut()
+    }
+
+    /// The reply whose current part is packet `packet`, while its ACK/NAK can still come.
+    fn in_flight(&self, packet: u32) -> Option<ReplyId> {
+        if packet == 0 {
+            return None;
         }
-        self.rr.pick(&self.queue)
+        let reply = self
+            .queue
+            .iter()
+            .find(|r| r.in_flight_id() == Some(packet))?;
+        Some(reply.id)
     }
 
     /// Removes the reply at `at`, forgetting its destination's turn when nothing else is queued
@@ -362,17 +400,6 @@ impl<K> OutboxCore<K> {
             self.rr.forget(to);
         }
         Some(reply)
-    }
-
-    /// The active reply.
-    fn current(&self) -> Option<&Reply<K>> {
-        let id = self.active?;
-        self.queue.iter().find(|r| r.id == id)
-    }
-
-    fn current_mut(&mut self) -> Option<&mut Reply<K>> {
-        let id = self.active?;
-        self.queue.iter_mut().find(|r| r.id == id)
     }
 
     /// Reports and removes reply `id` if it is complete.
@@ -390,251 +417,35 @@ impl<K> OutboxCore<K> {
         }
     }
 
-    /// Follows the link state: texts go out only while it is Ready.
-    pub fn on_link(&mut self, state: &LinkState, now: Instant) {
-        match state {
-            LinkState::Ready { generation, local } => {
-                let previous = self.link.map(|l| l.generation);
-                if previous != Some(*generation) {
-                    // A new session: its first queueStatus tells the truth about the queue.
-                    self.queue_full = None;
-                    self.ready_since = Some(now);
-                }
-                let last = self.last_session.replace(LastSession {
-                    generation: *generation,
-                    reboot_count: local.reboot_count,
-                });
-                if let Some(last) = last.filter(|l| l.generation != *generation) {
-                    let counted = last.reboot_count != 0 && local.reboot_count != 0;
-                    if counted && last.reboot_count != local.reboot_count {
-                        info!(
-                            before = last.reboot_count,
-                            now = local.reboot_count,
-                            "the node rebooted while the link was down"
-                        );
-                        self.node_rebooted(now);
-                    }
-                }
-                if let Phase::AwaitLink {
-                    id,
-                    generation: sent_on,
-                    queued,
-                } = self.part.phase
-                {
-                    if sent_on != *generation && queued {
-                        info!(
-                            id,
-                            "link back without a reboot: the node kept the part, not resending"
-                        );
-                        self.finish_part(PartOutcome::Unconfirmed);
-                    } else if sent_on != *generation {
-                        debug!(id, "link back: waiting a little for the part's ack");
-                        self.part.phase = Phase::InFlight {
-                            id,
-                            generation: sent_on,
-                            deadline: now + self.grace,
-                            queued: false,
-                        };
-                    }
-                }
-                self.link = Some(ReadyLink {
-                    generation: *generation,
-                    hop_limit: if local.hop_limit == 0 {
-                        3
-                    } else {
-                        local.hop_limit
-                    },
-                });
-            }
-            _ => self.link = None,
-        }
-    }
-
-    /// Takes the node's answers: queue status and ACK/NAKs.
-    pub fn on_event(&mut self, event: LinkEvent, now: Instant) {
-        match event {
-            LinkEvent::QueueStatus {
-                res,
-                free,
-                mesh_packet_id,
-                ..
-            } => {
-                if free == 0 {
-                    self.queue_full.get_or_insert(QueueFull {
-                        since: now,
-                        last_probe: None,
-                    });
-                } else {
-                    self.queue_full = None;
-                }
-                if mesh_packet_id == 0 || self.in_flight_id() != Some(mesh_packet_id) {
-                    return;
-                }
-                if res == 0 {
-                    if let Phase::InFlight { queued, .. } = &mut self.part.phase {
-                        *queued = true;
-                    }
-                } else {
-                    warn!(id = mesh_packet_id, res, "node did not queue the part");
-                    let reason = FailReason::Nak(nak_reason(res).unwrap_or(NakReason::Other(res)));
-                    self.retry(reason, now);
-                }
-            }
-            LinkEvent::Rebooted => {
-                info!("the node rebooted");
-                self.node_rebooted(now);
-            }
-            LinkEvent::Routing {
-                request_id,
-                from,
-                error,
-            } => {
-                if request_id != 0 && self.in_flight_id() == Some(request_id) {
-                    self.on_routing(request_id, from, error, now);
-                } else if let Some(part) = self.acks.take(request_id) {
-                    self.on_late_routing(part, from, error, now);
-                } else {
-                    debug!(
-                        id = request_id,
-                        error, "ignoring ack/nak for a packet not pending"
-                    );
-                }
-            }
-        }
-    }
-
-    fn on_routing(&mut self, id: u32, from: NodeId, error: i32, now: Instant) {
-        let Some(to) = self.current().map(|r| r.req.to) else {
-            return;
-        };
-        let Some(reason) = nak_reason(error) else {
-            // Only the destination's ACK proves delivery; an ACK from our own node (or from
-            // anyone else) only says that a relay was heard.
-            let outcome = if from == to {
-                self.acks.acked(to);
-                PartOutcome::Delivered
-            } else {
-                PartOutcome::Relayed
-            };
-            debug!(%to, id, ?outcome, "part acknowledged");
-            self.finish_part(outcome);
-            return;
-        };
-        match reason {
-            NakReason::RateLimitExceeded => {
-                self.part.rate_limit_resends += 1;
-                if self.part.rate_limit_resends > MAX_RATE_LIMIT_RESENDS {
-                    self.fail_reply(FailReason::Nak(reason));
-                } else {
-                    debug!(%to, id, "rate limited by the node, resending later");
-                    self.part.phase = Phase::Waiting {
-                        not_before: Some(now + self.send_gap * 2),
-                    };
-                }
-            }
-            NakReason::DutyCycleLimit => {
-                warn!(pause = ?self.duty_cycle_pause, "duty cycle limit reached, pausing all sending");
-                self.paused_until = Some(now + self.duty_cycle_pause);
-                self.part.phase = Phase::Waiting { not_before: None };
-            }
-            NakReason::TooLarge | NakReason::NoChannel => self.fail_reply(FailReason::Nak(reason)),
-            // Never resent without PKI: the part was to go PKI or not at all.
-            NakReason::PkiFailed
-            | NakReason::PkiUnknownPubkey
-            | NakReason::PkiSendFailPublicKey => {
-                warn!(
-                    %to,
-                    id,
-                    ?reason,
-                    "our node could not PKI-encrypt the part ({}); not sent with the channel key",
-                    pki_meaning(reason)
-                );
-                self.fail_reply(FailReason::Nak(reason))
-            }
-            // MAX_RETRANSMIT, and every reason we do not know, may well pass on another try:
-            // retrying a few times with backoff is cheap and bounded.
-            NakReason::MaxRetransmit | NakReason::Other(_) if self.part.unheld.is_some() => {
-                self.fail_reply(FailReason::Nak(reason))
-            }
-            NakReason::MaxRetransmit | NakReason::Other(_) => {
-                self.retry(FailReason::Nak(reason), now)
-            }
-        }
-    }
-
-    /// The node restarted: whatever it had queued is gone (so the part in flight is sent
-    /// again), and so is a full queue.
-    fn node_rebooted(&mut self, now: Instant) {
-        self.queue_full = None;
-        match self.part.phase {
-            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if self.active.is_some() => {
-                debug!(id, "the node lost the part in its reboot");
-                self.retry(FailReason::AckTimeout, now);
-            }
-            _ => {}
-        }
-    }
-
-    /// The current part's ACK timeout passed: resend it unless the node kept it across a
-    /// link fault (see the module docs).
-    fn ack_timed_out(&mut self, id: u32, sent_on: u64, queued: bool, now: Instant) {
-        let grace_until = self.ready_since.map(|t| t + self.grace);
-        match self.link {
-            Some(link) if queued && link.generation != sent_on => {
-                info!(
-                    id,
-                    "no ack/nak; the node queued the part before the link dropped, not resending"
-                );
-                self.finish_part(PartOutcome::Unconfirmed);
-            }
-            Some(link) if link.generation != sent_on && grace_until.is_some_and(|t| now < t) => {
-                if let (Phase::InFlight { deadline, .. }, Some(until)) =
-                    (&mut self.part.phase, grace_until)
-                {
-                    debug!(
-                        id,
-                        "link back only now: waiting a little for the part's ack"
-                    );
-                    *deadline = until;
-                }
-            }
-            None => {
-                debug!(id, "no ack/nak and the link is down; waiting for it");
-                self.part.phase = Phase::AwaitLink {
-                    id,
-                    generation: sent_on,
-                    queued,
-                };
-            }
-            _ => {
-                debug!(id, "no ack/nak within the ack timeout");
-                self.retry(FailReason::AckTimeout, now);
-            }
-        }
-    }
-
     /// Runs the timers and decides what to send at `now`; returns everything to do.
     pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
         for part in self.acks.expired(now) {
             self.settle(part, None);
         }
-        if let Phase::InFlight {
-            id,
-            generation,
-            deadline,
-            queued,
-        } = self.part.phase
-        {
-            if self.active.is_some() && now >= deadline {
-                match self.part.unheld {
-                    Some(sent) => self.release(id, sent),
-                    None => self.ack_timed_out(id, generation, queued, now),
+        let due: Vec<(ReplyId, Part)> = self
+            .queue
+            .iter()
+            .filter_map(|r| Some((r.id, r.part?)))
+            .filter(|(_, p)| matches!(p.phase, Phase::InFlight { deadline, .. } if now >= deadline))
+            .collect();
+        for (reply, part) in due {
+            if let Phase::InFlight {
+                id,
+                generation,
+                queued,
+                ..
+            } = part.phase
+            {
+                match part.unheld {
+                    Some(sent) => self.release(reply, id, sent),
+                    None => self.ack_timed_out(reply, id, generation, queued, now),
                 }
             }
         }
-        if self.send_at().is_due(now) {
-            self.send_part(now);
-        } else if self.probe_at().is_some_and(|at| now >= at) {
+        // One part per poll unless the gap is shorter than the time between polls; each send
+        // takes a reply's part out of the waiting ones, so this ends.
+        while self.send_at().is_due(now) && self.send_part(now) {}
+        if self.probe_at().is_some_and(|at| now >= at) {
             if let Some(full) = self.queue_full.as_mut() {
                 full.last_probe = Some(now);
             }
@@ -647,10 +458,14 @@ impl<K> OutboxCore<K> {
     /// When `poll` must run next, if no input comes first. The caller polls after every input,
     /// so a part that may go at once is never left waiting for a deadline.
     pub fn next_deadline(&self) -> Option<Instant> {
-        let in_flight = match self.part.phase {
-            Phase::InFlight { deadline, .. } if self.active.is_some() => Some(deadline),
-            _ => None,
-        };
+        let in_flight = self
+            .queue
+            .iter()
+            .filter_map(|r| match r.part?.phase {
+                Phase::InFlight { deadline, .. } => Some(deadline),
+                _ => None,
+            })
+            .min();
         [
             in_flight,
             self.probe_at(),
@@ -687,192 +502,83 @@ impl<K> OutboxCore<K> {
                 },
             ));
         }
-        self.part = Part::fresh();
-        self.active = None;
         self.rr.clear();
         self.acks.clear_unheld();
         mem::take(&mut self.out)
     }
 
-    /// The id of the current part while an ACK/NAK for it can still come.
-    fn in_flight_id(&self) -> Option<u32> {
-        match self.part.phase {
-            Phase::InFlight { id, .. } | Phase::AwaitLink { id, .. } if self.active.is_some() => {
-                Some(id)
-            }
-            _ => None,
-        }
-    }
-
-    /// When the current part may be written.
-    fn send_at(&self) -> SendAt {
-        let Phase::Waiting { not_before } = self.part.phase else {
-            return SendAt::Nothing;
-        };
-        if self.link.is_none() || self.sendable().is_none() {
-            return SendAt::Nothing;
-        }
-        let gap = self.last_text.map(|t| t + self.send_gap);
-        let full = self.queue_full.map(|f| f.since + QUEUE_FULL_MAX_WAIT);
-        // The latest of the constraints set; with none of them the part may go at once.
-        match [not_before, gap, self.paused_until, full]
-            .into_iter()
-            .flatten()
-            .max()
-        {
-            Some(at) => SendAt::At(at),
-            None => SendAt::Now,
-        }
-    }
-
-    /// When to probe the node's full queue, if a part is waiting for it.
-    fn probe_at(&self) -> Option<Instant> {
-        self.link?;
-        self.sendable()?;
-        if !matches!(self.part.phase, Phase::Waiting { .. }) {
-            return None;
-        }
-        let full = self.queue_full?;
-        let at = full.last_probe.unwrap_or(full.since) + QUEUE_PROBE_EVERY;
-        (at < full.since + QUEUE_FULL_MAX_WAIT).then_some(at)
-    }
-
-    fn send_part(&mut self, now: Instant) {
-        let Some(link) = self.link else {
+    /// Reply `reply`'s current part failed in a way another try may fix: retry with backoff,
+    /// or give up the reply once the tries are used up.
+    fn retry(&mut self, reply: ReplyId, reason: FailReason, now: Instant) {
+        let Some(part) = self.part_mut(reply) else {
             return;
         };
-        let Some(reply) = self.sendable().and_then(|at| self.queue.get_mut(at)) else {
-            return;
-        };
-        let index = reply.outcomes.len();
-        let Some(body) = reply.req.parts.get(index) else {
-            return;
-        };
-        let open = reply.open();
-        let total = reply.req.parts.len();
-        let text = match reply.stream.as_mut() {
-            Some(s) => {
-                let marker = s.numbering.marker(index, s.complete.then_some(total));
-                format!("{body}{marker}")
-            }
-            None => body.clone(),
-        };
-        self.active = Some(reply.id);
-        let id = self.ids.next_id();
-        let packet = OutgoingText {
-            id,
-            to: reply.req.to,
-            channel: reply.req.channel,
-            hop_limit: link.hop_limit,
-            text,
-            reply_id: if index == 0 { reply.req.reply_to } else { None },
-            pki: reply.req.pki,
-            generation: link.generation,
-        };
-        let to = packet.to;
-        let held =
-            to == NodeId::BROADCAST || reply.standing == Standing::Proven || self.acks.acks(to);
-        debug!(
-            %to,
-            id,
-            part = index + 1,
-            of = total,
-            open,
-            held,
-            bytes = packet.text.len(),
-            attempt = self.part.tries,
-            "sending part"
-        );
-        self.out.push(Action::Write(Outgoing::Text(packet)));
-        self.last_text = Some(now);
-        self.rr.served(to);
-        // This send's own queueStatus says whether the queue filled up again.
-        self.queue_full = None;
-        // Never ACKed: wait only for the node's immediate refusals, one send gap.
-        let wait = if held {
-            self.ack_timeout
-        } else {
-            self.send_gap
-                .min(self.ack_timeout)
-                .max(Duration::from_millis(1))
-        };
-        self.part.unheld = (!held).then_some(now);
-        self.part.phase = Phase::InFlight {
-            id,
-            generation: link.generation,
-            deadline: now + wait,
-            queued: false,
-        };
-    }
-
-    /// The current part failed in a way another try may fix: retry with backoff, or give up
-    /// the reply once the tries are used up.
-    fn retry(&mut self, reason: FailReason, now: Instant) {
-        let backoff = usize::try_from(self.part.tries - 1)
+        let backoff = usize::try_from(part.tries - 1)
             .ok()
             .and_then(|i| RETRY_BACKOFF.get(i));
         match backoff {
-            Some(backoff) if self.part.tries < MAX_TRIES => {
-                debug!(?reason, tries = self.part.tries, "retrying part");
-                self.part.tries += 1;
-                self.part.phase = Phase::Waiting {
+            Some(backoff) if part.tries < MAX_TRIES => {
+                debug!(?reason, tries = part.tries, "retrying part");
+                part.tries += 1;
+                part.phase = Phase::Waiting {
                     not_before: Some(now + *backoff),
                 };
             }
-            _ => self.fail_reply(reason),
+            _ => self.fail_reply(reply, reason),
         }
     }
 
-    fn finish_part(&mut self, outcome: PartOutcome) {
-        let Some(reply) = self.current_mut() else {
+    /// Reply `reply`'s current part ended as `outcome`; its next part (or its report) follows.
+    fn finish_part(&mut self, reply: ReplyId, outcome: PartOutcome) {
+        let Some(r) = self.reply_mut(reply) else {
             return;
         };
-        reply.outcomes.push(outcome);
-        let id = reply.id;
-        self.part = Part::fresh();
-        self.active = None;
-        self.report_finished(id);
+        r.outcomes.push(outcome);
+        r.part = None;
+        self.report_finished(reply);
     }
 
-    /// Gives up the rest of the active reply: the current part fails with `reason`, the later
+    /// Gives up the rest of reply `reply`: its current part fails with `reason`, the later
     /// ones are not sent (a streamed reply's parts still to come are dropped).
-    fn fail_reply(&mut self, reason: FailReason) {
-        let Some(reply) = self.current_mut() else {
+    fn fail_reply(&mut self, reply: ReplyId, reason: FailReason) {
+        let Some(r) = self.reply_mut(reply) else {
             return;
         };
-        if let Some(s) = reply.stream.as_mut() {
+        if let Some(s) = r.stream.as_mut() {
             s.open = false;
         }
-        let n = reply.req.parts.len();
+        let n = r.req.parts.len();
         warn!(
-            to = %reply.req.to,
-            part = reply.outcomes.len() + 1,
+            to = %r.req.to,
+            part = r.outcomes.len() + 1,
             of = n,
             ?reason,
             "giving up the rest of the reply"
         );
         let unanswered = reason == FailReason::AckTimeout;
-        reply.outcomes.push(PartOutcome::Failed(reason));
-        reply
-            .outcomes
+        r.outcomes.push(PartOutcome::Failed(reason));
+        r.outcomes
             .resize(n, PartOutcome::Failed(FailReason::EarlierPartFailed));
-        let (id, to) = (reply.id, reply.req.to);
+        r.part = None;
+        let to = r.req.to;
         if unanswered {
             // Unanswered through every try: maybe a forged id that ACKed once, maybe a node
-            // gone. Its next parts no longer hold the radio until it ACKs again.
+            // gone. Its next parts no longer hold a place until it ACKs again.
             self.acks.forget(to);
         }
-        self.part = Part::fresh();
-        self.active = None;
-        self.report_finished(id);
+        self.report_finished(reply);
     }
 }
 
 mod acks;
+mod events;
 mod fair;
+mod link;
+mod send;
 mod streamed;
 
 use acks::Acks;
+pub use events::nak_reason;
 use fair::RoundRobin;
 use streamed::Streamed;
 

@@ -1,8 +1,9 @@
 //! The test harness for the outbox core: a virtual clock and a scripted node.
 //!
 //! A scripted node answers each text the core writes (in order) with the events of one
-//! [`Answer`]; everything the core does is recorded as trace lines like `2.0 send a2 #102`.
-//! Nodes 2 to 9 have ACKed before (their parts are held, as every part was before forged ids
+//! [`Answer`]; everything the core does is recorded as trace lines like `2.0 send a2 #102`
+//! (and the texts and reports as values), and after every poll the bounds on parts in flight
+//! are checked. Nodes 2 to 9 have ACKed before (their parts are held, as every part was before forged ids
 //! were considered); nodes from [`FRESH`] on never did.
 
 use std::collections::BTreeMap;
@@ -10,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::radio::{LocalNode, NodeNames, Transport};
+use crate::node::NodeId;
+use crate::radio::{LinkEvent, LinkState, LocalNode, NodeNames, Outgoing, OutgoingText, Transport};
 
 pub(super) const LOCAL: NodeId = NodeId(1);
 /// The first node number that has never ACKed the simulated core.
@@ -87,6 +89,10 @@ pub(super) struct Sim {
     seq: u64,
     pub(super) trace: Vec<String>,
     pub(super) texts: Vec<OutgoingText>,
+    /// When each of `texts` was written, in seconds.
+    pub(super) sent_at: Vec<f64>,
+    /// Every report, by key.
+    pub(super) reports: Vec<(u32, ReplyReport)>,
 }
 
 impl Sim {
@@ -112,6 +118,8 @@ impl Sim {
             seq: 0,
             trace: Vec::new(),
             texts: Vec::new(),
+            sent_at: Vec::new(),
+            reports: Vec::new(),
         }
     }
 
@@ -161,6 +169,7 @@ impl Sim {
                         self.schedule(now + Duration::from_secs_f64(*delay), event);
                     }
                     self.texts.push(text);
+                    self.sent_at.push(t);
                 }
                 Action::Write(Outgoing::Probe) => {
                     self.trace.push(format!("{t:.1} probe"));
@@ -180,6 +189,7 @@ impl Sim {
                         report.parts.iter().map(|p| format!("{p:?}")).collect();
                     self.trace
                         .push(format!("{t:.1} report {key} [{}]", parts.join(", ")));
+                    self.reports.push((key, report));
                 }
             }
         }
@@ -189,6 +199,26 @@ impl Sim {
                 "deadline {deadline:?} not after now {now:?}"
             );
         }
+        self.check_in_flight(t);
+    }
+
+    /// The bounds on parts in flight hold: one per destination, [`HELD_IN_FLIGHT`] places.
+    fn check_in_flight(&self, t: f64) {
+        let mut flying = std::collections::HashSet::new();
+        for r in self
+            .core
+            .queue
+            .iter()
+            .filter(|r| r.in_flight_id().is_some())
+        {
+            assert!(
+                flying.insert(r.req.to),
+                "{t:.1}: two parts in flight to {}",
+                r.req.to
+            );
+        }
+        let places = self.core.queue.iter().filter(|r| r.holds_place()).count();
+        assert!(places <= HELD_IN_FLIGHT, "{t:.1}: {places} places held");
     }
 
     /// Runs virtual time forward to `secs`, delivering scheduled events and deadlines.

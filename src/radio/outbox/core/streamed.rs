@@ -63,12 +63,7 @@ impl<K> OutboxCore<K> {
     /// Takes the streamed reply `id` back if none of its parts was sent yet (its report is
     /// empty). `false` once a part was written to the link, or the reply is gone.
     pub fn retract(&mut self, id: ReplyId) -> bool {
-        let untouched = self.active != Some(id);
-        let Some(at) = self
-            .queue
-            .iter()
-            .position(|r| r.id == id && r.outcomes.is_empty() && untouched)
-        else {
+        let Some(at) = self.queue.iter().position(|r| r.id == id && !r.begun()) else {
             return false;
         };
         if let Some(reply) = self.remove(at) {

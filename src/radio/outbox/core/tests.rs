@@ -1,10 +1,12 @@
-//! Table-driven tests of the outbox core in virtual time (harness in `sim`).
+//! Table-driven tests of the outbox core in virtual time (harness in `sim`): pacing, ACK/NAK
+//! paths, retries, a full node queue, link faults and reboots, shutdown, streamed replies.
 
 use std::time::Duration;
 
 use super::sim::*;
 use super::*;
-use crate::radio::{LinkEvent, LinkState};
+use crate::node::NodeId;
+use crate::radio::{LinkEvent, LinkState, NakReason};
 
 #[test]
 fn paces_across_replies_to_different_nodes() {
@@ -70,18 +72,19 @@ fn rate_limit_resends_with_a_new_id() {
 #[test]
 fn max_retransmit_retries_twice_then_gives_up_the_rest() {
     const LOST: Answer = &[(1.0, Ev::Nak(5))];
+    // Node 3's reply goes while node 2's part waits for its retry.
     check(
         &[reply("a", 2, 3), reply("b", 3, 1)],
-        &[LOST, LOST, LOST, ACK],
+        &[LOST, ACK, LOST, LOST],
         60.0,
         &[
             "0.0 send a1 #101",
-            "6.0 send a1 #102",
-            "22.0 send a1 #103",
+            "2.0 send b1 #102",
+            "2.5 report 1 [Delivered]",
+            "6.0 send a1 #103",
+            "22.0 send a1 #104",
             "23.0 report 0 [Failed(Nak(MaxRetransmit)), Failed(EarlierPartFailed), \
              Failed(EarlierPartFailed)]",
-            "24.0 send b1 #104",
-            "24.5 report 1 [Delivered]",
         ],
     );
     // A retry that gets through lets the reply carry on; unknown reasons are retryable too.
@@ -321,8 +324,8 @@ fn down() -> LinkState {
     }
 }
 
-/// Sends `a1` (answered with `first`) then `b1` (ACKed); between 5 s and `up_at` the link is
-/// down, then Ready as generation 2 with `reboot_count` `after` (1 had `before`); `rebooted`
+/// Sends `a1` (answered with `first`) then, while it waits, `b1` (ACKed at 2.5 s); between
+/// 5 s and `up_at` the link is down, then Ready as generation 2 with `reboot_count` `after` (1 had `before`); `rebooted`
 /// says whether the node sent `rebooted` at 6 s. Returns the trace.
 fn across_a_link_fault(
     first: Answer,
@@ -351,22 +354,12 @@ fn a_part_the_node_queued_is_not_resent_after_a_link_fault() {
     // The ACK timeout (45 s) passes after the link is back: counted as sent, not resent.
     assert_eq!(
         across_a_link_fault(QUEUED, 20.0, (3, 3), false),
-        [
-            "0.0 send a1 #101",
-            "45.0 report 0 [Unconfirmed]",
-            "45.0 send b1 #102",
-            "45.5 report 1 [Delivered]",
-        ]
+        ended_at("45.0 report 0 [Unconfirmed]")
     );
     // It passes while the link is still down: decided when the link is back.
     assert_eq!(
         across_a_link_fault(QUEUED, 60.0, (0, 0), false),
-        [
-            "0.0 send a1 #101",
-            "60.0 report 0 [Unconfirmed]",
-            "60.0 send b1 #102",
-            "60.5 report 1 [Delivered]",
-        ]
+        ended_at("60.0 report 0 [Unconfirmed]")
     );
     // Its ACK still arrives on the new link: delivered.
     assert_eq!(
@@ -376,24 +369,25 @@ fn a_part_the_node_queued_is_not_resent_after_a_link_fault() {
             (3, 3),
             false
         ),
-        [
-            "0.0 send a1 #101",
-            "30.0 report 0 [Delivered]",
-            "30.0 send b1 #102",
-            "30.5 report 1 [Delivered]",
-        ]
+        ended_at("30.0 report 0 [Delivered]")
     );
 }
 
-/// The trace of a part resent at `t` (then ACKed), followed by `b1`.
-fn resent_at(t: f64) -> Vec<String> {
+/// The trace of `a1` and `b1` (delivered at once), then `a1`'s end.
+fn ended_at(end: &str) -> Vec<String> {
     vec![
         "0.0 send a1 #101".to_string(),
-        format!("{t:.1} send a1 #102"),
-        format!("{:.1} report 0 [Delivered]", t + 0.5),
-        format!("{:.1} send b1 #103", t + 2.0),
-        format!("{:.1} report 1 [Delivered]", t + 2.5),
+        "2.0 send b1 #102".to_string(),
+        "2.5 report 1 [Delivered]".to_string(),
+        end.to_string(),
     ]
+}
+
+/// The trace of a part resent at `t` (then ACKed), with `b1` delivered meanwhile.
+fn resent_at(t: f64) -> Vec<String> {
+    let mut trace = ended_at(&format!("{t:.1} send a1 #103"));
+    trace.push(format!("{:.1} report 0 [Delivered]", t + 0.5));
+    trace
 }
 
 #[test]
@@ -411,12 +405,7 @@ fn a_part_the_node_never_confirmed_waits_for_its_ack_after_a_link_fault() {
     // The node kept its ACK for us across the fault: delivered, not resent.
     assert_eq!(
         across_a_link_fault(&[(62.0, Ev::Ack)], 60.0, (3, 3), false),
-        [
-            "0.0 send a1 #101",
-            "62.0 report 0 [Delivered]",
-            "62.0 send b1 #102",
-            "62.5 report 1 [Delivered]",
-        ]
+        ended_at("62.0 report 0 [Delivered]")
     );
 }
 
@@ -447,6 +436,48 @@ fn a_part_is_resent_when_the_node_rebooted() {
             "0.0 send a1 #101",
             "50.0 send a1 #102",
             "50.5 report 0 [Delivered]",
+        ]
+    );
+}
+
+#[test]
+fn parts_in_flight_to_different_nodes_are_each_decided_on_their_own() {
+    // Across a link fault: a1 was queued by the node (counted as sent), b1 was not (its ACK
+    // gets the grace period on the new link, then it is resent).
+    let mut sim = Sim::new(&cfg(), &[QUEUED, SILENT, ACK]);
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.enqueue(reply("b", 3, 1), 1);
+    sim.run_until(5.0);
+    sim.link(down());
+    sim.run_until(60.0);
+    sim.link(ready(2));
+    sim.run_until(200.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send a1 #101",
+            "2.0 send b1 #102",
+            "60.0 report 0 [Unconfirmed]",
+            "75.0 send b1 #103",
+            "75.5 report 1 [Delivered]",
+        ]
+    );
+    // A reboot takes both from the node's queue: both are resent, in the order they went.
+    let mut sim = Sim::new(&cfg(), &[SILENT, SILENT, ACK, ACK]);
+    sim.enqueue(reply("a", 2, 1), 0);
+    sim.enqueue(reply("b", 3, 1), 1);
+    sim.run_until(3.0);
+    sim.event(LinkEvent::Rebooted);
+    sim.run_until(100.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send a1 #101",
+            "2.0 send b1 #102",
+            "8.0 send a1 #103",
+            "8.5 report 0 [Delivered]",
+            "10.0 send b1 #104",
+            "10.5 report 1 [Delivered]",
         ]
     );
 }
@@ -707,3 +738,5 @@ mod streamed {
         );
     }
 }
+
+mod props;

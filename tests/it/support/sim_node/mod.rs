@@ -142,6 +142,22 @@ impl SimNode {
         self.shared.update(|st| st.fw.cfg.ack_delay = delay);
     }
 
+    /// From now on texts to `node` get no answer at all (it walked out of range), as for the
+    /// config's `never_ack`; a text already accepted keeps its answer.
+    pub fn stop_acking(&self, node: u32) {
+        self.shared.update(|st| {
+            if !st.fw.cfg.never_ack.contains(&node) {
+                st.fw.cfg.never_ack.push(node);
+            }
+        });
+    }
+
+    /// Texts to `node` are answered again (it came back into range).
+    pub fn resume_acking(&self, node: u32) {
+        self.shared
+            .update(|st| st.fw.cfg.never_ack.retain(|&n| n != node));
+    }
+
     /// Texts sent `pki_encrypted` to `to` get a Routing NAK `reason` (34 PKI_FAILED, 35
     /// PKI_UNKNOWN_PUBKEY, 39 PKI_SEND_FAIL_PUBLIC_KEY), as from a node that cannot
     /// encrypt for it.

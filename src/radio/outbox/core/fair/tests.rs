@@ -1,10 +1,12 @@
 //! Table tests of who sends when: standing, replies under way, round-robin across
-//! destinations, and parts to nodes that never ACKed (sent once, holding nothing), in virtual
+//! destinations, a silent destination holding only itself, the bound on held parts in
+//! flight, and parts to nodes that never ACKed (sent once, holding nothing), in virtual
 //! time with the core's simulated node (`sim`: nodes 2 to 9 have ACKed before, nodes from
 //! `FRESH` on never did).
 
 use super::super::sim::*;
 use super::super::*;
+use crate::node::NodeId;
 use crate::node::Standing::{self, Known, New, Proven};
 
 /// Queues each reply at its time with its standing (keys in order; replies with the same
@@ -198,18 +200,80 @@ fn a_proven_node_and_the_broadcast_address_are_held_without_an_ack_before() {
             "155.0 report 0 [Failed(AckTimeout)]",
         ],
     );
+    // Retried like any held part; another destination's part goes meanwhile.
     check(
         &[
             (0.0, reply("m", NodeId::BROADCAST.0, 1), Known),
             (0.0, reply("a", 2, 1), Known),
         ],
-        &[&[(8.0, Ev::Implicit)], ACK],
+        &[SILENT, ACK, &[(1.0, Ev::Implicit)]],
         60.0,
         &[
             "0.0 send m1 #101",
-            "8.0 report 0 [Relayed]",
-            "8.0 send a1 #102",
-            "8.5 report 1 [Delivered]",
+            "2.0 send a1 #102",
+            "2.5 report 1 [Delivered]",
+            "50.0 send m1 #103",
+            "51.0 report 0 [Relayed]",
+        ],
+    );
+}
+
+#[test]
+fn a_silent_destination_holds_only_itself_and_its_own_next_reply() {
+    // Node 2 stops answering: its part is retried (50 s, 110 s) and answered at last; node 3's
+    // whole reply goes meanwhile, and node 2's next reply waits for its first.
+    check(
+        &[
+            (0.0, reply("a", 2, 2), Known),
+            (1.0, reply("b", 3, 2), Known),
+            (5.0, reply("c", 2, 1), Known),
+        ],
+        &[SILENT, ACK, ACK, SILENT, ACK, ACK, ACK],
+        400.0,
+        &[
+            "0.0 send a1 #101",
+            "2.0 send b1 #102",
+            "4.0 send b2 #103",
+            "4.5 report 1 [Delivered, Delivered]",
+            "50.0 send a1 #104",
+            "110.0 send a1 #105",
+            "112.0 send a2 #106",
+            "112.5 report 0 [Delivered, Delivered]",
+            "114.0 send c1 #107",
+            "114.5 report 2 [Delivered]",
+        ],
+    );
+}
+
+#[test]
+fn at_most_four_held_parts_are_in_flight_and_unheld_ones_go_meanwhile() {
+    const LATE: Answer = &[(20.0, Ev::Ack)];
+    const LATER: Answer = &[(30.0, Ev::Ack)];
+    check(
+        &[
+            (0.0, reply("a", 2, 1), Known),
+            (0.0, reply("b", 3, 1), Known),
+            (0.0, reply("c", 4, 1), Known),
+            (0.0, reply("d", 5, 1), Known),
+            (0.0, reply("e", 6, 1), Known),
+            (0.0, reply("f", FRESH, 1), New),
+        ],
+        &[LATE, LATER, LATER, LATER, SILENT, ACK],
+        100.0,
+        &[
+            "0.0 send a1 #101",
+            "2.0 send b1 #102",
+            "4.0 send c1 #103",
+            "6.0 send d1 #104",
+            // Node 6's part has no place; the new node's, unheld, needs none.
+            "8.0 send f1 #105",
+            "20.0 report 0 [Delivered]",
+            "20.0 send e1 #106",
+            "20.5 report 4 [Delivered]",
+            "32.0 report 1 [Delivered]",
+            "34.0 report 2 [Delivered]",
+            "36.0 report 3 [Delivered]",
+            "53.0 report 5 [Sent]",
         ],
     );
 }
