@@ -13,12 +13,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::Shared;
 use super::commands;
 use super::gate::Turn;
 use super::schedule::Refusal;
 use crate::node::Standing;
 use crate::radio::TextMessage;
+use crate::responder::shared::Shared;
 
 /// Tells the gate which nodes talked before: those whose conversation the store holds.
 pub(super) async fn know_stored(shared: &Shared) {

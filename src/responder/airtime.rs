@@ -14,9 +14,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::unix_now;
 use crate::airtime::{AirtimeConfig, Decision, Level, Why, budget_note};
 use crate::chunk::ChunkLimits;
+use crate::clock::unix_now;
 use crate::memory::store::{AirtimeRecord, Store};
 use crate::radio::ChannelState;
 

@@ -30,12 +30,13 @@ use tracing::{debug, info, warn};
 use super::dest::{Destination, DmDest};
 use super::gate::ReplyPermit;
 use super::reply::{Stored, failure_text, notice, queue};
-use super::{Shared, unix_now};
 use crate::chunk::{ChunkLimits, CutMark, MORE, chunk_cut, strip_marker};
+use crate::clock::unix_now;
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Usage};
 use crate::memory::store::Said;
 use crate::node::NodeId;
+use crate::responder::shared::Shared;
 
 /// Who the answer is for, and where what was said is kept.
 pub(super) enum Audience<'a> {

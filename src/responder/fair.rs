@@ -16,10 +16,12 @@ use super::dest::Destination;
 use super::gate::Turn;
 use super::reply::notice;
 use super::schedule::Unanswered;
-use super::{Shared, store_unanswered, trust};
+use super::trust;
 use crate::chunk::{ChunkLimits, budget_chars};
 use crate::node::Standing;
 use crate::radio::TextMessage;
+use crate::responder::shared::Shared;
+use crate::responder::trust::keep_unanswered;
 
 /// What a known or proven node gets when its turn waited past `[limits] max_turn_wait_secs`:
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
@@ -34,7 +36,7 @@ pub(super) async fn not_reached(
     turn: &Turn,
     why: Unanswered,
 ) {
-    store_unanswered(shared, msg, grant).await;
+    keep_unanswered(shared, msg, grant).await;
     gave_up(shared, dest, msg.packet_id, turn, why).await;
 }
 

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 use tracing::{Instrument, debug, info, warn};
 
-use super::Shared;
 use crate::config::MemoryConfig;
 use crate::memory::store::{FoldRule, SummaryJob, SummarySave};
 use crate::memory::{Role, facts, summary};
 use crate::node::NodeId;
+use crate::responder::shared::Shared;
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;

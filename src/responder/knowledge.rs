@@ -6,12 +6,12 @@
 
 use tracing::{debug, warn};
 
-use super::Shared;
 use super::identity::Verdict;
 use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::responder::shared::Shared;
 
 /// Whether the DM `msg`, judged `verdict`, may get private passages.
 pub(super) fn private_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> bool {

@@ -29,12 +29,13 @@ use super::commands::{self, Parsed};
 use super::dest::Destination;
 use super::ratelimit::{Decision, RateLimiter};
 use super::reply::notice;
-use super::{Shared, airtime, knowledge};
+use super::{airtime, knowledge};
 use crate::chunk::CutMark;
 use crate::config::{ChannelsConfig, ContextConfig};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
 use crate::radio::TextMessage;
+use crate::responder::shared::Shared;
 
 /// The most messages (mentions and answers) a channel's thread keeps.
 pub const THREAD_MESSAGES: usize = 6;

@@ -8,7 +8,7 @@
 use tracing::{debug, warn};
 
 use super::reply::Stored;
-use super::unix_now;
+use crate::clock::unix_now;
 use crate::llm::Usage;
 use crate::memory::store::{Said, Store, StoreError};
 use crate::node::NodeId;

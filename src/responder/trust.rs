@@ -1,6 +1,6 @@
 //! Identity at work in the worker (the decisions are `identity`'s): [`verdict`] checks a PKI
 //! DM's key against the pinned one and keeps the store's record of keys up to date;
-//! [`may_store`] says whether a message that will not be answered is still stored. The
+//! [`keep_unanswered`] stores a message that will not be answered, when it is the node's own. The
 //! intake's side, which refuses the DMs that only claim a PKI node's id before any worker
 //! sees them, is `screen`; the [`Grant`] it hands over, with what a message asks for
 //! ([`ask`]), is defined here.
@@ -11,8 +11,9 @@ use tracing::{debug, info, warn};
 
 use super::commands::{self, Command, Parsed};
 use super::identity::{self, Ask, Decision, Heard, KeyUpdate, Verdict, Why};
-use super::{Shared, unix_now};
+use crate::clock::unix_now;
 use crate::radio::TextMessage;
+use crate::responder::shared::Shared;
 
 /// What a DM may do, as far as the intake knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,10 +79,24 @@ pub(super) async fn verdict(shared: &Arc<Shared>, msg: &TextMessage, grant: Gran
     verdict
 }
 
-/// Whether a message that will not be answered (rate limited, its node's queue full,
-/// shutting down) is still stored: only the node's own, never one the identity rules keep
-/// out of its memory.
-pub(super) async fn may_store(shared: &Shared, msg: &TextMessage, grant: Grant) -> bool {
+/// Stores a message that will not be answered (rate limited, its node's queue full, no turn,
+/// shutting down) when it is a text and the node's own ([`may_store`]).
+pub(super) async fn keep_unanswered(shared: &Shared, msg: &TextMessage, grant: Grant) {
+    if commands::parse(&msg.text) != Parsed::Text || !may_store(shared, msg, grant).await {
+        return;
+    }
+    if let Err(e) = shared
+        .store
+        .append_user(msg.from, msg.text.clone(), unix_now())
+        .await
+    {
+        warn!(node = %msg.from, error = %e, "could not store a message");
+    }
+}
+
+/// Whether a message that will not be answered is still stored: only the node's own, never
+/// one the identity rules keep out of its memory.
+async fn may_store(shared: &Shared, msg: &TextMessage, grant: Grant) -> bool {
     match (grant, msg.public_key) {
         (Grant::Decided(verdict), _) => verdict == Verdict::Own,
         // The first PKI DM, or the pinned key: the node's own. Not pinned here: that is

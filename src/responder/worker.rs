@@ -31,13 +31,17 @@ use super::fold::{self, Limits, SummaryState};
 use super::gate::Turn;
 use super::identity::{self, Rule, Verdict};
 use super::reply::{STORE_FAILED, notice, send};
-use super::{Job, Shared, store_unanswered, trust, unix_now};
+use super::trust;
 use super::{airtime, answer, asker, fair, knowledge};
 use crate::chunk::CutMark;
+use crate::clock::unix_now;
 use crate::memory::prompt;
 use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::responder::job::Job;
+use crate::responder::shared::Shared;
+use crate::responder::trust::keep_unanswered;
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
@@ -72,7 +76,7 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     rx.close();
     while let Ok(job) = rx.try_recv() {
         if let Job::Message { msg, grant, .. } = job {
-            store_unanswered(&shared, &msg, grant).await;
+            keep_unanswered(&shared, &msg, grant).await;
         }
     }
 }
@@ -135,7 +139,7 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
                     // Intake admits every text (and `!more`) it hands over with a turn.
                     let Some(turn) = turn else {
                         warn!("a text without a turn: not answered");
-                        store_unanswered(shared, &msg, intake_grant).await;
+                        keep_unanswered(shared, &msg, intake_grant).await;
                         return;
                     };
                     if let Err(why) = shared.gate.check(&turn) {

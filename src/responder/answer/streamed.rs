@@ -13,7 +13,6 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use super::super::Shared;
 use super::super::dest::Destination;
 use super::super::reply::{Stored, failure_text, notice, watch_report};
 use super::super::reply_row::ReplyRow;
@@ -21,6 +20,7 @@ use super::super::streamed_reply::{End, Event, Step, StreamedReply};
 use super::{Answered, Audience, Question, said_as_written};
 use crate::llm::{LlmError, Server, Usage, health};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
+use crate::responder::shared::Shared;
 
 /// A streamed reply queued with the outbox.
 struct Queued {

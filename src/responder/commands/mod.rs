@@ -12,12 +12,12 @@ use std::sync::Arc;
 
 use tracing::{info, warn};
 
-use super::Shared;
 use super::dest::DmDest;
 use super::identity::{Grant, Line};
 use super::reply::{STORE_DAMAGED, STORE_FAILED, send};
 use crate::memory::store::StoreError;
 use crate::node::NodeId;
+use crate::responder::shared::Shared;
 
 /// A recognised command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,9 +12,11 @@ use std::sync::atomic::Ordering;
 use crate::memory::store::{Damage, Embedded, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
+use crate::responder::airtime;
+use crate::responder::counters::Counters;
 use crate::responder::identity::Grant;
 use crate::responder::schedule::QueueStatus;
-use crate::responder::{Counters, Shared, airtime};
+use crate::responder::shared::Shared;
 
 /// The `!status` text for `node`, within `grant`.
 pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
