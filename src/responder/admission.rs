@@ -13,11 +13,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::commands;
-use super::gate::Turn;
-use super::schedule::Refusal;
-use crate::node::Standing;
-use crate::radio::TextMessage;
+use crate::node::{NodeId, Standing};
+use crate::responder::gate::Turn;
+use crate::responder::schedule::Refusal;
 use crate::responder::shared::Shared;
 
 /// Tells the gate which nodes talked before: those whose conversation the store holds.
@@ -49,19 +47,14 @@ pub(super) struct Admission {
 }
 
 impl Admission {
-    /// The turn for `msg`: `Ok(None)` for a command (answered without the LLM, no turn; `!more`
-    /// takes one), `Err`
-    /// when it gets none (logged and counted; the caller stores it unanswered).
+    /// The turn for a text (or `!more`) of `node`, or the refusal when it gets none (logged
+    /// and counted; the caller stores the text unanswered).
     pub(super) fn admit(
         &mut self,
         shared: &Arc<Shared>,
-        msg: &TextMessage,
+        node: NodeId,
         standing: Standing,
-    ) -> Result<Option<Turn>, Refusal> {
-        if !commands::parse(&msg.text).asks_llm() {
-            return Ok(None);
-        }
-        let node = msg.from;
+    ) -> Result<Turn, Refusal> {
         match shared.gate.admit(node, standing, shared.sink.queued()) {
             Ok((turn, displaced)) => {
                 if let Some(other) = displaced {
@@ -69,7 +62,7 @@ impl Admission {
                     c.turns_displaced.fetch_add(1, Ordering::Relaxed);
                     debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
                 }
-                Ok(Some(turn))
+                Ok(turn)
             }
             Err(refusal) => {
                 shared

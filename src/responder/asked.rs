@@ -47,7 +47,7 @@ pub(super) async fn more(
     }
     match shared.store.last_message(node).await {
         Ok(Some(m)) if m.role == Role::Assistant && m.text.ends_with(MORE) => Some(Asked {
-            text: "!more",
+            text: commands::more::STORED,
             prompt: commands::CONTINUE,
             query: "",
         }),

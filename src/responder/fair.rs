@@ -3,9 +3,9 @@
 //! talked before, a message's admission) is `admission`; `!status` shows the queue
 //! (`commands`).
 //!
-//! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs, counts,
-//! stores and sends the one notice. Every message stays stored, answered or not: a refused one
-//! by intake, a displaced or expired one by its worker.
+//! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs, counts and
+//! sends the one notice. Every message stays stored, answered or not: a refused one by intake,
+//! a displaced or expired one by its worker.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -16,29 +16,13 @@ use super::dest::Destination;
 use super::gate::Turn;
 use super::reply::notice;
 use super::schedule::Unanswered;
-use super::trust;
 use crate::chunk::{ChunkLimits, budget_chars};
 use crate::node::Standing;
-use crate::radio::TextMessage;
 use crate::responder::shared::Shared;
-use crate::responder::trust::keep_unanswered;
 
 /// What a known or proven node gets when its turn waited past `[limits] max_turn_wait_secs`:
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
 pub(super) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
-
-/// A turn found over before its message was stored: the message is stored, unanswered.
-pub(super) async fn not_reached(
-    shared: &Arc<Shared>,
-    msg: &TextMessage,
-    grant: trust::Grant,
-    dest: Destination,
-    turn: &Turn,
-    why: Unanswered,
-) {
-    keep_unanswered(shared, msg, grant).await;
-    gave_up(shared, dest, msg.packet_id, turn, why).await;
-}
 
 /// A turn that got no LLM slot (its message is stored): counted, logged, and a known or
 /// proven node whose turn waited too long gets [`TOO_BUSY`].

@@ -17,8 +17,9 @@
 //!   MQTT (`[access] mqtt`).
 //!
 //! [`decide`] turns what was heard into a [`Decision`] (the verdict and what the store must
-//! remember of the key); [`rule`] says what the verdict allows for a text or a command.
-//! `responder::trust` performs both.
+//! remember of the key); [`rule`] says what the verdict allows for a text or a command. The
+//! intake's screen (`responder::screen`) decides a DM without a key to check, once; the
+//! worker (`responder::trust`) checks a PKI DM's key, then rules, once.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -113,17 +114,34 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
     Decision { verdict, update }
 }
 
-/// What a message asks for (the commands as far as identity goes; `commands::parse` says
-/// which a text is).
+/// What a message asks for, as far as identity goes: each command states its own
+/// (`commands::Command::ask`), and [`rule`] says what that may do under a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ask {
-    /// A question for the model.
+    /// A question for the model (or `!more`: the rest of an answer is as much the node's
+    /// memory as the answer): answered with the memory, or without it.
     Text,
-    /// `!help`, or an unknown `!word`, which is answered with the help.
+    /// Nothing of the node, nothing of the bot: `!help`, or an unknown `!word`, which is
+    /// answered with the help.
     Help,
-    Reset,
-    Summary,
+    /// The bot's state (`!status`): runs without memory for a PKI DM the memory is closed to,
+    /// but like any command needs a DM the policy trusts (`require_pki`, `[access] mqtt`).
     Status,
+    /// The node's memory, read or changed (`!reset`, `!summary`): only the node's own.
+    Memory,
+}
+
+/// Who a DM is from, as the intake hands it to the node's worker: decided at the intake's
+/// screen (no key to check: the verdict, and what [`rule`] let the message do), or a PKI DM
+/// whose key the worker checks against the one pinned for its node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    Decided {
+        verdict: Verdict,
+        grant: Grant,
+    },
+    /// The key the node decrypted the DM with (`TextMessage::public_key`).
+    Key(PublicKey),
 }
 
 /// What a message may do.

@@ -1,8 +1,9 @@
 //! The intake's identity screen (the decisions are `identity`'s): it knows in memory which
 //! nodes talk to us over PKI and refuses, before any worker sees them, the DMs without PKI
 //! that only claim one of their ids — never stored, no command, at most the hourly warning
-//! line. Everything else goes to the node's worker with a [`Grant`]: decided here, or, for a
-//! PKI DM, a key for the worker to check (`trust`).
+//! line. Everything else goes on with [`Who`] sent it: decided here, once, by the identity
+//! rules (the verdict, and what the message may do), or, for a PKI DM, a key for the worker
+//! to check (`trust`).
 //!
 //! The screen never waits on the store (the intake must not): it loads the PKI nodes once at
 //! start and learns each new one from its first PKI DM. A node only ever joins that set
@@ -13,21 +14,24 @@ use std::collections::HashSet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::dest::DmDest;
-use super::identity::{self, Heard, Line, REFUSAL_EVERY, Refusals, Rule};
-use super::trust::{Grant, ask};
 use crate::config::AccessConfig;
 use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::responder::dest::DmDest;
+use crate::responder::identity::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 
 /// What the intake does with a DM.
 #[derive(Debug)]
-pub(super) enum Admit {
-    /// To the node's worker, with what it may do.
-    Job { dest: DmDest, grant: Grant },
-    /// Refused here, never stored; `line` is the warning to send, when one is due.
-    Refuse {
+pub(super) enum Screened {
+    /// On to the node's worker (through the rate limit), with who sent it.
+    Pass { dest: DmDest, who: Who },
+    /// Not run and never stored: `line` is the answer, sent through the node's worker in
+    /// turn (through the rate limit, like any message).
+    Refused { dest: DmDest, line: Line },
+    /// A DM without PKI claiming a node that talks PKI: refused here, never stored; `line`
+    /// is the warning to send, when one is due.
+    Unproven {
         dest: DmDest,
         line: Option<&'static str>,
     },
@@ -65,13 +69,14 @@ impl Screen {
         self.pki.contains(&node)
     }
 
-    /// Decides what happens to `msg`, a DM, at `now`.
+    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
     pub(super) fn admit(
         &mut self,
         msg: &TextMessage,
+        ask: Ask,
         access: &AccessConfig,
         now: Instant,
-    ) -> Admit {
+    ) -> Screened {
         let node = msg.from;
         if msg.public_key.is_some() {
             self.pki.insert(node);
@@ -80,12 +85,12 @@ impl Screen {
         // Whatever goes to a node that talks PKI goes PKI or not at all: a reply to a DM
         // claiming its id reaches the real owner.
         let Some(dest) = DmDest::of(msg, msg.pki || uses_pki) else {
-            return Admit::Drop;
+            return Screened::Drop;
         };
-        if msg.public_key.is_some() {
-            return Admit::Job {
+        if let Some(key) = msg.public_key {
+            return Screened::Pass {
                 dest,
-                grant: Grant::CheckKey,
+                who: Who::Key(key),
             };
         }
         let heard = Heard::Plain {
@@ -93,31 +98,38 @@ impl Screen {
             via_mqtt: msg.via_mqtt,
         };
         let verdict = identity::decide(heard, access).verdict;
-        match identity::rule(verdict, ask(&msg.text)) {
+        match identity::rule(verdict, ask) {
             Rule::Drop => {
                 debug!(node = %node, "not answered: came through MQTT");
-                Admit::Drop
+                Screened::Drop
             }
-            Rule::Refuse(Line::Unproven) => {
-                let line = self.refusals.refuse(node, now).map(|refused| {
-                    warn!(
-                        node = %node,
-                        refused,
-                        "a DM without PKI claims a node that talks to us over PKI: refused (not \
-                         stored, no memory, no command), one warning to the node per hour; \
-                         `refused` counts them since the last such line"
-                    );
-                    Line::Unproven.text()
-                });
-                if line.is_none() {
-                    debug!(node = %node, "a DM without PKI refused again");
-                }
-                Admit::Refuse { dest, line }
-            }
-            _ => Admit::Job {
+            Rule::Refuse(Line::Unproven) => Screened::Unproven {
                 dest,
-                grant: Grant::Decided(verdict),
+                line: self.unproven(node, now),
+            },
+            Rule::Refuse(line) => Screened::Refused { dest, line },
+            Rule::Run(grant) => Screened::Pass {
+                dest,
+                who: Who::Decided { verdict, grant },
             },
         }
+    }
+
+    /// Counts a refused DM that only claims `node`'s id; the warning line when one is due.
+    fn unproven(&mut self, node: NodeId, now: Instant) -> Option<&'static str> {
+        let line = self.refusals.refuse(node, now).map(|refused| {
+            warn!(
+                node = %node,
+                refused,
+                "a DM without PKI claims a node that talks to us over PKI: refused (not \
+                 stored, no memory, no command), one warning to the node per hour; \
+                 `refused` counts them since the last such line"
+            );
+            Line::Unproven.text()
+        });
+        if line.is_none() {
+            debug!(node = %node, "a DM without PKI refused again");
+        }
+        line
     }
 }

@@ -25,12 +25,12 @@ use tracing::{debug, info, warn};
 use super::answer::{Audience, Question};
 use super::asked::{Asked, load_context, more};
 use super::asker::Asking;
-use super::commands::{self, Parsed};
+use super::commands;
 use super::dest::DmDest;
 use super::fold::{self, Limits, SummaryState};
 use super::gate::Turn;
-use super::identity::{self, Rule, Verdict};
-use super::reply::{STORE_FAILED, notice, send};
+use super::identity::{self, Ask, Grant, Rule, Verdict, Who};
+use super::reply::{STORE_FAILED, notice};
 use super::trust;
 use super::{airtime, answer, asker, fair, knowledge};
 use crate::chunk::CutMark;
@@ -39,9 +39,8 @@ use crate::memory::prompt;
 use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
-use crate::responder::job::Job;
+use crate::responder::job::{Dm, Job};
 use crate::responder::shared::Shared;
-use crate::responder::trust::keep_unanswered;
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
@@ -75,9 +74,7 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     // Shutting down: keep what users sent, answer nothing more.
     rx.close();
     while let Ok(job) = rx.try_recv() {
-        if let Job::Message { msg, grant, .. } = job {
-            keep_unanswered(&shared, &msg, grant).await;
-        }
+        job.keep_unanswered(&shared.store).await;
     }
 }
 
@@ -87,99 +84,106 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             text,
             dest,
             reply_to,
-        } => {
-            notice(shared, dest.into(), reply_to, &text).await;
-        }
-        Job::Message {
-            msg,
-            dest,
-            grant,
-            turn,
-        } => {
-            // The text itself only at debug: logs are not the place for people's messages.
-            info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, standing = %dest.standing(), "message received");
-            let intake_grant = grant;
-            debug!(text = %msg.text, "message text");
-            let verdict = trust::verdict(shared, &msg, grant).await;
-            if verdict != Verdict::Own {
-                info!(?verdict, "this message may not use the node's memory");
-            }
-            let parsed = commands::parse(&msg.text);
-            let rule = identity::rule(verdict, trust::ask(&msg.text));
-            let grant = match rule {
-                Rule::Run(grant) => grant,
-                Rule::Refuse(line) => {
-                    notice(shared, dest.into(), msg.packet_id, line.text()).await;
-                    return;
-                }
-                Rule::Drop => return,
+        } => notice(shared, dest.into(), reply_to, &text).await,
+        Job::Command { dm, call } => {
+            let Some((_, grant)) = settle(shared, &dm, call.ask()).await else {
+                return;
             };
-            match parsed {
-                Parsed::Command(cmd) => {
-                    if grant.memory {
-                        touch(shared, node, &msg).await;
-                    }
-                    commands::run(shared, cmd, grant, dest, msg.packet_id).await
-                }
-                Parsed::Unknown(word) => {
-                    if grant.memory {
-                        touch(shared, node, &msg).await;
-                    }
-                    let text = commands::unknown(&word);
-                    send(
-                        shared,
-                        dest.into(),
-                        Some(msg.packet_id),
-                        &text,
-                        shared.settings.chunk,
-                    )
-                    .await;
-                }
-                Parsed::Text | Parsed::More => {
-                    // Intake admits every text (and `!more`) it hands over with a turn.
-                    let Some(turn) = turn else {
-                        warn!("a text without a turn: not answered");
-                        keep_unanswered(shared, &msg, intake_grant).await;
-                        return;
-                    };
-                    if let Err(why) = shared.gate.check(&turn) {
-                        fair::not_reached(shared, &msg, intake_grant, dest.into(), &turn, why)
-                            .await;
-                        return;
-                    }
-                    let asked = match parsed {
-                        Parsed::More => match more(shared, node, grant).await {
-                            Some(asked) => asked,
-                            None => {
-                                notice(shared, dest.into(), msg.packet_id, commands::NOTHING_MORE)
-                                    .await;
-                                return;
-                            }
-                        },
-                        _ => Asked::text(&msg.text),
-                    };
-                    if !grant.memory {
-                        turn_without_memory(shared, &msg, dest, &turn).await;
-                    } else if let Memory::Used { size } = llm_turn(
-                        shared,
-                        node,
-                        &msg,
-                        asked,
-                        Recipient {
-                            dest,
-                            private: knowledge::private_for(shared, &msg, verdict),
-                        },
-                        &turn,
-                        summarizing,
-                    )
-                    .await
-                    {
-                        drop(turn);
-                        fold::start_summary(shared, node, summarizing, size);
-                    }
-                }
+            if grant.memory {
+                touch(shared, node, &dm.msg).await;
             }
+            commands::run(shared, &call, grant, dm.dest, dm.msg.packet_id).await;
         }
+        Job::Text { dm, turn } => text_turn(shared, node, &dm, turn, Asks::Text, summarizing).await,
+        Job::More { dm, turn } => text_turn(shared, node, &dm, turn, Asks::More, summarizing).await,
+    }
+}
+
+/// What a turn asks the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asks {
+    Text,
+    More,
+}
+
+/// What `dm`, asking for `ask`, may do: its verdict and grant — decided at the intake, or now
+/// by its key (`trust`) and the identity rules — or `None` when it runs nothing (its refusal
+/// line sent).
+async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Grant)> {
+    let msg = &dm.msg;
+    // The text itself only at debug: logs are not the place for people's messages.
+    info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, standing = %dm.dest.standing(), "message received");
+    debug!(text = %msg.text, "message text");
+    let (verdict, rule) = match dm.who {
+        Who::Decided { verdict, grant } => (verdict, Rule::Run(grant)),
+        Who::Key(key) => {
+            let access = &shared.settings.access;
+            let verdict = trust::check_key(&shared.store, access, msg.from, key).await;
+            (verdict, identity::rule(verdict, ask))
+        }
+    };
+    if verdict != Verdict::Own {
+        info!(?verdict, "this message may not use the node's memory");
+    }
+    match rule {
+        Rule::Run(grant) => Some((verdict, grant)),
+        Rule::Refuse(line) => {
+            notice(shared, dm.dest.into(), msg.packet_id, line.text()).await;
+            None
+        }
+        Rule::Drop => None,
+    }
+}
+
+/// A text or `!more`: its turn, with the node's memory or without it.
+async fn text_turn(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    dm: &Dm,
+    turn: Turn,
+    asks: Asks,
+    summarizing: &Arc<SummaryState>,
+) {
+    let Some((verdict, grant)) = settle(shared, dm, Ask::Text).await else {
+        return;
+    };
+    let (msg, dest) = (&dm.msg, dm.dest);
+    if let Err(why) = shared.gate.check(&turn) {
+        // A turn found over before its message was stored: a text is stored, unanswered.
+        if asks == Asks::Text {
+            trust::keep_unanswered(&shared.store, msg, dm.who).await;
+        }
+        fair::gave_up(shared, dest.into(), msg.packet_id, &turn, why).await;
+        return;
+    }
+    let asked = match asks {
+        Asks::More => match more(shared, node, grant).await {
+            Some(asked) => asked,
+            None => {
+                notice(shared, dest.into(), msg.packet_id, commands::NOTHING_MORE).await;
+                return;
+            }
+        },
+        Asks::Text => Asked::text(&msg.text),
+    };
+    if !grant.memory {
+        turn_without_memory(shared, msg, dest, &turn).await;
+    } else if let Memory::Used { size } = llm_turn(
+        shared,
+        node,
+        msg,
+        asked,
+        Recipient {
+            dest,
+            private: knowledge::private_for(shared, msg, verdict),
+        },
+        &turn,
+        summarizing,
+    )
+    .await
+    {
+        drop(turn);
+        fold::start_summary(shared, node, summarizing, size);
     }
 }
 
@@ -339,7 +343,7 @@ async fn llm_turn(
         .window
         .iter()
         .rev()
-        .filter(|m| m.role == Role::User && commands::parse(&m.text) != Parsed::More)
+        .filter(|m| m.role == Role::User && commands::parse(&m.text) != commands::Parsed::More)
         .map(|m| m.text.as_str());
     let (question, previous) = match asked.query {
         "" => (asked_before.next(), None),

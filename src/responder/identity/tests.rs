@@ -100,21 +100,21 @@ fn what_each_dm_may_do() {
 
 #[test]
 fn what_each_verdict_lets_a_message_do() {
-    use Ask::{Help, Reset, Status, Summary};
+    use Ask::{Help, Memory, Status};
     let run = |memory, admin| Rule::Run(Grant { memory, admin });
     let unproven = Rule::Refuse(Line::Unproven);
     // (verdict, ask, rule): `require_pki` has had its say in the verdict.
     let cases: &[(Verdict, Ask, Rule)] = &[
         (Verdict::Own, Ask::Text, run(true, true)),
-        (Verdict::Own, Reset, run(true, true)),
+        (Verdict::Own, Memory, run(true, true)),
         (Verdict::Ignored, Help, Rule::Drop),
         // Unproven: no model, no memory, no command at all; only the warning line.
         (Verdict::Unproven, Ask::Text, unproven),
         (Verdict::Unproven, Ask::Text, unproven),
         (Verdict::Unproven, Help, unproven),
         (Verdict::Unproven, Help, unproven),
-        (Verdict::Unproven, Reset, unproven),
-        (Verdict::Unproven, Summary, unproven),
+        (Verdict::Unproven, Memory, unproven),
+        (Verdict::Unproven, Memory, unproven),
         (Verdict::Unproven, Status, unproven),
         (Verdict::Unproven, Status, unproven),
         // Answered without memory; memory commands say why not.
@@ -130,12 +130,12 @@ fn what_each_verdict_lets_a_message_do() {
         ),
         (
             Verdict::NoMemory(Why::KeyChanged),
-            Reset,
+            Memory,
             Rule::Refuse(Line::KeyChanged),
         ),
         (
             Verdict::NoMemory(Why::Unchecked),
-            Summary,
+            Memory,
             Rule::Refuse(Line::Unchecked),
         ),
         (Verdict::NoMemory(Why::PkiRequired), Help, run(false, false)),
@@ -146,7 +146,7 @@ fn what_each_verdict_lets_a_message_do() {
         ),
         (
             Verdict::NoMemory(Why::Mqtt),
-            Summary,
+            Memory,
             Rule::Refuse(Line::Mqtt),
         ),
         (Verdict::NoMemory(Why::Mqtt), Ask::Text, run(false, false)),
