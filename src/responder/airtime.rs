@@ -47,6 +47,19 @@ impl AirtimeStats {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Budget(Decision);
 
+impl Default for Budget {
+    /// As configured.
+    fn default() -> Budget {
+        Budget(Decision::Normal)
+    }
+}
+
+impl From<Decision> for Budget {
+    fn from(decision: Decision) -> Budget {
+        Budget(decision)
+    }
+}
+
 impl Budget {
     /// The chunk limits of this answer: `max_chunks` lowered when shortened.
     pub(super) fn limits(&self, base: ChunkLimits) -> ChunkLimits {

@@ -57,6 +57,15 @@ impl Asker {
     }
 }
 
+/// The node's names as heard with `msg` (long, short): unknown ones are `None`, so the store
+/// keeps names learned earlier.
+pub fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
+    match msg.names.clone() {
+        Some(n) => (Some(n.long_name), Some(n.short_name)),
+        None => (None, None),
+    }
+}
+
 /// When the message arrived, and the local time's offset from UTC then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LocalClock {
@@ -189,24 +198,27 @@ fn length(km: f64, rough: bool) -> String {
 /// What the model is told about who asks with one message: the header (names), the radio
 /// note (hops, SNR, distance) and the time note, all only when the message starts a
 /// conversation — the header then goes with the message for good, the notes are for this
-/// turn alone.
+/// turn alone. The default says nothing: a message within a conversation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Asking {
     header: Option<String>,
     radio: Option<String>,
     time: Option<String>,
 }
 
+/// Whether the operator's documents answer a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grounding {
+    /// Passages of the knowledge folder answer it.
+    Documents,
+    /// None do (or there is no folder).
+    Nothing,
+}
+
 impl Asking {
-    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
-    /// time in `zone`; nothing unless it `starts` a conversation.
-    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig, starts: bool) -> Asking {
-        if !starts {
-            return Asking {
-                header: None,
-                radio: None,
-                time: None,
-            };
-        }
+    /// What a conversation's first message says of `msg`: the items of `context` that
+    /// `asker` knows, as of the message's local time in `zone`.
+    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig) -> Asking {
         let who = Asker::of(msg);
         let clock = LocalClock {
             now: msg.received_at,
@@ -225,15 +237,15 @@ impl Asking {
     }
 
     /// The notes for this turn: how the message came (hops, SNR, distance) and when it was
-    /// sent — neither when the turn is `grounded` (the operator's documents answer it). Their
-    /// dates, not the message's time, answer a question about when; and next to the passages
-    /// the radio line made Qwen-0.5B invent what the notes do not say (the knowledge
-    /// benchmark: 5 of 12 uncovered questions declined with it, 9 without; docs/benchmarks.md).
-    pub fn notes(&self, grounded: bool) -> Vec<String> {
-        if grounded {
-            return Vec::new();
+    /// sent — neither when the operator's documents answer it. Their dates, not the
+    /// message's time, answer a question about when; and next to the passages the radio line
+    /// made Qwen-0.5B invent what the notes do not say (the knowledge benchmark: 5 of 12
+    /// uncovered questions declined with it, 9 without; docs/benchmarks.md).
+    pub fn notes(&self, grounding: Grounding) -> Vec<String> {
+        match grounding {
+            Grounding::Documents => Vec::new(),
+            Grounding::Nothing => self.radio.iter().chain(&self.time).cloned().collect(),
         }
-        self.radio.iter().chain(&self.time).cloned().collect()
     }
 }
 

@@ -3,18 +3,15 @@
 //! talked before, a message's admission) is `admission`; `!status` shows the queue
 //! (`commands`).
 //!
-//! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs, counts and
-//! sends the one notice. Every message stays stored, answered or not: a refused one by intake,
+//! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs and
+//! counts. Every message stays stored, answered or not: a refused one by intake,
 //! a displaced or expired one by its worker.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tracing::{debug, info};
 
-use super::dest::Destination;
 use super::gate::Turn;
-use super::reply::notice;
 use super::schedule::Unanswered;
 use crate::chunk::{ChunkLimits, budget_chars};
 use crate::node::Standing;
@@ -24,15 +21,9 @@ use crate::responder::shared::Shared;
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
 pub(super) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
 
-/// A turn that got no LLM slot (its message is stored): counted, logged, and a known or
-/// proven node whose turn waited too long gets [`TOO_BUSY`].
-pub(super) async fn gave_up(
-    shared: &Arc<Shared>,
-    dest: Destination,
-    packet_id: u32,
-    turn: &Turn,
-    why: Unanswered,
-) {
+/// A DM's turn that got no LLM slot (its message stored when it is the node's own):
+/// counted and logged. Whether the node is told is the turn's decision (`turn`).
+pub(super) fn gave_up(shared: &Shared, turn: &Turn, why: Unanswered) {
     match why {
         // Counted when it was displaced, at intake.
         Unanswered::Displaced => debug!("turn displaced by a message of higher standing"),
@@ -43,9 +34,6 @@ pub(super) async fn gave_up(
                 .fetch_add(1, Ordering::Relaxed);
             let max = shared.settings.limits.max_turn_wait.as_secs();
             info!(standing = %turn.standing, max_turn_wait_secs = max, "turn waited too long: not answered");
-            if turn.standing > Standing::New {
-                notice(shared, dest, packet_id, TOO_BUSY).await;
-            }
         }
     }
 }

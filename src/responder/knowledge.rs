@@ -6,6 +6,7 @@
 
 use tracing::{debug, warn};
 
+use super::asker::Grounding;
 use super::identity::Verdict;
 use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
@@ -13,8 +14,17 @@ use crate::node::NodeId;
 use crate::radio::TextMessage;
 use crate::responder::shared::Shared;
 
-/// Whether the DM `msg`, judged `verdict`, may get private passages.
-pub(super) fn private_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> bool {
+/// Which of the knowledge folder's passages a turn may get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Passages {
+    /// The private ones too.
+    Private,
+    /// Public ones only.
+    Public,
+}
+
+/// Which passages the DM `msg`, judged `verdict`, may get.
+pub(super) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> Passages {
     let s = &shared.settings;
     let sender = match verdict {
         // A key was checked against the pinned one (or pinned now): a PKI DM proves its node.
@@ -24,20 +34,26 @@ pub(super) fn private_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) 
     };
     let node: NodeId = msg.from;
     let listed = s.access.allow.contains(&node);
-    s.knowledge.private_for(node, listed, sender)
+    if s.knowledge.private_for(node, listed, sender) {
+        Passages::Private
+    } else {
+        Passages::Public
+    }
 }
 
 /// The per-turn note of the operator's documents for one question.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Note {
     pub text: String,
     /// It holds passages (not only "no note matches").
     pub grounded: bool,
 }
 
-impl Note {
-    /// Whether `note` holds passages.
-    pub fn grounds(note: &Option<Note>) -> bool {
-        note.as_ref().is_some_and(|n| n.grounded)
+/// Whether `note` answers the turn: it holds passages.
+pub(super) fn grounding(note: Option<&Note>) -> Grounding {
+    match note {
+        Some(n) if n.grounded => Grounding::Documents,
+        _ => Grounding::Nothing,
     }
 }
 
@@ -48,8 +64,9 @@ pub(super) async fn note(
     shared: &Shared,
     question: &str,
     previous: Option<&str>,
-    private: bool,
+    passages: Passages,
 ) -> Option<Note> {
+    let private = passages == Passages::Private;
     let k = &shared.settings.knowledge;
     k.dir.as_ref()?;
     let embedder = shared.settings.embedder.as_ref();

@@ -11,115 +11,35 @@
 //!
 //! Each listed channel has its own worker (not the sender's node worker) and its own rate
 //! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
-//! are dropped without a word (a notice would cost the whole channel airtime). Nothing here
-//! calls the store: the answer's [`Audience::Channel`] keeps what was said in the thread, and
-//! a node's memory is only read where a `DmDest` is (`worker`, `commands`).
+//! are dropped without a word (a notice would cost the whole channel airtime). A mention's
+//! turn is the same as a DM's (`turn`), with the channel's thread for its memory
+//! (`turn::Memory::Channel`): nothing calls the store, and a node's memory is only read where
+//! a `DmDest` is (`worker`, `commands`).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use super::answer::{self, Audience, Question};
-use super::asker::Asking;
-use super::commands::{self, Parsed};
-use super::dest::Destination;
-use super::ratelimit::{Decision, RateLimiter};
-use super::reply::notice;
-use super::{airtime, knowledge};
-use crate::chunk::CutMark;
 use crate::config::{ChannelsConfig, ContextConfig};
-use crate::llm::{ChatMessage, ChatRole};
 use crate::node::Standing;
 use crate::radio::TextMessage;
+use crate::responder::asker::Asking;
+use crate::responder::commands::{self, Parsed};
+use crate::responder::dest::Destination;
+use crate::responder::ratelimit::{Decision, RateLimiter};
+use crate::responder::reply::notice;
 use crate::responder::shared::Shared;
-
-/// The most messages (mentions and answers) a channel's thread keeps.
-pub const THREAD_MESSAGES: usize = 6;
-
-/// A thread idle this long is forgotten (and its worker retires).
-pub const THREAD_IDLE: Duration = Duration::from_secs(30 * 60);
+use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
 
 /// At most one "commands are DM-only" line per channel this often.
 pub const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
 
 /// The answer to a command in a mention.
 pub const DM_ONLY: &str = "Commands work only in a direct message to me.";
-
-/// The per-turn note that says the answer is public.
-const PUBLIC_NOTE: &str = "This message came on a public channel: everyone on it reads your \
-answer, and you know nothing private about the sender.";
-
-/// One channel's recent mentions and the answers to them: public, in RAM only.
-#[derive(Debug, Default)]
-pub struct Thread {
-    messages: VecDeque<(ChatRole, String)>,
-    last: Option<Instant>,
-}
-
-impl Thread {
-    /// The thread as of `now`: emptied when it was idle for [`THREAD_IDLE`].
-    pub fn current(&mut self, now: Instant) -> &VecDeque<(ChatRole, String)> {
-        if self
-            .last
-            .is_some_and(|t| now.saturating_duration_since(t) >= THREAD_IDLE)
-        {
-            self.messages.clear();
-            self.last = None;
-        }
-        &self.messages
-    }
-
-    /// The thread's last mention as of `now`, for a follow-up.
-    pub fn last_question(&mut self, now: Instant) -> Option<&str> {
-        self.current(now)
-            .iter()
-            .rev()
-            .find(|(role, _)| *role == ChatRole::User)
-            .map(|(_, text)| text.as_str())
-    }
-
-    /// Adds a mention and the answer to it, keeping the newest [`THREAD_MESSAGES`].
-    pub fn push(&mut self, question: &str, answer: &str, now: Instant) {
-        self.current(now);
-        self.messages
-            .push_back((ChatRole::User, question.to_string()));
-        self.messages
-            .push_back((ChatRole::Assistant, answer.to_string()));
-        while self.messages.len() > THREAD_MESSAGES {
-            self.messages.pop_front();
-        }
-        self.last = Some(now);
-    }
-
-    /// The prompt for `text`: the system prompt, the thread, the per-turn notes, the text
-    /// (placed as in a DM's prompt, `memory::prompt`).
-    pub fn prompt(
-        &mut self,
-        system: &str,
-        notes: &[String],
-        text: &str,
-        now: Instant,
-    ) -> Vec<ChatMessage> {
-        let mut msgs = vec![ChatMessage::new(ChatRole::System, system)];
-        for (role, content) in self.current(now) {
-            msgs.push(ChatMessage::new(*role, content.as_str()));
-        }
-        let notes: Vec<&str> = notes
-            .iter()
-            .map(|n| n.trim())
-            .filter(|n| !n.is_empty())
-            .collect();
-        if !notes.is_empty() {
-            msgs.push(ChatMessage::new(ChatRole::System, notes.join("\n\n")));
-        }
-        msgs.push(ChatMessage::new(ChatRole::User, text));
-        msgs
-    }
-}
 
 /// The text after the mention word when mention mode applies to this broadcast (`text` on
 /// `channel`).
@@ -229,7 +149,6 @@ async fn handle(
 ) {
     info!(node = %msg.from, chars = msg.text.chars().count(), "mention received");
     debug!(text = %msg.text, "mention text");
-    let dest = Destination::channel(channel);
     if commands::parse(&msg.text) != Parsed::Text {
         let now = Instant::now();
         if hinted.is_some_and(|t| now.saturating_duration_since(t) < COMMAND_HINT_EVERY) {
@@ -238,10 +157,15 @@ async fn handle(
         }
         *hinted = Some(now);
         info!("a command in a mention: pointing to DMs");
-        notice(shared, dest, msg.packet_id, DM_ONLY).await;
+        notice(
+            shared,
+            Destination::channel(channel),
+            msg.packet_id,
+            DM_ONLY,
+        )
+        .await;
         return;
     }
-    let s = &shared.settings;
     // A mention's `from` proves nothing: it waits as a new node's turn, behind every DM.
     let turn = match shared
         .gate
@@ -253,43 +177,13 @@ async fn handle(
             return;
         }
     };
-    let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
-    let Ok(permit) = shared.gate.reply(&turn).await else {
-        debug!("a mention's turn gave way: not answered");
-        return;
-    };
     // Every mention says who is asking and when: the thread mixes senders. Only the name
     // (its header) and the local time (a note, unless the documents answer it), and nothing
     // is stored.
-    let asking = Asking::of(
-        &s.zone,
-        &public_message(&msg),
-        &public_context(&s.context),
-        true,
-    );
-    // Public passages only: the answer is a broadcast, and a mention proves no one.
-    let previous = thread.last_question(Instant::now()).map(str::to_string);
-    let documents = knowledge::note(shared, &msg.text, previous.as_deref(), false).await;
-    let mut notes: Vec<String> = asking.notes(knowledge::Note::grounds(&documents));
-    notes.extend(budget.note(&s.chunk));
-    notes.push(PUBLIC_NOTE.to_string());
-    notes.extend(documents.map(|n| n.text));
-    let mentioned = asking.message(&msg.text);
-    let messages = thread.prompt(&s.system_prompt, &notes, &mentioned, Instant::now());
-    let said = OnceLock::new();
-    let question = Question {
-        audience: Audience::Channel { dest, said: &said },
-        packet_id: msg.packet_id,
-        prompt_chars: crate::memory::prompt::prompt_chars(&messages),
-        messages: &messages,
-        slot: None,
-        limits: budget.limits(s.chunk),
-        mark: CutMark::Ellipsis,
-    };
-    answer::answer(shared, question, permit).await;
-    if let Some(answer) = said.get() {
-        thread.push(&mentioned, answer, Instant::now());
-    }
+    let s = &shared.settings;
+    let asking = Asking::of(&s.zone, &public_message(&msg), &public_context(&s.context));
+    let memory = Memory::Channel { channel, thread };
+    turn::run(shared, &msg, turn, Asks::Text, asking, memory).await;
 }
 
 /// What the model may know of a mention's sender: its name, as the mesh announces it, and

@@ -14,7 +14,7 @@
 mod admission;
 mod airtime;
 mod answer;
-mod asked;
+
 pub mod asker;
 pub mod commands;
 mod counters;
@@ -37,6 +37,7 @@ mod sink;
 pub mod slots;
 mod streamed_reply;
 mod trust;
+mod turn;
 mod worker;
 
 use std::sync::Arc;
