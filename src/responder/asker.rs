@@ -3,14 +3,14 @@
 //! direction from our node) in notes for its turn.
 //!
 //! Pure: the caller passes the message's facts and the time; nothing here reads a clock or
-//! the radio. The worker decides when they are said: only with the first message of a
-//! conversation (after a quiet spell, see `responder::worker`), so that later turns leave the
+//! the radio. The turn decides when they are said: only with the first message of a
+//! conversation (after a quiet spell: the turn's core decides), so that later turns leave the
 //! server's prompt cache intact. The header is stored with that message (`messages.prompt`)
 //! and repeated with it in every later prompt, so the model keeps it; the radio note and the
 //! time note are notes for that one turn (`memory::prompt::Turn::notes`): positions and SNR
 //! are never stored. The time is not in the header, right before the question: there a
 //! small model takes it for the answer to a question about a date ("On what date is the
-//! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the worker leaves it out
+//! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the turn leaves it out
 //! of a turn the operator's documents answer (docs/benchmarks.md).
 
 use std::time::SystemTime;

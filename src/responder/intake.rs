@@ -3,7 +3,7 @@
 //! rate limit (`ratelimit`) and, for a text or `!more`, its admission among the waiting turns
 //! (`admission`); then it goes to its node's worker (`worker`, started on demand) as a typed
 //! [`Job`]. A channel mention goes to its channel's worker (`mention`). A text that is not
-//! answered is still stored when it is the node's own (`trust::keep_unanswered`).
+//! answered is still stored when it is the node's own (`identity::trust::keep_unanswered`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,16 +15,16 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::node::NodeId;
 use crate::radio::{Inbound, TextMessage};
-use crate::responder::admission::{self, Admission};
 use crate::responder::commands::{self, Parsed};
-use crate::responder::dest::DmDest;
+use crate::responder::identity::screen::{Screen, Screened};
+use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::identity::{Line, Who};
 use crate::responder::job::{Dm, Job};
 use crate::responder::mention::Mentions;
-use crate::responder::ratelimit::{Decision, RateLimiter};
-use crate::responder::screen::{Screen, Screened};
+use crate::responder::reply::DmDest;
+use crate::responder::schedule::admission::{self, Admission};
+use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
 use crate::responder::shared::Shared;
-use crate::responder::trust::keep_unanswered;
 use crate::responder::worker;
 
 /// Reads `inbound` until shutdown or until the radio is gone.
@@ -32,7 +32,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound
     let mut intake = Intake::new(shared.clone()).await;
     tokio::select! {
         _ = shared.stop.cancelled() => return,
-        () = admission::know_stored(&shared) => {}
+        () = admission::know_stored(&shared.store, &shared.gate) => {}
     }
     loop {
         let event = tokio::select! {
@@ -77,7 +77,7 @@ impl Intake {
             limiter: RateLimiter::new(limits.node_messages, limits.node_window),
             screen: Screen::load(&shared.store).await,
             mentions: Mentions::new(&shared),
-            admission: Admission::default(),
+            admission: Admission::new(limits.max_waiting),
             shared,
         }
     }
@@ -148,7 +148,13 @@ impl Intake {
                 call,
             },
             Parsed::Text | Parsed::More => {
-                let Ok(turn) = self.admission.admit(&self.shared, node, dest.standing()) else {
+                let shared = &self.shared;
+                let (gate, counters, outbox) =
+                    (&shared.gate, &shared.counters, shared.out.queued());
+                let admitted = self
+                    .admission
+                    .admit(gate, counters, node, dest.standing(), outbox);
+                let Ok(turn) = admitted else {
                     // Not answered, but stored like every accepted message.
                     return self.unanswered(&msg, &Next::Run(who), &parsed).await;
                 };

@@ -6,10 +6,10 @@
 use crate::memory::store::Store;
 use crate::radio::TextMessage;
 use crate::responder::commands::Call;
-use crate::responder::dest::DmDest;
-use crate::responder::gate::Turn;
 use crate::responder::identity::Who;
-use crate::responder::trust::keep_unanswered;
+use crate::responder::identity::trust::keep_unanswered;
+use crate::responder::reply::DmDest;
+use crate::responder::schedule::gate::Turn;
 
 /// A DM as the intake let it through: the message, where its replies go, who sent it.
 #[derive(Debug)]

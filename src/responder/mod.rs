@@ -1,42 +1,33 @@
-//! The responder: turns inbound DMs into replies.
+//! The responder: turns inbound DMs, and channel mentions, into replies. This file only starts
+//! it ([`Responder::spawn`]) and stops it; the work is in rooms, each importing only rooms
+//! below it and never this file (the table under "Layers" in `docs/architecture.md`, checked
+//! by `tests/it/layers`). From the top:
 //!
-//! The intake loop never waits on the LLM: it checks access, who may have sent the DM
-//! (`screen`, deciding by `identity`) and the rate limit, decides the sender's standing and
-//! admits a text for an LLM turn (`admission`, `schedule`), and hands each message to its
-//! node's worker (`worker`; a PKI DM's key is checked there, by `trust`); channel mentions
-//! go to their channel's worker (`mention`), which sees no memory. A
-//! worker answers one node's messages in order, one LLM call at a time; the
-//! [`gate::LlmGate`] caps LLM calls across nodes, grants them by standing then round-robin
-//! across nodes, and lets replies go before summaries. Summaries run in the background after
-//! the reply is queued. A busy radio channel shortens an answer or holds it in its worker
-//! before the LLM is asked (`airtime`).
+//! - `intake`: the loop, which never waits on the LLM. It parses each DM once, screens who
+//!   sent it (`identity`), applies the rate limit and admits a text for an LLM turn
+//!   (`schedule`), and hands the node's worker a typed `job`; mentions go to `mention`.
+//! - `worker`: one per node, its jobs in order — a PKI DM's key checked, commands run
+//!   (`commands`), each text or `!more` run as a `turn`. `mention`: one worker per channel.
+//! - `turn`: one turn for every answered message, its decisions a sans-IO core; it stores and
+//!   reads the memory, waits for the airtime budget and the LLM gate, then `answer`s. `fold`
+//!   summarises in the background after the reply.
+//! - `shared`: the handle every task holds; below it `identity`, `reply` (where replies go and
+//!   how they leave), `schedule` (the LLM gate and the fair order of turns) and the leaves
+//!   (`airtime`, `asker`, `counters`).
 
-mod admission;
 mod airtime;
 mod answer;
-
 pub mod asker;
 pub mod commands;
 mod counters;
-mod dest;
-mod fair;
 mod fold;
-pub mod gate;
 pub mod identity;
 mod intake;
 mod job;
-mod knowledge;
 pub mod mention;
-pub mod ratelimit;
 mod reply;
-mod reply_row;
 pub mod schedule;
-mod screen;
 mod shared;
-mod sink;
-pub mod slots;
-mod streamed_reply;
-mod trust;
 mod turn;
 mod worker;
 
@@ -52,11 +43,15 @@ use crate::llm::LlmPool;
 use crate::memory::store::Store;
 use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState};
 use counters::Counters;
+use reply::Outbound;
+use schedule::gate::LlmGate;
+use schedule::slots::SlotMap;
+use schedule::turns::Bounds;
 use shared::Shared;
 
 pub use airtime::AirtimeStats;
+pub use reply::{ConsoleReply, Sink};
 pub use shared::ResponderSettings;
-pub use sink::{ConsoleReply, Sink};
 
 /// What the responder watches of the radio.
 #[derive(Debug, Clone)]
@@ -100,27 +95,37 @@ impl Responder {
             airtime.clone(),
             stop.clone(),
         ));
+        let gate = LlmGate::new(
+            settings.concurrency,
+            settings.slots.is_some_and(|n| n >= 2),
+            Bounds {
+                max_waiting: settings.limits.max_waiting,
+                max_wait: settings.limits.max_turn_wait,
+                new_node_turns: settings.limits.new_node_turns,
+            },
+        );
+        let counters = Arc::new(Counters::default());
+        let out = Outbound::new(
+            sink,
+            store.clone(),
+            gate.clone(),
+            tracker.clone(),
+            counters.clone(),
+            settings.chunk,
+        );
         let shared = Arc::new(Shared {
-            gate: gate::LlmGate::new(
-                settings.concurrency,
-                settings.slots.is_some_and(|n| n >= 2),
-                schedule::Bounds {
-                    max_waiting: settings.limits.max_waiting,
-                    max_wait: settings.limits.max_turn_wait,
-                    new_node_turns: settings.limits.new_node_turns,
-                },
-            ),
+            gate,
             slots: settings
                 .slots
-                .map(|n| std::sync::Mutex::new(slots::SlotMap::new(n))),
+                .map(|n| std::sync::Mutex::new(SlotMap::new(n))),
             settings,
             store,
             llm,
-            sink,
+            out,
             link: radio.link,
             channel: radio.channel,
             activity: radio.activity,
-            counters: Arc::new(Counters::default()),
+            counters,
             airtime,
             token_rate: std::sync::Mutex::default(),
             started: tokio::time::Instant::now(),

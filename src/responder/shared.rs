@@ -1,9 +1,9 @@
 //! What every task of the responder shares: the validated settings ([`ResponderSettings`])
 //! and the handle ([`Shared`]) the intake, the workers and their turns hold — the store, the
 //! LLM pool, where replies go, the LLM gate, the radio's watches, the counters and the
-//! shutdown token. It sits at the bottom of the responder: it holds the rooms' own handles
-//! (the gate, the sink, the slot map, the airtime counters), which import nothing of it, and
-//! runs no code of its own.
+//! shutdown token. It sits below every room that takes it: it holds the lower rooms' own
+//! handles (the gate and the slot map, the outbound replies, the airtime and other
+//! counters), which import nothing of it, and runs no code of its own.
 
 use std::sync::{Arc, Mutex};
 
@@ -22,9 +22,9 @@ use crate::memory::store::Store;
 use crate::radio::{ChannelState, LinkActivity, LinkState};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
-use crate::responder::gate::LlmGate;
-use crate::responder::sink::Sink;
-use crate::responder::slots::SlotMap;
+use crate::responder::reply::Outbound;
+use crate::responder::schedule::gate::LlmGate;
+use crate::responder::schedule::slots::SlotMap;
 
 /// What the responder needs to know, already validated.
 #[derive(Debug, Clone)]
@@ -60,7 +60,8 @@ pub(super) struct Shared {
     pub(super) store: Store,
     /// The primary server and its fallbacks.
     pub(super) llm: Arc<LlmPool>,
-    pub(super) sink: Sink,
+    /// Where replies go, and how they leave.
+    pub(super) out: Outbound,
     pub(super) gate: LlmGate,
     /// Which server slot each call names, when the server is llama.cpp.
     pub(super) slots: Option<Mutex<SlotMap>>,

@@ -4,7 +4,7 @@
 //! (`turn`: with the node's memory, or without it when the DM may not use it). The
 //! background summary (`fold`) starts once a reply is queued.
 //!
-//! Every job carries a [`DmDest`](crate::responder::dest::DmDest): whatever a worker sends
+//! Every job carries a [`DmDest`](crate::responder::reply::DmDest): whatever a worker sends
 //! goes to the DM's sender, never to a channel.
 
 use std::sync::Arc;
@@ -19,13 +19,12 @@ use crate::radio::TextMessage;
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
 use crate::responder::fold::SummaryState;
-use crate::responder::gate::Turn;
+use crate::responder::identity::trust;
 use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
 use crate::responder::job::{Dm, Job};
-use crate::responder::knowledge;
-use crate::responder::reply::notice;
+use crate::responder::schedule::gate::Turn;
 use crate::responder::shared::Shared;
-use crate::responder::trust;
+use crate::responder::turn::knowledge;
 use crate::responder::turn::{self, Asks, Memory};
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
@@ -70,7 +69,7 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             text,
             dest,
             reply_to,
-        } => notice(shared, dest.into(), reply_to, &text).await,
+        } => shared.out.notice(dest.into(), reply_to, &text).await,
         Job::Command { dm, call } => {
             let Some((_, grant)) = settle(shared, &dm, call.ask()).await else {
                 return;
@@ -107,7 +106,10 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
     match rule {
         Rule::Run(grant) => Some((verdict, grant)),
         Rule::Refuse(line) => {
-            notice(shared, dm.dest.into(), msg.packet_id, line.text()).await;
+            shared
+                .out
+                .notice(dm.dest.into(), msg.packet_id, line.text())
+                .await;
             None
         }
         Rule::Drop => None,

@@ -22,9 +22,8 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 use crate::node::NodeId;
-use crate::responder::dest::DmDest;
 use crate::responder::identity::{Ask, Grant, Line};
-use crate::responder::reply::send;
+use crate::responder::reply::DmDest;
 use crate::responder::shared::Shared;
 
 pub use more::{CONTINUE, NOTHING_MORE};
@@ -158,7 +157,10 @@ pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: D
         Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant).await,
         Call::Unknown(word) => unknown(word),
     };
-    send(shared, dest.into(), Some(id), &text, shared.settings.chunk).await;
+    shared
+        .out
+        .send(dest.into(), Some(id), &text, shared.settings.chunk)
+        .await;
 }
 
 #[cfg(test)]

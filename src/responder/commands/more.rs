@@ -1,5 +1,5 @@
 //! `!more`: the rest of an answer cut at the budget. Not a command the worker answers: it is
-//! a turn for the LLM (`responder::worker`), which continues the node's last answer when it
+//! a turn for the LLM (`responder::turn`), which continues the node's last answer when it
 //! was cut — asked as [`CONTINUE`] — or says [`NOTHING_MORE`] without asking the model.
 
 /// The words that call it.

@@ -20,7 +20,7 @@ use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::airtime;
 use crate::responder::counters::Counters;
 use crate::responder::identity::{Ask, Grant};
-use crate::responder::schedule::QueueStatus;
+use crate::responder::schedule::turns::QueueStatus;
 use crate::responder::shared::Shared;
 
 pub(super) const STATUS: Command = Command {
@@ -90,7 +90,7 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
     if grant.admin && shared.settings.access.admins.contains(&node) {
         text.push_str(&admin_line(&shared.counters, stats.len()));
         let queue = shared.gate.status();
-        text.push_str(&queue_line(&queue, shared.sink.queued(), &shared.counters));
+        text.push_str(&queue_line(&queue, shared.out.queued(), &shared.counters));
     }
     text
 }

@@ -15,6 +15,7 @@
 //! `STORE_FAILED` notice.
 
 mod core;
+pub(crate) mod knowledge;
 mod prompt;
 mod thread;
 
@@ -28,6 +29,7 @@ use self::core::{
     Action, Ask, End, Event, History, Kind, Last, Limits, Notice, Read, Slot, Start, Stored,
     TurnCore,
 };
+use self::knowledge::Passages;
 use crate::chunk::MORE;
 use crate::clock::unix_now;
 use crate::memory::prompt::prompt_chars;
@@ -37,15 +39,14 @@ use crate::responder::airtime;
 use crate::responder::answer::{self, Audience, Question};
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
-use crate::responder::dest::{Destination, DmDest};
-use crate::responder::fair;
 use crate::responder::fold::{self, Limits as FoldLimits, SummaryState};
-use crate::responder::gate::{ReplyPermit, Turn};
-use crate::responder::knowledge::{self, Passages};
-use crate::responder::reply::{STORE_FAILED, notice};
-use crate::responder::schedule::Unanswered;
+use crate::responder::identity::trust;
+use crate::responder::reply::STORE_FAILED;
+use crate::responder::reply::{Destination, DmDest};
+use crate::responder::schedule::fair;
+use crate::responder::schedule::gate::{ReplyPermit, Turn};
+use crate::responder::schedule::turns::Unanswered;
 use crate::responder::shared::Shared;
-use crate::responder::trust;
 
 pub(super) use self::core::Asks;
 pub(super) use thread::{THREAD_IDLE, Thread};
@@ -149,7 +150,7 @@ impl Driver<'_> {
                 Event::Done
             }
             Action::GiveUp(why) => {
-                fair::gave_up(shared, &self.turn, why);
+                self.give_up(why);
                 Event::Done
             }
             Action::Notice(which) => {
@@ -212,6 +213,24 @@ impl Driver<'_> {
         }
     }
 
+    /// A DM's turn that got no LLM slot (its message stored when it is the node's own):
+    /// counted and logged. Whether the node is told is the core's decision.
+    fn give_up(&self, why: Unanswered) {
+        match why {
+            // Counted when it was displaced, at intake.
+            Unanswered::Displaced => debug!("turn displaced by a message of higher standing"),
+            Unanswered::Expired => {
+                let shared = self.shared;
+                shared
+                    .counters
+                    .turns_expired
+                    .fetch_add(1, Ordering::Relaxed);
+                let max = shared.settings.limits.max_turn_wait.as_secs();
+                info!(standing = %self.turn.standing, max_turn_wait_secs = max, "turn waited too long: not answered");
+            }
+        }
+    }
+
     /// One packet instead of the answer: it needs no LLM slot.
     async fn notice(&mut self, which: Notice) {
         drop(self.permit.take());
@@ -220,7 +239,10 @@ impl Driver<'_> {
             Notice::StoreFailed => STORE_FAILED,
             Notice::TooBusy => fair::TOO_BUSY,
         };
-        notice(self.shared, self.memory.dest(), self.msg.packet_id, text).await;
+        self.shared
+            .out
+            .notice(self.memory.dest(), self.msg.packet_id, text)
+            .await;
     }
 
     async fn last(&self) -> Last {

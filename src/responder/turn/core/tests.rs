@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::*;
 use crate::airtime::{Decision, Why};
+use crate::chunk::ChunkLimits;
 use crate::clock::Zone;
 use crate::config::ContextConfig;
 use crate::memory::store::StoredMessage;

@@ -6,17 +6,17 @@
 
 use tracing::{debug, warn};
 
-use super::asker::Grounding;
-use super::identity::Verdict;
 use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::responder::asker::Grounding;
+use crate::responder::identity::Verdict;
 use crate::responder::shared::Shared;
 
 /// Which of the knowledge folder's passages a turn may get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Passages {
+pub(crate) enum Passages {
     /// The private ones too.
     Private,
     /// Public ones only.
@@ -24,7 +24,7 @@ pub(super) enum Passages {
 }
 
 /// Which passages the DM `msg`, judged `verdict`, may get.
-pub(super) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> Passages {
+pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> Passages {
     let s = &shared.settings;
     let sender = match verdict {
         // A key was checked against the pinned one (or pinned now): a PKI DM proves its node.
@@ -43,14 +43,14 @@ pub(super) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict)
 
 /// The per-turn note of the operator's documents for one question.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Note {
+pub(crate) struct Note {
     pub text: String,
     /// It holds passages (not only "no note matches").
     pub grounded: bool,
 }
 
 /// Whether `note` answers the turn: it holds passages.
-pub(super) fn grounding(note: Option<&Note>) -> Grounding {
+pub(crate) fn grounding(note: Option<&Note>) -> Grounding {
     match note {
         Some(n) if n.grounded => Grounding::Documents,
         _ => Grounding::Nothing,
@@ -60,7 +60,7 @@ pub(super) fn grounding(note: Option<&Note>) -> Grounding {
 /// The note of passages for `question` (with `previous`, the asker's message before it, for
 /// a follow-up); `None` without a knowledge folder, for a message without words to search,
 /// or when the search failed.
-pub(super) async fn note(
+pub(crate) async fn note(
     shared: &Shared,
     question: &str,
     previous: Option<&str>,

@@ -11,7 +11,7 @@ use crate::radio::{ReplyRequest, TextMessage};
 
 /// The sender of a DM, on the channel it came in on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct DmDest {
+pub(crate) struct DmDest {
     to: NodeId,
     channel: u32,
     /// Replies go PKI-encrypted or not at all (see `ReplyRequest::pki`).
@@ -23,7 +23,7 @@ pub(super) struct DmDest {
 impl DmDest {
     /// The sender of `msg`, a DM to us; `None` when `msg` is not one (a broadcast, or a
     /// `from` that is no node's). `pki`: replies must go PKI-encrypted.
-    pub(super) fn of(msg: &TextMessage, pki: bool) -> Option<DmDest> {
+    pub(crate) fn of(msg: &TextMessage, pki: bool) -> Option<DmDest> {
         let a_node = |n: NodeId| n != NodeId::BROADCAST && n != NodeId(0);
         (a_node(msg.from) && a_node(msg.to)).then_some(DmDest {
             to: msg.from,
@@ -34,24 +34,24 @@ impl DmDest {
     }
 
     /// The same sender, at `standing` (decided at intake: `schedule::standing`).
-    pub(super) fn with_standing(self, standing: Standing) -> DmDest {
+    pub(crate) fn with_standing(self, standing: Standing) -> DmDest {
         DmDest { standing, ..self }
     }
 
     /// How far the sender is established.
-    pub(super) fn standing(&self) -> Standing {
+    pub(crate) fn standing(&self) -> Standing {
         self.standing
     }
 
     /// The node the reply goes to: the DM's sender.
-    pub(super) fn node(&self) -> NodeId {
+    pub(crate) fn node(&self) -> NodeId {
         self.to
     }
 }
 
 /// Where one reply goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Destination {
+pub(crate) struct Destination {
     to: NodeId,
     channel: u32,
     pki: bool,
@@ -72,7 +72,7 @@ impl From<DmDest> for Destination {
 impl Destination {
     /// Everyone on `channel`: a public reply, readable by every holder of the channel key. It
     /// goes after every DM's reply (the lowest standing: a channel's `from` proves nothing).
-    pub(super) fn channel(channel: u32) -> Destination {
+    pub(crate) fn channel(channel: u32) -> Destination {
         Destination {
             to: NodeId::BROADCAST,
             channel,
@@ -82,17 +82,17 @@ impl Destination {
     }
 
     /// The node the reply goes to (the broadcast address for a channel).
-    pub(super) fn to(&self) -> NodeId {
+    pub(crate) fn to(&self) -> NodeId {
         self.to
     }
 
     /// The standing the outbox serves this reply at.
-    pub(super) fn standing(&self) -> Standing {
+    pub(crate) fn standing(&self) -> Standing {
         self.standing
     }
 
     /// The request for a reply to packet `reply_to` made of `parts`.
-    pub(super) fn request(&self, reply_to: Option<u32>, parts: Vec<String>) -> ReplyRequest {
+    pub(crate) fn request(&self, reply_to: Option<u32>, parts: Vec<String>) -> ReplyRequest {
         ReplyRequest {
             to: self.to,
             channel: self.channel,

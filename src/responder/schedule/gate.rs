@@ -1,5 +1,5 @@
 //! The LLM gate: at most `concurrency` replies at once, granted by the fair schedule
-//! (`schedule`: standing, then round-robin across nodes, within a bound), replies before
+//! (`turns`: standing, then round-robin across nodes, within a bound), replies before
 //! summaries, and summaries that finish.
 //!
 //! A reply's turn is admitted at intake ([`LlmGate::admit`]) and asks for a slot when its
@@ -27,7 +27,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::schedule::{Bounds, Displaced, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
+use super::turns::{Bounds, Displaced, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
 use crate::node::{NodeId, Standing};
 
 /// What a turn waiting at the gate is woken with.
@@ -133,7 +133,7 @@ impl Drop for ReplyPermit {
 
 impl LlmGate {
     /// `concurrency` replies at once; `summary_lane`: summaries run on a lane of their own;
-    /// turns within `bounds` (see `schedule`).
+    /// turns within `bounds` (see `turns`).
     pub fn new(concurrency: usize, summary_lane: bool, bounds: Bounds) -> Self {
         LlmGate {
             inner: Arc::new(Inner {

@@ -1,29 +1,28 @@
 //! Fair under a flood, at the intake: which nodes talked before (read from the store at
 //! start, for the gate's schedule), and each message's admission — its place among the
-//! waiting turns, or none (counted, and warned about at most once a minute). What a turn
-//! that got no slot leaves behind, and a new node's smaller answer, are the worker's side
-//! (`fair`).
+//! waiting turns, or none (counted, and warned about at most once a minute). A new node's
+//! smaller answer is `fair`'s; what a turn that got no slot leaves behind is the turn's.
 //!
-//! The decisions are the schedule's (`schedule`, held by the LLM gate).
+//! The decisions are the schedule's (`turns`, held by the LLM gate).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use super::gate::{LlmGate, Turn};
+use super::turns::Refusal;
+use crate::memory::store::Store;
 use crate::node::{NodeId, Standing};
-use crate::responder::gate::Turn;
-use crate::responder::schedule::Refusal;
-use crate::responder::shared::Shared;
+use crate::responder::counters::Counters;
 
 /// Tells the gate which nodes talked before: those whose conversation the store holds.
-pub(super) async fn know_stored(shared: &Shared) {
-    match shared.store.stats().await {
+pub(crate) async fn know_stored(store: &Store, gate: &LlmGate) {
+    match store.stats().await {
         Ok(stats) => {
             let talked = stats.iter().filter(|s| s.messages > 0).map(|s| s.node);
-            let n = shared.gate.know(talked);
+            let n = gate.know(talked);
             debug!(nodes = n, "nodes that talked before");
         }
         Err(e) => warn!(
@@ -38,8 +37,10 @@ const FULL_WARN_EVERY: Duration = Duration::from_secs(60);
 
 /// Intake's side of admission: it warns that messages find no room at most once a minute,
 /// with how many, instead of once per message.
-#[derive(Debug, Default)]
-pub(super) struct Admission {
+#[derive(Debug)]
+pub(crate) struct Admission {
+    /// `[limits] max_waiting`, for the warning.
+    max_waiting: usize,
     /// When it last warned.
     warned: Option<Instant>,
     /// Messages refused since.
@@ -47,32 +48,39 @@ pub(super) struct Admission {
 }
 
 impl Admission {
+    pub(crate) fn new(max_waiting: usize) -> Admission {
+        Admission {
+            max_waiting,
+            warned: None,
+            refused: 0,
+        }
+    }
+
     /// The turn for a text (or `!more`) of `node`, or the refusal when it gets none (logged
-    /// and counted; the caller stores the text unanswered).
-    pub(super) fn admit(
+    /// and counted; the caller stores the text unanswered). `outbox`: the replies the outbox
+    /// holds, by standing.
+    pub(crate) fn admit(
         &mut self,
-        shared: &Arc<Shared>,
+        gate: &LlmGate,
+        counters: &Counters,
         node: NodeId,
         standing: Standing,
+        outbox: [usize; 3],
     ) -> Result<Turn, Refusal> {
-        match shared.gate.admit(node, standing, shared.sink.queued()) {
+        match gate.admit(node, standing, outbox) {
             Ok((turn, displaced)) => {
                 if let Some(other) = displaced {
-                    let c = &shared.counters;
-                    c.turns_displaced.fetch_add(1, Ordering::Relaxed);
+                    counters.turns_displaced.fetch_add(1, Ordering::Relaxed);
                     debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
                 }
                 Ok(turn)
             }
             Err(refusal) => {
-                shared
-                    .counters
-                    .turns_refused
-                    .fetch_add(1, Ordering::Relaxed);
+                counters.turns_refused.fetch_add(1, Ordering::Relaxed);
                 match refusal {
                     Refusal::Full => {
                         debug!(node = %node, %standing, "no room: not answered");
-                        self.no_room(shared);
+                        self.no_room();
                     }
                     Refusal::NodeBusy => {
                         debug!(node = %node, "a new node's earlier message still waits: not answered")
@@ -84,13 +92,13 @@ impl Admission {
     }
 
     /// Counts a message refused for want of room; warns at most once a minute, with the count.
-    fn no_room(&mut self, shared: &Shared) {
+    fn no_room(&mut self) {
         self.refused += 1;
         let now = Instant::now();
         if self.warned.is_none_or(|at| now >= at + FULL_WARN_EVERY) {
             warn!(
                 refused = std::mem::take(&mut self.refused),
-                max_waiting = shared.settings.limits.max_waiting,
+                max_waiting = self.max_waiting,
                 "messages stored, not answered: too many waiting (a flood?)"
             );
             self.warned = Some(now);

@@ -5,6 +5,9 @@
 //! before any part went on air is retried (or fails over), one after that ends the reply
 //! with a short notice part.
 
+mod core;
+mod row;
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -13,13 +16,13 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use super::super::dest::Destination;
-use super::super::reply::{Stored, failure_text, notice, watch_report};
-use super::super::reply_row::ReplyRow;
-use super::super::streamed_reply::{End, Event, Step, StreamedReply};
-use super::{Answered, Audience, Question, said_as_written};
+use self::core::{End, Event, Step, StreamedReply};
+use self::row::ReplyRow;
+use super::question::{Answered, Audience, Question, said_as_written};
 use crate::llm::{LlmError, Server, Usage, health};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
+use crate::responder::reply::Destination;
+use crate::responder::reply::{Stored, failure_text};
 use crate::responder::shared::Shared;
 
 /// A streamed reply queued with the outbox.
@@ -45,7 +48,7 @@ struct Attempt {
 }
 
 /// A streamed answer (see the module doc); `None` when no answer went out.
-pub(super) async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
+pub(crate) async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let c = &shared.counters;
     let started = Instant::now();
     let deadline = started + shared.llm.timeout();
@@ -132,13 +135,10 @@ pub(super) async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<A
                 c.llm_failures.fetch_add(1, Ordering::Relaxed);
                 warn!(attempt, error = %error, "the LLM call failed");
                 row.discard(&shared.store).await;
-                notice(
-                    shared,
-                    q.audience.dest(),
-                    q.packet_id,
-                    &failure_text(&error),
-                )
-                .await;
+                shared
+                    .out
+                    .notice(q.audience.dest(), q.packet_id, &failure_text(&error))
+                    .await;
                 return None;
             }
         }
@@ -167,13 +167,9 @@ pub(super) async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<A
     if let Some(queued) = queued
         && !gave_up
     {
-        watch_report(
-            shared,
-            q.audience.dest(),
-            handed.len(),
-            queued.report,
-            row.stored(),
-        );
+        shared
+            .out
+            .watch_report(q.audience.dest(), handed.len(), queued.report, row.stored());
     }
     Some(Answered::of(shared, q, raw.chars().count(), usage))
 }
@@ -212,7 +208,9 @@ async fn cut_off(
         warn!("outbox closed; the cut-off notice was not queued");
     }
     if let Some(queued) = queued {
-        watch_report(shared, dest, handed.len() + 1, queued.report, stored);
+        shared
+            .out
+            .watch_report(dest, handed.len() + 1, queued.report, stored);
     }
 }
 
@@ -285,7 +283,7 @@ async fn stream_once(
                 );
                 let dest = q.audience.dest();
                 let head = dest.request(Some(q.packet_id), Vec::new());
-                match shared.sink.open(head, dest.standing()).await {
+                match shared.out.open(head, dest.standing()).await {
                     Ok((stream, report)) => {
                         queued = Some(Queued {
                             stream: Some(stream),

@@ -7,15 +7,15 @@
 
 use tracing::{debug, warn};
 
-use super::reply::Stored;
 use crate::clock::unix_now;
 use crate::llm::Usage;
 use crate::memory::store::{Said, Store, StoreError};
 use crate::node::NodeId;
+use crate::responder::reply::Stored;
 
 /// The stored reply of one streamed answer.
 #[derive(Debug)]
-pub(super) struct ReplyRow {
+pub(crate) struct ReplyRow {
     node: NodeId,
     /// The stored user message it answers; `None` when the turn runs without memory (the
     /// database is damaged): then nothing is written.
@@ -31,7 +31,7 @@ pub(super) struct ReplyRow {
 }
 
 impl ReplyRow {
-    pub(super) fn new(node: NodeId, user_id: Option<i64>) -> ReplyRow {
+    pub(crate) fn new(node: NodeId, user_id: Option<i64>) -> ReplyRow {
         ReplyRow {
             node,
             user_id,
@@ -43,14 +43,14 @@ impl ReplyRow {
     }
 
     /// The outbox took `parts`: the row is written with them (the first time) or rewritten.
-    pub(super) async fn handed(&mut self, store: &Store, parts: &[String]) {
+    pub(crate) async fn handed(&mut self, store: &Store, parts: &[String]) {
         self.parts.extend(parts.iter().cloned());
         self.write(store, None).await;
     }
 
     /// The row as written, with the parts it holds, for cutting it back to what went on air
-    /// once the radio's report is in (`reply::watch_report`); `None` when none was written.
-    pub(super) fn stored(&self) -> Option<Stored> {
+    /// once the radio's report is in (`reply::Outbound::watch_report`); `None` when none was written.
+    pub(crate) fn stored(&self) -> Option<Stored> {
         let id = self.id.filter(|_| !self.gone)?;
         Some(Stored {
             node: self.node,
@@ -61,14 +61,14 @@ impl ReplyRow {
 
     /// The outbox took the attempt's parts back: none of them went on air. The row keeps its
     /// text until a retry's parts replace it or [`ReplyRow::discard`] deletes it.
-    pub(super) fn taken_back(&mut self) {
+    pub(crate) fn taken_back(&mut self) {
         self.parts.clear();
     }
 
     /// The answer is over with its parts on air: the tokens it cost, when the server said,
     /// and the answer as the model wrote it when the next prompt should repeat that (it went
     /// out whole).
-    pub(super) async fn finish(
+    pub(crate) async fn finish(
         &mut self,
         store: &Store,
         usage: Option<Usage>,
@@ -82,7 +82,7 @@ impl ReplyRow {
 
     /// The answer gave up with nothing on air: a row written for parts that were taken back
     /// goes.
-    pub(super) async fn discard(&mut self, store: &Store) {
+    pub(crate) async fn discard(&mut self, store: &Store) {
         let Some(id) = self.id.take() else { return };
         if let Err(e) = store.delete_reply(self.node, id).await {
             log(&e, "could not delete a reply that never went on air");

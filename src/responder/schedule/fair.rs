@@ -1,46 +1,19 @@
-//! Fair under a flood, at work in the worker: the smaller answer of a node heard for the first
-//! time, and what a turn that got no LLM slot leaves behind. The intake's side (which nodes
-//! talked before, a message's admission) is `admission`; `!status` shows the queue
+//! Fair under a flood, in the answer: the smaller answer of a node heard for the first time
+//! (with the per-turn note that says so), and the one notice a known or proven node gets when
+//! its turn waited too long. Pure: the turn decides when (`turn`). The intake's side (which
+//! nodes talked before, a message's admission) is `admission`; `!status` shows the queue
 //! (`commands`).
-//!
-//! The decisions are the schedule's (`schedule`, held by the LLM gate); this file logs and
-//! counts. Every message stays stored, answered or not: a refused one by intake,
-//! a displaced or expired one by its worker.
 
-use std::sync::atomic::Ordering;
-
-use tracing::{debug, info};
-
-use super::gate::Turn;
-use super::schedule::Unanswered;
 use crate::chunk::{ChunkLimits, budget_chars};
 use crate::node::Standing;
-use crate::responder::shared::Shared;
 
 /// What a known or proven node gets when its turn waited past `[limits] max_turn_wait_secs`:
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
-pub(super) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
-
-/// A DM's turn that got no LLM slot (its message stored when it is the node's own):
-/// counted and logged. Whether the node is told is the turn's decision (`turn`).
-pub(super) fn gave_up(shared: &Shared, turn: &Turn, why: Unanswered) {
-    match why {
-        // Counted when it was displaced, at intake.
-        Unanswered::Displaced => debug!("turn displaced by a message of higher standing"),
-        Unanswered::Expired => {
-            shared
-                .counters
-                .turns_expired
-                .fetch_add(1, Ordering::Relaxed);
-            let max = shared.settings.limits.max_turn_wait.as_secs();
-            info!(standing = %turn.standing, max_turn_wait_secs = max, "turn waited too long: not answered");
-        }
-    }
-}
+pub(crate) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
 
 /// The answer's limits for a node of `standing`: a new node's at most `new_node_parts` parts,
 /// with a per-turn note that says so when that is fewer than `limits` allow.
-pub(super) fn budget(
+pub(crate) fn budget(
     limits: ChunkLimits,
     standing: Standing,
     new_node_parts: usize,

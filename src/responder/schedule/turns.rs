@@ -1,5 +1,5 @@
 //! The fair scheduler of LLM turns, pure: no I/O, no clock (`now` is an argument). The LLM
-//! gate (`gate.rs`) holds it behind a lock and does the waiting.
+//! gate (`gate`) holds it behind a lock and does the waiting.
 //!
 //! A *turn* is a text message admitted for an LLM answer, from its admission at intake until
 //! its worker is done with it; its reply then sits in the outbox, whose count the caller

@@ -14,16 +14,16 @@ use std::collections::HashSet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 use crate::config::AccessConfig;
 use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
-use crate::responder::dest::DmDest;
-use crate::responder::identity::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
+use crate::responder::reply::DmDest;
 
 /// What the intake does with a DM.
 #[derive(Debug)]
-pub(super) enum Screened {
+pub(crate) enum Screened {
     /// On to the node's worker (through the rate limit), with who sent it.
     Pass { dest: DmDest, who: Who },
     /// Not run and never stored: `line` is the answer, sent through the node's worker in
@@ -41,7 +41,7 @@ pub(super) enum Screened {
 
 /// The intake's view of identities.
 #[derive(Debug)]
-pub(super) struct Screen {
+pub(crate) struct Screen {
     /// Nodes that sent us a PKI DM.
     pki: HashSet<NodeId>,
     refusals: Refusals,
@@ -50,7 +50,7 @@ pub(super) struct Screen {
 impl Screen {
     /// The nodes the store knows to use PKI. A store that cannot say is logged; the screen
     /// then starts empty and learns them again from their next PKI DM.
-    pub(super) async fn load(store: &Store) -> Screen {
+    pub(crate) async fn load(store: &Store) -> Screen {
         let pki = match store.pki_nodes().await {
             Ok(nodes) => nodes.into_iter().collect(),
             Err(e) => {
@@ -65,12 +65,12 @@ impl Screen {
     }
 
     /// Whether `node` sent us a PKI DM before (the store knew it at start, or one came since).
-    pub(super) fn uses_pki(&self, node: NodeId) -> bool {
+    pub(crate) fn uses_pki(&self, node: NodeId) -> bool {
         self.pki.contains(&node)
     }
 
     /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
-    pub(super) fn admit(
+    pub(crate) fn admit(
         &mut self,
         msg: &TextMessage,
         ask: Ask,
@@ -97,8 +97,8 @@ impl Screen {
             uses_pki,
             via_mqtt: msg.via_mqtt,
         };
-        let verdict = identity::decide(heard, access).verdict;
-        match identity::rule(verdict, ask) {
+        let verdict = rules::decide(heard, access).verdict;
+        match rules::rule(verdict, ask) {
             Rule::Drop => {
                 debug!(node = %node, "not answered: came through MQTT");
                 Screened::Drop

@@ -29,9 +29,8 @@ use crate::node::Standing;
 use crate::radio::TextMessage;
 use crate::responder::asker::Asking;
 use crate::responder::commands::{self, Parsed};
-use crate::responder::dest::Destination;
-use crate::responder::ratelimit::{Decision, RateLimiter};
-use crate::responder::reply::notice;
+use crate::responder::reply::Destination;
+use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
 use crate::responder::shared::Shared;
 use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
 
@@ -157,19 +156,16 @@ async fn handle(
         }
         *hinted = Some(now);
         info!("a command in a mention: pointing to DMs");
-        notice(
-            shared,
-            Destination::channel(channel),
-            msg.packet_id,
-            DM_ONLY,
-        )
-        .await;
+        shared
+            .out
+            .notice(Destination::channel(channel), msg.packet_id, DM_ONLY)
+            .await;
         return;
     }
     // A mention's `from` proves nothing: it waits as a new node's turn, behind every DM.
     let turn = match shared
         .gate
-        .admit(msg.from, Standing::New, shared.sink.queued())
+        .admit(msg.from, Standing::New, shared.out.queued())
     {
         Ok((turn, _)) => turn,
         Err(why) => {

@@ -6,16 +6,16 @@
 
 use tracing::{debug, info, warn};
 
+use super::rules::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
 use crate::clock::unix_now;
 use crate::config::AccessConfig;
 use crate::memory::store::Store;
 use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
-use crate::responder::identity::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
 
 /// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
 /// for the node (pinning it on first use, keeping a different one as pending).
-pub(super) async fn check_key(
+pub(crate) async fn check_key(
     store: &Store,
     access: &AccessConfig,
     node: NodeId,
@@ -28,7 +28,7 @@ pub(super) async fn check_key(
             return Verdict::NoMemory(Why::Unchecked);
         }
     };
-    let Decision { verdict, update } = identity::decide(Heard::Pki { key, pinned }, access);
+    let Decision { verdict, update } = rules::decide(Heard::Pki { key, pinned }, access);
     let now = unix_now();
     match update {
         None => {}
@@ -54,14 +54,14 @@ pub(super) async fn check_key(
 
 /// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no
 /// turn, shutting down), when it is the node's own ([`may_store`]).
-pub(super) async fn keep_unanswered(store: &Store, msg: &TextMessage, who: Who) {
+pub(crate) async fn keep_unanswered(store: &Store, msg: &TextMessage, who: Who) {
     if may_store(store, msg.from, who).await {
         store_unanswered(store, msg).await;
     }
 }
 
 /// Stores `msg`, the node's own text, unanswered.
-pub(super) async fn store_unanswered(store: &Store, msg: &TextMessage) {
+pub(crate) async fn store_unanswered(store: &Store, msg: &TextMessage) {
     if let Err(e) = store
         .append_user(msg.from, msg.text.clone(), unix_now())
         .await

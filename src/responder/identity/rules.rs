@@ -18,8 +18,8 @@
 //!
 //! [`decide`] turns what was heard into a [`Decision`] (the verdict and what the store must
 //! remember of the key); [`rule`] says what the verdict allows for a text or a command. The
-//! intake's screen (`responder::screen`) decides a DM without a key to check, once; the
-//! worker (`responder::trust`) checks a PKI DM's key, then rules, once.
+//! intake's screen (`screen`) decides a DM without a key to check, once; the worker
+//! (`trust`) checks a PKI DM's key, then rules, once.
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! [`StreamedReply`]: one streamed attempt at an answer, from the model's raw text to the
-//! parts handed to the outbox, as a sans-IO state machine. The pump in `answer.rs` reads the
-//! model's stream (and, once the reply is queued, the radio's report), feeds what it saw
+//! parts handed to the outbox, as a sans-IO state machine. The pump (`streamed/mod.rs`) reads
+//! the model's stream (and, once the reply is queued, the radio's report), feeds what it saw
 //! here as an [`Event`], and performs the [`Step`] that comes back; it decides nothing about
 //! the parts. A retry or a failover starts a fresh `StreamedReply`: what one attempt handed
 //! over is either on air (then there is no retry) or was taken back.
@@ -31,11 +31,11 @@ use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
 
 /// The last part of a streamed reply that broke off after its first part went on air.
-pub(super) const CUT_OFF: &str = "… (answer cut off: the AI stopped)";
+pub(crate) const CUT_OFF: &str = "… (answer cut off: the AI stopped)";
 
 /// What the pump saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Event {
+pub(crate) enum Event {
     /// A piece of the raw answer arrived.
     Text(String),
     /// Nothing more has arrived yet (the answer to [`Step::ReadArrived`]).
@@ -78,7 +78,7 @@ impl Event {
 
 /// What the pump does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Step {
+pub(crate) enum Step {
     /// Wait for the model's next piece, its end or its failure; once the reply is queued,
     /// also for its report ([`Event::GaveUp`]).
     Read,
@@ -99,7 +99,7 @@ pub(super) enum Step {
 
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum End {
+pub(crate) enum End {
     /// The answer, or as much of it as the budget holds, was handed over.
     Done {
         /// The budget filled: the last part ends with `…`.
@@ -148,7 +148,7 @@ enum Phase {
 
 /// One streamed attempt: the cleaner, the chunker, what was handed over, and the phase.
 #[derive(Debug)]
-pub(super) struct StreamedReply {
+pub(crate) struct StreamedReply {
     phase: Phase,
     /// The reply's limits (the budget: `max_chunks` parts).
     limits: ChunkLimits,
@@ -165,7 +165,7 @@ pub(super) struct StreamedReply {
 impl StreamedReply {
     /// An attempt at a reply within `limits`, its last part ending with `mark` when the
     /// budget fills; the pump's first step is [`Step::Read`].
-    pub(super) fn new(limits: &ChunkLimits, mark: CutMark) -> StreamedReply {
+    pub(crate) fn new(limits: &ChunkLimits, mark: CutMark) -> StreamedReply {
         StreamedReply {
             phase: Phase::Unsent,
             limits: *limits,
@@ -178,19 +178,19 @@ impl StreamedReply {
     }
 
     /// The answer as the model wrote it, as far as it was read.
-    pub(super) fn raw(&self) -> &str {
+    pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
     /// The parts the outbox took so far, in order (bodies, without markers).
-    pub(super) fn handed(&self) -> &[String] {
+    pub(crate) fn handed(&self) -> &[String] {
         &self.handed
     }
 
     /// Takes what the pump saw; returns what it does next. An event that does not answer the
     /// last step (a bug in the pump) ends the attempt as if the outbox had closed, so that
     /// nothing is sent twice.
-    pub(super) fn on(&mut self, event: Event) -> Step {
+    pub(crate) fn on(&mut self, event: Event) -> Step {
         let phase = std::mem::replace(&mut self.phase, Phase::Unsent);
         let (phase, step) = match (phase, event) {
             (phase @ (Phase::Unsent | Phase::Sending), Event::Text(raw)) => {
