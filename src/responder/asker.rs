@@ -162,11 +162,14 @@ fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
     let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
     if uncertainty > 0.0 {
         if km < 2.0 * uncertainty {
-            return format!("within about {} of you", length(2.0 * uncertainty, true));
+            return format!(
+                "within about {} of you",
+                length(2.0 * uncertainty, Precision::Rough)
+            );
         }
         return format!(
             "about {} {} of you",
-            length(km, true),
+            length(km, Precision::Rough),
             compass(bearing_deg(from, to))
         );
     }
@@ -175,20 +178,33 @@ fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
     }
     format!(
         "{} {} of you",
-        length(km, false),
+        length(km, Precision::Fine),
         compass(bearing_deg(from, to))
     )
 }
 
-/// `680 m`, `12.3 km`, `344 km`; `rough` drops the decimal (and keeps 100 m steps).
-fn length(km: f64, rough: bool) -> String {
+/// How finely a distance is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Precision {
+    /// 10 m steps below a km, a decimal below 100 km.
+    Fine,
+    /// An uncertain position: 100 m steps, no decimal.
+    Rough,
+}
+
+/// `680 m`, `12.3 km`, `344 km`; [`Precision::Rough`] drops the decimal (and keeps 100 m
+/// steps).
+fn length(km: f64, precision: Precision) -> String {
     if km < 1.0 {
-        let step = if rough { 100.0 } else { 10.0 };
+        let step = match precision {
+            Precision::Rough => 100.0,
+            Precision::Fine => 10.0,
+        };
         format!(
             "{} m",
             ((km * 1000.0 / step).round() * step).max(step) as u32
         )
-    } else if km < 100.0 && !rough {
+    } else if km < 100.0 && precision == Precision::Fine {
         format!("{km:.1} km")
     } else {
         format!("{km:.0} km")

@@ -24,6 +24,7 @@ use crate::responder::mention::Mentions;
 use crate::responder::reply::DmDest;
 use crate::responder::schedule::admission::{self, Admission};
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
+use crate::responder::schedule::turns::Proof;
 use crate::responder::shared::Shared;
 use crate::responder::worker;
 
@@ -95,7 +96,11 @@ impl Intake {
         let parsed = commands::parse(&msg.text);
         // Proven: a PKI DM from a node that talked to us over PKI before (a first PKI DM is a
         // new key to pin, which anyone can make); the schedule serves it first.
-        let proven = msg.pki && self.screen.uses_pki(node);
+        let proof = if msg.pki && self.screen.uses_pki(node) {
+            Proof::Pki
+        } else {
+            Proof::Claim
+        };
         let access = &shared.settings.access;
         let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now) {
             Screened::Pass { dest, who } => (dest, Next::Run(who)),
@@ -109,7 +114,7 @@ impl Intake {
             }
             Screened::Drop => return,
         };
-        let dest = dest.with_standing(shared.gate.standing(node, proven));
+        let dest = dest.with_standing(shared.gate.standing(node, proof));
         match self.limiter.check(node, now) {
             Decision::Answer => self.answer(msg, dest, next, parsed).await,
             Decision::Notify { retry_in } => {

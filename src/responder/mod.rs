@@ -44,7 +44,7 @@ use crate::memory::store::Store;
 use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState};
 use counters::Counters;
 use reply::Outbound;
-use schedule::gate::LlmGate;
+use schedule::gate::{LlmGate, SummaryLane};
 use schedule::slots::SlotMap;
 use schedule::turns::Bounds;
 use shared::Shared;
@@ -95,9 +95,15 @@ impl Responder {
             airtime.clone(),
             stop.clone(),
         ));
+        // With two llama.cpp slots or more, one is kept for summaries (`schedule::slots`).
+        let lane = if settings.slots.is_some_and(|n| n >= 2) {
+            SummaryLane::Own
+        } else {
+            SummaryLane::Shared
+        };
         let gate = LlmGate::new(
             settings.concurrency,
-            settings.slots.is_some_and(|n| n >= 2),
+            lane,
             Bounds {
                 max_waiting: settings.limits.max_waiting,
                 max_wait: settings.limits.max_turn_wait,

@@ -35,21 +35,14 @@ const IDLE_RETIRE: Duration = Duration::from_secs(600);
 pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Receiver<Job>) {
     let summarizing = Arc::new(SummaryState::default());
     loop {
-        let job = tokio::select! {
+        let next = tokio::select! {
             _ = shared.stop.cancelled() => break,
-            job = tokio::time::timeout(IDLE_RETIRE, rx.recv()) => match job {
-                Ok(Some(job)) => job,
-                Ok(None) => break,
-                Err(_) => {
-                    rx.close();
-                    // Jobs sent between the timeout and close() are still answered.
-                    while let Ok(job) = rx.try_recv() {
-                        handle(&shared, node, job, &summarizing).await;
-                    }
-                    debug!("worker retired after being idle");
-                    return;
-                }
-            },
+            next = tokio::time::timeout(IDLE_RETIRE, rx.recv()) => next,
+        };
+        let job = match next {
+            Ok(Some(job)) => job,
+            Ok(None) => break,
+            Err(_) => return retire(&shared, node, rx, &summarizing).await,
         };
         tokio::select! {
             _ = shared.stop.cancelled() => break,
@@ -61,6 +54,21 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     while let Ok(job) = rx.try_recv() {
         job.keep_unanswered(&shared.store).await;
     }
+}
+
+/// Retires a worker that was idle: jobs sent between the timeout and the close are still
+/// answered.
+async fn retire(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    mut rx: mpsc::Receiver<Job>,
+    summarizing: &Arc<SummaryState>,
+) {
+    rx.close();
+    while let Ok(job) = rx.try_recv() {
+        handle(shared, node, job, summarizing).await;
+    }
+    debug!("worker retired after being idle");
 }
 
 async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<SummaryState>) {

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, info, warn};
 
-use super::question::{Answered, Audience, Question, said_as_written};
+use super::question::{Answered, Audience, Ending, Question, said_as_written};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::llm::{LlmError, Usage};
@@ -57,7 +57,12 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         .collect::<Vec<_>>()
         .join(" ");
     let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
-    let said = said_as_written(said, &done.raw, cut);
+    let ending = if cut {
+        Ending::CutAtBudget
+    } else {
+        Ending::Whole
+    };
+    let said = said_as_written(said, &done.raw, ending);
     let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
     let stored = store(shared, q, said, done.usage)
         .await

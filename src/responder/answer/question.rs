@@ -87,16 +87,26 @@ impl Answered {
     }
 }
 
+/// How an answer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// As the model ended it.
+    Whole,
+    /// Cut at the budget.
+    CutAtBudget,
+}
+
 /// What was `said` of an answer the model wrote as `raw`, with what the next prompt should
 /// repeat: the answer as the model wrote it — up to where the user's part of it ended, and
-/// then `…`, when it was `cut` at the budget — so the server's cache of its own answer still
+/// then `…`, when it was cut at the budget — so the server's cache of its own answer still
 /// matches. Only the text when the written answer cannot be lined up with what was said.
-pub(super) fn said_as_written(said: String, raw: &str, cut: bool) -> Said {
-    let written = if cut {
-        let shown = said.strip_suffix(MORE).unwrap_or(&said);
-        written_until(raw, shown).map(|w| format!("{w}…"))
-    } else {
-        as_written(raw).map(str::to_string)
+pub(super) fn said_as_written(said: String, raw: &str, ending: Ending) -> Said {
+    let written = match ending {
+        Ending::CutAtBudget => {
+            let shown = said.strip_suffix(MORE).unwrap_or(&said);
+            written_until(raw, shown).map(|w| format!("{w}…"))
+        }
+        Ending::Whole => as_written(raw).map(str::to_string),
     };
     match written {
         Some(w) => Said::with_prompt(said, w),

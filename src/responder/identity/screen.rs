@@ -19,7 +19,7 @@ use crate::config::AccessConfig;
 use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
-use crate::responder::reply::DmDest;
+use crate::responder::reply::{DmDest, Seal};
 
 /// What the intake does with a DM.
 #[derive(Debug)]
@@ -84,7 +84,12 @@ impl Screen {
         let uses_pki = self.pki.contains(&node);
         // Whatever goes to a node that talks PKI goes PKI or not at all: a reply to a DM
         // claiming its id reaches the real owner.
-        let Some(dest) = DmDest::of(msg, msg.pki || uses_pki) else {
+        let seal = if msg.pki || uses_pki {
+            Seal::Pki
+        } else {
+            Seal::Any
+        };
+        let Some(dest) = DmDest::of(msg, seal) else {
             return Screened::Drop;
         };
         if let Some(key) = msg.public_key {

@@ -9,6 +9,15 @@
 use crate::node::{NodeId, Standing};
 use crate::radio::{ReplyRequest, TextMessage};
 
+/// How a DM's replies are sealed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Seal {
+    /// PKI-encrypted or not at all (the node talks PKI: see `ReplyRequest::pki`).
+    Pki,
+    /// As the firmware can: PKI when it knows the node's key, else the channel key.
+    Any,
+}
+
 /// The sender of a DM, on the channel it came in on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DmDest {
@@ -22,18 +31,18 @@ pub(crate) struct DmDest {
 
 impl DmDest {
     /// The sender of `msg`, a DM to us; `None` when `msg` is not one (a broadcast, or a
-    /// `from` that is no node's). `pki`: replies must go PKI-encrypted.
-    pub(crate) fn of(msg: &TextMessage, pki: bool) -> Option<DmDest> {
+    /// `from` that is no node's); its replies go sealed as `seal` says.
+    pub(crate) fn of(msg: &TextMessage, seal: Seal) -> Option<DmDest> {
         let a_node = |n: NodeId| n != NodeId::BROADCAST && n != NodeId(0);
         (a_node(msg.from) && a_node(msg.to)).then_some(DmDest {
             to: msg.from,
             channel: msg.channel,
-            pki,
+            pki: seal == Seal::Pki,
             standing: Standing::New,
         })
     }
 
-    /// The same sender, at `standing` (decided at intake: `schedule::standing`).
+    /// The same sender, at `standing` (decided at intake: `schedule::turns::standing`).
     pub(crate) fn with_standing(self, standing: Standing) -> DmDest {
         DmDest { standing, ..self }
     }
@@ -138,10 +147,10 @@ mod tests {
             (7, bcast, None),
         ];
         for (from, to, want) in cases {
-            let got = DmDest::of(&msg(from, to), true).map(|d| d.node().0);
+            let got = DmDest::of(&msg(from, to), Seal::Pki).map(|d| d.node().0);
             assert_eq!(got, want, "from {from:x} to {to:x}");
         }
-        let d = DmDest::of(&msg(7, 100), true).expect("a dm");
+        let d = DmDest::of(&msg(7, 100), Seal::Pki).expect("a dm");
         let req = Destination::from(d).request(Some(1), vec!["a".into()]);
         assert_eq!((req.to, req.channel, req.pki), (NodeId(7), 2, true));
         let public = Destination::channel(1).request(None, Vec::new());

@@ -11,7 +11,7 @@ mod report;
 mod sink;
 mod texts;
 
-pub(crate) use dest::{Destination, DmDest};
+pub(crate) use dest::{Destination, DmDest, Seal};
 pub(crate) use outbound::Outbound;
 pub(crate) use report::Stored;
 pub use sink::{ConsoleReply, Sink};

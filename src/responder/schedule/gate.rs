@@ -27,8 +27,26 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::turns::{Bounds, Displaced, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
+use super::turns::{Bounds, Displaced, Proof, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
 use crate::node::{NodeId, Standing};
+
+/// Where summaries run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryLane {
+    /// A lane of their own (llama.cpp with a slot kept for them).
+    Own,
+    /// The replies' slots.
+    Shared,
+}
+
+/// Whether a summary on a shared slot gives it to a reply that finds none free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protection {
+    /// A reply cancels it (the fold then runs again, protected).
+    Yields,
+    /// It yielded once already: replies wait for it.
+    Protected,
+}
 
 /// What a turn waiting at the gate is woken with.
 #[derive(Debug)]
@@ -132,13 +150,13 @@ impl Drop for ReplyPermit {
 }
 
 impl LlmGate {
-    /// `concurrency` replies at once; `summary_lane`: summaries run on a lane of their own;
-    /// turns within `bounds` (see `turns`).
-    pub fn new(concurrency: usize, summary_lane: bool, bounds: Bounds) -> Self {
+    /// `concurrency` replies at once, summaries on `lane`, turns within `bounds` (see
+    /// `turns`).
+    pub fn new(concurrency: usize, lane: SummaryLane, bounds: Bounds) -> Self {
         LlmGate {
             inner: Arc::new(Inner {
                 slots: Arc::new(Semaphore::new(concurrency.max(1))),
-                summary_lane: summary_lane.then(|| Arc::new(Semaphore::new(1))),
+                summary_lane: (lane == SummaryLane::Own).then(|| Arc::new(Semaphore::new(1))),
                 schedule: Mutex::new(Schedule::new(bounds)),
                 waiting_replies: AtomicUsize::new(0),
                 replies_idle: Notify::new(),
@@ -169,9 +187,9 @@ impl LlmGate {
         nodes.into_iter().filter(|n| s.know(*n)).count()
     }
 
-    /// The standing of `node` for a message that arrived PKI-encrypted (`pki`) or not.
-    pub fn standing(&self, node: NodeId, pki: bool) -> Standing {
-        self.schedule().standing(node, pki)
+    /// The standing of `node` for a message with `proof`.
+    pub fn standing(&self, node: NodeId, proof: Proof) -> Standing {
+        self.schedule().standing(node, proof)
     }
 
     /// Admits a text message of `node` for an LLM turn, or says why not; `outbox`: the replies
@@ -298,8 +316,10 @@ impl LlmGate {
     }
 
     /// Waits for a summary slot: on the summary lane if there is one, otherwise a shared slot
-    /// once no reply is waiting. A `protected` shared slot is not cancelled by replies.
-    pub async fn summary(&self, protected: bool) -> SummarySlot {
+    /// once no reply is waiting. A [`Protection::Protected`] shared slot is not cancelled by
+    /// replies.
+    pub async fn summary(&self, protection: Protection) -> SummarySlot {
+        let protected = protection == Protection::Protected;
         let i = &self.inner;
         let id = i.next_slot.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();

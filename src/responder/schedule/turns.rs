@@ -40,15 +40,31 @@ pub type TurnId = u64;
 /// answers, within the new node's budget).
 pub const KNOWN_MAX: usize = 100_000;
 
-/// A node's standing for one message: `pki` — the DM arrived PKI-encrypted; `known` — it talked
-/// before. The one place this is decided.
-pub fn standing(pki: bool, known: bool) -> Standing {
-    if pki {
-        Standing::Proven
-    } else if known {
-        Standing::Known
-    } else {
-        Standing::New
+/// What a message proves of its sender, as far as standing goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proof {
+    /// A PKI DM from a node that talked to us over PKI before (a first PKI DM is a new key to
+    /// pin, which anyone can make).
+    Pki,
+    /// Nothing: the `from` is as claimed.
+    Claim,
+}
+
+/// Whether a node talked with us before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Past {
+    /// Its conversation was in the store at start, or its own ACK came back since.
+    Talked,
+    /// Never, as far as we know.
+    Unheard,
+}
+
+/// A node's standing for one message. The one place this is decided.
+pub fn standing(proof: Proof, past: Past) -> Standing {
+    match (proof, past) {
+        (Proof::Pki, _) => Standing::Proven,
+        (Proof::Claim, Past::Talked) => Standing::Known,
+        (Proof::Claim, Past::Unheard) => Standing::New,
     }
 }
 
@@ -179,9 +195,14 @@ impl<W> Schedule<W> {
         true
     }
 
-    /// The standing of `node` for a message that arrived PKI-encrypted or not.
-    pub fn standing(&self, node: NodeId, pki: bool) -> Standing {
-        standing(pki, self.known.contains(&node))
+    /// The standing of `node` for a message with `proof`.
+    pub fn standing(&self, node: NodeId, proof: Proof) -> Standing {
+        let past = if self.known.contains(&node) {
+            Past::Talked
+        } else {
+            Past::Unheard
+        };
+        standing(proof, past)
     }
 
     /// Admits a message of `node` at `now`, or says why not. `outbox`: the replies the outbox

@@ -39,12 +39,12 @@ use crate::responder::airtime;
 use crate::responder::answer::{self, Audience, Question};
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
-use crate::responder::fold::{self, Limits as FoldLimits, SummaryState};
+use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
 use crate::responder::reply::STORE_FAILED;
 use crate::responder::reply::{Destination, DmDest};
 use crate::responder::schedule::fair;
-use crate::responder::schedule::gate::{ReplyPermit, Turn};
+use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::shared::Shared;
 
@@ -301,16 +301,12 @@ impl Driver<'_> {
         );
         shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
         let guard = summaries.lock().await;
-        fold::fold_rounds(
-            shared,
-            self.msg.from,
+        let rounds = Rounds {
             before,
-            summaries,
-            true,
-            false,
-            &guard,
-        )
-        .await;
+            protection: Protection::Protected,
+            due: Due::Backstop,
+        };
+        fold::fold_rounds(shared, self.msg.from, rounds, summaries, &guard).await;
     }
 
     async fn slot(&mut self) -> Result<(), Unanswered> {

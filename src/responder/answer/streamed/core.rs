@@ -88,13 +88,30 @@ pub(crate) enum Step {
     /// Queue the reply with the outbox; its first parts are ready. [`Event::Opened`] or
     /// [`Event::Refused`].
     Open,
-    /// Hand these parts (bodies, without markers) to the outbox; `last` closes the reply.
-    /// [`Event::Handed`] or [`Event::Refused`].
-    Hand { parts: Vec<String>, last: bool },
+    /// Hand these parts to the outbox. [`Event::Handed`] or [`Event::Refused`].
+    Hand(Handing),
     /// Ask the outbox to take the reply back. [`Event::Retracted`] or [`Event::OnAir`].
     Retract,
     /// The attempt is over; [`StreamedReply::handed`] is what the outbox got.
     Stop(End),
+}
+
+/// Parts for the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Handing {
+    /// Bodies, without markers.
+    pub(crate) parts: Vec<String>,
+    /// The last of them closes the reply.
+    pub(crate) last: bool,
+}
+
+/// What a batch of cleaned text runs up to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Upto {
+    /// A lull: more may come.
+    Lull,
+    /// The end of the answer.
+    End,
 }
 
 /// How an attempt ended.
@@ -199,11 +216,11 @@ impl StreamedReply {
             }
             (phase @ (Phase::Unsent | Phase::Sending), Event::Lull) => {
                 let parts = self.chunker.push(&std::mem::take(&mut self.batch));
-                self.ready(phase, parts, false)
+                self.ready(phase, parts, Upto::Lull)
             }
             (phase @ (Phase::Unsent | Phase::Sending), Event::Ended) => {
                 let parts = self.finish();
-                self.ready(phase, parts, true)
+                self.ready(phase, parts, Upto::End)
             }
             (Phase::Unsent, Event::Broke(error)) => self.stop(End::Failed(error)),
             (Phase::Sending, Event::Broke(error)) => (Phase::Retracting(error), Step::Retract),
@@ -217,10 +234,10 @@ impl StreamedReply {
                 })
             }
             (Phase::Opening(batch), Event::Opened) => {
-                let step = Step::Hand {
+                let step = Step::Hand(Handing {
                     parts: batch.parts.clone(),
                     last: batch.last,
-                };
+                });
                 (Phase::Handing(batch), step)
             }
             (Phase::Opening(_), Event::Refused) => self.stop(End::Closed { queued: false }),
@@ -282,30 +299,30 @@ impl StreamedReply {
     }
 
     /// What follows a batch: its parts go to the outbox (queueing the reply first), or,
-    /// with none, the next read, or the end when the answer `ended`.
-    fn ready(&mut self, phase: Phase, parts: Parts, ended: bool) -> (Phase, Step) {
+    /// with none, the next read, or the end when the batch runs `upto` the answer's end.
+    fn ready(&mut self, phase: Phase, parts: Parts, upto: Upto) -> (Phase, Step) {
         let Parts { parts, last } = parts;
         if parts.is_empty() {
-            return match (ended, phase) {
-                (false, phase) => (phase, Step::Read),
-                (true, Phase::Unsent) => self.stop(End::Failed(LlmError::Empty)),
+            return match (upto, phase) {
+                (Upto::Lull, phase) => (phase, Step::Read),
+                (Upto::End, Phase::Unsent) => self.stop(End::Failed(LlmError::Empty)),
                 // The parts handed over are the whole answer, though none was marked last
                 // (the outbox numbers them ` i/?` when the pump lets go of the reply).
-                (true, _) => self.done(),
+                (Upto::End, _) => self.done(),
             };
         }
         let batch = Batch {
-            ends: last || ended,
+            ends: last || upto == Upto::End,
             parts,
             last,
         };
         match phase {
             Phase::Unsent => (Phase::Opening(batch), Step::Open),
             _ => {
-                let step = Step::Hand {
+                let step = Step::Hand(Handing {
                     parts: batch.parts.clone(),
                     last: batch.last,
-                };
+                });
                 (Phase::Handing(batch), step)
             }
         }

@@ -16,8 +16,8 @@ fn bounds(max_waiting: usize) -> Bounds {
 }
 
 /// A gate with one slot, room for 10 turns.
-fn gate(summary_lane: bool) -> LlmGate {
-    LlmGate::new(1, summary_lane, bounds(10))
+fn gate(lane: SummaryLane) -> LlmGate {
+    LlmGate::new(1, lane, bounds(10))
 }
 
 fn turn(gate: &LlmGate, node: u32, standing: Standing) -> Turn {
@@ -28,8 +28,8 @@ fn turn(gate: &LlmGate, node: u32, standing: Standing) -> Turn {
 
 #[tokio::test(start_paused = true)]
 async fn a_reply_cancels_a_running_summary() {
-    let gate = gate(false);
-    let slot = gate.summary(false).await;
+    let gate = gate(SummaryLane::Shared);
+    let slot = gate.summary(Protection::Yields).await;
     let token = slot.token().clone();
     let g = gate.clone();
     let reply = tokio::spawn(async move {
@@ -47,7 +47,7 @@ async fn a_reply_cancels_a_running_summary() {
 
 #[tokio::test(start_paused = true)]
 async fn a_summary_waits_for_replies() {
-    let gate = gate(false);
+    let gate = gate(SummaryLane::Shared);
     let (t1, t2) = (
         turn(&gate, 1, Standing::Known),
         turn(&gate, 2, Standing::Known),
@@ -60,7 +60,7 @@ async fn a_summary_waits_for_replies() {
     });
     tokio::task::yield_now().await;
     let g = gate.clone();
-    let summary = tokio::spawn(async move { g.summary(false).await });
+    let summary = tokio::spawn(async move { g.summary(Protection::Yields).await });
     tokio::time::sleep(Duration::from_millis(10)).await;
     assert!(!summary.is_finished());
     drop(first);
@@ -74,8 +74,8 @@ async fn a_summary_waits_for_replies() {
 
 #[tokio::test(start_paused = true)]
 async fn a_protected_summary_is_not_cancelled_and_the_reply_waits() {
-    let gate = gate(false);
-    let slot = gate.summary(true).await;
+    let gate = gate(SummaryLane::Shared);
+    let slot = gate.summary(Protection::Protected).await;
     let g = gate.clone();
     let reply = tokio::spawn(async move {
         let t = turn(&g, 1, Standing::Known);
@@ -95,9 +95,9 @@ async fn a_protected_summary_is_not_cancelled_and_the_reply_waits() {
 
 #[tokio::test(start_paused = true)]
 async fn on_its_own_lane_a_summary_never_blocks_a_reply() {
-    let gate = gate(true);
+    let gate = gate(SummaryLane::Own);
     assert!(gate.has_summary_lane());
-    let slot = gate.summary(false).await;
+    let slot = gate.summary(Protection::Yields).await;
     let t = turn(&gate, 1, Standing::Known);
     let reply = tokio::time::timeout(Duration::from_millis(1), gate.reply(&t)).await;
     let reply = reply.expect("the reply does not wait for the summary lane");
@@ -105,7 +105,7 @@ async fn on_its_own_lane_a_summary_never_blocks_a_reply() {
     assert!(!slot.token().is_cancelled());
     // A second summary waits for the lane, even while replies are idle.
     let g = gate.clone();
-    let second = tokio::spawn(async move { g.summary(false).await });
+    let second = tokio::spawn(async move { g.summary(Protection::Yields).await });
     tokio::time::sleep(Duration::from_millis(10)).await;
     assert!(!second.is_finished());
     drop(slot);
@@ -119,7 +119,7 @@ async fn on_its_own_lane_a_summary_never_blocks_a_reply() {
 /// Turns of `(node, standing)` ask for the one slot, held by someone else, in this order;
 /// returns the order in which they get it.
 async fn grant_order(asks: &[(u32, Standing)]) -> Vec<u32> {
-    let gate = gate(false);
+    let gate = gate(SummaryLane::Shared);
     let holder = turn(&gate, 999, Standing::Known);
     let held = gate.reply(&holder).await.expect("free slot");
     let (order_tx, mut order) = tokio::sync::mpsc::channel(asks.len());
@@ -164,7 +164,7 @@ async fn slots_go_by_standing_then_to_the_node_that_waited_longest() {
 
 #[tokio::test(start_paused = true)]
 async fn a_turn_displaced_or_waiting_too_long_gets_no_slot() {
-    let gate = LlmGate::new(1, false, bounds(2));
+    let gate = LlmGate::new(1, SummaryLane::Shared, bounds(2));
     let holder = turn(&gate, 999, Standing::Known);
     let held = gate.reply(&holder).await.expect("free slot");
     let newcomer = turn(&gate, 1, Standing::New);

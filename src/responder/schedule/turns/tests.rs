@@ -103,13 +103,13 @@ fn check(max_waiting: usize, script: &[Step], expect: &[&str]) {
 #[test]
 fn standing_is_proven_by_pki_then_known_then_new() {
     let cases = [
-        (true, true, Proven),
-        (true, false, Proven),
-        (false, true, Known),
-        (false, false, New),
+        (Proof::Pki, Past::Talked, Proven),
+        (Proof::Pki, Past::Unheard, Proven),
+        (Proof::Claim, Past::Talked, Known),
+        (Proof::Claim, Past::Unheard, New),
     ];
-    for (pki, known, want) in cases {
-        assert_eq!(standing(pki, known), want, "pki {pki} known {known}");
+    for (proof, past, want) in cases {
+        assert_eq!(standing(proof, past), want, "{proof:?} {past:?}");
     }
 }
 
@@ -319,11 +319,11 @@ fn a_granted_turn_is_not_displaced_and_only_a_known_node_is_known() {
         ]
     );
     // Being answered does not make a node known; its ACK does (the gate is told).
-    assert_eq!(s.standing(NodeId(1), false), New);
+    assert_eq!(s.standing(NodeId(1), Proof::Claim), New);
     assert!(s.know(NodeId(1)));
-    assert_eq!(s.standing(NodeId(1), false), Known);
-    assert_eq!(s.standing(NodeId(2), false), New);
-    assert_eq!(s.standing(NodeId(2), true), Proven);
+    assert_eq!(s.standing(NodeId(1), Proof::Claim), Known);
+    assert_eq!(s.standing(NodeId(2), Proof::Claim), New);
+    assert_eq!(s.standing(NodeId(2), Proof::Pki), Proven);
 }
 
 #[test]
@@ -360,5 +360,5 @@ fn the_known_memory_is_bounded() {
     }
     assert!(s.know(NodeId(0)), "already known");
     assert!(!s.know(NodeId(u32::MAX)));
-    assert_eq!(s.standing(NodeId(u32::MAX), false), New);
+    assert_eq!(s.standing(NodeId(u32::MAX), Proof::Claim), New);
 }

@@ -48,7 +48,7 @@ fn show(step: &Step) -> String {
         Step::Read => "read".into(),
         Step::ReadArrived => "read arrived".into(),
         Step::Open => "open".into(),
-        Step::Hand { parts, last } => {
+        Step::Hand(Handing { parts, last }) => {
             format!(
                 "hand [{}]{}",
                 parts.join(" | "),
@@ -389,10 +389,10 @@ fn markers_on_air(batches: &[&[&str]]) -> Vec<String> {
                 None => Event::Ended,
             },
             Step::Open => Event::Opened,
-            Step::Hand {
+            Step::Hand(Handing {
                 parts: bodies,
                 last,
-            } => {
+            }) => {
                 parts.extend(bodies);
                 let total = last.then_some(parts.len());
                 for (i, body) in parts.iter().enumerate().skip(sent.len()) {
