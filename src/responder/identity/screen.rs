@@ -1,4 +1,4 @@
-//! The intake's identity screen (the decisions are `identity`'s): it knows in memory which
+//! The intake's identity screen (the decisions are `rules`'): it knows in memory which
 //! nodes talk to us over PKI and refuses, before any worker sees them, the DMs without PKI
 //! that only claim one of their ids — never stored, no command, at most the hourly warning
 //! line. Everything else goes on with [`Who`] sent it: decided here, once, by the identity

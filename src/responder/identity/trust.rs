@@ -1,4 +1,4 @@
-//! Identity at work in the worker (the decisions are `identity`'s): [`check_key`] checks a PKI
+//! Identity at work in the worker (the decisions are `rules`'): [`check_key`] checks a PKI
 //! DM's key against the pinned one and keeps the store's record of keys up to date;
 //! [`keep_unanswered`] stores a message that will not be answered, when it is the node's
 //! own. The intake's side, which decides every DM without a key to check and refuses the DMs
