@@ -89,7 +89,7 @@ impl FromStr for PublicKey {
 }
 
 /// How far the sender of a message is established, lowest first. The responder decides it at
-/// intake (`responder::schedule::standing`); the LLM gate and the outbox serve higher standing
+/// intake (`responder::schedule::turns::standing`); the LLM gate and the outbox serve higher standing
 /// first. A node id is free to forge, so only `Proven` cannot be claimed by anyone else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Standing {

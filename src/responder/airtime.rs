@@ -14,9 +14,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::unix_now;
 use crate::airtime::{AirtimeConfig, Decision, Level, Why, budget_note};
 use crate::chunk::ChunkLimits;
+use crate::clock::unix_now;
 use crate::memory::store::{AirtimeRecord, Store};
 use crate::radio::ChannelState;
 
@@ -46,6 +46,19 @@ impl AirtimeStats {
 /// What one answer may use: as configured, or shortened.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Budget(Decision);
+
+impl Default for Budget {
+    /// As configured.
+    fn default() -> Budget {
+        Budget(Decision::Normal)
+    }
+}
+
+impl From<Decision> for Budget {
+    fn from(decision: Decision) -> Budget {
+        Budget(decision)
+    }
+}
 
 impl Budget {
     /// The chunk limits of this answer: `max_chunks` lowered when shortened.

@@ -3,14 +3,14 @@
 //! direction from our node) in notes for its turn.
 //!
 //! Pure: the caller passes the message's facts and the time; nothing here reads a clock or
-//! the radio. The worker decides when they are said: only with the first message of a
-//! conversation (after a quiet spell, see `responder::worker`), so that later turns leave the
+//! the radio. The turn decides when they are said: only with the first message of a
+//! conversation (after a quiet spell: the turn's core decides), so that later turns leave the
 //! server's prompt cache intact. The header is stored with that message (`messages.prompt`)
 //! and repeated with it in every later prompt, so the model keeps it; the radio note and the
 //! time note are notes for that one turn (`memory::prompt::Turn::notes`): positions and SNR
 //! are never stored. The time is not in the header, right before the question: there a
 //! small model takes it for the answer to a question about a date ("On what date is the
-//! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the worker leaves it out
+//! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the turn leaves it out
 //! of a turn the operator's documents answer (docs/benchmarks.md).
 
 use std::time::SystemTime;
@@ -54,6 +54,15 @@ impl Asker {
             position: msg.position,
             local_position: msg.local_position,
         }
+    }
+}
+
+/// The node's names as heard with `msg` (long, short): unknown ones are `None`, so the store
+/// keeps names learned earlier.
+pub fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
+    match msg.names.clone() {
+        Some(n) => (Some(n.long_name), Some(n.short_name)),
+        None => (None, None),
     }
 }
 
@@ -153,11 +162,14 @@ fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
     let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
     if uncertainty > 0.0 {
         if km < 2.0 * uncertainty {
-            return format!("within about {} of you", length(2.0 * uncertainty, true));
+            return format!(
+                "within about {} of you",
+                length(2.0 * uncertainty, Precision::Rough)
+            );
         }
         return format!(
             "about {} {} of you",
-            length(km, true),
+            length(km, Precision::Rough),
             compass(bearing_deg(from, to))
         );
     }
@@ -166,20 +178,33 @@ fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
     }
     format!(
         "{} {} of you",
-        length(km, false),
+        length(km, Precision::Fine),
         compass(bearing_deg(from, to))
     )
 }
 
-/// `680 m`, `12.3 km`, `344 km`; `rough` drops the decimal (and keeps 100 m steps).
-fn length(km: f64, rough: bool) -> String {
+/// How finely a distance is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Precision {
+    /// 10 m steps below a km, a decimal below 100 km.
+    Fine,
+    /// An uncertain position: 100 m steps, no decimal.
+    Rough,
+}
+
+/// `680 m`, `12.3 km`, `344 km`; [`Precision::Rough`] drops the decimal (and keeps 100 m
+/// steps).
+fn length(km: f64, precision: Precision) -> String {
     if km < 1.0 {
-        let step = if rough { 100.0 } else { 10.0 };
+        let step = match precision {
+            Precision::Rough => 100.0,
+            Precision::Fine => 10.0,
+        };
         format!(
             "{} m",
             ((km * 1000.0 / step).round() * step).max(step) as u32
         )
-    } else if km < 100.0 && !rough {
+    } else if km < 100.0 && precision == Precision::Fine {
         format!("{km:.1} km")
     } else {
         format!("{km:.0} km")
@@ -189,24 +214,27 @@ fn length(km: f64, rough: bool) -> String {
 /// What the model is told about who asks with one message: the header (names), the radio
 /// note (hops, SNR, distance) and the time note, all only when the message starts a
 /// conversation — the header then goes with the message for good, the notes are for this
-/// turn alone.
+/// turn alone. The default says nothing: a message within a conversation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Asking {
     header: Option<String>,
     radio: Option<String>,
     time: Option<String>,
 }
 
+/// Whether the operator's documents answer a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grounding {
+    /// Passages of the knowledge folder answer it.
+    Documents,
+    /// None do (or there is no folder).
+    Nothing,
+}
+
 impl Asking {
-    /// For `msg`, with the items of `context` that `asker` knows, as of the message's local
-    /// time in `zone`; nothing unless it `starts` a conversation.
-    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig, starts: bool) -> Asking {
-        if !starts {
-            return Asking {
-                header: None,
-                radio: None,
-                time: None,
-            };
-        }
+    /// What a conversation's first message says of `msg`: the items of `context` that
+    /// `asker` knows, as of the message's local time in `zone`.
+    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig) -> Asking {
         let who = Asker::of(msg);
         let clock = LocalClock {
             now: msg.received_at,
@@ -225,15 +253,15 @@ impl Asking {
     }
 
     /// The notes for this turn: how the message came (hops, SNR, distance) and when it was
-    /// sent — neither when the turn is `grounded` (the operator's documents answer it). Their
-    /// dates, not the message's time, answer a question about when; and next to the passages
-    /// the radio line made Qwen-0.5B invent what the notes do not say (the knowledge
-    /// benchmark: 5 of 12 uncovered questions declined with it, 9 without; docs/benchmarks.md).
-    pub fn notes(&self, grounded: bool) -> Vec<String> {
-        if grounded {
-            return Vec::new();
+    /// sent — neither when the operator's documents answer it. Their dates, not the
+    /// message's time, answer a question about when; and next to the passages the radio line
+    /// made Qwen-0.5B invent what the notes do not say (the knowledge benchmark: 5 of 12
+    /// uncovered questions declined with it, 9 without; docs/benchmarks.md).
+    pub fn notes(&self, grounding: Grounding) -> Vec<String> {
+        match grounding {
+            Grounding::Documents => Vec::new(),
+            Grounding::Nothing => self.radio.iter().chain(&self.time).cloned().collect(),
         }
-        self.radio.iter().chain(&self.time).cloned().collect()
     }
 }
 

@@ -13,11 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 use tracing::{Instrument, debug, info, warn};
 
-use super::Shared;
 use crate::config::MemoryConfig;
+use crate::llm::ChatMessage;
 use crate::memory::store::{FoldRule, SummaryJob, SummarySave};
 use crate::memory::{Role, facts, summary};
 use crate::node::NodeId;
+use crate::responder::schedule::gate::Protection;
+use crate::responder::shared::Shared;
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
@@ -34,6 +36,15 @@ impl SummaryState {
     /// Waits for the node's summary running in the background, if any, and holds the lock.
     pub(super) async fn lock(&self) -> OwnedMutexGuard<()> {
         self.lock.clone().lock_owned().await
+    }
+
+    /// A fold that yielded once is protected.
+    fn protection(&self) -> Protection {
+        if self.yielded.load(Ordering::SeqCst) {
+            Protection::Protected
+        } else {
+            Protection::Yields
+        }
     }
 }
 
@@ -69,15 +80,36 @@ impl Limits {
         }
     }
 
-    /// What a fold takes: `now` when the prompt reached its token budget.
-    fn rule(&self, now: bool) -> FoldRule {
+    /// What a fold takes, when it is `due`.
+    fn rule(&self, due: Due) -> FoldRule {
         FoldRule {
             keep: self.keep,
             threshold: self.threshold,
-            now,
+            now: due == Due::Now,
             max_batch: self.max_batch,
         }
     }
+}
+
+/// When a fold is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Due {
+    /// Once the unsummarised messages pass the count backstop.
+    Backstop,
+    /// Now, whatever the count: the prompt reached its token budget.
+    Now,
+}
+
+/// What rounds of folds to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Rounds {
+    /// Only messages before this one are folded.
+    pub(super) before: i64,
+    /// Whether the folds give their slot to a reply (a fold that yielded once is protected
+    /// anyway).
+    pub(super) protection: Protection,
+    /// When the first round's fold is due; later rounds wait for the backstop.
+    pub(super) due: Due,
 }
 
 /// Starts the background summary for this node unless one is already running: a fold now
@@ -90,7 +122,11 @@ pub(super) fn start_summary(
     size: Option<usize>,
 ) {
     let limits = Limits::of(&shared.settings.memory);
-    let now = size.is_some_and(|tokens| tokens >= limits.fold_tokens);
+    let due = if size.is_some_and(|tokens| tokens >= limits.fold_tokens) {
+        Due::Now
+    } else {
+        Due::Backstop
+    };
     let Ok(guard) = state.lock.clone().try_lock_owned() else {
         return;
     };
@@ -98,10 +134,14 @@ pub(super) fn start_summary(
     let state = state.clone();
     shared.tracker.spawn(
         async move {
-            let protected = state.yielded.load(Ordering::SeqCst);
+            let rounds = Rounds {
+                before: i64::MAX,
+                protection: state.protection(),
+                due,
+            };
             tokio::select! {
                 _ = shared2.stop.cancelled() => {}
-                _ = fold_rounds(&shared2, node, i64::MAX, &state, protected, now, &guard) => {}
+                _ = fold_rounds(&shared2, node, rounds, &state, &guard) => {}
             }
             drop(guard);
         }
@@ -121,23 +161,28 @@ enum Fold {
     Discarded,
 }
 
-/// Folds due messages (those before `before_id`) into the node's summary, one batch per
-/// round, while folds are due; `now`: the first round folds whatever the count (the prompt
-/// reached its token budget). The caller holds the node's summary lock (`_guard`).
+/// Folds due messages into the node's summary, one batch per round, while folds are due
+/// (see [`Rounds`]). The caller holds the node's summary lock (`_guard`).
 pub(super) async fn fold_rounds(
     shared: &Arc<Shared>,
     node: NodeId,
-    before_id: i64,
+    rounds: Rounds,
     state: &SummaryState,
-    protected: bool,
-    now: bool,
     _guard: &OwnedMutexGuard<()>,
 ) {
     let limits = Limits::of(&shared.settings.memory);
     let c = &shared.counters;
     for round in 0..SUMMARY_ROUNDS {
-        let rule = limits.rule(now && round == 0);
-        let job = match shared.store.pending_fold(node, before_id, rule).await {
+        let due = if round == 0 {
+            rounds.due
+        } else {
+            Due::Backstop
+        };
+        let job = match shared
+            .store
+            .pending_fold(node, rounds.before, limits.rule(due))
+            .await
+        {
             Ok(Some(job)) => job,
             Ok(None) => return,
             Err(e) => {
@@ -145,9 +190,12 @@ pub(super) async fn fold_rounds(
                 return;
             }
         };
-        let protected = protected || state.yielded.load(Ordering::SeqCst);
+        let protection = match rounds.protection {
+            Protection::Protected => Protection::Protected,
+            Protection::Yields => state.protection(),
+        };
         c.summaries_started.fetch_add(1, Ordering::Relaxed);
-        match fold(shared, node, &job, protected).await {
+        match fold(shared, node, &job, protection).await {
             Fold::Saved => {
                 c.summaries.fetch_add(1, Ordering::Relaxed);
                 state.yielded.store(false, Ordering::SeqCst);
@@ -168,36 +216,25 @@ pub(super) async fn fold_rounds(
 
 /// One summary call (two attempts) for `job`, and the save of the summary with the facts
 /// found in the folded messages.
-async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: bool) -> Fold {
+async fn fold(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    job: &SummaryJob,
+    protection: Protection,
+) -> Fold {
     let m = &shared.settings.memory;
     let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
     let Some(through) = job.evicted.last().map(|m| m.id) else {
         return Fold::Discarded;
     };
     let previous = job.previous.as_ref().map(|s| s.text.as_str());
-    // The request goes on from the node's whole conversation (the messages it folds and
-    // those it keeps), as the node's last prompt and reply have it: on a one-slot server the
-    // slot then holds that conversation still, whether the fold is saved or yields.
-    let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
-    let kept = if job.previous.is_some() {
-        m.window_messages
-    } else {
-        0
-    };
-    let messages = summary::summary_prompt(
-        &shared.settings.system_prompt,
-        job.previous.as_ref(),
-        &job.facts,
-        &conversation,
-        kept,
-        m.summary_max_chars,
-    );
+    let messages = request(shared, job);
     let slot = shared.slots.as_ref().map(|map| match map.lock() {
         Ok(map) => map.summary_slot(),
         Err(poisoned) => poisoned.into_inner().summary_slot(),
     });
     for attempt in 1..=2 {
-        let lane = shared.gate.summary(protected).await;
+        let lane = shared.gate.summary(protection).await;
         let started = tokio::time::Instant::now();
         let result = tokio::select! {
             // Dropping the call closes its connection: llama.cpp's server then stops
@@ -211,50 +248,81 @@ async fn fold(shared: &Arc<Shared>, node: NodeId, job: &SummaryJob, protected: b
         drop(lane);
         let text = match result {
             Ok(done) => {
-                match summary::accept_summary(&done.text, m.summary_max_chars, previous, &job.facts)
-                {
-                    Ok(text) => text,
-                    Err(e) => {
-                        warn!(attempt, error = %e, "summary rejected");
-                        continue;
-                    }
-                }
+                summary::accept_summary(&done.text, m.summary_max_chars, previous, &job.facts)
+                    .map_err(|e| warn!(attempt, error = %e, "summary rejected"))
+                    .ok()
             }
             Err(e) => {
                 warn!(attempt, error = %e, "summary call failed");
-                continue;
+                None
             }
         };
-        let save = SummarySave {
+        let Some(text) = text else {
+            continue;
+        };
+        let saved = SummarySave {
             text,
             through_id: through,
             expected_previous: job.previous.as_ref().map(|s| s.through_id),
             facts: picked_facts(job, m.facts_max),
             facts_max: m.facts_max,
         };
-        let kept = save.facts.len();
-        return match shared.store.save_summary(node, save).await {
-            Ok(true) => {
-                info!(
-                    folded = job.evicted.len(),
-                    through,
-                    facts = kept,
-                    ms = started.elapsed().as_millis() as u64,
-                    "summary updated"
-                );
-                Fold::Saved
-            }
-            Ok(false) => {
-                debug!("history changed meanwhile; summary discarded");
-                Fold::Discarded
-            }
-            Err(e) => {
-                warn!(error = %e, "could not save the summary");
-                Fold::Failed
-            }
-        };
+        return save(shared, node, job, saved, started).await;
     }
     Fold::Failed
+}
+
+/// The summary request for `job`. It goes on from the node's whole conversation (the messages
+/// it folds and those it keeps), as the node's last prompt and reply have it: on a one-slot
+/// server the slot then holds that conversation still, whether the fold is saved or yields.
+fn request(shared: &Shared, job: &SummaryJob) -> Vec<ChatMessage> {
+    let m = &shared.settings.memory;
+    let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
+    let kept = if job.previous.is_some() {
+        m.window_messages
+    } else {
+        0
+    };
+    summary::summary_prompt(
+        &shared.settings.system_prompt,
+        job.previous.as_ref(),
+        &job.facts,
+        &conversation,
+        kept,
+        m.summary_max_chars,
+    )
+}
+
+/// Saves the summary, its cursor and the facts in one store call, unless the history changed
+/// meanwhile.
+async fn save(
+    shared: &Shared,
+    node: NodeId,
+    job: &SummaryJob,
+    saved: SummarySave,
+    started: tokio::time::Instant,
+) -> Fold {
+    let (kept, through) = (saved.facts.len(), saved.through_id);
+    match shared.store.save_summary(node, saved).await {
+        Ok(true) => {
+            info!(
+                folded = job.evicted.len(),
+                through,
+                facts = kept,
+                ms = started.elapsed().as_millis() as u64,
+                "summary updated"
+            );
+            Fold::Saved
+        }
+        Ok(false) => {
+            debug!("history changed meanwhile; summary discarded");
+            Fold::Discarded
+        }
+        Err(e) => {
+            warn!(error = %e, "could not save the summary");
+            Fold::Failed
+        }
+    }
 }
 
 /// The user's statements about themselves in the folded messages, with their message ids.

@@ -392,7 +392,7 @@ fn radio_and_time_stay_out_of_a_turn_the_documents_answer() {
         radio: Some(radio.clone()),
         time: Some(time.clone()),
     };
-    assert_eq!(asking.notes(false), vec![radio, time]);
-    assert_eq!(asking.notes(true), Vec::<String>::new());
+    assert_eq!(asking.notes(Grounding::Nothing), vec![radio, time]);
+    assert_eq!(asking.notes(Grounding::Documents), Vec::<String>::new());
     assert_eq!(asking.message("hi"), "[Ann] hi");
 }

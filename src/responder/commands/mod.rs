@@ -1,40 +1,99 @@
-//! Commands answered without the LLM: `!help`, `!reset`, `!status`, `!summary` — what a
-//! message is as far as commands go ([`parse`]) and each command's answer (`run`; the
-//! `!status` text is in `status.rs`). `!more` is parsed here too, but it is a turn for the
-//! LLM (the worker continues a cut answer, or says there is nothing to continue). Commands are never held for a busy channel and never
-//! stored as messages. They run for the sender of a DM only (`DmDest`), within what the
-//! identity rules grant (`identity::Grant`): a command that reads or writes memory runs only
-//! with `memory`, the admin part of `!status` only with `admin`.
+//! Commands answered without the LLM — `!summary`, `!reset`, `!status`, `!help`, one file
+//! each — and what a message is as far as commands go ([`parse`], run once per message, at
+//! the intake). `!more` (`more.rs`) is parsed here too, but it is a turn for the LLM: the
+//! worker continues a cut answer, or says there is nothing to continue. Commands are never
+//! held for a busy channel and never stored as messages. They run for the sender of a DM only
+//! (`DmDest`), within what the identity rules grant (`identity::Grant`): each command states
+//! what it asks of identity ([`Command::ask`]), and `identity::rule` decides, from that and
+//! the DM's verdict, whether it runs and with which grant.
+//!
+//! Adding a command is a file that defines its [`Command`] (the words that call it, what it
+//! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`].
 
+mod help;
+pub mod more;
+mod reset;
 mod status;
+mod summary;
 
+use std::fmt;
 use std::sync::Arc;
 
-use tracing::{info, warn};
+use futures_util::future::BoxFuture;
 
-use super::Shared;
-use super::dest::DmDest;
-use super::identity::{Grant, Line};
-use super::reply::{STORE_DAMAGED, STORE_FAILED, send};
-use crate::memory::store::StoreError;
 use crate::node::NodeId;
+use crate::responder::identity::{Ask, Grant, Line};
+use crate::responder::reply::DmDest;
+use crate::responder::shared::Shared;
 
-/// A recognised command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Command {
-    Help,
-    Reset,
-    Status,
-    Summary,
+pub use more::{CONTINUE, NOTHING_MORE};
+
+/// Every command, in the order `!help` lists them.
+const COMMANDS: [&Command; 4] = [
+    &summary::SUMMARY,
+    &reset::RESET,
+    &status::STATUS,
+    &help::HELP,
+];
+
+/// A command's answer to `node`'s DM, within what identity grants it.
+type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant) -> BoxFuture<'a, String>;
+
+/// A command answered without the LLM.
+pub struct Command {
+    /// The words after `!` that call it, lowercase; the first is its name.
+    words: &'static [&'static str],
+    /// What it asks of identity.
+    pub ask: Ask,
+    /// What it does, for its line in `!help` (`None`: not listed).
+    help: Option<&'static str>,
+    answer: Answer,
+}
+
+impl Command {
+    /// The word `!help` lists it by.
+    fn name(&self) -> &'static str {
+        self.words.first().copied().unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "!{}", self.name())
+    }
+}
+
+impl PartialEq for Command {
+    fn eq(&self, other: &Command) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Command {}
+
+/// A `!word` that is a whole message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Known(&'static Command),
+    /// Not a command we know: answered with the help text rather than sent to the LLM (a
+    /// typo like `!rest` must not cost an LLM call).
+    Unknown(String),
+}
+
+impl Call {
+    /// What it asks of identity; an unknown word gets the help.
+    pub fn ask(&self) -> Ask {
+        match self {
+            Call::Known(cmd) => cmd.ask,
+            Call::Unknown(_) => Ask::Help,
+        }
+    }
 }
 
 /// What a message is, as far as commands go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
-    Command(Command),
-    /// Starts with `!` but is not a command we know: answered with the help text rather than
-    /// sent to the LLM (a typo like `!rest` must not cost an LLM call).
-    Unknown(String),
+    Command(Call),
     /// `!more`: the rest of the last answer, which was cut at the budget — a turn for the
     /// LLM, like a text.
     More,
@@ -42,9 +101,12 @@ pub enum Parsed {
 }
 
 impl Parsed {
-    /// Whether the message is answered by the LLM (and so takes a turn).
-    pub fn asks_llm(&self) -> bool {
-        matches!(self, Parsed::Text | Parsed::More)
+    /// What the message asks of identity.
+    pub fn ask(&self) -> Ask {
+        match self {
+            Parsed::Command(call) => call.ask(),
+            Parsed::More | Parsed::Text => Ask::Text,
+        }
     }
 }
 
@@ -57,104 +119,48 @@ pub fn parse(text: &str) -> Parsed {
     if word.is_empty() || word.contains(char::is_whitespace) {
         return Parsed::Text;
     }
-    match word.to_lowercase().as_str() {
-        "help" | "h" | "?" => Parsed::Command(Command::Help),
-        "reset" | "forget" => Parsed::Command(Command::Reset),
-        "status" => Parsed::Command(Command::Status),
-        "summary" | "memory" => Parsed::Command(Command::Summary),
-        "more" => Parsed::More,
-        _ => Parsed::Unknown(word.chars().take(20).collect()),
+    let lower = word.to_lowercase();
+    if more::WORDS.contains(&lower.as_str()) {
+        return Parsed::More;
+    }
+    match COMMANDS
+        .into_iter()
+        .find(|c| c.words.contains(&lower.as_str()))
+    {
+        Some(cmd) => Parsed::Command(Call::Known(cmd)),
+        None => Parsed::Command(Call::Unknown(word.chars().take(20).collect())),
     }
 }
 
-/// The `!help` text: fits one packet.
-pub const HELP: &str = "Ask me anything. !more: the rest of a cut answer. !summary: what I remember of you. !reset: forget our chat. !status: bot health.";
-
-/// The answer to `!more` when the last answer was not cut (or there is none): the model is
-/// not asked.
-pub const NOTHING_MORE: &str = "Nothing more to send: my last answer was complete.";
-
-/// What the model is asked in place of `!more` (stored as the message's prompt form).
-pub const CONTINUE: &str = "Continue your last answer exactly where it stopped, in the same \
-language, without repeating any of it.";
+/// The `!help` text, one packet: what to do, then `!more` and every listed command.
+fn help_text() -> String {
+    let listed = COMMANDS
+        .into_iter()
+        .filter_map(|c| c.help.map(|what| format!(" !{}: {what}.", c.name())));
+    let mut text = format!("Ask me anything. !{}: {}.", more::WORDS[0], more::HELP);
+    text.extend(listed);
+    text
+}
 
 /// The answer to `!word`, a command we do not know: the help text.
-pub(super) fn unknown(word: &str) -> String {
-    format!("Unknown command !{word}. {HELP}")
+fn unknown(word: &str) -> String {
+    format!("Unknown command !{word}. {}", help_text())
 }
 
-/// Answers `cmd` from the sender of a DM with one reply to packet `id`, within `grant`.
-pub(super) async fn run(shared: &Arc<Shared>, cmd: Command, grant: Grant, dest: DmDest, id: u32) {
-    let node = dest.node();
-    let text = match cmd {
-        Command::Help => HELP.to_string(),
-        // The identity rules refuse these without memory; this only keeps it so.
-        Command::Reset | Command::Summary if !grant.memory => Line::Unchecked.text().to_string(),
-        Command::Reset => reset(shared, node).await,
-        Command::Status => status::text(shared, node, grant).await,
-        Command::Summary => match summary(shared, node).await {
-            Ok(text) => text,
-            Err(e) if e.damage().is_some() => STORE_DAMAGED.into(),
-            Err(e) => {
-                warn!(error = %e, "could not read the summary");
-                STORE_FAILED.into()
-            }
-        },
+/// Answers `call` from the sender of a DM with one reply to packet `id`, within `grant`.
+pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: DmDest, id: u32) {
+    let text = match call {
+        // The identity rules refuse it without memory; this only keeps it so.
+        Call::Known(cmd) if cmd.ask == Ask::Memory && !grant.memory => {
+            Line::Unchecked.text().to_string()
+        }
+        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant).await,
+        Call::Unknown(word) => unknown(word),
     };
-    send(shared, dest.into(), Some(id), &text, shared.settings.chunk).await;
-}
-
-/// `!reset`: forgets the node's messages, summary and facts; says why when the database is
-/// too damaged to (the store logged the damage).
-async fn reset(shared: &Arc<Shared>, node: NodeId) -> String {
-    match shared.store.reset(node).await {
-        Ok(()) => {
-            info!("history and summary forgotten on request");
-            "Done: I forgot our conversation and everything I remembered about you.".into()
-        }
-        Err(e) if e.damage().is_some() => {
-            warn!(error = %e, "reset failed: the database is damaged");
-            STORE_DAMAGED.into()
-        }
-        Err(e) => {
-            warn!(error = %e, "reset failed");
-            "Sorry, I could not reset your history. Try again later.".into()
-        }
-    }
-}
-
-/// What `!summary` tells a user: the summary and the facts kept about them, or that there
-/// are none (the history is read only then).
-async fn summary(shared: &Arc<Shared>, node: NodeId) -> Result<String, StoreError> {
-    let summary = shared.store.summary(node).await?;
-    let facts = shared.store.facts(node).await?;
-    if let Some(text) = remembered(summary.as_ref().map(|s| s.text.as_str()), &facts) {
-        return Ok(text);
-    }
-    let any = !shared.store.history(node, 1).await?.is_empty();
-    Ok(if any {
-        "No summary yet: I only have our recent messages."
-    } else {
-        "I don't remember anything about you yet."
-    }
-    .into())
-}
-
-/// The summary, then the facts; `None` when there is neither.
-fn remembered(summary: Option<&str>, facts: &[String]) -> Option<String> {
-    let mut text = String::new();
-    if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
-        text.push_str("I remember: ");
-        text.push_str(s);
-    }
-    if !facts.is_empty() {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str("You told me: ");
-        text.push_str(&facts.join(" / "));
-    }
-    (!text.is_empty()).then_some(text)
+    shared
+        .out
+        .send(dest.into(), Some(id), &text, shared.settings.chunk)
+        .await;
 }
 
 #[cfg(test)]
@@ -163,13 +169,20 @@ mod tests {
 
     #[test]
     fn recognises_commands() {
+        let known = |c: &'static Command| Parsed::Command(Call::Known(c));
         let cases: &[(&str, Parsed)] = &[
-            ("!help", Parsed::Command(Command::Help)),
-            ("  !HELP ", Parsed::Command(Command::Help)),
-            ("!reset", Parsed::Command(Command::Reset)),
-            ("!status", Parsed::Command(Command::Status)),
-            ("!Summary", Parsed::Command(Command::Summary)),
-            ("!rest", Parsed::Unknown("rest".into())),
+            ("!help", known(&help::HELP)),
+            ("  !HELP ", known(&help::HELP)),
+            ("!h", known(&help::HELP)),
+            ("!?", known(&help::HELP)),
+            ("!reset", known(&reset::RESET)),
+            ("!forget", known(&reset::RESET)),
+            ("!status", known(&status::STATUS)),
+            ("!Summary", known(&summary::SUMMARY)),
+            ("!memory", known(&summary::SUMMARY)),
+            ("!more", Parsed::More),
+            ("!MORE", Parsed::More),
+            ("!rest", Parsed::Command(Call::Unknown("rest".into()))),
             ("!", Parsed::Text),
             ("! help", Parsed::Text),
             ("!help me please", Parsed::Text),
@@ -179,42 +192,33 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(&parse(input), want, "{input:?}");
         }
-        assert!(HELP.len() <= 150);
     }
 
     #[test]
-    fn an_unknown_command_gets_the_help() {
-        assert_eq!(unknown("rest"), format!("Unknown command !rest. {HELP}"));
-    }
-
-    #[test]
-    fn summary_says_the_summary_then_the_facts() {
-        let facts = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let cases: [(Option<&str>, Vec<String>, Option<&str>); 5] = [
-            (None, facts(&[]), None),
-            (Some("  \n "), facts(&[]), None),
-            (
-                Some(" Ann asked about antennas. "),
-                facts(&[]),
-                Some("I remember: Ann asked about antennas."),
-            ),
-            (
-                None,
-                facts(&["My name is Ann.", "I live in Vic."]),
-                Some("You told me: My name is Ann. / I live in Vic."),
-            ),
-            (
-                Some("Ann asked about antennas."),
-                facts(&["My name is Ann."]),
-                Some("I remember: Ann asked about antennas. You told me: My name is Ann."),
-            ),
+    fn each_command_asks_identity_for_what_it_touches() {
+        let cases = [
+            ("!help", Ask::Help),
+            ("!rest", Ask::Help),
+            ("!status", Ask::Status),
+            ("!reset", Ask::Memory),
+            ("!summary", Ask::Memory),
+            ("!more", Ask::Text),
+            ("hello", Ask::Text),
         ];
-        for (summary, facts, want) in cases {
-            assert_eq!(
-                remembered(summary, &facts).as_deref(),
-                want,
-                "{summary:?} {facts:?}"
-            );
+        for (input, want) in cases {
+            assert_eq!(parse(input).ask(), want, "{input:?}");
         }
+    }
+
+    #[test]
+    fn the_help_lists_more_and_every_command_in_one_packet() {
+        let help = help_text();
+        assert_eq!(
+            help,
+            "Ask me anything. !more: the rest of a cut answer. !summary: what I remember of \
+             you. !reset: forget our chat. !status: bot health."
+        );
+        assert!(help.len() <= 150);
+        assert_eq!(unknown("rest"), format!("Unknown command !rest. {help}"));
     }
 }

@@ -4,20 +4,38 @@
 //! (with fallbacks), the knowledge folder's documents and passages (when one is set), the
 //! channel's line, and for an admin the counters (only when the identity rules grant the
 //! admin part) and the queue (turns waiting by standing, the oldest wait, replies in the
-//! outbox).
+//! outbox). It asks identity for the bot's state, not the node's memory: a PKI DM the memory
+//! is closed to still gets it (without the count of held messages), a DM the policy does not
+//! trust for commands does not.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use futures_util::future::BoxFuture;
+
+use super::Command;
 use crate::memory::store::{Damage, Embedded, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
-use crate::responder::identity::Grant;
-use crate::responder::schedule::QueueStatus;
-use crate::responder::{Counters, Shared, airtime};
+use crate::responder::airtime;
+use crate::responder::counters::Counters;
+use crate::responder::identity::{Ask, Grant};
+use crate::responder::schedule::turns::QueueStatus;
+use crate::responder::shared::Shared;
+
+pub(super) const STATUS: Command = Command {
+    words: &["status"],
+    ask: Ask::Status,
+    help: Some("bot health"),
+    answer,
+};
+
+fn answer(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> BoxFuture<'_, String> {
+    Box::pin(text(shared, node, grant))
+}
 
 /// The `!status` text for `node`, within `grant`.
-pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
+async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
     let uptime = uptime(shared.started.elapsed().as_secs());
     let radio = radio_word(&shared.link.borrow());
     // One aggregate query (per-node counts), not the node's whole history.
@@ -72,7 +90,7 @@ pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> St
     if grant.admin && shared.settings.access.admins.contains(&node) {
         text.push_str(&admin_line(&shared.counters, stats.len()));
         let queue = shared.gate.status();
-        text.push_str(&queue_line(&queue, shared.sink.queued(), &shared.counters));
+        text.push_str(&queue_line(&queue, shared.out.queued(), &shared.counters));
     }
     text
 }

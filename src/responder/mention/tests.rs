@@ -1,5 +1,5 @@
-//! The mention word, and the channel's public thread: bounded, forgotten when idle, and
-//! the only thing besides the notes that a mention's prompt carries.
+//! The mention word, and what a mention's prompt may know of its sender (the thread is
+//! `turn::thread`'s).
 
 use super::*;
 
@@ -34,39 +34,6 @@ fn a_broadcast_is_answered_only_when_it_starts_with_the_mention() {
         ..channels
     };
     assert_eq!(mention(&off, 0, "@bot what is lora?"), None);
-}
-
-fn contents(msgs: &[ChatMessage]) -> Vec<(ChatRole, String)> {
-    msgs.iter().map(|m| (m.role, m.content.clone())).collect()
-}
-
-#[test]
-fn the_thread_keeps_the_last_mentions_and_forgets_when_idle() {
-    let t0 = Instant::now();
-    let min = |m: u64| t0 + Duration::from_secs(60 * m);
-    let mut thread = Thread::default();
-    let notes = vec!["A note.".to_string(), " ".to_string()];
-    let first = thread.prompt("SYS", &notes, "[Ann] q0", min(0));
-    assert_eq!(
-        contents(&first),
-        [
-            (ChatRole::System, "SYS".to_string()),
-            (ChatRole::System, "A note.".to_string()),
-            (ChatRole::User, "[Ann] q0".to_string()),
-        ]
-    );
-    for i in 0..4 {
-        thread.push(&format!("q{i}"), &format!("a{i}"), min(i));
-    }
-    let p = thread.prompt("SYS", &[], "q4", min(10));
-    let kept: Vec<String> = p.iter().map(|m| m.content.clone()).collect();
-    assert_eq!(kept, ["SYS", "q1", "a1", "q2", "a2", "q3", "a3", "q4"]);
-    // 30 minutes after the last answer, the thread is gone.
-    let p = thread.prompt("SYS", &[], "q5", min(3) + THREAD_IDLE);
-    assert_eq!(contents(&p).len(), 2, "{p:?}");
-    thread.push("q5", "a5", min(40));
-    let p = thread.prompt("SYS", &[], "q6", min(41));
-    assert_eq!(p.len(), 4);
 }
 
 #[test]

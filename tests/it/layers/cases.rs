@@ -1,6 +1,7 @@
 //! The layer check on small made-up crates: it finds what it must (a circle of two, a loop of
-//! three, an upward or sideways import, one through a re-export, a path in code) and leaves
-//! alone what is allowed (a child using its parent, test code, text in strings and comments).
+//! three, an upward or sideways import, one through a re-export, a path in code, a room that
+//! imports a higher room or its folder's `mod.rs`) and leaves alone what is allowed (a child
+//! using its parent outside a folder of rooms, test code, text in strings and comments).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -251,9 +252,55 @@ fn inline_modules_resolve_super_from_themselves() {
 }
 
 #[test]
+fn a_room_imports_only_lower_rooms_and_never_its_folders_mod_rs() {
+    let mut layers = layers();
+    for (room, n) in [("high::base", 1), ("high::mid", 2), ("high::top", 3)] {
+        layers.insert(room.to_string(), n);
+    }
+    let files: BTreeMap<String, String> = [
+        ("lib.rs", "pub mod low;\npub mod high;\n"),
+        ("low.rs", "pub struct X;\n"),
+        (
+            "high.rs",
+            "mod base;\nmod mid;\nmod top;\nmod extra;\npub struct Hub;\npub use base::B;\n",
+        ),
+        // Down, through the folder's re-export, and out of the folder: all allowed.
+        (
+            "high/base.rs",
+            "use crate::low::X;\npub struct B;\nfn f() { super::top::t() }\n",
+        ),
+        ("high/mid.rs", "use super::B;\nuse super::Hub;\n"),
+        // A room's own files use its mod.rs freely.
+        (
+            "high/top/mod.rs",
+            "mod deep;\npub fn t() {}\npub struct T;\n",
+        ),
+        ("high/top/deep.rs", "use super::T;\nuse crate::high::mid;\n"),
+        ("high/extra.rs", "use super::base::B;\n"),
+    ]
+    .into_iter()
+    .map(|(p, t)| (p.to_string(), t.to_string()))
+    .collect();
+    let r = check(&files, &layers);
+    let mut got = r.problems.clone();
+    got.sort();
+    let want = [
+        "high/base.rs:3: crate::high::base (room base, layer 1) imports crate::high::top (room \
+         top, layer 3)",
+        "high/extra.rs:1: room crate::high::extra has no layer",
+        "high/mid.rs:2: crate::high::mid imports from crate::high's mod.rs",
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(g.starts_with(w), "{g:?} is not {w:?}…");
+    }
+}
+
+#[test]
 fn the_layer_table_is_read_from_the_doc() {
     let doc = "# Arch\n\n## Layers\n\nBottom up.\n\n| layer | modules | what |\n|---|---|---|\n\
                | 3 | `main.rs` | the binary |\n| 2 | `lib.rs` | run |\n| 1 | `node`, `secret` | leaves |\n\n\
+               Rooms:\n\n| room layer | rooms |\n|---|---|\n| 1 | `high::room` |\n\n\
                ## Codemap\n\n| 9 | `nope` | not a layer |\n";
     let got = layers_from_doc(doc);
     let mut got: Vec<(String, u32)> = got.into_iter().collect();
@@ -261,6 +308,7 @@ fn the_layer_table_is_read_from_the_doc() {
     assert_eq!(
         got,
         [
+            ("high::room".to_string(), 1),
             ("lib.rs".to_string(), 2),
             ("node".to_string(), 1),
             ("secret".to_string(), 1)

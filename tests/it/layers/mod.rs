@@ -20,6 +20,10 @@
 //!   form a loop of any length. An import of an ancestor (a child using its parent's
 //!   `mod.rs`) is never an arrow: a parent that holds what its children share is fine.
 //!
+//! A folder whose children the table lists as well (`responder::intake`, a room of
+//! `responder`) is checked the same way inside: a room imports only rooms of lower layers, and
+//! no room imports from the folder's own `mod.rs`, which is above them all.
+//!
 //! Here: the rules and the report; `read`: the modules and the paths they name; `lex`: the
 //! tokens; `cases`: the check on small made-up crates.
 
@@ -94,8 +98,9 @@ fn read_tree(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
     }
 }
 
-/// The layer of each top module from the table under `## Layers`: rows `| n | `a` `b` | … |`.
-/// `lib.rs` stands for the crate root; `main.rs` (the binary) is skipped.
+/// The layer of each top module, and of each room (`responder::intake`), from the tables under
+/// `## Layers`: rows `| n | `a` `b` | … |`. `lib.rs` stands for the crate root; `main.rs` (the
+/// binary) is skipped.
 pub fn layers_from_doc(doc: &str) -> HashMap<String, u32> {
     let mut layers = HashMap::new();
     let section = doc
@@ -170,6 +175,7 @@ fn show(m: &[String]) -> String {
 pub fn check(files: &BTreeMap<String, String>, layers: &HashMap<String, u32>) -> Report {
     let mut report = Report::default();
     let krate = Crate::read(files, &mut report.problems);
+    let rooms = Rooms::from(layers);
     report.modules = krate.modules.len();
     // Arrows between siblings, by their parent: (from, to) → where.
     let mut arrows: BTreeMap<ModPath, BTreeMap<(String, String), String>> = BTreeMap::new();
@@ -204,6 +210,9 @@ pub fn check(files: &BTreeMap<String, String>, layers: &HashMap<String, u32>) ->
                 }
             }
         }
+        if let Some(problem) = rooms.check(&r.module, &target) {
+            report.problems.push(format!("{at}: {problem}"));
+        }
         if target.starts_with(&r.module) || r.module.starts_with(&target) {
             continue;
         }
@@ -225,6 +234,73 @@ pub fn check(files: &BTreeMap<String, String>, layers: &HashMap<String, u32>) ->
     }
     report.problems.dedup();
     report
+}
+
+/// The folders whose children have layers of their own (rows like `responder::intake` in the
+/// table): their rooms. Inside such a folder a room imports only rooms of lower layers, and
+/// no room imports the folder's own `mod.rs`, which sits above them all (it starts them); a
+/// room's own files are free among themselves, like any folder's (circles aside).
+struct Rooms {
+    /// Folder (`["crate", "responder"]`) → its rooms' layers.
+    folders: BTreeMap<ModPath, HashMap<String, u32>>,
+}
+
+impl Rooms {
+    fn from(layers: &HashMap<String, u32>) -> Rooms {
+        let mut folders: BTreeMap<ModPath, HashMap<String, u32>> = BTreeMap::new();
+        for (name, n) in layers {
+            let mut path: ModPath = std::iter::once("crate")
+                .chain(name.split("::"))
+                .map(str::to_string)
+                .collect();
+            if path.len() < 3 {
+                continue;
+            }
+            let room = path.pop().unwrap_or_default();
+            folders.entry(path).or_default().insert(room, *n);
+        }
+        Rooms { folders }
+    }
+
+    /// What is wrong with `from` importing from `to`, by the rooms' rules; `None` when
+    /// nothing is (or no folder with rooms holds `from`).
+    fn check(&self, from: &[String], to: &[String]) -> Option<String> {
+        let (folder, rooms) = self
+            .folders
+            .iter()
+            .find(|(f, _)| from.len() > f.len() && from.starts_with(f))?;
+        let depth = folder.len();
+        if to == folder.as_slice() {
+            return Some(format!(
+                "{} imports from {}'s mod.rs: a room imports only lower rooms, never the \
+                 folder's own module",
+                show(from),
+                show(folder)
+            ));
+        }
+        if to.len() <= depth || !to.starts_with(folder) || to[depth] == from[depth] {
+            return None;
+        }
+        let (a, b) = (&from[depth], &to[depth]);
+        let room = |r: &String| format!("{}::{r}", show(folder));
+        match (rooms.get(a), rooms.get(b)) {
+            (Some(la), Some(lb)) if lb < la => None,
+            (Some(la), Some(lb)) => Some(format!(
+                "{} (room {a}, layer {la}) imports {} (room {b}, layer {lb}): a room imports \
+                 only rooms of lower layers",
+                show(from),
+                show(to)
+            )),
+            (None, _) => Some(format!(
+                "room {} has no layer in docs/architecture.md",
+                room(a)
+            )),
+            (_, None) => Some(format!(
+                "room {} has no layer in docs/architecture.md",
+                room(b)
+            )),
+        }
+    }
 }
 
 /// The top module a module belongs to: `lib.rs` for the crate root.

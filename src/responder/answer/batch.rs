@@ -1,0 +1,124 @@
+//! An answer not streamed: one call, the whole answer cleaned and chunked, stored in the
+//! node's memory (or the channel's thread) and queued at once.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tracing::{debug, info, warn};
+
+use super::question::{Answered, Audience, Ending, Question, said_as_written};
+use crate::chunk::{chunk_cut, strip_marker};
+use crate::clock::unix_now;
+use crate::llm::{LlmError, Usage};
+use crate::memory::store::Said;
+use crate::node::NodeId;
+use crate::responder::reply::{Stored, failure_text};
+use crate::responder::shared::Shared;
+
+pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
+    let s = &shared.settings;
+    let c = &shared.counters;
+    let done = match shared
+        .llm
+        .complete_in(q.slot, q.messages, s.max_tokens)
+        .await
+    {
+        Ok(done) => done,
+        Err(e) => {
+            c.llm_failures.fetch_add(1, Ordering::Relaxed);
+            warn!(error = %e, "the LLM call failed");
+            shared
+                .out
+                .notice(q.audience.dest(), q.packet_id, &failure_text(&e))
+                .await;
+            return None;
+        }
+    };
+    c.llm_calls.fetch_add(1, Ordering::Relaxed);
+    c.llm_ms_total
+        .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
+    let (parts, cut) = chunk_cut(&done.text, &q.limits, q.mark);
+    if parts.is_empty() {
+        c.llm_failures.fetch_add(1, Ordering::Relaxed);
+        warn!("the LLM answer was empty after clean-up");
+        shared
+            .out
+            .notice(
+                q.audience.dest(),
+                q.packet_id,
+                &failure_text(&LlmError::Empty),
+            )
+            .await;
+        return None;
+    }
+    let said = parts
+        .iter()
+        .map(|p| strip_marker(p))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
+    let ending = if cut {
+        Ending::CutAtBudget
+    } else {
+        Ending::Whole
+    };
+    let said = said_as_written(said, &done.raw, ending);
+    let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
+    let stored = store(shared, q, said, done.usage)
+        .await
+        .map(|(node, id)| Stored {
+            node,
+            id,
+            parts: bodies,
+        });
+    info!(
+        parts = parts.len(),
+        prompt_chars = q.prompt_chars,
+        latency_ms = done.latency.as_millis() as u64,
+        "answer ready"
+    );
+    c.replies.fetch_add(1, Ordering::Relaxed);
+    shared
+        .out
+        .queue(q.audience.dest(), Some(q.packet_id), parts, stored)
+        .await;
+    Some(answered)
+}
+
+/// Keeps what was said: in the node's memory after the message it answers (then the node
+/// and the reply's row id come back), in the channel's public thread, or nowhere (an answer
+/// without memory).
+async fn store(
+    shared: &Arc<Shared>,
+    q: &Question<'_>,
+    said: Said,
+    usage: Option<Usage>,
+) -> Option<(NodeId, i64)> {
+    match &q.audience {
+        Audience::Dm {
+            dest,
+            stored: Some(user_id),
+        } => match shared
+            .store
+            .append_reply(dest.node(), *user_id, said, unix_now(), usage)
+            .await
+        {
+            Ok(id) => Some((dest.node(), id)),
+            // The store logs a damaged file once.
+            Err(e) if e.damage().is_some() => {
+                debug!(error = %e, "could not store the reply");
+                None
+            }
+            Err(e) => {
+                warn!(error = %e, "could not store the reply");
+                None
+            }
+        },
+        Audience::Dm { stored: None, .. } => None,
+        Audience::Channel { said: slot, .. } => {
+            // Set once per answer: a second value cannot come.
+            let _ = slot.set(said.text);
+            None
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The answer to one message, once its prompt is built: the LLM call, the parts, the outbox,
+//! and the reply stored in memory.
+//!
+//! Streamed (`[llm] stream`, the default): each attempt pumps a
+//! `StreamedReply` (`streamed/core.rs`), which decides what happens to the text (cleaned,
+//! chunked, each part handed to the outbox as soon as its cut is certain, the stop at the
+//! budget); the pump (`streamed/mod.rs`) only reads the stream and the radio's report and
+//! performs its steps. Once the reply budget is full the stream is dropped, which makes the
+//! server stop.
+//! A failure before any part went on air is handled as a failed call (the parts handed over
+//! are taken back, a retry is made if the error and the time budget allow, else one notice);
+//! a failure after that ends the reply with one short notice part. What the outbox took is
+//! stored as it is handed over (`ReplyRow`, `streamed/row.rs`): the user saw it, so the
+//! history and the summary must know it, even if the daemon dies mid-answer.
+//!
+//! Not streamed: one call, the whole answer chunked, stored and queued at once.
+//!
+//! A turn without memory (the database is damaged) stores nothing.
+//!
+//! Both ask [`crate::llm::LlmPool`], which fails over to the `[[llm.fallback]]` servers within
+//! the one budget. A streamed answer that broke before any part went on air goes to the next
+//! server at once; after that, never (the same line as for retries).
+
+mod batch;
+mod question;
+mod streamed;
+
+use std::sync::Arc;
+
+use crate::responder::schedule::gate::ReplyPermit;
+use crate::responder::shared::Shared;
+
+pub(crate) use question::{Answered, Audience, Question};
+
+/// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
+/// LLM gate's slot the caller took before reading the memory; it is held until the answer
+/// is complete. `None` when no answer went out.
+pub(crate) async fn answer(
+    shared: &Arc<Shared>,
+    q: Question<'_>,
+    _permit: ReplyPermit,
+) -> Option<Answered> {
+    if shared.llm.streams() {
+        streamed::streamed(shared, &q).await
+    } else {
+        batch::batch(shared, &q).await
+    }
+}

@@ -1,0 +1,115 @@
+//! What an answer is for and what it came to: its [`Audience`] (a DM's sender, stored or
+//! not; a channel, never stored), the [`Question`] (the prompt, the slot, the parts' limits,
+//! the mark of an answer cut at the budget), what it cost ([`Answered`]), and what was said
+//! as the model wrote it ([`said_as_written`]), for the next prompt.
+
+use std::sync::OnceLock;
+
+use crate::chunk::{ChunkLimits, CutMark, MORE};
+use crate::llm::clean::{as_written, written_until};
+use crate::llm::{ChatMessage, Usage};
+use crate::memory::store::Said;
+use crate::responder::reply::{Destination, DmDest};
+use crate::responder::shared::Shared;
+
+/// Who the answer is for, and where what was said is kept.
+pub(crate) enum Audience<'a> {
+    /// The sender of a DM. `stored`: the stored user message the reply answers (the reply
+    /// is stored after it, in the node's memory); `None` for an answer without memory,
+    /// which is not stored.
+    Dm { dest: DmDest, stored: Option<i64> },
+    /// Everyone on a channel: a public answer, never stored; what was said lands in `said`
+    /// for the channel's public thread.
+    Channel {
+        dest: Destination,
+        said: &'a OnceLock<String>,
+    },
+}
+
+impl Audience<'_> {
+    /// Where the reply goes.
+    pub(super) fn dest(&self) -> Destination {
+        match self {
+            Audience::Dm { dest, .. } => (*dest).into(),
+            Audience::Channel { dest, .. } => *dest,
+        }
+    }
+}
+
+/// What the answer is for.
+pub(crate) struct Question<'a> {
+    pub audience: Audience<'a>,
+    /// The packet id of the message, set as `reply_id` on the first part.
+    pub packet_id: u32,
+    pub messages: &'a [ChatMessage],
+    /// For the log.
+    pub prompt_chars: usize,
+    /// The llama.cpp server slot the node is pinned to, when the server has slots (the
+    /// primary's: the pool never sends it to a fallback).
+    pub slot: Option<u32>,
+    /// This answer's parts: `[reply]`'s, or fewer when the channel is busy.
+    pub limits: ChunkLimits,
+    /// What ends an answer cut at the budget: `!more` only where the rest can be asked for
+    /// (a DM whose conversation is stored).
+    pub mark: CutMark,
+}
+
+/// What an answer that went out cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Answered {
+    /// Tokens of the prompt and the reply: as the server counted them, or estimated from
+    /// their characters (`memory::prompt::TokenRate`) when it did not say.
+    pub(crate) tokens: usize,
+}
+
+impl Answered {
+    /// For a reply of `reply_chars` to `q`'s prompt: the server's `usage` (which also
+    /// teaches the rate), else an estimate.
+    pub(super) fn of(
+        shared: &Shared,
+        q: &Question<'_>,
+        reply_chars: usize,
+        usage: Option<Usage>,
+    ) -> Answered {
+        let mut rate = match shared.token_rate.lock() {
+            Ok(rate) => rate,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let tokens = match usage {
+            Some(u) => {
+                rate.observe(u.prompt_tokens, q.prompt_chars);
+                usize::try_from(u.prompt_tokens.saturating_add(u.completion_tokens))
+                    .unwrap_or(usize::MAX)
+            }
+            None => rate.estimate(q.prompt_chars.saturating_add(reply_chars)),
+        };
+        Answered { tokens }
+    }
+}
+
+/// How an answer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// As the model ended it.
+    Whole,
+    /// Cut at the budget.
+    CutAtBudget,
+}
+
+/// What was `said` of an answer the model wrote as `raw`, with what the next prompt should
+/// repeat: the answer as the model wrote it — up to where the user's part of it ended, and
+/// then `…`, when it was cut at the budget — so the server's cache of its own answer still
+/// matches. Only the text when the written answer cannot be lined up with what was said.
+pub(super) fn said_as_written(said: String, raw: &str, ending: Ending) -> Said {
+    let written = match ending {
+        Ending::CutAtBudget => {
+            let shown = said.strip_suffix(MORE).unwrap_or(&said);
+            written_until(raw, shown).map(|w| format!("{w}…"))
+        }
+        Ending::Whole => as_written(raw).map(str::to_string),
+    };
+    match written {
+        Some(w) => Said::with_prompt(said, w),
+        None => Said::plain(said),
+    }
+}

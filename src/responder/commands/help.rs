@@ -1,0 +1,22 @@
+//! `!help` (`!h`, `!?`): what the bot does and its commands, in one packet. It asks nothing of
+//! identity: anyone the bot answers gets it (an unknown `!word` gets it too).
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+use super::{Command, help_text};
+use crate::node::NodeId;
+use crate::responder::identity::{Ask, Grant};
+use crate::responder::shared::Shared;
+
+pub(super) const HELP: Command = Command {
+    words: &["help", "h", "?"],
+    ask: Ask::Help,
+    help: None,
+    answer,
+};
+
+fn answer(_: &Arc<Shared>, _: NodeId, _: Grant) -> BoxFuture<'_, String> {
+    Box::pin(async { help_text() })
+}

@@ -1,0 +1,104 @@
+//! `!summary` (`!memory`): what the bot remembers of the node — its summary and the facts kept
+//! about it. It asks identity for the node's memory: only the node's own DM runs it.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use tracing::warn;
+
+use super::Command;
+use crate::memory::store::StoreError;
+use crate::node::NodeId;
+use crate::responder::identity::{Ask, Grant};
+use crate::responder::reply::{STORE_DAMAGED, STORE_FAILED};
+use crate::responder::shared::Shared;
+
+pub(super) const SUMMARY: Command = Command {
+    words: &["summary", "memory"],
+    ask: Ask::Memory,
+    help: Some("what I remember of you"),
+    answer,
+};
+
+fn answer(shared: &Arc<Shared>, node: NodeId, _: Grant) -> BoxFuture<'_, String> {
+    Box::pin(async move {
+        match summary(shared, node).await {
+            Ok(text) => text,
+            Err(e) if e.damage().is_some() => STORE_DAMAGED.into(),
+            Err(e) => {
+                warn!(error = %e, "could not read the summary");
+                STORE_FAILED.into()
+            }
+        }
+    })
+}
+
+/// The summary and the facts kept about the node, or that there are none (the history is
+/// read only then).
+async fn summary(shared: &Shared, node: NodeId) -> Result<String, StoreError> {
+    let summary = shared.store.summary(node).await?;
+    let facts = shared.store.facts(node).await?;
+    if let Some(text) = remembered(summary.as_ref().map(|s| s.text.as_str()), &facts) {
+        return Ok(text);
+    }
+    let any = !shared.store.history(node, 1).await?.is_empty();
+    Ok(if any {
+        "No summary yet: I only have our recent messages."
+    } else {
+        "I don't remember anything about you yet."
+    }
+    .into())
+}
+
+/// The summary, then the facts; `None` when there is neither.
+fn remembered(summary: Option<&str>, facts: &[String]) -> Option<String> {
+    let mut text = String::new();
+    if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
+        text.push_str("I remember: ");
+        text.push_str(s);
+    }
+    if !facts.is_empty() {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str("You told me: ");
+        text.push_str(&facts.join(" / "));
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_says_the_summary_then_the_facts() {
+        let facts = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases: [(Option<&str>, Vec<String>, Option<&str>); 5] = [
+            (None, facts(&[]), None),
+            (Some("  \n "), facts(&[]), None),
+            (
+                Some(" Ann asked about antennas. "),
+                facts(&[]),
+                Some("I remember: Ann asked about antennas."),
+            ),
+            (
+                None,
+                facts(&["My name is Ann.", "I live in Vic."]),
+                Some("You told me: My name is Ann. / I live in Vic."),
+            ),
+            (
+                Some("Ann asked about antennas."),
+                facts(&["My name is Ann."]),
+                Some("I remember: Ann asked about antennas. You told me: My name is Ann."),
+            ),
+        ];
+        for (summary, facts, want) in cases {
+            assert_eq!(
+                remembered(summary, &facts).as_deref(),
+                want,
+                "{summary:?} {facts:?}"
+            );
+        }
+    }
+}

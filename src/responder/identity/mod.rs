@@ -1,0 +1,16 @@
+//! Who really sent a DM, and what it may do. The rules are sans-IO (`rules`: the verdict on
+//! how a DM was heard, what it lets a text or a command do, the refusal lines and their
+//! hourly report). The intake's `screen` decides every DM without a key to check, once,
+//! before any worker sees it, and refuses those that only claim a PKI node's id; a node's
+//! worker checks a PKI DM's key against the pinned one (`trust`, pinning it on first use),
+//! then rules, once. `trust` also stores a message that will not be answered, when it is the
+//! node's own. See `docs/security.md`.
+
+mod rules;
+pub(crate) mod screen;
+pub(crate) mod trust;
+
+pub use rules::{
+    Ask, Decision, Grant, Heard, KeyUpdate, Line, REFUSAL_EVERY, Refusals, Rule, Verdict, Who, Why,
+    decide, rule,
+};

@@ -1,0 +1,299 @@
+//! Who really sent a direct message, and what it may do: sans-IO, every input an argument.
+//!
+//! Only a PKI-encrypted DM proves its `from` (the node decrypted it with that node's key and
+//! hands us the key); anything else carries a `from` that anyone with the channel key can
+//! write (PROTOCOL.md, "Who really sent it"). So:
+//!
+//! - A PKI DM with the key pinned for its node (or its first one, which pins it: trust on
+//!   first use) is the node's own: memory read and written, every command.
+//! - A PKI DM with another key is a new identity: answered without the node's memory, its
+//!   key kept as pending until the operator accepts it (`meshai trust`).
+//! - A non-PKI DM with the id of a node that talked to us over PKI is [`Verdict::Unproven`]:
+//!   never stored, never answered, no command at all (not even `!help`: whoever sent it
+//!   learns nothing, not even that the bot runs); it gets one warning line per node per hour
+//!   at most ([`Refusals`]), which reaches the real owner's node.
+//! - A non-PKI DM from a node that never used PKI (firmware before 2.5) is the node's own,
+//!   as before — unless `require_pki = "all"` (answered without memory), or it came through
+//!   MQTT (`[access] mqtt`).
+//!
+//! [`decide`] turns what was heard into a [`Decision`] (the verdict and what the store must
+//! remember of the key); [`rule`] says what the verdict allows for a text or a command. The
+//! intake's screen (`screen`) decides a DM without a key to check, once; the worker
+//! (`trust`) checks a PKI DM's key, then rules, once.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::config::{AccessConfig, MqttPolicy, RequirePki};
+use crate::node::{NodeId, PublicKey};
+
+/// How a DM arrived, and what is known of its sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heard {
+    /// PKI-encrypted, with the key the node decrypted it with; `pinned`: the key pinned for
+    /// the node (`None`: its first PKI DM).
+    Pki {
+        key: PublicKey,
+        pinned: Option<PublicKey>,
+    },
+    /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
+    /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
+    Plain { uses_pki: bool, via_mqtt: bool },
+}
+
+/// What a DM may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The node's own message: its memory read and written, every command.
+    Own,
+    /// Answered without memory and not stored; memory commands refused with a line saying
+    /// why.
+    NoMemory(Why),
+    /// A non-PKI DM with the id of a node known to use PKI: not answered, not stored, no
+    /// command; at most the warning line.
+    Unproven,
+    /// Not answered at all (`[access] mqtt = "ignore"`).
+    Ignored,
+}
+
+/// Why a DM is answered without memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// A PKI DM whose key is not the one pinned for its node.
+    KeyChanged,
+    /// The pinned key could not be read (the store failed): nothing proves the sender.
+    Unchecked,
+    /// `require_pki = "all"` and the DM is not PKI-encrypted.
+    PkiRequired,
+    /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
+    Mqtt,
+}
+
+/// What the store must remember after a PKI DM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyUpdate {
+    /// The node's first PKI DM: pin its key.
+    Pin(PublicKey),
+    /// A key other than the pinned one: keep it as pending.
+    Pending(PublicKey),
+}
+
+/// The verdict on one DM and what to remember of its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub update: Option<KeyUpdate>,
+}
+
+/// Decides what a DM heard like `heard` may do under `access`.
+pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
+    let (verdict, update) = match heard {
+        Heard::Pki { key, pinned: None } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
+        Heard::Pki {
+            key,
+            pinned: Some(pinned),
+        } if key == pinned => (Verdict::Own, None),
+        Heard::Pki { key, .. } => (
+            Verdict::NoMemory(Why::KeyChanged),
+            Some(KeyUpdate::Pending(key)),
+        ),
+        Heard::Plain { via_mqtt: true, .. } if access.mqtt == MqttPolicy::Ignore => {
+            (Verdict::Ignored, None)
+        }
+        Heard::Plain { uses_pki: true, .. } => (Verdict::Unproven, None),
+        Heard::Plain { .. } if access.require_pki == RequirePki::All => {
+            (Verdict::NoMemory(Why::PkiRequired), None)
+        }
+        Heard::Plain { via_mqtt: true, .. } if access.mqtt == MqttPolicy::NoMemory => {
+            (Verdict::NoMemory(Why::Mqtt), None)
+        }
+        Heard::Plain { .. } => (Verdict::Own, None),
+    };
+    Decision { verdict, update }
+}
+
+/// What a message asks for, as far as identity goes: each command states its own
+/// (`commands::Command::ask`), and [`rule`] says what that may do under a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// A question for the model (or `!more`: the rest of an answer is as much the node's
+    /// memory as the answer): answered with the memory, or without it.
+    Text,
+    /// Nothing of the node, nothing of the bot: `!help`, or an unknown `!word`, which is
+    /// answered with the help.
+    Help,
+    /// The bot's state (`!status`): runs without memory for a PKI DM the memory is closed to,
+    /// but like any command needs a DM the policy trusts (`require_pki`, `[access] mqtt`).
+    Status,
+    /// The node's memory, read or changed (`!reset`, `!summary`): only the node's own.
+    Memory,
+}
+
+/// Who a DM is from, as the intake hands it to the node's worker: decided at the intake's
+/// screen (no key to check: the verdict, and what [`rule`] let the message do), or a PKI DM
+/// whose key the worker checks against the one pinned for its node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    Decided {
+        verdict: Verdict,
+        grant: Grant,
+    },
+    /// The key the node decrypted the DM with (`TextMessage::public_key`).
+    Key(PublicKey),
+}
+
+/// What a message may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    Run(Grant),
+    /// Not run: this line is the answer.
+    Refuse(Line),
+    /// Nothing at all.
+    Drop,
+}
+
+/// How a message that runs may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grant {
+    /// Reads and writes the node's memory (a text is stored and answered with it).
+    pub memory: bool,
+    /// `!status` may show its admin part (when the node is an admin).
+    pub admin: bool,
+}
+
+const OWN: Grant = Grant {
+    memory: true,
+    admin: true,
+};
+const NO_MEMORY: Grant = Grant {
+    memory: false,
+    admin: false,
+};
+
+/// What `ask` may do under `verdict` (`require_pki` has had its say in the verdict,
+/// [`decide`]).
+pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
+    match (verdict, ask) {
+        (Verdict::Ignored, _) => Rule::Drop,
+        (Verdict::Own, _) => Rule::Run(OWN),
+        // Whatever it asks: a forger learns nothing, the owner gets the warning.
+        (Verdict::Unproven, _) => Rule::Refuse(Line::Unproven),
+        (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked), Ask::Status) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),
+    }
+}
+
+/// The one-packet answers to what is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// To the node whose id a non-PKI DM carried: the real owner reads it.
+    Unproven,
+    KeyChanged,
+    Unchecked,
+    PkiRequired,
+    Mqtt,
+}
+
+impl From<Why> for Line {
+    fn from(why: Why) -> Line {
+        match why {
+            Why::KeyChanged => Line::KeyChanged,
+            Why::Unchecked => Line::Unchecked,
+            Why::PkiRequired => Line::PkiRequired,
+            Why::Mqtt => Line::Mqtt,
+        }
+    }
+}
+
+impl Line {
+    pub fn text(self) -> &'static str {
+        match self {
+            Line::Unproven => {
+                "I only answer this node over encrypted DMs. If this was you, check your app's keys."
+            }
+            Line::KeyChanged => {
+                "Your node's key changed, so our earlier chat stays locked until my operator accepts the new key."
+            }
+            Line::Unchecked => "I can't check your node's key right now. Try again later.",
+            Line::PkiRequired => {
+                "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
+            }
+            Line::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
+        }
+    }
+}
+
+/// How often a node gets the [`Line::Unproven`] warning, and the log line about it.
+pub const REFUSAL_EVERY: Duration = Duration::from_secs(3600);
+
+/// More tracked nodes than this triggers a sweep of the quiet ones.
+const SWEEP_AT: usize = 4096;
+
+/// Refused DMs per node since the last report.
+#[derive(Debug, Clone, Copy)]
+struct Tally {
+    /// When the last report (log line and warning) was due.
+    reported: Instant,
+    /// Refused since then, not yet reported.
+    refused: u32,
+}
+
+/// Refusals of [`Verdict::Unproven`] DMs: one report per node per `every` (the log line and
+/// the warning line), with how many were refused since the previous one.
+#[derive(Debug)]
+pub struct Refusals {
+    every: Duration,
+    nodes: HashMap<NodeId, Tally>,
+}
+
+impl Refusals {
+    pub fn new(every: Duration) -> Refusals {
+        Refusals {
+            every,
+            nodes: HashMap::new(),
+        }
+    }
+
+    /// Counts one refusal of `node` at `now`; returns the count to report (this one
+    /// included) when a report is due, `None` while the last one is recent.
+    pub fn refuse(&mut self, node: NodeId, now: Instant) -> Option<u32> {
+        if self.nodes.len() >= SWEEP_AT {
+            let every = self.every;
+            // A quiet node's unreported count goes with it: it was refused all the same.
+            self.nodes
+                .retain(|_, t| now.saturating_duration_since(t.reported) < every);
+        }
+        let every = self.every;
+        let due = |t: &Tally| now.saturating_duration_since(t.reported) >= every;
+        match self.nodes.get_mut(&node) {
+            Some(t) if !due(t) => {
+                t.refused = t.refused.saturating_add(1);
+                None
+            }
+            Some(t) => {
+                let n = t.refused.saturating_add(1);
+                *t = Tally {
+                    reported: now,
+                    refused: 0,
+                };
+                Some(n)
+            }
+            None => {
+                self.nodes.insert(
+                    node,
+                    Tally {
+                        reported: now,
+                        refused: 0,
+                    },
+                );
+                Some(1)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

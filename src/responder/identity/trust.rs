@@ -1,0 +1,85 @@
+//! Identity at work in the worker (the decisions are `rules`'): [`check_key`] checks a PKI
+//! DM's key against the pinned one and keeps the store's record of keys up to date;
+//! [`keep_unanswered`] stores a message that will not be answered, when it is the node's
+//! own. The intake's side, which decides every DM without a key to check and refuses the DMs
+//! that only claim a PKI node's id before any worker sees them, is `screen`.
+
+use tracing::{debug, info, warn};
+
+use super::rules::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
+use crate::clock::unix_now;
+use crate::config::AccessConfig;
+use crate::memory::store::Store;
+use crate::node::{NodeId, PublicKey};
+use crate::radio::TextMessage;
+
+/// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
+/// for the node (pinning it on first use, keeping a different one as pending).
+pub(crate) async fn check_key(
+    store: &Store,
+    access: &AccessConfig,
+    node: NodeId,
+    key: PublicKey,
+) -> Verdict {
+    let pinned = match store.node_key(node).await {
+        Ok(known) => known.map(|k| k.pinned),
+        Err(e) => {
+            warn!(error = %e, "cannot read the node's pinned key: answering without its memory");
+            return Verdict::NoMemory(Why::Unchecked);
+        }
+    };
+    let Decision { verdict, update } = rules::decide(Heard::Pki { key, pinned }, access);
+    let now = unix_now();
+    match update {
+        None => {}
+        Some(KeyUpdate::Pin(key)) => match store.pin_key(node, key, now).await {
+            Ok(_) => info!(key = %key.short(), "first PKI DM from this node: its key is pinned"),
+            Err(e) => warn!(error = %e, "could not pin the node's key"),
+        },
+        Some(KeyUpdate::Pending(key)) => match store.note_pending_key(node, key, now).await {
+            Ok(true) => warn!(
+                pinned = %pinned.map(|k| k.short()).unwrap_or_default(),
+                new = %key.short(),
+                "a PKI DM came with another key than the one pinned for this node: it is \
+                 answered without the node's memory until the operator accepts the new key \
+                 with `meshai trust {node}` (keeps the memory) or `meshai forget {node}` \
+                 (drops it)"
+            ),
+            Ok(false) => debug!(new = %key.short(), "the node's new key again: no memory"),
+            Err(e) => warn!(error = %e, "could not keep the node's new key"),
+        },
+    }
+    verdict
+}
+
+/// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no
+/// turn, shutting down), when it is the node's own ([`may_store`]).
+pub(crate) async fn keep_unanswered(store: &Store, msg: &TextMessage, who: Who) {
+    if may_store(store, msg.from, who).await {
+        store_unanswered(store, msg).await;
+    }
+}
+
+/// Stores `msg`, the node's own text, unanswered.
+pub(crate) async fn store_unanswered(store: &Store, msg: &TextMessage) {
+    if let Err(e) = store
+        .append_user(msg.from, msg.text.clone(), unix_now())
+        .await
+    {
+        warn!(node = %msg.from, error = %e, "could not store a message");
+    }
+}
+
+/// Whether a message that will not be answered is still stored: only the node's own, never
+/// one the identity rules keep out of its memory.
+async fn may_store(store: &Store, node: NodeId, who: Who) -> bool {
+    match who {
+        Who::Decided { verdict, .. } => verdict == Verdict::Own,
+        // The first PKI DM, or the pinned key: the node's own. Not pinned here: that is
+        // the answered path's job.
+        Who::Key(key) => match store.node_key(node).await {
+            Ok(known) => known.is_none_or(|k| k.pinned == key),
+            Err(_) => false,
+        },
+    }
+}

@@ -1,0 +1,226 @@
+//! The intake loop: reads what the radio heard, never waiting on the LLM. A DM is parsed once
+//! (`commands::parse`), passes the access lists, the identity screen (`screen`), the node's
+//! rate limit (`ratelimit`) and, for a text or `!more`, its admission among the waiting turns
+//! (`admission`); then it goes to its node's worker (`worker`, started on demand) as a typed
+//! [`Job`]. A channel mention goes to its channel's worker (`mention`). A text that is not
+//! answered is still stored when it is the node's own (`identity::trust::keep_unanswered`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::node::NodeId;
+use crate::radio::{Inbound, TextMessage};
+use crate::responder::commands::{self, Parsed};
+use crate::responder::identity::screen::{Screen, Screened};
+use crate::responder::identity::trust::keep_unanswered;
+use crate::responder::identity::{Line, Who};
+use crate::responder::job::{Dm, Job};
+use crate::responder::mention::Mentions;
+use crate::responder::reply::DmDest;
+use crate::responder::schedule::admission::{self, Admission};
+use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
+use crate::responder::schedule::turns::Proof;
+use crate::responder::shared::Shared;
+use crate::responder::worker;
+
+/// Reads `inbound` until shutdown or until the radio is gone.
+pub(super) async fn run(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
+    let mut intake = Intake::new(shared.clone()).await;
+    tokio::select! {
+        _ = shared.stop.cancelled() => return,
+        () = admission::know_stored(&shared.store, &shared.gate) => {}
+    }
+    loop {
+        let event = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            ev = inbound.recv() => match ev {
+                Some(ev) => ev,
+                None => break,
+            },
+        };
+        match event {
+            Inbound::Dm(msg) => intake.dm(msg).await,
+            Inbound::Broadcast(msg) => intake.mentions.take(&shared, msg),
+        }
+    }
+    debug!("intake stopped");
+}
+
+/// What a screened DM goes on to do.
+enum Next {
+    /// Run, as the sender's identity allows.
+    Run(Who),
+    /// Not run: this line is the answer.
+    Refuse(Line),
+}
+
+/// The intake's state: the node workers, the rate limit, the screen, the mentions, the
+/// admission's warnings.
+struct Intake {
+    shared: Arc<Shared>,
+    workers: HashMap<NodeId, mpsc::Sender<Job>>,
+    limiter: RateLimiter,
+    screen: Screen,
+    mentions: Mentions,
+    admission: Admission,
+}
+
+impl Intake {
+    async fn new(shared: Arc<Shared>) -> Intake {
+        let limits = &shared.settings.limits;
+        Intake {
+            workers: HashMap::new(),
+            limiter: RateLimiter::new(limits.node_messages, limits.node_window),
+            screen: Screen::load(&shared.store).await,
+            mentions: Mentions::new(&shared),
+            admission: Admission::new(limits.max_waiting),
+            shared,
+        }
+    }
+
+    /// Takes one DM: access, screen, standing, rate limit, then its job.
+    async fn dm(&mut self, msg: TextMessage) {
+        let shared = self.shared.clone();
+        let node = msg.from;
+        if !shared.settings.access.permits(node) {
+            debug!(node = %node, "not answered: access list");
+            return;
+        }
+        shared.counters.dms.fetch_add(1, Ordering::Relaxed);
+        let now = Instant::now();
+        let parsed = commands::parse(&msg.text);
+        // Proven: a PKI DM from a node that talked to us over PKI before (a first PKI DM is a
+        // new key to pin, which anyone can make); the schedule serves it first.
+        let proof = if msg.pki && self.screen.uses_pki(node) {
+            Proof::Pki
+        } else {
+            Proof::Claim
+        };
+        let access = &shared.settings.access;
+        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now) {
+            Screened::Pass { dest, who } => (dest, Next::Run(who)),
+            Screened::Refused { dest, line } => (dest, Next::Refuse(line)),
+            Screened::Unproven { dest, line } => {
+                if let Some(text) = line {
+                    // A full queue drops the warning: another comes within the hour.
+                    let _ = self.dispatch(node, notice(text, dest, &msg));
+                }
+                return;
+            }
+            Screened::Drop => return,
+        };
+        let dest = dest.with_standing(shared.gate.standing(node, proof));
+        match self.limiter.check(node, now) {
+            Decision::Answer => self.answer(msg, dest, next, parsed).await,
+            Decision::Notify { retry_in } => {
+                info!(node = %node, "rate limit reached; one notice, then silence");
+                // Not answered, but part of the conversation record like the silent ones.
+                self.unanswered(&msg, &next, &parsed).await;
+                let mins = retry_in.as_secs().div_ceil(60).max(1);
+                let text = format!(
+                    "You're sending faster than I can answer. I'll reply again in about {mins} min."
+                );
+                self.hand(node, notice(&text, dest, &msg)).await;
+            }
+            Decision::Silent => {
+                debug!(node = %node, "rate limited: silent");
+                // Stored anyway, so the conversation record is complete.
+                self.unanswered(&msg, &next, &parsed).await;
+            }
+        }
+        if self.workers.len() > 256 {
+            self.workers.retain(|_, tx| !tx.is_closed());
+        }
+    }
+
+    /// The job of a DM within its rate limit: a text or `!more` takes a turn, if it gets one.
+    async fn answer(&mut self, msg: TextMessage, dest: DmDest, next: Next, parsed: Parsed) {
+        let who = match next {
+            Next::Run(who) => who,
+            Next::Refuse(line) => {
+                return self.hand(msg.from, notice(line.text(), dest, &msg)).await;
+            }
+        };
+        let node = msg.from;
+        let job = match parsed {
+            Parsed::Command(call) => Job::Command {
+                dm: Box::new(Dm { msg, dest, who }),
+                call,
+            },
+            Parsed::Text | Parsed::More => {
+                let shared = &self.shared;
+                let (gate, counters, outbox) =
+                    (&shared.gate, &shared.counters, shared.out.queued());
+                let admitted = self
+                    .admission
+                    .admit(gate, counters, node, dest.standing(), outbox);
+                let Ok(turn) = admitted else {
+                    // Not answered, but stored like every accepted message.
+                    return self.unanswered(&msg, &Next::Run(who), &parsed).await;
+                };
+                let dm = Box::new(Dm { msg, dest, who });
+                match parsed {
+                    Parsed::More => Job::More { dm, turn },
+                    _ => Job::Text { dm, turn },
+                }
+            }
+        };
+        self.hand(node, job).await;
+    }
+
+    /// A DM that will not be answered: stored when it is a text and the node's own.
+    async fn unanswered(&self, msg: &TextMessage, next: &Next, parsed: &Parsed) {
+        if let (Next::Run(who), Parsed::Text) = (next, parsed) {
+            keep_unanswered(&self.shared.store, msg, *who).await;
+        }
+    }
+
+    /// Hands `job` to the node's worker; when its queue is full, what the job leaves is kept.
+    async fn hand(&mut self, node: NodeId, job: Job) {
+        if let Some(job) = self.dispatch(node, job) {
+            job.keep_unanswered(&self.shared.store).await;
+        }
+    }
+
+    /// Hands a job to the node's worker, starting one if there is none (or it just retired).
+    /// Returns the job when the node's queue is full: it is not answered.
+    #[must_use]
+    fn dispatch(&mut self, node: NodeId, job: Job) -> Option<Job> {
+        let job = match self.workers.get(&node) {
+            None => job,
+            Some(tx) => match tx.try_send(job) {
+                Ok(()) => return None,
+                Err(mpsc::error::TrySendError::Full(job)) => {
+                    warn!(node = %node, "too many messages waiting for this node; one not answered");
+                    return Some(job);
+                }
+                // The worker retired after being idle: start a new one.
+                Err(mpsc::error::TrySendError::Closed(job)) => job,
+            },
+        };
+        let shared = &self.shared;
+        let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+        // A fresh channel has room for at least one job.
+        let _ = tx.try_send(job);
+        self.workers.insert(node, tx);
+        let span = info_span!("node", node = %node);
+        shared
+            .tracker
+            .spawn(worker::worker(shared.clone(), node, rx).instrument(span));
+        None
+    }
+}
+
+/// One packet to the sender of `msg`, in reply to it.
+fn notice(text: &str, dest: DmDest, msg: &TextMessage) -> Job {
+    Job::Notice {
+        text: text.to_string(),
+        dest,
+        reply_to: msg.packet_id,
+    }
+}

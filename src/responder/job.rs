@@ -1,0 +1,48 @@
+//! What the intake hands a node's worker: a [`Job`], always for the sender of a DM. The intake
+//! parses each message once (`commands::parse`) and screens who sent it (`screen`), so a job
+//! says what the message is — a command, a text with its turn, a `!more` with its turn — or
+//! is a notice; the worker matches on it and decides nothing of that again.
+
+use crate::memory::store::Store;
+use crate::radio::TextMessage;
+use crate::responder::commands::Call;
+use crate::responder::identity::Who;
+use crate::responder::identity::trust::keep_unanswered;
+use crate::responder::reply::DmDest;
+use crate::responder::schedule::gate::Turn;
+
+/// A DM as the intake let it through: the message, where its replies go, who sent it.
+#[derive(Debug)]
+pub(super) struct Dm {
+    pub(super) msg: TextMessage,
+    pub(super) dest: DmDest,
+    pub(super) who: Who,
+}
+
+/// A unit of work for a node's worker. A DM is boxed: it is far larger than a notice.
+#[derive(Debug)]
+pub(super) enum Job {
+    /// A `!word`: answered without the LLM.
+    Command { dm: Box<Dm>, call: Call },
+    /// A question for the model, with its LLM turn.
+    Text { dm: Box<Dm>, turn: Turn },
+    /// `!more`, with its LLM turn: the rest of the last answer, if it was cut.
+    More { dm: Box<Dm>, turn: Turn },
+    /// One packet to the node: a refusal, or the rate limit's word.
+    Notice {
+        text: String,
+        dest: DmDest,
+        reply_to: u32,
+    },
+}
+
+impl Job {
+    /// A job that will not be done (its node's queue is full, shutting down): a text is still
+    /// stored when it is the node's own, and nothing else is kept.
+    pub(super) async fn keep_unanswered(self, store: &Store) {
+        if let Job::Text { dm, turn } = self {
+            keep_unanswered(store, &dm.msg, dm.who).await;
+            drop(turn);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Channel mentions (`[channels] answer_mentions`): public questions, public answers.
+//!
+//! A channel message's `from` is never proven (anyone with the channel key writes any), and
+//! the answer is a broadcast every holder of the key reads. So a mention is answered from
+//! public things only: the channel's own short [`Thread`] (its last few mentions and our
+//! answers, in RAM only, gone after [`THREAD_IDLE`]), the sender's node name and the local
+//! time, and the public passages of the knowledge folder (never a private one). Never a
+//! node's summary, facts, retrieval or history, and nothing is stored: no message under the
+//! sender, no answer, no `nodes` row. Commands are DM-only: a mention that is one gets a line
+//! pointing to DMs, at most once per channel per [`COMMAND_HINT_EVERY`].
+//!
+//! Each listed channel has its own worker (not the sender's node worker) and its own rate
+//! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
+//! are dropped without a word (a notice would cost the whole channel airtime). A mention's
+//! turn is the same as a DM's (`turn`), with the channel's thread for its memory
+//! (`turn::Memory::Channel`): nothing calls the store, and a node's memory is only read where
+//! a `DmDest` is (`worker`, `commands`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::config::{ChannelsConfig, ContextConfig};
+use crate::node::Standing;
+use crate::radio::TextMessage;
+use crate::responder::asker::Asking;
+use crate::responder::commands::{self, Parsed};
+use crate::responder::reply::Destination;
+use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
+use crate::responder::shared::Shared;
+use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
+
+/// At most one "commands are DM-only" line per channel this often.
+pub const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// The answer to a command in a mention.
+pub const DM_ONLY: &str = "Commands work only in a direct message to me.";
+
+/// The text after the mention word when mention mode applies to this broadcast (`text` on
+/// `channel`).
+pub fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
+    if !channels.answer_mentions || !channels.channels.contains(&channel) {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    if !lower.starts_with(&channels.mention) {
+        return None;
+    }
+    let rest = text.get(channels.mention.len()..)?;
+    let rest = rest.trim_start_matches([',', ':', ' ']).trim();
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+/// The intake's side: one worker per channel and the per-channel rate limit.
+pub(super) struct Mentions {
+    workers: HashMap<u32, mpsc::Sender<TextMessage>>,
+    limiter: RateLimiter<u32>,
+}
+
+impl Mentions {
+    pub(super) fn new(shared: &Shared) -> Mentions {
+        let limits = &shared.settings.limits;
+        Mentions {
+            workers: HashMap::new(),
+            limiter: RateLimiter::new(limits.node_messages, limits.node_window),
+        }
+    }
+
+    /// Takes a channel broadcast: a mention goes to its channel's worker, the rest is not
+    /// read.
+    pub(super) fn take(&mut self, shared: &Arc<Shared>, msg: TextMessage) {
+        let channel = msg.channel;
+        let Some(text) = mention(&shared.settings.channels, channel, &msg.text) else {
+            debug!(node = %msg.from, channel, "channel message not answered");
+            return;
+        };
+        if !shared.settings.access.permits(msg.from) {
+            debug!(node = %msg.from, "mention not answered: access list");
+            return;
+        }
+        if self.limiter.check(channel, Instant::now()) != Decision::Answer {
+            debug!(channel, "mention rate limit reached: not answered");
+            return;
+        }
+        let msg = TextMessage { text, ..msg };
+        let msg = match self.workers.get(&channel) {
+            None => msg,
+            Some(tx) => match tx.try_send(msg) {
+                Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    warn!(
+                        channel,
+                        "too many mentions waiting on this channel; one not answered"
+                    );
+                    return;
+                }
+                // The worker retired after being idle: start a new one.
+                Err(mpsc::error::TrySendError::Closed(msg)) => msg,
+            },
+        };
+        let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+        // A fresh channel has room for one.
+        let _ = tx.try_send(msg);
+        self.workers.insert(channel, tx);
+        let span = info_span!("mention", channel);
+        shared
+            .tracker
+            .spawn(worker(shared.clone(), channel, rx).instrument(span));
+    }
+}
+
+/// A channel's worker: its mentions in order, until shutdown or [`THREAD_IDLE`] without one
+/// (the thread is forgotten by then anyway).
+async fn worker(shared: Arc<Shared>, channel: u32, mut rx: mpsc::Receiver<TextMessage>) {
+    let mut thread = Thread::default();
+    let mut hinted: Option<Instant> = None;
+    loop {
+        let msg = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            msg = tokio::time::timeout(THREAD_IDLE, rx.recv()) => match msg {
+                Ok(Some(msg)) => msg,
+                Ok(None) => break,
+                Err(_) => {
+                    debug!("mention worker retired after being idle");
+                    break;
+                }
+            },
+        };
+        tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            _ = handle(&shared, channel, msg, &mut thread, &mut hinted) => {}
+        }
+    }
+    // Mentions still queued are not answered, and nothing of them is kept.
+    rx.close();
+}
+
+async fn handle(
+    shared: &Arc<Shared>,
+    channel: u32,
+    msg: TextMessage,
+    thread: &mut Thread,
+    hinted: &mut Option<Instant>,
+) {
+    info!(node = %msg.from, chars = msg.text.chars().count(), "mention received");
+    debug!(text = %msg.text, "mention text");
+    if commands::parse(&msg.text) != Parsed::Text {
+        let now = Instant::now();
+        if hinted.is_some_and(|t| now.saturating_duration_since(t) < COMMAND_HINT_EVERY) {
+            debug!("a command in a mention: already told the channel");
+            return;
+        }
+        *hinted = Some(now);
+        info!("a command in a mention: pointing to DMs");
+        shared
+            .out
+            .notice(Destination::channel(channel), msg.packet_id, DM_ONLY)
+            .await;
+        return;
+    }
+    // A mention's `from` proves nothing: it waits as a new node's turn, behind every DM.
+    let turn = match shared
+        .gate
+        .admit(msg.from, Standing::New, shared.out.queued())
+    {
+        Ok((turn, _)) => turn,
+        Err(why) => {
+            debug!(?why, "a mention found no room: not answered");
+            return;
+        }
+    };
+    // Every mention says who is asking and when: the thread mixes senders. Only the name
+    // (its header) and the local time (a note, unless the documents answer it), and nothing
+    // is stored.
+    let s = &shared.settings;
+    let asking = Asking::of(&s.zone, &public_message(&msg), &public_context(&s.context));
+    let memory = Memory::Channel { channel, thread };
+    turn::run(shared, &msg, turn, Asks::Text, asking, memory).await;
+}
+
+/// What the model may know of a mention's sender: its name, as the mesh announces it, and
+/// when the mention came; nothing of how it reached us.
+fn public_message(msg: &TextMessage) -> TextMessage {
+    TextMessage {
+        hops: None,
+        snr: None,
+        position: None,
+        local_position: None,
+        ..msg.clone()
+    }
+}
+
+/// The "who is asking" items a mention may carry: the name and the local time only.
+fn public_context(c: &ContextConfig) -> ContextConfig {
+    ContextConfig {
+        names: c.names,
+        time: c.time,
+        hops: false,
+        snr: false,
+        distance: false,
+        time_zone: c.time_zone,
+    }
+}
+
+#[cfg(test)]
+mod tests;

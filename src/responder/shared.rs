@@ -1,0 +1,79 @@
+//! What every task of the responder shares: the validated settings ([`ResponderSettings`])
+//! and the handle ([`Shared`]) the intake, the workers and their turns hold — the store, the
+//! LLM pool, where replies go, the LLM gate, the radio's watches, the counters and the
+//! shutdown token. It sits below every room that takes it: it holds the lower rooms' own
+//! handles (the gate and the slot map, the outbound replies, the airtime and other
+//! counters), which import nothing of it, and runs no code of its own.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::airtime::AirtimeConfig;
+use crate::chunk::ChunkLimits;
+use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
+use crate::knowledge::KnowledgeConfig;
+use crate::llm::LlmPool;
+use crate::memory::prompt::TokenRate;
+use crate::memory::store::Store;
+use crate::radio::{ChannelState, LinkActivity, LinkState};
+use crate::responder::airtime::AirtimeStats;
+use crate::responder::counters::Counters;
+use crate::responder::reply::Outbound;
+use crate::responder::schedule::gate::LlmGate;
+use crate::responder::schedule::slots::SlotMap;
+
+/// What the responder needs to know, already validated.
+#[derive(Debug, Clone)]
+pub struct ResponderSettings {
+    /// The full system prompt, budget sentence included; byte-identical across turns.
+    pub system_prompt: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub memory: MemoryConfig,
+    pub chunk: ChunkLimits,
+    pub limits: LimitsConfig,
+    pub access: AccessConfig,
+    pub channels: ChannelsConfig,
+    /// What the per-turn "who is asking" line says.
+    pub context: ContextConfig,
+    /// The local time zone for that line (the system's, or a fixed offset).
+    pub zone: Arc<crate::clock::Zone>,
+    pub concurrency: usize,
+    /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
+    pub slots: Option<u32>,
+    /// How a busy radio channel shortens or holds answers.
+    pub airtime: AirtimeConfig,
+    /// The operator's documents the answers may come from (`dir` unset: none).
+    pub knowledge: KnowledgeConfig,
+    /// The embedding model's client for `[knowledge.embeddings]` (shared with the daemon's
+    /// indexer: one connection pool); `None` without it.
+    pub embedder: Option<crate::knowledge::Embedder>,
+}
+
+/// Everything a worker shares with the others.
+pub(super) struct Shared {
+    pub(super) settings: ResponderSettings,
+    pub(super) store: Store,
+    /// The primary server and its fallbacks.
+    pub(super) llm: Arc<LlmPool>,
+    /// Where replies go, and how they leave.
+    pub(super) out: Outbound,
+    pub(super) gate: LlmGate,
+    /// Which server slot each call names, when the server is llama.cpp.
+    pub(super) slots: Option<Mutex<SlotMap>>,
+    pub(super) link: watch::Receiver<LinkState>,
+    pub(super) channel: watch::Receiver<ChannelState>,
+    pub(super) activity: Arc<LinkActivity>,
+    pub(super) counters: Arc<Counters>,
+    /// What the airtime policy did.
+    pub(super) airtime: Arc<AirtimeStats>,
+    /// Tokens per character of the server's prompts, for the fold's token budget.
+    pub(super) token_rate: Mutex<TokenRate>,
+    pub(super) started: Instant,
+    pub(super) stop: CancellationToken,
+    pub(super) tracker: TaskTracker,
+}

@@ -1,0 +1,410 @@
+//! [`TurnCore`]: one LLM turn's decisions, sans-IO — what to read, whether to answer now, how
+//! many parts, which notice. The driver (`turn/mod.rs`) performs each [`Action`] and feeds
+//! what came of it back as an [`Event`]; it decides nothing. Every turn goes through it: a DM
+//! with its node's memory ([`Kind::Node`]), a DM without it ([`Kind::Without`]) and a channel
+//! mention ([`Kind::Channel`]) differ only in what they read and keep.
+//!
+//! The order, and why:
+//! - A DM's turn is checked first ([`Action::Check`]): one displaced or expired while it
+//!   waited in its node's queue ends there, its text stored when it is the node's own. A
+//!   mention's turn was admitted just before by its own worker.
+//! - With memory, the node's last message says whether the message starts a conversation
+//!   (then it carries who is asking, [`Asking`]) and whether `!more` has a cut answer to
+//!   continue (else [`Notice::NothingMore`], and no model). Then the message is stored,
+//!   before the LLM is asked; a damaged store leaves the turn without memory, any other store
+//!   failure ends it with [`Notice::StoreFailed`].
+//! - The airtime budget may hold the reply ([`Action::Airtime`]) before the LLM gate, so a
+//!   held reply holds no slot; a DM's turn gets that wait back ([`Action::Extend`]).
+//! - At the backlog's hard cap the fold runs before the reply ([`Action::Fold`]).
+//! - The memory is read once the slot is the turn's ([`Action::Slot`]): a summary saved while
+//!   it waited is used. A turn given up at the gate is counted ([`Action::GiveUp`]); a known or
+//!   proven node whose turn expired gets [`Notice::TooBusy`].
+//! - The answer's parts: the airtime budget's, fewer for a new node's DM (with a note that
+//!   says so). The knowledge folder is searched with the question, or, for a short follow-up,
+//!   with the asker's message before it; `!more` searches with the question it continues.
+//! - A DM answered with its memory starts the background summary when it is over
+//!   ([`End::Summarize`]).
+
+mod steps;
+
+use std::time::Duration;
+
+use tracing::warn;
+
+use crate::chunk::CutMark;
+use crate::llm::ChatRole;
+use crate::memory::store::{Context, Role, Said};
+use crate::node::Standing;
+use crate::responder::airtime::Budget;
+use crate::responder::asker::{self, Asking};
+use crate::responder::commands::{self, Parsed};
+use crate::responder::schedule::fair;
+use crate::responder::schedule::turns::Unanswered;
+use crate::responder::turn::knowledge::{self, Note, Passages};
+
+pub(crate) use steps::{
+    Action, Ask, Asks, End, Event, History, Kind, Last, Limits, Notice, PUBLIC_NOTE, Read, Search,
+    Slot, Start, Stored,
+};
+
+/// Where the turn stands: the outcome each phase waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Checking,
+    /// Storing the text of a turn found over; then the give-up.
+    Keeping(Unanswered),
+    /// Counting a turn the gate gave up; then maybe its notice, then this end.
+    GivingUp(Unanswered, End),
+    /// Sending a notice; then this end.
+    Noticing(End),
+    ReadingLast,
+    Storing,
+    Budgeting,
+    Extending,
+    Counting,
+    Folding,
+    Waiting,
+    Reading,
+    Searching,
+    Answering,
+    Over,
+}
+
+/// One turn's decisions.
+#[derive(Debug)]
+pub(super) struct TurnCore {
+    start: Start,
+    phase: Phase,
+    /// The stored message's id (with memory, once stored).
+    user: Option<i64>,
+    /// The message as the model sees it.
+    message: String,
+    budget: Option<Budget>,
+    history: History,
+    /// The memory was read for this turn: a summary may follow.
+    used: bool,
+}
+
+impl TurnCore {
+    pub(super) fn new(start: Start) -> TurnCore {
+        TurnCore {
+            start,
+            phase: Phase::Over,
+            user: None,
+            message: String::new(),
+            budget: None,
+            history: History::Memory(Context::default()),
+            used: false,
+        }
+    }
+
+    /// The first action.
+    pub(super) fn start(&mut self) -> Action {
+        match self.start.kind {
+            Kind::Channel => self.airtime(),
+            Kind::Node(_) | Kind::Without => self.then(Phase::Checking, Action::Check),
+        }
+    }
+
+    /// Takes what the last action came to; returns the next. An event that does not answer
+    /// the last action (a bug in the driver) ends the turn.
+    pub(super) fn on(&mut self, event: Event) -> Action {
+        let phase = std::mem::replace(&mut self.phase, Phase::Over);
+        match (phase, event) {
+            (Phase::Checking, Event::Checked(Ok(()))) => self.checked(),
+            (Phase::Checking, Event::Checked(Err(why))) => self.not_reached(why),
+            (Phase::Keeping(why), Event::Done) => self.give_up(why, End::Over),
+            (Phase::GivingUp(why, end), Event::Done) => self.gave_up(why, end),
+            (Phase::Noticing(end), Event::Done) => Action::End(end),
+            (Phase::ReadingLast, Event::Last { last, now }) => self.last(last, now),
+            (Phase::Storing, Event::Stored(stored)) => self.stored(stored),
+            (Phase::Budgeting, Event::Budget { budget, held }) => self.budgeted(budget, held),
+            (Phase::Extending, Event::Done) => self.backlog(),
+            (Phase::Counting, Event::Backlog(n)) => self.counted(n),
+            (Phase::Folding, Event::Done) => self.slot(),
+            (Phase::Waiting, Event::Slot(Ok(()))) => self.read(),
+            (Phase::Waiting, Event::Slot(Err(why))) => self.no_slot(why),
+            (Phase::Reading, Event::Read(read)) => self.memory(read),
+            (Phase::Searching, Event::Found(note)) => self.ask(note),
+            (Phase::Answering, Event::Answered(size)) => self.answered(size),
+            (phase, event) => {
+                warn!(
+                    ?phase,
+                    event = event.name(),
+                    "a turn's event out of order ends it"
+                );
+                Action::End(End::Over)
+            }
+        }
+    }
+
+    fn then(&mut self, phase: Phase, action: Action) -> Action {
+        self.phase = phase;
+        action
+    }
+
+    fn notice(&mut self, notice: Notice, end: End) -> Action {
+        self.then(Phase::Noticing(end), Action::Notice(notice))
+    }
+
+    /// The end when the turn gives up after its message was stored: a summary may still be
+    /// due.
+    fn stored_end(&self) -> End {
+        match self.start.kind {
+            Kind::Node(_) => End::Summarize(None),
+            Kind::Without | Kind::Channel => End::Over,
+        }
+    }
+
+    fn checked(&mut self) -> Action {
+        match (self.start.kind, self.start.asks) {
+            (Kind::Node(_), _) => self.then(Phase::ReadingLast, Action::ReadLast),
+            // Without memory there is no answer to continue.
+            (_, Asks::More) => self.notice(Notice::NothingMore, End::Over),
+            (_, Asks::Text) => self.airtime(),
+        }
+    }
+
+    /// A turn found over before its message was stored: the node's own text is stored,
+    /// unanswered.
+    fn not_reached(&mut self, why: Unanswered) -> Action {
+        match (self.start.kind, self.start.asks) {
+            (Kind::Node(_), Asks::Text) => self.then(Phase::Keeping(why), Action::KeepUnanswered),
+            _ => self.give_up(why, End::Over),
+        }
+    }
+
+    fn give_up(&mut self, why: Unanswered, end: End) -> Action {
+        self.then(Phase::GivingUp(why, end), Action::GiveUp(why))
+    }
+
+    /// Forged ids are free and every notice costs airtime: only a known or proven node hears
+    /// that its turn waited too long.
+    fn gave_up(&mut self, why: Unanswered, end: End) -> Action {
+        match why {
+            Unanswered::Expired if self.start.standing > Standing::New => {
+                self.notice(Notice::TooBusy, end)
+            }
+            Unanswered::Expired | Unanswered::Displaced => Action::End(end),
+        }
+    }
+
+    /// The node's last message: whether `!more` has an answer to continue, and whether the
+    /// message starts a conversation (then it says who is asking, and is stored so).
+    fn last(&mut self, last: Last, now: i64) -> Action {
+        let (at, cut) = match last {
+            Last::Unknown => (None, false),
+            Last::Known { at, cut } => (at, cut),
+        };
+        if self.start.asks == Asks::More && !cut {
+            return self.notice(Notice::NothingMore, End::Over);
+        }
+        let starts = match last {
+            Last::Unknown => true,
+            Last::Known { .. } => asker::starts_conversation(at, now),
+        };
+        if !starts {
+            self.start.asking = Asking::default();
+        }
+        let (text, prompt) = match self.start.asks {
+            Asks::Text => (self.start.text.as_str(), self.start.text.as_str()),
+            Asks::More => (commands::more::STORED, commands::CONTINUE),
+        };
+        self.message = self.start.asking.message(prompt);
+        let said = Said::with_prompt(text, self.message.as_str());
+        self.then(Phase::Storing, Action::Store(said))
+    }
+
+    fn stored(&mut self, stored: Stored) -> Action {
+        match stored {
+            Stored::Id(id) => self.user = Some(id),
+            Stored::Damaged => {}
+            Stored::Failed => return self.notice(Notice::StoreFailed, End::Summarize(None)),
+        }
+        self.airtime()
+    }
+
+    fn airtime(&mut self) -> Action {
+        if self.message.is_empty() {
+            self.message = self.start.asking.message(&self.start.text);
+        }
+        self.then(Phase::Budgeting, Action::Airtime)
+    }
+
+    /// A held reply's wait has its own bound: a DM's turn gets it back.
+    fn budgeted(&mut self, budget: Budget, held: Duration) -> Action {
+        self.budget = Some(budget);
+        match self.start.kind {
+            Kind::Channel => self.slot(),
+            Kind::Node(_) | Kind::Without => self.then(Phase::Extending, Action::Extend(held)),
+        }
+    }
+
+    fn backlog(&mut self) -> Action {
+        match (self.start.kind, self.user) {
+            (Kind::Node(_), Some(id)) => self.then(Phase::Counting, Action::Backlog(id)),
+            _ => self.slot(),
+        }
+    }
+
+    /// Background summaries could not keep up (or kept failing): at the hard cap the fold
+    /// runs now, before the reply, so the prompt stays bounded.
+    fn counted(&mut self, unsummarized: Option<usize>) -> Action {
+        match (unsummarized, self.user) {
+            (Some(n), Some(before)) if n >= self.start.limits.hard_cap => self.then(
+                Phase::Folding,
+                Action::Fold {
+                    before,
+                    unsummarized: n,
+                },
+            ),
+            _ => self.slot(),
+        }
+    }
+
+    fn slot(&mut self) -> Action {
+        self.then(Phase::Waiting, Action::Slot)
+    }
+
+    fn no_slot(&mut self, why: Unanswered) -> Action {
+        match self.start.kind {
+            // A mention's `from` proves nothing: it is not counted, nor told.
+            Kind::Channel => Action::End(End::Over),
+            Kind::Node(_) | Kind::Without => {
+                let end = self.stored_end();
+                self.give_up(why, end)
+            }
+        }
+    }
+
+    /// The memory is read once the slot is the turn's.
+    fn read(&mut self) -> Action {
+        match (self.start.kind, self.user) {
+            (Kind::Node(_), Some(user_id)) => {
+                let query = match self.start.asks {
+                    Asks::Text => self.start.text.clone(),
+                    // `!more` has no query of its own.
+                    Asks::More => String::new(),
+                };
+                self.then(Phase::Reading, Action::ReadMemory { user_id, query })
+            }
+            (Kind::Channel, _) => self.then(Phase::Reading, Action::ReadThread),
+            _ => self.search(),
+        }
+    }
+
+    fn memory(&mut self, read: Read) -> Action {
+        match read {
+            Read::Memory(ctx) => {
+                self.used = true;
+                self.history = History::Memory(ctx);
+            }
+            Read::Thread(thread) => self.history = History::Thread(thread),
+            Read::Damaged => {}
+            Read::Failed => return self.notice(Notice::StoreFailed, End::Summarize(None)),
+        }
+        self.search()
+    }
+
+    /// The operator's documents for this question: a DM's short follow-up is read with the
+    /// asker's message before it, and `!more` searches with the question whose answer it
+    /// continues; a mention's follow-up with the thread's last mention.
+    fn search(&mut self) -> Action {
+        let text = self.start.text.clone();
+        let (question, previous, passages) = match (&self.history, self.start.kind) {
+            (History::Memory(ctx), Kind::Node(passages)) => {
+                let mut before = asked_before(ctx);
+                let (question, previous) = match self.start.asks {
+                    Asks::More => (before.next(), None),
+                    Asks::Text => (Some(text), before.next()),
+                };
+                (question, previous, passages)
+            }
+            (History::Thread(thread), _) => (Some(text), last_question(thread), Passages::Public),
+            (History::Memory(_), _) => (Some(text), None, Passages::Public),
+        };
+        match question {
+            Some(question) => self.then(
+                Phase::Searching,
+                Action::Search(Search {
+                    question,
+                    previous,
+                    passages,
+                }),
+            ),
+            None => self.ask(None),
+        }
+    }
+
+    /// The question, its notes and its budget.
+    fn ask(&mut self, documents: Option<Note>) -> Action {
+        let budget = self.budget.unwrap_or_default();
+        let chunk = self.start.limits.chunk;
+        let (limits, extra) = match self.start.kind {
+            Kind::Node(_) | Kind::Without => fair::budget(
+                budget.limits(chunk),
+                self.start.standing,
+                self.start.limits.new_node_parts,
+            ),
+            Kind::Channel => (budget.limits(chunk), Some(PUBLIC_NOTE.to_string())),
+        };
+        let mut notes = self
+            .start
+            .asking
+            .notes(knowledge::grounding(documents.as_ref()));
+        notes.extend(budget.note(&chunk));
+        notes.extend(extra);
+        notes.extend(documents.map(|n| n.text));
+        let stored = match self.start.kind {
+            Kind::Node(_) => self.user,
+            Kind::Without | Kind::Channel => None,
+        };
+        let ask = Ask {
+            history: std::mem::replace(&mut self.history, History::Memory(Context::default())),
+            message: std::mem::take(&mut self.message),
+            notes,
+            limits,
+            // The rest of a cut answer can be asked for only where the conversation is kept.
+            mark: if stored.is_some() {
+                CutMark::More
+            } else {
+                CutMark::Ellipsis
+            },
+            // Without the node's memory, its slot's cache is left be.
+            slot: match self.start.kind {
+                Kind::Node(_) => Slot::Node,
+                Kind::Without | Kind::Channel => Slot::Any,
+            },
+            stored,
+        };
+        self.then(Phase::Answering, Action::Answer(Box::new(ask)))
+    }
+
+    fn answered(&mut self, size: Option<usize>) -> Action {
+        match (self.start.kind, self.used) {
+            (Kind::Node(_), true) => Action::End(End::Summarize(size)),
+            _ => Action::End(End::Over),
+        }
+    }
+}
+
+/// The node's earlier questions in its memory, newest first (a `!more` is none).
+fn asked_before(ctx: &Context) -> impl Iterator<Item = String> + '_ {
+    ctx.window
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User && commands::parse(&m.text) != Parsed::More)
+        .map(|m| m.text.clone())
+}
+
+/// The thread's last mention, for a follow-up.
+fn last_question(thread: &[(ChatRole, String)]) -> Option<String> {
+    thread
+        .iter()
+        .rev()
+        .find(|(role, _)| *role == ChatRole::User)
+        .map(|(_, text)| text.clone())
+}
+
+#[cfg(test)]
+mod tests;

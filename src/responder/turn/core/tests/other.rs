@@ -1,0 +1,190 @@
+//! Turns given up, a DM without memory, a mention, a busy channel, an event out of order.
+
+use super::*;
+
+#[test]
+fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
+    let cases = vec![
+        Case {
+            name: "expired in the queue, a proven node",
+            start: node(Asks::Text),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Err(Unanswered::Expired)), "keep unanswered"),
+                step(Event::Done, "give up Expired"),
+                step(Event::Done, "notice TooBusy"),
+                step(Event::Done, "end Over"),
+            ],
+        },
+        Case {
+            name: "expired in the queue, a new node",
+            start: start(Kind::Node(Passages::Public), Asks::Text, Standing::New),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Err(Unanswered::Expired)), "keep unanswered"),
+                step(Event::Done, "give up Expired"),
+                step(Event::Done, "end Over"),
+            ],
+        },
+        Case {
+            name: "a displaced !more is not stored",
+            start: start(Kind::Node(Passages::Public), Asks::More, Standing::New),
+            first: "check",
+            steps: vec![
+                step(
+                    Event::Checked(Err(Unanswered::Displaced)),
+                    "give up Displaced",
+                ),
+                step(Event::Done, "end Over"),
+            ],
+        },
+        Case {
+            name: "without memory nothing is stored",
+            start: start(Kind::Without, Asks::Text, Standing::Known),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Err(Unanswered::Expired)), "give up Expired"),
+                step(Event::Done, "notice TooBusy"),
+                step(Event::Done, "end Over"),
+            ],
+        },
+        Case {
+            name: "expired at the gate after it was stored: the summary may still be due",
+            start: node(Asks::Text),
+            first: "check",
+            steps: [
+                to_slot(5),
+                vec![
+                    step(Event::Slot(Err(Unanswered::Expired)), "give up Expired"),
+                    step(Event::Done, "notice TooBusy"),
+                    step(Event::Done, "end Summarize(None)"),
+                ],
+            ]
+            .concat(),
+        },
+    ];
+    check(cases);
+}
+
+#[test]
+fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
+    let capped = fair::budget(chunk(), Standing::New, 2);
+    let first_note = capped.1.unwrap_or_default();
+    let header = "\"[Ann (ANN)] what is lora?\"";
+    let thread = vec![
+        (ChatRole::User, "[Bob] who runs the club?".to_string()),
+        (ChatRole::Assistant, "Ann does.".to_string()),
+    ];
+    let cases = vec![
+        Case {
+            name: "a new node's DM without memory: fewer parts, and a note says so",
+            start: start(Kind::Without, Asks::Text, Standing::New),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Ok(())), "airtime"),
+                step(budget(), "extend 3s"),
+                step(Event::Done, "slot"),
+                step(
+                    Event::Slot(Ok(())),
+                    "search \"what is lora?\" after None, Public",
+                ),
+                step(
+                    Event::Found(None),
+                    &format!(
+                        "answer 2 parts Ellipsis, slot Any, stored None: {header} | {TIME} / \
+                         {first_note}"
+                    ),
+                ),
+                step(Event::Answered(Some(50)), "end Over"),
+            ],
+        },
+        Case {
+            name: "a mention: its thread, public passages, the public note, no new node's cap",
+            start: start(Kind::Channel, Asks::Text, Standing::New),
+            first: "airtime",
+            steps: vec![
+                step(budget(), "slot"),
+                step(Event::Slot(Ok(())), "read thread"),
+                step(
+                    Event::Read(Read::Thread(thread)),
+                    "search \"what is lora?\" after Some(\"[Bob] who runs the club?\"), Public",
+                ),
+                step(
+                    Event::Found(note("LoRa is a radio.")),
+                    &format!(
+                        "answer 4 parts Ellipsis, slot Any, stored None: {header} | {PUBLIC_NOTE} \
+                         / LoRa is a radio."
+                    ),
+                ),
+                step(Event::Answered(Some(50)), "end Over"),
+            ],
+        },
+        Case {
+            name: "a mention that gets no slot is neither counted nor told",
+            start: start(Kind::Channel, Asks::Text, Standing::New),
+            first: "airtime",
+            steps: vec![
+                step(budget(), "slot"),
+                step(Event::Slot(Err(Unanswered::Expired)), "end Over"),
+            ],
+        },
+    ];
+    check(cases);
+}
+
+#[test]
+fn a_busy_channel_shortens_the_answer_and_says_so() {
+    let base = chunk();
+    let budget_note = shortened().note(&base).unwrap_or_default();
+    let cases = vec![Case {
+        name: "shortened to one part",
+        start: start(Kind::Without, Asks::Text, Standing::Proven),
+        first: "check",
+        steps: vec![
+            step(Event::Checked(Ok(())), "airtime"),
+            step(
+                Event::Budget {
+                    budget: shortened(),
+                    held: Duration::ZERO,
+                },
+                "extend 0s",
+            ),
+            step(Event::Done, "slot"),
+            step(
+                Event::Slot(Ok(())),
+                "search \"what is lora?\" after None, Public",
+            ),
+            step(
+                Event::Found(None),
+                &format!(
+                    "answer 1 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
+                     lora?\" | {TIME} / {budget_note}"
+                ),
+            ),
+        ],
+    }];
+    assert!(!budget_note.is_empty());
+    check(cases);
+}
+
+#[test]
+fn an_event_out_of_order_ends_the_turn() {
+    let cases = vec![
+        Case {
+            name: "a slot before the check",
+            start: node(Asks::Text),
+            first: "check",
+            steps: vec![
+                step(Event::Slot(Ok(())), "end Over"),
+                step(Event::Done, "end Over"),
+            ],
+        },
+        Case {
+            name: "an answer to a mention that was never asked",
+            start: start(Kind::Channel, Asks::Text, Standing::New),
+            first: "airtime",
+            steps: vec![step(Event::Answered(Some(1)), "end Over")],
+        },
+    ];
+    check(cases);
+}

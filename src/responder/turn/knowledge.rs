@@ -1,0 +1,111 @@
+//! The knowledge folder in a turn: who may get private passages (the identity verdict and
+//! `[knowledge]`'s lists), and the per-turn note with the passages a question finds. Only
+//! with `[knowledge] dir` set; best-effort like retrieval: a search that fails leaves the
+//! turn without notes. The note is a per-turn note like the asker line: never stored,
+//! summarised or kept as a fact.
+
+use tracing::{debug, warn};
+
+use crate::knowledge::search::Meaning;
+use crate::knowledge::{Sender, search};
+use crate::node::NodeId;
+use crate::radio::TextMessage;
+use crate::responder::asker::Grounding;
+use crate::responder::identity::Verdict;
+use crate::responder::shared::Shared;
+
+/// Which of the knowledge folder's passages a turn may get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Passages {
+    /// The private ones too.
+    Private,
+    /// Public ones only.
+    Public,
+}
+
+/// Which passages the DM `msg`, judged `verdict`, may get.
+pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> Passages {
+    let s = &shared.settings;
+    let sender = match verdict {
+        // A key was checked against the pinned one (or pinned now): a PKI DM proves its node.
+        Verdict::Own if msg.public_key.is_some() => Sender::Proven,
+        Verdict::Own => Sender::Claimed,
+        _ => Sender::Unknown,
+    };
+    let node: NodeId = msg.from;
+    let listed = s.access.allow.contains(&node);
+    if s.knowledge.private_for(node, listed, sender) {
+        Passages::Private
+    } else {
+        Passages::Public
+    }
+}
+
+/// The per-turn note of the operator's documents for one question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Note {
+    pub text: String,
+    /// It holds passages (not only "no note matches").
+    pub grounded: bool,
+}
+
+/// Whether `note` answers the turn: it holds passages.
+pub(crate) fn grounding(note: Option<&Note>) -> Grounding {
+    match note {
+        Some(n) if n.grounded => Grounding::Documents,
+        _ => Grounding::Nothing,
+    }
+}
+
+/// The note of passages for `question` (with `previous`, the asker's message before it, for
+/// a follow-up); `None` without a knowledge folder, for a message without words to search,
+/// or when the search failed.
+pub(crate) async fn note(
+    shared: &Shared,
+    question: &str,
+    previous: Option<&str>,
+    passages: Passages,
+) -> Option<Note> {
+    let private = passages == Passages::Private;
+    let k = &shared.settings.knowledge;
+    k.dir.as_ref()?;
+    let embedder = shared.settings.embedder.as_ref();
+    match search::search(
+        &shared.store,
+        &k.bounds,
+        embedder,
+        question,
+        previous,
+        private,
+    )
+    .await
+    {
+        Ok(found) => {
+            let chosen = found.chosen();
+            if let Meaning::Failed(why) = &found.meaning {
+                debug!(error = %why, "knowledge: no search by meaning for this turn");
+            }
+            debug!(
+                by_meaning = found.meaning == Meaning::Searched,
+                candidates = found.hits.len(),
+                passages = chosen.len(),
+                chars = chosen.iter().map(|h| h.text.chars().count()).sum::<usize>(),
+                follow_up = found.with_previous,
+                private,
+                "knowledge searched"
+            );
+            found.block(&k.about).map(|text| Note {
+                text,
+                grounded: !chosen.is_empty(),
+            })
+        }
+        Err(e) if e.damage().is_some() => {
+            debug!(error = %e, "knowledge search failed: answering without notes");
+            None
+        }
+        Err(e) => {
+            warn!(error = %e, "knowledge search failed: answering without notes");
+            None
+        }
+    }
+}

@@ -1,0 +1,438 @@
+//! One LLM turn, the same for every answered message: a DM with its node's memory, a DM
+//! without it, a channel mention — the [`Memory`] is the parameter. What to read, whether to
+//! answer now, how many parts and which notice are the sans-IO core's (`core`: events in,
+//! actions out, table-tested); this file only performs its actions: the gate, the store, the
+//! airtime wait, the fold at the hard cap, the knowledge search (`knowledge`), the prompt
+//! (`prompt`) and the answer (`answer`). The background summary (`fold`) starts once the
+//! reply is queued.
+//!
+//! A DM's answer goes to its sender ([`DmDest`]), never to a channel; a mention's to its
+//! channel, from its public [`Thread`], and nothing of it is stored.
+//!
+//! A damaged database ([`StoreError::damage`]) does not silence the bot: a message the store
+//! cannot keep, or whose memory it cannot read, is answered from the system prompt and the
+//! message alone (the store logs the damage once); only other store failures get the
+//! `STORE_FAILED` notice.
+
+mod core;
+pub(crate) mod knowledge;
+mod prompt;
+mod thread;
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use self::core::{
+    Action, Ask, End, Event, History, Kind, Last, Limits, Notice, Read, Slot, Start, Stored,
+    TurnCore,
+};
+use self::knowledge::Passages;
+use crate::chunk::MORE;
+use crate::clock::unix_now;
+use crate::memory::prompt::prompt_chars;
+use crate::memory::store::{Context, Role, Said, StoreError};
+use crate::radio::TextMessage;
+use crate::responder::airtime;
+use crate::responder::answer::{self, Audience, Question};
+use crate::responder::asker::{Asking, heard_names};
+use crate::responder::commands;
+use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
+use crate::responder::identity::trust;
+use crate::responder::reply::STORE_FAILED;
+use crate::responder::reply::{Destination, DmDest};
+use crate::responder::schedule::fair;
+use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
+use crate::responder::schedule::turns::Unanswered;
+use crate::responder::shared::Shared;
+
+pub(super) use self::core::Asks;
+pub(super) use thread::{THREAD_IDLE, Thread};
+
+/// What a turn's answer may draw on, and where it goes.
+pub(super) enum Memory<'a> {
+    /// The DM's node's memory: its message stored, its memory read, then summarised (one fold
+    /// at a time per node: `summaries`); `passages`: what of the knowledge folder it may get.
+    Node {
+        dest: DmDest,
+        passages: Passages,
+        summaries: &'a Arc<SummaryState>,
+    },
+    /// A DM answered without the node's memory: nothing stored, nothing read.
+    Without { dest: DmDest },
+    /// A mention on `channel`: its public thread, nothing stored.
+    Channel {
+        channel: u32,
+        thread: &'a mut Thread,
+    },
+}
+
+impl Memory<'_> {
+    fn kind(&self) -> Kind {
+        match self {
+            Memory::Node { passages, .. } => Kind::Node(*passages),
+            Memory::Without { .. } => Kind::Without,
+            Memory::Channel { .. } => Kind::Channel,
+        }
+    }
+
+    fn dest(&self) -> Destination {
+        match self {
+            Memory::Node { dest, .. } | Memory::Without { dest } => (*dest).into(),
+            Memory::Channel { channel, .. } => Destination::channel(*channel),
+        }
+    }
+}
+
+/// Runs `msg`'s turn, asking `asks` with `memory`; `asking` is who is asking, as the first
+/// message of a conversation says it.
+pub(super) async fn run(
+    shared: &Arc<Shared>,
+    msg: &TextMessage,
+    turn: Turn,
+    asks: Asks,
+    asking: Asking,
+    memory: Memory<'_>,
+) {
+    let s = &shared.settings;
+    let mut core = TurnCore::new(Start {
+        kind: memory.kind(),
+        asks,
+        text: msg.text.clone(),
+        asking,
+        standing: turn.standing,
+        limits: Limits {
+            chunk: s.chunk,
+            new_node_parts: s.limits.new_node_parts,
+            hard_cap: FoldLimits::of(&s.memory).hard_cap,
+        },
+    });
+    let mut driver = Driver {
+        shared,
+        msg,
+        turn,
+        permit: None,
+        memory,
+        said: OnceLock::new(),
+    };
+    let mut action = core.start();
+    loop {
+        action = match action {
+            Action::End(end) => return driver.end(end),
+            action => {
+                let event = driver.perform(action).await;
+                core.on(event)
+            }
+        };
+    }
+}
+
+/// What performs one turn's actions: the turn, its LLM slot once granted, its memory.
+struct Driver<'a> {
+    shared: &'a Arc<Shared>,
+    msg: &'a TextMessage,
+    turn: Turn,
+    permit: Option<ReplyPermit>,
+    memory: Memory<'a>,
+    /// What a mention's answer said, for its thread.
+    said: OnceLock<String>,
+}
+
+impl Driver<'_> {
+    async fn perform(&mut self, action: Action) -> Event {
+        let shared = self.shared;
+        match action {
+            Action::Check => Event::Checked(shared.gate.check(&self.turn)),
+            Action::KeepUnanswered => {
+                trust::store_unanswered(&shared.store, self.msg).await;
+                Event::Done
+            }
+            Action::GiveUp(why) => {
+                self.give_up(why);
+                Event::Done
+            }
+            Action::Notice(which) => {
+                self.notice(which).await;
+                Event::Done
+            }
+            Action::ReadLast => Event::Last {
+                last: self.last().await,
+                now: unix_now(),
+            },
+            Action::Store(said) => Event::Stored(self.store(said).await),
+            Action::Airtime => {
+                let held_from = Instant::now();
+                let s = &shared.settings;
+                let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+                Event::Budget {
+                    budget,
+                    held: held_from.elapsed(),
+                }
+            }
+            Action::Extend(held) => {
+                shared.gate.extend(&self.turn, held);
+                Event::Done
+            }
+            Action::Backlog(id) => Event::Backlog(self.backlog(id).await),
+            Action::Fold {
+                before,
+                unsummarized,
+            } => {
+                self.fold(before, unsummarized).await;
+                Event::Done
+            }
+            Action::Slot => Event::Slot(self.slot().await),
+            Action::ReadMemory { user_id, query } => Event::Read(self.read(user_id, &query).await),
+            Action::ReadThread => Event::Read(self.thread()),
+            Action::Search(search) => {
+                let previous = search.previous.as_deref();
+                let note = knowledge::note(shared, &search.question, previous, search.passages);
+                Event::Found(note.await)
+            }
+            Action::Answer(ask) => Event::Answered(self.answer(*ask).await),
+            Action::End(_) => Event::Done,
+        }
+    }
+
+    /// The turn is over: the slot and the turn go, then the summary, when one is due.
+    fn end(self, end: End) {
+        let Driver {
+            shared,
+            msg,
+            turn,
+            permit,
+            memory,
+            ..
+        } = self;
+        drop(permit);
+        drop(turn);
+        if let (End::Summarize(size), Memory::Node { summaries, .. }) = (end, memory) {
+            fold::start_summary(shared, msg.from, summaries, size);
+        }
+    }
+
+    /// A DM's turn that got no LLM slot (its message stored when it is the node's own):
+    /// counted and logged. Whether the node is told is the core's decision.
+    fn give_up(&self, why: Unanswered) {
+        match why {
+            // Counted when it was displaced, at intake.
+            Unanswered::Displaced => debug!("turn displaced by a message of higher standing"),
+            Unanswered::Expired => {
+                let shared = self.shared;
+                shared
+                    .counters
+                    .turns_expired
+                    .fetch_add(1, Ordering::Relaxed);
+                let max = shared.settings.limits.max_turn_wait.as_secs();
+                info!(standing = %self.turn.standing, max_turn_wait_secs = max, "turn waited too long: not answered");
+            }
+        }
+    }
+
+    /// One packet instead of the answer: it needs no LLM slot.
+    async fn notice(&mut self, which: Notice) {
+        drop(self.permit.take());
+        let text = match which {
+            Notice::NothingMore => commands::NOTHING_MORE,
+            Notice::StoreFailed => STORE_FAILED,
+            Notice::TooBusy => fair::TOO_BUSY,
+        };
+        self.shared
+            .out
+            .notice(self.memory.dest(), self.msg.packet_id, text)
+            .await;
+    }
+
+    async fn last(&self) -> Last {
+        match self.shared.store.last_message(self.msg.from).await {
+            Ok(last) => Last::Known {
+                at: last.as_ref().map(|m| m.at),
+                cut: last.is_some_and(|m| m.role == Role::Assistant && m.text.ends_with(MORE)),
+            },
+            Err(e) => {
+                debug!(error = %e, "could not read the node's last message");
+                Last::Unknown
+            }
+        }
+    }
+
+    /// The user's message, stored before the LLM is called, with the node's names.
+    async fn store(&self, said: Said) -> Stored {
+        let (store, msg) = (&self.shared.store, self.msg);
+        match store
+            .append_heard(msg.from, heard_names(msg), said, unix_now())
+            .await
+        {
+            Ok(id) => Stored::Id(id),
+            Err(e) if damaged(&e, "the message could not be stored") => Stored::Damaged,
+            Err(e) => {
+                warn!(error = %e, "memory store failed");
+                Stored::Failed
+            }
+        }
+    }
+
+    async fn backlog(&self, id: i64) -> Option<usize> {
+        match self.shared.store.unsummarized(self.msg.from, id).await {
+            Ok(n) => Some(n),
+            Err(e) => {
+                let what = "could not count the unsummarised messages";
+                if !damaged(&e, what) {
+                    warn!(error = %e, "{what}");
+                }
+                None
+            }
+        }
+    }
+
+    /// The fold before the reply, at the backlog's hard cap, once the node's background
+    /// summary (if one runs) is done.
+    async fn fold(&self, before: i64, unsummarized: usize) {
+        let shared = self.shared;
+        let Memory::Node { summaries, .. } = &self.memory else {
+            return;
+        };
+        info!(
+            unsummarized,
+            hard_cap = FoldLimits::of(&shared.settings.memory).hard_cap,
+            "memory backlog at its hard cap: summarising before the reply"
+        );
+        shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
+        let guard = summaries.lock().await;
+        let rounds = Rounds {
+            before,
+            protection: Protection::Protected,
+            due: Due::Backstop,
+        };
+        fold::fold_rounds(shared, self.msg.from, rounds, summaries, &guard).await;
+    }
+
+    async fn slot(&mut self) -> Result<(), Unanswered> {
+        match self.shared.gate.reply(&self.turn).await {
+            Ok(permit) => {
+                if permit.waited_for_summary {
+                    info!("the reply waited for a summary that had already yielded once");
+                }
+                self.permit = Some(permit);
+                Ok(())
+            }
+            Err(why) => {
+                if let Memory::Channel { .. } = self.memory {
+                    debug!("a mention's turn gave way: not answered");
+                }
+                Err(why)
+            }
+        }
+    }
+
+    /// The node's memory for answering message `user_id` (summary, facts, the unsummarised
+    /// messages, what `query` retrieves).
+    async fn read(&self, user_id: i64, query: &str) -> Read {
+        let shared = self.shared;
+        let limits = FoldLimits::of(&shared.settings.memory);
+        let retrieve = shared.settings.memory.retrieve_exchanges;
+        let loaded = shared
+            .store
+            .context(self.msg.from, user_id, limits.max_prompt, query, retrieve)
+            .await;
+        match loaded {
+            Ok(ctx) => Read::Memory(shape(ctx, &limits)),
+            Err(e) if damaged(&e, "the memory could not be read") => Read::Damaged,
+            Err(e) => {
+                warn!(error = %e, "memory store failed");
+                Read::Failed
+            }
+        }
+    }
+
+    fn thread(&mut self) -> Read {
+        match &mut self.memory {
+            Memory::Channel { thread, .. } => {
+                let now = Instant::now();
+                Read::Thread(thread.current(now).iter().cloned().collect())
+            }
+            Memory::Node { .. } | Memory::Without { .. } => Read::Damaged,
+        }
+    }
+
+    /// Asks the model and sends the answer; the tokens of its prompt and reply when it went
+    /// out.
+    async fn answer(&mut self, ask: Ask) -> Option<usize> {
+        let shared = self.shared;
+        let messages = prompt::messages(&shared.settings.system_prompt, &ask);
+        let chars = prompt_chars(&messages);
+        let slot = match ask.slot {
+            Slot::Node => {
+                if let History::Memory(ctx) = &ask.history {
+                    debug!(
+                        prompt_chars = chars,
+                        messages = messages.len(),
+                        unsummarized = ctx.unsummarized,
+                        "asking the LLM"
+                    );
+                }
+                shared.slots.as_ref().map(|m| match m.lock() {
+                    Ok(mut map) => map.for_node(self.msg.from),
+                    Err(poisoned) => poisoned.into_inner().for_node(self.msg.from),
+                })
+            }
+            Slot::Any => None,
+        };
+        let permit = self.permit.take()?;
+        let audience = match &self.memory {
+            Memory::Node { dest, .. } | Memory::Without { dest } => Audience::Dm {
+                dest: *dest,
+                stored: ask.stored,
+            },
+            Memory::Channel { channel, .. } => Audience::Channel {
+                dest: Destination::channel(*channel),
+                said: &self.said,
+            },
+        };
+        let question = Question {
+            audience,
+            packet_id: self.msg.packet_id,
+            messages: &messages,
+            prompt_chars: chars,
+            slot,
+            limits: ask.limits,
+            mark: ask.mark,
+        };
+        // The LLM slot taken before the memory was read is held for the whole answer.
+        let answered = answer::answer(shared, question, permit).await;
+        if let Memory::Channel { thread, .. } = &mut self.memory
+            && let Some(said) = self.said.get()
+        {
+            thread.push(&ask.message, said, Instant::now());
+        }
+        answered.map(|a| a.tokens)
+    }
+}
+
+/// The memory as the prompt takes it: after a fold, the messages it left verbatim; a warning
+/// when summaries keep failing and the oldest messages are left out.
+fn shape(mut ctx: Context, limits: &FoldLimits) -> Context {
+    if ctx.summary.is_some() {
+        ctx.kept = limits.keep;
+    }
+    if ctx.unsummarized > ctx.window.len() {
+        warn!(
+            unsummarized = ctx.unsummarized,
+            in_prompt = ctx.window.len(),
+            "summaries keep failing: the oldest unsummarised messages are left out of the prompt"
+        );
+    }
+    ctx
+}
+
+/// Whether `e` is a damaged store's, which the turn answers without memory (logged at debug:
+/// the store logs the damage once).
+fn damaged(e: &StoreError, what: &str) -> bool {
+    let damaged = e.damage().is_some();
+    if damaged {
+        debug!(error = %e, "{what}: answering without memory");
+    }
+    damaged
+}
