@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::KnowledgeConfig;
-use crate::memory::retention::Retention;
 use crate::node::NodeId;
 use crate::radio::{RadioConfig, Transport};
 use crate::secret::Secret;
+use crate::store::retention::Retention;
 
 pub use raw::DEFAULT_SYSTEM_PROMPT;
 

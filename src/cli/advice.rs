@@ -8,9 +8,9 @@ use std::path::Path;
 use rusqlite::ErrorCode;
 
 use crate::llm::LlmError;
-use crate::memory::store::{Damage, KnowledgeIndex, StoreError};
 use crate::radio::{DownReason, Transport};
 use crate::secret::redact_urls;
+use crate::store::{Damage, KnowledgeIndex, StoreError};
 
 /// Ollama's port: a refused connection there most likely means Ollama is not running.
 const OLLAMA_PORT: u16 = 11434;

@@ -24,10 +24,10 @@ use crate::config::locate::Env;
 use crate::config::{Config, ConfigError};
 use crate::knowledge::{Embedder, folder, plan};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
-use crate::memory::store::{Damage, Health};
 use crate::radio::link::Radio;
 use crate::radio::{DownReason, LinkState, LocalNode, RadioConfig};
 use crate::secret::redact_urls;
+use crate::store::{Damage, Health};
 
 /// Extra time over the handshake timeout before the radio check gives up by itself: the link
 /// reports its own handshake timeout first when it can.

@@ -7,11 +7,9 @@
 
 use std::time::Duration;
 
-use crate::memory::store::{
-    AirtimeRecord, Expired, KeyAccepted, NodeStats, StoredMessage, Summary,
-};
 use crate::node::NodeId;
 use crate::radio::Transport;
+use crate::store::{AirtimeRecord, Expired, KeyAccepted, NodeStats, StoredMessage, Summary};
 
 /// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
 pub fn transport(t: &Transport) -> String {

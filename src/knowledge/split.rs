@@ -19,7 +19,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::memory::store::NewPassage;
+use crate::store::NewPassage;
 
 /// The version of these rules, kept with the index: a meshai whose splitter cuts or words
 /// passages differently (a higher version) splits every file again, changed or not.

@@ -34,8 +34,8 @@ use super::{Shared, unix_now};
 use crate::chunk::{ChunkLimits, CutMark, MORE, chunk_cut, strip_marker};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, LlmError, Usage};
-use crate::memory::store::Said;
 use crate::node::NodeId;
+use crate::store::Said;
 
 /// Who the answer is for, and where what was said is kept.
 pub(super) enum Audience<'a> {

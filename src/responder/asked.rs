@@ -11,8 +11,8 @@ use super::commands;
 use super::fold::Limits;
 use super::identity;
 use crate::chunk::MORE;
-use crate::memory::store::{Context, Role, StoreError};
 use crate::node::NodeId;
+use crate::store::{Context, Role, StoreError};
 
 /// What a turn asks the model: the text stored as the user's message, what the model sees
 /// in its place (after a header, if any), and what retrieval searches for.

@@ -50,9 +50,9 @@ use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
-use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState, TextMessage};
+use crate::store::Store;
 use dest::DmDest;
 
 pub use airtime::AirtimeStats;

@@ -13,9 +13,9 @@ use super::Shared;
 use super::dest::Destination;
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::LlmError;
-use crate::memory::store::Said;
 use crate::node::NodeId;
 use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
+use crate::store::Said;
 
 /// The notice when SQLite fails (disk full, permissions): one packet, no raw error.
 pub(super) const STORE_FAILED: &str = "Sorry, my memory store failed. Try again later.";

@@ -17,9 +17,9 @@ use super::dest::DmDest;
 use super::identity::{self, Heard, Line, REFUSAL_EVERY, Refusals, Rule};
 use super::trust::{Grant, ask};
 use crate::config::AccessConfig;
-use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::store::Store;
 
 /// What the intake does with a DM.
 #[derive(Debug)]

@@ -35,9 +35,9 @@ use super::{Job, Shared, store_unanswered, trust, unix_now};
 use super::{airtime, answer, asker, fair, knowledge};
 use crate::chunk::CutMark;
 use crate::memory::prompt;
-use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::node::NodeId;
 use crate::radio::TextMessage;
+use crate::store::{Context, Role, Said, StoreError};
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);

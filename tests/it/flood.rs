@@ -203,7 +203,7 @@ mod tests {
         dir: &std::path::Path,
         nodes: impl IntoIterator<Item = u32>,
     ) -> Vec<usize> {
-        use meshai::memory::store::{Role, Store};
+        use meshai::store::{Role, Store};
         let store = Store::open(&dir.join("meshai.db")).expect("the database opens");
         let mut counts = Vec::new();
         for node in nodes {

@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use meshai::chunk::strip_marker;
-use meshai::memory::store::{Role, Store, StoredMessage};
 use meshai::node::NodeId;
 use meshai::radio::{
     ChannelState, Inbound, LinkState, PartOutcome, ReplyReport, StreamMsg, TextMessage,
 };
 use meshai::responder::{ConsoleReply, RadioWatch, Responder, Sink};
+use meshai::store::{Role, Store, StoredMessage};
 use tokio::sync::{mpsc, watch};
 
 use crate::harness::{

@@ -1,8 +1,8 @@
 //! The layouts as exact text: times, packet lines, the stats table, channel lines, the history listing.
 
 use super::*;
-use crate::memory::store::Role;
 use crate::node::NodeId;
+use crate::store::Role;
 
 #[test]
 fn utc_times() {

@@ -17,8 +17,8 @@ use super::{
 };
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
-use crate::memory::retention::Retention;
 use crate::radio::{RadioConfig, Transport};
+use crate::store::retention::Retention;
 use checker::Checker;
 
 /// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.

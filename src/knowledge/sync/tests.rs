@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::*;
+use crate::store::Passages;
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
     let p = dir.join(rel);
@@ -37,7 +38,7 @@ fn counts(r: &Report) -> (usize, usize, usize, usize, usize, Vec<&str>) {
 
 async fn search(store: &Store, text: &str) -> Vec<String> {
     store
-        .knowledge_search(text, true, 10)
+        .knowledge_search(text, Passages::WithPrivate, 10)
         .await
         .unwrap()
         .into_iter()

@@ -16,8 +16,8 @@ use super::Shared;
 use super::dest::DmDest;
 use super::identity::{Grant, Line};
 use super::reply::{STORE_DAMAGED, STORE_FAILED, send};
-use crate::memory::store::StoreError;
 use crate::node::NodeId;
+use crate::store::StoreError;
 
 /// A recognised command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

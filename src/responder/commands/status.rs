@@ -9,12 +9,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::memory::store::{Damage, Embedded, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::identity::Grant;
 use crate::responder::schedule::QueueStatus;
 use crate::responder::{Counters, Shared, airtime};
+use crate::store::{Damage, Embedded, KnowledgeIndex};
 
 /// The `!status` text for `node`, within `grant`.
 pub(super) async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {

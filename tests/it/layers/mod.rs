@@ -8,17 +8,18 @@
 //! the code (`crate::x::f()`, `super::Y`, `child::g()`, `imported::h()`). Comments, strings
 //! and character literals are skipped; so is every item under `#[cfg(test)]` (a
 //! `mod tests { … }`, a `mod tests;` and the file it names) and any module named `tests`. A
-//! name one module imports and another reaches through it (`pub use store::Context` in
-//! `memory/mod.rs`, then `super::Context`) counts as an import of where the name comes from.
+//! name one module imports and another reaches through it (`pub use types::Context` in
+//! `store/mod.rs`, then `super::Context`) counts as an import of where the name comes from.
 //!
 //! An import from module `S` of something in module `T` is checked twice:
-//! - layers: when `S` and `T` are in different top modules (`crate::memory::…`,
+//! - layers: when `S` and `T` are in different top modules (`crate::store::…`,
 //!   `crate::radio::…`; `lib.rs` is the crate root), `T`'s top module must be in a lower layer;
 //! - circles: when neither is the other's ancestor, the import is an arrow between the two
-//!   sibling modules under their nearest common ancestor (`crate::memory::store::ops` →
-//!   `crate::memory::facts` is `store → facts` in `crate::memory`). Sibling arrows must not
-//!   form a loop of any length. An import of an ancestor (a child using its parent's
-//!   `mod.rs`) is never an arrow: a parent that holds what its children share is fine.
+//!   sibling modules under their nearest common ancestor (`crate::store::conversations` →
+//!   `crate::store::summaries` is `conversations → summaries` in `crate::store`). Sibling
+//!   arrows must not form a loop of any length. An import of an ancestor (a child using its
+//!   parent's `mod.rs`) is never an arrow: a parent that holds what its children share is
+//!   fine.
 //!
 //! Here: the rules and the report; `read`: the modules and the paths they name; `lex`: the
 //! tokens; `cases`: the check on small made-up crates.
@@ -77,7 +78,7 @@ fn src_keeps_its_layers_and_has_no_circles() {
     assert!(report.imports > 300, "only {} imports read", report.imports);
 }
 
-/// Every `.rs` file under `dir`, by its path relative to `src/` (`memory/store/ops.rs`).
+/// Every `.rs` file under `dir`, by its path relative to `src/` (`store/conversations.rs`).
 fn read_tree(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
@@ -133,7 +134,7 @@ pub struct Report {
 /// Sibling modules that import each other, directly or in a loop.
 #[derive(Debug, Clone)]
 pub struct Circle {
-    /// The folder (common parent), e.g. `crate::memory`.
+    /// The folder (common parent), e.g. `crate::store`.
     pub parent: String,
     /// The loop's arrows, each with one import that makes it (`file:line`).
     pub arrows: Vec<(String, String, String)>,
@@ -159,7 +160,7 @@ impl fmt::Display for Circle {
     }
 }
 
-/// A module path: `["crate"]`, `["crate", "memory", "store"]`.
+/// A module path: `["crate"]`, `["crate", "store", "knowledge"]`.
 type ModPath = Vec<String>;
 
 fn show(m: &[String]) -> String {

@@ -1,7 +1,7 @@
-//! Text helpers the memory modules share: cutting a text to a length for the prompt or a kept
-//! fact, the key two statements are compared by, and a name made one plain line before it
-//! reaches a prompt. Pure; below `facts`, `prompt` and `store` (and the responder's asker
-//! line), so each of them can use it without importing the others.
+//! Text helpers the memory's modules share: cutting a text to a length for the prompt or a
+//! kept fact, the key two statements are compared by, and a name made one plain line before
+//! it reaches a prompt. Pure; a leaf below `facts`, `store`, `memory::prompt` and the
+//! responder's asker line, so each of them can use it without importing the others.
 
 use unicode_segmentation::UnicodeSegmentation;
 
