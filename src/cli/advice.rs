@@ -206,7 +206,7 @@ fn port_of(url: &str) -> Option<u16> {
 /// Advice for a radio link that went down during the check: by the kind of I/O error behind
 /// a failed open, read or write, and for every kind of time-out the handshake's.
 pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
-    let serial = matches!(transport, Transport::Serial { .. });
+    let serial = transport.device().is_some();
     if let DownReason::HandshakeTimeout
     | DownReason::ConnectTimeout { .. }
     | DownReason::WriteTimeout = reason

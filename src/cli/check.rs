@@ -95,7 +95,7 @@ pub async fn run(
             let line = format!(
                 "config {} ({}, model {})",
                 path.display(),
-                format::transport(&config.radio.transport),
+                config.radio.transport,
                 config.llm.model
             );
             print(out, &Outcome::ok(line))?;
@@ -326,7 +326,7 @@ pub(crate) enum Link {
 /// when no running meshai holds it: `held::radio`).
 pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
-    let what = format!("radio {}", format::transport(&r.transport));
+    let what = format!("radio {}", r.transport);
     match handshake(r).await {
         Link::Ready(local) => Outcome::ok(format!(
             "{what}: node {} \"{}\", firmware {}, hop limit {}",

@@ -163,21 +163,6 @@ summary (12 chars, updated 1970-01-01 00:01:00 UTC, 1 min ago): likes radios
 }
 
 #[test]
-fn transports() {
-    let tcp = |h: &str| Transport::Tcp {
-        host: h.into(),
-        port: 4403,
-    };
-    assert_eq!(transport(&tcp("10.0.0.2")), "tcp 10.0.0.2:4403");
-    assert_eq!(transport(&tcp("fd00::1")), "tcp [fd00::1]:4403");
-    let serial = Transport::Serial {
-        path: "/dev/ttyUSB0".into(),
-        baud: 115_200,
-    };
-    assert_eq!(transport(&serial), "serial /dev/ttyUSB0");
-}
-
-#[test]
 fn key_lines() {
     use crate::node::PublicKey;
     let (old, new) = (PublicKey([0; 32]), PublicKey([0xff; 32]));
