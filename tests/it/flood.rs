@@ -163,7 +163,7 @@ mod tests {
             run.texts_before
         );
         // The flood is still on air around her answer, paced as the firmware wants.
-        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let _pace = harness::paced();
         tokio::time::sleep(Duration::from_secs(20)).await;
         let sim = run.daemon.sim.clone();
         let texts = sim.texts();
@@ -229,7 +229,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_turn_that_waits_too_long_gets_one_notice_if_its_node_is_known_and_stays_stored() {
-        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let _pace = harness::paced();
         let sim = Arc::new(
             SimNode::start(SimConfig {
                 ack_delay: harness::BENCH_ACK_DELAY,
