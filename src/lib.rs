@@ -4,6 +4,8 @@
 //! crate; [`run`] is the whole daemon, so tests run it in-process. See `docs/architecture.md`
 //! for the codemap and the invariants.
 
+#![forbid(unsafe_code)]
+
 pub mod airtime;
 pub mod chunk;
 pub mod cli;
