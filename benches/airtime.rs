@@ -24,6 +24,10 @@
 //! `flock /tmp/meshai-realmodel.lock scripts/airtime-bench.sh`
 //! (numbers in docs/benchmarks.md). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;

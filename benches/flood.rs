@@ -16,6 +16,10 @@
 //! Run: `cargo bench --bench flood` (numbers in docs/benchmarks.md). `MESHAI_BENCH_ROUNDS` sets
 //! the runs per case (default 3).
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/flood.rs"]
 #[allow(dead_code)]
 mod flood;

@@ -29,6 +29,10 @@
 //! prompt's per-turn block. `[knowledge] about` is what the club's operator would write
 //! (`OPERATORS_ABOUT`); `MESHAI_KNOWLEDGE_ABOUT=default` measures meshai's default instead.
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;

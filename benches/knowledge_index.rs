@@ -14,6 +14,10 @@
 //! Run: `cargo build --release && cargo bench --bench knowledge_index` (numbers in
 //! docs/benchmarks.md).
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]
 mod support;
@@ -25,7 +29,7 @@ use std::time::{Duration, Instant};
 use meshai::knowledge::Bounds;
 use meshai::knowledge::search::search;
 use meshai::knowledge::sync::sync;
-use meshai::memory::Store;
+use meshai::store::{Passages, Store};
 use support::fake_llm::FakeLlm;
 use support::release::{binary, status_kib};
 use support::sim_node::{SimConfig, SimNode};
@@ -189,7 +193,7 @@ async fn index(folder: &Path) {
         let q = vector(&format!("question {i}"));
         let started = Instant::now();
         store
-            .knowledge_nearest(MODEL.into(), q, true, 12)
+            .knowledge_nearest(MODEL.into(), q, Passages::WithPrivate, 12)
             .await
             .expect("nearest");
         times.push(started.elapsed());
@@ -215,7 +219,7 @@ const DIMS: usize = 384;
 
 /// A deterministic stand-in for a text's embedding: `DIMS` values seeded by the text.
 fn vector(text: &str) -> Vec<f32> {
-    let mut rng = Rng(meshai::memory::store::fnv1a(text.as_bytes()));
+    let mut rng = Rng(meshai::store::fnv1a(text.as_bytes()));
     (0..DIMS)
         .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
         .collect()

@@ -6,6 +6,10 @@
 //!
 //! Run: `cargo bench --bench memory` (numbers recorded in docs/benchmarks.md).
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]
 mod support;

@@ -10,6 +10,10 @@
 //! Run: `eval "$(scripts/local-llm.sh start)" && cargo bench --bench real_llm`
 //! (numbers in docs/benchmarks.md). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;

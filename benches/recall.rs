@@ -27,6 +27,10 @@
 //! Run: `scripts/recall-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct in
 //! the right shape for each scenario). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;

@@ -16,6 +16,10 @@
 //! `MESHAI_REAL_LLM_URL=http://127.0.0.1:18090/v1 cargo bench --bench streaming`
 //! (numbers in docs/benchmarks.md). Without the variable it prints SKIPPED.
 
+// A test, bench or example: its unwraps and panics are its assertions, and it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;

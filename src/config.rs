@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::KnowledgeConfig;
-use crate::memory::retention::Retention;
 use crate::node::NodeId;
-use crate::radio::{RadioConfig, Transport};
+use crate::radio::RadioConfig;
 use crate::secret::Secret;
+use crate::store::retention::Retention;
 
 pub use raw::DEFAULT_SYSTEM_PROMPT;
 
@@ -353,44 +353,6 @@ fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
         }
     }
     None
-}
-
-impl Config {
-    /// Parses `tcp = "host[:port]"`, port 4403 when absent; IPv6 in brackets.
-    pub fn parse_tcp(value: &str) -> Result<Transport, String> {
-        let v = value.trim();
-        if v.is_empty() {
-            return Err("empty address".into());
-        }
-        let (host, port) = if let Some(rest) = v.strip_prefix('[') {
-            let (h, after) = rest
-                .split_once(']')
-                .ok_or("missing `]` after IPv6 address")?;
-            match after.strip_prefix(':') {
-                Some(p) => (h.to_string(), Some(p)),
-                None if after.is_empty() => (h.to_string(), None),
-                None => return Err(format!("unexpected {after:?} after `]`")),
-            }
-        } else if v.matches(':').count() == 1 {
-            let (h, p) = v.split_once(':').ok_or("bad address")?;
-            (h.to_string(), Some(p))
-        } else if v.contains(':') {
-            return Err("IPv6 addresses need brackets: \"[fd00::1]:4403\"".into());
-        } else {
-            (v.to_string(), None)
-        };
-        if host.is_empty() || host.contains(char::is_whitespace) || host.contains('/') {
-            return Err(format!("bad host {host:?}"));
-        }
-        let port = match port {
-            None => 4403,
-            Some(p) => match p.parse::<u16>() {
-                Ok(n) if n > 0 => n,
-                _ => return Err(format!("bad port {p:?} (1-65535)")),
-            },
-        };
-        Ok(Transport::Tcp { host, port })
-    }
 }
 
 #[cfg(test)]

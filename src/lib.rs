@@ -4,11 +4,14 @@
 //! crate; [`run`] is the whole daemon, so tests run it in-process. See `docs/architecture.md`
 //! for the codemap and the invariants.
 
+#![forbid(unsafe_code)]
+
 pub mod airtime;
 pub mod chunk;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod facts;
 pub mod knowledge;
 pub mod llm;
 pub mod memory;
@@ -17,10 +20,11 @@ pub mod radio;
 pub mod responder;
 pub mod secret;
 pub mod status_file;
+pub mod store;
 pub mod systemd;
 #[cfg(test)]
 mod test_util;
-pub mod unicode;
+pub mod text;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,11 +39,11 @@ use crate::clock::Zone;
 use crate::config::{Config, SlotsSetting, TimeZoneSetting};
 use crate::knowledge::Reindex;
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
-use crate::memory::store::{Damage, Health, Store, StoreError};
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
 use crate::responder::{RadioWatch, Responder, ResponderSettings, Sink};
 use crate::secret::redact_urls;
+use crate::store::{Damage, Health, Store, StoreError};
 use crate::systemd::Systemd;
 
 /// Inbound events buffered between the radio reader and the responder's intake. The intake
@@ -196,7 +200,7 @@ pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
 /// once a day (`[storage] retain_days`). The link's state is published in the status file
 /// beside the database (`status_file`) while the daemon runs.
 ///
-/// A database that will not open is returned as the [`StoreError`](memory::StoreError)
+/// A database that will not open is returned as the [`StoreError`](store::StoreError)
 /// itself, without context, so the command line can add its advice
 /// (`cli::advice::run_error`) — unless it is damaged: then the daemon runs without memory
 /// where the file fails (see [`open_store`]).
@@ -229,7 +233,7 @@ pub async fn run_with(
         ))
     });
     let stop_expiry = CancellationToken::new();
-    let expiry = tokio::spawn(memory::retention::daily(
+    let expiry = tokio::spawn(store::retention::daily(
         store.clone(),
         config.retention,
         clock::unix_now,

@@ -1,6 +1,8 @@
 //! The `meshai` command line: parses arguments, sets up logging and signals, then calls into
 //! the library (`meshai::run` for the daemon, `meshai::cli` for the operator commands).
 
+#![forbid(unsafe_code)]
+
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;

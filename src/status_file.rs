@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::radio::Transport;
+use crate::radio::transport::Target;
 
 /// What follows the database's file name.
 pub const SUFFIX: &str = ".status";
@@ -52,8 +52,8 @@ pub struct DaemonStatus {
     pub started: i64,
     /// When this was written, Unix seconds.
     pub written: i64,
-    /// The node it is configured for.
-    pub radio: RadioTarget,
+    /// The node it is configured for (`[radio] serial` or `tcp`).
+    pub radio: Target,
     pub link: LinkWord,
     /// Our node's number and long name, from the last handshake.
     #[serde(default)]
@@ -84,40 +84,6 @@ pub struct DaemonStatus {
     pub takeovers: u64,
     #[serde(default)]
     pub last_takeover: Option<i64>,
-}
-
-/// The node a daemon is configured for (`[radio] serial` or `tcp`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RadioTarget {
-    Serial { path: String },
-    Tcp { host: String, port: u16 },
-}
-
-impl From<&Transport> for RadioTarget {
-    fn from(t: &Transport) -> Self {
-        match t {
-            Transport::Serial { path, .. } => RadioTarget::Serial { path: path.clone() },
-            Transport::Tcp { host, port } => RadioTarget::Tcp {
-                host: host.clone(),
-                port: *port,
-            },
-        }
-    }
-}
-
-impl RadioTarget {
-    /// Whether `t` names the same node: the same device path, or the same host (ignoring
-    /// case) and port. Names are compared as written, not resolved.
-    pub fn is(&self, t: &Transport) -> bool {
-        match (self, t) {
-            (RadioTarget::Serial { path }, Transport::Serial { path: other, .. }) => path == other,
-            (RadioTarget::Tcp { host, port }, Transport::Tcp { host: h, port: p }) => {
-                host.eq_ignore_ascii_case(h) && port == p
-            }
-            _ => false,
-        }
-    }
 }
 
 /// The link's state as the file names it.

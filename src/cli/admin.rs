@@ -13,9 +13,9 @@ use anyhow::Context as _;
 use super::{format, open_store};
 use crate::clock::unix_now;
 use crate::config::Config;
-use crate::memory::retention::Retention;
-use crate::memory::store::{KeyAccepted, NodeStats, Store};
 use crate::node::{NodeId, PublicKey};
+use crate::store::retention::Retention;
+use crate::store::{KeyAccepted, NodeStats, Store};
 
 /// Opens the configured database, or says there is none and returns `None`.
 async fn open_existing(

@@ -8,9 +8,9 @@ use std::path::Path;
 use rusqlite::ErrorCode;
 
 use crate::llm::LlmError;
-use crate::memory::store::{Damage, KnowledgeIndex, StoreError};
 use crate::radio::{DownReason, Transport};
 use crate::secret::redact_urls;
+use crate::store::{Damage, KnowledgeIndex, StoreError};
 
 /// Ollama's port: a refused connection there most likely means Ollama is not running.
 const OLLAMA_PORT: u16 = 11434;
@@ -213,7 +213,7 @@ fn port_of(url: &str) -> Option<u16> {
 /// Advice for a radio link that went down during the check: by the kind of I/O error behind
 /// a failed open, read or write, and for every kind of time-out the handshake's.
 pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
-    let serial = matches!(transport, Transport::Serial { .. });
+    let serial = transport.device().is_some();
     if let DownReason::HandshakeTimeout
     | DownReason::ConnectTimeout { .. }
     | DownReason::WriteTimeout = reason

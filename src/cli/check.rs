@@ -25,10 +25,10 @@ use crate::config::locate::Env;
 use crate::config::{Config, ConfigError};
 use crate::knowledge::{Embedder, folder, plan};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmError, LlmSettings};
-use crate::memory::store::{Damage, Health};
 use crate::radio::link::Radio;
 use crate::radio::{DownReason, LinkState, LocalNode, RadioConfig};
 use crate::secret::redact_urls;
+use crate::store::{Damage, Health};
 
 /// Extra time over the handshake timeout before the radio check gives up by itself: the link
 /// reports its own handshake timeout first when it can.
@@ -96,7 +96,7 @@ pub async fn run(
             let line = format!(
                 "config {} ({}, model {})",
                 path.display(),
-                format::transport(&config.radio.transport),
+                config.radio.transport,
                 config.llm.model
             );
             print(out, &Outcome::ok(line))?;
@@ -329,7 +329,7 @@ pub(crate) enum Link {
 /// when no running meshai holds it: `held::radio`).
 pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
-    let what = format!("radio {}", format::transport(&r.transport));
+    let what = format!("radio {}", r.transport);
     match handshake(r).await {
         Link::Ready(local) => Outcome::ok(format!(
             "{what}: node {} \"{}\", firmware {}, hop limit {}",

@@ -144,10 +144,7 @@ mod tests {
     /// `holding`'s words are tested with `init::node::in_use`, which says them.
     #[test]
     fn the_holder_is_the_running_daemon_of_that_node() {
-        let tcp = |host: &str| Transport::Tcp {
-            host: host.into(),
-            port: 4403,
-        };
+        let tcp = |host: &str| Transport::tcp(host, 4403);
         let running = Snapshot::new(4242, None, 0, &tcp("192.168.1.50"))
             .update(&LinkState::Connecting, Default::default(), 0)
             .clone();

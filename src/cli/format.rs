@@ -7,20 +7,10 @@
 
 use std::time::Duration;
 
-use crate::memory::store::{
+use crate::node::{NodeId, PublicKey};
+use crate::store::{
     AirtimeRecord, Expired, KeyAccepted, NodeKey, NodeStats, StoredMessage, Summary,
 };
-use crate::node::{NodeId, PublicKey};
-use crate::radio::Transport;
-
-/// How a transport is named in messages: `serial /dev/ttyUSB0`, `tcp 192.168.1.50:4403`.
-pub fn transport(t: &Transport) -> String {
-    match t {
-        Transport::Serial { path, .. } => format!("serial {path}"),
-        Transport::Tcp { host, port } if host.contains(':') => format!("tcp [{host}]:{port}"),
-        Transport::Tcp { host, port } => format!("tcp {host}:{port}"),
-    }
-}
 
 /// Replaces control characters (newlines, escape sequences) so text that came from the radio
 /// or the LLM cannot reshape or recolour the operator's terminal.

@@ -24,7 +24,7 @@ use crate::knowledge::choose::{Verdict, rank};
 use crate::knowledge::render::label;
 use crate::knowledge::search::{Found, Meaning, search as find};
 use crate::knowledge::sync::{Report, sync};
-use crate::memory::store::{Embedded, KnowledgeFile, KnowledgeIndex, Store};
+use crate::store::{Embedded, KnowledgeFile, KnowledgeIndex, Store};
 
 /// What `meshai knowledge search` searches as.
 #[derive(Debug, Clone, Default)]
@@ -305,7 +305,7 @@ pub fn check_line(dir: &Path, index: &KnowledgeIndex, now: i64) -> String {
 mod tests {
     use super::*;
     use crate::knowledge::folder::Skip;
-    use crate::memory::store::KnowledgeHit;
+    use crate::store::KnowledgeHit;
 
     fn file(path: &str, passages: usize, private: bool, skipped: Option<&str>) -> KnowledgeFile {
         KnowledgeFile {

@@ -17,7 +17,7 @@ pub mod knowledge;
 
 use std::path::Path;
 
-use crate::memory::store::{Store, StoreError};
+use crate::store::{Store, StoreError};
 
 /// Opens the store on a blocking thread: opening may migrate the schema and wait on locks.
 pub(crate) async fn open_store(path: &Path) -> Result<Store, StoreError> {

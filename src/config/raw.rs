@@ -410,7 +410,7 @@ impl Default for RawKnowledge {
 }
 
 fn d_baud() -> u32 {
-    115_200
+    crate::radio::transport::serial::BAUD
 }
 fn d_send_gap_ms() -> u64 {
     2000

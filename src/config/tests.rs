@@ -1,6 +1,7 @@
 //! Every example config parses (or fails) the way it says.
 
 use super::*;
+use crate::radio::Transport;
 
 fn no_env(_: &str) -> Option<String> {
     None
@@ -17,10 +18,7 @@ fn example_config_parses_with_defaults() {
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(
         c.radio.transport,
-        Transport::Serial {
-            path: "/dev/ttyUSB0".into(),
-            baud: 115_200
-        }
+        Transport::serial("/dev/ttyUSB0", 115_200)
     );
     assert_eq!(c.radio.send_gap, Duration::from_millis(2000));
     assert!(c.radio.yield_to_other_clients);
@@ -132,33 +130,6 @@ fn invalid_examples_fail_with_their_message() {
                     path.display()
                 );
             }
-        }
-    }
-}
-
-#[test]
-fn tcp_addresses() {
-    type Want = Result<(&'static str, u16), &'static str>;
-    let cases: &[(&str, Want)] = &[
-        ("192.168.1.50:4403", Ok(("192.168.1.50", 4403))),
-        ("192.168.1.50", Ok(("192.168.1.50", 4403))),
-        ("meshtastic.local:4000", Ok(("meshtastic.local", 4000))),
-        ("[fd00::1]:4403", Ok(("fd00::1", 4403))),
-        ("[fd00::1]", Ok(("fd00::1", 4403))),
-        ("fd00::1", Err("brackets")),
-        ("host:0", Err("bad port")),
-        ("host:abc", Err("bad port")),
-        ("", Err("empty")),
-        (":4403", Err("bad host")),
-    ];
-    for (input, want) in cases {
-        let got = Config::parse_tcp(input);
-        match (got, want) {
-            (Ok(Transport::Tcp { host, port }), Ok((h, p))) => {
-                assert_eq!((host.as_str(), port), (*h, *p), "{input}");
-            }
-            (Err(e), Err(w)) => assert!(e.contains(w), "{input}: {e}"),
-            (got, want) => panic!("{input}: got {got:?}, want {want:?}"),
         }
     }
 }

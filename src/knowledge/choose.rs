@@ -7,7 +7,7 @@
 //! passage may go in when either search vouches for it, in the order of both rankings. And
 //! when a question is a follow-up, to be read with the message before it.
 
-use crate::memory::store::{KnowledgeHit, content_words};
+use crate::store::{KnowledgeHit, content_words};
 
 /// A passage must match at least this share of the question's weight (each of its words
 /// weighs its inverse document frequency over the passages, so a word most passages have

@@ -18,8 +18,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::llm::{LlmClient, LlmError, LlmSettings};
-use crate::memory::store::{Store, StoreError, Unembedded};
 use crate::secret::Secret;
+use crate::store::{Store, StoreError, Unembedded};
 
 /// `[knowledge.embeddings]`, validated.
 #[derive(Debug, Clone, PartialEq)]

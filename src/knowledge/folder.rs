@@ -26,7 +26,7 @@ use std::time::UNIX_EPOCH;
 use tokio_util::sync::CancellationToken;
 
 use super::split::Format;
-use crate::memory::store::fnv1a;
+use crate::store::fnv1a;
 
 /// A file larger than this is skipped: 1 MiB of text is about 1,700 passages, more than any
 /// handbook, and likely a dump or a log rather than notes.

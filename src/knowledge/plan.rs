@@ -5,7 +5,7 @@
 //! too large); an indexed file the walk did not find is removed.
 
 use super::folder::{Found, Skip};
-use crate::memory::store::KnowledgeFile;
+use crate::store::KnowledgeFile;
 
 /// The work one reindex has to do.
 #[derive(Debug, Default, PartialEq, Eq)]

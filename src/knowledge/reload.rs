@@ -16,7 +16,7 @@ use tracing::{info, warn};
 
 use super::embed::Embedder;
 use super::sync::{Report, sync};
-use crate::memory::store::Store;
+use crate::store::Store;
 
 /// Asks the running daemon to reindex its knowledge folder. Cheap to clone.
 #[derive(Debug, Clone)]

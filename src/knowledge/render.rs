@@ -4,7 +4,7 @@
 //! file and headings. [`knowledge_block`] is the one place that renders them; the turn puts
 //! it among the per-turn notes, just before the new message.
 
-use crate::memory::store::KnowledgeHit;
+use crate::store::KnowledgeHit;
 
 /// Appended to the system prompt when `[knowledge] dir` is set; `about` is `[knowledge]
 /// about`, what the documents are about (a question about anything else is answered as

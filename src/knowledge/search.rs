@@ -7,7 +7,7 @@
 use super::choose::{self, Bounds, Verdict};
 use super::embed::Embedder;
 use super::render;
-use crate::memory::store::{KnowledgeHit, Store, StoreError, content_words};
+use crate::store::{KnowledgeHit, Passages, Store, StoreError, content_words};
 
 /// What a search found for one question.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,9 +88,14 @@ async fn once(
     if content_words(text) == 0 {
         return Ok(Found::default());
     }
+    let passages = if private {
+        Passages::WithPrivate
+    } else {
+        Passages::Public
+    };
     let fts = choose::ranked(
         store
-            .knowledge_search(text, private, choose::CANDIDATES)
+            .knowledge_search(text, passages, choose::CANDIDATES)
             .await?,
     );
     let Some(embedder) = embedder else {
@@ -109,7 +114,7 @@ async fn once(
                 .knowledge_nearest(
                     embedder.model().to_string(),
                     vector,
-                    private,
+                    passages,
                     choose::CANDIDATES,
                 )
                 .await?,

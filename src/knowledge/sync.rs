@@ -15,7 +15,7 @@ use super::folder::{self, Found, Skip};
 use super::plan;
 use super::split;
 use crate::clock::unix_now;
-use crate::memory::store::{KnowledgeChange, KnowledgeFile, Store, StoreError};
+use crate::store::{KnowledgeChange, KnowledgeFile, Store, StoreError};
 
 /// A batch is written once it holds this many passages (or [`BATCH_FILES`] files): one
 /// transaction, one sync to disk, per batch.

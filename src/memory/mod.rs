@@ -1,14 +1,6 @@
-//! Per-node memory: the SQLite store, the prompt builder, the rolling-summary policy, the
-//! facts kept verbatim beside the summary, and the text helpers they share (`text`).
+//! Per-node memory on top of the store: the prompt builder and the rolling-summary policy.
+//! The SQLite store they read and write is `crate::store`; the facts kept verbatim beside the
+//! summary are picked by `crate::facts`, and the text helpers are `crate::text`.
 
-pub mod facts;
 pub mod prompt;
-pub mod retention;
-pub mod store;
 pub mod summary;
-pub mod text;
-
-pub use store::{
-    Context, Exchange, Expired, NodeStats, Role, Store, StoreError, StoredMessage, Summary,
-    SummaryJob, SummarySave,
-};

@@ -29,8 +29,8 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::llm::{ChatMessage, ChatRole};
-use crate::memory::store::{Context, Exchange, Role, StoredMessage, Summary};
-use crate::memory::text::{cap, key};
+use crate::store::{Context, Exchange, Role, StoredMessage, Summary};
+use crate::text::{cap, key};
 
 /// A retrieved exchange is a reminder, not a transcript: the question cut to
 /// `RETRIEVED_USER_CHARS` and about one packet of the answer, `RETRIEVED_CHARS`. So retrieval

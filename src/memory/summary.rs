@@ -10,8 +10,8 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::chunk::{ChunkLimits, chunk};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::prompt;
-use crate::memory::store::{StoredMessage, Summary};
-use crate::memory::text::key;
+use crate::store::{StoredMessage, Summary};
+use crate::text::key;
 
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -270,7 +270,7 @@ fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    use crate::memory::store::Role;
+    use crate::store::Role;
 
     fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
         StoredMessage {

@@ -10,7 +10,7 @@ use std::io;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DownReason {
     /// The serial port or TCP connection did not open. `kind` is what went wrong as the
-    /// advice reads it (see `transport::failure`); `message` is the line as logged, with a
+    /// advice reads it (see `Transport::failure`); `message` is the line as logged, with a
     /// hint for the usual causes.
     Connect {
         serial: bool,

@@ -5,7 +5,7 @@
 //!
 //! Layout, along the data path:
 //! - `codec`: sans-IO stream framing (`0x94 0xC3` + u16 length + protobuf).
-//! - `transport`: opens the serial port or TCP socket.
+//! - `transport`: the kinds of link (serial, TCP), chosen here only, and the connection.
 //! - `session`: sans-IO handshake (`want_config_id` → `config_complete_id`) and the node DB.
 //! - `inbound`: sans-IO DM filter and the `(from, id)` dedup cache.
 //! - `telemetry`: sans-IO reading of our node's channel numbers (device metrics, local stats)
@@ -43,15 +43,7 @@ pub use activity::{ActivitySnapshot, LinkActivity};
 pub use down::DownReason;
 pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
-
-/// How to reach the node.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Transport {
-    /// A USB serial device, e.g. `/dev/ttyUSB0`.
-    Serial { path: String, baud: u32 },
-    /// A WiFi/Ethernet node or meshtasticd, TCP port 4403 by default.
-    Tcp { host: String, port: u16 },
-}
+pub use transport::Transport;
 
 /// Everything the radio link needs to know, already validated.
 #[derive(Debug, Clone)]

@@ -17,8 +17,8 @@ use tracing::{debug, info, warn};
 use crate::airtime::{AirtimeConfig, Decision, Level, Why, budget_note};
 use crate::chunk::ChunkLimits;
 use crate::clock::unix_now;
-use crate::memory::store::{AirtimeRecord, Store};
 use crate::radio::ChannelState;
+use crate::store::{AirtimeRecord, Store};
 
 /// What the policy did since the daemon started.
 #[derive(Debug, Default)]

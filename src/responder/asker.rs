@@ -21,8 +21,8 @@ use jiff::tz::Offset;
 
 use crate::clock::{Zone, unix_time};
 use crate::config::ContextConfig;
-use crate::memory::text::one_line;
 use crate::radio::{GeoPoint, NodeNames, TextMessage};
+use crate::text::one_line;
 
 /// Mean Earth radius in km (IUGG), for the great-circle distance.
 const EARTH_RADIUS_KM: f64 = 6371.0088;

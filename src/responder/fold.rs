@@ -14,12 +14,14 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 use tracing::{Instrument, debug, info, warn};
 
 use crate::config::MemoryConfig;
+use crate::facts;
 use crate::llm::ChatMessage;
-use crate::memory::store::{FoldRule, SummaryJob, SummarySave};
-use crate::memory::{Role, facts, summary};
+use crate::memory::summary;
 use crate::node::NodeId;
 use crate::responder::schedule::gate::Protection;
 use crate::responder::shared::Shared;
+use crate::store::Role;
+use crate::store::{FoldRule, SummaryJob, SummarySave};
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
@@ -344,7 +346,7 @@ fn picked_facts(job: &SummaryJob, max: usize) -> Vec<(String, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::store::StoredMessage;
+    use crate::store::StoredMessage;
 
     fn memory(window_messages: usize, summarize_threshold: usize) -> MemoryConfig {
         MemoryConfig {

@@ -3,13 +3,13 @@
 //! says what the message is — a command, a text with its turn, a `!more` with its turn — or
 //! is a notice; the worker matches on it and decides nothing of that again.
 
-use crate::memory::store::Store;
 use crate::radio::TextMessage;
 use crate::responder::commands::Call;
 use crate::responder::identity::Who;
 use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::reply::DmDest;
 use crate::responder::schedule::gate::Turn;
+use crate::store::Store;
 
 /// A DM as the intake let it through: the message, where its replies go, who sent it.
 #[derive(Debug)]

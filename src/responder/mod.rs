@@ -40,8 +40,8 @@ use tokio_util::task::TaskTracker;
 use tracing::warn;
 
 use crate::llm::LlmPool;
-use crate::memory::store::Store;
 use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState};
+use crate::store::Store;
 use counters::Counters;
 use reply::Outbound;
 use schedule::gate::{LlmGate, SummaryLane};

@@ -18,13 +18,13 @@ use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, M
 use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
 use crate::memory::prompt::TokenRate;
-use crate::memory::store::Store;
 use crate::radio::{ChannelState, LinkActivity, LinkState};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::slots::SlotMap;
+use crate::store::Store;
 
 /// What the responder needs to know, already validated.
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
-use super::{DaemonStatus, LinkWord, RadioTarget};
+use super::{DaemonStatus, LinkWord};
 use crate::clock;
 use crate::radio::{ActivitySnapshot, DownReason, LinkActivity, LinkState, Transport};
 
@@ -40,7 +40,7 @@ impl Snapshot {
                 pid_start,
                 started,
                 written: started,
-                radio: RadioTarget::from(radio),
+                radio: radio.target(),
                 link: LinkWord::Connecting,
                 node: None,
                 name: None,

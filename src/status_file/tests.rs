@@ -7,13 +7,10 @@ use std::time::Duration;
 use super::publish::{Snapshot, write_whole};
 use super::*;
 use crate::node::NodeId;
-use crate::radio::{ActivitySnapshot, DownReason, LinkState, LocalNode, NodeNames};
+use crate::radio::{ActivitySnapshot, DownReason, LinkState, LocalNode, NodeNames, Transport};
 
 fn tcp(host: &str, port: u16) -> Transport {
-    Transport::Tcp {
-        host: host.into(),
-        port,
-    }
+    Transport::tcp(host, port)
 }
 
 #[test]
@@ -32,22 +29,6 @@ fn the_file_sits_beside_the_database() {
     for (db, want) in cases {
         assert_eq!(path_for(Path::new(db)), PathBuf::from(want), "{db}");
     }
-}
-
-#[test]
-fn the_same_node_by_path_or_host_and_port() {
-    let serial = Transport::Serial {
-        path: "/dev/ttyUSB0".into(),
-        baud: 115_200,
-    };
-    let t = RadioTarget::from(&tcp("MeshNode.local", 4403));
-    assert!(t.is(&tcp("meshnode.local", 4403)));
-    assert!(!t.is(&tcp("meshnode.local", 4404)));
-    assert!(!t.is(&tcp("192.168.1.50", 4403)));
-    assert!(!t.is(&serial));
-    let s = RadioTarget::from(&serial);
-    assert!(s.is(&serial));
-    assert!(!s.is(&tcp("/dev/ttyUSB0", 4403)));
 }
 
 #[test]

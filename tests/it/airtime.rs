@@ -2,9 +2,11 @@
 //! node info at the handshake and as TELEMETRY_APP packets from its own number) and the
 //! daemon shortens answers, tells the model the budget in the per-turn block, holds replies
 //! while the channel is very busy or our sending is at the duty-cycle limit, and ignores a
-//! stale reading; telemetry with our number from the air is not our reading. Real time (see
-//! `harness`); the holds here are bounded by small `max_wait_secs`, or end when the sim
-//! reports a calmer channel.
+//! stale reading; telemetry with our number from the air is not our reading. The tests that
+//! ask `!status` until it says a reply is held run in paused time (`harness::paced`); the
+//! others, and the stale reading (whose age the daemon reads on the std clock, which paused
+//! time does not move), in real time. The holds here are bounded by small `max_wait_secs`, or
+//! end when the sim reports a calmer channel.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +18,8 @@ use meshtastic::protobufs::{PortNum, Telemetry, telemetry};
 use tokio::time::Instant;
 
 use crate::harness::{
-    BENCH_GAP_MS, Daemon, SOON, config_text_with, paced_like_firmware, replies, sim_config,
+    BENCH_GAP_MS, Daemon, SOON, config_text_with, db_dir, paced, paced_like_firmware, replies,
+    sim_config,
 };
 use crate::memory::parts;
 use crate::streaming::LONG;
@@ -37,7 +40,7 @@ async fn start(sim: SimConfig, extra: &str, llm_lines: &str, stream: bool) -> Da
     let sim = Arc::new(SimNode::start(sim).await);
     let llm = FakeLlm::start_echo().await;
     let url = llm.base_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = db_dir();
     let d = Daemon::start_with_llm_url(sim, llm, dir, extra, &url, llm_lines).await;
     d.answer_with(move |_| {
         if stream {
@@ -169,8 +172,9 @@ async fn a_busy_channel_caps_the_parts_and_tells_the_model_per_turn() {
 
 /// (c): at 45 % two replies wait (commands do not), nothing goes on air and the LLM is not
 /// asked; a 15 % reading releases both, and the 2 s gap holds between every text.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn held_replies_go_when_the_channel_calms_down_and_keep_the_gap() {
+    let _pace = paced();
     let sim = Arc::new(
         SimNode::start(SimConfig {
             min_text_gap: Duration::from_millis(BENCH_GAP_MS - 100),
@@ -179,7 +183,7 @@ async fn held_replies_go_when_the_channel_calms_down_and_keep_the_gap() {
         .await,
     );
     let llm = FakeLlm::start_echo().await;
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = db_dir();
     let db = dir.path().join("meshai.db");
     let text = paced_like_firmware(
         &config_text_with(&sim, &llm.base_url(), &db, "", "timeout_secs = 10"),
@@ -264,8 +268,9 @@ async fn a_reply_held_too_long_goes_shortened() {
 /// (e): EU_868 allows 10 % of the hour. Our sending at 8.5 % shortens; at 10.5 % the reply
 /// waits (the node would refuse it); a `local_stats` reading of 6 % releases it whole. A node
 /// that overrides the duty cycle is not held.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn our_sending_near_and_at_the_duty_cycle_limit() {
+    let _pace = paced();
     let d = start(reporting(5.0, 8.5), "", "timeout_secs = 10", true).await;
     let near = texts(&d.ask(ANN, "what is lora?", SOON).await);
     assert_eq!(near.len(), 2, "{near:?}");
@@ -321,8 +326,9 @@ async fn a_stale_reading_is_ignored() {
 }
 
 /// A shutdown during a hold ends it at once: the message stays stored, unanswered.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_shutdown_ends_a_hold_and_keeps_the_message() {
+    let _pace = paced();
     let d = start(reporting(45.0, 1.0), "", "timeout_secs = 10", true).await;
     d.sim.inject_dm(ANN, "remember the antenna", None);
     status_until(&d, BOB, "1 waiting").await;

@@ -534,8 +534,8 @@ fn now() -> i64 {
 
 #[tokio::test]
 async fn forget_older_than_expires_by_hand() {
-    use meshai::memory::Store;
     use meshai::node::NodeId;
+    use meshai::store::Store;
     let setup = Setup::new("http://127.0.0.1:1/v1", "meshai.db");
     let store = Store::open(&setup.db()).unwrap();
     let day = 86_400;
@@ -621,7 +621,7 @@ fn check_and_stats_end_quietly_when_the_reader_goes() {
     // when the reader closes.
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let store = meshai::memory::Store::open(&setup.db()).unwrap();
+        let store = meshai::store::Store::open(&setup.db()).unwrap();
         store.close().await.unwrap();
     });
     let mut db = rusqlite::Connection::open(setup.db()).unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use meshai::chunk::strip_marker;
 
-use crate::harness::{Daemon, SOON, is_summary, replies};
+use crate::harness::{Daemon, SOON, is_summary, paced, replies};
 use crate::support::fake_llm::FakeResponse;
 
 const ANN: u32 = 0xa1a1_0001;
@@ -86,8 +86,9 @@ async fn a_long_answer_is_split_into_marked_parts_that_reassemble() {
     assert!(parts[1..].iter().all(|p| p.reply_id.is_none()));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn emoji_and_cjk_answers_stay_within_the_byte_budget() {
+    let _pace = paced();
     let d = Daemon::start("").await;
     let cjk = "网状网络是一种去中心化的通信方式，每个节点都可以转发消息。".repeat(6);
     let emoji = "🙂📡🛰️ ".repeat(60);
@@ -203,8 +204,9 @@ async fn summary_keeps_the_prompt_flat_and_carries_a_planted_fact() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn llm_failures_give_one_notice_then_service_resumes() {
+    let _pace = paced();
     let d = Daemon::start("").await;
     let cases: [(&str, FakeResponse, &str); 3] = [
         (
@@ -280,8 +282,9 @@ async fn commands_are_answered_without_the_llm() {
 }
 
 /// Ten nodes send two DMs each at once: every DM is answered exactly once, in order per node.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn ten_nodes_two_dms_each_answered_once_in_order() {
+    let _pace = paced();
     let d = Daemon::start("").await;
     for round in 0..2 {
         for n in 0..10u32 {
@@ -307,8 +310,9 @@ async fn ten_nodes_two_dms_each_answered_once_in_order() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn rate_limit_sends_one_notice_then_silence() {
+    let _pace = paced();
     // A new node's budget lifted: only the rate limit is under test.
     let limits = "[limits]\nnode_messages = 2\nnode_window_secs = 600\nnew_node_turns = 10\n";
     let d = Daemon::start(limits).await;
@@ -350,8 +354,9 @@ fn stored(dir: &std::path::Path, node: u32) -> Vec<(String, String)> {
         .expect("rows")
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn messages_beyond_a_full_node_queue_are_stored_unanswered() {
+    let _pace = paced();
     // A new node's budget lifted: the node's queue is under test.
     let limits = "[limits]\nnode_messages = 10000\nnode_queue = 1\nnew_node_turns = 10\n";
     let d = Daemon::start(limits).await;
@@ -381,8 +386,9 @@ async fn messages_beyond_a_full_node_queue_are_stored_unanswered() {
     assert_eq!(rows.len(), 5 + answered);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn deny_list_gets_no_reply_and_no_llm_call() {
+    let _pace = paced();
     let extra = format!("[access]\ndeny = [\"!{ANN:08x}\"]\n");
     let d = Daemon::start(&extra).await;
     d.sim.inject_dm(ANN, "let me in", None);
@@ -408,8 +414,9 @@ async fn memory_survives_a_restart() {
 
 /// Channel messages are ignored by default; in mention mode a broadcast that starts with the
 /// mention word is answered on that channel, to everyone, and others still are not.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn broadcasts_are_answered_only_in_mention_mode() {
+    let _pace = paced();
     use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
     let broadcast = |text: &str, channel: u32| MeshPacketSpec {
         to: Some(BROADCAST),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use crate::harness::{Daemon, SOON, config_text, replies, sim_config, spawn_meshai};
+use crate::harness::{Daemon, SOON, config_text, paced, replies, sim_config, spawn_meshai};
 use crate::support::fake_llm::{FakeLlm, FakeRequest, echo};
 use crate::support::sim_node::SimNode;
 
@@ -70,8 +70,9 @@ fn retrieved(req: &FakeRequest, word: &str) -> bool {
     })
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_damaged_search_index_costs_only_retrieval() {
+    let _pace = paced();
     let extra = "[memory]\nwindow_messages = 2\nsummarize_threshold = 2\n";
     let d = Daemon::start(extra).await;
     d.answer_with(echo);

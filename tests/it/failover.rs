@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::harness::{Daemon, SOON, config_text_with, replies, sim_config};
+use crate::harness::{Daemon, SOON, config_text_with, db_dir, paced, replies, sim_config};
 use crate::support::fake_llm::{FakeLlm, FakeResponse, FakeStream, StreamEnd};
 use crate::support::sim_node::SimNode;
 
@@ -25,7 +25,7 @@ async fn start(primary_url: &str, fallback: FakeLlm) -> Daemon {
 /// [`start`] with more `[llm]` lines.
 async fn start_with(primary_url: &str, fallback: FakeLlm, llm: &str) -> Daemon {
     let sim = Arc::new(SimNode::start(sim_config()).await);
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = db_dir();
     let db = dir.path().join("meshai.db");
     let llm_lines = format!(
         "timeout_secs = {}\nskip_secs = 2\nslots = \"off\"\n{llm}\n\n[[llm.fallback]]\nbase_url = \"{}\"\nmodel = \"fb-model\"\n",
@@ -44,8 +44,9 @@ fn prefixed(
 
 /// Connection refused at the primary: the fallback answers, within the budget, and
 /// `!status` names it.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn primary_down_the_fallback_answers_within_the_budget() {
+    let _pace = paced();
     let gone = FakeLlm::start_echo().await;
     let primary_url = gone.base_url();
     drop(gone);
@@ -67,8 +68,9 @@ async fn primary_down_the_fallback_answers_within_the_budget() {
 
 /// The primary answers 500: each answer fails over; after three in a row the primary is
 /// skipped (no more requests to it), and once the probe finds it answering it is used again.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn primary_500_fails_over_then_is_used_again_after_the_probe() {
+    let _pace = paced();
     let primary =
         FakeLlm::start(|_| FakeResponse::Status(500, "{\"error\":\"boom\"}".into())).await;
     let fallback = FakeLlm::start(prefixed("fallback")).await;
@@ -105,8 +107,9 @@ async fn primary_500_fails_over_then_is_used_again_after_the_probe() {
 }
 
 /// Every server fails: exactly one notice, within the budget.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn all_servers_failing_give_exactly_one_notice() {
+    let _pace = paced();
     let primary = FakeLlm::start(|_| FakeResponse::Status(500, "{}".into())).await;
     let fallback = FakeLlm::start(|_| FakeResponse::Status(503, "{}".into())).await;
     let d = start(&primary.base_url(), fallback).await;
@@ -132,8 +135,9 @@ async fn all_servers_failing_give_exactly_one_notice() {
 }
 
 /// A 400 is a config error every server would share: one notice, no failover.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_400_from_the_primary_does_not_fail_over() {
+    let _pace = paced();
     let primary = FakeLlm::start(|_| FakeResponse::Status(400, "{\"error\":\"bad\"}".into())).await;
     let fallback = FakeLlm::start(prefixed("fallback")).await;
     let d = start(&primary.base_url(), fallback).await;
@@ -154,8 +158,9 @@ async fn a_400_from_the_primary_does_not_fail_over() {
 }
 
 /// Not streamed (`stream = false`): a 503 from the primary fails over the same way.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_batch_answer_fails_over_too() {
+    let _pace = paced();
     let primary = FakeLlm::start(|_| FakeResponse::Status(503, "{}".into())).await;
     let fallback = FakeLlm::start(prefixed("fallback")).await;
     let d = start_with(&primary.base_url(), fallback, "stream = false").await;
@@ -177,8 +182,9 @@ repeats the packet, so airtime is shared and precious.";
 
 /// A stream that breaks before anything went on air fails over at once; one that breaks
 /// after its first part went on air ends with the cut-off notice and never fails over.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_broken_stream_fails_over_only_before_the_first_part_is_on_air() {
+    let _pace = paced();
     let primary = FakeLlm::start(|_| {
         FakeResponse::Stream(
             FakeStream::words(LONG, Duration::from_millis(5)).ending(StreamEnd::BreakAfter(3)),

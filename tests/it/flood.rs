@@ -233,7 +233,7 @@ mod tests {
             run.texts_before
         );
         // The flood is still on air around her answer, paced as the firmware wants.
-        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let _pace = harness::paced();
         tokio::time::sleep(Duration::from_secs(20)).await;
         let sim = run.daemon.sim.clone();
         let texts = sim.texts();
@@ -328,7 +328,7 @@ mod tests {
         dir: &std::path::Path,
         nodes: impl IntoIterator<Item = u32>,
     ) -> Vec<usize> {
-        use meshai::memory::store::{Role, Store};
+        use meshai::store::{Role, Store};
         let store = Store::open(&dir.join("meshai.db")).expect("the database opens");
         let mut counts = Vec::new();
         for node in nodes {
@@ -354,7 +354,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_turn_that_waits_too_long_gets_one_notice_if_its_node_is_known_and_stays_stored() {
-        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(10)));
+        let _pace = harness::paced();
         let sim = Arc::new(
             SimNode::start(SimConfig {
                 ack_delay: harness::BENCH_ACK_DELAY,

@@ -73,6 +73,13 @@ impl VirtualPace {
     }
 }
 
+/// The pace of an in-process daemon test in paused time: steps of 10 ms throughout. A test
+/// that waits for something not to happen (`sleep`, then no more packets) waits in virtual
+/// time then: the daemon gets all the real time it needs, however loaded the machine.
+pub fn paced() -> VirtualPace {
+    VirtualPace::start(Steps::even(Duration::from_millis(10)))
+}
+
 impl Drop for VirtualPace {
     fn drop(&mut self) {
         self.0.abort();
@@ -276,8 +283,7 @@ impl Daemon {
         let sim = Arc::new(SimNode::start(sim_config()).await);
         let llm = FakeLlm::start_echo().await;
         let url = llm.base_url();
-        let dir = tempfile::tempdir().expect("tempdir");
-        Daemon::start_with_llm_url(sim, llm, dir, extra, &url, llm_lines).await
+        Daemon::start_with_llm_url(sim, llm, db_dir(), extra, &url, llm_lines).await
     }
 
     pub async fn start_with(sim: Arc<SimNode>, llm: FakeLlm, dir: TempDir, extra: &str) -> Daemon {

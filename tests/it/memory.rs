@@ -11,7 +11,7 @@ use std::time::Duration;
 use meshai::chunk::strip_marker;
 use meshai::memory::prompt::MEMORY_INTRO;
 
-use crate::harness::{Daemon, SOON, is_summary, replies, sim_config, summarizer};
+use crate::harness::{Daemon, SOON, db_dir, is_summary, paced, replies, sim_config, summarizer};
 use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse, without_header};
 use crate::support::sim_node::SimNode;
 
@@ -65,10 +65,26 @@ pub(crate) fn parts(req: &FakeRequest) -> Parts {
     }
 }
 
-/// The admin's `!status` counters: (started, saved, yielded, failed) summaries.
+/// The admin's `!status` counters: (started, saved, yielded, failed) summaries, once every
+/// summary started has ended (see [`settled_counts`]).
 async fn summary_counts(d: &Daemon) -> (u64, u64, u64, u64) {
-    let c = counts(d).await;
+    let c = settled_counts(d).await;
     (c[0], c[1], c[2], c[3])
+}
+
+/// [`counts`] once every summary started has ended (saved, yielded or failed): the last fold
+/// runs in the background after the last reply. Asks again every 100 ms, 50 times at most,
+/// then returns what it has.
+async fn settled_counts(d: &Daemon) -> [u64; 5] {
+    let mut c = counts(d).await;
+    for _ in 0..50 {
+        if c[0] == c[1] + c[2] + c[3] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c = counts(d).await;
+    }
+    c
 }
 
 /// The admin's `!status` counters: summaries started, saved, yielded, failed, and folds run
@@ -98,8 +114,9 @@ async fn counts(d: &Daemon) -> [u64; 5] {
 /// Between two folds each prompt, without its per-turn block and new message, is a prefix of
 /// the next one; across a fold the verbatim messages are the newest of what came before, at
 /// least `KEEP` of them; and every message is in the prompt until a summary covers it.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
+    let _pace = paced();
     let d = Daemon::start(&config()).await;
     d.answer_with(|req| FakeResponse::Text(format!("Noted: {}", req.last_user())));
     for i in 0..20 {
@@ -161,8 +178,9 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
 /// A summary slower than the user's pause used to be cancelled by every next reply, so none
 /// was ever saved. Now it yields once, then runs to the end: the backlog stays within
 /// window + 2 × threshold and there is at most one cancelled summary per saved one.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn summaries_finish_when_the_user_answers_at_once() {
+    let _pace = paced();
     let d = Daemon::start(&config()).await;
     d.llm.set_behaviour(|req| {
         if is_summary(req) {
@@ -185,9 +203,7 @@ async fn summaries_finish_when_the_user_answers_at_once() {
         most <= Some(KEEP + 2 * THRESHOLD),
         "unsummarised messages in a prompt: {most:?}"
     );
-    // Let the last summary finish before counting.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let [started, saved, yielded, failed, at_cap] = counts(&d).await;
+    let [started, saved, yielded, failed, at_cap] = settled_counts(&d).await;
     assert_eq!(failed, 0);
     assert_eq!(
         at_cap, 0,
@@ -320,8 +336,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
 
 /// With a llama.cpp server (detected by `/props`) each node keeps its own slot and summaries
 /// use the last one, with `cache_prompt`; a server that is not llama.cpp gets neither field.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn slots_pin_nodes_and_keep_summaries_apart() {
+    let _pace = paced();
     for (props, fixed) in [
         (Some(4), ""),
         (None, "slots = 4"),
@@ -331,7 +348,7 @@ async fn slots_pin_nodes_and_keep_summaries_apart() {
         let sim = std::sync::Arc::new(SimNode::start(sim_config()).await);
         let llm = FakeLlm::start_echo().await;
         llm.set_props_slots(props);
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = db_dir();
         let url = llm.base_url();
         let lines = format!("timeout_secs = 3\n{fixed}");
         let d = Daemon::start_with_llm_url(sim, llm, dir, &config(), &url, &lines).await;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use meshai::memory::prompt::MEMORY_INTRO;
-use meshai::memory::text::key;
+use meshai::text::key;
 use rusqlite::Connection;
 use unicode_segmentation::UnicodeSegmentation;
 

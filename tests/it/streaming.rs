@@ -1,14 +1,15 @@
 //! Streamed replies end to end: `meshai::run` against the simulated node and a fake server
 //! that streams slowly (a word every 50 ms), stalls, breaks off, sends garbage, or ignores
-//! `stream` and answers with one JSON body. The pacing in these tests is the harness's short
-//! one; the 2 s gap and the ACK waits with streamed parts are in `radio::outbox` (paused time).
+//! `stream` and answers with one JSON body. The tests run in paused time (`harness::paced`),
+//! so the words' pace, the time budget and the waits are virtual. The pacing is the harness's
+//! short one; the 2 s gap and the ACK waits with streamed parts are in `radio::outbox`.
 
 use std::time::Duration;
 
 use meshai::chunk::{MORE, strip_marker};
 use rusqlite::Connection;
 
-use crate::harness::{Daemon, GAP_MS, SOON, sim_config};
+use crate::harness::{Daemon, GAP_MS, SOON, db_dir, paced, sim_config};
 use crate::support::fake_llm::{FakeLlm, FakeResponse, FakeStream, StreamEnd};
 use crate::support::sim_node::{SentText, SimNode};
 
@@ -28,7 +29,7 @@ async fn daemon(timeout_secs: u64) -> Daemon {
     let sim = std::sync::Arc::new(SimNode::start(sim_config()).await);
     let llm = FakeLlm::start_echo().await;
     let url = llm.base_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = db_dir();
     let lines = format!("timeout_secs = {timeout_secs}");
     Daemon::start_with_llm_url(sim, llm, dir, "", &url, &lines).await
 }
@@ -74,8 +75,9 @@ fn assert_numbered(parts: &[String], open: bool) {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn parts_leave_while_the_model_is_still_writing() {
+    let _pace = paced();
     let d = daemon(20).await;
     d.answer_with(|_| FakeResponse::Stream(FakeStream::words(LONG, WORD)));
     let sent = d.ask(ANN, "what is lora?", SOON).await;
@@ -108,8 +110,9 @@ async fn parts_leave_while_the_model_is_still_writing() {
     assert_eq!(d.sim.log().duplicate_drops, 0);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_answer_that_arrives_whole_is_numbered_i_of_n() {
+    let _pace = paced();
     let d = daemon(20).await;
     // A server that ignores `stream` and answers one JSON body.
     d.answer_with(|_| FakeResponse::Text(LONG.to_string()));
@@ -129,8 +132,9 @@ async fn an_answer_that_arrives_whole_is_numbered_i_of_n() {
     assert_eq!(json["stream_options"]["include_usage"], true);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_answer_that_arrives_whole_and_overflows_the_budget_ends_n_of_n() {
+    let _pace = paced();
     let d = daemon(20).await;
     let rambling = LONG.repeat(3);
     // One JSON body, and a stream whose events all come at once: the budget fills in the same
@@ -148,8 +152,9 @@ async fn an_answer_that_arrives_whole_and_overflows_the_budget_ends_n_of_n() {
     assert!(strip_marker(&again[3]).ends_with(MORE), "{again:?}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_budget_stops_the_model() {
+    let _pace = paced();
     let d = daemon(30).await;
     let rambling = LONG.repeat(4);
     let r = rambling.clone();
@@ -190,8 +195,9 @@ async fn the_budget_stops_the_model() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_stream_that_breaks_after_part_one_ends_with_one_notice_part() {
+    let _pace = paced();
     for end in [StreamEnd::BreakAfter(40), StreamEnd::GarbageAfter(40)] {
         let d = daemon(20).await;
         d.answer_with(move |_| FakeResponse::Stream(FakeStream::words(LONG, WORD).ending(end)));
@@ -218,8 +224,9 @@ async fn a_stream_that_breaks_after_part_one_ends_with_one_notice_part() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_stream_that_stalls_ends_at_the_time_budget() {
+    let _pace = paced();
     let d = daemon(3).await;
     d.answer_with(|_| {
         FakeResponse::Stream(FakeStream::words(LONG, WORD).ending(StreamEnd::StallAfter(40)))
@@ -237,8 +244,9 @@ async fn a_stream_that_stalls_ends_at_the_time_budget() {
     assert_eq!(d.llm.requests().len(), 1);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
+    let _pace = paced();
     let d = daemon(20).await;
     let calls = std::sync::atomic::AtomicUsize::new(0);
     d.answer_with(move |_| {
@@ -280,8 +288,9 @@ async fn a_break_before_the_first_part_is_retried_like_any_failed_call() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_think_block_never_reaches_the_radio() {
+    let _pace = paced();
     let d = daemon(20).await;
     let answer = format!("<think>The user asks about LoRa. I will explain.</think>{LONG}");
     d.answer_with(move |_| {
@@ -296,12 +305,13 @@ async fn a_think_block_never_reaches_the_radio() {
     assert!(parts[0].starts_with("LoRa is"), "{parts:?}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stream_false_asks_for_one_json_answer() {
+    let _pace = paced();
     let sim = std::sync::Arc::new(SimNode::start(sim_config()).await);
     let llm = FakeLlm::start_echo().await;
     let url = llm.base_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = db_dir();
     let d = Daemon::start_with_llm_url(sim, llm, dir, "", &url, "timeout_secs = 5\nstream = false")
         .await;
     d.answer_with(|_| FakeResponse::Text(LONG.to_string()));

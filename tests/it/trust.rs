@@ -11,16 +11,17 @@ use std::time::{Duration, SystemTime};
 
 use meshai::chunk::strip_marker;
 use meshai::cli::admin::TrustOptions;
-use meshai::memory::store::{Role, Store, StoredMessage};
 use meshai::node::{NodeId, PublicKey};
 use meshai::radio::{
     ChannelState, Inbound, LinkState, PartOutcome, ReplyReport, StreamMsg, TextMessage,
 };
 use meshai::responder::{ConsoleReply, RadioWatch, Responder, Sink};
+use meshai::store::{Role, Store, StoredMessage};
 use tokio::sync::{mpsc, watch};
 
 use crate::harness::{
-    Daemon, SOON, config_text, config_text_with, ends_reply, parse_config, replies, sim_config,
+    Daemon, SOON, config_text, config_text_with, ends_reply, paced, parse_config, replies,
+    sim_config,
 };
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
 use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText, SimNode};
@@ -143,8 +144,9 @@ async fn control(d: &Daemon) {
 
 /// The regression test for the mention leak: Alice's facts and summary are in her DM memory;
 /// the same node id on the channel asks for them and for `!summary`.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
+    let _pace = paced();
     let d = Daemon::start(CONFIG).await;
     d.llm.set_behaviour(|req| {
         if crate::harness::is_summary(req) {
@@ -393,8 +395,9 @@ async fn console_reply(
 /// After Alice talked over PKI, DMs without PKI carrying her id reach nothing of hers: a
 /// forged `!reset` wipes nothing, a forged text is not stored, sees no memory and costs no
 /// LLM call; her node gets one warning, PKI-encrypted.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_forged_dm_cannot_reset_read_or_plant_into_a_pki_nodes_memory() {
+    let _pace = paced();
     let d = Daemon::start(CONFIG).await;
     let reply = pki_ask(&d, ALICE, "My callsign is KD9XYZ.", K1).await;
     assert_eq!(joined(&reply), "echo: My callsign is KD9XYZ.");
@@ -458,8 +461,9 @@ async fn a_forged_command_from_a_pki_admin_runs_nothing() {
 
 /// A PKI DM with another key than the pinned one is a new identity: answered without the
 /// old memory, storing nothing into it, no memory commands — until `meshai trust`.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
+    let _pace = paced();
     let d = Daemon::start(CONFIG).await;
     pki_ask(&d, ALICE, "My boat is the Blue Heron.", K1).await;
     // The reply's row is settled once the radio's report is in, a moment after the parts.
@@ -506,8 +510,9 @@ async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
 /// nothing goes with the channel key, and her next DM is tried again over PKI. The answer
 /// never went on air, so it leaves the conversation (docs/security.md): the stored reply is
 /// deleted, and the next turn's prompt does not have it. Streamed and not.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_pki_nak_ends_the_reply_without_the_channel_key() {
+    let _pace = paced();
     for llm in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
         let d = Daemon::start_llm(CONFIG, llm).await;
         a_pki_nak_on(&d).await;

@@ -72,14 +72,8 @@ fn llm_advice_by_error_kind() {
 
 #[test]
 fn radio_advice_by_reason() {
-    let serial = Transport::Serial {
-        path: "/dev/ttyUSB0".into(),
-        baud: 115_200,
-    };
-    let tcp = Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: 4403,
-    };
+    let serial = Transport::serial("/dev/ttyUSB0", 115_200);
+    let tcp = Transport::tcp("127.0.0.1", 4403);
     let check = |reason: DownReason, t: &Transport, want: Option<&str>| {
         let got = radio(&reason, t);
         match (got.as_deref(), want) {
@@ -89,7 +83,7 @@ fn radio_advice_by_reason() {
         }
     };
     let connect = |t: &Transport, kind| DownReason::Connect {
-        serial: matches!(t, Transport::Serial { .. }),
+        serial: t.device().is_some(),
         kind,
         message: String::new(),
     };

@@ -52,7 +52,7 @@ pub async fn radio(config: &Config, options: Options, env: Env<'_>) -> Outcome {
     let databases = daemons::databases(&config.database, env);
     let daemons = Daemons::read(&databases, Path::new("/proc"));
     let found = find(&daemons, &config.radio.transport);
-    let what = format!("radio {}", format::transport(&config.radio.transport));
+    let what = format!("radio {}", config.radio.transport);
     let now = crate::clock::unix_now();
     match plan(
         found,
@@ -88,7 +88,7 @@ pub(super) fn plan(
     what: &str,
     now: i64,
 ) -> Plan {
-    let tcp = matches!(transport, Transport::Tcp { .. });
+    let tcp = transport.new_client_takes_over();
     match found {
         Found::Daemon(s) => Plan::Report(held(what, &s, now)),
         Found::Nobody => Plan::Open,

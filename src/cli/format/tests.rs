@@ -1,8 +1,8 @@
 //! The layouts as exact text: times, packet lines, the stats table, channel lines, the history listing.
 
 use super::*;
-use crate::memory::store::Role;
 use crate::node::NodeId;
+use crate::store::Role;
 
 #[test]
 fn utc_times() {
@@ -160,21 +160,6 @@ summary (12 chars, updated 1970-01-01 00:01:00 UTC, 1 min ago): likes radios
 ";
     assert_eq!(history("!00000007", &messages, Some(&summary), 120), want);
     assert!(history("!00000007", &[], None, 0).contains("summary: none yet"));
-}
-
-#[test]
-fn transports() {
-    let tcp = |h: &str| Transport::Tcp {
-        host: h.into(),
-        port: 4403,
-    };
-    assert_eq!(transport(&tcp("10.0.0.2")), "tcp 10.0.0.2:4403");
-    assert_eq!(transport(&tcp("fd00::1")), "tcp [fd00::1]:4403");
-    let serial = Transport::Serial {
-        path: "/dev/ttyUSB0".into(),
-        baud: 115_200,
-    };
-    assert_eq!(transport(&serial), "serial /dev/ttyUSB0");
 }
 
 #[test]

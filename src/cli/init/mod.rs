@@ -26,10 +26,9 @@ use self::node::{Candidate, Probe};
 use self::plan::{Kind, ServerProbe, Who};
 use self::template::{RadioLine, Values};
 use super::daemons::{self, Daemons};
-use crate::config::Config;
 use crate::config::locate::{self, Env};
 use crate::llm::models::{self, ListApi};
-use crate::radio::Transport;
+use crate::radio::transport::Tcp;
 use crate::secret::redact_urls;
 
 /// How long the handshake with one candidate node may take.
@@ -257,9 +256,9 @@ async fn find_nodes(
     let candidates = if let Some(path) = &args.serial {
         vec![Candidate::Serial(path.clone())]
     } else if let Some(addr) = &args.tcp {
-        match Config::parse_tcp(addr) {
-            Ok(Transport::Tcp { host, port }) => vec![Candidate::Tcp { host, port }],
-            Ok(Transport::Serial { .. }) | Err(_) => {
+        match Tcp::parse(addr) {
+            Ok(Tcp { host, port }) => vec![Candidate::Tcp { host, port }],
+            Err(_) => {
                 anyhow::bail!("--tcp {addr:?}: expected HOST or HOST:PORT, e.g. 192.168.1.50:4403")
             }
         }

@@ -23,10 +23,8 @@ use super::super::check::{Link, handshake};
 use super::super::daemons::Daemons;
 use super::super::format;
 use crate::node::NodeId;
+use crate::radio::transport::serial::BAUD;
 use crate::radio::{LinkState, RadioConfig, Transport};
-
-/// Serial speed of the Meshtastic API.
-const BAUD: u32 = 115_200;
 
 /// Where a node may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,15 +46,9 @@ pub enum Candidate {
 impl Candidate {
     pub fn transport(&self) -> Transport {
         match self {
-            Candidate::Serial(path) => Transport::Serial {
-                path: path.display().to_string(),
-                baud: BAUD,
-            },
+            Candidate::Serial(path) => Transport::serial(path.display().to_string(), BAUD),
             Candidate::Tcp { host, port } | Candidate::VirtualNode { host, port } => {
-                Transport::Tcp {
-                    host: host.clone(),
-                    port: *port,
-                }
+                Transport::tcp(host.clone(), *port)
             }
         }
     }
@@ -65,9 +57,9 @@ impl Candidate {
     pub fn describe(&self) -> String {
         match self {
             Candidate::VirtualNode { .. } => {
-                format!("{} (virtual node)", format::transport(&self.transport()))
+                format!("{} (virtual node)", self.transport())
             }
-            _ => format::transport(&self.transport()),
+            _ => self.transport().to_string(),
         }
     }
 }
@@ -279,10 +271,7 @@ mod tests {
     #[test]
     fn a_tcp_node_a_running_meshai_may_hold() {
         use crate::status_file::publish::Snapshot;
-        let tcp = |host: &str| Transport::Tcp {
-            host: host.into(),
-            port: 4403,
-        };
+        let tcp = |host: &str| Transport::tcp(host, 4403);
         let remote = Candidate::Tcp {
             host: "192.168.1.50".into(),
             port: 4403,

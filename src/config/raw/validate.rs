@@ -17,8 +17,9 @@ use super::{
 };
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
-use crate::memory::retention::Retention;
+use crate::radio::transport::Tcp;
 use crate::radio::{RadioConfig, Transport};
+use crate::store::retention::Retention;
 use checker::Checker;
 
 /// Minutes east of UTC from `+HH:MM`/`-HH:MM` (or `Z`/`UTC` for 0), within -12:00..=+14:00.
@@ -83,36 +84,9 @@ pub(in crate::config) fn validate(
     Ok((config, c.warnings))
 }
 
-/// `[radio]`: exactly one of `serial` and `tcp`, then the timings.
+/// `[radio]`: the link, then the timings.
 fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> {
-    let transport = match (&r.serial, &r.tcp) {
-        (Some(_), Some(_)) => {
-            return Err(c.err(
-                "radio",
-                "serial",
-                "set exactly one of `serial` and `tcp`, not both",
-            ));
-        }
-        (None, None) => {
-            return Err(ConfigError::Invalid {
-                origin: c.origin.to_string(),
-                line: None,
-                message: "[radio]: set exactly one of `serial = \"/dev/ttyUSB0\"` or \
-                          `tcp = \"192.168.1.50:4403\"`"
-                    .into(),
-            });
-        }
-        (Some(path), None) => {
-            if path.trim().is_empty() {
-                return Err(c.err("radio", "serial", "empty device path"));
-            }
-            Transport::Serial {
-                path: path.trim().to_string(),
-                baud: r.baud,
-            }
-        }
-        (None, Some(addr)) => Config::parse_tcp(addr).map_err(|e| c.err("radio", "tcp", e))?,
-    };
+    let transport = transport(c, r)?;
     c.range("radio", "baud", r.baud, 1200, 4_000_000)?;
     let send_gap_ms = c.range("radio", "send_gap_ms", r.send_gap_ms, 1, 600_000)?;
     if send_gap_ms < 2000 {
@@ -156,6 +130,32 @@ fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> 
     radio.duty_cycle_pause = Duration::from_secs(duty);
     radio.yield_to_other_clients = r.yield_to_other_clients;
     Ok(radio)
+}
+
+/// `[radio]`'s link: exactly one of `serial` and `tcp` (the one place the config chooses
+/// among the transports of `radio::transport`).
+fn transport(c: &Checker<'_>, r: &RawRadio) -> Result<Transport, ConfigError> {
+    match (&r.serial, &r.tcp) {
+        (Some(_), Some(_)) => Err(c.err(
+            "radio",
+            "serial",
+            "set exactly one of `serial` and `tcp`, not both",
+        )),
+        (None, None) => Err(ConfigError::Invalid {
+            origin: c.origin.to_string(),
+            line: None,
+            message: "[radio]: set exactly one of `serial = \"/dev/ttyUSB0\"` or \
+                      `tcp = \"192.168.1.50:4403\"`"
+                .into(),
+        }),
+        (Some(path), None) if path.trim().is_empty() => {
+            Err(c.err("radio", "serial", "empty device path"))
+        }
+        (Some(path), None) => Ok(Transport::serial(path.trim(), r.baud)),
+        (None, Some(addr)) => Tcp::parse(addr)
+            .map(Transport::Tcp)
+            .map_err(|e| c.err("radio", "tcp", e)),
+    }
 }
 
 /// `[llm]` and each `[[llm.fallback]]`, in order.

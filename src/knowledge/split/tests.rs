@@ -249,3 +249,47 @@ fn wrapped_lines_are_joined_and_list_items_kept() {
     check("```\na\nb\n```", &[" | ```\na\nb\n```"]);
     assert_eq!(render("a\nb", Format::Text), [" | a\nb"]);
 }
+
+/// What the CommonMark parser reads as a viewer shows it, where the hand-written rules of
+/// splitter version 1 did not: a heading's title without its link and emphasis marks, a
+/// setext heading of two lines, a comment left out, code right after a paragraph kept as
+/// code, and a table without its outer pipes.
+#[test]
+fn the_parser_reads_what_a_viewer_shows() {
+    // Version 1: "[Repeaters](https://example.org/r) __on the hill__".
+    check(
+        "## [Repeaters](https://example.org/r) __on the hill__\nGB3KV.",
+        &["Repeaters on the hill | GB3KV."],
+    );
+    // Version 1: no heading; one passage " | Club handbook === We meet.".
+    check(
+        "Club\nhandbook\n===\nWe meet.",
+        &["Club handbook | We meet."],
+    );
+    // Version 1: the comment was the passage's first paragraph.
+    check(
+        "<!-- TODO: the 2027 prices -->\n\nFull member: £24.",
+        &[" | Full member: £24."],
+    );
+    // Version 1: "Run this: ``` meshai check ls ```", the code's lines joined.
+    check(
+        "Run this:\n```\nmeshai check\nls\n```",
+        &[" | Run this:\n\n```\nmeshai check\nls\n```"],
+    );
+    // Version 1: "Band | Power --- | --- 2 m | 5 W 70 cm | 2 W", the rows on one line.
+    check(
+        "Band | Power\n--- | ---\n2 m | 5 W\n70 cm | 2 W",
+        &[" | Band: 2 m; Power: 5 W\nBand: 70 cm; Power: 2 W"],
+    );
+    // Version 1: the definition was the passage's last paragraph.
+    check(
+        "See [the guide][g].\n\n[g]: https://example.org/guide\n\nThen ask.",
+        &[" | See [the guide][g].\n\nThen ask."],
+    );
+    // A fenced block in a list item keeps its lines, as in version 1, where the next item
+    // followed the closing fence after one line break, as part of the code's block.
+    check(
+        "1. Install:\n\n   ```sh\n   meshai init\n   meshai run\n   ```\n2. Done.",
+        &[" | 1. Install:\n\n```sh\n   meshai init\n   meshai run\n   ```\n\n2. Done."],
+    );
+}

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::*;
+use crate::store::Passages;
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
     let p = dir.join(rel);
@@ -47,7 +48,7 @@ async fn check_rows(store: &Store, want: &[(&str, bool, usize, bool)]) {
 
 async fn search(store: &Store, text: &str) -> Vec<String> {
     store
-        .knowledge_search(text, true, 10)
+        .knowledge_search(text, Passages::WithPrivate, 10)
         .await
         .unwrap()
         .into_iter()
@@ -187,7 +188,7 @@ async fn links_are_indexed_as_their_target_and_never_out_of_the_folder() {
     assert!(search(&store, "vault code").await.is_empty());
     assert_eq!(
         store
-            .knowledge_search("password kestrel", false, 10)
+            .knowledge_search("password kestrel", Passages::Public, 10)
             .await
             .unwrap()
             .len(),

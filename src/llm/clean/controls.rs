@@ -18,7 +18,7 @@
 //! like) ends at its terminator, or at the end of its line: a malformed one cannot swallow
 //! the rest of the answer.
 
-use crate::unicode::is_format;
+use crate::text::unicode::is_format;
 
 /// Escape (`ESC`), and the 8-bit introducers and terminator of C1.
 const ESC: char = '\u{1b}';

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::memory::store::{Exchange, StoredMessage, Summary};
+use crate::store::{Exchange, StoredMessage, Summary};
 
 fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
     StoredMessage {

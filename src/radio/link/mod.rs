@@ -38,10 +38,8 @@ use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
 use super::session::NodeDb;
 use super::takeover::{Retry, Takeover};
-use super::transport::{self, Connection};
-use super::{
-    ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig, Transport,
-};
+use super::transport::Connection;
+use super::{ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
 use crate::node::NodeId;
 
 /// Room for the node's answers on their way to the outbox (queue status, ACKs, NAKs).
@@ -70,7 +68,7 @@ impl Radio {
         let target = cfg.transport.clone();
         let connector = move || {
             let target = target.clone();
-            async move { transport::connect(&target).await }
+            async move { target.connect().await }
         };
         Self::spawn_with(cfg, inbound, connector)
     }
@@ -209,8 +207,8 @@ where
 {
     fn new(cfg: RadioConfig, connector: C, ch: Channels, cancel: CancellationToken) -> Self {
         let backoff = Backoff::new(cfg.reconnect_min, cfg.reconnect_max);
-        let tcp = matches!(cfg.transport, Transport::Tcp { .. });
-        let takeover = Takeover::new(tcp && cfg.yield_to_other_clients);
+        let takeover =
+            Takeover::new(cfg.transport.new_client_takes_over() && cfg.yield_to_other_clients);
         Link {
             cfg,
             connector,
@@ -271,9 +269,9 @@ where
                 _ = self.cancel.cancelled() => return End::Closed,
                 r = &mut connect => match r {
                     Ok(Ok(conn)) => break conn,
-                    Ok(Err(e)) => return End::Lost(transport::failure(&self.cfg.transport, &e)),
+                    Ok(Err(e)) => return End::Lost(self.cfg.transport.failure(&e)),
                     Err(_) => return End::Lost(DownReason::ConnectTimeout {
-                        target: transport::describe(&self.cfg.transport),
+                        target: self.cfg.transport.address(),
                     }),
                 },
                 w = self.ch.writes.recv(), if self.writes_open => self.discard(w),

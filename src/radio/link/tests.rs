@@ -182,10 +182,7 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
 }
 
 fn cfg() -> RadioConfig {
-    RadioConfig::new(Transport::Tcp {
-        host: "meshnode".into(),
-        port: 4403,
-    })
+    RadioConfig::new(Transport::tcp("meshnode", 4403))
 }
 
 impl Harness {
@@ -534,10 +531,7 @@ async fn failed_connects_back_off_and_close_interrupts_the_wait() {
 async fn radio_over_tcp() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let mut c = RadioConfig::new(Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port,
-    });
+    let mut c = RadioConfig::new(Transport::tcp("127.0.0.1", port));
     c.handshake_timeout = Duration::from_secs(5);
     let (inbound_tx, mut inbound) = mpsc::channel(8);
     let radio = Radio::spawn(c, inbound_tx);

@@ -58,10 +58,7 @@ fn ready(generation: u64) -> LinkState {
 }
 
 fn start(state: LinkState) -> (OutboxHandle, OutboxTask, FakeLink) {
-    let cfg = RadioConfig::new(Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: 0,
-    });
+    let cfg = RadioConfig::new(Transport::tcp("127.0.0.1", 0));
     let (state_tx, state_rx) = watch::channel(state);
     let (events_tx, events_rx) = mpsc::channel(16);
     let (writes_tx, writes_rx) = mpsc::channel(16);

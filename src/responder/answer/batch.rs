@@ -10,10 +10,10 @@ use super::question::{Answered, Audience, Ending, Question, said_as_written};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::llm::{LlmError, Usage};
-use crate::memory::store::Said;
 use crate::node::NodeId;
 use crate::responder::reply::{Stored, failure_text};
 use crate::responder::shared::Shared;
+use crate::store::Said;
 
 pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
     let s = &shared.settings;

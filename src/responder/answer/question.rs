@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 use crate::chunk::{ChunkLimits, CutMark, MORE};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, Usage};
-use crate::memory::store::Said;
 use crate::responder::reply::{Destination, DmDest};
 use crate::responder::shared::Shared;
+use crate::store::Said;
 
 /// Who the answer is for, and where what was said is kept.
 pub(crate) enum Audience<'a> {

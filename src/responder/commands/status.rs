@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use futures_util::future::BoxFuture;
 
 use super::Command;
-use crate::memory::store::{Damage, Embedded, KnowledgeIndex};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::airtime;
@@ -22,6 +21,7 @@ use crate::responder::counters::Counters;
 use crate::responder::identity::{Ask, Grant};
 use crate::responder::schedule::turns::QueueStatus;
 use crate::responder::shared::Shared;
+use crate::store::{Damage, Embedded, KnowledgeIndex};
 
 pub(super) const STATUS: Command = Command {
     words: &["status"],

@@ -7,11 +7,11 @@ use futures_util::future::BoxFuture;
 use tracing::warn;
 
 use super::Command;
-use crate::memory::store::StoreError;
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
 use crate::responder::reply::{STORE_DAMAGED, STORE_FAILED};
 use crate::responder::shared::Shared;
+use crate::store::StoreError;
 
 pub(super) const SUMMARY: Command = Command {
     words: &["summary", "memory"],

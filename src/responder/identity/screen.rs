@@ -16,10 +16,10 @@ use tracing::{debug, warn};
 
 use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 use crate::config::AccessConfig;
-use crate::memory::store::Store;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 use crate::responder::reply::{DmDest, Seal};
+use crate::store::Store;
 
 /// What the intake does with a DM.
 #[derive(Debug)]

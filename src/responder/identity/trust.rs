@@ -9,9 +9,9 @@ use tracing::{debug, info, warn};
 use super::rules::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
 use crate::clock::unix_now;
 use crate::config::AccessConfig;
-use crate::memory::store::Store;
 use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
+use crate::store::Store;
 
 /// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
 /// for the node (pinning it on first use, keeping a different one as pending).

@@ -14,11 +14,11 @@ use super::dest::Destination;
 use super::report::{self, Stored};
 use super::sink::Sink;
 use crate::chunk::{ChunkLimits, chunk};
-use crate::memory::store::Store;
 use crate::node::Standing;
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 use crate::responder::counters::Counters;
 use crate::responder::schedule::gate::LlmGate;
+use crate::store::Store;
 
 /// Where replies go, and what sending needs besides: the store (a stored reply is cut back
 /// to what went on air), the gate (a node whose own ACK came back is known), the tracker

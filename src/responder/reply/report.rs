@@ -8,10 +8,10 @@ use tokio::sync::oneshot;
 use tracing::{debug, info, warn};
 
 use super::dest::Destination;
-use crate::memory::store::{Said, Store};
 use crate::node::NodeId;
 use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
 use crate::responder::schedule::gate::LlmGate;
+use crate::store::{Said, Store};
 
 /// A reply stored in a node's memory: its row and the bodies of its parts, in order, as the
 /// row has them.

@@ -13,9 +13,9 @@ use tracing::{debug, warn};
 
 use super::gate::{LlmGate, Turn};
 use super::turns::Refusal;
-use crate::memory::store::Store;
 use crate::node::{NodeId, Standing};
 use crate::responder::counters::Counters;
+use crate::store::Store;
 
 /// Tells the gate which nodes talked before: those whose conversation the store holds.
 pub(crate) async fn know_stored(store: &Store, gate: &LlmGate) {

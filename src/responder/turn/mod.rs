@@ -33,7 +33,6 @@ use self::knowledge::Passages;
 use crate::chunk::MORE;
 use crate::clock::unix_now;
 use crate::memory::prompt::prompt_chars;
-use crate::memory::store::{Context, Role, Said, StoreError};
 use crate::radio::TextMessage;
 use crate::responder::airtime;
 use crate::responder::answer::{self, Audience, Question};
@@ -47,6 +46,7 @@ use crate::responder::schedule::fair;
 use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::shared::Shared;
+use crate::store::{Context, Role, Said, StoreError};
 
 pub(super) use self::core::Asks;
 pub(super) use thread::{THREAD_IDLE, Thread};

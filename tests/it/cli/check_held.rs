@@ -244,10 +244,7 @@ async fn check_reports_a_daemon_that_yields_the_node_to_another_client() {
     // What the daemon's publisher wrote at the third takeover, 70 s ago, which made it wait
     // 4 min, and again at its refresh 10 s ago.
     let now = meshai::clock::unix_now();
-    let radio = Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port,
-    };
+    let radio = Transport::tcp("127.0.0.1", port);
     let mut snapshot = Snapshot::new(
         std::process::id(),
         status_file::own_start_time(),

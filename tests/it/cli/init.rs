@@ -441,10 +441,7 @@ async fn init_never_connects_to_a_node_a_running_meshai_holds() {
     let db = init.path("data/meshai.db");
     std::fs::create_dir_all(init.path("data")).unwrap();
     let now = meshai::clock::unix_now();
-    let radio = Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: node.addr().port(),
-    };
+    let radio = Transport::tcp("127.0.0.1", node.addr().port());
     let held = Snapshot::new(
         std::process::id(),
         status_file::own_start_time(),

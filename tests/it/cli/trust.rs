@@ -7,8 +7,8 @@ use std::io::{BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use meshai::cli::admin::{self, TrustOptions};
-use meshai::memory::store::Store;
 use meshai::node::{NodeId, PublicKey};
+use meshai::store::Store;
 
 use super::Setup;
 

@@ -8,17 +8,18 @@
 //! the code (`crate::x::f()`, `super::Y`, `child::g()`, `imported::h()`). Comments, strings
 //! and character literals are skipped; so is every item under `#[cfg(test)]` (a
 //! `mod tests { … }`, a `mod tests;` and the file it names) and any module named `tests`. A
-//! name one module imports and another reaches through it (`pub use store::Context` in
-//! `memory/mod.rs`, then `super::Context`) counts as an import of where the name comes from.
+//! name one module imports and another reaches through it (`pub use types::Context` in
+//! `store/mod.rs`, then `super::Context`) counts as an import of where the name comes from.
 //!
 //! An import from module `S` of something in module `T` is checked twice:
-//! - layers: when `S` and `T` are in different top modules (`crate::memory::…`,
+//! - layers: when `S` and `T` are in different top modules (`crate::store::…`,
 //!   `crate::radio::…`; `lib.rs` is the crate root), `T`'s top module must be in a lower layer;
 //! - circles: when neither is the other's ancestor, the import is an arrow between the two
-//!   sibling modules under their nearest common ancestor (`crate::memory::store::ops` →
-//!   `crate::memory::facts` is `store → facts` in `crate::memory`). Sibling arrows must not
-//!   form a loop of any length. An import of an ancestor (a child using its parent's
-//!   `mod.rs`) is never an arrow: a parent that holds what its children share is fine.
+//!   sibling modules under their nearest common ancestor (`crate::store::conversations` →
+//!   `crate::store::summaries` is `conversations → summaries` in `crate::store`). Sibling
+//!   arrows must not form a loop of any length. An import of an ancestor (a child using its
+//!   parent's `mod.rs`) is never an arrow: a parent that holds what its children share is
+//!   fine.
 //!
 //! A folder whose children the table lists as well (`responder::intake`, a room of
 //! `responder`) is checked the same way inside: a room imports only rooms of lower layers, and
@@ -81,7 +82,7 @@ fn src_keeps_its_layers_and_has_no_circles() {
     assert!(report.imports > 300, "only {} imports read", report.imports);
 }
 
-/// Every `.rs` file under `dir`, by its path relative to `src/` (`memory/store/ops.rs`).
+/// Every `.rs` file under `dir`, by its path relative to `src/` (`store/conversations.rs`).
 fn read_tree(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
@@ -138,7 +139,7 @@ pub struct Report {
 /// Sibling modules that import each other, directly or in a loop.
 #[derive(Debug, Clone)]
 pub struct Circle {
-    /// The folder (common parent), e.g. `crate::memory`.
+    /// The folder (common parent), e.g. `crate::store`.
     pub parent: String,
     /// The loop's arrows, each with one import that makes it (`file:line`).
     pub arrows: Vec<(String, String, String)>,
@@ -164,7 +165,7 @@ impl fmt::Display for Circle {
     }
 }
 
-/// A module path: `["crate"]`, `["crate", "memory", "store"]`.
+/// A module path: `["crate"]`, `["crate", "store", "knowledge"]`.
 type ModPath = Vec<String>;
 
 fn show(m: &[String]) -> String {

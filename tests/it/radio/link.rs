@@ -94,10 +94,7 @@ async fn the_serial_transport_works_over_a_pty() {
         min_text_gap: Duration::from_millis(50),
         ..sim_config()
     });
-    let mut cfg = RadioConfig::new(Transport::Serial {
-        path: pty.path.clone(),
-        baud: 115_200,
-    });
+    let mut cfg = RadioConfig::new(Transport::serial(pty.path.clone(), 115_200));
     cfg.send_gap = Duration::from_millis(100);
     cfg.ack_timeout = Duration::from_secs(5);
     let mut rig = Rig::attach(sim, cfg);

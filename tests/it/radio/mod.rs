@@ -69,10 +69,7 @@ fn sim_config() -> SimConfig {
 /// The radio's defaults (2 s gap, 45 s ACK timeout, 300 s heartbeat and duty-cycle pause),
 /// pointed at the sim's TCP port.
 fn tcp_config(sim: &SimNode) -> RadioConfig {
-    RadioConfig::new(Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: sim.addr().port(),
-    })
+    RadioConfig::new(Transport::tcp("127.0.0.1", sim.addr().port()))
 }
 
 /// A one-channel reply request on channel 0.

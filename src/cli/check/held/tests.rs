@@ -1,23 +1,16 @@
 //! The radio line through the daemon: what is opened, what is reported, in which words.
 
 use super::*;
-use crate::status_file::RadioTarget;
 
 const NOW: i64 = 1_750_000_000;
 const WHAT: &str = "radio tcp 127.0.0.1:4403";
 
 fn tcp() -> Transport {
-    Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: 4403,
-    }
+    Transport::tcp("127.0.0.1", 4403)
 }
 
 fn serial() -> Transport {
-    Transport::Serial {
-        path: "/dev/ttyUSB0".into(),
-        baud: 115_200,
-    }
+    Transport::serial("/dev/ttyUSB0", 115_200)
 }
 
 /// A daemon ready for ten minutes, its last packet 12 s ago, written 5 s ago.
@@ -27,7 +20,7 @@ fn daemon() -> DaemonStatus {
         pid_start: Some(1),
         started: NOW - 3600,
         written: NOW - 5,
-        radio: RadioTarget::from(&tcp()),
+        radio: tcp().target(),
         link: LinkWord::Ready,
         node: Some(0x1234_5678),
         name: Some("Base\u{1b}[2J".into()),

@@ -30,26 +30,17 @@ fn every_kind_of_value_parses_back() {
         (
             RadioLine::Serial(by_id.into()),
             "/var/lib/meshai/meshai.db",
-            Transport::Serial {
-                path: by_id.into(),
-                baud: 115_200,
-            },
+            Transport::serial(by_id, 115_200),
         ),
         (
             RadioLine::Tcp("127.0.0.1:4403".into()),
             weird,
-            Transport::Tcp {
-                host: "127.0.0.1".into(),
-                port: 4403,
-            },
+            Transport::tcp("127.0.0.1", 4403),
         ),
         (
             RadioLine::Tcp("[::1]:4000".into()),
             "meshai.db",
-            Transport::Tcp {
-                host: "::1".into(),
-                port: 4000,
-            },
+            Transport::tcp("::1", 4000),
         ),
     ];
     let (example, _) = crate::config::parse(EXAMPLE, "example", &|_| None).unwrap();

@@ -39,10 +39,7 @@ pub(super) const SILENT: Answer = &[];
 pub(super) const QUEUED: Answer = &[(0.0, Ev::Status { res: 0, free: 15 })];
 
 pub(super) fn cfg() -> RadioConfig {
-    RadioConfig::new(Transport::Tcp {
-        host: "127.0.0.1".into(),
-        port: 0,
-    })
+    RadioConfig::new(Transport::tcp("127.0.0.1", 0))
 }
 
 pub(super) fn ready(generation: u64) -> LinkState {

@@ -9,9 +9,9 @@ use tracing::{debug, warn};
 
 use crate::clock::unix_now;
 use crate::llm::Usage;
-use crate::memory::store::{Said, Store, StoreError};
 use crate::node::NodeId;
 use crate::responder::reply::Stored;
+use crate::store::{Said, Store, StoreError};
 
 /// The stored reply of one streamed answer.
 #[derive(Debug)]
@@ -146,7 +146,7 @@ mod tests {
         let history = store.history(A, 10).await.unwrap_or_default();
         history
             .into_iter()
-            .filter(|m| m.role == crate::memory::Role::Assistant)
+            .filter(|m| m.role == crate::store::Role::Assistant)
             .map(|m| m.text)
             .collect()
     }

@@ -33,7 +33,6 @@ use tracing::warn;
 
 use crate::chunk::CutMark;
 use crate::llm::ChatRole;
-use crate::memory::store::{Context, Role, Said};
 use crate::node::Standing;
 use crate::responder::airtime::Budget;
 use crate::responder::asker::{self, Asking};
@@ -41,6 +40,7 @@ use crate::responder::commands::{self, Parsed};
 use crate::responder::schedule::fair;
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::turn::knowledge::{self, Note, Passages};
+use crate::store::{Context, Role, Said};
 
 pub(crate) use steps::{
     Action, Ask, Asks, End, Event, History, Kind, Last, Limits, Notice, PUBLIC_NOTE, Read, Search,

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use crate::chunk::{ChunkLimits, CutMark};
 use crate::llm::ChatRole;
-use crate::memory::store::{Context, Said};
 use crate::node::Standing;
 use crate::responder::airtime::Budget;
 use crate::responder::asker::Asking;
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::turn::knowledge::{Note, Passages};
+use crate::store::{Context, Said};
 
 /// The per-turn note that says a mention's answer is public.
 pub(crate) const PUBLIC_NOTE: &str = "This message came on a public channel: everyone on it \

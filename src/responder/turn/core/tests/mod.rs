@@ -10,9 +10,9 @@ use crate::airtime::{Decision, Why};
 use crate::chunk::ChunkLimits;
 use crate::clock::Zone;
 use crate::config::ContextConfig;
-use crate::memory::store::StoredMessage;
 use crate::node::NodeId;
 use crate::radio::{NodeNames, TextMessage};
+use crate::store::StoredMessage;
 
 const NOW: i64 = 1_748_873_130;
 

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 use super::*;
-use crate::memory::store::AirtimeRecord;
+use crate::store::AirtimeRecord;
 
 fn record(read_at: i64, cu: f64, held: u64) -> AirtimeRecord {
     AirtimeRecord {
@@ -65,7 +65,7 @@ async fn migrates_a_schema_2_database() {
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await.unwrap();
 
-    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+    assert_eq!(user_version(&path), crate::store::schema::VERSION);
     let raw = Connection::open(&path).unwrap();
     // One row at most.
     let second = raw.execute(

@@ -21,7 +21,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::memory::text::cap;
+use crate::text::cap;
 
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;

@@ -3,7 +3,7 @@
 //! after damage; the migration from the schema before it.
 
 use super::*;
-use crate::memory::store::*;
+use crate::store::*;
 
 fn file(path: &str, private: bool) -> KnowledgeFile {
     KnowledgeFile {
@@ -62,9 +62,9 @@ async fn club(store: &Store) {
 }
 
 /// The paths and headings a search found, best first.
-async fn found(store: &Store, text: &str, private: bool) -> Vec<String> {
+async fn found(store: &Store, text: &str, passages: Passages) -> Vec<String> {
     store
-        .knowledge_search(text, private, 10)
+        .knowledge_search(text, passages, 10)
         .await
         .unwrap()
         .into_iter()
@@ -76,33 +76,44 @@ async fn found(store: &Store, text: &str, private: bool) -> Vec<String> {
 async fn a_search_finds_stemmed_words_ranked_and_private_ones_only_when_asked() {
     let (_dir, store) = open_temp();
     assert!(
-        found(&store, "meeting", true).await.is_empty(),
+        found(&store, "meeting", Passages::WithPrivate)
+            .await
+            .is_empty(),
         "empty index"
     );
     club(&store).await;
     // "meetings" finds "meet" (porter), the heading counts too.
     assert_eq!(
-        found(&store, "Where are the meetings?", false).await[0],
+        found(&store, "Where are the meetings?", Passages::Public).await[0],
         "handbook.md Club > Meetings"
     );
     // The file name is searched: "repeaters" ranks both repeater passages first.
-    let r = found(&store, "which tone for the beacon hill repeater", false).await;
+    let r = found(
+        &store,
+        "which tone for the beacon hill repeater",
+        Passages::Public,
+    )
+    .await;
     assert_eq!(r[0], "repeaters.md Repeaters > Beacon Hill", "{r:?}");
     // Private passages only when asked for.
-    assert!(found(&store, "wifi password", false).await.is_empty());
+    assert!(
+        found(&store, "wifi password", Passages::Public)
+            .await
+            .is_empty()
+    );
     assert_eq!(
-        found(&store, "wifi password", true).await,
+        found(&store, "wifi password", Passages::WithPrivate).await,
         ["private/wifi.md Clubhouse"]
     );
     // Words that are not searched for (stop words, symbols) find nothing and fail nothing.
     assert!(
-        found(&store, "what is the \"*\" NEAR(", true)
+        found(&store, "what is the \"*\" NEAR(", Passages::WithPrivate)
             .await
             .is_empty()
     );
 
     let hits = store
-        .knowledge_search("Thursday net repeater", false, 10)
+        .knowledge_search("Thursday net repeater", Passages::Public, 10)
         .await
         .unwrap();
     assert!(
@@ -152,12 +163,12 @@ async fn files_are_replaced_touched_and_removed_whole() {
         .await
         .unwrap();
     assert!(
-        found(&store, "Tuesday fire station", false)
+        found(&store, "Tuesday fire station", Passages::Public)
             .await
             .is_empty()
     );
     assert_eq!(
-        found(&store, "library", false).await,
+        found(&store, "library", Passages::Public).await,
         ["handbook.md Club > Meetings"]
     );
     // Touched: size and time change, the passages stay.
@@ -191,7 +202,11 @@ async fn files_are_replaced_touched_and_removed_whole() {
         )
         .await
         .unwrap();
-    assert!(found(&store, "wifi GB3KV", true).await.is_empty());
+    assert!(
+        found(&store, "wifi GB3KV", Passages::WithPrivate)
+            .await
+            .is_empty()
+    );
     let files = store.knowledge_files().await.unwrap();
     let rows: Vec<(&str, usize, Option<&str>, i64)> = files
         .iter()
@@ -261,11 +276,11 @@ async fn a_damaged_knowledge_index_is_rebuilt_from_the_passages() {
     store.rebuild_index().await.unwrap();
     assert_eq!(store.check().await.unwrap(), Health::Ok);
     assert_eq!(
-        found(&store, "wifi password", true).await,
+        found(&store, "wifi password", Passages::WithPrivate).await,
         ["private/wifi.md Clubhouse"]
     );
     assert_eq!(
-        found(&store, "Thursday net", false).await[0],
+        found(&store, "Thursday net", Passages::Public).await[0],
         "handbook.md Club > Nets"
     );
 }
@@ -289,7 +304,7 @@ async fn a_database_from_before_the_knowledge_index_migrates() {
     club(&store).await;
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await.unwrap();
-    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+    assert_eq!(user_version(&path), crate::store::schema::VERSION);
 }
 
 /// A vector for a test: `dims` zeros with a one at `at`.
@@ -351,7 +366,7 @@ async fn passages_are_embedded_once_per_text_and_model() {
         .knowledge_nearest(
             "m".into(),
             axis(at(&embed_input(fees.0, fees.1)), 8),
-            false,
+            Passages::Public,
             3,
         )
         .await
@@ -370,20 +385,20 @@ async fn passages_are_embedded_once_per_text_and_model() {
         8,
     );
     let public = store
-        .knowledge_nearest("m".into(), wifi.clone(), false, 10)
+        .knowledge_nearest("m".into(), wifi.clone(), Passages::Public, 10)
         .await
         .unwrap();
     assert_eq!(public.len(), 6);
     assert!(public.iter().all(|h| !h.private), "{public:?}");
     let private = store
-        .knowledge_nearest("m".into(), wifi, true, 1)
+        .knowledge_nearest("m".into(), wifi, Passages::WithPrivate, 1)
         .await
         .unwrap();
     assert_eq!(private[0].path, "private/wifi.md");
     // Another length (another model's vectors under this name) is passed over.
     assert!(
         store
-            .knowledge_nearest("m".into(), axis(0, 4), true, 10)
+            .knowledge_nearest("m".into(), axis(0, 4), Passages::WithPrivate, 10)
             .await
             .unwrap()
             .is_empty()
@@ -458,5 +473,5 @@ async fn passages_indexed_before_embeddings_are_split_again() {
     let index = store.knowledge_index().await.unwrap();
     assert_eq!((index.passages, index.splitter), (1, Some(0)));
     store.close().await.unwrap();
-    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+    assert_eq!(user_version(&path), crate::store::schema::VERSION);
 }

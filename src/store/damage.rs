@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, ffi, params};
 use tracing::{debug, error, warn};
 
-use super::StoreError;
+use super::{Store, StoreError};
 
 /// Which part of the database file is damaged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,7 @@ pub(super) fn quick_check(c: &Connection) -> Result<Health, StoreError> {
         .filter(|r| r != "ok")
         .map(|r| r.replace('\n', " "))
         .partition(|r| r.contains(INDEX_PROBLEM));
-    let problems = |rows: Vec<String>| crate::memory::text::cap(&rows.join("; "), PROBLEMS_CHARS);
+    let problems = |rows: Vec<String>| crate::text::cap(&rows.join("; "), PROBLEMS_CHARS);
     Ok(if !file.is_empty() {
         Health::Damaged(problems(file))
     } else if !index.is_empty() {
@@ -135,9 +135,27 @@ pub(super) fn rebuild_index(c: &mut Connection) -> Result<usize, StoreError> {
     Ok(n)
 }
 
+/// Whether an exchange already has an index entry that a new one replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Entry {
+    /// A new exchange: no entry yet.
+    New,
+    /// A rewritten reply: its old entry goes first.
+    Replacing,
+}
+
+/// Whether a write that stores an exchange also writes its index entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Indexing {
+    /// With its entry, through [`index_exchange`].
+    WithEntry,
+    /// Without it: a damaged index rolled the first try back.
+    WithoutEntry,
+}
+
 /// (Re)writes exchange `id`'s index entry inside `tx`, in a savepoint: when the index is
 /// damaged the entry is left out, the rest of the transaction goes on, and the damage comes
-/// back as `Ok(Some(..))` for the caller to report. `replace`: an entry exists and goes first.
+/// back as `Ok(Some(..))` for the caller to report.
 ///
 /// When the damage made SQLite roll the whole transaction back (it does on SQLITE_NOMEM),
 /// nothing of the caller's is left to go on with: the damage comes back as
@@ -147,11 +165,11 @@ pub(super) fn index_exchange(
     tx: &mut Transaction<'_>,
     id: i64,
     (user, assistant): (&str, &str),
-    replace: bool,
+    entry: Entry,
 ) -> Result<Option<StoreError>, StoreError> {
     let mut sp = tx.savepoint()?;
     let written = (|| {
-        if replace {
+        if entry == Entry::Replacing {
             sp.execute("DELETE FROM exchanges_fts WHERE rowid = ?1", [id])?;
         }
         sp.prepare_cached("INSERT INTO exchanges_fts(rowid, user, assistant) VALUES (?1, ?2, ?3)")?
@@ -175,19 +193,69 @@ pub(super) fn index_exchange(
 }
 
 /// Runs `write`, a transaction that writes an exchange's index entry with [`index_exchange`]
-/// when told to (`true`), and once more without the entry when a damaged index made SQLite
-/// roll the first one back; the damage comes back beside the result as from
+/// when told to ([`Indexing::WithEntry`]), and once more without the entry when a damaged
+/// index made SQLite roll the first one back; the damage comes back beside the result as from
 /// `index_exchange`, so a reply is stored whatever state the index is in.
 pub(super) fn without_entry_if_rolled_back<T>(
     c: &mut Connection,
-    mut write: impl FnMut(&mut Connection, bool) -> Result<(T, Option<StoreError>), StoreError>,
+    mut write: impl FnMut(&mut Connection, Indexing) -> Result<(T, Option<StoreError>), StoreError>,
 ) -> Result<(T, Option<StoreError>), StoreError> {
-    match write(c, true) {
+    match write(c, Indexing::WithEntry) {
         Err(damage @ StoreError::Damaged { .. }) => {
-            let (done, _) = write(c, false)?;
+            let (done, _) = write(c, Indexing::WithoutEntry)?;
             Ok((done, Some(damage)))
         }
         result => result,
+    }
+}
+
+impl Store {
+    /// Runs SQLite's and FTS5's integrity checks; returns `"ok"` when both pass, otherwise
+    /// the problems, one per line.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.call(|c| integrity_check(c)).await
+    }
+
+    /// Checks the file with `PRAGMA quick_check` (the search index's own check included).
+    /// Reports only; [`Store::note_damage`] and [`Store::rebuild_index`] act on what it found.
+    pub async fn check(&self) -> Result<Health, StoreError> {
+        self.call(|c| quick_check(c)).await
+    }
+
+    /// Empties the search index and fills it again from the stored exchanges (nothing is
+    /// lost: it holds only their words); returns how many it holds.
+    pub async fn rebuild_index(&self) -> Result<usize, StoreError> {
+        self.call(rebuild_index).await
+    }
+
+    /// Records damage found outside a call (the start check): logged once per kind, shown by
+    /// [`Store::damage`].
+    pub fn note_damage(&self, damage: Damage, detail: &dyn std::fmt::Display) {
+        self.seen.note(damage, &self.path, detail);
+    }
+
+    /// The worst damage met since the store opened, for `!status`.
+    pub fn damage(&self) -> Option<Damage> {
+        self.seen.worst()
+    }
+}
+
+pub(super) fn integrity_check(c: &Connection) -> Result<String, StoreError> {
+    let mut problems: Vec<String> = c
+        .prepare("PRAGMA integrity_check")?
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    problems.retain(|p| p != "ok");
+    for table in ["exchanges_fts", "knowledge_fts"] {
+        let check = format!("INSERT INTO {table}({table}) VALUES ('integrity-check')");
+        if let Err(e) = c.execute(&check, []) {
+            problems.push(format!("full-text index {table}: {e}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok("ok".to_string())
+    } else {
+        Ok(problems.join("\n"))
     }
 }
 

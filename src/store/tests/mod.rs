@@ -1,11 +1,12 @@
 //! Store tests against real SQLite files in temporary directories, one file per concern.
 
 mod airtime;
-mod conversation;
+mod conversations;
 mod damage;
 mod keys;
 mod knowledge;
 mod lifecycle;
+mod nodes;
 mod prompts;
 mod retention;
 mod summaries;

@@ -1,15 +1,41 @@
 //! A streamed reply's row as it grows: the responder stores a reply with its first parts
-//! (`ops::append_reply`), then rewrites it here as more parts go to the outbox, so what went
+//! (`conversations::append_reply`), then rewrites it here as more parts go to the outbox, so what went
 //! on air is stored even if the daemon dies mid-answer; a reply the outbox took back whole
 //! (nothing went on air) is deleted. They run on the database thread only.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::damage::{index_exchange, without_entry_if_rolled_back};
-use super::ops::{counter_sql, node_sql};
-use super::{Said, StoreError};
+use super::damage::{Entry, Indexing, index_exchange, without_entry_if_rolled_back};
+use super::sql::{counter_sql, node_sql};
+use super::{Said, Store, StoreError};
 use crate::llm::Usage;
 use crate::node::NodeId;
+
+impl Store {
+    /// Replaces the text of reply `id` (a streamed reply, grown by more parts or rewritten by
+    /// a retry) and its search entry, and adds `usage`'s tokens to the node's counters (the
+    /// call was counted when the reply was first stored). Fails with `NoSuchReply` if the
+    /// reply is gone (reset meanwhile).
+    pub async fn update_reply(
+        &self,
+        node: NodeId,
+        id: i64,
+        said: Said,
+        usage: Option<Usage>,
+    ) -> Result<(), StoreError> {
+        let unindexed = self
+            .call(move |c| update(c, node, id, &said, usage))
+            .await?;
+        self.note_skipped(unindexed);
+        Ok(())
+    }
+
+    /// Deletes reply `id` with its exchange and search entry: a streamed reply whose parts the
+    /// outbox took back (none went on air) and that no retry replaced.
+    pub async fn delete_reply(&self, node: NodeId, id: i64) -> Result<(), StoreError> {
+        self.call(move |c| delete(c, node, id)).await
+    }
+}
 
 /// Sets reply `id`'s text (and what the model wrote, `said.prompt`) and its search entry, and adds `usage`'s tokens to the node's
 /// counters without counting another call; the damage that kept the new entry out of a
@@ -26,14 +52,14 @@ pub(super) fn update(
     Ok(unindexed)
 }
 
-/// [`update`]'s transaction; `index`: with the exchange's search entry.
+/// [`update`]'s transaction; `index`: with the exchange's search entry or without.
 fn rewrite(
     c: &mut Connection,
     node: NodeId,
     id: i64,
     said: &Said,
     usage: Option<Usage>,
-    index: bool,
+    index: Indexing,
 ) -> Result<((), Option<StoreError>), StoreError> {
     let text = said.text.as_str();
     let mut tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -52,8 +78,10 @@ fn rewrite(
     tx.prepare_cached("UPDATE messages SET text = ?1, prompt = ?2 WHERE id = ?3")?
         .execute(params![text, said.prompt(), id])?;
     let unindexed = match index {
-        true => index_exchange(&mut tx, exchange_id, (&user_text, text), true)?,
-        false => None,
+        Indexing::WithEntry => {
+            index_exchange(&mut tx, exchange_id, (&user_text, text), Entry::Replacing)?
+        }
+        Indexing::WithoutEntry => None,
     };
     if let Some(u) = usage {
         tx.prepare_cached(

@@ -1,10 +1,15 @@
-//! Expiring old data (`[storage] retain_days`, `meshai forget --older-than`): the SQL, run on
-//! the database thread like every query. One cutoff time decides two things:
+//! Data that expires (`[storage] retain_days`, `meshai forget --older-than`): the setting as
+//! a type ([`Retention`]), the daemon's task that applies it at start and once a day
+//! ([`daily`]), and the SQL, run on the database thread like every query. The time is a
+//! parameter everywhere (`now`, the cutoff), never read here: tests pass their own clock.
+//!
+//! One cutoff time decides two things:
 //!
 //! - A node silent since before the cutoff (last heard and newest message both older) is
-//!   forgotten entirely: [`ops::reset`] (everything a `!reset` removes: messages, exchanges
-//!   with their search entries, the summary) and then its `nodes` row and its pinned key. Going through `reset`
-//!   means whatever `reset` learns to delete later is expired too.
+//!   forgotten entirely: [`conversations::reset`] (everything a `!reset` removes: messages,
+//!   exchanges with their search entries, the summary and facts) and then its `nodes` row and
+//!   its pinned key. Going through `reset` means whatever `reset` learns to delete later is
+//!   expired too.
 //! - A node still talking keeps its summary, and loses only the messages that are older than
 //!   the cutoff **and** already folded into that summary (id ≤ the summary's `through_id`).
 //!   Messages after the cursor are in no summary yet: deleting them would lose what was said,
@@ -16,10 +21,84 @@
 //! each other, and a crash half-way leaves a state the next run finishes. No index serves the
 //! `at` column: this is a full scan, once a day.
 
-use rusqlite::{Connection, ToSql, TransactionBehavior, params};
+use std::num::NonZeroU32;
+use std::time::Duration;
 
-use super::{Store, StoreError, ops};
+use rusqlite::{Connection, ToSql, TransactionBehavior, params};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, warn};
+
+use super::{Store, StoreError, conversations};
 use crate::node::NodeId;
+
+/// Seconds in a day, the unit of `retain_days`.
+pub const DAY_SECS: i64 = 86_400;
+
+/// How often the daemon expires old data.
+pub(super) const EVERY: Duration = Duration::from_secs(86_400);
+
+/// How long messages are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retention {
+    /// `retain_days = 0`: nothing is ever deleted by age.
+    Forever,
+    /// Messages older than this many days are deleted, and nodes silent for as long forgotten.
+    Days(NonZeroU32),
+}
+
+impl Retention {
+    /// `0` keeps everything.
+    pub fn days(days: u32) -> Retention {
+        NonZeroU32::new(days).map_or(Retention::Forever, Retention::Days)
+    }
+
+    /// The oldest unix time still kept at `now`; `None` keeps everything.
+    pub fn cutoff(self, now: i64) -> Option<i64> {
+        match self {
+            Retention::Forever => None,
+            Retention::Days(d) => Some(now.saturating_sub(i64::from(d.get()) * DAY_SECS)),
+        }
+    }
+}
+
+/// Expires old data now and then every day until `shutdown`; `now` gives the unix time of each
+/// run. Failures are logged and retried the next day: an expiry that did not happen only
+/// keeps data a day longer.
+pub async fn daily(
+    store: Store,
+    retention: Retention,
+    now: impl Fn() -> i64 + Send,
+    shutdown: CancellationToken,
+) {
+    if retention == Retention::Forever {
+        return;
+    }
+    let mut every = tokio::time::interval(EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = every.tick() => {}
+        }
+        let Some(cutoff) = retention.cutoff(now()) else {
+            return;
+        };
+        let result = tokio::select! {
+            _ = shutdown.cancelled() => return,
+            r = store.expire(cutoff) => r,
+        };
+        match result {
+            Ok(e) if e.is_empty() => debug!(cutoff, "nothing old enough to expire"),
+            Ok(e) => info!(
+                nodes = e.nodes,
+                messages = e.messages,
+                exchanges = e.exchanges,
+                "expired old data"
+            ),
+            Err(e) => warn!(error = %e, "could not expire old data; trying again tomorrow"),
+        }
+    }
+}
 
 /// What one expiry removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,7 +120,7 @@ impl Expired {
 impl Store {
     /// Forgets nodes silent since before `cutoff` (unix seconds) and deletes the messages of
     /// other nodes that are older than `cutoff` and already in their summary; see the module
-    /// comment of `store/retention.rs` for exactly what goes and what stays.
+    /// comment for exactly what goes and what stays.
     pub async fn expire(&self, cutoff: i64) -> Result<Expired, StoreError> {
         self.call(move |c| expire(c, cutoff)).await
     }
@@ -125,7 +204,7 @@ fn count(c: &Connection, filter: &str, params: &[&dyn ToSql]) -> rusqlite::Resul
 fn forget_node(c: &mut Connection, node: i64) -> Result<Expired, StoreError> {
     let (messages, exchanges) = count(c, "1", &[&node])?;
     let id = u32::try_from(node).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, node))?;
-    ops::reset(c, NodeId(id))?;
+    conversations::reset(c, NodeId(id))?;
     c.execute("DELETE FROM nodes WHERE node = ?1", [node])?;
     // The pinned key goes too: with nothing left to protect, the node's next PKI DM pins
     // afresh.

@@ -1,11 +1,13 @@
-//! Text helpers the memory modules share: cutting a text to a length for the prompt or a kept
-//! fact, the key two statements are compared by, and a name made one plain line before it
-//! reaches a prompt. Pure; below `facts`, `prompt` and `store` (and the responder's asker
-//! line), so each of them can use it without importing the others.
+//! Text helpers the memory's modules share: cutting a text to a length for the prompt or a
+//! kept fact, the key two statements are compared by, and a name made one plain line before
+//! it reaches a prompt. Pure; a leaf below `facts`, `store`, `memory::prompt` and the
+//! responder's asker line, so each of them can use it without importing the others.
+
+pub mod unicode;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::unicode::is_format;
+use self::unicode::is_format;
 
 /// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
 pub fn cap(text: &str, max: usize) -> String {

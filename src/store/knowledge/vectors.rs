@@ -12,8 +12,8 @@
 
 use rusqlite::{Connection, params};
 
-use super::KnowledgeHit;
-use crate::memory::store::{Store, StoreError};
+use super::{KnowledgeHit, Passages};
+use crate::store::{Store, StoreError};
 
 /// FNV-1a, 64 bits: a content hash that only has to tell one text from another (a file's
 /// content, a passage's input). Written here rather than taken from std, whose
@@ -110,17 +110,17 @@ impl Store {
     }
 
     /// The `limit` passages whose vectors from `model` are nearest to `query` (any length:
-    /// it is scaled here), best first, private ones only when `private`; each with its
+    /// it is scaled here), best first, private ones only with [`Passages::WithPrivate`]; each with its
     /// cosine similarity in `similarity` (full-text scores 0). Vectors of another length
     /// than `query`'s are passed over.
     pub async fn knowledge_nearest(
         &self,
         model: String,
         query: Vec<f32>,
-        private: bool,
+        passages: Passages,
         limit: usize,
     ) -> Result<Vec<KnowledgeHit>, StoreError> {
-        self.call(move |c| nearest(c, &model, &query, private, limit))
+        self.call(move |c| nearest(c, &model, &query, passages, limit))
             .await
     }
 }
@@ -201,7 +201,7 @@ fn nearest(
     c: &mut Connection,
     model: &str,
     query: &[f32],
-    private: bool,
+    passages: Passages,
     limit: usize,
 ) -> Result<Vec<KnowledgeHit>, StoreError> {
     let Some(query) = unit(query) else {
@@ -216,7 +216,7 @@ fn nearest(
              JOIN knowledge_files f ON f.id = p.file_id
              WHERE v.model = ?1 AND (?2 OR f.private = 0)",
         )?;
-        let mut rows = stmt.query(params![model, private])?;
+        let mut rows = stmt.query(params![model, passages.includes_private()])?;
         while let Some(row) = rows.next()? {
             let id: i64 = row.get(0)?;
             let rusqlite::types::ValueRef::Blob(blob) = row.get_ref(1)? else {

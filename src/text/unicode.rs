@@ -1,6 +1,6 @@
 //! What Unicode says about a character that the standard library does not: whether it is a
 //! format character (general category Cf). Below everything that cleans text for a prompt or
-//! for the air (`memory::text::one_line`, `llm::clean`), so both use the one list.
+//! for the air (`text::one_line`, `llm::clean`), so both use the one list.
 
 /// Unicode's format characters (general category Cf, Unicode 16): bidi controls, zero-width
 /// space and joiners, word joiner, BOM, soft hyphen, tags, and the rarer ones. Written out

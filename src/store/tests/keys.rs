@@ -3,8 +3,8 @@
 //! schema 3 database gains the empty table.
 
 use super::*;
-use crate::memory::store::{KeyAccepted, NodeKey};
 use crate::node::PublicKey;
+use crate::store::{KeyAccepted, NodeKey};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
@@ -155,7 +155,7 @@ async fn migrates_a_schema_3_database() {
     store.pin_key(A, K1, 10).await.unwrap();
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await.unwrap();
-    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+    assert_eq!(user_version(&path), crate::store::schema::VERSION);
     let raw = rusqlite::Connection::open(&path).unwrap();
     let short = raw.execute(
         "INSERT INTO node_keys(node, public_key, pinned_at) VALUES (2, x'0102', 0)",

@@ -64,7 +64,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ",
     // 2: retrieval that stems ("meets" finds "meet"): the full-text index is rebuilt with the
     // porter tokenizer from the stored messages, so nothing is lost. And the facts a user
-    // stated about themselves, kept verbatim beside the summary (see `memory::facts`); no
+    // stated about themselves, kept verbatim beside the summary (see `crate::facts`); no
     // foreign key to `messages`, because a fact outlives the message it came from.
     "
     DROP TRIGGER exchanges_fts_delete;

@@ -67,6 +67,23 @@ pub enum KnowledgeChange {
     Remove { path: String },
 }
 
+/// Which passages a search may find: private ones only for a DM the operator's rules allow
+/// (`crate::knowledge::KnowledgeConfig::private_for`); the store filters them in the SQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passages {
+    /// Only the passages of files that are not private.
+    Public,
+    /// The private ones too.
+    WithPrivate,
+}
+
+impl Passages {
+    /// The SQL parameter `?n` in `(?n OR f.private = 0)`.
+    pub(super) fn includes_private(self) -> bool {
+        self == Passages::WithPrivate
+    }
+}
+
 /// A passage a search found, with what the choice of passages needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnowledgeHit {
@@ -150,20 +167,20 @@ impl Store {
         self.call(index).await
     }
 
-    /// Up to `limit` passages that match `text`, best first, private ones only when
-    /// `private`; each with its score and the share of the query it covers. The text is
+    /// Up to `limit` passages that match `text`, best first, private ones only with
+    /// [`Passages::WithPrivate`]; each with its score and the share of the query it covers. The text is
     /// reduced to safe terms like a memory search (no terms, no passages), and neighbouring
     /// words are searched as phrases too (`fts::Query::with_phrases`).
     pub async fn knowledge_search(
         &self,
         text: &str,
-        private: bool,
+        passages: Passages,
         limit: usize,
     ) -> Result<Vec<KnowledgeHit>, StoreError> {
         let Some(query) = Query::with_phrases(text) else {
             return Ok(Vec::new());
         };
-        self.call(move |c| search(c, &query, private, limit)).await
+        self.call(move |c| search(c, &query, passages, limit)).await
     }
 }
 
@@ -356,7 +373,7 @@ fn index(c: &mut Connection) -> Result<KnowledgeIndex, StoreError> {
 fn search(
     c: &mut Connection,
     query: &Query,
-    private: bool,
+    passages: Passages,
     limit: usize,
 ) -> Result<Vec<KnowledgeHit>, StoreError> {
     // One read transaction: the passages and the weights come from the same snapshot.
@@ -374,7 +391,7 @@ fn search(
         .query_map(
             params![
                 query.expression,
-                private,
+                passages.includes_private(),
                 i64::try_from(limit).unwrap_or(i64::MAX)
             ],
             |row| {

@@ -6,14 +6,27 @@
 //! acknowledged survives a power cut, and the admin CLI can read and write the same file from
 //! another process while the daemon runs (`busy_timeout` absorbs short lock waits).
 //!
-//! Layout: `schema` holds the versioned migrations, `ops` the synchronous queries (one function
-//! per API call), `reply` a streamed reply's row as it grows, `fts` turns user text into a
-//! safe FTS5 query, `damage` what a damaged file means (the start check, the index rebuilt
-//! from the messages), `retention` expires old data (with its own `Store::expire`), `airtime`
-//! keeps the channel's last reading for `meshai stats`, `keys` the public key pinned for each
-//! node that talks to us over PKI, `knowledge` the operator's documents as passages with their
-//! own full-text index (with its own `Store` calls; its child `vectors` their embeddings when
-//! `[knowledge.embeddings]` is set). `types` the values the calls take and return. This file is the async handle.
+//! This file is the async handle (open, close, the job queue, `StoreError`); each other
+//! file owns one part of the database, its `Store` calls and their synchronous SQL, which runs
+//! on the database thread only:
+//!
+//! - `conversations`: a node's messages, the memory a reply is built from (`context`), its
+//!   history and `reset`; `retrieval` the older exchanges that match a new message; `reply` a
+//!   streamed reply's row as it grows;
+//! - `summaries`: the rolling summary, the facts kept beside it, the fold that is due;
+//! - `nodes`: each node's names, last-heard time and usage counters, `meshai stats`;
+//! - `keys`: the public key pinned for each node that talks to us over PKI;
+//! - `knowledge`: the operator's documents as passages with their own full-text index (its
+//!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
+//! - `airtime`: the channel's last reading for `meshai stats`;
+//! - `retention`: `[storage] retain_days`, the daily expiry task and what expiry deletes;
+//! - `damage`: what a damaged file means, the start check, the indexes rebuilt;
+//! - `schema` the versioned migrations, `fts` user text as a safe FTS5 query, `sql` how values
+//!   are stored, `types` the values the calls take and return.
+//!
+//! Writes use immediate transactions: in WAL mode a deferred transaction that later wants to
+//! write can fail with `SQLITE_BUSY` without waiting, while an immediate one waits for the
+//! write lock under `busy_timeout` like any other statement.
 //!
 //! A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) does not stop the store: every call is still
 //! tried, one that fails returns [`StoreError::Damaged`], and the damage is logged once per
@@ -23,14 +36,18 @@
 //! A database file the store creates is 0600: it holds every node's conversation.
 
 mod airtime;
+mod conversations;
 mod damage;
 mod fts;
 mod keys;
 mod knowledge;
-mod ops;
+mod nodes;
 mod reply;
-mod retention;
+pub mod retention;
+mod retrieval;
 mod schema;
+mod sql;
+mod summaries;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -43,7 +60,6 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::llm::Usage;
 use crate::node::NodeId;
 
 pub use airtime::AirtimeRecord;
@@ -51,8 +67,8 @@ pub use damage::{Damage, Health};
 pub use fts::content_words;
 pub use keys::{KeyAccepted, NodeKey};
 pub use knowledge::{
-    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Unembedded,
-    embed_input, fnv1a, unit,
+    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
+    Unembedded, embed_input, fnv1a, unit,
 };
 pub use retention::Expired;
 pub use types::{
@@ -202,241 +218,6 @@ impl Store {
             path: Arc::from(path),
             seen: Arc::default(),
         })
-    }
-
-    /// Stores a message from `node` and returns its id. Called before the LLM is asked, so a
-    /// crash mid-reply still remembers what the person said.
-    pub async fn append_user(
-        &self,
-        node: NodeId,
-        text: String,
-        at: i64,
-    ) -> Result<i64, StoreError> {
-        self.call(move |c| ops::append_message(c, node, Role::User, &Said::plain(text), at))
-            .await
-    }
-
-    /// Stores a message from `node` together with what was heard of the node (its names, if
-    /// known — `None` keeps the stored ones — and the time): like [`Store::touch_node`] and
-    /// [`Store::append_user`], in one transaction, so one sync to disk per incoming message.
-    pub async fn append_heard(
-        &self,
-        node: NodeId,
-        names: (Option<String>, Option<String>),
-        said: Said,
-        at: i64,
-    ) -> Result<i64, StoreError> {
-        self.call(move |c| {
-            let names = (names.0.as_deref(), names.1.as_deref());
-            ops::append_heard(c, node, names, &said, at)
-        })
-        .await
-    }
-
-    /// Stores the reply to message `user_id`, indexes the pair for retrieval and counts the
-    /// LLM call with its token usage (tokens only if known), in one transaction; returns the
-    /// reply's id. Fails with `NoSuchUserMessage` if `user_id` is gone (reset meanwhile). A
-    /// damaged search index leaves the pair out of it (noted); the reply is stored.
-    pub async fn append_reply(
-        &self,
-        node: NodeId,
-        user_id: i64,
-        said: Said,
-        at: i64,
-        usage: Option<Usage>,
-    ) -> Result<i64, StoreError> {
-        let (id, unindexed) = self
-            .call(move |c| ops::append_reply(c, node, user_id, &said, at, usage))
-            .await?;
-        self.note_skipped(unindexed);
-        Ok(id)
-    }
-
-    /// Replaces the text of reply `id` (a streamed reply, grown by more parts or rewritten by
-    /// a retry) and its search entry, and adds `usage`'s tokens to the node's counters (the
-    /// call was counted when the reply was first stored). Fails with `NoSuchReply` if the
-    /// reply is gone (reset meanwhile).
-    pub async fn update_reply(
-        &self,
-        node: NodeId,
-        id: i64,
-        said: Said,
-        usage: Option<Usage>,
-    ) -> Result<(), StoreError> {
-        let unindexed = self
-            .call(move |c| reply::update(c, node, id, &said, usage))
-            .await?;
-        self.note_skipped(unindexed);
-        Ok(())
-    }
-
-    /// Deletes reply `id` with its exchange and search entry: a streamed reply whose parts the
-    /// outbox took back (none went on air) and that no retry replaced.
-    pub async fn delete_reply(&self, node: NodeId, id: i64) -> Result<(), StoreError> {
-        self.call(move |c| reply::delete(c, node, id)).await
-    }
-
-    /// The memory for answering message `before_id`: the summary and kept facts, every
-    /// message of the node after the summary's cursor and before `before_id` (at most
-    /// `max_messages`, the newest), and up to `retrieve` exchanges of that node entirely older
-    /// than those, ranked by FTS5 bm25 (stemmed, the user's words weighted double) against
-    /// `query`, weak matches left out. The query is reduced to safe terms (see `fts`), so user
-    /// text never causes a syntax error; no terms, no retrieval.
-    pub async fn context(
-        &self,
-        node: NodeId,
-        before_id: i64,
-        max_messages: usize,
-        query: &str,
-        retrieve: usize,
-    ) -> Result<Context, StoreError> {
-        let query = fts::Query::new(query);
-        let (ctx, retrieval) = self
-            .call(move |c| ops::context(c, node, before_id, max_messages, query.as_ref(), retrieve))
-            .await?;
-        if let Some(e) = retrieval {
-            // Retrieval is best-effort: the turn goes on with the rest of the memory.
-            let e = self.noted(e);
-            if e.damage().is_none() {
-                tracing::warn!(error = %e, "retrieval failed; answering without older exchanges");
-            }
-        }
-        Ok(ctx)
-    }
-
-    /// A fold, when one is due: the node has more than `keep + threshold` messages before
-    /// `before_id` that no summary covers. The job holds the oldest of them, all but the
-    /// newest `keep` (one more if the first kept one would be a reply), at most `max_batch`.
-    pub async fn pending_fold(
-        &self,
-        node: NodeId,
-        before_id: i64,
-        rule: FoldRule,
-    ) -> Result<Option<SummaryJob>, StoreError> {
-        self.call(move |c| ops::pending_fold(c, node, before_id, rule))
-            .await
-    }
-
-    /// `node`'s newest message, if it has any.
-    pub async fn last_message(&self, node: NodeId) -> Result<Option<StoredMessage>, StoreError> {
-        self.call(move |c| ops::last_message(c, node)).await
-    }
-
-    /// How many messages of `node` before `before_id` no saved summary covers yet.
-    pub async fn unsummarized(&self, node: NodeId, before_id: i64) -> Result<usize, StoreError> {
-        self.call(move |c| ops::unsummarized(c, node, before_id))
-            .await
-    }
-
-    /// Saves the summary, its cursor and the new facts in one transaction, only if the stored
-    /// cursor still equals `save.expected_previous` and message `save.through_id` still
-    /// exists for the node. Otherwise changes nothing and returns false: a reset or another
-    /// save happened while the LLM was summarising.
-    pub async fn save_summary(&self, node: NodeId, save: SummarySave) -> Result<bool, StoreError> {
-        self.call(move |c| ops::save_summary(c, node, &save)).await
-    }
-
-    /// The node's kept facts, oldest first.
-    pub async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
-        self.call(move |c| ops::facts(c, node)).await
-    }
-
-    /// The node's rolling summary, if it has one.
-    pub async fn summary(&self, node: NodeId) -> Result<Option<Summary>, StoreError> {
-        self.call(move |c| ops::summary(c, node)).await
-    }
-
-    /// Forgets the node: its messages, exchanges (and their search entries), summary and facts.
-    /// The node's stats row (names, usage counters) stays.
-    ///
-    /// A damaged search index (its entries go with the exchanges) is rebuilt from the
-    /// messages first, then the reset is tried again.
-    pub async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
-        match self.call(move |c| ops::reset(c, node)).await {
-            Err(StoreError::Damaged {
-                part: Damage::Index,
-                ..
-            }) => {
-                let n = self.rebuild_index().await?;
-                tracing::info!(
-                    exchanges = n,
-                    "search index rebuilt from the stored messages"
-                );
-                self.call(move |c| ops::reset(c, node)).await
-            }
-            result => result,
-        }
-    }
-
-    /// The node's last `limit` messages, oldest first.
-    pub async fn history(
-        &self,
-        node: NodeId,
-        limit: usize,
-    ) -> Result<Vec<StoredMessage>, StoreError> {
-        self.call(move |c| ops::history(c, node, limit)).await
-    }
-
-    /// Records that `node` was heard at `at`; names given as `None` keep their stored value.
-    pub async fn touch_node(
-        &self,
-        node: NodeId,
-        long_name: Option<String>,
-        short_name: Option<String>,
-        at: i64,
-    ) -> Result<(), StoreError> {
-        self.call(move |c| {
-            ops::touch_node(c, node, long_name.as_deref(), short_name.as_deref(), at)
-        })
-        .await
-    }
-
-    /// Counts one LLM call made for `node` and its token usage, on its own. The daemon counts
-    /// usage with the reply it belongs to ([`Store::append_reply`]); tests seed numbers with it.
-    #[cfg(test)]
-    pub(crate) async fn record_usage(
-        &self,
-        node: NodeId,
-        prompt_tokens: u64,
-        completion_tokens: u64,
-    ) -> Result<(), StoreError> {
-        self.call(move |c| ops::record_usage(c, node, prompt_tokens, completion_tokens))
-            .await
-    }
-
-    /// Numbers for every node that has a stats row, messages or a summary, most recently
-    /// seen first.
-    pub async fn stats(&self) -> Result<Vec<NodeStats>, StoreError> {
-        self.call(|c| ops::stats(c)).await
-    }
-
-    /// Runs SQLite's and FTS5's integrity checks; returns `"ok"` when both pass, otherwise
-    /// the problems, one per line.
-    pub async fn integrity_check(&self) -> Result<String, StoreError> {
-        self.call(|c| ops::integrity_check(c)).await
-    }
-
-    /// Checks the file with `PRAGMA quick_check` (the search index's own check included).
-    /// Reports only; [`Store::note_damage`] and [`Store::rebuild_index`] act on what it found.
-    pub async fn check(&self) -> Result<Health, StoreError> {
-        self.call(|c| damage::quick_check(c)).await
-    }
-
-    /// Empties the search index and fills it again from the stored exchanges (nothing is
-    /// lost: it holds only their words); returns how many it holds.
-    pub async fn rebuild_index(&self) -> Result<usize, StoreError> {
-        self.call(damage::rebuild_index).await
-    }
-
-    /// Records damage found outside a call (the start check): logged once per kind, shown by
-    /// [`Store::damage`].
-    pub fn note_damage(&self, damage: Damage, detail: &dyn std::fmt::Display) {
-        self.seen.note(damage, &self.path, detail);
-    }
-
-    /// The worst damage met since the store opened, for `!status`.
-    pub fn damage(&self) -> Option<Damage> {
-        self.seen.worst()
     }
 
     /// Finishes the jobs queued before this call, checkpoints the WAL, closes the connection

@@ -1,10 +1,17 @@
 //! Expiry with a cutoff the test chooses: old messages, their search entries and silent nodes
-//! go; recent messages, unsummarised ones and a talking node's summary stay.
+//! go; recent messages, unsummarised ones and a talking node's summary stay. And the setting's
+//! cutoffs and the daemon's daily task, on a clock the test sets.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use rusqlite::Connection;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::memory::store::Expired;
+use crate::store::Expired;
+use crate::store::retention::{DAY_SECS, EVERY, Retention, daily};
 
 /// The cutoff every case is placed around.
 const CUT: i64 = 1_000_000;
@@ -163,5 +170,125 @@ async fn a_new_database_is_private() {
     assert_eq!(mode(&path), 0o600);
     let wal = path.with_file_name("meshai.db-wal");
     assert_eq!(mode(&wal), 0o600, "the WAL takes the database's mode");
+    store.close().await.unwrap();
+}
+
+#[test]
+fn cutoffs() {
+    let now = 100 * DAY_SECS;
+    assert_eq!(Retention::days(0), Retention::Forever);
+    assert_eq!(Retention::days(0).cutoff(now), None);
+    assert_eq!(Retention::days(30).cutoff(now), Some(70 * DAY_SECS));
+    assert_eq!(Retention::days(1).cutoff(now), Some(99 * DAY_SECS));
+    assert_eq!(
+        Retention::days(u32::MAX).cutoff(i64::MIN + 1),
+        Some(i64::MIN),
+        "saturates instead of overflowing"
+    );
+}
+
+/// A clock the test sets, which says when the task read it.
+struct TestClock {
+    unix: AtomicI64,
+    reads: AtomicUsize,
+    read: Notify,
+}
+
+impl TestClock {
+    /// Waits until the task has read the clock more than `seen` times. On this
+    /// current-thread runtime the task queues its store job in the same poll as the
+    /// read, so a store call made after this returns runs after that job.
+    async fn wait_reads(&self, seen: usize) {
+        loop {
+            let notified = self.read.notified();
+            if self.reads.load(Ordering::SeqCst) > seen {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn expires_at_start_and_again_a_day_later() {
+    let (_dir, store) = open_temp();
+    let t0 = 1_000 * DAY_SECS;
+    // Heard 40 days and 25 days before t0: the node stays (it is not silent), and only a
+    // summarised message can go.
+    let old = store
+        .append_user(A, "old".into(), t0 - 40 * DAY_SECS)
+        .await
+        .unwrap();
+    let newer = store
+        .append_user(A, "newer".into(), t0 - 25 * DAY_SECS)
+        .await
+        .unwrap();
+    store
+        .touch_node(A, None, None, t0 - 25 * DAY_SECS)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .save_summary(A, save("both", newer, None))
+            .await
+            .unwrap()
+    );
+
+    let clock = Arc::new(TestClock {
+        unix: AtomicI64::new(t0),
+        reads: AtomicUsize::new(0),
+        read: Notify::new(),
+    });
+    let shutdown = CancellationToken::new();
+    let task_clock = clock.clone();
+    let task = tokio::spawn(daily(
+        store.clone(),
+        Retention::days(30),
+        move || {
+            let now = task_clock.unix.load(Ordering::SeqCst);
+            task_clock.reads.fetch_add(1, Ordering::SeqCst);
+            task_clock.read.notify_waiters();
+            now
+        },
+        shutdown.clone(),
+    ));
+
+    clock.wait_reads(0).await;
+    let ids: Vec<i64> = store
+        .history(A, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(ids, vec![newer], "the 40-day-old message went at start");
+    assert!(old < newer);
+
+    // Ten days later the other message is 35 days old; the task runs once a day.
+    let reads = clock.reads.load(Ordering::SeqCst);
+    clock.unix.store(t0 + 10 * DAY_SECS, Ordering::SeqCst);
+    tokio::time::advance(EVERY).await;
+    clock.wait_reads(reads).await;
+    let history = store.history(A, 10).await.unwrap();
+    // Silent for 35 days by then: the node is forgotten, summary and all.
+    assert!(history.is_empty(), "{history:?}");
+    assert_eq!(store.summary(A).await.unwrap(), None);
+
+    shutdown.cancel();
+    task.await.unwrap();
+    store.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn forever_returns_at_once() {
+    let (_dir, store) = open_temp();
+    let never = || -> i64 { panic!("the clock is not read when nothing expires") };
+    daily(
+        store.clone(),
+        Retention::Forever,
+        never,
+        CancellationToken::new(),
+    )
+    .await;
     store.close().await.unwrap();
 }

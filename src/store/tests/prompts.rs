@@ -1,7 +1,7 @@
 //! Messages as the model saw or wrote them (`messages.prompt`, schema 5).
 
 use super::*;
-use crate::memory::store::Said;
+use crate::store::Said;
 
 #[tokio::test]
 async fn a_message_keeps_what_the_model_saw_beside_what_was_said() {
@@ -78,5 +78,5 @@ async fn a_schema_4_database_gains_the_prompt_column_and_keeps_its_messages() {
         (None, "kept")
     );
     store.close().await.unwrap();
-    assert_eq!(user_version(&path), crate::memory::store::schema::VERSION);
+    assert_eq!(user_version(&path), crate::store::schema::VERSION);
 }

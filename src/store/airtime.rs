@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::ops::{counter, counter_sql};
+use super::sql::{counter, counter_sql};
 use super::{Store, StoreError};
 
 /// The row: the latest reading of our node's channel numbers and the policy's counters.

@@ -1,7 +1,7 @@
 //! The summary cursor: pending work and compare-and-swap saves.
 
 use super::*;
-use crate::memory::store::{FoldRule, SummarySave};
+use crate::store::{FoldRule, SummarySave};
 
 fn rule(keep: usize, threshold: usize, max_batch: usize) -> FoldRule {
     FoldRule {

@@ -5,7 +5,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::*;
-use crate::memory::store::*;
+use crate::store::*;
 
 #[tokio::test]
 async fn context_window_boundaries() {

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::llm::Usage;
-use crate::memory::store::*;
+use crate::store::*;
 
 /// Overwrites the search index's segment rows with bytes drawn from `seed` (`all`: its
 /// structure and averages records too), as a bad sector under them would.

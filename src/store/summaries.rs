@@ -1,0 +1,212 @@
+//! A node's rolling summary and the facts kept verbatim beside it: the fold that is due
+//! (`pending_fold`, by a `FoldRule`), how much no summary covers yet, and the save — summary,
+//! cursor and new facts in one transaction, compare-and-swap on the cursor. Which sentences
+//! are facts, and which go first over the bound, is `crate::facts`'s.
+
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use super::sql::{message, node_sql};
+use super::{FoldRule, Role, Store, StoreError, Summary, SummaryJob, SummarySave};
+use crate::clock::unix_now;
+use crate::facts;
+use crate::node::NodeId;
+use crate::text;
+
+impl Store {
+    /// A fold, when one is due: the node has more than `keep + threshold` messages before
+    /// `before_id` that no summary covers. The job holds the oldest of them, all but the
+    /// newest `keep` (one more if the first kept one would be a reply), at most `max_batch`.
+    pub async fn pending_fold(
+        &self,
+        node: NodeId,
+        before_id: i64,
+        rule: FoldRule,
+    ) -> Result<Option<SummaryJob>, StoreError> {
+        self.call(move |c| pending_fold(c, node, before_id, rule))
+            .await
+    }
+
+    /// How many messages of `node` before `before_id` no saved summary covers yet.
+    pub async fn unsummarized(&self, node: NodeId, before_id: i64) -> Result<usize, StoreError> {
+        self.call(move |c| unsummarized(c, node, before_id)).await
+    }
+
+    /// Saves the summary, its cursor and the new facts in one transaction, only if the stored
+    /// cursor still equals `save.expected_previous` and message `save.through_id` still
+    /// exists for the node. Otherwise changes nothing and returns false: a reset or another
+    /// save happened while the LLM was summarising.
+    pub async fn save_summary(&self, node: NodeId, save: SummarySave) -> Result<bool, StoreError> {
+        self.call(move |c| save_summary(c, node, &save)).await
+    }
+
+    /// The node's kept facts, oldest first.
+    pub async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
+        self.call(move |c| facts(c, node)).await
+    }
+
+    /// The node's rolling summary, if it has one.
+    pub async fn summary(&self, node: NodeId) -> Result<Option<Summary>, StoreError> {
+        self.call(move |c| summary(c, node)).await
+    }
+}
+
+/// Maps `SELECT text, through_id, updated_at`.
+fn summary_row(row: &Row<'_>) -> rusqlite::Result<Summary> {
+    Ok(Summary {
+        text: row.get(0)?,
+        through_id: row.get(1)?,
+        updated_at: row.get(2)?,
+    })
+}
+
+pub(super) fn summary(c: &Connection, node: NodeId) -> Result<Option<Summary>, StoreError> {
+    let s = c
+        .prepare_cached("SELECT text, through_id, updated_at FROM summaries WHERE node = ?1")?
+        .query_row([node_sql(node)], summary_row)
+        .optional()?;
+    Ok(s)
+}
+
+/// The node's kept facts, oldest first.
+pub(super) fn facts(c: &Connection, node: NodeId) -> Result<Vec<String>, StoreError> {
+    let facts = c
+        .prepare_cached("SELECT text FROM facts WHERE node = ?1 ORDER BY id")?
+        .query_map([node_sql(node)], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(facts)
+}
+
+/// How many messages of `node` with id < `before_id` no saved summary covers yet.
+pub(super) fn unsummarized(
+    c: &Connection,
+    node: NodeId,
+    before_id: i64,
+) -> Result<usize, StoreError> {
+    let cursor = summary(c, node)?.map_or(0, |s| s.through_id);
+    let n: i64 = c
+        .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
+        .query_row(params![node_sql(node), cursor, before_id], |row| row.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+pub(super) fn pending_fold(
+    c: &mut Connection,
+    node: NodeId,
+    before_id: i64,
+    rule: FoldRule,
+) -> Result<Option<SummaryJob>, StoreError> {
+    let tx = c.transaction()?;
+    let previous = summary(&tx, node)?;
+    let cursor = previous.as_ref().map_or(0, |s| s.through_id);
+    let backlog = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, role, text, at, prompt FROM messages
+             WHERE node = ?1 AND id > ?2 AND id < ?3 ORDER BY id",
+        )?;
+        stmt.query_map(params![node_sql(node), cursor, before_id], message)?
+            .collect::<rusqlite::Result<Vec<_>>>()?
+    };
+    let facts = facts(&tx, node)?;
+    drop(tx);
+    let due = if rule.now {
+        backlog.len() > rule.keep
+    } else {
+        backlog.len() > rule.keep.saturating_add(rule.threshold)
+    };
+    if !due {
+        return Ok(None);
+    }
+    // Fold all but the newest `keep`; one more when the first kept message would be a reply,
+    // so what stays verbatim starts with a question, not an answer to a folded one.
+    let mut fold = backlog.len() - rule.keep;
+    if backlog.get(fold).is_some_and(|m| m.role == Role::Assistant) {
+        fold += 1;
+    }
+    let fold = fold.min(rule.max_batch.max(1)).min(backlog.len());
+    let mut evicted = backlog;
+    let kept = evicted.split_off(fold);
+    Ok(Some(SummaryJob {
+        previous,
+        facts,
+        evicted,
+        kept,
+    }))
+}
+
+pub(super) fn save_summary(
+    c: &mut Connection,
+    node: NodeId,
+    save: &SummarySave,
+) -> Result<bool, StoreError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current = summary(&tx, node)?.map(|s| s.through_id);
+    if current != save.expected_previous {
+        return Ok(false);
+    }
+    if save
+        .expected_previous
+        .is_some_and(|prev| save.through_id <= prev)
+    {
+        return Ok(false);
+    }
+    // The cursor must name a message that still exists: after a reset, a summary computed
+    // from the old messages would bring forgotten memory back.
+    let exists = tx
+        .prepare_cached("SELECT 1 FROM messages WHERE id = ?1 AND node = ?2")?
+        .query_row(params![save.through_id, node_sql(node)], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        return Ok(false);
+    }
+    let now = unix_now();
+    tx.prepare_cached(
+        "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(node) DO UPDATE SET
+             text = excluded.text,
+             through_id = excluded.through_id,
+             updated_at = excluded.updated_at",
+    )?
+    .execute(params![node_sql(node), save.text, save.through_id, now])?;
+    add_facts(&tx, node, save, now)?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Adds `save`'s facts to the node's at `now`, a restated one moved to the end, then keeps
+/// at most `save.facts_max`.
+fn add_facts(
+    tx: &Connection,
+    node: NodeId,
+    save: &SummarySave,
+    now: i64,
+) -> Result<(), StoreError> {
+    // A restated fact moves to the end (newest) instead of being kept twice.
+    let mut old: Vec<(i64, String)> = tx
+        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1")?
+        .query_map([node_sql(node)], |row| {
+            Ok((row.get(0)?, text::key(&row.get::<_, String>(1)?)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    for (text, source) in &save.facts {
+        let k = text::key(text);
+        for (id, _) in old.iter().filter(|(_, key)| *key == k) {
+            tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
+                .execute([id])?;
+        }
+        tx.prepare_cached("INSERT INTO facts(node, text, source_id, at) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![node_sql(node), text, source, now])?;
+        old.push((tx.last_insert_rowid(), k));
+    }
+    // Over the bound, a statement that names nothing goes before one that does, the oldest
+    // first: a small-talk sentence never pushes a callsign out.
+    let kept: Vec<(i64, String)> = tx
+        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1 ORDER BY id")?
+        .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in facts::evicted(&kept, save.facts_max) {
+        tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
+            .execute([id])?;
+    }
+    Ok(())
+}
