@@ -323,6 +323,15 @@ async fn open_store(path: &std::path::Path) -> Result<Store, StoreError> {
         Ok(Health::Damaged(problem)) => store.note_damage(Damage::File, &problem),
         Err(e) => warn!(error = %e, "could not check the database"),
     }
+    // Trust fails closed on a key table that cannot be read (the responder's screen reads it
+    // again and acts on it); said here with the check.
+    if let Err(e) = store.pki_nodes().await {
+        tracing::error!(
+            error = %e,
+            "database check: the key table (node_keys) cannot be read; no DM can be proven              until you {}",
+            crate::responder::identity::keys::RECOVERY
+        );
+    }
     Ok(store)
 }
 

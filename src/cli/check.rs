@@ -151,6 +151,7 @@ pub async fn database(config: &Config) -> Outcome {
         Err(e) => return Outcome::failed(format!("database: {e}"), advice::database(&e)),
     };
     let health = store.check().await;
+    let keys = store.pki_nodes().await;
     let stats = store.stats().await;
     let closed = store.close().await;
     let damaged = |damage, problem| {
@@ -159,6 +160,12 @@ pub async fn database(config: &Config) -> Outcome {
             Some(advice::damaged(damage)),
         )
     };
+    if let Err(e) = keys {
+        return Outcome::failed(
+            format!("database {path}: the key table (node_keys) cannot be read: {e}"),
+            Some(advice::keys_unreadable()),
+        );
+    }
     match health {
         Ok(Health::Damaged(problem)) => return damaged(Damage::File, problem),
         Ok(Health::IndexDamaged(problem)) => return damaged(Damage::Index, problem),

@@ -76,7 +76,7 @@ impl Intake {
         Intake {
             workers: HashMap::new(),
             limiter: RateLimiter::new(limits.node_messages, limits.node_window),
-            screen: Screen::load(&shared.store).await,
+            screen: Screen::load(&shared.store, shared.keys.clone()).await,
             mentions: Mentions::new(&shared),
             admission: Admission::new(limits.max_waiting),
             shared,
@@ -176,14 +176,15 @@ impl Intake {
     /// A DM that will not be answered: stored when it is a text and the node's own.
     async fn unanswered(&self, msg: &TextMessage, next: &Next, parsed: &Parsed) {
         if let (Next::Run(who), Parsed::Text) = (next, parsed) {
-            keep_unanswered(&self.shared.store, msg, *who).await;
+            keep_unanswered(&self.shared.store, &self.shared.keys, msg, *who).await;
         }
     }
 
     /// Hands `job` to the node's worker; when its queue is full, what the job leaves is kept.
     async fn hand(&mut self, node: NodeId, job: Job) {
         if let Some(job) = self.dispatch(node, job) {
-            job.keep_unanswered(&self.shared.store).await;
+            job.keep_unanswered(&self.shared.store, &self.shared.keys)
+                .await;
         }
     }
 

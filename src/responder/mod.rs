@@ -121,6 +121,7 @@ impl Responder {
         );
         let shared = Arc::new(Shared {
             gate,
+            keys: Arc::default(),
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(SlotMap::new(n))),

@@ -21,6 +21,7 @@ use crate::memory::prompt::TokenRate;
 use crate::radio::{ChannelState, LinkActivity, LinkState};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
+use crate::responder::identity::keys::KeyTable;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::slots::SlotMap;
@@ -63,6 +64,8 @@ pub(super) struct Shared {
     /// Where replies go, and how they leave.
     pub(super) out: Outbound,
     pub(super) gate: LlmGate,
+    /// Whether the key table could be read (trust fails closed when not).
+    pub(super) keys: Arc<KeyTable>,
     /// Which server slot each call names, when the server is llama.cpp.
     pub(super) slots: Option<Mutex<SlotMap>>,
     pub(super) link: watch::Receiver<LinkState>,

@@ -52,7 +52,7 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Rece
     // Shutting down: keep what users sent, answer nothing more.
     rx.close();
     while let Ok(job) = rx.try_recv() {
-        job.keep_unanswered(&shared.store).await;
+        job.keep_unanswered(&shared.store, &shared.keys).await;
     }
 }
 
@@ -104,7 +104,8 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
         Who::Decided { verdict, grant } => (verdict, Rule::Run(grant)),
         Who::Key(key) => {
             let access = &shared.settings.access;
-            let verdict = trust::check_key(&shared.store, access, msg.from, key).await;
+            let keys = &shared.keys;
+            let verdict = trust::check_key(&shared.store, keys, access, msg.from, key).await;
             (verdict, identity::rule(verdict, ask))
         }
     };

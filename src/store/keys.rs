@@ -99,14 +99,16 @@ impl Store {
         self.call(move |c| accept(c, node, Some(key))).await
     }
 
-    /// Every node that ever sent a PKI DM (still kept).
+    /// Every node that ever sent a PKI DM (still kept). Each row is read whole, its key
+    /// checked: an error means the table cannot be trusted (what `meshai check` and the
+    /// start check ask).
     pub async fn pki_nodes(&self) -> Result<Vec<NodeId>, StoreError> {
         self.call(|c| {
-            let mut stmt = c.prepare("SELECT node FROM node_keys")?;
+            let mut stmt = c.prepare("SELECT node, public_key FROM node_keys")?;
             let nodes = stmt
-                .query_map([], |row| row.get::<_, i64>(0))?
+                .query_map([], |row| Ok((row.get::<_, i64>(0)?, key(row.get(1)?, 1)?)))?
                 .filter_map(|n| match n {
-                    Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
+                    Ok((n, _)) => u32::try_from(n).ok().map(NodeId).map(Ok),
                     Err(e) => Some(Err(e)),
                 })
                 .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -41,6 +41,9 @@ pub enum Heard {
     /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
     /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
     Plain { uses_pki: bool, via_mqtt: bool },
+    /// Not PKI-encrypted, and which nodes use PKI cannot be read (the key table is damaged):
+    /// it may be a forgery of a PKI node's id.
+    PlainUnknown { via_mqtt: bool },
 }
 
 /// What a DM may do.
@@ -65,6 +68,9 @@ pub enum Why {
     KeyChanged,
     /// The pinned key could not be read (the store failed): nothing proves the sender.
     Unchecked,
+    /// A DM without PKI while the key table cannot be read: it may be a forgery of a PKI
+    /// node's id. No command either.
+    KeysUnreadable,
     /// `require_pki = "all"` and the DM is not PKI-encrypted.
     PkiRequired,
     /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
@@ -103,6 +109,11 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
             (Verdict::Ignored, None)
         }
         Heard::Plain { uses_pki: true, .. } => (Verdict::Unproven, None),
+        Heard::PlainUnknown { via_mqtt: true } if access.mqtt == MqttPolicy::Ignore => {
+            (Verdict::Ignored, None)
+        }
+        // Fails closed, whatever `require_pki` and `mqtt` would allow.
+        Heard::PlainUnknown { .. } => (Verdict::NoMemory(Why::KeysUnreadable), None),
         Heard::Plain { .. } if access.require_pki == RequirePki::All => {
             (Verdict::NoMemory(Why::PkiRequired), None)
         }
@@ -180,6 +191,9 @@ pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
         (Verdict::Own, _) => Rule::Run(OWN),
         // Whatever it asks: a forger learns nothing, the owner gets the warning.
         (Verdict::Unproven, _) => Rule::Refuse(Line::Unproven),
+        // Possibly forged: answered from the message alone, no command at all.
+        (Verdict::NoMemory(Why::KeysUnreadable), Ask::Text) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeysUnreadable), _) => Rule::Refuse(Line::KeysUnreadable),
         (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked), Ask::Status) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),
@@ -193,6 +207,7 @@ pub enum Line {
     Unproven,
     KeyChanged,
     Unchecked,
+    KeysUnreadable,
     PkiRequired,
     Mqtt,
 }
@@ -202,6 +217,7 @@ impl From<Why> for Line {
         match why {
             Why::KeyChanged => Line::KeyChanged,
             Why::Unchecked => Line::Unchecked,
+            Why::KeysUnreadable => Line::KeysUnreadable,
             Why::PkiRequired => Line::PkiRequired,
             Why::Mqtt => Line::Mqtt,
         }
@@ -218,6 +234,9 @@ impl Line {
                 "Your node's key changed, so our earlier chat stays locked until my operator accepts the new key."
             }
             Line::Unchecked => "I can't check your node's key right now. Try again later.",
+            Line::KeysUnreadable => {
+                "I can't check who sent this right now, so no commands. Try again later, over an encrypted DM."
+            }
             Line::PkiRequired => {
                 "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
             }

@@ -7,13 +7,18 @@
 //!
 //! The screen never waits on the store (the intake must not): it loads the PKI nodes once at
 //! start and learns each new one from its first PKI DM. A node only ever joins that set
-//! while the daemon runs, so the set can only be stricter than the store.
+//! while the daemon runs, so the set can only be stricter than the store. When the store
+//! cannot say which nodes use PKI (`keys`: the key table is damaged), no DM without PKI is
+//! taken for its node's own: each is answered without memory, runs no command and is stored
+//! nowhere.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use super::keys::KeyTable;
 use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 use crate::config::AccessConfig;
 use crate::node::NodeId;
@@ -44,22 +49,25 @@ pub(crate) enum Screened {
 pub(crate) struct Screen {
     /// Nodes that sent us a PKI DM.
     pki: HashSet<NodeId>,
+    /// Whether `pki` is all of them (the key table could be read).
+    keys: Arc<KeyTable>,
     refusals: Refusals,
 }
 
 impl Screen {
-    /// The nodes the store knows to use PKI. A store that cannot say is logged; the screen
-    /// then starts empty and learns them again from their next PKI DM.
-    pub(crate) async fn load(store: &Store) -> Screen {
+    /// The nodes the store knows to use PKI. A store that cannot say fails `keys` closed
+    /// (logged there): the screen then takes no DM without PKI for its node's own.
+    pub(crate) async fn load(store: &Store, keys: Arc<KeyTable>) -> Screen {
         let pki = match store.pki_nodes().await {
             Ok(nodes) => nodes.into_iter().collect(),
             Err(e) => {
-                warn!(error = %e, "cannot read which nodes use PKI; learning them from their next PKI DM");
+                keys.fail_closed(&e);
                 HashSet::new()
             }
         };
         Screen {
             pki,
+            keys,
             refusals: Refusals::new(REFUSAL_EVERY),
         }
     }
@@ -98,9 +106,15 @@ impl Screen {
                 who: Who::Key(key),
             };
         }
-        let heard = Heard::Plain {
-            uses_pki,
-            via_mqtt: msg.via_mqtt,
+        let heard = if self.keys.readable() {
+            Heard::Plain {
+                uses_pki,
+                via_mqtt: msg.via_mqtt,
+            }
+        } else {
+            Heard::PlainUnknown {
+                via_mqtt: msg.via_mqtt,
+            }
         };
         let verdict = rules::decide(heard, access).verdict;
         match rules::rule(verdict, ask) {

@@ -6,6 +6,7 @@
 
 use tracing::{debug, info, warn};
 
+use super::keys::KeyTable;
 use super::rules::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
 use crate::clock::unix_now;
 use crate::config::AccessConfig;
@@ -14,16 +15,25 @@ use crate::radio::TextMessage;
 use crate::store::Store;
 
 /// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
-/// for the node (pinning it on first use, keeping a different one as pending).
+/// for the node (pinning it on first use, keeping a different one as pending). While the key
+/// table cannot be read (`keys`), nothing is checked or pinned: answered without memory.
 pub(crate) async fn check_key(
     store: &Store,
+    keys: &KeyTable,
     access: &AccessConfig,
     node: NodeId,
     key: PublicKey,
 ) -> Verdict {
+    if !keys.readable() {
+        debug!("the key table cannot be read: answering without the node's memory");
+        return Verdict::NoMemory(Why::Unchecked);
+    }
     let pinned = match store.node_key(node).await {
         Ok(known) => known.map(|k| k.pinned),
         Err(e) => {
+            if e.damage().is_some() {
+                keys.fail_closed(&e);
+            }
             warn!(error = %e, "cannot read the node's pinned key: answering without its memory");
             return Verdict::NoMemory(Why::Unchecked);
         }
@@ -34,7 +44,12 @@ pub(crate) async fn check_key(
         None => {}
         Some(KeyUpdate::Pin(key)) => match store.pin_key(node, key, now).await {
             Ok(_) => info!(key = %key.short(), "first PKI DM from this node: its key is pinned"),
-            Err(e) => warn!(error = %e, "could not pin the node's key"),
+            Err(e) => {
+                if e.damage().is_some() {
+                    keys.fail_closed(&e);
+                }
+                warn!(error = %e, "could not pin the node's key");
+            }
         },
         Some(KeyUpdate::Pending(key)) => match store.note_pending_key(node, key, now).await {
             Ok(true) => warn!(
@@ -54,8 +69,8 @@ pub(crate) async fn check_key(
 
 /// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no
 /// turn, shutting down), when it is the node's own ([`may_store`]).
-pub(crate) async fn keep_unanswered(store: &Store, msg: &TextMessage, who: Who) {
-    if may_store(store, msg.from, who).await {
+pub(crate) async fn keep_unanswered(store: &Store, keys: &KeyTable, msg: &TextMessage, who: Who) {
+    if may_store(store, keys, msg.from, who).await {
         store_unanswered(store, msg).await;
     }
 }
@@ -71,10 +86,12 @@ pub(crate) async fn store_unanswered(store: &Store, msg: &TextMessage) {
 }
 
 /// Whether a message that will not be answered is still stored: only the node's own, never
-/// one the identity rules keep out of its memory.
-async fn may_store(store: &Store, node: NodeId, who: Who) -> bool {
+/// one the identity rules keep out of its memory, and no PKI DM while the key table cannot be
+/// read.
+async fn may_store(store: &Store, keys: &KeyTable, node: NodeId, who: Who) -> bool {
     match who {
         Who::Decided { verdict, .. } => verdict == Verdict::Own,
+        Who::Key(_) if !keys.readable() => false,
         // The first PKI DM, or the pinned key: the node's own. Not pinned here: that is
         // the answered path's job.
         Who::Key(key) => match store.node_key(node).await {

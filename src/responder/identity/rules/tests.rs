@@ -80,6 +80,29 @@ fn what_each_dm_may_do() {
         ),
         (plain(false, true), default, Answer, Own, None),
         (plain(false, true), default, Ignore, Ignored, None),
+        // The key table cannot be read: any DM without PKI may be a forgery, whatever the
+        // settings would allow; only "ignore" still keeps MQTT out.
+        (
+            Heard::PlainUnknown { via_mqtt: false },
+            default,
+            Answer,
+            NoMemory(Why::KeysUnreadable),
+            None,
+        ),
+        (
+            Heard::PlainUnknown { via_mqtt: true },
+            all,
+            Answer,
+            NoMemory(Why::KeysUnreadable),
+            None,
+        ),
+        (
+            Heard::PlainUnknown { via_mqtt: true },
+            default,
+            Ignore,
+            Ignored,
+            None,
+        ),
         (
             plain(false, true),
             all,
@@ -138,6 +161,28 @@ fn what_each_verdict_lets_a_message_do() {
             Memory,
             Rule::Refuse(Line::Unchecked),
         ),
+        // Possibly forged (the key table cannot be read): the question from the message
+        // alone, no command at all, not even `!help`.
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Ask::Text,
+            run(false, false),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Help,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Status,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Memory,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
         (Verdict::NoMemory(Why::PkiRequired), Help, run(false, false)),
         (
             Verdict::NoMemory(Why::PkiRequired),
@@ -162,6 +207,7 @@ fn every_line_fits_one_packet() {
         Line::Unproven,
         Line::KeyChanged,
         Line::Unchecked,
+        Line::KeysUnreadable,
         Line::PkiRequired,
         Line::Mqtt,
     ] {
