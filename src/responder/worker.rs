@@ -1,6 +1,7 @@
 //! One node's worker: takes the node's jobs in order (a command, a text or `!more` with its
 //! turn, a notice), settles what each DM may do (decided at the intake, or by its key now:
-//! `trust`, by the rules of `identity`), answers commands (`commands`) and runs each turn
+//! `trust`, by the rules of `identity`; a PKI DM or a command taken before is ignored,
+//! `once`), answers commands (`commands`) and runs each turn
 //! (`turn`: with the node's memory, or without it when the DM may not use it). The
 //! background summary (`fold`) starts once a reply is queued.
 //!
@@ -19,6 +20,7 @@ use crate::radio::TextMessage;
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
 use crate::responder::fold::SummaryState;
+use crate::responder::identity::once::{self, Kind};
 use crate::responder::identity::trust;
 use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
 use crate::responder::job::{Dm, Job};
@@ -79,6 +81,9 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             reply_to,
         } => shared.out.notice(dest.into(), reply_to, &text).await,
         Job::Command { dm, call } => {
+            if !once::first_time(&shared.store, &dm.msg, Kind::Command).await {
+                return;
+            }
             let Some((_, grant)) = settle(shared, &dm, call.ask()).await else {
                 return;
             };
@@ -133,6 +138,9 @@ async fn text_turn(
     asks: Asks,
     summarizing: &Arc<SummaryState>,
 ) {
+    if !once::first_time(&shared.store, &dm.msg, Kind::Text).await {
+        return;
+    }
     let Some((verdict, grant)) = settle(shared, dm, Ask::Text).await else {
         return;
     };

@@ -16,6 +16,7 @@
 //! - `summaries`: the rolling summary, the facts kept beside it, the fold that is due;
 //! - `nodes`: each node's names, last-heard time and usage counters, `meshai stats`;
 //! - `keys`: the public key pinned for each node that talks to us over PKI;
+//! - `replay`: the PKI DMs and commands already taken (sender, packet id), which count once;
 //! - `knowledge`: the operator's documents as passages with their own full-text index (its
 //!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
 //! - `airtime`: the channel's last reading for `meshai stats`;
@@ -42,6 +43,7 @@ mod fts;
 mod keys;
 mod knowledge;
 mod nodes;
+mod replay;
 mod reply;
 pub mod retention;
 mod retrieval;
@@ -70,6 +72,7 @@ pub use knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
     Unembedded, embed_input, fnv1a, unit,
 };
+pub use replay::Sender;
 pub use retention::Expired;
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,

@@ -181,6 +181,19 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     UPDATE knowledge_state SET splitter = 0;
     ",
+    // 8: the packets that count once (see `store/replay.rs`): the sender (a PKI DM's 32-byte
+    // key, or the node number of a command without PKI) and packet id of every PKI DM and
+    // every command taken, so a replay is ignored across restarts; pruned by age and count.
+    "
+    CREATE TABLE seen_packets(
+        id        INTEGER PRIMARY KEY,
+        sender    BLOB NOT NULL CHECK (length(sender) IN (4, 32)),
+        packet_id INTEGER NOT NULL,
+        at        INTEGER NOT NULL,
+        UNIQUE (sender, packet_id)
+    );
+    CREATE INDEX seen_packets_at ON seen_packets(at);
+    ",
 ];
 
 /// The schema version this build writes.

@@ -20,6 +20,7 @@ mod memory;
 mod more;
 mod radio;
 mod real_llm;
+mod replay;
 mod secrets;
 mod sim_selftest;
 mod soak;

@@ -5,9 +5,11 @@
 //! worker checks a PKI DM's key against the pinned one (`trust`, pinning it on first use),
 //! then rules, once. `trust` also stores a message that will not be answered, when it is the
 //! node's own. Whether the key table can be read at all is `keys`': when it cannot, trust
-//! fails closed. See `docs/security.md`.
+//! fails closed. A PKI DM or a command counts once, across restarts (`once`). See
+//! `docs/security.md`.
 
 pub(crate) mod keys;
+pub(crate) mod once;
 mod rules;
 pub(crate) mod screen;
 pub(crate) mod trust;

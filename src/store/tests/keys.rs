@@ -163,3 +163,18 @@ async fn migrates_a_schema_3_database() {
     );
     assert!(short.is_err(), "only 32-byte keys: {short:?}");
 }
+
+#[tokio::test]
+async fn migrates_a_schema_7_database_to_remember_packets() {
+    use crate::store::Sender;
+    let (_dir, path) = temp();
+    old_database(&path, 7);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.history(A, 5).await.unwrap().len(), 1, "kept");
+    assert!(store.first_sighting(Sender::Key(K1), 42, 10).await.unwrap());
+    assert!(!store.first_sighting(Sender::Key(K1), 42, 11).await.unwrap());
+    assert!(store.first_sighting(Sender::Node(A), 42, 11).await.unwrap());
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await.unwrap();
+    assert!(user_version(&path) >= 8);
+}
