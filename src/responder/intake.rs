@@ -96,7 +96,7 @@ impl Intake {
         let parsed = commands::parse(&msg.text);
         // Proven: a PKI DM from a node that talked to us over PKI before (a first PKI DM is a
         // new key to pin, which anyone can make); the schedule serves it first.
-        let proof = if msg.pki && self.screen.uses_pki(node) {
+        let proof = if self.screen.proven(&msg) {
             Proof::Pki
         } else {
             Proof::Claim

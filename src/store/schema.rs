@@ -194,6 +194,18 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX seen_packets_at ON seen_packets(at);
     ",
+    // 9: a person is their key (see `store/renumber.rs`): the numbers a key's owner had before
+    // (firmware 2.8 renumbers a node once, from its key), each pointing at the number its
+    // memory moved to; and the pinned keys by key, to find a key's owner.
+    "
+    CREATE TABLE node_aliases(
+        old INTEGER PRIMARY KEY,
+        new INTEGER NOT NULL,
+        at  INTEGER NOT NULL
+    );
+    CREATE INDEX node_aliases_new ON node_aliases(new);
+    CREATE INDEX node_keys_key ON node_keys(public_key);
+    ",
 ];
 
 /// The schema version this build writes.

@@ -20,6 +20,7 @@ mod memory;
 mod more;
 mod radio;
 mod real_llm;
+mod renumber;
 mod replay;
 mod secrets;
 mod sim_selftest;

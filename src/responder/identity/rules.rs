@@ -6,6 +6,9 @@
 //!
 //! - A PKI DM with the key pinned for its node (or its first one, which pins it: trust on
 //!   first use) is the node's own: memory read and written, every command.
+//! - A PKI DM from a number with no key pinned, carrying a key pinned for another number, is
+//!   that key's owner under a new number (firmware 2.8 renumbers every node once): the
+//!   node's own, its memory moved to the new number.
 //! - A PKI DM with another key is a new identity: answered without the node's memory, its
 //!   key kept as pending until the operator accepts it (`meshai trust`).
 //! - A non-PKI DM with the id of a node that talked to us over PKI is [`Verdict::Unproven`]:
@@ -33,10 +36,12 @@ use crate::node::{NodeId, PublicKey};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Heard {
     /// PKI-encrypted, with the key the node decrypted it with; `pinned`: the key pinned for
-    /// the node (`None`: its first PKI DM).
+    /// the node (`None`: its first PKI DM); `elsewhere`: with no key pinned for this node,
+    /// the other number `key` is pinned for (the same person, renumbered: firmware 2.8).
     Pki {
         key: PublicKey,
         pinned: Option<PublicKey>,
+        elsewhere: Option<NodeId>,
     },
     /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
     /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
@@ -84,6 +89,8 @@ pub enum KeyUpdate {
     Pin(PublicKey),
     /// A key other than the pinned one: keep it as pending.
     Pending(PublicKey),
+    /// The key's owner came back under this number: move everything kept under `from` here.
+    Move { from: NodeId },
 }
 
 /// The verdict on one DM and what to remember of its key.
@@ -96,10 +103,19 @@ pub struct Decision {
 /// Decides what a DM heard like `heard` may do under `access`.
 pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
     let (verdict, update) = match heard {
-        Heard::Pki { key, pinned: None } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
+        // A person is their key: only its holder can send a DM our node decrypts with it.
+        Heard::Pki {
+            pinned: None,
+            elsewhere: Some(from),
+            ..
+        } => (Verdict::Own, Some(KeyUpdate::Move { from })),
+        Heard::Pki {
+            key, pinned: None, ..
+        } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
         Heard::Pki {
             key,
             pinned: Some(pinned),
+            ..
         } if key == pinned => (Verdict::Own, None),
         Heard::Pki { key, .. } => (
             Verdict::NoMemory(Why::KeyChanged),

@@ -12,16 +12,16 @@
 //! taken for its node's own: each is answered without memory, runs no command and is stored
 //! nowhere.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::time::Instant;
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 use super::keys::KeyTable;
 use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 use crate::config::AccessConfig;
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
 use crate::responder::reply::{DmDest, Seal};
 use crate::store::Store;
@@ -47,8 +47,12 @@ pub(crate) enum Screened {
 /// The intake's view of identities.
 #[derive(Debug)]
 pub(crate) struct Screen {
-    /// Nodes that sent us a PKI DM.
+    /// Nodes that sent us a PKI DM (old numbers of renumbered nodes included).
     pki: HashSet<NodeId>,
+    /// The number each pinned key's owner uses (as far as the intake has seen).
+    owners: HashMap<PublicKey, NodeId>,
+    /// Numbers whose owner came back under another one (firmware 2.8): nobody is there.
+    renumbered: HashSet<NodeId>,
     /// Whether `pki` is all of them (the key table could be read).
     keys: Arc<KeyTable>,
     refusals: Refusals,
@@ -58,23 +62,51 @@ impl Screen {
     /// The nodes the store knows to use PKI. A store that cannot say fails `keys` closed
     /// (logged there): the screen then takes no DM without PKI for its node's own.
     pub(crate) async fn load(store: &Store, keys: Arc<KeyTable>) -> Screen {
-        let pki = match store.pki_nodes().await {
-            Ok(nodes) => nodes.into_iter().collect(),
+        let nodes = match store.pki_nodes().await {
+            Ok(nodes) => nodes,
             Err(e) => {
                 keys.fail_closed(&e);
-                HashSet::new()
+                Default::default()
             }
         };
         Screen {
-            pki,
+            pki: nodes.nodes().collect(),
+            owners: nodes
+                .pinned
+                .iter()
+                .map(|&(node, key)| (key, node))
+                .collect(),
+            renumbered: nodes.renumbered.iter().map(|&(old, _)| old).collect(),
             keys,
             refusals: Refusals::new(REFUSAL_EVERY),
         }
     }
 
-    /// Whether `node` sent us a PKI DM before (the store knew it at start, or one came since).
-    pub(crate) fn uses_pki(&self, node: NodeId) -> bool {
-        self.pki.contains(&node)
+    /// Whether `msg` proves a node that talked to us over PKI before: a PKI DM from a node
+    /// that sent one (the store knew it at start, or one came since), or from a new number
+    /// with a key pinned for another (the same person, renumbered).
+    pub(crate) fn proven(&self, msg: &TextMessage) -> bool {
+        msg.pki
+            && (self.pki.contains(&msg.from)
+                || msg
+                    .public_key
+                    .and_then(|key| self.owners.get(&key))
+                    .is_some_and(|owner| *owner != msg.from))
+    }
+
+    /// Learns from a PKI DM from `node` with `key`: the node talks PKI, and a key pinned for
+    /// another number while this one has none is its owner's, renumbered.
+    fn learn(&mut self, node: NodeId, key: PublicKey) {
+        if !self.pki.contains(&node) {
+            match self.owners.insert(key, node) {
+                Some(old) if old != node => {
+                    self.renumbered.insert(old);
+                }
+                _ => {}
+            }
+        }
+        self.renumbered.remove(&node);
+        self.pki.insert(node);
     }
 
     /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
@@ -86,8 +118,13 @@ impl Screen {
         now: Instant,
     ) -> Screened {
         let node = msg.from;
-        if msg.public_key.is_some() {
-            self.pki.insert(node);
+        if let Some(key) = msg.public_key {
+            self.learn(node, key);
+        } else if self.renumbered.contains(&node) && self.keys.readable() {
+            // Its owner renumbered: whoever uses the number now has nothing of theirs, and
+            // nobody is there to warn.
+            info!(node = %node, "a DM without PKI for a number whose node renumbered: not answered");
+            return Screened::Drop;
         }
         let uses_pki = self.pki.contains(&node);
         // Whatever goes to a node that talks PKI goes PKI or not at all: a reply to a DM

@@ -38,7 +38,25 @@ pub(crate) async fn check_key(
             return Verdict::NoMemory(Why::Unchecked);
         }
     };
-    let Decision { verdict, update } = rules::decide(Heard::Pki { key, pinned }, access);
+    let elsewhere = match pinned {
+        Some(_) => None,
+        None => match store.key_owner(key).await {
+            Ok(owner) => owner.filter(|o| *o != node),
+            Err(e) => {
+                if e.damage().is_some() {
+                    keys.fail_closed(&e);
+                }
+                warn!(error = %e, "cannot read whose key this is: answering without memory");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
+        },
+    };
+    let heard = Heard::Pki {
+        key,
+        pinned,
+        elsewhere,
+    };
+    let Decision { verdict, update } = rules::decide(heard, access);
     let now = unix_now();
     match update {
         None => {}
@@ -62,6 +80,22 @@ pub(crate) async fn check_key(
             ),
             Ok(false) => debug!(new = %key.short(), "the node's new key again: no memory"),
             Err(e) => warn!(error = %e, "could not keep the node's new key"),
+        },
+        Some(KeyUpdate::Move { from }) => match store.renumber(from, node, key, now).await {
+            Ok(true) => info!(
+                old = %from,
+                key = %key.short(),
+                "node {from} is now {node} (same key): its memory, standing and pinned key \
+                 moved to the new number; the old number keeps nothing"
+            ),
+            Ok(false) => {
+                warn!(old = %from, "the key's owner changed meanwhile: answering without memory");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
+            Err(e) => {
+                warn!(error = %e, old = %from, "could not move the node's memory to its new number");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
         },
     }
     verdict

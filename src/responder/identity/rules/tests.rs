@@ -27,14 +27,22 @@ fn what_each_dm_may_do() {
     let first = Heard::Pki {
         key: K1,
         pinned: None,
+        elsewhere: None,
     };
     let same = Heard::Pki {
         key: K1,
         pinned: Some(K1),
+        elsewhere: None,
     };
     let other = Heard::Pki {
         key: K2,
         pinned: Some(K1),
+        elsewhere: None,
+    };
+    let renumbered = Heard::Pki {
+        key: K1,
+        pinned: None,
+        elsewhere: Some(NodeId(7)),
     };
     // (heard, require_pki, mqtt, verdict, key update)
     let cases: &[(Heard, RequirePki, MqttPolicy, Verdict, Option<KeyUpdate>)] = &[
@@ -42,6 +50,21 @@ fn what_each_dm_may_do() {
         (first, default, MqttNoMemory, Own, Some(KeyUpdate::Pin(K1))),
         (same, default, MqttNoMemory, Own, None),
         (same, all, Ignore, Own, None),
+        // The key pinned for another number, none for this one: the same person, moved.
+        (
+            renumbered,
+            default,
+            MqttNoMemory,
+            Own,
+            Some(KeyUpdate::Move { from: NodeId(7) }),
+        ),
+        (
+            renumbered,
+            all,
+            Ignore,
+            Own,
+            Some(KeyUpdate::Move { from: NodeId(7) }),
+        ),
         // Another key is a new identity, whatever the settings.
         (
             other,
