@@ -81,6 +81,15 @@ pub fn damaged(damage: Damage) -> String {
     }
 }
 
+/// What a node in licensed (ham) mode means for meshai, and the way back.
+pub fn licensed() -> String {
+    "licensed mode turns PKI off on this node: no DM can be proven, so [access] require_pki \
+     and pinned keys cannot work — nodes that used PKI are answered without memory and run no \
+     command but !help. To use PKI again turn licensed mode off on the node; to keep it, let \
+     those users start afresh (`meshai forget NODE`). docs/security.md, \"Licensed nodes\""
+        .into()
+}
+
 /// What to do when the key table (which nodes use PKI, their pinned keys) cannot be read:
 /// trust fails closed until it is repaired.
 pub fn keys_unreadable() -> String {

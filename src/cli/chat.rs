@@ -188,6 +188,7 @@ fn chat_link() -> LinkState {
             channels: vec![(0, String::new())],
             known_nodes: 0,
             reboot_count: 0,
+            licensed: false,
         }),
     }
 }

@@ -338,13 +338,22 @@ pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
     let what = format!("radio {}", r.transport);
     match handshake(r).await {
-        Link::Ready(local) => Outcome::ok(format!(
-            "{what}: node {} \"{}\", firmware {}, hop limit {}",
-            local.num,
-            format::printable(&local.names.long_name),
-            format::printable(&local.firmware_version),
-            local.hop_limit
-        )),
+        Link::Ready(local) => Outcome {
+            ok: true,
+            line: format!(
+                "{what}: node {} \"{}\", firmware {}, hop limit {}{}",
+                local.num,
+                format::printable(&local.names.long_name),
+                format::printable(&local.firmware_version),
+                local.hop_limit,
+                if local.licensed {
+                    ", licensed (ham) mode"
+                } else {
+                    ""
+                }
+            ),
+            advice: local.licensed.then(advice::licensed),
+        },
         Link::Down(reason) => {
             let advice = advice::radio(&reason, &r.transport);
             Outcome::failed(format!("{what}: {reason}"), advice)

@@ -102,7 +102,8 @@ impl Intake {
             Proof::Claim
         };
         let access = &shared.settings.access;
-        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now) {
+        let licensed = shared.licensed();
+        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, licensed) {
             Screened::Pass { dest, who } => (dest, Next::Run(who)),
             Screened::Refused { dest, line } => (dest, Next::Refuse(line)),
             Screened::Unproven { dest, line } => {

@@ -55,6 +55,13 @@ pub struct ResponderSettings {
     pub embedder: Option<crate::knowledge::Embedder>,
 }
 
+impl Shared {
+    /// Whether our node is in licensed (ham) mode, as its last handshake said: PKI is off.
+    pub(super) fn licensed(&self) -> bool {
+        matches!(&*self.link.borrow(), LinkState::Ready { local, .. } if local.licensed)
+    }
+}
+
 /// Everything a worker shares with the others.
 pub(super) struct Shared {
     pub(super) settings: ResponderSettings,

@@ -16,6 +16,7 @@ mod flood;
 mod harness;
 mod knowledge;
 mod layers;
+mod licensed;
 mod memory;
 mod more;
 mod radio;

@@ -92,6 +92,10 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
         text.push_str(&line);
     }
     if grant.admin && shared.settings.access.admins.contains(&node) {
+        if shared.licensed() {
+            text.push(' ');
+            text.push_str(LICENSED);
+        }
         text.push_str(&admin_line(&shared.counters, stats.len()));
         let queue = shared.gate.status();
         text.push_str(&queue_line(&queue, shared.out.queued(), &shared.counters));
@@ -124,6 +128,10 @@ fn knowledge_line(index: Option<&KnowledgeIndex>, embedded: Option<Embedded>) ->
 /// check` say how to repair it).
 const KEYS_UNREADABLE: &str =
     "Key table unreadable: no DM proven, answering without memory; operator: see meshai check.";
+
+/// For an admin while our node is in licensed (ham) mode.
+const LICENSED: &str =
+    "Node in licensed mode: PKI off, no DM proven, require_pki and pins cannot work.";
 
 /// The short line for a damaged memory store.
 fn damage_line(damage: Option<Damage>) -> Option<&'static str> {

@@ -15,6 +15,9 @@
 //!   never stored, never answered, no command at all (not even `!help`: whoever sent it
 //!   learns nothing, not even that the bot runs); it gets one warning line per node per hour
 //!   at most ([`Refusals`]), which reaches the real owner's node.
+//! - While our own node is in licensed (ham) mode, PKI is off: a non-PKI DM from a node that
+//!   used PKI cannot be anything else, and proves nothing. It is answered without memory,
+//!   not stored, and runs no command but `!help` ([`Why::Licensed`]).
 //! - A non-PKI DM from a node that never used PKI (firmware before 2.5) is the node's own,
 //!   as before — unless `require_pki = "all"` (answered without memory), or it came through
 //!   MQTT (`[access] mqtt`).
@@ -49,6 +52,10 @@ pub enum Heard {
     /// Not PKI-encrypted, and which nodes use PKI cannot be read (the key table is damaged):
     /// it may be a forgery of a PKI node's id.
     PlainUnknown { via_mqtt: bool },
+    /// Not PKI-encrypted, from a node that used PKI, while our own node is in licensed (ham)
+    /// mode: PKI is off on our side, so it could not have come any other way, and nothing
+    /// proves it.
+    PlainLicensed { via_mqtt: bool },
 }
 
 /// What a DM may do.
@@ -76,6 +83,8 @@ pub enum Why {
     /// A DM without PKI while the key table cannot be read: it may be a forgery of a PKI
     /// node's id. No command either.
     KeysUnreadable,
+    /// Our node is in licensed mode: a node that used PKI cannot prove itself now.
+    Licensed,
     /// `require_pki = "all"` and the DM is not PKI-encrypted.
     PkiRequired,
     /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
@@ -130,6 +139,10 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
         }
         // Fails closed, whatever `require_pki` and `mqtt` would allow.
         Heard::PlainUnknown { .. } => (Verdict::NoMemory(Why::KeysUnreadable), None),
+        Heard::PlainLicensed { via_mqtt: true } if access.mqtt == MqttPolicy::Ignore => {
+            (Verdict::Ignored, None)
+        }
+        Heard::PlainLicensed { .. } => (Verdict::NoMemory(Why::Licensed), None),
         Heard::Plain { .. } if access.require_pki == RequirePki::All => {
             (Verdict::NoMemory(Why::PkiRequired), None)
         }
@@ -224,6 +237,7 @@ pub enum Line {
     KeyChanged,
     Unchecked,
     KeysUnreadable,
+    Licensed,
     PkiRequired,
     Mqtt,
 }
@@ -234,6 +248,7 @@ impl From<Why> for Line {
             Why::KeyChanged => Line::KeyChanged,
             Why::Unchecked => Line::Unchecked,
             Why::KeysUnreadable => Line::KeysUnreadable,
+            Why::Licensed => Line::Licensed,
             Why::PkiRequired => Line::PkiRequired,
             Why::Mqtt => Line::Mqtt,
         }
@@ -252,6 +267,9 @@ impl Line {
             Line::Unchecked => "I can't check your node's key right now. Try again later.",
             Line::KeysUnreadable => {
                 "I can't check who sent this right now, so no commands. Try again later, over an encrypted DM."
+            }
+            Line::Licensed => {
+                "My node is in licensed (ham) mode, so DMs can't be encrypted: I answer without our chat and run no commands."
             }
             Line::PkiRequired => {
                 "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."

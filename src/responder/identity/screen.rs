@@ -109,13 +109,15 @@ impl Screen {
         self.pki.insert(node);
     }
 
-    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
+    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`; `licensed`: our own
+    /// node is in licensed (ham) mode, PKI off.
     pub(crate) fn admit(
         &mut self,
         msg: &TextMessage,
         ask: Ask,
         access: &AccessConfig,
         now: Instant,
+        licensed: bool,
     ) -> Screened {
         let node = msg.from;
         if let Some(key) = msg.public_key {
@@ -129,7 +131,10 @@ impl Screen {
         let uses_pki = self.pki.contains(&node);
         // Whatever goes to a node that talks PKI goes PKI or not at all: a reply to a DM
         // claiming its id reaches the real owner.
-        let seal = if msg.pki || uses_pki {
+        // A licensed node sends nothing PKI-encrypted: a PKI-only reply would only be NAKed.
+        let seal = if licensed {
+            Seal::Any
+        } else if msg.pki || uses_pki {
             Seal::Pki
         } else {
             Seal::Any
@@ -143,13 +148,17 @@ impl Screen {
                 who: Who::Key(key),
             };
         }
-        let heard = if self.keys.readable() {
-            Heard::Plain {
-                uses_pki,
+        let heard = if !self.keys.readable() {
+            Heard::PlainUnknown {
+                via_mqtt: msg.via_mqtt,
+            }
+        } else if licensed && uses_pki {
+            Heard::PlainLicensed {
                 via_mqtt: msg.via_mqtt,
             }
         } else {
-            Heard::PlainUnknown {
+            Heard::Plain {
+                uses_pki,
                 via_mqtt: msg.via_mqtt,
             }
         };

@@ -126,6 +126,21 @@ fn what_each_dm_may_do() {
             Ignored,
             None,
         ),
+        // Our node is licensed: a node that used PKI cannot prove itself.
+        (
+            Heard::PlainLicensed { via_mqtt: false },
+            default,
+            Answer,
+            NoMemory(Why::Licensed),
+            None,
+        ),
+        (
+            Heard::PlainLicensed { via_mqtt: true },
+            all,
+            Ignore,
+            Ignored,
+            None,
+        ),
         (
             plain(false, true),
             all,
@@ -184,6 +199,23 @@ fn what_each_verdict_lets_a_message_do() {
             Memory,
             Rule::Refuse(Line::Unchecked),
         ),
+        // Licensed: the question and `!help` without memory, no other command.
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Ask::Text,
+            run(false, false),
+        ),
+        (Verdict::NoMemory(Why::Licensed), Help, run(false, false)),
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Status,
+            Rule::Refuse(Line::Licensed),
+        ),
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Memory,
+            Rule::Refuse(Line::Licensed),
+        ),
         // Possibly forged (the key table cannot be read): the question from the message
         // alone, no command at all, not even `!help`.
         (
@@ -231,6 +263,7 @@ fn every_line_fits_one_packet() {
         Line::KeyChanged,
         Line::Unchecked,
         Line::KeysUnreadable,
+        Line::Licensed,
         Line::PkiRequired,
         Line::Mqtt,
     ] {
