@@ -30,4 +30,5 @@ mod streaming;
 mod support;
 mod systemd;
 mod text_only;
+mod traffic28;
 mod trust;
