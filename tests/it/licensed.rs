@@ -96,3 +96,39 @@ async fn a_licensed_bot_node_is_named_and_pinned_users_get_no_memory() {
         "{outcome}"
     );
 }
+
+/// The binary warns at connect that our node is licensed, with what it means.
+#[tokio::test]
+async fn the_log_names_a_licensed_node_at_connect() {
+    use std::process::Stdio;
+
+    use crate::harness::{SOON, sim_config, spawn_meshai};
+    use crate::support::fake_llm::FakeLlm;
+    use crate::support::sim_node::{SimConfig, SimNode};
+
+    let sim = SimNode::start(SimConfig {
+        licensed: true,
+        ..sim_config()
+    })
+    .await;
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    let log_path = dir.path().join("meshai.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let mut child = spawn_meshai(&config, "info", Stdio::from(log));
+    sim.wait_handshakes(1, SOON).await;
+    // A DM answered: the link was ready, and the warning written before it.
+    let before = sim.texts().len();
+    sim.inject_dm(0xb0b0_0002, "hello", None);
+    sim.wait_texts(before + 1, SOON).await;
+    child.start_kill().expect("kill");
+    let _ = child.wait().await;
+    let log = std::fs::read_to_string(&log_path).expect("log");
+    assert!(
+        log.contains("our node is in licensed (ham) mode: PKI is off on it"),
+        "{log}"
+    );
+}

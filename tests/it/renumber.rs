@@ -149,3 +149,35 @@ async fn a_new_number_with_another_key_gets_nothing_of_it() {
     let (seen, _) = pki_turn(&d, OLD, "and my gate code?", K1).await;
     assert!(seen.contains("1234"), "{seen}");
 }
+
+/// The binary's log says it once: `node !old is now !new (same key)`.
+#[tokio::test]
+async fn the_log_says_once_that_the_node_renumbered() {
+    use std::process::Stdio;
+
+    use crate::harness::{SOON, sim_config, spawn_meshai};
+    use crate::support::fake_llm::FakeLlm;
+    use crate::support::sim_node::SimNode;
+
+    let sim = SimNode::start(sim_config()).await;
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    let log_path = dir.path().join("meshai.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let mut child = spawn_meshai(&config, "info", Stdio::from(log));
+    sim.wait_handshakes(1, SOON).await;
+    for (from, text) in [(OLD, "hello"), (NEW, "hello again"), (NEW, "and again")] {
+        let before = sim.texts().len();
+        sim.inject_pki_dm(from, text, K1);
+        let sent = sim.wait_texts(before + 1, SOON).await;
+        assert_eq!(sent[before].to, from);
+    }
+    child.start_kill().expect("kill");
+    let _ = child.wait().await;
+    let log = std::fs::read_to_string(&log_path).expect("log");
+    let line = format!("node {} is now {} (same key)", NodeId(OLD), NodeId(NEW));
+    assert_eq!(log.matches(&line).count(), 1, "{log}");
+}
