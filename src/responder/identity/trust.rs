@@ -128,8 +128,11 @@ async fn may_store(store: &Store, keys: &KeyTable, node: NodeId, who: Who) -> bo
         Who::Key(_) if !keys.readable() => false,
         // The first PKI DM, or the pinned key: the node's own. Not pinned here: that is
         // the answered path's job.
+        // A key pinned for another number is that person's, renumbered: not stored here,
+        // where the move (on its next answered DM) would drop it as the number's own.
         Who::Key(key) => match store.node_key(node).await {
-            Ok(known) => known.is_none_or(|k| k.pinned == key),
+            Ok(Some(known)) => known.pinned == key,
+            Ok(None) => matches!(store.key_owner(key).await, Ok(None)),
             Err(_) => false,
         },
     }
