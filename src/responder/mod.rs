@@ -28,6 +28,7 @@ pub mod mention;
 mod reply;
 pub mod schedule;
 mod shared;
+pub mod system_prompt;
 mod turn;
 mod worker;
 

@@ -25,13 +25,15 @@ use crate::responder::identity::keys::KeyTable;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::slots::SlotMap;
+use crate::responder::system_prompt::SystemPrompt;
 use crate::store::Store;
 
 /// What the responder needs to know, already validated.
 #[derive(Debug, Clone)]
 pub struct ResponderSettings {
-    /// The full system prompt, budget sentence included; byte-identical across turns.
-    pub system_prompt: String,
+    /// The full system prompt, budget sentence included; byte-identical across turns (but for
+    /// the knowledge hint, there only while the index holds passages).
+    pub system_prompt: SystemPrompt,
     pub model: String,
     pub max_tokens: u32,
     pub memory: MemoryConfig,
