@@ -47,6 +47,7 @@ pub mod retention;
 mod retrieval;
 mod schema;
 mod sql;
+mod standings;
 mod summaries;
 #[cfg(test)]
 mod tests;
@@ -71,6 +72,7 @@ pub use knowledge::{
     Unembedded, embed_input, fnv1a, unit,
 };
 pub use retention::Expired;
+pub use standings::{Earned, PinnedKey};
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
     SummarySave,

@@ -314,7 +314,7 @@ async fn ten_nodes_two_dms_each_answered_once_in_order() {
 async fn rate_limit_sends_one_notice_then_silence() {
     let _pace = paced();
     // A new node's budget lifted: only the rate limit is under test.
-    let limits = "[limits]\nnode_messages = 2\nnode_window_secs = 600\nnew_node_turns = 10\n";
+    let limits = "[limits]\nnode_messages = 2\nnode_window_secs = 600\n";
     let d = Daemon::start(limits).await;
     d.dm_and_wait(ANN, "one", 1).await;
     d.dm_and_wait(ANN, "two", 1).await;
@@ -358,7 +358,7 @@ fn stored(dir: &std::path::Path, node: u32) -> Vec<(String, String)> {
 async fn messages_beyond_a_full_node_queue_are_stored_unanswered() {
     let _pace = paced();
     // A new node's budget lifted: the node's queue is under test.
-    let limits = "[limits]\nnode_messages = 10000\nnode_queue = 1\nnew_node_turns = 10\n";
+    let limits = "[limits]\nnode_messages = 10000\nnode_queue = 1\n";
     let d = Daemon::start(limits).await;
     // The first answer takes a while, so the node's queue (1) overflows behind it.
     d.answer_with(|req| match req.last_user() {

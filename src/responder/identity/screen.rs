@@ -64,11 +64,6 @@ impl Screen {
         }
     }
 
-    /// Whether `node` sent us a PKI DM before (the store knew it at start, or one came since).
-    pub(crate) fn uses_pki(&self, node: NodeId) -> bool {
-        self.pki.contains(&node)
-    }
-
     /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
     pub(crate) fn admit(
         &mut self,

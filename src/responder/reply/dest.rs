@@ -100,6 +100,11 @@ impl Destination {
         self.standing
     }
 
+    /// Whether the reply goes PKI-encrypted.
+    pub(crate) fn pki(&self) -> bool {
+        self.pki
+    }
+
     /// The request for a reply to packet `reply_to` made of `parts`.
     pub(crate) fn request(&self, reply_to: Option<u32>, parts: Vec<String>) -> ReplyRequest {
         ReplyRequest {

@@ -9,6 +9,7 @@ mod lifecycle;
 mod nodes;
 mod prompts;
 mod retention;
+mod standings;
 mod summaries;
 
 use std::path::PathBuf;
