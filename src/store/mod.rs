@@ -75,7 +75,7 @@ pub use retention::Expired;
 pub use standings::{Earned, PinnedKey};
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
-    SummarySave,
+    SummarySave, Window,
 };
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.

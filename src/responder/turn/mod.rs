@@ -348,7 +348,7 @@ impl Driver<'_> {
         let retrieve = shared.settings.memory.retrieve_exchanges;
         let loaded = shared
             .store
-            .context(self.msg.from, user_id, limits.max_prompt, query, retrieve)
+            .context(self.msg.from, user_id, limits.window(), query, retrieve)
             .await;
         match loaded {
             Ok(ctx) => Read::Memory(shape(ctx, &limits)),
@@ -434,7 +434,8 @@ fn shape(mut ctx: Context, limits: &FoldLimits) -> Context {
         warn!(
             unsummarized = ctx.unsummarized,
             in_prompt = ctx.window.len(),
-            "summaries keep failing: the oldest unsummarised messages are left out of the prompt"
+            "more unsummarised messages than the prompt carries (summaries failing, or a \
+             flood stored): the oldest are left out of it"
         );
     }
     ctx
