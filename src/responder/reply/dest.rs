@@ -42,7 +42,7 @@ impl DmDest {
         })
     }
 
-    /// The same sender, at `standing` (decided at intake: `schedule::turns::standing`).
+    /// The same sender, at `standing` (decided at intake: `schedule::standing::standing`).
     pub(crate) fn with_standing(self, standing: Standing) -> DmDest {
         DmDest { standing, ..self }
     }
