@@ -92,16 +92,16 @@ impl Queue {
     /// The questions queued right behind `first` from the same sender, taken to be answered
     /// with it: texts that joined its turn or have turns of their own (those turns end here:
     /// the batch's turn answers them). Stops at the first other job, which is handled next.
-    fn batch(&mut self, first: Box<Dm>) -> Vec<Box<Dm>> {
-        let mut batch = vec![first];
+    fn batch(&mut self, first: Box<Dm>) -> Vec<Dm> {
+        let mut batch = vec![*first];
         while self.ahead.is_none() {
             let Ok(job) = self.rx.try_recv() else { break };
             let same = |dm: &Dm| dm.who == batch[0].who && dm.dest == batch[0].dest;
             match job {
-                Job::Join { dm } if same(&dm) => batch.push(dm),
+                Job::Join { dm } if same(&dm) => batch.push(*dm),
                 Job::Text { dm, turn } if same(&dm) => {
                     drop(turn);
-                    batch.push(dm);
+                    batch.push(*dm);
                 }
                 other => self.ahead = Some(other),
             }
@@ -161,7 +161,7 @@ async fn handle(
                 }
             }
         }
-        Job::More { dm, turn } => text_turn(shared, vec![dm], turn, Asks::More, summarizing).await,
+        Job::More { dm, turn } => text_turn(shared, vec![*dm], turn, Asks::More, summarizing).await,
     }
 }
 
@@ -201,7 +201,7 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
 /// node's memory when the DM may use it, answering the last and the ones before it together.
 async fn text_turn(
     shared: &Arc<Shared>,
-    mut batch: Vec<Box<Dm>>,
+    mut batch: Vec<Dm>,
     turn: Turn,
     asks: Asks,
     summarizing: &Arc<SummaryState>,
