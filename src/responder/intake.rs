@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tracing::{Instrument, debug, info, info_span, warn};
+use tracing::{Instrument, debug, info, info_span};
 
 use crate::node::{NodeId, Standing};
 use crate::radio::{Inbound, TextMessage};
@@ -201,7 +201,8 @@ impl Intake {
             Some(tx) => match tx.try_send(job) {
                 Ok(()) => return None,
                 Err(mpsc::error::TrySendError::Full(job)) => {
-                    warn!(node = %node, "too many messages waiting for this node; one not answered");
+                    debug!(node = %node, "too many messages waiting for this node; one not answered");
+                    self.shared.counters.tally.note(Cause::QueueFull, 1);
                     return Some(job);
                 }
                 // The worker retired after being idle: start a new one.
