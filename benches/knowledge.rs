@@ -11,7 +11,11 @@
 //! - `with the folder`: `[knowledge] dir` set to the documents;
 //! - `with the folder, by meaning too`: and `[knowledge.embeddings]` on the embedding server
 //!   at `MESHAI_EMBED_URL` (all-MiniLM-L6-v2 from scripts/embed-llm.sh; skipped without it);
-//! - `without`: the same daemon without a knowledge folder.
+//! - `without`: the same daemon without a knowledge folder;
+//! - `init, empty folder` and `init, no folder`: the config `meshai init` writes (its
+//!   defaults: `about`, `temperature`, a new node's two parts…), with its knowledge folder
+//!   still empty, and with `dir` commented out: a newcomer's first questions, the everyday
+//!   and general ones only (the club's would be meaningless).
 //!
 //! Every conversation is a node of its own (a follow-up is asked by the node that asked the
 //! question before it), so no answer sees another question's memory. A private question is
@@ -20,8 +24,11 @@
 //! Per subject it prints: covered questions answered correctly (the answer contains a key),
 //! private questions answered for the listed node and leaked to the other, uncovered
 //! questions answered with "not in my notes" (or similar) against answered anyway, general
-//! questions (not about the club) answered against refused, prompt tokens and tokens the
-//! server evaluated per reply, DM → first packet p50; then every answer.
+//! questions (not about the club) answered against refused, everyday questions (how-tos and
+//! advice a newcomer asks) answered against refused, prompt tokens and tokens the server
+//! evaluated per reply, DM → first packet p50; then every answer. `MESHAI_KNOWLEDGE_REQUESTS=
+//! FILE` appends every reply's request (JSON, one a line, with the question's kind) to FILE,
+//! for probing wordings against the server directly.
 //!
 //! Run: `scripts/knowledge-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct),
 //! or with `MESHAI_REAL_LLM_URL` set to a running server. Without it, it prints SKIPPED.
@@ -94,6 +101,7 @@ enum Kind {
     Private,
     Uncovered,
     General,
+    Everyday,
 }
 
 /// One line of `questions.tsv`.
@@ -121,6 +129,7 @@ fn questions() -> Vec<Question> {
                 Some("private") => Kind::Private,
                 Some("uncovered") => Kind::Uncovered,
                 Some("general") => Kind::General,
+                Some("everyday") => Kind::Everyday,
                 other => panic!("unknown kind {other:?} in {l:?}"),
             };
             Question {
@@ -147,6 +156,10 @@ enum Subject {
     /// server at `MESHAI_EMBED_URL`).
     Meaning,
     Without,
+    /// `meshai init`'s config, its knowledge folder empty.
+    InitEmpty,
+    /// `meshai init`'s config with `dir` commented out.
+    InitNone,
 }
 
 /// `[knowledge.embeddings]` for the `meaning` subject: the server `MESHAI_EMBED_URL`
@@ -182,7 +195,19 @@ impl Subject {
             Subject::With => "with the folder",
             Subject::Meaning => "with the folder, by meaning too",
             Subject::Without => "without",
+            Subject::InitEmpty => "init, empty folder",
+            Subject::InitNone => "init, no folder",
         }
+    }
+
+    /// The subject runs `meshai init`'s config, which asks only the newcomer's questions.
+    fn init(self) -> bool {
+        matches!(self, Subject::InitEmpty | Subject::InitNone)
+    }
+
+    /// Whether `q` is asked of this subject.
+    fn asks(self, q: &Question) -> bool {
+        !self.init() || matches!(q.kind, Kind::General | Kind::Everyday)
     }
 
     fn config(self) -> String {
@@ -194,9 +219,30 @@ impl Subject {
         match self {
             Subject::With => folder,
             Subject::Meaning => folder + &embeddings().unwrap_or_default(),
-            Subject::Without => String::new(),
+            Subject::Without | Subject::InitEmpty | Subject::InitNone => String::new(),
         }
     }
+}
+
+/// The config `meshai init` writes for the simulated node at `node` and the server at
+/// `llm_url` (the model's name is the server's business), with the database and, for
+/// [`Subject::InitEmpty`], the knowledge folder in `state` (created empty, as init does).
+fn init_config(subject: Subject, node: &str, llm_url: &str, state: &Path) -> String {
+    use meshai::cli::init::template::{EXAMPLE, RadioLine, Values, render};
+    let knowledge = (subject == Subject::InitEmpty).then(|| {
+        let dir = state.join("knowledge");
+        std::fs::create_dir_all(&dir).expect("the knowledge folder");
+        dir.display().to_string()
+    });
+    let values = Values {
+        radio: RadioLine::Tcp(node.to_string()),
+        base_url: llm_url.to_string(),
+        model: "qwen2.5-coder-0.5b".into(),
+        database: state.join("meshai.db").display().to_string(),
+        knowledge,
+        header: Vec::new(),
+    };
+    render(EXAMPLE, &values).expect("init's template renders")
 }
 
 /// What one reply was.
@@ -211,6 +257,8 @@ struct Reply {
     evaluated: u64,
     /// The per-turn block the prompt carried (for the dump).
     notes: String,
+    /// The request's messages, the time note's minute masked (two runs differ there only).
+    prompt: Vec<String>,
 }
 
 impl Reply {
@@ -240,6 +288,15 @@ fn notes(request: &str) -> String {
     }
 }
 
+/// The messages of `request`, each with the time note masked.
+fn prompt_of(request: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
+    let msgs = v["messages"].as_array().cloned().unwrap_or_default();
+    msgs.iter()
+        .map(|m| harness::masked_clock(m["content"].as_str().unwrap_or_default()))
+        .collect()
+}
+
 /// The last reply request after `before`, once its response is through.
 async fn exchange(seen: &Recorded, before: usize) -> Exchange {
     for _ in 0..300 {
@@ -265,15 +322,20 @@ async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
     let dir = tempfile::tempdir().expect("tempdir");
     // Temperature 0, a radio bot's short answers, streamed as users get them by default.
     let llm = format!("timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = {stream}");
-    let d = Daemon::start_with_llm_url(sim, placeholder, dir, &subject.config(), &proxy_url, &llm)
-        .await;
-    if subject != Subject::Without {
+    let d = if subject.init() {
+        let text = init_config(subject, &sim.addr().to_string(), &proxy_url, dir.path());
+        Daemon::start_with_text(sim, placeholder, dir, &text).await
+    } else {
+        Daemon::start_with_llm_url(sim, placeholder, dir, &subject.config(), &proxy_url, &llm).await
+    };
+    if !matches!(subject, Subject::Without | Subject::InitNone) {
         // With embeddings, the first indexing counts once every passage has its vector.
         d.indexed(1).await;
     }
     let mut nodes: Vec<String> = Vec::new();
     let mut replies = Vec::new();
-    for q in questions() {
+    let requests = std::env::var_os("MESHAI_KNOWLEDGE_REQUESTS");
+    for q in questions().into_iter().filter(|q| subject.asks(q)) {
         let askers: Vec<(u32, bool)> = match q.kind {
             Kind::Private => vec![(MEMBER, true), (STRANGER, false)],
             _ => {
@@ -300,6 +362,9 @@ async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
             let text: Vec<&str> = parts.iter().map(|p| strip_marker(&p.text)).collect();
             let e = exchange(&seen, before_reqs).await;
             let (prompt_tokens, evaluated) = prompt_usage(&e.response);
+            if let Some(path) = &requests {
+                dump_request(path, subject, &q, &e.request);
+            }
             replies.push(Reply {
                 question: q.clone(),
                 by_member,
@@ -308,6 +373,7 @@ async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
                 prompt_tokens,
                 evaluated,
                 notes: notes(&e.request),
+                prompt: prompt_of(&e.request),
             });
             // The user reads the answer and types the next message.
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -316,6 +382,25 @@ async fn run(url: &str, subject: Subject, stream: bool) -> Vec<Reply> {
     let (result, ..) = d.stop().await;
     result.expect("the daemon stopped cleanly");
     replies
+}
+
+/// Appends `request` to the file at `path` as one JSON line with the subject and question.
+fn dump_request(path: &std::ffi::OsStr, subject: Subject, q: &Question, request: &str) {
+    use std::io::Write;
+    let request: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
+    let line = serde_json::json!({
+        "subject": subject.name(),
+        "kind": format!("{:?}", q.kind),
+        "question": q.text,
+        "request": request,
+    });
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut file) = file {
+        let _ = writeln!(file, "{line}");
+    }
 }
 
 fn percentile(mut xs: Vec<f64>, pct: usize) -> f64 {
@@ -344,6 +429,8 @@ fn report(subject: Subject, replies: &[Reply]) {
     let declined = uncovered.iter().filter(|r| r.says_not_in_notes()).count();
     let general = of(Kind::General);
     let refused = general.iter().filter(|r| r.says_not_in_notes()).count();
+    let everyday = of(Kind::Everyday);
+    let everyday_refused = everyday.iter().filter(|r| r.says_not_in_notes()).count();
     let mean = |f: fn(&Reply) -> u64| {
         replies.iter().map(f).sum::<u64>() as f64 / replies.len().max(1) as f64
     };
@@ -352,7 +439,7 @@ fn report(subject: Subject, replies: &[Reply]) {
         .map(|r| r.first_packet.as_secs_f64() * 1000.0)
         .collect();
     println!(
-        "| {} | {right}/{} ({:.0} %) | {member_right}/{member} | {leaked}/{} | {declined}/{} | {}/{} | {:.0} | {:.0} | {:.0} |",
+        "| {} | {right}/{} ({:.0} %) | {member_right}/{member} | {leaked}/{} | {declined}/{} | {}/{} | {}/{} | {:.0} | {:.0} | {:.0} |",
         subject.name(),
         covered.len(),
         100.0 * right as f64 / covered.len().max(1) as f64,
@@ -360,6 +447,8 @@ fn report(subject: Subject, replies: &[Reply]) {
         uncovered.len(),
         general.len() - refused,
         general.len(),
+        everyday.len() - everyday_refused,
+        everyday.len(),
         mean(|r| r.prompt_tokens),
         mean(|r| r.evaluated),
         percentile(firsts, 50),
@@ -395,7 +484,7 @@ fn report(subject: Subject, replies: &[Reply]) {
                     "ANSWERED"
                 }
             }
-            Kind::General => {
+            Kind::General | Kind::Everyday => {
                 if r.says_not_in_notes() {
                     "REFUSED"
                 } else {
@@ -436,19 +525,22 @@ async fn main() {
     let stream = std::env::var("MESHAI_KNOWLEDGE_STREAM").map_or(true, |v| v != "0");
     let only = std::env::var("MESHAI_KNOWLEDGE_SUBJECTS").unwrap_or_default();
     let n = questions().len();
+    let mut ran: Vec<(Subject, Vec<Reply>)> = Vec::new();
     println!(
         "knowledge bench: {n} questions, server {url}{}, [knowledge] about = {:?}",
         if stream { ", streamed" } else { "" },
         about()
     );
     println!(
-        "| subject | covered: correct | private: member correct | private: leaked to a stranger | uncovered: says not in notes | general: answered | prompt tokens per reply | evaluated per reply | DM → first packet p50 ms |"
+        "| subject | covered: correct | private: member correct | private: leaked to a stranger | uncovered: says not in notes | general: answered | everyday: answered | prompt tokens per reply | evaluated per reply | DM → first packet p50 ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (key, subject) in [
         ("with", Subject::With),
         ("meaning", Subject::Meaning),
         ("without", Subject::Without),
+        ("init-empty", Subject::InitEmpty),
+        ("init-none", Subject::InitNone),
     ] {
         if !only.is_empty() && !only.split(',').any(|s| s.trim() == key) {
             continue;
@@ -462,5 +554,33 @@ async fn main() {
         }
         let replies = run(&url, subject, stream).await;
         report(subject, &replies);
+        ran.push((subject, replies));
     }
+    same_prompts(&ran);
+}
+
+/// Whether `meshai init`'s empty folder gave every question the prompt it gets without a
+/// folder, word for word (the time note aside): printed when both subjects ran.
+fn same_prompts(ran: &[(Subject, Vec<Reply>)]) {
+    let of = |s: Subject| {
+        ran.iter()
+            .find(|(r, _)| *r == s)
+            .map(|(_, replies)| replies)
+    };
+    let (Some(empty), Some(none)) = (of(Subject::InitEmpty), of(Subject::InitNone)) else {
+        return;
+    };
+    let same = empty
+        .iter()
+        .filter(|e| {
+            none.iter()
+                .any(|n| n.question.text == e.question.text && n.prompt == e.prompt)
+        })
+        .count();
+    println!(
+        "{}: {same}/{} prompts identical to {}'s (the time note aside)",
+        Subject::InitEmpty.name(),
+        empty.len(),
+        Subject::InitNone.name()
+    );
 }

@@ -41,6 +41,7 @@ use crate::knowledge::Reindex;
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
+use crate::responder::system_prompt::SystemPrompt;
 use crate::responder::{RadioWatch, Responder, ResponderSettings, Sink};
 use crate::secret::redact_urls;
 use crate::store::{Damage, Health, Store, StoreError};
@@ -115,24 +116,30 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
 
 /// The responder settings a config asks for; the system prompt gets the character budget
 /// and meshai's own guidance (`memory::prompt::GUIDANCE`: the asker's language, what the
-/// memory and the notes are).
+/// memory and the notes are). With a knowledge folder it also tells the model how to use its
+/// notes — as soon as the index holds passages (until [`SystemPrompt::follow`] is given the
+/// indexer's watch, whenever a folder is set).
 pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
-    // With a knowledge folder the model is told how to use its notes: the same sentence on
-    // every turn, so the system prompt stays byte-identical.
-    let knowledge = match config.knowledge.dir {
-        Some(_) => format!(
-            " {}",
-            knowledge::render::system_hint(&config.knowledge.about)
-        ),
-        None => String::new(),
-    };
-    ResponderSettings {
-        system_prompt: format!(
+    let prompt = |knowledge: &str| {
+        format!(
             "{}{knowledge} {} {}",
             config.llm.system_prompt,
             budget_hint(&chunk),
             memory::prompt::GUIDANCE
+        )
+    };
+    let with_notes = config.knowledge.dir.as_ref().map(|_| {
+        prompt(&format!(
+            " {}",
+            knowledge::render::system_hint(&config.knowledge.about)
+        ))
+    });
+    ResponderSettings {
+        system_prompt: SystemPrompt::new(
+            prompt(""),
+            with_notes,
+            knowledge::Indexed::fixed(config.knowledge.dir.is_some()),
         ),
         model: config.llm.model.clone(),
         max_tokens: config.llm.max_tokens,
@@ -217,6 +224,13 @@ pub async fn run_with(
 ) -> anyhow::Result<()> {
     let store = open_store(&config.database).await?;
     let settings = responder_settings(&config);
+    // Turns use the folder once its index holds passages: what the last run indexed until
+    // the indexer has looked again.
+    let (indexed_tx, indexed) = knowledge::Indexed::new(knowledge_indexed(&store).await);
+    let settings = ResponderSettings {
+        system_prompt: settings.system_prompt.follow(indexed),
+        ..settings
+    };
     let stop_knowledge = CancellationToken::new();
     let indexer = config.knowledge.dir.clone().map(|dir| {
         let watch = knowledge::reload::Watch {
@@ -229,6 +243,7 @@ pub async fn run_with(
             store.clone(),
             watch,
             reindex.clone(),
+            indexed_tx,
             stop_knowledge.clone(),
         ))
     });
@@ -296,6 +311,15 @@ pub async fn run_with(
     outcome
 }
 
+/// Whether the knowledge index holds passages (false when it cannot be read: the indexer
+/// says otherwise once it has looked).
+pub async fn knowledge_indexed(store: &Store) -> bool {
+    store
+        .knowledge_index()
+        .await
+        .is_ok_and(|index| index.passages > 0)
+}
+
 /// Opens the database and checks it (`PRAGMA quick_check`), with one clear log line: ok; a
 /// damaged search index, rebuilt from the messages; or a damaged file (the store's error
 /// line, which says what to do). A damaged file, even one that does not open, still gives a
@@ -322,6 +346,15 @@ async fn open_store(path: &std::path::Path) -> Result<Store, StoreError> {
         }
         Ok(Health::Damaged(problem)) => store.note_damage(Damage::File, &problem),
         Err(e) => warn!(error = %e, "could not check the database"),
+    }
+    // Trust fails closed on a key table that cannot be read (the responder's screen reads it
+    // again and acts on it); said here with the check.
+    if let Err(e) = store.pki_nodes().await {
+        tracing::error!(
+            error = %e,
+            "database check: the key table (node_keys) cannot be read; no DM can be proven              until you {}",
+            crate::responder::identity::keys::RECOVERY
+        );
     }
     Ok(store)
 }

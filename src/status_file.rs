@@ -84,6 +84,9 @@ pub struct DaemonStatus {
     pub takeovers: u64,
     #[serde(default)]
     pub last_takeover: Option<i64>,
+    /// Our node is in licensed (ham) mode (from the last handshake): PKI is off.
+    #[serde(default)]
+    pub licensed: bool,
 }
 
 /// The link's state as the file names it.

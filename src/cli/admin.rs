@@ -15,7 +15,7 @@ use crate::clock::unix_now;
 use crate::config::Config;
 use crate::node::{NodeId, PublicKey};
 use crate::store::retention::Retention;
-use crate::store::{KeyAccepted, NodeStats, Store};
+use crate::store::{KeyAccepted, NodeStats, Numbers, Store};
 
 /// Opens the configured database, or says there is none and returns `None`.
 async fn open_existing(
@@ -34,6 +34,24 @@ async fn open_existing(
         .await
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
     Ok(Some(store))
+}
+
+/// The number `node`'s memory is kept under now (another one when its node renumbered, and
+/// `node` is an old number), and its earlier numbers: the commands take either.
+async fn numbers(store: &Store, node: NodeId) -> anyhow::Result<Numbers> {
+    store
+        .numbers(node)
+        .await
+        .context("cannot read the node's numbers")
+}
+
+/// ` (earlier !a1b2c3d4)` after a node that renumbered, else nothing.
+fn earlier(numbers: &Numbers) -> String {
+    if numbers.earlier.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = numbers.earlier.iter().map(|n| n.to_string()).collect();
+    format!(" (earlier {})", list.join(", "))
 }
 
 /// The node's stats row, if the database knows the node at all.
@@ -63,6 +81,8 @@ pub async fn history(
     let Some(store) = open_existing(config, out).await? else {
         return Ok(());
     };
+    let numbers = numbers(&store, node).await;
+    let node = numbers.as_ref().map_or(node, |n| n.current);
     let read = async {
         let messages = store.history(node, limit).await?;
         let summary = store.summary(node).await?;
@@ -75,11 +95,12 @@ pub async fn history(
         .await
         .context("the database did not close cleanly")?;
     let (messages, summary) = result?;
+    let earlier = earlier(&numbers?);
     if messages.is_empty() && summary.is_none() {
-        writeln!(out, "nothing stored for {node}")?;
+        writeln!(out, "nothing stored for {node}{earlier}")?;
         return Ok(());
     }
-    let label = label(node, stats?.as_ref());
+    let label = format!("{}{earlier}", label(node, stats?.as_ref()));
     out.write_all(format::history(&label, &messages, summary.as_ref(), unix_now()).as_bytes())?;
     Ok(())
 }
@@ -96,6 +117,8 @@ pub async fn forget(
         return Ok(());
     };
     let result = async {
+        let numbers = numbers(&store, node).await?;
+        let node = numbers.current;
         let before = node_stats(&store, node).await?;
         let had = before
             .as_ref()
@@ -107,19 +130,21 @@ pub async fn forget(
             .accept_pending_key(node)
             .await
             .context("cannot accept the node's new key")?;
-        anyhow::Ok((before.filter(|_| had), key))
+        anyhow::Ok((before.filter(|_| had), key, numbers))
     }
     .await;
     store
         .close()
         .await
         .context("the database did not close cleanly")?;
-    let (forgot, key) = result?;
+    let (forgot, key, numbers) = result?;
+    let node = numbers.current;
+    let earlier = earlier(&numbers);
     if let KeyAccepted::Pinned { .. } = key {
         out.write_all(format::key_accepted(node, &key).as_bytes())?;
     }
     match forgot {
-        None => writeln!(out, "nothing stored for {node}")?,
+        None => writeln!(out, "nothing stored for {node}{earlier}")?,
         Some(s) => {
             let summary = match s.summary_chars {
                 0 => "no summary".to_string(),
@@ -127,7 +152,7 @@ pub async fn forget(
             };
             writeln!(
                 out,
-                "forgot {}: {} messages and {summary}",
+                "forgot {}{earlier}: {} messages and {summary}",
                 label(node, Some(&s)),
                 s.messages
             )?;
@@ -161,7 +186,15 @@ pub async fn trust(
     let Some(store) = open_existing(config, out).await? else {
         return Ok(());
     };
-    let result = trust_on(&store, node, options, answer, out).await;
+    let result = match numbers(&store, node).await {
+        Ok(numbers) => {
+            if numbers.current != node || !numbers.earlier.is_empty() {
+                writeln!(out, "{}{}", numbers.current, earlier(&numbers))?;
+            }
+            trust_on(&store, numbers.current, options, answer, out).await
+        }
+        Err(e) => Err(e),
+    };
     store
         .close()
         .await
@@ -246,6 +279,10 @@ pub async fn stats(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Res
         return Ok(());
     };
     let rows = store.stats().await.context("cannot read node stats");
+    let moved = store
+        .renumbered()
+        .await
+        .context("cannot read the renumbered nodes");
     let channel = store
         .airtime()
         .await
@@ -256,6 +293,9 @@ pub async fn stats(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::Res
         .context("the database did not close cleanly")?;
     let now = unix_now();
     out.write_all(format::stats_table(&rows?, now).as_bytes())?;
+    for (old, new) in moved? {
+        writeln!(out, "renumbered: {old} is now {new} (same key)")?;
+    }
     out.write_all(format::channel(channel?.as_ref(), now).as_bytes())?;
     Ok(())
 }

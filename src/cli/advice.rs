@@ -81,6 +81,26 @@ pub fn damaged(damage: Damage) -> String {
     }
 }
 
+/// What a node in licensed (ham) mode means for meshai, and the way back.
+pub fn licensed() -> String {
+    "licensed mode turns PKI off on this node: no DM can be proven, so [access] require_pki \
+     and pinned keys cannot work — nodes that used PKI are answered without memory and run no \
+     command but !help. To use PKI again turn licensed mode off on the node; to keep it, let \
+     those users start afresh (`meshai forget NODE`). docs/security.md, \"Licensed nodes\""
+        .into()
+}
+
+/// What to do when the key table (which nodes use PKI, their pinned keys) cannot be read:
+/// trust fails closed until it is repaired.
+pub fn keys_unreadable() -> String {
+    "trust fails closed: DMs without PKI are answered without memory and run no command, PKI \
+     DMs are answered without memory; stop meshai, keep a copy of the database with its -wal \
+     and -shm files, recover it (sqlite3's .recover) — docs/raspberry-pi.md, \"A damaged \
+     database\" — and start meshai again. Do not delete only the key table: every PKI node \
+     would then be pinned again by whoever sends first"
+        .into()
+}
+
 /// What to do about an embedding server that gave no vector: answers still come, with
 /// passages found by words alone.
 pub fn embeddings(error: &LlmError, model: &str) -> String {

@@ -85,6 +85,9 @@ where
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
     let llm = crate::llm_pool(&config)?;
     let mut settings = crate::responder_settings(&config);
+    // No indexer runs here: the folder is used as the daemon last indexed it.
+    let indexed = crate::knowledge::Indexed::fixed(crate::knowledge_indexed(&store).await);
+    settings.system_prompt = settings.system_prompt.follow(indexed);
     // The console is the operator: no rate limit, and none of a new node's budget.
     settings.limits.node_messages = u32::MAX;
     settings.limits.new_node_parts = usize::MAX;
@@ -187,6 +190,7 @@ fn chat_link() -> LinkState {
             channels: vec![(0, String::new())],
             known_nodes: 0,
             reboot_count: 0,
+            licensed: false,
         }),
     }
 }

@@ -151,6 +151,7 @@ pub async fn database(config: &Config) -> Outcome {
         Err(e) => return Outcome::failed(format!("database: {e}"), advice::database(&e)),
     };
     let health = store.check().await;
+    let keys = store.pki_nodes().await;
     let stats = store.stats().await;
     let closed = store.close().await;
     let damaged = |damage, problem| {
@@ -159,6 +160,12 @@ pub async fn database(config: &Config) -> Outcome {
             Some(advice::damaged(damage)),
         )
     };
+    if let Err(e) = keys {
+        return Outcome::failed(
+            format!("database {path}: the key table (node_keys) cannot be read: {e}"),
+            Some(advice::keys_unreadable()),
+        );
+    }
     match health {
         Ok(Health::Damaged(problem)) => return damaged(Damage::File, problem),
         Ok(Health::IndexDamaged(problem)) => return damaged(Damage::Index, problem),
@@ -331,13 +338,22 @@ pub async fn radio(config: &Config) -> Outcome {
     let r = &config.radio;
     let what = format!("radio {}", r.transport);
     match handshake(r).await {
-        Link::Ready(local) => Outcome::ok(format!(
-            "{what}: node {} \"{}\", firmware {}, hop limit {}",
-            local.num,
-            format::printable(&local.names.long_name),
-            format::printable(&local.firmware_version),
-            local.hop_limit
-        )),
+        Link::Ready(local) => Outcome {
+            ok: true,
+            line: format!(
+                "{what}: node {} \"{}\", firmware {}, hop limit {}{}",
+                local.num,
+                format::printable(&local.names.long_name),
+                format::printable(&local.firmware_version),
+                local.hop_limit,
+                if local.licensed {
+                    ", licensed (ham) mode"
+                } else {
+                    ""
+                }
+            ),
+            advice: local.licensed.then(advice::licensed),
+        },
         Link::Down(reason) => {
             let advice = advice::radio(&reason, &r.transport);
             Outcome::failed(format!("{what}: {reason}"), advice)

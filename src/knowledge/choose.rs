@@ -1,8 +1,9 @@
 //! Which of the passages a search found go to the prompt, pure: the search's candidates are
 //! ranked (bm25, grown when the question names a passage's heading) and judged one by one — a
 //! weak match (under `min_score`), one far below the best, or one that covers too little of
-//! the question stays out, then the best ones go while there is room (at most
-//! `max_passages`, their text within `max_chars`). With embeddings (`[knowledge.embeddings]`)
+//! the question (half of it, when the question names nothing of its heading) stays out, then
+//! the best ones go while there is room (at most `max_passages`, their text within
+//! `max_chars`). With embeddings (`[knowledge.embeddings]`)
 //! the full-text candidates and the nearest passages by meaning are fused ([`fuse`]): a
 //! passage may go in when either search vouches for it, in the order of both rankings. And
 //! when a question is a follow-up, to be read with the message before it.
@@ -17,6 +18,16 @@ use crate::store::{KnowledgeHit, content_words};
 /// evening?" shares only "monthly" and "club" with "Monthly club night"), and the model is
 /// told to use a note only when it answers the question; docs/benchmarks.md has the figures.
 pub const MIN_COVERAGE: f64 = 0.25;
+
+/// A passage whose heading the question does not name at all must match at least this share
+/// of the question's weight: sharing a few of its words ("find", "mesh", "club") is not being
+/// about it. Without it, everyday questions brought passages they are not about ("How do I
+/// keep a node working outside in the rain?" got the mesh etiquette and the antenna rules, at
+/// 48 %), and a small model told to answer from the notes said "Not in my notes." to them;
+/// the bench's covered questions keep every passage that answers them (the lowest, 50 %:
+/// "Borrowing club equipment" for "Who do I ask to lend me the antenna analyser?"), and
+/// uncovered ones that only shared words get the "no note" line instead (docs/benchmarks.md).
+pub const UNNAMED_COVERAGE: f64 = 0.5;
 
 /// A question with fewer words worth searching for than this is a follow-up ("And where?",
 /// "Und am Sonntag?", "What do I need to bring?"): it is searched together with the message
@@ -120,13 +131,20 @@ fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds) -> Option<Verdict> {
         Some(Verdict::Weak)
     } else if rank(hit) < best * NEAR_BEST {
         Some(Verdict::Distant)
-    } else if hit.coverage < MIN_COVERAGE
-        && (hit.topic < ON_TOPIC || hit.coverage < ON_TOPIC_COVERAGE)
-    {
+    } else if partial(hit) {
         Some(Verdict::Partial)
     } else {
         None
     }
+}
+
+/// Whether `hit` covers too little of the question: under [`MIN_COVERAGE`] unless the
+/// question names its heading, and under [`UNNAMED_COVERAGE`] when it names nothing of it.
+fn partial(hit: &KnowledgeHit) -> bool {
+    let little =
+        hit.coverage < MIN_COVERAGE && (hit.topic < ON_TOPIC || hit.coverage < ON_TOPIC_COVERAGE);
+    let unnamed = hit.topic == 0.0 && hit.coverage < UNNAMED_COVERAGE;
+    little || unnamed
 }
 
 /// The verdicts of `hits` in their order, given each one's `standing`: those that may go
@@ -230,6 +248,7 @@ pub fn is_follow_up(question: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A candidate whose heading the question names a little of.
     fn hit(score: f64, coverage: f64, chars: usize) -> KnowledgeHit {
         KnowledgeHit {
             id: 0,
@@ -239,7 +258,7 @@ mod tests {
             private: false,
             score,
             coverage,
-            topic: 0.0,
+            topic: 0.2,
             similarity: None,
         }
     }
@@ -290,6 +309,14 @@ mod tests {
         };
         assert_eq!(judge(&[on_topic(0.18)], &bounds), [Chosen]);
         assert_eq!(judge(&[on_topic(0.05)], &bounds), [Partial]);
+        // A heading the question names nothing of: sharing some of its words is not enough
+        // (the mesh etiquette for "How do I keep a node working outside in the rain?", 48 %).
+        let unnamed = |coverage| KnowledgeHit {
+            topic: 0.0,
+            ..hit(5.0, coverage, 10)
+        };
+        assert_eq!(judge(&[unnamed(0.48)], &bounds), [Partial]);
+        assert_eq!(judge(&[unnamed(0.5)], &bounds), [Chosen]);
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::node::NodeId;
 
 pub use choose::Bounds;
 pub use embed::{Embedder, EmbeddingsConfig};
-pub use reload::Reindex;
+pub use reload::{Indexed, Reindex};
 
 /// `[knowledge]`, validated.
 #[derive(Debug, Clone, PartialEq)]

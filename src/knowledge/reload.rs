@@ -4,7 +4,8 @@
 //! Each reindex logs one line of what it did and one per file it skipped; a failure is
 //! logged and the index keeps serving what it had. With `[knowledge.embeddings]`, each
 //! reindex then embeds the passages without a vector (`embed`), and tries again later
-//! while the embedding server fails.
+//! while the embedding server fails. After each reindex the indexer says whether the index
+//! holds any passage ([`Indexed`]): until it does, turns are as without a folder.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,6 +51,31 @@ impl Reindex {
     }
 }
 
+/// Whether the knowledge index holds any passage, as the indexer last found it. While it
+/// holds none (an empty folder, as `meshai init` makes it, or every file skipped) the turns
+/// are exactly as without a folder: no hint in the system prompt, no search, no note. Cheap
+/// to clone.
+#[derive(Debug, Clone)]
+pub struct Indexed(watch::Receiver<bool>);
+
+impl Indexed {
+    /// A watch starting at `holds`, and the sender the indexer keeps it up to date with.
+    pub fn new(holds: bool) -> (watch::Sender<bool>, Indexed) {
+        let (tx, rx) = watch::channel(holds);
+        (tx, Indexed(rx))
+    }
+
+    /// A value that never changes (no indexer runs: `meshai chat`, or no folder).
+    pub fn fixed(holds: bool) -> Indexed {
+        Indexed::new(holds).1
+    }
+
+    /// Whether the index holds passages now.
+    pub fn holds_passages(&self) -> bool {
+        *self.0.borrow()
+    }
+}
+
 /// What the daemon's indexer knows.
 #[derive(Debug, Clone)]
 pub struct Watch {
@@ -69,12 +95,19 @@ pub const EMBED_RETRY: Duration = Duration::from_secs(300);
 /// what the reindex added (again every [`EMBED_RETRY`] while that fails). A reindex counts as
 /// finished ([`Reindex::finished`]) once its embedding has run too. `stop` ends it at once,
 /// whatever it is doing: a walk or an embedding under way is given up (the next start
-/// indexes again).
-pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: CancellationToken) {
+/// indexes again). After each reindex `indexed` says whether the index holds passages.
+pub async fn serve(
+    store: Store,
+    watch: Watch,
+    reindex: Reindex,
+    indexed: watch::Sender<bool>,
+    stop: CancellationToken,
+) {
     let mut warned_private = false;
+    let mut first = true;
     loop {
         let Some(mut embedded) = stop
-            .run_until_cancelled(reindex_once(&store, &watch, &stop))
+            .run_until_cancelled(reindex_once(&store, &watch, &indexed, first, &stop))
             .await
         else {
             return;
@@ -94,6 +127,7 @@ pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: Cancellat
                 );
             }
         }
+        first = false;
         reindex.0.done.send_modify(|n| *n += 1);
         loop {
             tokio::select! {
@@ -112,8 +146,15 @@ pub async fn serve(store: Store, watch: Watch, reindex: Reindex, stop: Cancellat
     }
 }
 
-/// One reindex, logged, then its embedding; whether every passage has its vector now.
-async fn reindex_once(store: &Store, watch: &Watch, stop: &CancellationToken) -> bool {
+/// One reindex, logged, what the index holds published (`first`: the daemon's first), then
+/// its embedding; whether every passage has its vector now.
+async fn reindex_once(
+    store: &Store,
+    watch: &Watch,
+    indexed: &watch::Sender<bool>,
+    first: bool,
+    stop: &CancellationToken,
+) -> bool {
     match sync(store, &watch.dir).await {
         Ok(report) => log(watch, &report),
         Err(e) => warn!(
@@ -121,9 +162,33 @@ async fn reindex_once(store: &Store, watch: &Watch, stop: &CancellationToken) ->
             "knowledge: not indexed; answers use the passages indexed before"
         ),
     }
+    publish(store, indexed, first).await;
     match &watch.embedder {
         Some(embedder) => embed(store, embedder, stop).await,
         None => true,
+    }
+}
+
+/// Tells the turns whether the index holds passages, and logs it when that changed (the
+/// system prompt then gains or loses the notes hint: one rebuild of the server's cache), or
+/// at the `first` reindex when it holds none. An index that cannot be read leaves the value
+/// as it was.
+async fn publish(store: &Store, indexed: &watch::Sender<bool>, first: bool) {
+    let Ok(index) = store.knowledge_index().await else {
+        return;
+    };
+    let holds = index.passages > 0;
+    if indexed.send_replace(holds) != holds || (first && !holds) {
+        if holds {
+            info!(
+                passages = index.passages,
+                "knowledge: documents indexed; answers now use them"
+            );
+        } else {
+            info!(
+                "knowledge: no document indexed yet; answers are as without a folder until one is"
+            );
+        }
     }
 }
 

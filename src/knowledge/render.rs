@@ -6,19 +6,25 @@
 
 use crate::store::KnowledgeHit;
 
-/// Appended to the system prompt when `[knowledge] dir` is set; `about` is `[knowledge]
-/// about`, what the documents are about (a question about anything else is answered as
-/// without them). Short and literal: a small model follows "quote" and "reply exactly" where
-/// it ignores a longer explanation, and quoting keeps it from inventing what the notes do not
-/// say. The last sentence names what a small model invents when the notes are on the topic
-/// but lack the answer (an account number, a phone number, a web address): with it Qwen-0.5B
-/// declined 9 of 12 such questions instead of 6, and answered as many covered ones
-/// (docs/benchmarks.md); in the per-turn block instead, it changed nothing.
+/// Appended to the system prompt while the knowledge index holds passages; `about` is
+/// `[knowledge] about`, what the documents are about. Short and literal: a small model
+/// follows "quote" and "reply exactly" where it ignores a longer explanation, and quoting
+/// keeps it from inventing what the notes do not say. "Such a question" and the sentence on
+/// general questions keep the rule to what the documents should answer: without them
+/// Qwen-0.5B said "Not in my notes." to half the everyday questions a newcomer asks (where
+/// to put a repeater, how far nodes reach); with them it answered 9 of 10 and still declined
+/// 7 of 12 questions the documents are on the topic of but do not answer (docs/benchmarks.md;
+/// every other wording probed traded one for the other). The last sentence names what a small
+/// model invents when the notes lack the answer (an account number, a phone number, a web
+/// address). Where these sentences sit matters more than what the per-turn block says: the
+/// same rule in the per-turn block only, or a per-turn "this is a general question", changed
+/// little against the system prompt's.
 pub fn system_hint(about: &str) -> String {
     format!(
         "Answer questions about {about} by quoting the sentence of the notes given with the \
-         message that answers it. If no sentence of the notes answers it, reply exactly: Not in \
-         my notes. Never make up a number, name or address."
+         message that answers it; if no sentence of the notes answers such a question, reply \
+         exactly: Not in my notes. Answer general questions (how-tos, advice, what something \
+         means) from what you know. Never make up a number, name or address."
     )
 }
 
@@ -29,8 +35,8 @@ pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
 pub const NOTES_OUTRO: &str = "If these notes do not contain the answer, reply exactly: Not in \
 my notes.";
 
-/// The block when a question was searched for and no passage matched (`about` as in
-/// [`system_hint`]).
+/// The block when a question was searched for, the documents matched some of its words, and
+/// no passage was good enough to go in (`about` as in [`system_hint`]).
 pub fn no_notes(about: &str) -> String {
     format!(
         "No note from the operator's documents matches this message. If it asks about {about}, \
@@ -38,12 +44,24 @@ pub fn no_notes(about: &str) -> String {
     )
 }
 
+/// What the search of a question found, as far as the block goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// Not searched: no words worth searching for (a greeting, `ok`).
+    No,
+    /// Searched, and no passage shares a word with it: a question about something else
+    /// ("What does SNR mean?"), answered as without documents.
+    NothingMatched,
+    /// Searched, and passages share its words: the documents are about it.
+    OnTopic,
+}
+
 /// The per-turn block for a question: the chosen passages in the order given, each after
-/// its label; [`no_notes`] when the question was `searched` and none was chosen; `None` when
-/// it was not searched (a greeting, no knowledge folder).
-pub fn knowledge_block(searched: bool, chosen: &[&KnowledgeHit], about: &str) -> Option<String> {
+/// its label; [`no_notes`] when the documents are on its topic but none was chosen; `None`
+/// when no passage shares a word with it, or it was not searched.
+pub fn knowledge_block(found: Searched, chosen: &[&KnowledgeHit], about: &str) -> Option<String> {
     if chosen.is_empty() {
-        return searched.then(|| no_notes(about));
+        return (found == Searched::OnTopic).then(|| no_notes(about));
     }
     let mut text = String::from(NOTES_INTRO);
     for hit in chosen {
@@ -88,11 +106,12 @@ mod tests {
     fn passages_come_labelled_with_their_source() {
         let a = hit("handbook.md", "Club > Meetings", "First Tuesday, 19:30.\n");
         let b = hit("repeaters.txt", "", "GB3KV 145.7125 MHz");
-        let cases: [(bool, Vec<&KnowledgeHit>, Option<String>); 4] = [
-            (false, vec![], None),
-            (true, vec![], Some(no_notes("the club"))),
+        let cases: [(Searched, Vec<&KnowledgeHit>, Option<String>); 5] = [
+            (Searched::No, vec![], None),
+            (Searched::NothingMatched, vec![], None),
+            (Searched::OnTopic, vec![], Some(no_notes("the club"))),
             (
-                true,
+                Searched::OnTopic,
                 vec![&a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n\
@@ -100,7 +119,7 @@ mod tests {
                 )),
             ),
             (
-                true,
+                Searched::OnTopic,
                 vec![&b, &a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[repeaters.txt]\nGB3KV 145.7125 MHz\n\n\
@@ -108,9 +127,9 @@ mod tests {
                 )),
             ),
         ];
-        for (searched, chosen, want) in cases {
+        for (found, chosen, want) in cases {
             assert_eq!(
-                knowledge_block(searched, &chosen, "the club"),
+                knowledge_block(found, &chosen, "the club"),
                 want,
                 "{chosen:?}"
             );

@@ -49,7 +49,14 @@ impl Found {
 
     /// The per-turn block (see [`render::knowledge_block`]; `about` is `[knowledge] about`).
     pub fn block(&self, about: &str) -> Option<String> {
-        render::knowledge_block(self.searched, &self.chosen(), about)
+        let found = if !self.searched {
+            render::Searched::No
+        } else if self.hits.is_empty() {
+            render::Searched::NothingMatched
+        } else {
+            render::Searched::OnTopic
+        };
+        render::knowledge_block(found, &self.chosen(), about)
     }
 }
 

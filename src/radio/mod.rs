@@ -123,6 +123,9 @@ pub struct LocalNode {
     /// firmware does not count (nRF52, RP2040), so only a change between two non-zero
     /// values means anything.
     pub reboot_count: u32,
+    /// Our own `User.is_licensed` (licensed, ham, mode): the node then never uses PKI, in
+    /// either direction, so no DM can be proven (PROTOCOL.md, "Firmware 2.7.14 – 2.8").
+    pub licensed: bool,
 }
 
 /// The link's state, published on a `watch` channel. Each change is logged once by the link.

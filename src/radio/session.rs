@@ -165,6 +165,8 @@ pub struct Handshake {
     /// The channel numbers in our own node info. Only a node info after `my_info` can be
     /// known as ours; the firmware always sends `my_info` first.
     own_metrics: Option<ChannelMetrics>,
+    /// Our own node info's `user.is_licensed` (the same rule: only after `my_info`).
+    licensed: bool,
 }
 
 impl Handshake {
@@ -179,6 +181,7 @@ impl Handshake {
             reboot_count: 0,
             region: None,
             own_metrics: None,
+            licensed: false,
         }
     }
 
@@ -213,6 +216,7 @@ impl Handshake {
                         .device_metrics
                         .as_ref()
                         .and_then(telemetry::from_device_metrics);
+                    self.licensed = n.user.as_ref().is_some_and(|u| u.is_licensed);
                 }
                 self.db.update_from_node_info(n);
             }
@@ -259,6 +263,7 @@ impl Handshake {
             channels: self.channels.iter().map(|(i, n)| (*i, n.clone())).collect(),
             known_nodes: db.len(),
             reboot_count: self.reboot_count,
+            licensed: self.licensed,
         };
         Some((local, db))
     }

@@ -322,7 +322,7 @@ fn request(shared: &Shared, job: &SummaryJob) -> Vec<ChatMessage> {
         0
     };
     summary::summary_prompt(
-        &shared.settings.system_prompt,
+        shared.settings.system_prompt.current(),
         job.previous.as_ref(),
         &job.facts,
         &conversation,

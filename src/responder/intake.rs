@@ -75,7 +75,7 @@ impl Intake {
         Intake {
             workers: HashMap::new(),
             limiter: RateLimiter::new(limits.node_messages, limits.node_window),
-            screen: Screen::load(&shared.store).await,
+            screen: Screen::load(&shared.store, shared.keys.clone()).await,
             mentions: Mentions::new(&shared),
             shared,
         }
@@ -95,8 +95,14 @@ impl Intake {
         // Proven: a PKI DM with a key pinned before (seen in an exchange hours ago, or pinned
         // by the operator), never a key made a minute ago; the schedule serves it first.
         let key = msg.public_key.filter(|_| msg.pki);
+        // A person is their key: a new number with a key pinned for another number (firmware
+        // 2.8 renumbered it) earns what that number earned. Asked before the screen learns it.
+        let owner = key
+            .and_then(|k| self.screen.owner(&k))
+            .filter(|o| *o != node);
         let access = &shared.settings.access;
-        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now) {
+        let licensed = shared.licensed();
+        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, licensed) {
             Screened::Pass { dest, who } => (dest, Next::Run(who)),
             Screened::Refused { dest, line } => (dest, Next::Refuse(line)),
             Screened::Unproven { dest, line } => {
@@ -108,7 +114,9 @@ impl Intake {
             }
             Screened::Drop => return,
         };
-        let dest = dest.with_standing(shared.gate.standing(node, key));
+        let standing = shared.gate.standing(node, key);
+        let standing = owner.map_or(standing, |o| standing.max(shared.gate.standing(o, key)));
+        let dest = dest.with_standing(standing);
         match self.limiter.check(node, now) {
             Decision::Answer => self.answer(msg, dest, next, parsed).await,
             Decision::Notify { retry_in } => {
@@ -181,14 +189,15 @@ impl Intake {
     /// A DM that will not be answered: stored when it is a text and the node's own.
     async fn unanswered(&self, msg: &TextMessage, next: &Next, parsed: &Parsed) {
         if let (Next::Run(who), Parsed::Text) = (next, parsed) {
-            keep_unanswered(&self.shared.store, msg, *who).await;
+            keep_unanswered(&self.shared.store, &self.shared.keys, msg, *who).await;
         }
     }
 
     /// Hands `job` to the node's worker; when its queue is full, what the job leaves is kept.
     async fn hand(&mut self, node: NodeId, job: Job) {
         if let Some(job) = self.dispatch(node, job) {
-            job.keep_unanswered(&self.shared.store).await;
+            job.keep_unanswered(&self.shared.store, &self.shared.keys)
+                .await;
         }
     }
 

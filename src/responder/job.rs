@@ -6,6 +6,7 @@
 use crate::radio::TextMessage;
 use crate::responder::commands::Call;
 use crate::responder::identity::Who;
+use crate::responder::identity::keys::KeyTable;
 use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::reply::DmDest;
 use crate::responder::schedule::gate::Turn;
@@ -42,13 +43,13 @@ pub(super) enum Job {
 impl Job {
     /// A job that will not be done (its node's queue is full, shutting down): a text is still
     /// stored when it is the node's own, and nothing else is kept.
-    pub(super) async fn keep_unanswered(self, store: &Store) {
+    pub(super) async fn keep_unanswered(self, store: &Store, keys: &KeyTable) {
         match self {
             Job::Text { dm, turn } => {
-                keep_unanswered(store, &dm.msg, dm.who).await;
+                keep_unanswered(store, keys, &dm.msg, dm.who).await;
                 drop(turn);
             }
-            Job::Join { dm } => keep_unanswered(store, &dm.msg, dm.who).await,
+            Job::Join { dm } => keep_unanswered(store, keys, &dm.msg, dm.who).await,
             Job::Command { .. } | Job::More { .. } | Job::Notice { .. } => {}
         }
     }

@@ -28,6 +28,7 @@ pub mod mention;
 mod reply;
 pub mod schedule;
 mod shared;
+pub mod system_prompt;
 mod turn;
 mod worker;
 
@@ -120,6 +121,7 @@ impl Responder {
         );
         let shared = Arc::new(Shared {
             gate,
+            keys: Arc::default(),
             slots: settings
                 .slots
                 .map(|n| std::sync::Mutex::new(SlotMap::new(n))),

@@ -21,16 +21,19 @@ use crate::memory::prompt::TokenRate;
 use crate::radio::{ChannelState, LinkActivity, LinkState};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
+use crate::responder::identity::keys::KeyTable;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::slots::SlotMap;
+use crate::responder::system_prompt::SystemPrompt;
 use crate::store::Store;
 
 /// What the responder needs to know, already validated.
 #[derive(Debug, Clone)]
 pub struct ResponderSettings {
-    /// The full system prompt, budget sentence included; byte-identical across turns.
-    pub system_prompt: String,
+    /// The full system prompt, budget sentence included; byte-identical across turns (but for
+    /// the knowledge hint, there only while the index holds passages).
+    pub system_prompt: SystemPrompt,
     pub model: String,
     pub max_tokens: u32,
     pub memory: MemoryConfig,
@@ -54,6 +57,13 @@ pub struct ResponderSettings {
     pub embedder: Option<crate::knowledge::Embedder>,
 }
 
+impl Shared {
+    /// Whether our node is in licensed (ham) mode, as its last handshake said: PKI is off.
+    pub(super) fn licensed(&self) -> bool {
+        matches!(&*self.link.borrow(), LinkState::Ready { local, .. } if local.licensed)
+    }
+}
+
 /// Everything a worker shares with the others.
 pub(super) struct Shared {
     pub(super) settings: ResponderSettings,
@@ -63,6 +73,8 @@ pub(super) struct Shared {
     /// Where replies go, and how they leave.
     pub(super) out: Outbound,
     pub(super) gate: LlmGate,
+    /// Whether the key table could be read (trust fails closed when not).
+    pub(super) keys: Arc<KeyTable>,
     /// Which server slot each call names, when the server is llama.cpp.
     pub(super) slots: Option<Mutex<SlotMap>>,
     pub(super) link: watch::Receiver<LinkState>,

@@ -1,7 +1,8 @@
 //! One node's worker: takes the node's jobs in order (a command, a text or `!more` with its
 //! turn, a text that joined a turn, a notice); the texts queued behind a text are answered
-//! with it, in its turn (one model call, one reply), settles what each DM may do (decided at the intake, or by its key now:
-//! `trust`, by the rules of `identity`), answers commands (`commands`) and runs each turn
+//! with it, in its turn (one model call, one reply), settles what each DM may do (decided at
+//! the intake, or by its key now: `trust`, by the rules of `identity`; a PKI DM or a command
+//! taken before is ignored, `once`), answers commands (`commands`) and runs each turn
 //! (`turn`: with the node's memory, or without it when the DM may not use it). The
 //! background summary (`fold`) starts once a reply is queued.
 //!
@@ -20,6 +21,7 @@ use crate::radio::TextMessage;
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
 use crate::responder::fold::SummaryState;
+use crate::responder::identity::once::{self, Kind};
 use crate::responder::identity::trust::{self, keep_unanswered};
 use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
 use crate::responder::job::{Dm, Job};
@@ -74,10 +76,10 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, rx: mpsc::Receiver
     // Shutting down: keep what users sent, answer nothing more.
     queue.rx.close();
     if let Some(job) = queue.ahead.take() {
-        job.keep_unanswered(&shared.store).await;
+        job.keep_unanswered(&shared.store, &shared.keys).await;
     }
     while let Ok(job) = queue.rx.try_recv() {
-        job.keep_unanswered(&shared.store).await;
+        job.keep_unanswered(&shared.store, &shared.keys).await;
     }
 }
 
@@ -124,6 +126,9 @@ async fn handle(
             reply_to,
         } => shared.out.notice(dest.into(), reply_to, &text).await,
         Job::Command { dm, call } => {
+            if !once::first_time(&shared.store, &dm.msg, Kind::Command).await {
+                return;
+            }
             let Some((_, grant)) = settle(shared, &dm, call.ask()).await else {
                 return;
             };
@@ -151,7 +156,7 @@ async fn handle(
                     text_turn(shared, batch, turn, Asks::Text, summarizing).await;
                 }
                 Ok(Place::Joined) | Err(_) => {
-                    keep_unanswered(&shared.store, &dm.msg, dm.who).await;
+                    keep_unanswered(&shared.store, &shared.keys, &dm.msg, dm.who).await;
                     if standing > Standing::New {
                         shared
                             .out
@@ -177,7 +182,8 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
         Who::Decided { verdict, grant } => (verdict, Rule::Run(grant)),
         Who::Key(key) => {
             let access = &shared.settings.access;
-            let verdict = trust::check_key(&shared.store, access, msg.from, key).await;
+            let keys = &shared.keys;
+            let verdict = trust::check_key(&shared.store, keys, access, msg.from, key).await;
             (verdict, identity::rule(verdict, ask))
         }
     };
@@ -207,9 +213,12 @@ async fn text_turn(
     summarizing: &Arc<SummaryState>,
 ) {
     let Some(dm) = batch.pop() else { return };
+    if !once::first_time(&shared.store, &dm.msg, Kind::Text).await {
+        return;
+    }
     let Some((verdict, grant)) = settle(shared, &dm, Ask::Text).await else {
         for earlier in batch {
-            keep_unanswered(&shared.store, &earlier.msg, earlier.who).await;
+            keep_unanswered(&shared.store, &shared.keys, &earlier.msg, earlier.who).await;
         }
         return;
     };

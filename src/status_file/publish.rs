@@ -52,6 +52,7 @@ impl Snapshot {
                 yielding: false,
                 takeovers: 0,
                 last_takeover: None,
+                licensed: false,
             },
             last: None,
         }
@@ -77,6 +78,7 @@ impl Snapshot {
             LinkState::Ready { generation, local } => {
                 s.node = Some(local.num.0);
                 s.name = Some(local.names.long_name.clone());
+                s.licensed = local.licensed;
                 s.reconnects = generation.saturating_sub(1);
                 s.connected_since = Some(act.ready_since.unwrap_or(now));
                 LinkWord::Ready

@@ -122,6 +122,7 @@ fn ready(generation: u64) -> LinkState {
             channels: Vec::new(),
             known_nodes: 1,
             reboot_count: 0,
+            licensed: false,
         }),
     }
 }

@@ -27,6 +27,26 @@ pub struct NodeKey {
     pub pending: Option<(PublicKey, i64)>,
 }
 
+/// The nodes that talk to us over PKI, as the intake's screen loads them at start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PkiNodes {
+    /// Each node with a pinned key, and the key.
+    pub pinned: Vec<(NodeId, PublicKey)>,
+    /// The numbers people had before their node renumbered, each with its current number
+    /// (`renumber.rs`).
+    pub renumbered: Vec<(NodeId, NodeId)>,
+}
+
+impl PkiNodes {
+    /// Every number that talks PKI, current or old.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.pinned
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(self.renumbered.iter().map(|(old, _)| *old))
+    }
+}
+
 /// What accepting a node's pending key did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyAccepted {
@@ -101,18 +121,23 @@ impl Store {
         self.call(move |c| accept(c, node, Some(key))).await
     }
 
-    /// Every node that ever sent a PKI DM (still kept).
-    pub async fn pki_nodes(&self) -> Result<Vec<NodeId>, StoreError> {
+    /// Every node that ever sent a PKI DM (still kept), with its pinned key, and the old
+    /// numbers of those that moved. Each row is read whole, its key checked: an error means
+    /// the table cannot be trusted (what `meshai check` and the start check ask).
+    pub async fn pki_nodes(&self) -> Result<PkiNodes, StoreError> {
         self.call(|c| {
-            let mut stmt = c.prepare("SELECT node FROM node_keys")?;
-            let nodes = stmt
-                .query_map([], |row| row.get::<_, i64>(0))?
+            // `pinned_at` is in no index: the rows are read from the table itself, not from
+            // `node_keys_key`, which covers the other two.
+            let mut stmt = c.prepare("SELECT node, public_key, pinned_at FROM node_keys")?;
+            let pinned = stmt
+                .query_map([], |row| Ok((row.get::<_, i64>(0)?, key(row.get(1)?, 1)?)))?
                 .filter_map(|n| match n {
-                    Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
+                    Ok((n, key)) => u32::try_from(n).ok().map(|n| Ok((NodeId(n), key))),
                     Err(e) => Some(Err(e)),
                 })
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(nodes)
+            let renumbered = super::renumber::renumbered(c)?;
+            Ok(PkiNodes { pinned, renumbered })
         })
         .await
     }

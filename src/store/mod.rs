@@ -16,6 +16,9 @@
 //! - `summaries`: the rolling summary, the facts kept beside it, the fold that is due;
 //! - `nodes`: each node's names, last-heard time and usage counters, `meshai stats`;
 //! - `keys`: the public key pinned for each node that talks to us over PKI;
+//! - `renumber`: a person is their key — a renumbered node's rows moved to its new number,
+//!   the old numbers as aliases;
+//! - `replay`: the PKI DMs and commands already taken (sender, packet id), which count once;
 //! - `knowledge`: the operator's documents as passages with their own full-text index (its
 //!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
 //! - `airtime`: the channel's last reading for `meshai stats`;
@@ -42,6 +45,8 @@ mod fts;
 mod keys;
 mod knowledge;
 mod nodes;
+mod renumber;
+mod replay;
 mod reply;
 pub mod retention;
 mod retrieval;
@@ -66,11 +71,13 @@ use crate::node::NodeId;
 pub use airtime::AirtimeRecord;
 pub use damage::{Damage, Health};
 pub use fts::content_words;
-pub use keys::{KeyAccepted, NodeKey};
+pub use keys::{KeyAccepted, NodeKey, PkiNodes};
 pub use knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
     Unembedded, embed_input, fnv1a, unit,
 };
+pub use renumber::Numbers;
+pub use replay::Sender;
 pub use retention::Expired;
 pub use standings::{Earned, PinnedKey};
 pub use types::{

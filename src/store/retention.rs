@@ -209,6 +209,10 @@ fn forget_node(c: &mut Connection, node: i64) -> Result<Expired, StoreError> {
     // The pinned key goes too: with nothing left to protect, the node's next PKI DM pins
     // afresh.
     c.execute("DELETE FROM node_keys WHERE node = ?1", [node])?;
+    c.execute(
+        "DELETE FROM node_aliases WHERE new = ?1 OR old = ?1",
+        [node],
+    )?;
     Ok(Expired {
         nodes: 1,
         messages,

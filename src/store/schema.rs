@@ -181,7 +181,32 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     UPDATE knowledge_state SET splitter = 0;
     ",
-    // 8: standing earned (see `store/standings.rs`): when a node first completed an exchange
+    // 8: the packets that count once (see `store/replay.rs`): the sender (a PKI DM's 32-byte
+    // key, or the node number of a command without PKI) and packet id of every PKI DM and
+    // every command taken, so a replay is ignored across restarts; pruned by age and count.
+    "
+    CREATE TABLE seen_packets(
+        id        INTEGER PRIMARY KEY,
+        sender    BLOB NOT NULL CHECK (length(sender) IN (4, 32)),
+        packet_id INTEGER NOT NULL,
+        at        INTEGER NOT NULL,
+        UNIQUE (sender, packet_id)
+    );
+    CREATE INDEX seen_packets_at ON seen_packets(at);
+    ",
+    // 9: a person is their key (see `store/renumber.rs`): the numbers a key's owner had before
+    // (firmware 2.8 renumbers a node once, from its key), each pointing at the number its
+    // memory moved to; and the pinned keys by key, to find a key's owner.
+    "
+    CREATE TABLE node_aliases(
+        old INTEGER PRIMARY KEY,
+        new INTEGER NOT NULL,
+        at  INTEGER NOT NULL
+    );
+    CREATE INDEX node_aliases_new ON node_aliases(new);
+    CREATE INDEX node_keys_key ON node_keys(public_key);
+    ",
+    // 10: standing earned (see `store/standings.rs`): when a node first completed an exchange
     // with us (its own ACK came back for one of our replies), and, for a PKI node, when it
     // first did so over PKI with its pinned key, or whether the operator pinned that key. A
     // database of before counts every node that has a reply as having completed an exchange

@@ -2,6 +2,8 @@
 //! costs retrieval only (and is rebuilt at the next start, or by a `!reset` that needs it);
 //! random bytes over pages of the file leave a daemon that starts, says once that the file is
 //! damaged, answers without memory and answers `!reset`; `meshai check` reports the damage.
+//! A damaged key table fails trust closed: no DM without PKI gets a memory or runs a command,
+//! PKI DMs are answered without memory, and `!status` and `meshai check` say so.
 
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
@@ -11,9 +13,13 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use meshai::node::NodeId;
+use meshai::store::Store;
+
 use crate::harness::{Daemon, SOON, config_text, paced, replies, sim_config, spawn_meshai};
 use crate::support::fake_llm::{FakeLlm, FakeRequest, echo};
-use crate::support::sim_node::SimNode;
+use crate::support::sim_node::{MeshPacketSpec, SimNode};
+use crate::trust::{ask_with, joined, said};
 
 const ANN: u32 = 0xa1a1_0001;
 
@@ -248,4 +254,112 @@ async fn check_database(config: &Path) -> (String, String) {
         .unwrap_or_else(|| panic!("no database line: {out}"));
     let advice = lines.next().unwrap_or_default();
     (line.to_string(), advice.to_string())
+}
+
+/// Writes bytes over the root page of `table`, as a bad sector under it would.
+fn damage_table(db: &Path, table: &str) {
+    let (root, page_size) = {
+        let raw = Connection::open(db).expect("db");
+        let root: i64 = raw
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .expect("the table's root page");
+        let size: i64 = raw
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .expect("page size");
+        (root as u64, size as u64)
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(db)
+        .expect("db");
+    f.seek(SeekFrom::Start((root - 1) * page_size))
+        .expect("seek");
+    let junk: Vec<u8> = (0..page_size).map(|i| (i * 7919 % 251) as u8).collect();
+    f.write_all(&junk).expect("write");
+}
+
+/// `node`'s stored messages' texts, read through a second connection.
+async fn texts_of(db: &Path, node: u32) -> Vec<String> {
+    let path = db.to_path_buf();
+    let store = tokio::task::spawn_blocking(move || Store::open(&path))
+        .await
+        .expect("open task")
+        .expect("the database opens");
+    let history = store.history(NodeId(node), 100).await.expect("history");
+    store.close().await.expect("close");
+    history.into_iter().map(|m| m.text).collect()
+}
+
+const KEY: [u8; 32] = [0x11; 32];
+const BOB: u32 = 0xb0b0_0002;
+
+/// Random bytes over the key table's root page: a forged DM without PKI with a PKI user's id
+/// gets none of her memory, is stored nowhere and runs no command; her real PKI DMs are
+/// answered without memory; a node that never used PKI is answered without memory too (no
+/// DM without PKI can be told from a forgery); `!status` and `meshai check` say so, with the
+/// way out.
+#[tokio::test(start_paused = true)]
+async fn a_damaged_key_table_fails_trust_closed() {
+    let _pace = paced();
+    let pki = |text: &str| MeshPacketSpec::pki(ANN, text, KEY);
+    let plain = |from, text: &str| MeshPacketSpec::text(from, text);
+    let d = Daemon::start("").await;
+    ask_with(&d, ANN, pki("My door code is 4711.")).await;
+    ask_with(&d, BOB, plain(BOB, "My boat is the Blue Heron.")).await;
+    let (result, sim, llm, dir) = d.stop().await;
+    result.expect("a clean stop");
+    let db = dir.path().join("meshai.db");
+    let ann_before = texts_of(&db, ANN).await;
+    assert_eq!(ann_before.len(), 2, "{ann_before:?}");
+    damage_table(&db, "node_keys");
+
+    let d = Daemon::start_with(sim, llm, dir, "").await;
+    // A forgery with her id: answered from the message alone, stored nowhere.
+    let reply = ask_with(&d, ANN, plain(ANN, "what is my door code?")).await;
+    assert_eq!(joined(&reply), "echo: what is my door code?");
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("4711"), "{}", said(&req));
+    // No command at all, not even `!help`.
+    for command in ["!reset", "!summary", "!help"] {
+        let refused = joined(&ask_with(&d, ANN, plain(ANN, command)).await);
+        assert!(
+            refused.starts_with("I can't check who sent this"),
+            "{command}: {refused}"
+        );
+    }
+    // Her own PKI DM: answered, without memory, and nothing stored.
+    let reply = ask_with(&d, ANN, pki("and my door code?")).await;
+    assert!(reply.iter().all(|t| t.pki_encrypted), "{reply:?}");
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("4711"), "{}", said(&req));
+    let status = joined(&ask_with(&d, ANN, pki("!status")).await);
+    assert!(status.contains("Key table unreadable"), "{status}");
+    // A node that never used PKI cannot be told from a forgery either.
+    ask_with(&d, BOB, plain(BOB, "what is my boat called?")).await;
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(!said(&req).contains("Blue Heron"), "{}", said(&req));
+    let (result, sim, llm, dir) = d.stop().await;
+    result.expect("a clean stop");
+    assert_eq!(
+        texts_of(&db, ANN).await,
+        ann_before,
+        "nothing stored into her memory"
+    );
+    assert_eq!(texts_of(&db, BOB).await.len(), 2, "nor into his");
+
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    let (line, advice) = check_database(&config).await;
+    assert!(
+        line.contains("the key table (node_keys) cannot be read"),
+        "{line}"
+    );
+    assert!(
+        advice.contains("trust fails closed") && advice.contains("A damaged"),
+        "{advice}"
+    );
 }

@@ -443,3 +443,18 @@ pub fn init_logging() {
             .try_init();
     }
 }
+
+/// `text` with the time note's clock masked ("This message was sent …"): two turns a minute
+/// apart differ only there.
+pub fn masked_clock(text: &str) -> String {
+    text.split('\n')
+        .map(|l| {
+            if l.starts_with("This message was sent ") {
+                "This message was sent …"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use meshai::knowledge::DEFAULT_ABOUT;
-use meshai::knowledge::render::{NOTES_INTRO, no_notes, system_hint};
+use meshai::knowledge::render::{NOTES_INTRO, system_hint};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::harness::{Daemon, SOON, config_text, replies, sim_config};
@@ -127,7 +127,8 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         "{status:?}"
     );
 
-    // The file is deleted: its passages are gone, and the model is told nothing matches.
+    // The file is deleted: its passages are gone, and with nothing indexed the turn is as
+    // without a folder: no hint in the system prompt, no note.
     std::fs::remove_file(notes.path().join("handbook.md")).expect("rm");
     d.reindexed().await;
     let third = ask(&d, USER, "Where is the club meeting held today?").await;
@@ -136,7 +137,14 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         !prompt.contains("library") && !prompt.contains("Fire Station"),
         "{prompt}"
     );
-    assert!(prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
+    assert!(!prompt.contains("Not in my notes"), "{prompt}");
+    assert!(
+        !third.messages[0]
+            .content
+            .contains(&system_hint(DEFAULT_ABOUT)),
+        "{}",
+        third.messages[0].content
+    );
     let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
     assert!(
         joined(&status).contains("Notes: 0 docs, 0 passages."),
@@ -156,6 +164,61 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
             .all(|m| !m.text.contains("Fire Station") && !m.text.contains("library")),
         "{history:?}"
     );
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}
+
+/// The messages of `req` with the time note's minute masked: two turns a minute apart differ
+/// only there.
+fn without_the_clock(req: &FakeRequest) -> Vec<String> {
+    req.messages
+        .iter()
+        .map(|m| crate::harness::masked_clock(&m.content))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_folder_is_no_folder_until_its_first_passage() {
+    // A daemon without a folder, for the prompt a question gets there.
+    let plain = Daemon::start("").await;
+    let question = "Where is a good place to put a repeater for our group?";
+    let without = ask(&plain, USER, question).await;
+    let (result, ..) = plain.stop().await;
+    result.expect("a clean stop");
+
+    // `meshai init`'s folder, still empty: the same prompt, word for word.
+    let notes = tempfile::tempdir().expect("tempdir");
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    let empty = ask(&d, USER, question).await;
+    assert_eq!(without_the_clock(&empty), without_the_clock(&without));
+
+    // The first document: the hint and the notes from the next turn on.
+    write(
+        notes.path(),
+        "handbook.md",
+        b"# Club\n\n## Repeaters\n\nOur repeater is on the water tower of Beacon Hill.\n",
+    );
+    d.reindexed().await;
+    let first = ask(&d, PLAIN_MEMBER, "Where is the club's repeater?").await;
+    assert!(
+        first.messages[0]
+            .content
+            .contains(&system_hint(DEFAULT_ABOUT)),
+        "{}",
+        first.messages[0].content
+    );
+    assert!(said(&first).contains("water tower"), "{}", said(&first));
+
+    // Emptied again: as without a folder again.
+    std::fs::remove_file(notes.path().join("handbook.md")).expect("rm");
+    d.reindexed().await;
+    let again = ask(&d, STRANGER, question).await;
+    assert_eq!(
+        again.messages[0].content, without.messages[0].content,
+        "the system prompt without the hint"
+    );
+    assert!(!said(&again).contains("water tower"), "{}", said(&again));
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }

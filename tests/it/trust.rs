@@ -4,7 +4,7 @@
 //! command; a new key is a new identity until the operator runs `meshai trust`; replies to
 //! PKI nodes leave `pki_encrypted` and a PKI NAK is never answered with the channel key;
 //! nodes that never used PKI keep their memory unless `require_pki = "all"`; MQTT DMs get no
-//! memory.
+//! memory, and `mqtt = "ignore"` answers neither an MQTT DM nor an MQTT mention.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -668,4 +668,46 @@ async fn mentions_have_their_own_rate_limit_and_one_dm_line() {
             .any(|r| said(r).contains("over the limit")),
         "no LLM call over the limit"
     );
+}
+
+/// `[access] mqtt = "ignore"`: neither a DM nor a channel mention that came through MQTT is
+/// answered (broker access buys no airtime), while the same mention heard over the air is;
+/// under the default `"no_memory"` the MQTT mention is answered as a public mention.
+#[tokio::test]
+async fn mqtt_ignore_ignores_mqtt_mentions_too() {
+    let mentions = "[channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n";
+    let mention = |text: &str, via_mqtt: bool| MeshPacketSpec {
+        to: Some(BROADCAST),
+        via_mqtt,
+        ..MeshPacketSpec::text(ALICE, text)
+    };
+    let d = Daemon::start(&format!("[access]\nmqtt = \"ignore\"\n{mentions}")).await;
+    d.sim.inject_text(mention("@ai via the broker?", true));
+    d.sim.inject_text(MeshPacketSpec {
+        via_mqtt: true,
+        ..MeshPacketSpec::text(ALICE, "a DM via the broker")
+    });
+    let aired = ask_with(&d, BROADCAST, mention("@ai over the air?", false)).await;
+    assert_eq!(joined(&aired), "echo: over the air?");
+    control(&d).await;
+    let public: Vec<String> = d
+        .sim
+        .texts()
+        .iter()
+        .filter(|t| t.to == BROADCAST)
+        .map(|t| strip_marker(&t.text).to_string())
+        .collect();
+    assert_eq!(public, ["echo: over the air?"]);
+    assert_eq!(texts_to(&d, ALICE), 0, "the MQTT DM is not answered");
+    assert!(
+        !d.llm
+            .requests()
+            .iter()
+            .any(|r| said(r).contains("via the broker")),
+        "no LLM call for what came through MQTT"
+    );
+
+    let d = Daemon::start(mentions).await;
+    let answer = ask_with(&d, BROADCAST, mention("@ai via the broker?", true)).await;
+    assert_eq!(joined(&answer), "echo: via the broker?");
 }

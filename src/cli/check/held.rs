@@ -148,9 +148,18 @@ fn held(what: &str, s: &DaemonStatus, now: i64) -> Outcome {
                 1 => ", 1 reconnect".into(),
                 n => format!(", {n} reconnects"),
             };
-            Outcome::ok(format!(
-                "{what}: held by {daemon}{since}{node}{last}{reconnects}{taken}"
-            ))
+            let licensed = if s.licensed {
+                ", licensed (ham) mode"
+            } else {
+                ""
+            };
+            Outcome {
+                ok: true,
+                line: format!(
+                    "{what}: held by {daemon}{since}{node}{licensed}{last}{reconnects}{taken}"
+                ),
+                advice: s.licensed.then(advice::licensed),
+            }
         }
         LinkWord::Down if s.yielding => Outcome::failed(
             format!(

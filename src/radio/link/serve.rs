@@ -189,6 +189,16 @@ where
             failed_attempts = self.failures,
             "radio link ready"
         );
+        if local.licensed {
+            tracing::warn!(
+                node = %local.num,
+                "our node is in licensed (ham) mode: PKI is off on it, so no DM can be proven \
+                 — [access] require_pki and pinned keys cannot work; DMs from nodes that used \
+                 PKI are answered without memory and run no command but !help \
+                 (docs/security.md, \"Licensed nodes\"); to use PKI again turn licensed mode \
+                 off on the node, or let those users start afresh with `meshai forget`"
+            );
+        }
         self.failures = 0;
         self.last_warned = None;
         self.set_state(LinkState::Ready {

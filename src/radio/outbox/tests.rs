@@ -53,6 +53,7 @@ fn ready(generation: u64) -> LinkState {
             channels: vec![(0, String::new())],
             known_nodes: 1,
             reboot_count: 0,
+            licensed: false,
         }),
     }
 }

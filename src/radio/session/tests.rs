@@ -299,3 +299,34 @@ fn names_are_cleaned() {
     assert!(got.long_name.starts_with("Alicexxx"));
     assert!(got.long_name.chars().count() <= MAX_NAME_CHARS);
 }
+
+#[test]
+fn our_own_licensed_flag_is_read_after_my_info() {
+    let licensed = |num: u32, on: bool| {
+        msg(from_radio::PayloadVariant::NodeInfo(NodeInfo {
+            num,
+            user: Some(User {
+                is_licensed: on,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }))
+    };
+    // (messages, our node licensed)
+    let cases = [
+        (vec![my_info(), licensed(ME, true), complete(NONCE)], true),
+        (vec![my_info(), licensed(ME, false), complete(NONCE)], false),
+        // Another node's licence is not ours.
+        (
+            vec![my_info(), licensed(0x42, true), complete(NONCE)],
+            false,
+        ),
+        // Before my_info, nothing says whose it is.
+        (vec![licensed(ME, true), my_info(), complete(NONCE)], false),
+    ];
+    for (i, (seq, want)) in cases.into_iter().enumerate() {
+        let mut hs = Handshake::new(NONCE);
+        let local = seq.iter().find_map(|m| hs.on_message(m)).map(|(l, _)| l);
+        assert_eq!(local.map(|l| l.licensed), Some(want), "case {i}");
+    }
+}

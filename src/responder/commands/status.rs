@@ -1,6 +1,6 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
 //! the asking node's messages are held (only when the DM may use its memory), a damaged
-//! memory store, how often another client took the node, the LLM server that answered last
+//! memory store, a key table that cannot be read (trust fails closed), how often another client took the node, the LLM server that answered last
 //! (with fallbacks), the knowledge folder's documents and passages (when one is set), the
 //! channel's line, and for an admin the counters (only when the identity rules grant the
 //! admin part) and the queue (turns waiting by standing, the oldest wait, replies in the
@@ -55,6 +55,10 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
         text.push(' ');
         text.push_str(line);
     }
+    if !shared.keys.readable() {
+        text.push(' ');
+        text.push_str(KEYS_UNREADABLE);
+    }
     if let Some(line) = takeover_line(&shared.activity.snapshot(), crate::clock::unix_now()) {
         text.push(' ');
         text.push_str(&line);
@@ -88,6 +92,10 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
         text.push_str(&line);
     }
     if grant.admin && shared.settings.access.admins.contains(&node) {
+        if shared.licensed() {
+            text.push(' ');
+            text.push_str(LICENSED);
+        }
         text.push_str(&admin_line(&shared.counters, stats.len()));
         let queue = shared.gate.status();
         text.push_str(&queue_line(&queue, shared.out.queued(), &shared.counters));
@@ -115,6 +123,15 @@ fn knowledge_line(index: Option<&KnowledgeIndex>, embedded: Option<Embedded>) ->
         }
     }
 }
+
+/// The line while the key table cannot be read (trust fails closed; the log and `meshai
+/// check` say how to repair it).
+const KEYS_UNREADABLE: &str =
+    "Key table unreadable: no DM proven, answering without memory; operator: see meshai check.";
+
+/// For an admin while our node is in licensed (ham) mode.
+const LICENSED: &str =
+    "Node in licensed mode: PKI off, no DM proven, require_pki and pins cannot work.";
 
 /// The short line for a damaged memory store.
 fn damage_line(damage: Option<Damage>) -> Option<&'static str> {

@@ -4,8 +4,12 @@
 //! before any worker sees it, and refuses those that only claim a PKI node's id; a node's
 //! worker checks a PKI DM's key against the pinned one (`trust`, pinning it on first use),
 //! then rules, once. `trust` also stores a message that will not be answered, when it is the
-//! node's own. See `docs/security.md`.
+//! node's own. Whether the key table can be read at all is `keys`': when it cannot, trust
+//! fails closed. A PKI DM or a command counts once, across restarts (`once`). See
+//! `docs/security.md`.
 
+pub(crate) mod keys;
+pub(crate) mod once;
 mod rules;
 pub(crate) mod screen;
 pub(crate) mod trust;

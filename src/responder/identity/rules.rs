@@ -6,12 +6,18 @@
 //!
 //! - A PKI DM with the key pinned for its node (or its first one, which pins it: trust on
 //!   first use) is the node's own: memory read and written, every command.
+//! - A PKI DM from a number with no key pinned, carrying a key pinned for another number, is
+//!   that key's owner under a new number (firmware 2.8 renumbers every node once): the
+//!   node's own, its memory moved to the new number.
 //! - A PKI DM with another key is a new identity: answered without the node's memory, its
 //!   key kept as pending until the operator accepts it (`meshai trust`).
 //! - A non-PKI DM with the id of a node that talked to us over PKI is [`Verdict::Unproven`]:
 //!   never stored, never answered, no command at all (not even `!help`: whoever sent it
 //!   learns nothing, not even that the bot runs); it gets one warning line per node per hour
 //!   at most ([`Refusals`]), which reaches the real owner's node.
+//! - While our own node is in licensed (ham) mode, PKI is off: a non-PKI DM from a node that
+//!   used PKI cannot be anything else, and proves nothing. It is answered without memory,
+//!   not stored, and runs no command but `!help` ([`Why::Licensed`]).
 //! - A non-PKI DM from a node that never used PKI (firmware before 2.5) is the node's own,
 //!   as before — unless `require_pki = "all"` (answered without memory), or it came through
 //!   MQTT (`[access] mqtt`).
@@ -33,14 +39,23 @@ use crate::node::{NodeId, PublicKey};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Heard {
     /// PKI-encrypted, with the key the node decrypted it with; `pinned`: the key pinned for
-    /// the node (`None`: its first PKI DM).
+    /// the node (`None`: its first PKI DM); `elsewhere`: with no key pinned for this node,
+    /// the other number `key` is pinned for (the same person, renumbered: firmware 2.8).
     Pki {
         key: PublicKey,
         pinned: Option<PublicKey>,
+        elsewhere: Option<NodeId>,
     },
     /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
     /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
     Plain { uses_pki: bool, via_mqtt: bool },
+    /// Not PKI-encrypted, and which nodes use PKI cannot be read (the key table is damaged):
+    /// it may be a forgery of a PKI node's id.
+    PlainUnknown { via_mqtt: bool },
+    /// Not PKI-encrypted, from a node that used PKI, while our own node is in licensed (ham)
+    /// mode: PKI is off on our side, so it could not have come any other way, and nothing
+    /// proves it.
+    PlainLicensed { via_mqtt: bool },
 }
 
 /// What a DM may do.
@@ -65,6 +80,11 @@ pub enum Why {
     KeyChanged,
     /// The pinned key could not be read (the store failed): nothing proves the sender.
     Unchecked,
+    /// A DM without PKI while the key table cannot be read: it may be a forgery of a PKI
+    /// node's id. No command either.
+    KeysUnreadable,
+    /// Our node is in licensed mode: a node that used PKI cannot prove itself now.
+    Licensed,
     /// `require_pki = "all"` and the DM is not PKI-encrypted.
     PkiRequired,
     /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
@@ -78,6 +98,8 @@ pub enum KeyUpdate {
     Pin(PublicKey),
     /// A key other than the pinned one: keep it as pending.
     Pending(PublicKey),
+    /// The key's owner came back under this number: move everything kept under `from` here.
+    Move { from: NodeId },
 }
 
 /// The verdict on one DM and what to remember of its key.
@@ -90,10 +112,19 @@ pub struct Decision {
 /// Decides what a DM heard like `heard` may do under `access`.
 pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
     let (verdict, update) = match heard {
-        Heard::Pki { key, pinned: None } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
+        // A person is their key: only its holder can send a DM our node decrypts with it.
+        Heard::Pki {
+            pinned: None,
+            elsewhere: Some(from),
+            ..
+        } => (Verdict::Own, Some(KeyUpdate::Move { from })),
+        Heard::Pki {
+            key, pinned: None, ..
+        } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
         Heard::Pki {
             key,
             pinned: Some(pinned),
+            ..
         } if key == pinned => (Verdict::Own, None),
         Heard::Pki { key, .. } => (
             Verdict::NoMemory(Why::KeyChanged),
@@ -103,6 +134,15 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
             (Verdict::Ignored, None)
         }
         Heard::Plain { uses_pki: true, .. } => (Verdict::Unproven, None),
+        Heard::PlainUnknown { via_mqtt: true } if access.mqtt == MqttPolicy::Ignore => {
+            (Verdict::Ignored, None)
+        }
+        // Fails closed, whatever `require_pki` and `mqtt` would allow.
+        Heard::PlainUnknown { .. } => (Verdict::NoMemory(Why::KeysUnreadable), None),
+        Heard::PlainLicensed { via_mqtt: true } if access.mqtt == MqttPolicy::Ignore => {
+            (Verdict::Ignored, None)
+        }
+        Heard::PlainLicensed { .. } => (Verdict::NoMemory(Why::Licensed), None),
         Heard::Plain { .. } if access.require_pki == RequirePki::All => {
             (Verdict::NoMemory(Why::PkiRequired), None)
         }
@@ -180,6 +220,9 @@ pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
         (Verdict::Own, _) => Rule::Run(OWN),
         // Whatever it asks: a forger learns nothing, the owner gets the warning.
         (Verdict::Unproven, _) => Rule::Refuse(Line::Unproven),
+        // Possibly forged: answered from the message alone, no command at all.
+        (Verdict::NoMemory(Why::KeysUnreadable), Ask::Text) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeysUnreadable), _) => Rule::Refuse(Line::KeysUnreadable),
         (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked), Ask::Status) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),
@@ -193,6 +236,8 @@ pub enum Line {
     Unproven,
     KeyChanged,
     Unchecked,
+    KeysUnreadable,
+    Licensed,
     PkiRequired,
     Mqtt,
 }
@@ -202,6 +247,8 @@ impl From<Why> for Line {
         match why {
             Why::KeyChanged => Line::KeyChanged,
             Why::Unchecked => Line::Unchecked,
+            Why::KeysUnreadable => Line::KeysUnreadable,
+            Why::Licensed => Line::Licensed,
             Why::PkiRequired => Line::PkiRequired,
             Why::Mqtt => Line::Mqtt,
         }
@@ -218,6 +265,12 @@ impl Line {
                 "Your node's key changed, so our earlier chat stays locked until my operator accepts the new key."
             }
             Line::Unchecked => "I can't check your node's key right now. Try again later.",
+            Line::KeysUnreadable => {
+                "I can't check who sent this right now, so no commands. Try again later, over an encrypted DM."
+            }
+            Line::Licensed => {
+                "My node is in licensed (ham) mode, so DMs can't be encrypted: I answer without our chat and run no commands."
+            }
             Line::PkiRequired => {
                 "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
             }

@@ -7,16 +7,21 @@
 //!
 //! The screen never waits on the store (the intake must not): it loads the PKI nodes once at
 //! start and learns each new one from its first PKI DM. A node only ever joins that set
-//! while the daemon runs, so the set can only be stricter than the store.
+//! while the daemon runs, so the set can only be stricter than the store. When the store
+//! cannot say which nodes use PKI (`keys`: the key table is damaged), no DM without PKI is
+//! taken for its node's own: each is answered without memory, runs no command and is stored
+//! nowhere.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use tokio::time::Instant;
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
+use super::keys::KeyTable;
 use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
 use crate::config::AccessConfig;
-use crate::node::NodeId;
+use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
 use crate::responder::reply::{DmDest, Seal};
 use crate::store::Store;
@@ -42,44 +47,88 @@ pub(crate) enum Screened {
 /// The intake's view of identities.
 #[derive(Debug)]
 pub(crate) struct Screen {
-    /// Nodes that sent us a PKI DM.
+    /// Nodes that sent us a PKI DM (old numbers of renumbered nodes included).
     pki: HashSet<NodeId>,
+    /// The number each pinned key's owner uses (as far as the intake has seen).
+    owners: HashMap<PublicKey, NodeId>,
+    /// Numbers whose owner came back under another one (firmware 2.8): nobody is there.
+    renumbered: HashSet<NodeId>,
+    /// Whether `pki` is all of them (the key table could be read).
+    keys: Arc<KeyTable>,
     refusals: Refusals,
 }
 
 impl Screen {
-    /// The nodes the store knows to use PKI. A store that cannot say is logged; the screen
-    /// then starts empty and learns them again from their next PKI DM.
-    pub(crate) async fn load(store: &Store) -> Screen {
-        let pki = match store.pki_nodes().await {
-            Ok(nodes) => nodes.into_iter().collect(),
+    /// The nodes the store knows to use PKI. A store that cannot say fails `keys` closed
+    /// (logged there): the screen then takes no DM without PKI for its node's own.
+    pub(crate) async fn load(store: &Store, keys: Arc<KeyTable>) -> Screen {
+        let nodes = match store.pki_nodes().await {
+            Ok(nodes) => nodes,
             Err(e) => {
-                warn!(error = %e, "cannot read which nodes use PKI; learning them from their next PKI DM");
-                HashSet::new()
+                keys.fail_closed(&e);
+                Default::default()
             }
         };
         Screen {
-            pki,
+            pki: nodes.nodes().collect(),
+            owners: nodes
+                .pinned
+                .iter()
+                .map(|&(node, key)| (key, node))
+                .collect(),
+            renumbered: nodes.renumbered.iter().map(|&(old, _)| old).collect(),
+            keys,
             refusals: Refusals::new(REFUSAL_EVERY),
         }
     }
 
-    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`.
+    /// The number `key` was pinned for, when the screen knows it: a PKI DM from another
+    /// number with that key is the same person, renumbered, and earns what its old number did.
+    pub(crate) fn owner(&self, key: &PublicKey) -> Option<NodeId> {
+        self.owners.get(key).copied()
+    }
+
+    /// Learns from a PKI DM from `node` with `key`: the node talks PKI, and a key pinned for
+    /// another number while this one has none is its owner's, renumbered.
+    fn learn(&mut self, node: NodeId, key: PublicKey) {
+        if !self.pki.contains(&node) {
+            match self.owners.insert(key, node) {
+                Some(old) if old != node => {
+                    self.renumbered.insert(old);
+                }
+                _ => {}
+            }
+        }
+        self.renumbered.remove(&node);
+        self.pki.insert(node);
+    }
+
+    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`; `licensed`: our own
+    /// node is in licensed (ham) mode, PKI off.
     pub(crate) fn admit(
         &mut self,
         msg: &TextMessage,
         ask: Ask,
         access: &AccessConfig,
         now: Instant,
+        licensed: bool,
     ) -> Screened {
         let node = msg.from;
-        if msg.public_key.is_some() {
-            self.pki.insert(node);
+        if let Some(key) = msg.public_key {
+            self.learn(node, key);
+        } else if self.renumbered.contains(&node) && self.keys.readable() {
+            // Its owner renumbered: whoever uses the number now has nothing of theirs, and
+            // nobody is there to warn.
+            info!(node = %node, "a DM without PKI for a number whose node renumbered: not answered");
+            return Screened::Drop;
         }
         let uses_pki = self.pki.contains(&node);
         // Whatever goes to a node that talks PKI goes PKI or not at all: a reply to a DM
         // claiming its id reaches the real owner.
-        let seal = if msg.pki || uses_pki {
+        // A licensed node sends nothing PKI-encrypted: a PKI-only reply would only be NAKed.
+        let seal = if licensed {
+            Seal::Any
+        } else if msg.pki || uses_pki {
             Seal::Pki
         } else {
             Seal::Any
@@ -93,9 +142,19 @@ impl Screen {
                 who: Who::Key(key),
             };
         }
-        let heard = Heard::Plain {
-            uses_pki,
-            via_mqtt: msg.via_mqtt,
+        let heard = if !self.keys.readable() {
+            Heard::PlainUnknown {
+                via_mqtt: msg.via_mqtt,
+            }
+        } else if licensed && uses_pki {
+            Heard::PlainLicensed {
+                via_mqtt: msg.via_mqtt,
+            }
+        } else {
+            Heard::Plain {
+                uses_pki,
+                via_mqtt: msg.via_mqtt,
+            }
         };
         let verdict = rules::decide(heard, access).verdict;
         match rules::rule(verdict, ask) {

@@ -6,6 +6,7 @@
 
 use tracing::{debug, info, warn};
 
+use super::keys::KeyTable;
 use super::rules::{self, Decision, Heard, KeyUpdate, Verdict, Who, Why};
 use crate::clock::unix_now;
 use crate::config::AccessConfig;
@@ -14,27 +15,59 @@ use crate::radio::TextMessage;
 use crate::store::Store;
 
 /// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
-/// for the node (pinning it on first use, keeping a different one as pending).
+/// for the node (pinning it on first use, keeping a different one as pending). While the key
+/// table cannot be read (`keys`), nothing is checked or pinned: answered without memory.
 pub(crate) async fn check_key(
     store: &Store,
+    keys: &KeyTable,
     access: &AccessConfig,
     node: NodeId,
     key: PublicKey,
 ) -> Verdict {
+    if !keys.readable() {
+        debug!("the key table cannot be read: answering without the node's memory");
+        return Verdict::NoMemory(Why::Unchecked);
+    }
     let pinned = match store.node_key(node).await {
         Ok(known) => known.map(|k| k.pinned),
         Err(e) => {
+            if e.damage().is_some() {
+                keys.fail_closed(&e);
+            }
             warn!(error = %e, "cannot read the node's pinned key: answering without its memory");
             return Verdict::NoMemory(Why::Unchecked);
         }
     };
-    let Decision { verdict, update } = rules::decide(Heard::Pki { key, pinned }, access);
+    let elsewhere = match pinned {
+        Some(_) => None,
+        None => match store.key_owner(key).await {
+            Ok(owner) => owner.filter(|o| *o != node),
+            Err(e) => {
+                if e.damage().is_some() {
+                    keys.fail_closed(&e);
+                }
+                warn!(error = %e, "cannot read whose key this is: answering without memory");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
+        },
+    };
+    let heard = Heard::Pki {
+        key,
+        pinned,
+        elsewhere,
+    };
+    let Decision { verdict, update } = rules::decide(heard, access);
     let now = unix_now();
     match update {
         None => {}
         Some(KeyUpdate::Pin(key)) => match store.pin_key(node, key, now).await {
             Ok(_) => info!(key = %key.short(), "first PKI DM from this node: its key is pinned"),
-            Err(e) => warn!(error = %e, "could not pin the node's key"),
+            Err(e) => {
+                if e.damage().is_some() {
+                    keys.fail_closed(&e);
+                }
+                warn!(error = %e, "could not pin the node's key");
+            }
         },
         Some(KeyUpdate::Pending(key)) => match store.note_pending_key(node, key, now).await {
             Ok(true) => warn!(
@@ -48,14 +81,30 @@ pub(crate) async fn check_key(
             Ok(false) => debug!(new = %key.short(), "the node's new key again: no memory"),
             Err(e) => warn!(error = %e, "could not keep the node's new key"),
         },
+        Some(KeyUpdate::Move { from }) => match store.renumber(from, node, key, now).await {
+            Ok(true) => info!(
+                old = %from,
+                key = %key.short(),
+                "node {from} is now {node} (same key): its memory, standing and pinned key \
+                 moved to the new number; the old number keeps nothing"
+            ),
+            Ok(false) => {
+                warn!(old = %from, "the key's owner changed meanwhile: answering without memory");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
+            Err(e) => {
+                warn!(error = %e, old = %from, "could not move the node's memory to its new number");
+                return Verdict::NoMemory(Why::Unchecked);
+            }
+        },
     }
     verdict
 }
 
 /// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no
 /// turn, shutting down), when it is the node's own ([`may_store`]).
-pub(crate) async fn keep_unanswered(store: &Store, msg: &TextMessage, who: Who) {
-    if may_store(store, msg.from, who).await {
+pub(crate) async fn keep_unanswered(store: &Store, keys: &KeyTable, msg: &TextMessage, who: Who) {
+    if may_store(store, keys, msg.from, who).await {
         store_unanswered(store, msg).await;
     }
 }
@@ -71,14 +120,19 @@ pub(crate) async fn store_unanswered(store: &Store, msg: &TextMessage) {
 }
 
 /// Whether a message that will not be answered is still stored: only the node's own, never
-/// one the identity rules keep out of its memory.
-async fn may_store(store: &Store, node: NodeId, who: Who) -> bool {
+/// one the identity rules keep out of its memory, and no PKI DM while the key table cannot be
+/// read.
+async fn may_store(store: &Store, keys: &KeyTable, node: NodeId, who: Who) -> bool {
     match who {
         Who::Decided { verdict, .. } => verdict == Verdict::Own,
+        Who::Key(_) if !keys.readable() => false,
         // The first PKI DM, or the pinned key: the node's own. Not pinned here: that is
         // the answered path's job.
+        // A key pinned for another number is that person's, renumbered: not stored here,
+        // where the move (on its next answered DM) would drop it as the number's own.
         Who::Key(key) => match store.node_key(node).await {
-            Ok(known) => known.is_none_or(|k| k.pinned == key),
+            Ok(Some(known)) => known.pinned == key,
+            Ok(None) => matches!(store.key_owner(key).await, Ok(None)),
             Err(_) => false,
         },
     }

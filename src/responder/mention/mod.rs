@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::config::{ChannelsConfig, ContextConfig};
+use crate::config::{ChannelsConfig, ContextConfig, MqttPolicy};
 use crate::node::Standing;
 use crate::radio::TextMessage;
 use crate::responder::asker::Asking;
@@ -99,6 +99,11 @@ impl Mentions {
         };
         if !shared.settings.access.permits(msg.from) {
             debug!(node = %msg.from, "mention not answered: access list");
+            return;
+        }
+        if msg.via_mqtt && shared.settings.access.mqtt == MqttPolicy::Ignore {
+            // Broker access must not buy the bot's airtime (`[access] mqtt = "ignore"`).
+            debug!(node = %msg.from, channel, "mention not answered: came through MQTT");
             return;
         }
         // A mention's `from` proves nothing: its standing is what that id earned, at most known.

@@ -58,8 +58,8 @@ pub(crate) fn grounding(note: Option<&Note>) -> Grounding {
 }
 
 /// The note of passages for `question` (with `previous`, the asker's message before it, for
-/// a follow-up); `None` without a knowledge folder, for a message without words to search,
-/// or when the search failed.
+/// a follow-up); `None` without a knowledge folder or while its index holds no passage, for a
+/// message without words to search, or when the search failed.
 pub(crate) async fn note(
     shared: &Shared,
     question: &str,
@@ -68,7 +68,9 @@ pub(crate) async fn note(
 ) -> Option<Note> {
     let private = passages == Passages::Private;
     let k = &shared.settings.knowledge;
-    k.dir.as_ref()?;
+    if !shared.settings.system_prompt.knowledge() {
+        return None;
+    }
     let embedder = shared.settings.embedder.as_ref();
     match search::search(
         &shared.store,

@@ -374,7 +374,7 @@ impl Driver<'_> {
     /// out.
     async fn answer(&mut self, ask: Ask) -> Option<usize> {
         let shared = self.shared;
-        let messages = prompt::messages(&shared.settings.system_prompt, &ask);
+        let messages = prompt::messages(shared.settings.system_prompt.current(), &ask);
         let chars = prompt_chars(&messages);
         let slot = match ask.slot {
             Slot::Node => {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{KeyAccepted, NodeKey};
+use crate::store::{KeyAccepted, NodeKey, PkiNodes};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
@@ -14,7 +14,7 @@ const K3: PublicKey = PublicKey([3; 32]);
 async fn the_first_key_is_pinned_and_a_different_one_waits() {
     let (_dir, store) = open_temp();
     assert_eq!(store.node_key(A).await.unwrap(), None);
-    assert!(store.pki_nodes().await.unwrap().is_empty());
+    assert_eq!(store.pki_nodes().await.unwrap(), PkiNodes::default());
     assert_eq!(
         store.accept_pending_key(A).await.unwrap(),
         KeyAccepted::NotPki
@@ -59,7 +59,8 @@ async fn the_first_key_is_pinned_and_a_different_one_waits() {
         store.node_key(A).await.unwrap().and_then(|k| k.pending),
         Some((K3, 22))
     );
-    assert_eq!(store.pki_nodes().await.unwrap(), [A]);
+    let pki = store.pki_nodes().await.unwrap();
+    assert_eq!(pki.nodes().collect::<Vec<_>>(), [A]);
 
     store.append_user(A, "kept".into(), 30).await.unwrap();
     assert_eq!(
@@ -162,4 +163,19 @@ async fn migrates_a_schema_3_database() {
         [],
     );
     assert!(short.is_err(), "only 32-byte keys: {short:?}");
+}
+
+#[tokio::test]
+async fn migrates_a_schema_7_database_to_remember_packets() {
+    use crate::store::Sender;
+    let (_dir, path) = temp();
+    old_database(&path, 7);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.history(A, 5).await.unwrap().len(), 1, "kept");
+    assert!(store.first_sighting(Sender::Key(K1), 42, 10).await.unwrap());
+    assert!(!store.first_sighting(Sender::Key(K1), 42, 11).await.unwrap());
+    assert!(store.first_sighting(Sender::Node(A), 42, 11).await.unwrap());
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await.unwrap();
+    assert!(user_version(&path) >= 8);
 }

@@ -8,6 +8,7 @@ mod knowledge;
 mod lifecycle;
 mod nodes;
 mod prompts;
+mod renumber;
 mod retention;
 mod standings;
 mod summaries;

@@ -1,5 +1,5 @@
 //! Standing earned: a completed exchange is kept (the first time counts), over PKI with the
-//! pinned key; the operator's pin vouches for a key; a schema 7 database counts the nodes it
+//! pinned key; the operator's pin vouches for a key; a schema 9 database counts the nodes it
 //! answered as having completed an exchange, and nothing only stored.
 
 use super::*;
@@ -63,9 +63,9 @@ async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
 }
 
 #[tokio::test]
-async fn migrates_a_schema_7_database_counting_the_answered_nodes() {
+async fn migrates_a_schema_9_database_counting_the_answered_nodes() {
     let (_dir, path) = temp();
-    let raw = at_version(&path, 7);
+    let raw = at_version(&path, 9);
     raw.execute_batch(&format!(
         "INSERT INTO messages(node, role, text, at) VALUES ({a}, 'user', 'hi', 5);
          INSERT INTO messages(node, role, text, at) VALUES ({a}, 'assistant', 'hello', 6);

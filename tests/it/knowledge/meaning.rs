@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use meshai::knowledge::DEFAULT_ABOUT;
-use meshai::knowledge::render::no_notes;
+use meshai::knowledge::render::{NOTES_INTRO, no_notes};
 
 use super::{KEY, MEMBER, STRANGER, USER, ask, ask_spec, knowledge, write};
 use crate::harness::Daemon;
@@ -72,7 +72,9 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let before = ask(&d, USER, question).await;
     let prompt = said(&before);
     assert!(!prompt.contains("Jane Doe"), "{prompt}");
-    assert!(prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
+    // No passage shares a word with it: by words, it is not about the documents at all.
+    assert!(!prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
+    assert!(!prompt.contains(NOTES_INTRO), "{prompt}");
     // Nothing from the documents: the turn says how the message came and when it was sent.
     assert!(prompt.contains("This message was sent "), "{prompt}");
     assert!(

@@ -32,6 +32,7 @@ fn daemon() -> DaemonStatus {
         yielding: false,
         takeovers: 0,
         last_takeover: None,
+        licensed: false,
     }
 }
 
@@ -209,4 +210,19 @@ fn the_status_file_is_believed_only_for_a_running_writer_and_the_same_node() {
     assert_eq!(found(&tcp()), Found::Nobody, "left by a crash");
     std::fs::write(&path, "not json").unwrap();
     assert!(matches!(found(&tcp()), Found::Unknown(_)));
+}
+
+#[test]
+fn a_licensed_node_is_named_with_what_it_means() {
+    let licensed = DaemonStatus {
+        licensed: true,
+        ..daemon()
+    };
+    let (ok, l, advice) = line(report(Found::Daemon(licensed), &tcp(), false, &[]));
+    assert!(ok, "{l}");
+    assert!(l.contains("licensed (ham) mode"), "{l}");
+    let advice = advice.unwrap_or_default();
+    assert!(advice.contains("no DM can be proven"), "{advice}");
+    let (_, l, advice) = line(report(Found::Daemon(daemon()), &tcp(), false, &[]));
+    assert!(!l.contains("licensed") && advice.is_none(), "{l}");
 }

@@ -58,6 +58,7 @@ pub(super) fn ready_booted(generation: u64, reboot_count: u32) -> LinkState {
             channels: vec![(0, String::new())],
             known_nodes: 1,
             reboot_count,
+            licensed: false,
         }),
     }
 }

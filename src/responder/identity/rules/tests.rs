@@ -27,14 +27,22 @@ fn what_each_dm_may_do() {
     let first = Heard::Pki {
         key: K1,
         pinned: None,
+        elsewhere: None,
     };
     let same = Heard::Pki {
         key: K1,
         pinned: Some(K1),
+        elsewhere: None,
     };
     let other = Heard::Pki {
         key: K2,
         pinned: Some(K1),
+        elsewhere: None,
+    };
+    let renumbered = Heard::Pki {
+        key: K1,
+        pinned: None,
+        elsewhere: Some(NodeId(7)),
     };
     // (heard, require_pki, mqtt, verdict, key update)
     let cases: &[(Heard, RequirePki, MqttPolicy, Verdict, Option<KeyUpdate>)] = &[
@@ -42,6 +50,21 @@ fn what_each_dm_may_do() {
         (first, default, MqttNoMemory, Own, Some(KeyUpdate::Pin(K1))),
         (same, default, MqttNoMemory, Own, None),
         (same, all, Ignore, Own, None),
+        // The key pinned for another number, none for this one: the same person, moved.
+        (
+            renumbered,
+            default,
+            MqttNoMemory,
+            Own,
+            Some(KeyUpdate::Move { from: NodeId(7) }),
+        ),
+        (
+            renumbered,
+            all,
+            Ignore,
+            Own,
+            Some(KeyUpdate::Move { from: NodeId(7) }),
+        ),
         // Another key is a new identity, whatever the settings.
         (
             other,
@@ -80,6 +103,44 @@ fn what_each_dm_may_do() {
         ),
         (plain(false, true), default, Answer, Own, None),
         (plain(false, true), default, Ignore, Ignored, None),
+        // The key table cannot be read: any DM without PKI may be a forgery, whatever the
+        // settings would allow; only "ignore" still keeps MQTT out.
+        (
+            Heard::PlainUnknown { via_mqtt: false },
+            default,
+            Answer,
+            NoMemory(Why::KeysUnreadable),
+            None,
+        ),
+        (
+            Heard::PlainUnknown { via_mqtt: true },
+            all,
+            Answer,
+            NoMemory(Why::KeysUnreadable),
+            None,
+        ),
+        (
+            Heard::PlainUnknown { via_mqtt: true },
+            default,
+            Ignore,
+            Ignored,
+            None,
+        ),
+        // Our node is licensed: a node that used PKI cannot prove itself.
+        (
+            Heard::PlainLicensed { via_mqtt: false },
+            default,
+            Answer,
+            NoMemory(Why::Licensed),
+            None,
+        ),
+        (
+            Heard::PlainLicensed { via_mqtt: true },
+            all,
+            Ignore,
+            Ignored,
+            None,
+        ),
         (
             plain(false, true),
             all,
@@ -138,6 +199,45 @@ fn what_each_verdict_lets_a_message_do() {
             Memory,
             Rule::Refuse(Line::Unchecked),
         ),
+        // Licensed: the question and `!help` without memory, no other command.
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Ask::Text,
+            run(false, false),
+        ),
+        (Verdict::NoMemory(Why::Licensed), Help, run(false, false)),
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Status,
+            Rule::Refuse(Line::Licensed),
+        ),
+        (
+            Verdict::NoMemory(Why::Licensed),
+            Memory,
+            Rule::Refuse(Line::Licensed),
+        ),
+        // Possibly forged (the key table cannot be read): the question from the message
+        // alone, no command at all, not even `!help`.
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Ask::Text,
+            run(false, false),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Help,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Status,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
+        (
+            Verdict::NoMemory(Why::KeysUnreadable),
+            Memory,
+            Rule::Refuse(Line::KeysUnreadable),
+        ),
         (Verdict::NoMemory(Why::PkiRequired), Help, run(false, false)),
         (
             Verdict::NoMemory(Why::PkiRequired),
@@ -162,6 +262,8 @@ fn every_line_fits_one_packet() {
         Line::Unproven,
         Line::KeyChanged,
         Line::Unchecked,
+        Line::KeysUnreadable,
+        Line::Licensed,
         Line::PkiRequired,
         Line::Mqtt,
     ] {

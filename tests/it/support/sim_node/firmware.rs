@@ -18,6 +18,8 @@ use super::packets::{self, BROADCAST};
 
 /// RATE_LIMIT_EXCEEDED in `Routing.Error`.
 pub const RATE_LIMIT_EXCEEDED: i32 = 38;
+/// PKI_FAILED in `Routing.Error`: what a node that cannot PKI-encrypt a PKI-only text answers.
+pub const PKI_FAILED: i32 = 34;
 /// How long the firmware remembers a packet id it was given (`FLOOD_EXPIRE_TIME`).
 const SEEN_FOR: Duration = Duration::from_secs(600);
 /// Bound on the remembered ids, so a flood cannot grow the sim without limit.
@@ -88,6 +90,8 @@ pub struct SimConfig {
     /// Destinations that never answer a text: no ACK, no NAK, as a forged id (nobody has it)
     /// or a node out of range. Texts to them take no scripted ack plan.
     pub never_ack: Vec<u32>,
+    /// Our node's own `User.is_licensed` at the handshake (licensed, ham, mode: PKI off).
+    pub licensed: bool,
 }
 
 impl Default for SimConfig {
@@ -110,6 +114,7 @@ impl Default for SimConfig {
             region: RegionCode::Eu868,
             override_duty_cycle: false,
             never_ack: Vec::new(),
+            licensed: false,
         }
     }
 }
@@ -402,7 +407,8 @@ impl Firmware {
             .pki_naks
             .iter()
             .find(|(to, _)| p.pki_encrypted && *to == p.to)
-            .map(|&(_, reason)| AckPlan::Nak(reason));
+            .map(|&(_, reason)| AckPlan::Nak(reason))
+            .or_else(|| (self.cfg.licensed && p.pki_encrypted).then_some(AckPlan::Nak(PKI_FAILED)));
         let plan = match (pki_nak, p.want_ack) {
             (Some(nak), _) => Some(nak),
             (None, false) => None,

@@ -179,6 +179,13 @@ impl SimNode {
         });
     }
 
+    /// Puts our node in licensed (ham) mode or out of it, from the next handshake on: its
+    /// own `User.is_licensed`, and it then refuses PKI-only texts (`PKI_FAILED`), as a
+    /// licensed node never uses PKI.
+    pub fn set_licensed(&self, licensed: bool) {
+        self.shared.update(|st| st.fw.cfg.licensed = licensed);
+    }
+
     // Injection towards the client. Mesh packets wait until the client has finished its
     // handshake (and across reconnects), as in the firmware's queue to the phone.
 

@@ -387,14 +387,20 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
         })),
         // Firmware 2.7 always sends its own position; 0/0 when it has no fix. Its device
         // metrics only once the telemetry module has ticked.
-        from_radio(from_radio::PayloadVariant::NodeInfo(NodeInfo {
-            device_metrics: cfg.device_metrics.map(|(cu, tx)| device_metrics(cu, tx)),
-            ..node_info(
-                cfg.node_num,
-                &cfg.long_name,
-                &cfg.short_name,
-                Some(cfg.position.unwrap_or((0, 0))),
-            )
+        from_radio(from_radio::PayloadVariant::NodeInfo({
+            let mut own = NodeInfo {
+                device_metrics: cfg.device_metrics.map(|(cu, tx)| device_metrics(cu, tx)),
+                ..node_info(
+                    cfg.node_num,
+                    &cfg.long_name,
+                    &cfg.short_name,
+                    Some(cfg.position.unwrap_or((0, 0))),
+                )
+            };
+            if let Some(user) = own.user.as_mut() {
+                user.is_licensed = cfg.licensed;
+            }
+            own
         })),
     ];
     if nonce != NONCE_ONLY_NODES {

@@ -1,0 +1,183 @@
+//! A person is their key (firmware 2.8 renumbers every node once, from its key): a PKI DM
+//! from a new number with a key pinned to another number continues that person's
+//! conversation — memory and standing (full answers, not a new node's cap), replies to the
+//! new number over PKI — also when the daemon restarted in between; the operator's commands
+//! take either number. A new number with another key gets none of it, and DMs without PKI
+//! claiming the old number get nothing.
+
+use meshai::node::NodeId;
+
+use crate::harness::{Daemon, config_text, paced, parse_config, replies};
+use crate::support::fake_llm::FakeResponse;
+use crate::support::sim_node::{MeshPacketSpec, SentText};
+use crate::trust::{ask_with, said, stored};
+
+const OLD: u32 = 0xa1c1_0001;
+const NEW: u32 = 0x5c3e_9a27;
+const OTHER: u32 = 0x0e7e_0003;
+const K1: [u8; 32] = [0x11; 32];
+const K2: [u8; 32] = [0x22; 32];
+
+/// A new node's answers are held to one part here; a proven one's are not.
+const LIMITS: &str = "[limits]\nnode_messages = 10000\nnew_node_parts = 1\nnew_node_turns = 100\n";
+
+/// Answers a question with a long text (several parts), an echo otherwise.
+fn long_answers(d: &Daemon) {
+    d.answer_with(|req| {
+        let q = req.last_user();
+        if q.contains("tell me") {
+            FakeResponse::Text(format!(
+                "{q}: {}",
+                "Antennas matter more than power. ".repeat(12)
+            ))
+        } else {
+            FakeResponse::Text(format!("echo: {q}"))
+        }
+    });
+}
+
+/// The model's view of the last question `from` asked over PKI with `key`, and the reply.
+async fn pki_turn(d: &Daemon, from: u32, text: &str, key: [u8; 32]) -> (String, Vec<SentText>) {
+    let reply = ask_with(d, from, MeshPacketSpec::pki(from, text, key)).await;
+    let req = replies(&d.llm)
+        .into_iter()
+        .rev()
+        .find(|r| r.last_user() == text)
+        .expect("the question's request");
+    (said(&req), reply)
+}
+
+/// The renumbered node as the new number sees it: its memory, full answers, PKI replies.
+async fn the_new_number_is_the_same_person(d: &Daemon) {
+    // Its first DM: the memory, and a proven node's full answer (not a new node's one part).
+    let (seen, reply) = pki_turn(d, NEW, "tell me my gate code", K1).await;
+    assert!(seen.contains("1234"), "her memory: {seen}");
+    assert!(reply.len() > 1, "the full answer, not the cap: {reply:?}");
+    assert!(
+        reply.iter().all(|t| t.to == NEW && t.pki_encrypted),
+        "{reply:?}"
+    );
+    assert!(
+        stored(d, OLD).await.is_empty(),
+        "the old number keeps nothing"
+    );
+    assert!(stored(d, NEW).await.len() >= 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_renumbered_node_keeps_its_memory_and_standing() {
+    let _pace = paced();
+    let d = Daemon::start(LIMITS).await;
+    long_answers(&d);
+    pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    // A stranger's new node is held to one part.
+    let (_, capped) = pki_turn(&d, OTHER, "tell me about the mesh", K2).await;
+    assert_eq!(capped.len(), 1, "{capped:?}");
+
+    the_new_number_is_the_same_person(&d).await;
+
+    // A DM without PKI claiming the old number: nothing at all, no LLM call.
+    let before = d.sim.texts().len();
+    let calls = d.llm.requests().len();
+    d.sim.inject_dm(OLD, "what is my gate code?", None);
+    d.sim.inject_dm(OLD, "!summary", None);
+    ask_with(&d, OTHER, MeshPacketSpec::pki(OTHER, "control", K2)).await;
+    assert!(
+        d.sim.texts()[before..].iter().all(|t| t.to != OLD),
+        "{:?}",
+        &d.sim.texts()[before..]
+    );
+    assert_eq!(d.llm.requests().len(), calls + 1, "only the control's call");
+
+    // The operator's commands take either number and name both.
+    let config = parse_config(&config_text(
+        &d.sim,
+        &d.llm.base_url(),
+        &d.dir.path().join("meshai.db"),
+        LIMITS,
+    ));
+    for asked in [OLD, NEW] {
+        let mut out = Vec::new();
+        meshai::cli::admin::history(&config, NodeId(asked), 20, &mut out)
+            .await
+            .expect("history");
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(
+            out.contains(&format!("{} (earlier {})", NodeId(NEW), NodeId(OLD)))
+                && out.contains("1234"),
+            "{out}"
+        );
+    }
+    let mut out = Vec::new();
+    meshai::cli::admin::stats(&config, &mut out)
+        .await
+        .expect("stats");
+    let out = String::from_utf8(out).expect("utf-8");
+    assert!(
+        out.contains(&format!(
+            "renumbered: {} is now {} (same key)",
+            NodeId(OLD),
+            NodeId(NEW)
+        )),
+        "{out}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_renumbered_node_keeps_its_memory_across_a_restart() {
+    let _pace = paced();
+    let d = Daemon::start(LIMITS).await;
+    long_answers(&d);
+    pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    let (result, sim, llm, dir) = d.stop().await;
+    result.expect("a clean stop");
+    let d = Daemon::start_with(sim, llm, dir, LIMITS).await;
+    long_answers(&d);
+    the_new_number_is_the_same_person(&d).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_new_number_with_another_key_gets_nothing_of_it() {
+    let _pace = paced();
+    let d = Daemon::start(LIMITS).await;
+    long_answers(&d);
+    pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    let (seen, capped) = pki_turn(&d, NEW, "tell me my gate code", K2).await;
+    assert!(!seen.contains("1234"), "{seen}");
+    assert_eq!(capped.len(), 1, "a new node's first answer: {capped:?}");
+    // The old number is untouched: its owner still has it.
+    let (seen, _) = pki_turn(&d, OLD, "and my gate code?", K1).await;
+    assert!(seen.contains("1234"), "{seen}");
+}
+
+/// The binary's log says it once: `node !old is now !new (same key)`.
+#[tokio::test]
+async fn the_log_says_once_that_the_node_renumbered() {
+    use std::process::Stdio;
+
+    use crate::harness::{SOON, sim_config, spawn_meshai};
+    use crate::support::fake_llm::FakeLlm;
+    use crate::support::sim_node::SimNode;
+
+    let sim = SimNode::start(sim_config()).await;
+    let llm = FakeLlm::start_echo().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("meshai.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&sim, &llm.base_url(), &db, "")).expect("config");
+    let log_path = dir.path().join("meshai.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let mut child = spawn_meshai(&config, "info", Stdio::from(log));
+    sim.wait_handshakes(1, SOON).await;
+    for (from, text) in [(OLD, "hello"), (NEW, "hello again"), (NEW, "and again")] {
+        let before = sim.texts().len();
+        sim.inject_pki_dm(from, text, K1);
+        let sent = sim.wait_texts(before + 1, SOON).await;
+        assert_eq!(sent[before].to, from);
+    }
+    child.start_kill().expect("kill");
+    let _ = child.wait().await;
+    let log = std::fs::read_to_string(&log_path).expect("log");
+    let line = format!("node {} is now {} (same key)", NodeId(OLD), NodeId(NEW));
+    assert_eq!(log.matches(&line).count(), 1, "{log}");
+}
