@@ -13,6 +13,12 @@
 //! with 10 ms steps for its first 10 minutes and 1 s steps after, up to 12 h: what the code
 //! before issue 17 needs, whose hours are ACK timeouts.
 //!
+//! Issue 25's cases are `tests/it/fair.rs`'s scenarios, in the same conditions: 40 fresh ids
+//! with keys of their own × 4 PKI DMs (a pinned user's and a known user's DM → first part),
+//! 2,000 silent ids × 1 DM (the pinned user's), 500 DMs stored from one rate-limited id (the
+//! largest model request after them, in characters of its messages), and 60 fresh-id mentions
+//! (a known node's mention → its answer on the channel). Their runs use 10 ms steps, capped.
+//!
 //! Run: `cargo bench --bench flood` (numbers in docs/benchmarks.md). `MESHAI_BENCH_ROUNDS` sets
 //! the runs per case (default 3).
 
@@ -20,6 +26,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "../tests/it/fair.rs"]
+#[allow(dead_code)]
+mod fair;
 #[path = "../tests/it/flood.rs"]
 #[allow(dead_code)]
 mod flood;
@@ -94,7 +103,7 @@ fn show(d: Option<Duration>) -> String {
     match d {
         Some(d) if d >= Duration::from_secs(3600) => format!("{:.2} h", d.as_secs_f64() / 3600.0),
         Some(d) => format!("{:.2} s", d.as_secs_f64()),
-        None => "> 12 h".into(),
+        None => "none by the cap".into(),
     }
 }
 
@@ -144,6 +153,7 @@ fn main() {
         ),
         ("one known destination silent, known", Case::Silent),
     ];
+    fair_cases(&runtime, rounds);
     for (name, case) in cases {
         let mut firsts = Vec::new();
         for i in 0..rounds {
@@ -172,5 +182,73 @@ fn main() {
             show(median),
             show(max)
         );
+    }
+}
+
+/// Issue 25's cases (`tests/it/fair.rs`), `rounds` runs each.
+fn fair_cases(runtime: &tokio::runtime::Runtime, rounds: usize) {
+    let steps = Steps::even(Duration::from_millis(10));
+    for i in 0..rounds {
+        let wall = Instant::now();
+        let (pinned, known) = runtime.block_on(async {
+            let out = fair::keys_scenario(steps, Duration::from_secs(600)).await;
+            stop(out.daemon).await;
+            (out.pinned, out.known)
+        });
+        println!(
+            "40 fresh keys x 4 PKI DMs #{}: pinned user DM -> first part {}, known user {} \
+             (virtual); wall {:.1} s",
+            i + 1,
+            show(pinned),
+            show(known),
+            wall.elapsed().as_secs_f64()
+        );
+        let wall = Instant::now();
+        let pinned = runtime.block_on(async {
+            let out = fair::silent_ids_scenario(steps, Duration::from_secs(600)).await;
+            stop(out.daemon).await;
+            out.pinned
+        });
+        println!(
+            "2000 silent ids x 1 DM #{}: pinned user DM -> first part {} (virtual); wall {:.1} s",
+            i + 1,
+            show(pinned),
+            wall.elapsed().as_secs_f64()
+        );
+        let wall = Instant::now();
+        let (largest, requests) = runtime.block_on(async {
+            let out = fair::stored_flood_scenario(steps).await;
+            stop(out.daemon).await;
+            (out.largest, out.requests)
+        });
+        println!(
+            "500 stored DMs from one id #{}: largest model request {largest} characters of \
+             messages ({requests} requests); wall {:.1} s",
+            i + 1,
+            wall.elapsed().as_secs_f64()
+        );
+        let wall = Instant::now();
+        let (answered, fresh) = runtime.block_on(async {
+            let out = fair::mentions_scenario(steps, Duration::from_secs(600)).await;
+            stop(out.daemon).await;
+            (out.answered, out.fresh_answered)
+        });
+        println!(
+            "60 fresh-id mentions in 3 s #{}: known node's mention -> answer {} (virtual), {fresh} \
+             fresh mentions answered; wall {:.1} s",
+            i + 1,
+            show(answered),
+            wall.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// Stops a scenario's daemon, paced so its shutdown can run.
+async fn stop(daemon: harness::Daemon) {
+    let pace = harness::VirtualPace::start(Steps::even(Duration::from_millis(10)));
+    let (result, ..) = daemon.stop().await;
+    drop(pace);
+    if let Err(e) = result {
+        println!("  (the daemon stopped with an error: {e:#})");
     }
 }

@@ -144,8 +144,6 @@ pub struct LimitsConfig {
     pub max_turn_wait: Duration,
     /// Parts an answer to a node heard for the first time may have at most.
     pub new_node_parts: usize,
-    /// Turns a node heard for the first time may have waiting at once.
-    pub new_node_turns: usize,
 }
 
 /// `[access]`: who may use the bot.

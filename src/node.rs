@@ -88,16 +88,18 @@ impl FromStr for PublicKey {
     }
 }
 
-/// How far the sender of a message is established, lowest first. The responder decides it at
-/// intake (`responder::schedule::turns::standing`); the LLM gate and the outbox serve higher standing
-/// first. A node id is free to forge, so only `Proven` cannot be claimed by anyone else.
+/// How far the sender of a message is established, earned and never claimed by one packet,
+/// lowest first. The responder decides it at intake (`responder::schedule::standing`); the
+/// LLM gate and the outbox serve higher standing first. A node id and a key are free to make,
+/// so only `Proven` — a key pinned before — cannot be claimed by anyone else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Standing {
-    /// Heard for the first time: no conversation with it yet.
+    /// No completed exchange with us (or a PKI DM with another key than the pinned one).
     New,
-    /// Talked before (the store holds its conversation); the id may still be forged.
+    /// Completed an exchange with us (its own ACK came back); the id may still be forged.
     Known,
-    /// This message arrived PKI-encrypted: the mesh proves who sent it.
+    /// A PKI DM with the key pinned before (vouched by the operator, or seen in an exchange
+    /// over PKI hours ago): the mesh proves who sent it.
     Proven,
 }
 

@@ -91,7 +91,6 @@ where
     // The console is the operator: no rate limit, and none of a new node's budget.
     settings.limits.node_messages = u32::MAX;
     settings.limits.new_node_parts = usize::MAX;
-    settings.limits.new_node_turns = usize::MAX;
     let (_link_tx, link_rx) = watch::channel(chat_link());
     // No radio: no channel readings, so the airtime policy never shortens or holds.
     let (_channel_tx, channel_rx) = watch::channel(ChannelState::default());

@@ -223,8 +223,9 @@ struct RawLimits {
     max_turn_wait_secs: u64,
     #[serde(default = "d_new_node_parts")]
     new_node_parts: usize,
-    #[serde(default = "d_new_node_turns")]
-    new_node_turns: usize,
+    /// No longer used (a node's later messages join its waiting turn); a warning when set.
+    #[serde(default)]
+    new_node_turns: Option<usize>,
 }
 
 impl Default for RawLimits {
@@ -236,7 +237,7 @@ impl Default for RawLimits {
             max_waiting: d_max_waiting(),
             max_turn_wait_secs: d_max_turn_wait(),
             new_node_parts: d_new_node_parts(),
-            new_node_turns: d_new_node_turns(),
+            new_node_turns: None,
         }
     }
 }
@@ -510,9 +511,6 @@ fn d_max_turn_wait() -> u64 {
 }
 fn d_new_node_parts() -> usize {
     2
-}
-fn d_new_node_turns() -> usize {
-    1
 }
 fn d_mention() -> String {
     "@ai".into()

@@ -441,15 +441,16 @@ fn the_flood_limits_are_read_and_checked() {
         &no_env,
     )
     .unwrap();
-    assert!(w.is_empty(), "{w:?}");
+    // `new_node_turns` is read (an old config still starts) but no longer used.
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].to_string().contains("new_node_turns"), "{w:?}");
     assert_eq!(
         (
             c.limits.max_waiting,
             c.limits.max_turn_wait,
             c.limits.new_node_parts,
-            c.limits.new_node_turns
         ),
-        (8, Duration::from_secs(60), 1, 3)
+        (8, Duration::from_secs(60), 1)
     );
     let errors = [
         (
@@ -463,10 +464,6 @@ fn the_flood_limits_are_read_and_checked() {
         (
             "new_node_parts = 11",
             "line 4: [limits] new_node_parts: 11 is out of range (1 to 10)",
-        ),
-        (
-            "new_node_turns = 0",
-            "line 4: [limits] new_node_turns: 0 is out of range (1 to 100)",
         ),
     ];
     for (body, want) in errors {

@@ -1,7 +1,15 @@
 //! The responder's counters since start, for an admin's `!status`: a leaf every room may
-//! count into (the intake, the answer, the summaries, the notices).
+//! count into (the intake, the answer, the summaries, the notices). Also [`Tally`]: the info
+//! line that says messages were combined or not answered, at most once a minute per cause.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::info;
+
+use crate::node::Standing;
 
 /// Counters for an admin's `!status`.
 #[derive(Debug, Default)]
@@ -19,10 +27,122 @@ pub struct Counters {
     pub summary_failures: AtomicU64,
     /// Folds run before a reply because the backlog reached its hard cap.
     pub folds_at_cap: AtomicU64,
-    /// Texts not answered because too many turns waited (or a new node's earlier one did).
-    pub turns_refused: AtomicU64,
+    /// Messages answered together with an earlier one of their node (in the same model call),
+    /// by standing ([`Standing::index`]).
+    pub combined: [AtomicU64; 3],
+    /// Texts not answered because no place was free for their standing, by standing.
+    pub refused: [AtomicU64; 3],
     /// New nodes' turns that gave way to a message of higher standing.
     pub turns_displaced: AtomicU64,
     /// Turns not given the LLM within `[limits] max_turn_wait_secs`.
     pub turns_expired: AtomicU64,
+    /// The info lines about combined and unanswered messages.
+    pub tally: Tally,
+}
+
+impl Counters {
+    /// Counts `n` messages of `standing` answered together with an earlier one.
+    pub fn combined(&self, standing: Standing, n: u64) {
+        self.combined[standing.index()].fetch_add(n, Ordering::Relaxed);
+        self.tally.note(Cause::Combined, n);
+    }
+
+    /// Counts a text of `standing` that found no place.
+    pub fn refused(&self, standing: Standing) {
+        self.refused[standing.index()].fetch_add(1, Ordering::Relaxed);
+        self.tally.note(Cause::NoRoom, 1);
+    }
+
+    /// The counts by standing, for `!status`.
+    pub fn by_standing(counts: &[AtomicU64; 3]) -> [u64; 3] {
+        [0, 1, 2].map(|i| counts[i].load(Ordering::Relaxed))
+    }
+}
+
+/// Why messages were combined or not answered, for the info line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Answered together with an earlier message of their node.
+    Combined,
+    /// No place was free for their standing.
+    NoRoom,
+    /// A message of higher standing took their turn's place.
+    Displaced,
+    /// Their turn waited past `[limits] max_turn_wait_secs`.
+    Late,
+    /// Their node's queue was full.
+    QueueFull,
+    /// Their node sent faster than its rate limit.
+    RateLimited,
+    /// Mentions over their channel's limit for their standing.
+    MentionLimit,
+}
+
+impl Cause {
+    const ALL: [Cause; 7] = [
+        Cause::Combined,
+        Cause::NoRoom,
+        Cause::Displaced,
+        Cause::Late,
+        Cause::QueueFull,
+        Cause::RateLimited,
+        Cause::MentionLimit,
+    ];
+
+    fn index(self) -> usize {
+        Cause::ALL.iter().position(|c| *c == self).unwrap_or(0)
+    }
+
+    fn line(self) -> &'static str {
+        match self {
+            Cause::Combined => "messages answered together with an earlier one of their node",
+            Cause::NoRoom => {
+                "messages stored, not answered: no place for their standing (a flood?)"
+            }
+            Cause::Displaced => {
+                "messages stored, not answered: a message of higher standing took their place"
+            }
+            Cause::Late => "messages stored, not answered: their turn waited too long",
+            Cause::QueueFull => "messages stored, not answered: their node's queue was full",
+            Cause::RateLimited => "messages stored, not answered: their node's rate limit",
+            Cause::MentionLimit => {
+                "mentions not answered: their channel's limit for their standing"
+            }
+        }
+    }
+}
+
+/// How often at most each cause's info line is logged.
+pub const TALLY_EVERY: Duration = Duration::from_secs(60);
+
+/// Counts each cause's messages and logs them at info at most once per [`TALLY_EVERY`], with
+/// how many since the last line.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Per cause: when it last logged, and the messages since.
+    state: Mutex<[(Option<Instant>, u64); 7]>,
+}
+
+impl Tally {
+    /// Counts `n` messages of `cause`; logs the line when one is due.
+    pub fn note(&self, cause: Cause, n: u64) {
+        let now = Instant::now();
+        let due = {
+            let mut state = match self.state.lock() {
+                Ok(s) => s,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            let (last, count) = &mut state[cause.index()];
+            *count += n;
+            if last.is_none_or(|at| now >= at + TALLY_EVERY) {
+                *last = Some(now);
+                Some(std::mem::take(count))
+            } else {
+                None
+            }
+        };
+        if let Some(messages) = due {
+            info!(messages, "{}", cause.line());
+        }
+    }
 }

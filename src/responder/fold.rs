@@ -21,10 +21,18 @@ use crate::node::NodeId;
 use crate::responder::schedule::gate::Protection;
 use crate::responder::shared::Shared;
 use crate::store::Role;
-use crate::store::{FoldRule, SummaryJob, SummarySave};
+use crate::store::{FoldRule, SummaryJob, SummarySave, Window};
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
+
+/// A model input (a reply's prompt or a fold's request) carries at most this many times
+/// `fold_tokens` of the node's messages...
+pub(super) const INPUT_FOLDS: usize = 4;
+
+/// ...counted as this many characters per token (a generous rate: English runs near 4, most
+/// other languages fewer characters per token, so the bound in tokens is lower still).
+pub(super) const CHARS_PER_TOKEN: usize = 4;
 
 /// A node's summaries: one at a time (the lock), and whether the current fold already
 /// yielded to a reply once (then it is not cancelled again).
@@ -67,6 +75,10 @@ pub(super) struct Limits {
     pub(super) max_prompt: usize,
     /// Messages folded in one summary call at most.
     pub(super) max_batch: usize,
+    /// Characters of messages a reply's prompt or a fold's request carries at most
+    /// (`INPUT_FOLDS × fold_tokens` tokens: 7,680 on the defaults); a fold folds at most half
+    /// of that at once. What a flood stored stays in the database, folded a batch at a time.
+    pub(super) input_chars: usize,
 }
 
 impl Limits {
@@ -79,6 +91,15 @@ impl Limits {
             hard_cap: keep + 3 * threshold,
             max_prompt: keep + 4 * threshold,
             max_batch: 3 * threshold + 1,
+            input_chars: m.fold_tokens.saturating_mul(INPUT_FOLDS * CHARS_PER_TOKEN),
+        }
+    }
+
+    /// The part of the unsummarised conversation a reply's prompt carries at most.
+    pub(super) fn window(&self) -> Window {
+        Window {
+            messages: self.max_prompt,
+            chars: self.input_chars,
         }
     }
 
@@ -89,6 +110,7 @@ impl Limits {
             threshold: self.threshold,
             now: due == Due::Now,
             max_batch: self.max_batch,
+            max_chars: self.input_chars / 2,
         }
     }
 }
@@ -279,7 +301,21 @@ async fn fold(
 /// server the slot then holds that conversation still, whether the fold is saved or yields.
 fn request(shared: &Shared, job: &SummaryJob) -> Vec<ChatMessage> {
     let m = &shared.settings.memory;
-    let conversation: Vec<_> = job.evicted.iter().chain(&job.kept).cloned().collect();
+    // The messages folded, then as many of those kept as the input bound leaves room for,
+    // in order: a stored flood cannot make the request larger.
+    let mut chars = 0usize;
+    let bound = Limits::of(m).input_chars;
+    let conversation: Vec<_> = job
+        .evicted
+        .iter()
+        .chain(&job.kept)
+        .enumerate()
+        .take_while(|(i, msg)| {
+            chars = chars.saturating_add(msg.prompt_text().chars().count());
+            *i < job.evicted.len() || chars <= bound
+        })
+        .map(|(_, msg)| msg.clone())
+        .collect();
     let kept = if job.previous.is_some() {
         m.window_messages
     } else {

@@ -1,8 +1,8 @@
 //! The intake loop: reads what the radio heard, never waiting on the LLM. A DM is parsed once
 //! (`commands::parse`), passes the access lists, the identity screen (`screen`), the node's
 //! rate limit (`ratelimit`) and, for a text or `!more`, its admission among the waiting turns
-//! (`admission`); then it goes to its node's worker (`worker`, started on demand) as a typed
-//! [`Job`]. A channel mention goes to its channel's worker (`mention`). A text that is not
+//! (`admission`: a turn, or a place in its node's waiting turn); then it goes to its node's
+//! worker (`worker`, started on demand) as a typed [`Job`]. A channel mention goes to its channel's worker (`mention`). A text that is not
 //! answered is still stored when it is the node's own (`identity::trust::keep_unanswered`).
 
 use std::collections::HashMap;
@@ -11,20 +11,21 @@ use std::sync::atomic::Ordering;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tracing::{Instrument, debug, info, info_span, warn};
+use tracing::{Instrument, debug, info, info_span};
 
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::{Inbound, TextMessage};
 use crate::responder::commands::{self, Parsed};
+use crate::responder::counters::Cause;
 use crate::responder::identity::screen::{Screen, Screened};
 use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::identity::{Line, Who};
 use crate::responder::job::{Dm, Job};
 use crate::responder::mention::Mentions;
 use crate::responder::reply::DmDest;
-use crate::responder::schedule::admission::{self, Admission};
+use crate::responder::schedule::admission::{self, Joining, Place};
+use crate::responder::schedule::fair;
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
-use crate::responder::schedule::turns::Proof;
 use crate::responder::shared::Shared;
 use crate::responder::worker;
 
@@ -59,15 +60,13 @@ enum Next {
     Refuse(Line),
 }
 
-/// The intake's state: the node workers, the rate limit, the screen, the mentions, the
-/// admission's warnings.
+/// The intake's state: the node workers, the rate limit, the screen, the mentions.
 struct Intake {
     shared: Arc<Shared>,
     workers: HashMap<NodeId, mpsc::Sender<Job>>,
     limiter: RateLimiter,
     screen: Screen,
     mentions: Mentions,
-    admission: Admission,
 }
 
 impl Intake {
@@ -78,7 +77,6 @@ impl Intake {
             limiter: RateLimiter::new(limits.node_messages, limits.node_window),
             screen: Screen::load(&shared.store, shared.keys.clone()).await,
             mentions: Mentions::new(&shared),
-            admission: Admission::new(limits.max_waiting),
             shared,
         }
     }
@@ -94,13 +92,14 @@ impl Intake {
         shared.counters.dms.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
         let parsed = commands::parse(&msg.text);
-        // Proven: a PKI DM from a node that talked to us over PKI before (a first PKI DM is a
-        // new key to pin, which anyone can make); the schedule serves it first.
-        let proof = if self.screen.proven(&msg) {
-            Proof::Pki
-        } else {
-            Proof::Claim
-        };
+        // Proven: a PKI DM with a key pinned before (seen in an exchange hours ago, or pinned
+        // by the operator), never a key made a minute ago; the schedule serves it first.
+        let key = msg.public_key.filter(|_| msg.pki);
+        // A person is their key: a new number with a key pinned for another number (firmware
+        // 2.8 renumbered it) earns what that number earned. Asked before the screen learns it.
+        let owner = key
+            .and_then(|k| self.screen.owner(&k))
+            .filter(|o| *o != node);
         let access = &shared.settings.access;
         let licensed = shared.licensed();
         let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, licensed) {
@@ -115,7 +114,9 @@ impl Intake {
             }
             Screened::Drop => return,
         };
-        let dest = dest.with_standing(shared.gate.standing(node, proof));
+        let standing = shared.gate.standing(node, key);
+        let standing = owner.map_or(standing, |o| standing.max(shared.gate.standing(o, key)));
+        let dest = dest.with_standing(standing);
         match self.limiter.check(node, now) {
             Decision::Answer => self.answer(msg, dest, next, parsed).await,
             Decision::Notify { retry_in } => {
@@ -130,6 +131,7 @@ impl Intake {
             }
             Decision::Silent => {
                 debug!(node = %node, "rate limited: silent");
+                shared.counters.tally.note(Cause::RateLimited, 1);
                 // Stored anyway, so the conversation record is complete.
                 self.unanswered(&msg, &next, &parsed).await;
             }
@@ -155,19 +157,29 @@ impl Intake {
             },
             Parsed::Text | Parsed::More => {
                 let shared = &self.shared;
-                let (gate, counters, outbox) =
-                    (&shared.gate, &shared.counters, shared.out.queued());
-                let admitted = self
-                    .admission
-                    .admit(gate, counters, node, dest.standing(), outbox);
-                let Ok(turn) = admitted else {
-                    // Not answered, but stored like every accepted message.
-                    return self.unanswered(&msg, &Next::Run(who), &parsed).await;
+                let joining = match parsed {
+                    Parsed::More => Joining::Alone,
+                    _ => Joining::Join,
                 };
+                let standing = dest.standing();
+                let (gate, counters) = (&shared.gate, &shared.counters);
+                let outbox = shared.out.holders();
+                let admitted = admission::admit(gate, counters, node, standing, &outbox, joining);
                 let dm = Box::new(Dm { msg, dest, who });
-                match parsed {
-                    Parsed::More => Job::More { dm, turn },
-                    _ => Job::Text { dm, turn },
+                match (admitted, joining) {
+                    (Ok(Place::Turn(turn)), Joining::Alone) => Job::More { dm, turn },
+                    (Ok(Place::Turn(turn)), _) => Job::Text { dm, turn },
+                    (Ok(Place::Joined), _) => Job::Join { dm },
+                    (Err(_), _) => {
+                        // Not answered, but stored like every accepted message; a known or
+                        // proven node is told (a never-heard id is not: every notice costs
+                        // airtime, and forged ids are free).
+                        self.unanswered(&dm.msg, &Next::Run(who), &parsed).await;
+                        if standing == Standing::New {
+                            return;
+                        }
+                        notice(fair::NO_ROOM, dest, &dm.msg)
+                    }
                 }
             }
         };
@@ -198,7 +210,8 @@ impl Intake {
             Some(tx) => match tx.try_send(job) {
                 Ok(()) => return None,
                 Err(mpsc::error::TrySendError::Full(job)) => {
-                    warn!(node = %node, "too many messages waiting for this node; one not answered");
+                    debug!(node = %node, "too many messages waiting for this node; one not answered");
+                    self.shared.counters.tally.note(Cause::QueueFull, 1);
                     return Some(job);
                 }
                 // The worker retired after being idle: start a new one.

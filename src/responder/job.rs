@@ -1,7 +1,7 @@
 //! What the intake hands a node's worker: a [`Job`], always for the sender of a DM. The intake
 //! parses each message once (`commands::parse`) and screens who sent it (`screen`), so a job
-//! says what the message is — a command, a text with its turn, a `!more` with its turn — or
-//! is a notice; the worker matches on it and decides nothing of that again.
+//! says what the message is — a command, a text with its turn, a text that joined its node's
+//! waiting turn, a `!more` with its turn — or is a notice; the worker matches on it and decides nothing of that again.
 
 use crate::radio::TextMessage;
 use crate::responder::commands::Call;
@@ -27,6 +27,9 @@ pub(super) enum Job {
     Command { dm: Box<Dm>, call: Call },
     /// A question for the model, with its LLM turn.
     Text { dm: Box<Dm>, turn: Turn },
+    /// A question that joined its node's waiting turn (the [`Job::Text`] before it in the
+    /// queue): answered with it, in one call.
+    Join { dm: Box<Dm> },
     /// `!more`, with its LLM turn: the rest of the last answer, if it was cut.
     More { dm: Box<Dm>, turn: Turn },
     /// One packet to the node: a refusal, or the rate limit's word.
@@ -41,9 +44,13 @@ impl Job {
     /// A job that will not be done (its node's queue is full, shutting down): a text is still
     /// stored when it is the node's own, and nothing else is kept.
     pub(super) async fn keep_unanswered(self, store: &Store, keys: &KeyTable) {
-        if let Job::Text { dm, turn } = self {
-            keep_unanswered(store, keys, &dm.msg, dm.who).await;
-            drop(turn);
+        match self {
+            Job::Text { dm, turn } => {
+                keep_unanswered(store, keys, &dm.msg, dm.who).await;
+                drop(turn);
+            }
+            Job::Join { dm } => keep_unanswered(store, keys, &dm.msg, dm.who).await,
+            Job::Command { .. } | Job::More { .. } | Job::Notice { .. } => {}
         }
     }
 }

@@ -108,7 +108,6 @@ impl Responder {
             Bounds {
                 max_waiting: settings.limits.max_waiting,
                 max_wait: settings.limits.max_turn_wait,
-                new_node_turns: settings.limits.new_node_turns,
             },
         );
         let counters = Arc::new(Counters::default());

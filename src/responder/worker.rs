@@ -1,7 +1,8 @@
 //! One node's worker: takes the node's jobs in order (a command, a text or `!more` with its
-//! turn, a notice), settles what each DM may do (decided at the intake, or by its key now:
-//! `trust`, by the rules of `identity`; a PKI DM or a command taken before is ignored,
-//! `once`), answers commands (`commands`) and runs each turn
+//! turn, a text that joined a turn, a notice); the texts queued behind a text are answered
+//! with it, in its turn (one model call, one reply), settles what each DM may do (decided at
+//! the intake, or by its key now: `trust`, by the rules of `identity`; a PKI DM or a command
+//! taken before is ignored, `once`), answers commands (`commands`) and runs each turn
 //! (`turn`: with the node's memory, or without it when the DM may not use it). The
 //! background summary (`fold`) starts once a reply is queued.
 //!
@@ -15,15 +16,17 @@ use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 use crate::clock::unix_now;
-use crate::node::NodeId;
+use crate::node::{NodeId, Standing};
 use crate::radio::TextMessage;
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
 use crate::responder::fold::SummaryState;
 use crate::responder::identity::once::{self, Kind};
-use crate::responder::identity::trust;
+use crate::responder::identity::trust::{self, keep_unanswered};
 use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
 use crate::responder::job::{Dm, Job};
+use crate::responder::schedule::admission::{self, Joining, Place};
+use crate::responder::schedule::fair;
 use crate::responder::schedule::gate::Turn;
 use crate::responder::shared::Shared;
 use crate::responder::turn::knowledge;
@@ -33,47 +36,89 @@ use crate::responder::turn::{self, Asks, Memory};
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
 
 /// Answers `node`'s jobs from `rx` in order, until shutdown (then what is still queued is
-/// stored, not answered) or until it was idle for [`IDLE_RETIRE`].
-pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, mut rx: mpsc::Receiver<Job>) {
+/// stored, not answered) or until it was idle for [`IDLE_RETIRE`] (then the jobs sent
+/// meanwhile are still answered).
+pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, rx: mpsc::Receiver<Job>) {
     let summarizing = Arc::new(SummaryState::default());
+    let mut queue = Queue { rx, ahead: None };
+    let mut retiring = false;
     loop {
-        let next = tokio::select! {
-            _ = shared.stop.cancelled() => break,
-            next = tokio::time::timeout(IDLE_RETIRE, rx.recv()) => next,
-        };
-        let job = match next {
-            Ok(Some(job)) => job,
-            Ok(None) => break,
-            Err(_) => return retire(&shared, node, rx, &summarizing).await,
+        let job = match queue.ahead.take() {
+            Some(job) => job,
+            None if retiring => match queue.rx.try_recv() {
+                Ok(job) => job,
+                Err(_) => {
+                    debug!("worker retired after being idle");
+                    return;
+                }
+            },
+            None => {
+                let next = tokio::select! {
+                    _ = shared.stop.cancelled() => break,
+                    next = tokio::time::timeout(IDLE_RETIRE, queue.rx.recv()) => next,
+                };
+                match next {
+                    Ok(Some(job)) => job,
+                    Ok(None) => break,
+                    Err(_) => {
+                        queue.rx.close();
+                        retiring = true;
+                        continue;
+                    }
+                }
+            }
         };
         tokio::select! {
             _ = shared.stop.cancelled() => break,
-            _ = handle(&shared, node, job, &summarizing) => {}
+            _ = handle(&shared, node, job, &mut queue, &summarizing) => {}
         }
     }
     // Shutting down: keep what users sent, answer nothing more.
-    rx.close();
-    while let Ok(job) = rx.try_recv() {
+    queue.rx.close();
+    if let Some(job) = queue.ahead.take() {
+        job.keep_unanswered(&shared.store, &shared.keys).await;
+    }
+    while let Ok(job) = queue.rx.try_recv() {
         job.keep_unanswered(&shared.store, &shared.keys).await;
     }
 }
 
-/// Retires a worker that was idle: jobs sent between the timeout and the close are still
-/// answered.
-async fn retire(
-    shared: &Arc<Shared>,
-    node: NodeId,
-    mut rx: mpsc::Receiver<Job>,
-    summarizing: &Arc<SummaryState>,
-) {
-    rx.close();
-    while let Ok(job) = rx.try_recv() {
-        handle(shared, node, job, summarizing).await;
-    }
-    debug!("worker retired after being idle");
+/// A node's queue of jobs, and the one job taken from it but not yet handled (the first that
+/// could not join a turn's batch).
+struct Queue {
+    rx: mpsc::Receiver<Job>,
+    ahead: Option<Job>,
 }
 
-async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<SummaryState>) {
+impl Queue {
+    /// The questions queued right behind `first` from the same sender, taken to be answered
+    /// with it: texts that joined its turn or have turns of their own (those turns end here:
+    /// the batch's turn answers them). Stops at the first other job, which is handled next.
+    fn batch(&mut self, first: Box<Dm>) -> Vec<Dm> {
+        let mut batch = vec![*first];
+        while self.ahead.is_none() {
+            let Ok(job) = self.rx.try_recv() else { break };
+            let same = |dm: &Dm| dm.who == batch[0].who && dm.dest == batch[0].dest;
+            match job {
+                Job::Join { dm } if same(&dm) => batch.push(*dm),
+                Job::Text { dm, turn } if same(&dm) => {
+                    drop(turn);
+                    batch.push(*dm);
+                }
+                other => self.ahead = Some(other),
+            }
+        }
+        batch
+    }
+}
+
+async fn handle(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    job: Job,
+    queue: &mut Queue,
+    summarizing: &Arc<SummaryState>,
+) {
     match job {
         Job::Notice {
             text,
@@ -92,8 +137,36 @@ async fn handle(shared: &Arc<Shared>, node: NodeId, job: Job, summarizing: &Arc<
             }
             commands::run(shared, &call, grant, dm.dest, dm.msg.packet_id).await;
         }
-        Job::Text { dm, turn } => text_turn(shared, &dm, turn, Asks::Text, summarizing).await,
-        Job::More { dm, turn } => text_turn(shared, &dm, turn, Asks::More, summarizing).await,
+        Job::Text { dm, turn } => {
+            // From now on the node's next message gets a turn of its own; what is queued
+            // already is answered with this one.
+            shared.gate.seal(&turn);
+            let batch = queue.batch(dm);
+            text_turn(shared, batch, turn, Asks::Text, summarizing).await;
+        }
+        Job::Join { dm } => {
+            // It joined a turn its worker had already taken: it gets one of its own now.
+            let (gate, counters) = (&shared.gate, &shared.counters);
+            let standing = dm.dest.standing();
+            let outbox = shared.out.holders();
+            match admission::admit(gate, counters, node, standing, &outbox, Joining::Alone) {
+                Ok(Place::Turn(turn)) => {
+                    shared.gate.seal(&turn);
+                    let batch = queue.batch(dm);
+                    text_turn(shared, batch, turn, Asks::Text, summarizing).await;
+                }
+                Ok(Place::Joined) | Err(_) => {
+                    keep_unanswered(&shared.store, &shared.keys, &dm.msg, dm.who).await;
+                    if standing > Standing::New {
+                        shared
+                            .out
+                            .notice(dm.dest.into(), dm.msg.packet_id, fair::NO_ROOM)
+                            .await;
+                    }
+                }
+            }
+        }
+        Job::More { dm, turn } => text_turn(shared, vec![*dm], turn, Asks::More, summarizing).await,
     }
 }
 
@@ -130,20 +203,32 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
     }
 }
 
-/// A text or `!more`: its turn, with the node's memory when the DM may use it.
+/// A text or `!more` (with the texts queued behind it, `batch` in order): one turn, with the
+/// node's memory when the DM may use it, answering the last and the ones before it together.
 async fn text_turn(
     shared: &Arc<Shared>,
-    dm: &Dm,
+    mut batch: Vec<Dm>,
     turn: Turn,
     asks: Asks,
     summarizing: &Arc<SummaryState>,
 ) {
+    let Some(dm) = batch.pop() else { return };
     if !once::first_time(&shared.store, &dm.msg, Kind::Text).await {
         return;
     }
-    let Some((verdict, grant)) = settle(shared, dm, Ask::Text).await else {
+    let Some((verdict, grant)) = settle(shared, &dm, Ask::Text).await else {
+        for earlier in batch {
+            keep_unanswered(&shared.store, &shared.keys, &earlier.msg, earlier.who).await;
+        }
         return;
     };
+    if !batch.is_empty() {
+        shared
+            .counters
+            .combined(dm.dest.standing(), batch.len() as u64);
+        debug!(messages = batch.len() + 1, "messages answered together");
+    }
+    let earlier: Vec<String> = batch.into_iter().map(|d| d.msg.text).collect();
     let (msg, dest) = (&dm.msg, dm.dest);
     let memory = if grant.memory {
         Memory::Node {
@@ -156,7 +241,7 @@ async fn text_turn(
     };
     let s = &shared.settings;
     let asking = Asking::of(&s.zone, msg, &s.context);
-    turn::run(shared, msg, turn, asks, asking, memory).await;
+    turn::run(shared, msg, &earlier, turn, asks, asking, memory).await;
 }
 
 /// Records that the node was heard (a command, which stores no message).

@@ -11,7 +11,7 @@ use super::nodes::{record_usage, touch_node};
 use super::retrieval::retrieve_exchanges;
 use super::sql::{limit, message, node_sql};
 use super::summaries::{facts, summary};
-use super::{Context, Damage, Role, Said, Store, StoreError, StoredMessage};
+use super::{Context, Damage, Role, Said, Store, StoreError, StoredMessage, Window};
 use crate::llm::Usage;
 use crate::node::NodeId;
 
@@ -74,13 +74,14 @@ impl Store {
         &self,
         node: NodeId,
         before_id: i64,
-        max_messages: usize,
+        window: impl Into<Window>,
         query: &str,
         retrieve: usize,
     ) -> Result<Context, StoreError> {
         let query = fts::Query::new(query);
+        let window = window.into();
         let (ctx, retrieval) = self
-            .call(move |c| context(c, node, before_id, max_messages, query.as_ref(), retrieve))
+            .call(move |c| context(c, node, before_id, window, query.as_ref(), retrieve))
             .await?;
         if let Some(e) = retrieval {
             // Retrieval is best-effort: the turn goes on with the rest of the memory.
@@ -239,7 +240,7 @@ pub(super) fn context(
     c: &mut Connection,
     node: NodeId,
     before_id: i64,
-    max_messages: usize,
+    bound: Window,
     query: Option<&Query>,
     retrieve: usize,
 ) -> Result<(Context, Option<StoreError>), StoreError> {
@@ -252,9 +253,9 @@ pub(super) fn context(
         .prepare_cached("SELECT count(*) FROM messages WHERE node = ?1 AND id > ?2 AND id < ?3")?
         .query_row(params![node_sql(node), cursor, before_id], |row| row.get(0))?;
     let unsummarized = usize::try_from(unsummarized).unwrap_or(usize::MAX);
-    // Every message after the summary's cursor, unless summaries have failed for so long that
-    // there are more than `max_messages`: then only the newest (the rest stays in the
-    // database, retrievable, and is folded once a summary succeeds).
+    // Every message after the summary's cursor, unless summaries have failed for so long (or
+    // a flood was stored) that there are more than the bound: then only the newest that fit
+    // (the rest stays in the database, retrievable, and is folded once a summary succeeds).
     let window = {
         let mut stmt = tx.prepare_cached(
             "SELECT id, role, text, at, prompt FROM messages
@@ -262,12 +263,13 @@ pub(super) fn context(
         )?;
         let mut msgs = stmt
             .query_map(
-                params![node_sql(node), cursor, before_id, limit(max_messages)],
+                params![node_sql(node), cursor, before_id, limit(bound.messages)],
                 message,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         msgs.reverse();
-        msgs
+        let fit = bound.fits(&msgs);
+        msgs.split_off(msgs.len() - fit)
     };
     // Retrieval only looks at exchanges wholly older than what the prompt carries verbatim.
     let boundary = window.first().map_or(before_id, |m| m.id);

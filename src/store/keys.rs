@@ -6,7 +6,9 @@
 //! node (`retention.rs`).
 //!
 //! The store only keeps these facts; what a DM may do with them is decided in
-//! `responder::identity`.
+//! `responder::identity`. A key the operator pinned (`meshai trust`: a pending key accepted,
+//! or the pinned one named with `--key`) is *vouched*: it proves its node at once (see
+//! `standings.rs`).
 
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -190,6 +192,12 @@ fn accept(
     let pending = known.pending.map(|(k, _)| k);
     match given {
         Some(given) if pending.is_none() && given == known.pinned => {
+            // The operator compared the pinned key itself: it proves its node from now on.
+            tx.execute(
+                "UPDATE node_keys SET vouched = 1 WHERE node = ?1",
+                [node_sql(node)],
+            )?;
+            tx.commit()?;
             return Ok(KeyAccepted::NothingPending {
                 pinned: known.pinned,
             });
@@ -210,7 +218,7 @@ fn accept(
     };
     tx.execute(
         "UPDATE node_keys SET public_key = ?2, pinned_at = ?3, pending_key = NULL,
-             pending_at = NULL
+             pending_at = NULL, vouched = 1, exchanged_at = NULL
          WHERE node = ?1",
         params![node_sql(node), new.0.as_slice(), at],
     )?;

@@ -52,6 +52,7 @@ pub mod retention;
 mod retrieval;
 mod schema;
 mod sql;
+mod standings;
 mod summaries;
 #[cfg(test)]
 mod tests;
@@ -78,9 +79,10 @@ pub use knowledge::{
 pub use renumber::Numbers;
 pub use replay::Sender;
 pub use retention::Expired;
+pub use standings::{Earned, PinnedKey};
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
-    SummarySave,
+    SummarySave, Window,
 };
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.

@@ -206,6 +206,24 @@ pub(super) const MIGRATIONS: &[&str] = &[
     CREATE INDEX node_aliases_new ON node_aliases(new);
     CREATE INDEX node_keys_key ON node_keys(public_key);
     ",
+    // 10: standing earned (see `store/standings.rs`): when a node first completed an exchange
+    // with us (its own ACK came back for one of our replies), and, for a PKI node, when it
+    // first did so over PKI with its pinned key, or whether the operator pinned that key. A
+    // database of before counts every node that has a reply as having completed an exchange
+    // then, and its pinned key as seen over PKI when it was pinned: nothing else was kept.
+    "
+    ALTER TABLE nodes ADD COLUMN exchanged_at INTEGER;
+    ALTER TABLE node_keys ADD COLUMN exchanged_at INTEGER;
+    ALTER TABLE node_keys ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0;
+    INSERT INTO nodes(node, first_seen, last_seen)
+        SELECT DISTINCT node, NULL, NULL FROM messages WHERE role = 'assistant'
+        ON CONFLICT(node) DO NOTHING;
+    UPDATE nodes SET exchanged_at = (
+        SELECT MIN(at) FROM messages m WHERE m.node = nodes.node AND m.role = 'assistant'
+    );
+    UPDATE node_keys SET exchanged_at = pinned_at
+        WHERE node IN (SELECT node FROM messages WHERE role = 'assistant');
+    ",
 ];
 
 /// The schema version this build writes.

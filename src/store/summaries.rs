@@ -123,6 +123,16 @@ pub(super) fn pending_fold(
         fold += 1;
     }
     let fold = fold.min(rule.max_batch.max(1)).min(backlog.len());
+    // No more than `max_chars` of them (the first always): the oldest first.
+    let mut chars = 0usize;
+    let fold = backlog[..fold]
+        .iter()
+        .take_while(|m| {
+            chars = chars.saturating_add(m.prompt_text().chars().count());
+            chars <= rule.max_chars
+        })
+        .count()
+        .max(1);
     let mut evicted = backlog;
     let kept = evicted.split_off(fold);
     Ok(Some(SummaryJob {

@@ -126,6 +126,41 @@ pub struct Exchange {
     pub at: i64,
 }
 
+/// How much of a node's unsummarised conversation a prompt carries at most: the newest
+/// `messages`, and of those only the newest whose text (as the model sees it) fits in `chars`
+/// (the newest one always). A flood of stored messages cannot make a prompt larger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub messages: usize,
+    pub chars: usize,
+}
+
+impl From<usize> for Window {
+    /// At most `messages`, however long.
+    fn from(messages: usize) -> Window {
+        Window {
+            messages,
+            chars: usize::MAX,
+        }
+    }
+}
+
+impl Window {
+    /// How many of `msgs` (oldest first), counted from the newest, fit.
+    pub fn fits(&self, msgs: &[StoredMessage]) -> usize {
+        let mut chars = 0usize;
+        let mut n = 0;
+        for m in msgs.iter().rev().take(self.messages) {
+            chars = chars.saturating_add(m.prompt_text().chars().count());
+            if n > 0 && chars > self.chars {
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+}
+
 /// Everything the prompt builder needs for one reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
@@ -157,6 +192,9 @@ pub struct FoldRule {
     pub now: bool,
     /// Messages folded in one summary call at most.
     pub max_batch: usize,
+    /// Characters of messages (as the model sees them) folded in one call at most (the first
+    /// message always): a flood of stored messages is folded a bounded batch at a time.
+    pub max_chars: usize,
 }
 
 /// Work for the summariser: fold `evicted` into `previous`.

@@ -67,18 +67,35 @@ pub fn flood_ids() -> impl Iterator<Item = u32> {
     (0..FLOOD_IDS).map(|i| FLOOD_BASE + i)
 }
 
-/// A DM from `from`, PKI-encrypted or not.
+/// Alice's key, pinned days before the scenario when she talks over PKI.
+pub const ALICE_KEY: [u8; 32] = [0xa1; 32];
+
+/// A DM from `from`: over PKI with Alice's key, or in the clear.
 fn dm(from: u32, text: &str, pki: bool) -> MeshPacketSpec {
-    MeshPacketSpec {
-        pki_encrypted: pki,
-        ..MeshPacketSpec::text(from, text)
+    if pki {
+        MeshPacketSpec::pki(from, text, ALICE_KEY)
+    } else {
+        MeshPacketSpec::text(from, text)
     }
+}
+
+/// Pins Alice's key three days ago and accepts it as the operator does (`meshai trust
+/// --key`), in the database at `db` before the daemon opens it: a key pinned before proves
+/// her (a key first seen in the scenario would not).
+async fn pin_alice(db: &std::path::Path) {
+    use meshai::node::{NodeId, PublicKey};
+    let store = meshai::store::Store::open(db).expect("the database opens");
+    let days_ago = meshai::clock::unix_now() - 3 * 86_400;
+    let (node, key) = (NodeId(ALICE), PublicKey(ALICE_KEY));
+    store.pin_key(node, key, days_ago).await.expect("pinned");
+    store.accept_key(node, key).await.expect("vouched");
+    store.close().await.expect("closes");
 }
 
 /// The daemon of both scenarios: the simulated node paced like the firmware (ACKs after 1.5 s,
 /// none ever from `never_ack`), the instant model answering [`ANSWER`], and `[limits]` as
 /// shipped (the rate limit and the new nodes' budget apply).
-async fn paced_daemon(never_ack: Vec<u32>) -> Daemon {
+async fn paced_daemon(never_ack: Vec<u32>, pki: bool) -> Daemon {
     let sim = Arc::new(
         SimNode::start(SimConfig {
             ack_delay: harness::BENCH_ACK_DELAY,
@@ -90,6 +107,9 @@ async fn paced_daemon(never_ack: Vec<u32>) -> Daemon {
     let llm = FakeLlm::start_echo().await;
     let dir = harness::db_dir();
     let db = dir.path().join("meshai.db");
+    if pki {
+        pin_alice(&db).await;
+    }
     let text = harness::paced_like_firmware(
         &harness::config_text(&sim, &llm.base_url(), &db, "[limits]\n"),
         harness::BENCH_GAP_MS,
@@ -100,12 +120,13 @@ async fn paced_daemon(never_ack: Vec<u32>) -> Daemon {
 }
 
 /// Runs the scenario in paused time paced by `steps` (see `VirtualPace`): Alice asks once (over
-/// PKI when `pki`, else in the clear: then her ACK makes her known) and gets her answer; then,
+/// PKI with her key pinned days before when `pki`: proven; else in the clear: then her ACK
+/// makes her known) and gets her answer; then,
 /// with `flood`, the flood's 150 DMs arrive within 3 s; 5 s after the first of them Alice asks
 /// again. Waits up to `cap` (virtual) for the first part of her second answer.
 pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Outcome {
     let pace = VirtualPace::start(steps);
-    let daemon = paced_daemon(flood_ids().collect()).await;
+    let daemon = paced_daemon(flood_ids().collect(), pki).await;
     let sim = daemon.sim.clone();
 
     sim.inject_text(dm(ALICE, "Hi, I am Alice from the ridge.", pki));
@@ -171,7 +192,7 @@ fn first_to(texts: &[SentText], from: usize, to: u32) -> (Option<&SentText>, usi
 /// asks. Waits up to `cap` (virtual) for the first part of Home's answer; Rover stays silent.
 pub async fn silent_scenario(steps: Steps, cap: Duration) -> Outcome {
     let pace = VirtualPace::start(steps);
-    let daemon = paced_daemon(Vec::new()).await;
+    let daemon = paced_daemon(Vec::new(), false).await;
     let sim = daemon.sim.clone();
     for (node, hello) in [(ROVER, "Hi, Rover here."), (HOME, "Hello from Home.")] {
         daemon.ask(node, hello, harness::SOON).await;

@@ -144,7 +144,7 @@ pub fn config_text_with(
     let limits = if extra.contains("[limits]") {
         ""
     } else {
-        "[limits]\nnode_messages = 10000\nnew_node_parts = 10\nnew_node_turns = 100\n"
+        "[limits]\nnode_messages = 10000\nnew_node_parts = 10\n"
     };
     format!(
         r#"[radio]

@@ -12,6 +12,8 @@ mod crash;
 mod daemon;
 mod damage;
 mod failover;
+#[allow(dead_code)]
+mod fair;
 mod flood;
 mod harness;
 mod knowledge;

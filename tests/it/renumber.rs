@@ -129,6 +129,9 @@ async fn a_renumbered_node_keeps_its_memory_across_a_restart() {
     let d = Daemon::start(LIMITS).await;
     long_answers(&d);
     pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    // Its ACK comes back: an exchange completed (what standing is earned from), kept across
+    // the restart.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let (result, sim, llm, dir) = d.stop().await;
     result.expect("a clean stop");
     let d = Daemon::start_with(sim, llm, dir, LIMITS).await;

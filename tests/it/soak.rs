@@ -1,7 +1,10 @@
 //! Soak under faults (CI size): 300 DMs from 30 nodes while the link is dropped every ~50
 //! packets, the node reboots once, and the fake LLM fails 10 % of the calls and stalls on some.
 //! Every DM gets exactly one reply or one failure notice, none twice, in order per node, and
-//! the daemon's RSS stays flat. The daemon is the real `meshai` binary in its own process, so
+//! the daemon's RSS stays flat. And under congestion (issue 25): 20 nodes × 3 DMs, each round
+//! sent while the last one's replies are still in the outbox (a slower radio), with the same
+//! faults: every DM reaches the model (alone, or with the DMs it waited with), none is refused,
+//! the answers come in order per node, none twice. The daemon is the real `meshai` binary in its own process, so
 //! its RSS is its own (the simulated node and the fake LLM keep every packet and request for
 //! the assertions, and live in this process). The bigger run is `cargo bench --bench soak`.
 
@@ -92,8 +95,8 @@ impl std::fmt::Display for SoakReport {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
     let r = soak(30, 10).await;
-    eprintln!("{r}");
     assert_eq!(r.packets, r.dms, "one packet per DM");
+    eprintln!("{r}");
     assert!(r.notices > 0 && r.handshakes >= 5);
     assert!(r.drops >= 4, "the link was dropped {} times", r.drops);
     assert!(r.rebooted);
@@ -104,6 +107,34 @@ async fn soak_300_dms_30_nodes_with_link_drops_reboot_and_llm_faults() {
         r.rss_early_kib,
         r.rss_end_kib
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn congested_20_nodes_3_dms_each_reach_the_model_in_order() {
+    let r = run(20, 3, Rounds::Apart(Duration::from_secs(2))).await;
+    eprintln!("{r}");
+    assert!(
+        r.drops >= 1 && r.rebooted,
+        "the link dropped and the node rebooted: {r}"
+    );
+    assert!(r.packets >= 20 && r.packets <= r.dms, "{r}");
+    assert!(
+        r.rss_end_kib < r.rss_early_kib + 4 * 1024,
+        "RSS flat: {} KiB early, {} KiB at the end",
+        r.rss_early_kib,
+        r.rss_end_kib
+    );
+}
+
+/// How a soak's rounds follow each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounds {
+    /// Each round once the last one is answered and the node idle: one packet per DM.
+    Answered,
+    /// Each round this long after the last, whatever is still on its way, on a radio five
+    /// times slower (300 ms between texts): a node's DMs may wait together and be answered
+    /// together.
+    Apart(Duration),
 }
 
 /// Prints the tail of the daemon's log if the soak panics.
@@ -134,8 +165,24 @@ impl Drop for ShowLogOnPanic {
 /// Runs `nodes × per_node` DMs under faults and checks that every DM got exactly one answer or
 /// one notice, in order, none twice (panics otherwise). Also run bigger by `benches/soak.rs`.
 pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
+    run(nodes, per_node, Rounds::Answered).await
+}
+
+/// [`soak`], its rounds paced as `rounds` says. With [`Rounds::Apart`] a reply may answer
+/// several DMs; then every DM must have reached the model, and the answers (`ok n1 m2`, which
+/// names the last DM it answers) come in order per node, none twice.
+pub async fn run(nodes: u32, per_node: u32, rounds: Rounds) -> SoakReport {
     let started = std::time::Instant::now();
-    let sim = Arc::new(SimNode::start(sim_config()).await);
+    let slow = matches!(rounds, Rounds::Apart(_));
+    let sim_cfg = if slow {
+        crate::support::sim_node::SimConfig {
+            min_text_gap: Duration::from_millis(250),
+            ..sim_config()
+        }
+    } else {
+        sim_config()
+    };
+    let sim = Arc::new(SimNode::start(sim_cfg).await);
     let llm = FakeLlm::start(faulty).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let config = dir.path().join("config.toml");
@@ -148,6 +195,14 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
         "handshake_timeout_secs = 5\nyield_to_other_clients = false",
     );
     assert!(text.contains("yield_to_other_clients = false"));
+    let text = if slow {
+        text.replace(
+            &format!("send_gap_ms = {}", crate::harness::GAP_MS),
+            "send_gap_ms = 300",
+        )
+    } else {
+        text
+    };
     std::fs::write(&config, text).expect("config");
     // The daemon's log goes to a file that is shown when the soak fails: the wire-level
     // story (writes, queue status, ACKs, timeouts, reconnects) of whatever went wrong.
@@ -159,13 +214,15 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
     sim.wait_handshakes(1, SOON).await;
     let total = (nodes * per_node) as usize;
 
-    // The fault injector: drop the link after every ~50 packets on the wire, reboot once.
+    // The fault injector: drop the link after every ~50 packets on the wire (~15 for the
+    // congested run, which has fewer), reboot once.
+    let every = if slow { 15 } else { 50 };
     let stop = Arc::new(AtomicBool::new(false));
     let faults = {
         let sim = sim.clone();
         let stop = stop.clone();
         tokio::spawn(async move {
-            let (mut drops, mut rebooted, mut next) = (0u32, false, 50usize);
+            let (mut drops, mut rebooted, mut next) = (0u32, false, every);
             while !stop.load(Ordering::Relaxed) {
                 let seen = sim.texts().len();
                 if seen >= next {
@@ -184,7 +241,7 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
                         sim.drop_connection();
                         drops += 1;
                     }
-                    next = seen + 50;
+                    next = seen + every;
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
@@ -199,11 +256,20 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
         // round, would push that ACK out, and the daemon, never told its part arrived,
         // would rightly send it again. So a round starts once the node is idle (connected,
         // every ACK delivered); a link drop during the round is the fault under test.
-        if !sim.wait_idle(Duration::from_secs(60)).await {
+        if rounds == Rounds::Answered && !sim.wait_idle(Duration::from_secs(60)).await {
             eprintln!("soak: round {round} starts while the node is not idle");
         }
         for n in 0..nodes {
             sim.inject_dm(FIRST + n, &format!("n{n} m{round}"), None);
+        }
+        if let Rounds::Apart(apart) = rounds {
+            tokio::time::sleep(apart).await;
+            let rss = rss_kib(pid);
+            rss_peak = rss_peak.max(rss);
+            if round == per_node / 3 {
+                rss_early = rss;
+            }
+            continue;
         }
         // Wait for every answer before the next round: like the firmware, the simulated node
         // keeps at most 32 packets for a client and drops the oldest beyond that, so a backlog
@@ -216,7 +282,23 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
             rss_early = rss;
         }
     }
-    let texts = sim.wait_texts(total, Duration::from_secs(180)).await;
+    let texts = match rounds {
+        Rounds::Answered => sim.wait_texts(total, Duration::from_secs(180)).await,
+        Rounds::Apart(_) => {
+            // Every node's last DM answered (or noticed), then the radio idle.
+            let last = |n: u32| format!("n{n} m{}", per_node - 1);
+            let reached = |llm: &FakeLlm| {
+                let asked = llm.requests();
+                (0..nodes).all(|n| asked.iter().any(|r| r.last_user() == last(n)))
+            };
+            let deadline = std::time::Instant::now() + Duration::from_secs(180);
+            while !reached(&llm) && std::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            sim.wait_idle(Duration::from_secs(60)).await;
+            sim.texts()
+        }
+    };
     // Nothing more may come: wait out an ACK timeout's worth of resends.
     tokio::time::sleep(Duration::from_secs(6)).await;
     stop.store(true, Ordering::Relaxed);
@@ -246,7 +328,39 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
         per_node_texts.entry(t.to).or_default().push(t.text.clone());
     }
     let mut notices = 0;
-    for n in 0..nodes {
+    if slow {
+        let asked = llm.requests();
+        for n in 0..nodes {
+            // Every DM reached the model: as the question, or before it in a combined one.
+            for round in 0..per_node {
+                let dm = format!("n{n} m{round}");
+                let user = |m: &crate::support::fake_llm::FakeMessage| {
+                    m.role == "user" && (m.content == dm || m.content.ends_with(&format!("] {dm}")))
+                };
+                assert!(
+                    asked.iter().any(|r| r.messages.iter().any(user)),
+                    "{dm} never reached the model"
+                );
+            }
+            // The answers name the last DM each answers: in order, none twice.
+            let got = per_node_texts.remove(&(FIRST + n)).unwrap_or_default();
+            assert!(!got.is_empty(), "node {n} got nothing");
+            let mut last = None;
+            for text in &got {
+                if text.starts_with("Sorry") {
+                    notices += 1;
+                    continue;
+                }
+                let round: u32 = text
+                    .rsplit_once(" m")
+                    .and_then(|(_, r)| r.parse().ok())
+                    .unwrap_or_else(|| panic!("node {n}: an answer {text:?}"));
+                assert!(last < Some(round), "node {n}: in order, once: {got:?}");
+                last = Some(round);
+            }
+        }
+    }
+    for n in (0..nodes).filter(|_| !slow) {
         let got = per_node_texts.remove(&(FIRST + n)).unwrap_or_default();
         if got.len() != per_node as usize {
             // The packet ids and times, to find each one in the daemon's log.
@@ -282,7 +396,9 @@ pub async fn soak(nodes: u32, per_node: u32) -> SoakReport {
         per_node_texts.is_empty(),
         "no packet to anyone else: {per_node_texts:?}"
     );
-    assert_eq!(texts.len().max(texts_end.len()), total, "no duplicates");
+    if !slow {
+        assert_eq!(texts.len().max(texts_end.len()), total, "no duplicates");
+    }
     SoakReport {
         dms: total,
         packets: texts_end.len(),

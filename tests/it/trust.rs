@@ -625,7 +625,7 @@ async fn an_mqtt_dm_gets_no_memory() {
 #[tokio::test]
 async fn mentions_have_their_own_rate_limit_and_one_dm_line() {
     let d = Daemon::start(
-        "[limits]\nnode_messages = 4\n\
+        "[limits]\nnode_messages = 8\n\
          [channels]\nanswer_mentions = true\nmention = \"@ai\"\nchannels = [0]\n",
     )
     .await;
@@ -644,7 +644,8 @@ async fn mentions_have_their_own_rate_limit_and_one_dm_line() {
     ask_with(&d, BROADCAST, mention(ALICE, "@ai !reset")).await;
     ask_with(&d, BROADCAST, mention(BOB, "@ai first question")).await;
     // A second command within the 10 minutes gets no second line; the fourth mention (all
-    // count, commands too) is the last the channel's limit answers.
+    // count, commands too) is the last the channel's share for never-heard ids (half its
+    // limit) answers.
     d.sim.inject_text(mention(ALICE, "@ai !status"));
     ask_with(&d, BROADCAST, mention(ALICE, "@ai second question")).await;
     d.sim.inject_text(mention(BOB, "@ai over the limit"));

@@ -317,7 +317,14 @@ fn limits(c: &mut Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigEr
         86_400,
     )?;
     let new_node_parts = c.range("limits", "new_node_parts", lim.new_node_parts, 1, 10)?;
-    let new_node_turns = c.range("limits", "new_node_turns", lim.new_node_turns, 1, 100)?;
+    if lim.new_node_turns.is_some() {
+        c.warn(
+            "limits",
+            "new_node_turns",
+            "no longer used: a node's later messages join its waiting turn and are answered \
+             with it; remove the line",
+        );
+    }
     if max_waiting < 4 {
         c.warn(
             "limits",
@@ -332,7 +339,6 @@ fn limits(c: &mut Checker<'_>, lim: &RawLimits) -> Result<LimitsConfig, ConfigEr
         max_waiting,
         max_turn_wait: Duration::from_secs(max_turn_wait),
         new_node_parts,
-        new_node_turns,
     })
 }
 

@@ -27,7 +27,7 @@ pub use self::ids::{IdSource, PacketIds};
 pub use self::stream::{ReplyStream, StreamMsg};
 
 use super::{LinkEvent, LinkState, Outgoing, RadioConfig, ReplyReport, ReplyRequest};
-use crate::node::Standing;
+use crate::node::{NodeId, Standing};
 
 /// How many replies may wait in the request channel before `send` waits for room.
 const REQUEST_QUEUE: usize = 64;
@@ -44,20 +44,34 @@ enum Request {
     Open(ReplyRequest, Standing, Reporter, mpsc::Receiver<StreamMsg>),
 }
 
-/// How many replies the core holds, by standing ([`Standing::index`]); the task updates it
-/// after each step.
+/// How many replies the core holds, by standing ([`Standing::index`]), and the nodes they
+/// go to; the task updates it after each step.
 #[derive(Debug, Default)]
-struct Gauge([AtomicUsize; 3]);
+struct Gauge {
+    queued: [AtomicUsize; 3],
+    holders: std::sync::Mutex<Vec<(NodeId, Standing)>>,
+}
 
 impl Gauge {
-    fn set(&self, queued: [usize; 3]) {
-        for (slot, n) in self.0.iter().zip(queued) {
+    fn set(&self, queued: [usize; 3], holders: Vec<(NodeId, Standing)>) {
+        for (slot, n) in self.queued.iter().zip(queued) {
             slot.store(n, Ordering::Relaxed);
+        }
+        match self.holders.lock() {
+            Ok(mut h) => *h = holders,
+            Err(poisoned) => *poisoned.into_inner() = holders,
         }
     }
 
     fn get(&self) -> [usize; 3] {
-        [0, 1, 2].map(|i| self.0[i].load(Ordering::Relaxed))
+        [0, 1, 2].map(|i| self.queued[i].load(Ordering::Relaxed))
+    }
+
+    fn holders(&self) -> Vec<(NodeId, Standing)> {
+        match self.holders.lock() {
+            Ok(h) => h.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
     }
 }
 
@@ -114,6 +128,12 @@ impl OutboxHandle {
     /// their node ([`Standing::index`]); a request still on its way to the task is not counted.
     pub fn queued(&self) -> [usize; 3] {
         self.gauge.get()
+    }
+
+    /// The nodes the outbox holds replies for, each once, with the highest standing of its
+    /// replies (what the LLM gate counts as their places).
+    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+        self.gauge.holders()
     }
 }
 

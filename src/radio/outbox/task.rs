@@ -53,7 +53,7 @@ pub(super) async fn run(ch: Channels) {
     loop {
         let actions = core.poll(Instant::now().into_std());
         perform(actions, &writes);
-        gauge.set(core.queued());
+        gauge.set(core.queued(), core.holders());
         let done = if drain_until.is_some() {
             core.is_idle()
         } else {
@@ -105,7 +105,7 @@ pub(super) async fn run(ch: Channels) {
 
     take_remaining(&mut requests, &mut core, &mut parts);
     perform(core.shutdown(), &writes);
-    gauge.set(core.queued());
+    gauge.set(core.queued(), core.holders());
     debug!("outbox stopped");
 }
 

@@ -153,13 +153,23 @@ async fn the_gauge_counts_the_replies_held_by_standing() {
     let (handle, task, mut link) = start(ready(1));
     let a = handle.send(reply(2, &["a1"]), PROVEN).await.unwrap();
     let _b = handle.send(reply(3, &["b1"]), Standing::New).await.unwrap();
+    let _c = handle
+        .send(reply(3, &["c1"]), Standing::Known)
+        .await
+        .unwrap();
     let text = link.next_text().await;
     assert_eq!(text.text, "a1");
-    assert_eq!(handle.queued(), [1, 0, 1]);
+    assert_eq!(handle.queued(), [1, 1, 1]);
+    // Each node once, at the highest standing of its replies.
+    let mut holders = handle.holders();
+    holders.sort_by_key(|(n, _)| n.0);
+    assert_eq!(holders, [(NodeId(2), PROVEN), (NodeId(3), Standing::Known)]);
     link.ack(&text).await;
     a.await.unwrap();
     tokio::task::yield_now().await;
-    assert_eq!(handle.queued(), [1, 0, 0]);
+    assert_eq!(handle.queued(), [1, 1, 0]);
+    assert_eq!(handle.holders(), [(NodeId(3), Standing::Known)]);
     task.drain_and_stop(Duration::from_secs(0)).await;
     assert_eq!(handle.queued(), [0, 0, 0]);
+    assert!(handle.holders().is_empty());
 }

@@ -175,7 +175,8 @@ fn takeover_line(act: &ActivitySnapshot, now: i64) -> Option<String> {
 }
 
 /// The queue for an admin: turns waiting by standing and the oldest wait, the replies the
-/// outbox holds, and the texts not answered since start (no room, displaced, waited too long).
+/// outbox holds, and since start by standing the messages answered together with an earlier
+/// one (combined) and those refused for want of a place, then those displaced and late.
 fn queue_line(q: &QueueStatus, outbox: [usize; 3], c: &Counters) -> String {
     let by_standing = Standing::ALL
         .iter()
@@ -187,12 +188,22 @@ fn queue_line(q: &QueueStatus, outbox: [usize; 3], c: &Counters) -> String {
         .oldest
         .map(|d| format!(", oldest {}s", d.as_secs()))
         .unwrap_or_default();
+    let by = |counts: &[std::sync::atomic::AtomicU64; 3]| {
+        let n = Counters::by_standing(counts);
+        Standing::ALL
+            .iter()
+            .rev()
+            .map(|s| n[s.index()].to_string())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
     format!(
-        " Queue: {} waiting ({by_standing}){oldest}; outbox {}; not answered: {} busy, {} \
-         displaced, {} late.",
+        " Queue: {} waiting ({by_standing}){oldest}; outbox {}; since start \
+         (proven/known/new): combined {}, refused {}; {} displaced, {} late.",
         q.waiting.iter().sum::<usize>(),
         outbox.iter().sum::<usize>(),
-        c.turns_refused.load(Ordering::Relaxed),
+        by(&c.combined),
+        by(&c.refused),
         c.turns_displaced.load(Ordering::Relaxed),
         c.turns_expired.load(Ordering::Relaxed),
     )
@@ -334,20 +345,23 @@ mod tests {
         let idle = QueueStatus::default();
         assert_eq!(
             queue_line(&idle, [0; 3], &c),
-            " Queue: 0 waiting (0 proven, 0 known, 0 new); outbox 0; not answered: 0 busy, 0 \
-             displaced, 0 late."
+            " Queue: 0 waiting (0 proven, 0 known, 0 new); outbox 0; since start \
+             (proven/known/new): combined 0/0/0, refused 0/0/0; 0 displaced, 0 late."
         );
         let busy = QueueStatus {
             waiting: [30, 2, 1],
             running: 1,
             oldest: Some(std::time::Duration::from_millis(95_500)),
         };
-        c.turns_refused.store(118, Ordering::Relaxed);
+        c.refused[Standing::New.index()].store(118, Ordering::Relaxed);
+        c.refused[Standing::Known.index()].store(2, Ordering::Relaxed);
+        c.combined[Standing::Proven.index()].store(3, Ordering::Relaxed);
+        c.combined[Standing::New.index()].store(5, Ordering::Relaxed);
         c.turns_displaced.store(1, Ordering::Relaxed);
         assert_eq!(
             queue_line(&busy, [12, 0, 1], &c),
-            " Queue: 33 waiting (1 proven, 2 known, 30 new), oldest 95s; outbox 13; not \
-             answered: 118 busy, 1 displaced, 0 late."
+            " Queue: 33 waiting (1 proven, 2 known, 30 new), oldest 95s; outbox 13; since \
+             start (proven/known/new): combined 3/0/5, refused 0/2/118; 1 displaced, 0 late."
         );
     }
 

@@ -82,16 +82,10 @@ impl Screen {
         }
     }
 
-    /// Whether `msg` proves a node that talked to us over PKI before: a PKI DM from a node
-    /// that sent one (the store knew it at start, or one came since), or from a new number
-    /// with a key pinned for another (the same person, renumbered).
-    pub(crate) fn proven(&self, msg: &TextMessage) -> bool {
-        msg.pki
-            && (self.pki.contains(&msg.from)
-                || msg
-                    .public_key
-                    .and_then(|key| self.owners.get(&key))
-                    .is_some_and(|owner| *owner != msg.from))
+    /// The number `key` was pinned for, when the screen knows it: a PKI DM from another
+    /// number with that key is the same person, renumbered, and earns what its old number did.
+    pub(crate) fn owner(&self, key: &PublicKey) -> Option<NodeId> {
+        self.owners.get(key).copied()
     }
 
     /// Learns from a PKI DM from `node` with `key`: the node talks PKI, and a key pinned for

@@ -10,8 +10,12 @@
 //! pointing to DMs, at most once per channel per [`COMMAND_HINT_EVERY`].
 //!
 //! Each listed channel has its own worker (not the sender's node worker) and its own rate
-//! limit (`[limits] node_messages` per `node_window_secs`, per channel); over it, mentions
-//! are dropped without a word (a notice would cost the whole channel airtime). A mention's
+//! limit (`[limits] node_messages` per `node_window_secs`, per channel), shared by standing:
+//! never-heard ids may use only half of it ([`fresh_share`]), so the nodes that completed an
+//! exchange with us (known, by the id they claim) keep room a crowd of fresh ids cannot take;
+//! over it, mentions are dropped without a word (a notice would cost the whole channel
+//! airtime), counted in the info line at most once a minute. A known sender's mention also
+//! waits at the LLM gate as a known node's turn, ahead of new ones. A mention's
 //! turn is the same as a DM's (`turn`), with the channel's thread for its memory
 //! (`turn::Memory::Channel`): nothing calls the store, and a node's memory is only read where
 //! a `DmDest` is (`worker`, `commands`).
@@ -29,8 +33,11 @@ use crate::node::Standing;
 use crate::radio::TextMessage;
 use crate::responder::asker::Asking;
 use crate::responder::commands::{self, Parsed};
+use crate::responder::counters::Cause;
 use crate::responder::reply::Destination;
+use crate::responder::schedule::gate::Admitted;
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
+use crate::responder::schedule::turns::Joining;
 use crate::responder::shared::Shared;
 use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
 
@@ -55,18 +62,30 @@ pub fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<St
     (!rest.is_empty()).then(|| rest.to_string())
 }
 
-/// The intake's side: one worker per channel and the per-channel rate limit.
+/// The share of a channel's `node_messages` that never-heard ids may use; known nodes have
+/// the rest to themselves (and may use this share too).
+pub fn fresh_share(node_messages: u32) -> u32 {
+    (node_messages / 2).max(1)
+}
+
+/// The intake's side: one worker per channel and the per-channel rate limits by standing.
 pub(super) struct Mentions {
-    workers: HashMap<u32, mpsc::Sender<TextMessage>>,
-    limiter: RateLimiter<u32>,
+    workers: HashMap<u32, mpsc::Sender<(TextMessage, Standing)>>,
+    /// Never-heard ids' mentions (and known ones' beyond their own room), per channel.
+    fresh: RateLimiter<u32>,
+    /// Known nodes' room, per channel, which fresh ids cannot take.
+    earned: RateLimiter<u32>,
 }
 
 impl Mentions {
     pub(super) fn new(shared: &Shared) -> Mentions {
         let limits = &shared.settings.limits;
+        let fresh = fresh_share(limits.node_messages);
+        let earned = limits.node_messages.saturating_sub(fresh).max(1);
         Mentions {
             workers: HashMap::new(),
-            limiter: RateLimiter::new(limits.node_messages, limits.node_window),
+            fresh: RateLimiter::new(fresh, limits.node_window),
+            earned: RateLimiter::new(earned, limits.node_window),
         }
     }
 
@@ -87,11 +106,16 @@ impl Mentions {
             debug!(node = %msg.from, channel, "mention not answered: came through MQTT");
             return;
         }
-        if self.limiter.check(channel, Instant::now()) != Decision::Answer {
-            debug!(channel, "mention rate limit reached: not answered");
+        // A mention's `from` proves nothing: its standing is what that id earned, at most known.
+        let standing = shared.gate.standing(msg.from, None);
+        let now = Instant::now();
+        let room = standing > Standing::New && self.earned.check(channel, now) == Decision::Answer;
+        if !room && self.fresh.check(channel, now) != Decision::Answer {
+            debug!(channel, %standing, "mention rate limit reached: not answered");
+            shared.counters.tally.note(Cause::MentionLimit, 1);
             return;
         }
-        let msg = TextMessage { text, ..msg };
+        let msg = (TextMessage { text, ..msg }, standing);
         let msg = match self.workers.get(&channel) {
             None => msg,
             Some(tx) => match tx.try_send(msg) {
@@ -120,14 +144,18 @@ impl Mentions {
 
 /// A channel's worker: its mentions in order, until shutdown or [`THREAD_IDLE`] without one
 /// (the thread is forgotten by then anyway).
-async fn worker(shared: Arc<Shared>, channel: u32, mut rx: mpsc::Receiver<TextMessage>) {
+async fn worker(
+    shared: Arc<Shared>,
+    channel: u32,
+    mut rx: mpsc::Receiver<(TextMessage, Standing)>,
+) {
     let mut thread = Thread::default();
     let mut hinted: Option<Instant> = None;
     loop {
         let msg = tokio::select! {
             _ = shared.stop.cancelled() => break,
             msg = tokio::time::timeout(THREAD_IDLE, rx.recv()) => match msg {
-                Ok(Some(msg)) => msg,
+                Ok(Some(next)) => next,
                 Ok(None) => break,
                 Err(_) => {
                     debug!("mention worker retired after being idle");
@@ -147,7 +175,7 @@ async fn worker(shared: Arc<Shared>, channel: u32, mut rx: mpsc::Receiver<TextMe
 async fn handle(
     shared: &Arc<Shared>,
     channel: u32,
-    msg: TextMessage,
+    (msg, standing): (TextMessage, Standing),
     thread: &mut Thread,
     hinted: &mut Option<Instant>,
 ) {
@@ -167,14 +195,18 @@ async fn handle(
             .await;
         return;
     }
-    // A mention's `from` proves nothing: it waits as a new node's turn, behind every DM.
+    // A mention waits as its sender's turn at the standing it earned (at most known: a
+    // channel message proves nothing), behind proven DMs.
+    let outbox = shared.out.holders();
     let turn = match shared
         .gate
-        .admit(msg.from, Standing::New, shared.out.queued())
+        .admit(msg.from, standing, &outbox, Joining::Alone)
     {
-        Ok((turn, _)) => turn,
+        Ok(Admitted::Turn { turn, .. }) => turn,
+        Ok(Admitted::Joined) => return,
         Err(why) => {
             debug!(?why, "a mention found no room: not answered");
+            shared.counters.tally.note(Cause::NoRoom, 1);
             return;
         }
     };
@@ -184,7 +216,7 @@ async fn handle(
     let s = &shared.settings;
     let asking = Asking::of(&s.zone, &public_message(&msg), &public_context(&s.context));
     let memory = Memory::Channel { channel, thread };
-    turn::run(shared, &msg, turn, Asks::Text, asking, memory).await;
+    turn::run(shared, &msg, &[], turn, Asks::Text, asking, memory).await;
 }
 
 /// What the model may know of a mention's sender: its name, as the mesh announces it, and

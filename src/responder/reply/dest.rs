@@ -42,7 +42,7 @@ impl DmDest {
         })
     }
 
-    /// The same sender, at `standing` (decided at intake: `schedule::turns::standing`).
+    /// The same sender, at `standing` (decided at intake: `schedule::standing::standing`).
     pub(crate) fn with_standing(self, standing: Standing) -> DmDest {
         DmDest { standing, ..self }
     }
@@ -98,6 +98,11 @@ impl Destination {
     /// The standing the outbox serves this reply at.
     pub(crate) fn standing(&self) -> Standing {
         self.standing
+    }
+
+    /// Whether the reply goes PKI-encrypted.
+    pub(crate) fn pki(&self) -> bool {
+        self.pki
     }
 
     /// The request for a reply to packet `reply_to` made of `parts`.

@@ -14,7 +14,7 @@ use super::dest::Destination;
 use super::report::{self, Stored};
 use super::sink::Sink;
 use crate::chunk::{ChunkLimits, chunk};
-use crate::node::Standing;
+use crate::node::{NodeId, Standing};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyRequest, ReplyStream};
 use crate::responder::counters::Counters;
 use crate::responder::schedule::gate::LlmGate;
@@ -56,6 +56,12 @@ impl Outbound {
     /// Replies the radio's outbox holds, by standing; none for the console.
     pub(crate) fn queued(&self) -> [usize; 3] {
         self.sink.queued()
+    }
+
+    /// The nodes the radio's outbox holds replies for, with their standing; none for the
+    /// console.
+    pub(crate) fn holders(&self) -> Vec<(NodeId, Standing)> {
+        self.sink.holders()
     }
 
     /// Sends a notice: always exactly one packet.

@@ -8,10 +8,31 @@ use tokio::sync::oneshot;
 use tracing::{debug, info, warn};
 
 use super::dest::Destination;
+use crate::clock::unix_now;
 use crate::node::NodeId;
 use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
 use crate::responder::schedule::gate::LlmGate;
+use crate::responder::schedule::standing::Seasoned;
 use crate::store::{Said, Store};
+
+/// `node`'s own ACK came back for a reply (over PKI when `pki`): an exchange completed. The
+/// node is known from now on, and the store keeps when (the first time counts); over PKI its
+/// pinned key starts to season (`schedule::standing`).
+async fn exchanged(store: &Store, gate: &LlmGate, node: NodeId, pki: bool) {
+    gate.know([node]);
+    match store.note_exchange(node, pki, unix_now()).await {
+        Ok(Some(k)) => {
+            let seasoned = match (k.vouched, k.exchanged_at) {
+                (true, _) => Seasoned::Vouched,
+                (false, Some(at)) => Seasoned::Exchanged(at),
+                (false, None) => return,
+            };
+            gate.season([(node, k.key, seasoned)]);
+        }
+        Ok(None) => {}
+        Err(e) => debug!(node = %node, error = %e, "could not record the completed exchange"),
+    }
+}
 
 /// A reply stored in a node's memory: its row and the bodies of its parts, in order, as the
 /// row has them.
@@ -38,7 +59,7 @@ pub(super) async fn follow(
     }
     let t = Tally::of(&report.parts);
     if t.delivered > 0 && dest.to() != NodeId::BROADCAST {
-        gate.know([dest.to()]);
+        exchanged(&store, &gate, dest.to(), dest.pki()).await;
     }
     let (delivered, relayed, unconfirmed) = (t.delivered, t.relayed, t.unconfirmed);
     let unacked = t.sent;

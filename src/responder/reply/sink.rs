@@ -2,7 +2,7 @@
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::node::Standing;
+use crate::node::{NodeId, Standing};
 use crate::radio::{OutboxClosed, OutboxHandle, ReplyReport, ReplyRequest, ReplyStream, StreamMsg};
 
 /// A reply handed to the console instead of the radio; whoever prints it reports back.
@@ -77,6 +77,15 @@ impl Sink {
         match self {
             Sink::Radio(outbox) => outbox.queued(),
             Sink::Console(_) => [0; 3],
+        }
+    }
+
+    /// The nodes the radio's outbox holds replies for, with their standing; none for the
+    /// console.
+    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+        match self {
+            Sink::Radio(outbox) => outbox.holders(),
+            Sink::Console(_) => Vec::new(),
         }
     }
 }

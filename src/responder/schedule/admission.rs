@@ -1,107 +1,89 @@
-//! Fair under a flood, at the intake: which nodes talked before (read from the store at
-//! start, for the gate's schedule), and each message's admission — its place among the
-//! waiting turns, or none (counted, and warned about at most once a minute). A new node's
-//! smaller answer is `fair`'s; what a turn that got no slot leaves behind is the turn's.
+//! Fair under a flood, at the intake: what standing each node earned before (read from the
+//! store at start, for the gate's schedule), and each message's admission — a turn, a place
+//! in its node's waiting turn, or none (counted by standing, and logged at info at most once a
+//! minute). A new node's smaller answer is `fair`'s; what a turn that got no slot leaves
+//! behind is the turn's.
 //!
 //! The decisions are the schedule's (`turns`, held by the LLM gate).
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::gate::{LlmGate, Turn};
+use super::gate::{Admitted, LlmGate, Turn};
+use super::standing::Seasoned;
+pub(crate) use super::turns::Joining;
 use super::turns::Refusal;
 use crate::node::{NodeId, Standing};
-use crate::responder::counters::Counters;
+use crate::responder::counters::{Cause, Counters};
 use crate::store::Store;
 
-/// Tells the gate which nodes talked before: those whose conversation the store holds.
+/// Tells the gate what the store says nodes earned: the nodes that completed an exchange, and
+/// the pinned keys seen in one over PKI (or pinned by the operator).
 pub(crate) async fn know_stored(store: &Store, gate: &LlmGate) {
-    match store.stats().await {
-        Ok(stats) => {
-            let talked = stats.iter().filter(|s| s.messages > 0).map(|s| s.node);
-            let n = gate.know(talked);
-            debug!(nodes = n, "nodes that talked before");
+    match store.earned().await {
+        Ok(earned) => {
+            let n = gate.know(earned.exchanged);
+            let keys = earned.keys.into_iter().filter_map(|k| {
+                let seasoned = match (k.vouched, k.exchanged_at) {
+                    (true, _) => Seasoned::Vouched,
+                    (false, Some(at)) => Seasoned::Exchanged(at),
+                    (false, None) => return None,
+                };
+                Some((k.node, k.key, seasoned))
+            });
+            let k = gate.season(keys);
+            debug!(
+                nodes = n,
+                keys = k,
+                "nodes that completed an exchange before"
+            );
         }
         Err(e) => warn!(
             error = %e,
-            "could not read which nodes talked before: they count as new until answered"
+            "could not read which nodes talked before: they count as new until they complete \
+             an exchange"
         ),
     }
 }
 
-/// How often at most intake warns that messages are not answered for want of room.
-const FULL_WARN_EVERY: Duration = Duration::from_secs(60);
-
-/// Intake's side of admission: it warns that messages find no room at most once a minute,
-/// with how many, instead of once per message.
+/// Where an admitted message is answered.
 #[derive(Debug)]
-pub(crate) struct Admission {
-    /// `[limits] max_waiting`, for the warning.
-    max_waiting: usize,
-    /// When it last warned.
-    warned: Option<Instant>,
-    /// Messages refused since.
-    refused: u64,
+pub(crate) enum Place {
+    /// In a turn of its own.
+    Turn(Turn),
+    /// With its node's waiting turn.
+    Joined,
 }
 
-impl Admission {
-    pub(crate) fn new(max_waiting: usize) -> Admission {
-        Admission {
-            max_waiting,
-            warned: None,
-            refused: 0,
-        }
-    }
-
-    /// The turn for a text (or `!more`) of `node`, or the refusal when it gets none (logged
-    /// and counted; the caller stores the text unanswered). `outbox`: the replies the outbox
-    /// holds, by standing.
-    pub(crate) fn admit(
-        &mut self,
-        gate: &LlmGate,
-        counters: &Counters,
-        node: NodeId,
-        standing: Standing,
-        outbox: [usize; 3],
-    ) -> Result<Turn, Refusal> {
-        match gate.admit(node, standing, outbox) {
-            Ok((turn, displaced)) => {
-                if let Some(other) = displaced {
-                    counters.turns_displaced.fetch_add(1, Ordering::Relaxed);
-                    debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
-                }
-                Ok(turn)
+/// The place of a text (or `!more`) of `node`, or the refusal when it gets none (counted by
+/// standing and logged; the caller stores the text unanswered). `outbox`: the nodes the
+/// outbox holds replies for.
+pub(crate) fn admit(
+    gate: &LlmGate,
+    counters: &Counters,
+    node: NodeId,
+    standing: Standing,
+    outbox: &[(NodeId, Standing)],
+    joining: Joining,
+) -> Result<Place, Refusal> {
+    match gate.admit(node, standing, outbox, joining) {
+        Ok(Admitted::Turn { turn, displaced }) => {
+            if let Some(other) = displaced {
+                counters.turns_displaced.fetch_add(1, Ordering::Relaxed);
+                counters.tally.note(Cause::Displaced, 1);
+                debug!(node = %other, by = %node, %standing, "a new node's turn gave way");
             }
-            Err(refusal) => {
-                counters.turns_refused.fetch_add(1, Ordering::Relaxed);
-                match refusal {
-                    Refusal::Full => {
-                        debug!(node = %node, %standing, "no room: not answered");
-                        self.no_room();
-                    }
-                    Refusal::NodeBusy => {
-                        debug!(node = %node, "a new node's earlier message still waits: not answered")
-                    }
-                }
-                Err(refusal)
-            }
+            Ok(Place::Turn(turn))
         }
-    }
-
-    /// Counts a message refused for want of room; warns at most once a minute, with the count.
-    fn no_room(&mut self) {
-        self.refused += 1;
-        let now = Instant::now();
-        if self.warned.is_none_or(|at| now >= at + FULL_WARN_EVERY) {
-            warn!(
-                refused = std::mem::take(&mut self.refused),
-                max_waiting = self.max_waiting,
-                "messages stored, not answered: too many waiting (a flood?)"
-            );
-            self.warned = Some(now);
+        Ok(Admitted::Joined) => {
+            debug!(node = %node, "joins the node's waiting turn");
+            Ok(Place::Joined)
+        }
+        Err(refusal) => {
+            counters.refused(standing);
+            debug!(node = %node, %standing, "no place for its standing: not answered");
+            Err(refusal)
         }
     }
 }

@@ -11,6 +11,10 @@ use crate::node::Standing;
 /// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
 pub(crate) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
 
+/// What a known or proven node gets when no place was free for its standing (a crowd of its
+/// peers waits): one packet; its message is stored. A new node gets nothing.
+pub(crate) const NO_ROOM: &str = "Too many people are asking right now: I kept your message but cannot answer it. Please ask again in a few minutes.";
+
 /// The answer's limits for a node of `standing`: a new node's at most `new_node_parts` parts,
 /// with a per-turn note that says so when that is fewer than `limits` allow.
 pub(crate) fn budget(
@@ -66,6 +70,11 @@ mod tests {
 
     #[test]
     fn the_busy_notice_fits_one_packet() {
-        assert!(TOO_BUSY.chars().count() <= 150 && TOO_BUSY.len() <= 200);
+        for notice in [TOO_BUSY, NO_ROOM] {
+            assert!(
+                notice.chars().count() <= 150 && notice.len() <= 200,
+                "{notice}"
+            );
+        }
     }
 }

@@ -27,8 +27,11 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::turns::{Bounds, Displaced, Proof, QueueStatus, Refusal, Schedule, TurnId, Unanswered};
-use crate::node::{NodeId, Standing};
+use super::standing::Seasoned;
+use super::turns::{
+    Admission, Bounds, Displaced, Joining, QueueStatus, Refusal, Schedule, TurnId, Unanswered,
+};
+use crate::node::{NodeId, PublicKey, Standing};
 
 /// Where summaries run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +100,18 @@ impl Drop for Turn {
         self.gate.schedule().finish(self.id);
         self.gate.pump();
     }
+}
+
+/// What admitting a message came to.
+#[derive(Debug)]
+pub enum Admitted {
+    /// A turn of its own; the node of a new turn it displaced.
+    Turn {
+        turn: Turn,
+        displaced: Option<NodeId>,
+    },
+    /// It joined its node's waiting turn, which answers it too.
+    Joined,
 }
 
 /// A slot for a summary call; `cancelled()` fires when a reply needs the slot (never for a
@@ -180,35 +195,56 @@ impl LlmGate {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Remembers nodes that talked before: the store's at start, and each node whose own ACK
-    /// came back for a reply. Returns how many it took (its memory is bounded).
+    /// Remembers nodes that completed an exchange: the store's at start, and each node whose
+    /// own ACK came back for a reply. Returns how many it took (its memory is bounded).
     pub fn know(&self, nodes: impl IntoIterator<Item = NodeId>) -> usize {
         let mut s = self.schedule();
         nodes.into_iter().filter(|n| s.know(*n)).count()
     }
 
-    /// The standing of `node` for a message with `proof`.
-    pub fn standing(&self, node: NodeId, proof: Proof) -> Standing {
-        self.schedule().standing(node, proof)
+    /// Remembers pinned keys and when they prove their nodes (the store's at start, and each
+    /// completed exchange over PKI). Returns how many it took.
+    pub fn season(&self, keys: impl IntoIterator<Item = (NodeId, PublicKey, Seasoned)>) -> usize {
+        let mut s = self.schedule();
+        keys.into_iter()
+            .filter(|(n, k, seasoned)| s.season(*n, *k, *seasoned))
+            .count()
     }
 
-    /// Admits a text message of `node` for an LLM turn, or says why not; `outbox`: the replies
-    /// the outbox holds, by standing. The node of a (new) turn it displaced comes back for the
-    /// log; that turn is woken if it waits at the gate, and gets no slot.
+    /// Whether the gate remembers `node`'s pinned key.
+    pub fn has_key(&self, node: NodeId) -> bool {
+        self.schedule().has_key(node)
+    }
+
+    /// The standing of `node` for a message carrying `key` (a PKI DM's), now.
+    pub fn standing(&self, node: NodeId, key: Option<PublicKey>) -> Standing {
+        self.schedule()
+            .standing(node, key, crate::clock::unix_now())
+    }
+
+    /// Admits a text message of `node` for an LLM turn, or says why not; `outbox`: the nodes
+    /// the outbox holds replies for, by standing. A message of a node whose turn still waits
+    /// joins it, when `joining` allows. The node of a (new) turn it displaced comes back for the log; that turn is
+    /// woken if it waits at the gate, and gets no slot.
     pub fn admit(
         &self,
         node: NodeId,
         standing: Standing,
-        outbox: [usize; 3],
-    ) -> Result<(Turn, Option<NodeId>), Refusal> {
+        outbox: &[(NodeId, Standing)],
+        joining: Joining,
+    ) -> Result<Admitted, Refusal> {
         let now = Instant::now().into_std();
         let admitted = {
             let mut s = self.schedule();
-            let admitted = s.admit(node, standing, now, outbox)?;
+            let admitted = s.admit(node, standing, now, outbox, joining)?;
             self.update_waiting(&s);
             admitted
         };
-        let displaced = admitted.displaced.map(|Displaced { node, waker, .. }| {
+        let (id, displaced) = match admitted {
+            Admission::Joined(_) => return Ok(Admitted::Joined),
+            Admission::Turn { turn, displaced } => (turn, displaced),
+        };
+        let displaced = displaced.map(|Displaced { node, waker, .. }| {
             if let Some(waker) = waker {
                 // A waiter that is gone needs no word.
                 let _ = waker.send(Grant::Displaced);
@@ -216,11 +252,16 @@ impl LlmGate {
             node
         });
         let turn = Turn {
-            id: admitted.turn,
+            id,
             standing,
             gate: self.clone(),
         };
-        Ok((turn, displaced))
+        Ok(Admitted::Turn { turn, displaced })
+    }
+
+    /// Its worker took `turn`: later messages of its node get a turn of their own.
+    pub fn seal(&self, turn: &Turn) {
+        self.schedule().seal(turn.id);
     }
 
     /// Whether `turn` may still go on (before its message is stored and it asks for a slot).

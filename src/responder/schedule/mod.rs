@@ -10,4 +10,5 @@ pub(crate) mod fair;
 pub mod gate;
 pub mod ratelimit;
 pub mod slots;
+pub mod standing;
 pub mod turns;

@@ -1,26 +1,27 @@
 //! The fair scheduler of LLM turns, pure: no I/O, no clock (`now` is an argument). The LLM
 //! gate (`gate`) holds it behind a lock and does the waiting.
 //!
-//! A *turn* is a text message admitted for an LLM answer, from its admission at intake until
-//! its worker is done with it; its reply then sits in the outbox, whose count the caller
-//! passes in, so replies handed over still count. Every node has a [`Standing`], decided by
-//! [`standing`]: `Proven` (the DM arrived PKI-encrypted), `Known` (it talked before: its
-//! conversation was in the store at start, or its own ACK came back for one of our replies
-//! since — a forged id never ACKs, so a flood cannot make its ids known by being answered),
-//! `New`.
+//! A *turn* is what a node's waiting messages get: one LLM answer, from its admission at
+//! intake until its worker is done with it; its reply then sits in the outbox, which the
+//! caller passes in (the nodes it holds replies for, by standing), so replies handed over
+//! still count. Every node has a [`Standing`] (`standing`: proven, known, new — earned, never
+//! claimed by one packet).
 //!
-//! - **The bound.** A message of standing S gets a turn only while fewer than `max_waiting`
-//!   turns and outbox replies of standing ≥ S exist: a crowd of new ids can fill the bound
-//!   only for other new ids. When the total is then above `max_waiting`, the newest waiting
-//!   (not yet running) `New` turn is displaced: its message stays stored, unanswered. So new
-//!   ids hold at most `max_waiting` turns and replies, and all standings together at most
-//!   twice that.
-//! - **The new node's budget.** A `New` node has at most `new_node_turns` turns at once (one
-//!   by default): its further messages are stored, unanswered.
+//! - **One waiting turn per node.** A message of a node whose turn still waits, not yet taken
+//!   by its worker, *joins* that turn ([`Admission::Joined`]): the worker answers them
+//!   together, in one call. So a node holds at most one waiting turn (two while its worker
+//!   takes one), whatever its standing, and a new node's second message is answered, not
+//!   refused.
+//! - **The bound, in places per standing.** A node holds a *place* while it has a turn or a
+//!   reply in the outbox. A node of standing S that holds no place gets one only while fewer
+//!   than `max_waiting` nodes of standing ≥ S hold places: a crowd of new ids, with keys or
+//!   without, fills the bound only for other new ids, and known and proven people keep their
+//!   room. When the places are then more than `max_waiting`, the newest waiting (not yet
+//!   running) `New` turn is displaced: its messages stay stored, unanswered. So new ids hold
+//!   at most `max_waiting` places, and all standings together at most three times that.
 //! - **Round-robin.** A free LLM slot goes to the waiting turn of the highest standing; among
 //!   equals, to the node that has waited longest since its last grant (or since its turn was
-//!   admitted), not to the oldest message: a node with many messages queued takes turns with
-//!   the others.
+//!   admitted), not to the oldest message.
 //! - **The wait bound.** A turn not granted within `max_wait` of its admission (plus the time
 //!   its reply was held for airtime) is given up (`Unanswered::Expired`).
 //!
@@ -31,61 +32,26 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::node::{NodeId, Standing};
+use super::standing::{Seasoned, Standings};
+use crate::node::{NodeId, PublicKey, Standing};
 
 /// Names a turn.
 pub type TurnId = u64;
 
-/// Nodes remembered as known at most; beyond it, newly heard nodes stay `New` (they still get
-/// answers, within the new node's budget).
-pub const KNOWN_MAX: usize = 100_000;
-
-/// What a message proves of its sender, as far as standing goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proof {
-    /// A PKI DM from a node that talked to us over PKI before (a first PKI DM is a new key to
-    /// pin, which anyone can make).
-    Pki,
-    /// Nothing: the `from` is as claimed.
-    Claim,
-}
-
-/// Whether a node talked with us before.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Past {
-    /// Its conversation was in the store at start, or its own ACK came back since.
-    Talked,
-    /// Never, as far as we know.
-    Unheard,
-}
-
-/// A node's standing for one message. The one place this is decided.
-pub fn standing(proof: Proof, past: Past) -> Standing {
-    match (proof, past) {
-        (Proof::Pki, _) => Standing::Proven,
-        (Proof::Claim, Past::Talked) => Standing::Known,
-        (Proof::Claim, Past::Unheard) => Standing::New,
-    }
-}
-
 /// The schedule's limits (`[limits]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
-    /// Turns and outbox replies at most (see the module docs for who gets one when full).
+    /// Places at most per standing (see the module docs for who gets one when full).
     pub max_waiting: usize,
     /// How long a turn may wait for its LLM slot.
     pub max_wait: Duration,
-    /// Turns a `New` node may have at once.
-    pub new_node_turns: usize,
 }
 
 /// Why a message got no turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// `max_waiting` turns and replies of this standing or higher exist.
+    /// `max_waiting` nodes of this standing or higher hold places, and this one holds none.
     Full,
-    /// A `New` node whose earlier messages still wait for their turns.
-    NodeBusy,
 }
 
 /// Why an admitted turn ended without the LLM.
@@ -108,11 +74,25 @@ pub struct Displaced<W> {
     pub waker: Option<W>,
 }
 
+/// Whether a message may join its node's waiting turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Joining {
+    /// A text: it joins the node's waiting turn, if one is still open.
+    Join,
+    /// `!more`, or a text whose turn is gone: a turn of its own.
+    Alone,
+}
+
 /// An admitted message.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Admitted<W> {
-    pub turn: TurnId,
-    pub displaced: Option<Displaced<W>>,
+pub enum Admission<W> {
+    /// A turn of its own (and maybe the new turn it displaced).
+    Turn {
+        turn: TurnId,
+        displaced: Option<Displaced<W>>,
+    },
+    /// It joins its node's waiting turn: answered with it, in the same call.
+    Joined(TurnId),
 }
 
 /// What `!status` shows of the schedule.
@@ -145,6 +125,8 @@ struct Turn<W> {
     /// The round-robin tick of its admission.
     tick: u64,
     state: State<W>,
+    /// Later messages of its node may still join it: its worker has not taken it yet.
+    open: bool,
 }
 
 impl<W> Turn<W> {
@@ -165,7 +147,7 @@ pub struct Schedule<W> {
     granted: HashMap<NodeId, u64>,
     /// Turns displaced while still queued, until their worker asks.
     displaced: HashSet<TurnId>,
-    known: HashSet<NodeId>,
+    standings: Standings,
 }
 
 impl<W> Schedule<W> {
@@ -174,7 +156,6 @@ impl<W> Schedule<W> {
         Schedule {
             bounds: Bounds {
                 max_waiting: bounds.max_waiting.max(1),
-                new_node_turns: bounds.new_node_turns.max(1),
                 ..bounds
             },
             turns: BTreeMap::new(),
@@ -182,50 +163,61 @@ impl<W> Schedule<W> {
             tick: 0,
             granted: HashMap::new(),
             displaced: HashSet::new(),
-            known: HashSet::new(),
+            standings: Standings::default(),
         }
     }
 
-    /// Remembers `node` as one that talked before; `false` when the memory is full.
+    /// Remembers `node` as one that completed an exchange; `false` when the memory is full.
     pub fn know(&mut self, node: NodeId) -> bool {
-        if self.known.len() >= KNOWN_MAX && !self.known.contains(&node) {
-            return false;
-        }
-        self.known.insert(node);
-        true
+        self.standings.know(node)
     }
 
-    /// The standing of `node` for a message with `proof`.
-    pub fn standing(&self, node: NodeId, proof: Proof) -> Standing {
-        let past = if self.known.contains(&node) {
-            Past::Talked
-        } else {
-            Past::Unheard
-        };
-        standing(proof, past)
+    /// Remembers `node`'s pinned `key`, proving it as `seasoned` says.
+    pub fn season(&mut self, node: NodeId, key: PublicKey, seasoned: Seasoned) -> bool {
+        self.standings.season(node, key, seasoned)
     }
 
-    /// Admits a message of `node` at `now`, or says why not. `outbox`: the replies the outbox
-    /// holds, by standing.
+    /// Whether `node`'s pinned key is remembered.
+    pub fn has_key(&self, node: NodeId) -> bool {
+        self.standings.has_key(node)
+    }
+
+    /// The standing of `node` for a message carrying `key` (a PKI DM's) at `now` (Unix
+    /// seconds).
+    pub fn standing(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Standing {
+        self.standings.standing(node, key, now)
+    }
+
+    /// The nodes holding places of standing ≥ `standing`: turns, and `outbox`'s replies.
+    fn places(&self, standing: Standing, outbox: &[(NodeId, Standing)]) -> HashSet<NodeId> {
+        let turns = self.turns.values().filter(|t| t.standing >= standing);
+        let replies = outbox.iter().filter(|(_, s)| *s >= standing);
+        turns
+            .map(|t| t.node)
+            .chain(replies.map(|(n, _)| *n))
+            .collect()
+    }
+
+    /// Admits a message of `node` at `now`, or says why not. `outbox`: the nodes the outbox
+    /// holds replies for, with the highest standing of each one's replies; `joining`: whether
+    /// it may join its node's open turn.
     pub fn admit(
         &mut self,
         node: NodeId,
         standing: Standing,
         now: Instant,
-        outbox: [usize; 3],
-    ) -> Result<Admitted<W>, Refusal> {
-        if standing == Standing::New
-            && self.turns.values().filter(|t| t.node == node).count() >= self.bounds.new_node_turns
-        {
-            return Err(Refusal::NodeBusy);
-        }
-        let mine = self
+        outbox: &[(NodeId, Standing)],
+        joining: Joining,
+    ) -> Result<Admission<W>, Refusal> {
+        let open = self
             .turns
-            .values()
-            .filter(|t| t.standing >= standing)
-            .count()
-            + outbox[standing.index()..].iter().sum::<usize>();
-        if mine >= self.bounds.max_waiting {
+            .iter()
+            .find(|(_, t)| t.node == node && t.open && matches!(t.state, State::Queued));
+        if let (Some((id, _)), Joining::Join) = (open, joining) {
+            return Ok(Admission::Joined(*id));
+        }
+        let mine = self.places(standing, outbox);
+        if !mine.contains(&node) && mine.len() >= self.bounds.max_waiting {
             return Err(Refusal::Full);
         }
         let turn = self.next_id;
@@ -240,15 +232,23 @@ impl<W> Schedule<W> {
                 deadline: now + self.bounds.max_wait,
                 tick: self.tick,
                 state: State::Queued,
+                open: true,
             },
         );
-        let total = self.turns.len() + outbox.iter().sum::<usize>();
+        let total = self.places(Standing::New, outbox).len();
         let displaced = if total > self.bounds.max_waiting && standing > Standing::New {
             self.displace_new()
         } else {
             None
         };
-        Ok(Admitted { turn, displaced })
+        Ok(Admission::Turn { turn, displaced })
+    }
+
+    /// Its worker took `turn`: later messages of its node no longer join it.
+    pub fn seal(&mut self, turn: TurnId) {
+        if let Some(t) = self.turns.get_mut(&turn) {
+            t.open = false;
+        }
     }
 
     /// Displaces the newest `New` turn that still waits.
@@ -304,6 +304,7 @@ impl<W> Schedule<W> {
         self.check(turn, now)?;
         let t = self.turns.get_mut(&turn).ok_or(Unanswered::Displaced)?;
         t.state = State::AtGate(waker);
+        t.open = false;
         Ok(t.deadline)
     }
 

@@ -87,10 +87,12 @@ impl Memory<'_> {
 }
 
 /// Runs `msg`'s turn, asking `asks` with `memory`; `asking` is who is asking, as the first
-/// message of a conversation says it.
+/// message of a conversation says it. `earlier`: the node's messages before `msg` that the
+/// turn answers too, in order.
 pub(super) async fn run(
     shared: &Arc<Shared>,
     msg: &TextMessage,
+    earlier: &[String],
     turn: Turn,
     asks: Asks,
     asking: Asking,
@@ -101,6 +103,7 @@ pub(super) async fn run(
         kind: memory.kind(),
         asks,
         text: msg.text.clone(),
+        earlier: earlier.to_vec(),
         asking,
         standing: turn.standing,
         limits: Limits {
@@ -112,6 +115,7 @@ pub(super) async fn run(
     let mut driver = Driver {
         shared,
         msg,
+        earlier,
         turn,
         permit: None,
         memory,
@@ -133,6 +137,8 @@ pub(super) async fn run(
 struct Driver<'a> {
     shared: &'a Arc<Shared>,
     msg: &'a TextMessage,
+    /// The node's messages before `msg` that the turn answers too.
+    earlier: &'a [String],
     turn: Turn,
     permit: Option<ReplyPermit>,
     memory: Memory<'a>,
@@ -146,6 +152,13 @@ impl Driver<'_> {
         match action {
             Action::Check => Event::Checked(shared.gate.check(&self.turn)),
             Action::KeepUnanswered => {
+                for text in self.earlier {
+                    let said = TextMessage {
+                        text: text.clone(),
+                        ..self.msg.clone()
+                    };
+                    trust::store_unanswered(&shared.store, &said).await;
+                }
                 trust::store_unanswered(&shared.store, self.msg).await;
                 Event::Done
             }
@@ -335,7 +348,7 @@ impl Driver<'_> {
         let retrieve = shared.settings.memory.retrieve_exchanges;
         let loaded = shared
             .store
-            .context(self.msg.from, user_id, limits.max_prompt, query, retrieve)
+            .context(self.msg.from, user_id, limits.window(), query, retrieve)
             .await;
         match loaded {
             Ok(ctx) => Read::Memory(shape(ctx, &limits)),
@@ -421,7 +434,8 @@ fn shape(mut ctx: Context, limits: &FoldLimits) -> Context {
         warn!(
             unsummarized = ctx.unsummarized,
             in_prompt = ctx.window.len(),
-            "summaries keep failing: the oldest unsummarised messages are left out of the prompt"
+            "more unsummarised messages than the prompt carries (summaries failing, or a \
+             flood stored): the oldest are left out of it"
         );
     }
     ctx

@@ -10,6 +10,7 @@ mod nodes;
 mod prompts;
 mod renumber;
 mod retention;
+mod standings;
 mod summaries;
 
 use std::path::PathBuf;

@@ -9,7 +9,55 @@ fn rule(keep: usize, threshold: usize, max_batch: usize) -> FoldRule {
         threshold,
         now: false,
         max_batch,
+        max_chars: usize::MAX,
     }
+}
+
+#[tokio::test]
+async fn a_stored_flood_is_folded_and_carried_within_a_bound_of_characters() {
+    let (_dir, store) = open_temp();
+    let text = "x".repeat(100);
+    for i in 0..500 {
+        store.append_user(A, text.clone(), i).await.unwrap();
+    }
+    let last = store.append_user(A, "now?".into(), 600).await.unwrap();
+    // The fold takes the oldest, no more than 1,000 characters of them.
+    let job = store
+        .pending_fold(
+            A,
+            last,
+            FoldRule {
+                max_chars: 1_000,
+                ..rule(2, 10, 31)
+            },
+        )
+        .await
+        .unwrap()
+        .expect("due");
+    assert_eq!(job.evicted.len(), 10);
+    // The prompt carries the newest that fit in 2,000 characters.
+    let window = crate::store::Window {
+        messages: 42,
+        chars: 2_000,
+    };
+    let ctx = store.context(A, last, window, "", 0).await.unwrap();
+    assert_eq!(ctx.window.len(), 20);
+    assert_eq!(ctx.unsummarized, 500);
+    // The newest one always, however long.
+    let one = crate::store::Window {
+        messages: 42,
+        chars: 10,
+    };
+    assert_eq!(
+        store
+            .context(A, last, one, "", 0)
+            .await
+            .unwrap()
+            .window
+            .len(),
+        1
+    );
+    store.close().await.unwrap();
 }
 
 #[tokio::test]

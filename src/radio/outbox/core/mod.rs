@@ -61,7 +61,7 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use super::ids::PacketIds;
-use crate::node::Standing;
+use crate::node::{NodeId, Standing};
 use crate::radio::{FailReason, Outgoing, PartOutcome, RadioConfig, ReplyReport, ReplyRequest};
 
 /// Held parts in flight at once, each to its own destination (see the module docs for why 4).
@@ -363,6 +363,19 @@ impl<K> OutboxCore<K> {
             n[r.standing.index()] += 1;
         }
         n
+    }
+
+    /// The nodes the queued replies go to, each once, with the highest standing of its
+    /// replies.
+    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+        let mut held: Vec<(NodeId, Standing)> = Vec::new();
+        for r in &self.queue {
+            match held.iter_mut().find(|(n, _)| *n == r.req.to) {
+                Some((_, s)) => *s = (*s).max(r.standing),
+                None => held.push((r.req.to, r.standing)),
+            }
+        }
+        held
     }
 
     /// The reply `id`, while it is queued.

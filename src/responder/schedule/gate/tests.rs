@@ -4,14 +4,13 @@
 use super::*;
 use std::time::Duration;
 
-const NONE: [usize; 3] = [0, 0, 0];
+const NONE: &[(NodeId, Standing)] = &[];
 
 /// Room for `max_waiting` turns, each waiting at most 60 s.
 fn bounds(max_waiting: usize) -> Bounds {
     Bounds {
         max_waiting,
         max_wait: Duration::from_secs(60),
-        new_node_turns: 1,
     }
 }
 
@@ -21,9 +20,10 @@ fn gate(lane: SummaryLane) -> LlmGate {
 }
 
 fn turn(gate: &LlmGate, node: u32, standing: Standing) -> Turn {
-    gate.admit(NodeId(node), standing, NONE)
-        .expect("admitted")
-        .0
+    match gate.admit(NodeId(node), standing, NONE, Joining::Alone) {
+        Ok(Admitted::Turn { turn, .. }) => turn,
+        other => panic!("admitted: {other:?}"),
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -173,9 +173,13 @@ async fn a_turn_displaced_or_waiting_too_long_gets_no_slot() {
     tokio::task::yield_now().await;
     assert_eq!(gate.status().waiting, [1, 0, 0]);
     // Full: the proven message takes the new turn's place.
-    let (proven, displaced) = gate
-        .admit(NodeId(2), Standing::Proven, NONE)
-        .expect("admitted");
+    let Ok(Admitted::Turn {
+        turn: proven,
+        displaced,
+    }) = gate.admit(NodeId(2), Standing::Proven, NONE, Joining::Join)
+    else {
+        panic!("admitted");
+    };
     assert_eq!(displaced, Some(NodeId(1)));
     assert_eq!(waiting.await.unwrap(), Err(Unanswered::Displaced));
     // The proven turn waits 60 s for the slot held all along, then gives up.

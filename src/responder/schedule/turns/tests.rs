@@ -12,8 +12,12 @@ use Standing::{Known, New, Proven};
 enum Step {
     /// Virtual time moves to this many seconds.
     At(u64),
-    /// A message of node `n` with this standing; the outbox holds these replies by standing.
-    Admit(u32, Standing, [usize; 3]),
+    /// A text of node `n` with this standing; the outbox holds replies for these nodes.
+    Admit(u32, Standing, &'static [(u32, Standing)]),
+    /// A `!more` of node `n` (it never joins a turn); no outbox.
+    Alone(u32, Standing),
+    /// The turn's worker takes it: nothing joins it any more.
+    Seal(TurnId),
     /// The turn's worker reaches the gate.
     Arrive(TurnId),
     /// A slot frees up.
@@ -29,14 +33,35 @@ enum Step {
 }
 use Step::*;
 
-const NONE: [usize; 3] = [0, 0, 0];
+const NONE: &[(u32, Standing)] = &[];
 
-/// `max_waiting` turns, 300 s of wait, one turn per new node.
+/// `max_waiting` places, 300 s of wait.
 fn bounds(max_waiting: usize) -> Bounds {
     Bounds {
         max_waiting,
         max_wait: Duration::from_secs(300),
-        new_node_turns: 1,
+    }
+}
+
+/// The trace line of an admission.
+fn admitted(n: u32, standing: Standing, a: Result<Admission<TurnId>, Refusal>) -> String {
+    match a {
+        Ok(Admission::Turn { turn, displaced }) => match displaced {
+            None => format!("n{n} {standing}: t{turn}"),
+            Some(d) => format!(
+                "n{n} {standing}: t{turn}, displaces t{} (n{} {}{})",
+                d.turn,
+                d.node.0,
+                d.standing,
+                if d.waker.is_some() {
+                    ", at the gate"
+                } else {
+                    ""
+                }
+            ),
+        },
+        Ok(Admission::Joined(turn)) => format!("n{n} {standing}: joins t{turn}"),
+        Err(r) => format!("n{n} {standing}: {r:?}"),
     }
 }
 
@@ -51,23 +76,20 @@ fn run(max_waiting: usize, script: &[Step]) -> (Vec<String>, Schedule<TurnId>) {
                 now = t0 + Duration::from_secs(secs);
                 continue;
             }
-            Admit(n, standing, outbox) => match s.admit(NodeId(n), standing, now, outbox) {
-                Ok(Admitted { turn, displaced }) => match displaced {
-                    None => format!("n{n} {standing}: t{turn}"),
-                    Some(d) => format!(
-                        "n{n} {standing}: t{turn}, displaces t{} (n{} {}{})",
-                        d.turn,
-                        d.node.0,
-                        d.standing,
-                        if d.waker.is_some() {
-                            ", at the gate"
-                        } else {
-                            ""
-                        }
-                    ),
-                },
-                Err(r) => format!("n{n} {standing}: {r:?}"),
-            },
+            Admit(n, standing, outbox) => {
+                let outbox: Vec<(NodeId, Standing)> =
+                    outbox.iter().map(|(n, s)| (NodeId(*n), *s)).collect();
+                let a = s.admit(NodeId(n), standing, now, &outbox, Joining::Join);
+                admitted(n, standing, a)
+            }
+            Alone(n, standing) => {
+                let a = s.admit(NodeId(n), standing, now, &[], Joining::Alone);
+                admitted(n, standing, a)
+            }
+            Seal(t) => {
+                s.seal(t);
+                continue;
+            }
             Arrive(t) => match s.arrive(t, t, now) {
                 Ok(_) => continue,
                 Err(why) => format!("t{t} arrives: {why:?}"),
@@ -98,19 +120,6 @@ fn run(max_waiting: usize, script: &[Step]) -> (Vec<String>, Schedule<TurnId>) {
 fn check(max_waiting: usize, script: &[Step], expect: &[&str]) {
     let (trace, _) = run(max_waiting, script);
     assert_eq!(trace, expect, "trace:\n{}", trace.join("\n"));
-}
-
-#[test]
-fn standing_is_proven_by_pki_then_known_then_new() {
-    let cases = [
-        (Proof::Pki, Past::Talked, Proven),
-        (Proof::Pki, Past::Unheard, Proven),
-        (Proof::Claim, Past::Talked, Known),
-        (Proof::Claim, Past::Unheard, New),
-    ];
-    for (proof, past, want) in cases {
-        assert_eq!(standing(proof, past), want, "{proof:?} {past:?}");
-    }
 }
 
 #[test]
@@ -151,63 +160,80 @@ fn a_full_bound_refuses_new_ids_and_higher_standing_displaces_the_newest_new_tur
 }
 
 #[test]
-fn replies_in_the_outbox_count_in_the_bound() {
+fn replies_in_the_outbox_hold_places_once_per_node() {
+    const NEW_REPLIES: &[(u32, Standing)] = &[(10, New), (11, New)];
+    const MIXED: &[(u32, Standing)] = &[(10, New), (11, New), (12, Known), (13, Proven)];
+    const PROVEN: &[(u32, Standing)] = &[(13, Proven), (14, Proven)];
     check(
         3,
         &[
-            Admit(1, New, [2, 0, 0]),
-            Admit(2, New, [2, 0, 0]),
+            Admit(1, New, NEW_REPLIES),
+            Admit(2, New, NEW_REPLIES),
+            // A node whose reply is in the outbox holds its place already: its next message
+            // is not refused.
+            Admit(10, New, NEW_REPLIES),
             // Two new replies in the outbox do not hold known ids back; the new turn waiting
             // goes instead.
-            Admit(3, Known, [2, 0, 0]),
-            Admit(4, Known, [2, 1, 1]),
-            Admit(5, Proven, [2, 1, 1]),
-            Admit(6, Proven, [0, 0, 2]),
+            Admit(3, Known, NEW_REPLIES),
+            Admit(4, Known, MIXED),
+            Admit(5, Proven, MIXED),
+            Admit(6, Proven, PROVEN),
         ],
         &[
             "n1 new: t1",
             "n2 new: Full",
-            "n3 known: t2, displaces t1 (n1 new)",
+            "n10 new: t2",
+            "n3 known: t3, displaces t2 (n10 new)",
             "n4 known: Full",
-            "n5 proven: t3",
+            "n5 proven: t4, displaces t1 (n1 new)",
             "n6 proven: Full",
         ],
     );
 }
 
 #[test]
-fn a_new_node_gets_one_waiting_turn_and_a_known_one_more() {
+fn a_nodes_later_messages_join_its_waiting_turn_whatever_its_standing() {
     check(
-        10,
+        1,
         &[
             Admit(1, New, NONE),
+            // Joins: no place needed, never refused.
             Admit(1, New, NONE),
-            Admit(2, Known, NONE),
-            Admit(2, Known, NONE),
-            Finish(1),
+            Admit(1, New, NONE),
+            // Its worker took the turn: the next message gets a turn of its own, and its
+            // node holds its place already.
+            Seal(1),
+            Admit(1, New, NONE),
+            Admit(1, New, NONE),
+            // `!more` never joins.
+            Alone(1, New),
+            // Another new node finds no place.
+            Admit(2, New, NONE),
+            // A known node: the same; a turn at the gate is taken too.
+            Admit(3, Known, NONE),
+            Admit(3, Known, NONE),
+            Arrive(4),
+            Admit(3, Known, NONE),
+            // Node 1's displaced turns are over; the one its worker took still holds its place.
+            Check(3),
             Admit(1, New, NONE),
         ],
         &[
             "n1 new: t1",
-            "n1 new: NodeBusy",
-            "n2 known: t2",
-            "n2 known: t3",
-            "n1 new: t4",
+            "n1 new: joins t1",
+            "n1 new: joins t1",
+            "n1 new: t2",
+            "n1 new: joins t2",
+            "n1 new: t3",
+            "n2 new: Full",
+            // Two places held, one allowed: the newest waiting new turn goes.
+            "n3 known: t4, displaces t3 (n1 new)",
+            "n3 known: joins t4",
+            "n3 known: t5, displaces t2 (n1 new)",
+            "t3: Err(Displaced)",
+            "n1 new: t6",
         ],
     );
-}
-
-#[test]
-fn new_node_turns_can_be_raised() {
-    let mut s: Schedule<()> = Schedule::new(Bounds {
-        new_node_turns: 2,
-        ..bounds(10)
-    });
-    let now = Instant::now();
-    let mut admit = || s.admit(NodeId(1), New, now, NONE).map(|a| a.turn);
-    assert_eq!(admit(), Ok(1));
-    assert_eq!(admit(), Ok(2));
-    assert_eq!(admit(), Err(Refusal::NodeBusy));
 }
 
 #[test]
@@ -215,9 +241,12 @@ fn slots_go_by_standing_then_round_robin_across_nodes() {
     check(
         10,
         &[
-            // Node 1 has three messages queued, then nodes 2 (known) and 3 (new) one each.
+            // Node 1 has three turns queued (its worker took each before the next message
+            // came), then nodes 2 (known) and 3 (new) one each.
             Admit(1, Known, NONE),
+            Seal(1),
             Admit(1, Known, NONE),
+            Seal(2),
             Admit(1, Known, NONE),
             Admit(2, Known, NONE),
             Admit(3, New, NONE),
@@ -319,11 +348,15 @@ fn a_granted_turn_is_not_displaced_and_only_a_known_node_is_known() {
         ]
     );
     // Being answered does not make a node known; its ACK does (the gate is told).
-    assert_eq!(s.standing(NodeId(1), Proof::Claim), New);
+    assert_eq!(s.standing(NodeId(1), None, 0), New);
     assert!(s.know(NodeId(1)));
-    assert_eq!(s.standing(NodeId(1), Proof::Claim), Known);
-    assert_eq!(s.standing(NodeId(2), Proof::Claim), New);
-    assert_eq!(s.standing(NodeId(2), Proof::Pki), Proven);
+    assert_eq!(s.standing(NodeId(1), None, 0), Known);
+    assert_eq!(s.standing(NodeId(2), None, 0), New);
+    // A key proves its node only once seasoned.
+    let key = PublicKey([7; 32]);
+    assert_eq!(s.standing(NodeId(2), Some(key), 0), New);
+    assert!(s.season(NodeId(2), key, Seasoned::Vouched));
+    assert_eq!(s.standing(NodeId(2), Some(key), 0), Proven);
 }
 
 #[test]
@@ -350,15 +383,4 @@ fn status_counts_waiting_turns_by_standing_and_the_oldest_wait() {
     s.finish(2);
     s.finish(3);
     assert_eq!(s.status(now), QueueStatus::default());
-}
-
-#[test]
-fn the_known_memory_is_bounded() {
-    let mut s: Schedule<()> = Schedule::new(bounds(1));
-    for n in 0..KNOWN_MAX as u32 {
-        assert!(s.know(NodeId(n)));
-    }
-    assert!(s.know(NodeId(0)), "already known");
-    assert!(!s.know(NodeId(u32::MAX)));
-    assert_eq!(s.standing(NodeId(u32::MAX), Proof::Claim), New);
 }

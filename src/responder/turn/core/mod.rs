@@ -11,7 +11,8 @@
 //! - With memory, the node's last message says whether the message starts a conversation
 //!   (then it carries who is asking, [`Asking`]) and whether `!more` has a cut answer to
 //!   continue (else [`Notice::NothingMore`], and no model). Then the message is stored,
-//!   before the LLM is asked; a damaged store leaves the turn without memory, any other store
+//!   before the LLM is asked — with the node's messages queued before it that the turn
+//!   answers too ([`Start::earlier`]), each stored in order, as the conversation stores it; a damaged store leaves the turn without memory, any other store
 //!   failure ends it with [`Notice::StoreFailed`].
 //! - The airtime budget may hold the reply ([`Action::Airtime`]) before the LLM gate, so a
 //!   held reply holds no slot; a DM's turn gets that wait back ([`Action::Extend`]).
@@ -27,6 +28,7 @@
 
 mod steps;
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use tracing::warn;
@@ -58,6 +60,8 @@ enum Phase {
     /// Sending a notice; then this end.
     Noticing(End),
     ReadingLast,
+    /// Storing a message before the turn's last one; then the next.
+    StoringEarlier,
     Storing,
     Budgeting,
     Extending,
@@ -79,6 +83,8 @@ pub(super) struct TurnCore {
     user: Option<i64>,
     /// The message as the model sees it.
     message: String,
+    /// The messages still to store, in order (the last is the turn's own).
+    pending: VecDeque<Said>,
     budget: Option<Budget>,
     history: History,
     /// The memory was read for this turn: a summary may follow.
@@ -92,6 +98,7 @@ impl TurnCore {
             phase: Phase::Over,
             user: None,
             message: String::new(),
+            pending: VecDeque::new(),
             budget: None,
             history: History::Memory(Context::default()),
             used: false,
@@ -117,6 +124,7 @@ impl TurnCore {
             (Phase::GivingUp(why, end), Event::Done) => self.gave_up(why, end),
             (Phase::Noticing(end), Event::Done) => Action::End(end),
             (Phase::ReadingLast, Event::Last { last, now }) => self.last(last, now),
+            (Phase::StoringEarlier, Event::Stored(_)) => self.store_next(),
             (Phase::Storing, Event::Stored(stored)) => self.stored(stored),
             (Phase::Budgeting, Event::Budget { budget, held }) => self.budgeted(budget, held),
             (Phase::Extending, Event::Done) => self.backlog(),
@@ -206,13 +214,55 @@ impl TurnCore {
         if !starts {
             self.start.asking = Asking::default();
         }
-        let (text, prompt) = match self.start.asks {
-            Asks::Text => (self.start.text.as_str(), self.start.text.as_str()),
-            Asks::More => (commands::more::STORED, commands::CONTINUE),
+        // Each message as the conversation stores it: who is asking heads the first.
+        let texts: Vec<(&str, &str)> = match self.start.asks {
+            Asks::Text => self
+                .start
+                .earlier
+                .iter()
+                .chain([&self.start.text])
+                .map(|t| (t.as_str(), t.as_str()))
+                .collect(),
+            Asks::More => vec![(commands::more::STORED, commands::CONTINUE)],
         };
-        self.message = self.start.asking.message(prompt);
-        let said = Said::with_prompt(text, self.message.as_str());
-        self.then(Phase::Storing, Action::Store(said))
+        let mut pending = VecDeque::new();
+        for (i, (text, prompt)) in texts.into_iter().enumerate() {
+            let prompt = match i {
+                0 => self.start.asking.message(prompt),
+                _ => prompt.to_string(),
+            };
+            pending.push_back(Said::with_prompt(text, prompt));
+        }
+        self.message = pending
+            .back()
+            .map(|said: &Said| said.prompt.clone().unwrap_or_else(|| said.text.clone()))
+            .unwrap_or_default();
+        self.pending = pending;
+        self.store_next()
+    }
+
+    /// Stores the next message of the turn, the turn's own last.
+    fn store_next(&mut self) -> Action {
+        let Some(said) = self.pending.pop_front() else {
+            return self.airtime();
+        };
+        let phase = if self.pending.is_empty() {
+            Phase::Storing
+        } else {
+            Phase::StoringEarlier
+        };
+        self.then(phase, Action::Store(said))
+    }
+
+    /// Every message the turn answers, as written, one per line (for a search, and for a
+    /// turn without memory, whose prompt has no conversation to carry the earlier ones).
+    fn all_text(&self) -> String {
+        let mut all = self.start.earlier.join("\n");
+        if !all.is_empty() {
+            all.push('\n');
+        }
+        all.push_str(&self.start.text);
+        all
     }
 
     fn stored(&mut self, stored: Stored) -> Action {
@@ -226,7 +276,7 @@ impl TurnCore {
 
     fn airtime(&mut self) -> Action {
         if self.message.is_empty() {
-            self.message = self.start.asking.message(&self.start.text);
+            self.message = self.start.asking.message(&self.all_text());
         }
         self.then(Phase::Budgeting, Action::Airtime)
     }
@@ -282,7 +332,7 @@ impl TurnCore {
         match (self.start.kind, self.user) {
             (Kind::Node(_), Some(user_id)) => {
                 let query = match self.start.asks {
-                    Asks::Text => self.start.text.clone(),
+                    Asks::Text => self.all_text(),
                     // `!more` has no query of its own.
                     Asks::More => String::new(),
                 };
@@ -310,7 +360,7 @@ impl TurnCore {
     /// asker's message before it, and `!more` searches with the question whose answer it
     /// continues; a mention's follow-up with the thread's last mention.
     fn search(&mut self) -> Action {
-        let text = self.start.text.clone();
+        let text = self.all_text();
         let (question, previous, passages) = match (&self.history, self.start.kind) {
             (History::Memory(ctx), Kind::Node(passages)) => {
                 let mut before = asked_before(ctx);
@@ -352,6 +402,7 @@ impl TurnCore {
             .start
             .asking
             .notes(knowledge::grounding(documents.as_ref()));
+        notes.extend(together(self.start.earlier.len()));
         notes.extend(budget.note(&chunk));
         notes.extend(extra);
         notes.extend(documents.map(|n| n.text));
@@ -386,6 +437,18 @@ impl TurnCore {
             _ => Action::End(End::Over),
         }
     }
+}
+
+/// The per-turn note of a turn that answers `earlier` messages before its own: answer them
+/// all, in this one reply.
+fn together(earlier: usize) -> Option<String> {
+    (earlier > 0).then(|| {
+        format!(
+            "The asker sent {} messages since your last answer (the last one below): answer \
+             them all in this one reply.",
+            earlier + 1
+        )
+    })
 }
 
 /// The node's earlier questions in its memory, newest first (a `!more` is none).

@@ -55,6 +55,10 @@ pub(crate) struct Start {
     pub(crate) asks: Asks,
     /// The message as written.
     pub(crate) text: String,
+    /// The node's messages before it that this turn answers too, in order (queued behind
+    /// each other while the turn waited): stored before it, each as the conversation stores
+    /// it, and answered in the same reply.
+    pub(crate) earlier: Vec<String>,
     /// Who is asking, as the first message of a conversation says it.
     pub(crate) asking: Asking,
     pub(crate) standing: Standing,

@@ -223,3 +223,80 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
     ];
     check(cases);
 }
+
+#[test]
+fn messages_that_waited_together_are_stored_in_order_and_answered_in_one_call() {
+    let combined = |kind| Start {
+        earlier: vec!["hi there".into(), "are you a bot?".into()],
+        ..start(kind, Asks::Text, Standing::New)
+    };
+    let note = "The asker sent 3 messages since your last answer (the last one below): answer \
+                them all in this one reply.";
+    let cases = vec![
+        Case {
+            name: "with memory: each stored as the conversation stores it, the header first",
+            start: combined(Kind::Node(Passages::Public)),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Ok(())), "read last"),
+                step(
+                    first(),
+                    "store \"hi there\" as Some(\"[Ann (ANN)] hi there\")",
+                ),
+                step(
+                    Event::Stored(Stored::Id(5)),
+                    "store \"are you a bot?\" as None",
+                ),
+                // A message the store could not keep does not stop the others.
+                step(
+                    Event::Stored(Stored::Failed),
+                    "store \"what is lora?\" as None",
+                ),
+                step(Event::Stored(Stored::Id(7)), "airtime"),
+                step(budget(), "extend 3s"),
+                step(Event::Done, "backlog before 7"),
+                step(Event::Backlog(Some(3)), "slot"),
+                step(
+                    Event::Slot(Ok(())),
+                    "read memory 7 \"hi there\\nare you a bot?\\nwhat is lora?\"",
+                ),
+                step(
+                    Event::Read(Read::Memory(Context::default())),
+                    "search \"hi there\\nare you a bot?\\nwhat is lora?\" after None, Public",
+                ),
+                step(
+                    Event::Found(None),
+                    &format!(
+                        "answer 2 parts More, slot Node, stored Some(7): \"what is lora?\" | \
+                         {TIME} / {note} / First message from this node: answer in at most 2 \
+                         short sentences, under 280 characters."
+                    ),
+                ),
+            ],
+        },
+        Case {
+            name: "without memory: one message of all, nothing stored",
+            start: combined(Kind::Without),
+            first: "check",
+            steps: vec![
+                step(Event::Checked(Ok(())), "airtime"),
+                step(budget(), "extend 3s"),
+                step(Event::Done, "slot"),
+                step(
+                    Event::Slot(Ok(())),
+                    "search \"hi there\\nare you a bot?\\nwhat is lora?\" after None, Public",
+                ),
+                step(
+                    Event::Found(None),
+                    &format!(
+                        "answer 2 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] hi \
+                         there\\nare you a bot?\\nwhat is lora?\" | {TIME} / {note} / First \
+                         message from this node: answer in at most 2 short sentences, under \
+                         280 characters."
+                    ),
+                ),
+            ],
+        },
+    ];
+    check(cases);
+}

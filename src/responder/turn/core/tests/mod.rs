@@ -68,6 +68,7 @@ fn start(kind: Kind, asks: Asks, standing: Standing) -> Start {
         kind,
         asks,
         text: "what is lora?".into(),
+        earlier: Vec::new(),
         asking: asking(),
         standing,
         limits: Limits {

@@ -1,0 +1,118 @@
+//! Standing earned, as the store keeps it across restarts: when each node first completed an
+//! exchange with us (`nodes.exchanged_at`: its own ACK came back for one of our replies), and
+//! for a PKI node when it first did so over PKI with its pinned key (`node_keys.exchanged_at`)
+//! or whether the operator pinned that key (`node_keys.vouched`, set by `meshai trust`). A
+//! node that is only stored (a flood's unanswered messages) or only answered has neither.
+//!
+//! The store keeps the facts; the standing they give is `responder::schedule::standing`'s.
+
+use rusqlite::{Connection, params};
+
+use super::sql::node_sql;
+use super::{Store, StoreError};
+use crate::node::{NodeId, PublicKey};
+
+/// A pinned key as standing sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinnedKey {
+    pub node: NodeId,
+    pub key: PublicKey,
+    /// When the node first completed an exchange over PKI with this key (Unix seconds).
+    pub exchanged_at: Option<i64>,
+    /// The operator pinned it.
+    pub vouched: bool,
+}
+
+/// Everything standing is earned from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Earned {
+    /// The nodes that completed an exchange.
+    pub exchanged: Vec<NodeId>,
+    /// The pinned keys that completed an exchange over PKI, or that the operator pinned.
+    pub keys: Vec<PinnedKey>,
+}
+
+impl Store {
+    /// Records that `node` completed an exchange at `at` (its own ACK came back), over PKI
+    /// when `pki`; the first time counts. Returns the node's pinned key as it stands now when
+    /// `pki` and one is pinned.
+    pub async fn note_exchange(
+        &self,
+        node: NodeId,
+        pki: bool,
+        at: i64,
+    ) -> Result<Option<PinnedKey>, StoreError> {
+        self.call(move |c| note_exchange(c, node, pki, at)).await
+    }
+
+    /// What standing is earned from, for the daemon's start.
+    pub async fn earned(&self) -> Result<Earned, StoreError> {
+        self.call(|c| earned(c)).await
+    }
+}
+
+fn note_exchange(
+    c: &mut Connection,
+    node: NodeId,
+    pki: bool,
+    at: i64,
+) -> Result<Option<PinnedKey>, StoreError> {
+    let tx = c.transaction()?;
+    tx.execute(
+        "INSERT INTO nodes(node, first_seen, last_seen, exchanged_at) VALUES (?1, ?2, ?2, ?2)
+         ON CONFLICT(node) DO UPDATE SET exchanged_at = COALESCE(exchanged_at, ?2)",
+        params![node_sql(node), at],
+    )?;
+    let key = if pki {
+        tx.execute(
+            "UPDATE node_keys SET exchanged_at = COALESCE(exchanged_at, ?2) WHERE node = ?1",
+            params![node_sql(node), at],
+        )?;
+        let mut stmt = tx.prepare(
+            "SELECT node, public_key, exchanged_at, vouched FROM node_keys WHERE node = ?1",
+        )?;
+        let mut rows = stmt.query_map([node_sql(node)], pinned)?;
+        rows.next().transpose()?.flatten()
+    } else {
+        None
+    };
+    tx.commit()?;
+    Ok(key)
+}
+
+fn earned(c: &Connection) -> Result<Earned, StoreError> {
+    let mut stmt = c.prepare("SELECT node FROM nodes WHERE exchanged_at IS NOT NULL")?;
+    let exchanged = stmt
+        .query_map([], |row| row.get::<_, i64>(0))?
+        .filter_map(|n| match n {
+            Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
+            Err(e) => Some(Err(e)),
+        })
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut stmt = c.prepare(
+        "SELECT node, public_key, exchanged_at, vouched FROM node_keys
+         WHERE exchanged_at IS NOT NULL OR vouched != 0",
+    )?;
+    let keys = stmt
+        .query_map([], pinned)?
+        .filter_map(|k| k.transpose())
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Earned { exchanged, keys })
+}
+
+/// A `node_keys` row as a [`PinnedKey`]; `None` for a row that names no node of ours.
+fn pinned(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<PinnedKey>> {
+    let Ok(node) = u32::try_from(row.get::<_, i64>(0)?) else {
+        return Ok(None);
+    };
+    let bytes: Vec<u8> = row.get(1)?;
+    let Some(key) = PublicKey::from_slice(&bytes) else {
+        return Ok(None);
+    };
+    Ok(Some(PinnedKey {
+        node: NodeId(node),
+        key,
+        exchanged_at: row.get(2)?,
+        vouched: row.get::<_, i64>(3)? != 0,
+    }))
+}
