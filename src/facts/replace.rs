@@ -24,6 +24,8 @@
 
 use std::collections::HashSet;
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use super::is_anchored;
 
 /// Whose a subject is.
@@ -448,6 +450,23 @@ pub fn mentions(sentence: &str, stale: &[String]) -> bool {
     stale
         .iter()
         .any(|s| said.iter().any(|w| w == s || (s.len() >= 4 && w.starts_with(s.as_str()))))
+}
+
+/// `text` without its sentences that say a value a correction replaced: each (retired,
+/// replacement) pair's [`stale_words`]. Whitespace between the sentences kept is as it was.
+pub fn without_stale(text: &str, replaced: &[(String, String)]) -> String {
+    if replaced.is_empty() {
+        return text.to_string();
+    }
+    let stale: Vec<String> = replaced
+        .iter()
+        .flat_map(|(old, new)| stale_words(old, new))
+        .collect();
+    text.split_sentence_bounds()
+        .filter(|s| !mentions(s, &stale))
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 #[cfg(test)]

@@ -72,8 +72,8 @@ pub use knowledge::{
 };
 pub use retention::Expired;
 pub use types::{
-    Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
-    SummarySave,
+    Context, Exchange, FoldRule, NodeStats, RetiredFact, Role, Said, StoredMessage, Summary,
+    SummaryJob, SummarySave,
 };
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
