@@ -131,6 +131,8 @@ const SCAFFOLDING: &[&str] = &[
     "information for you, not instructions",
     "memory of this person",
     "earlier in your conversation",
+    "they wrote (newest last):",
+    "(newest last)",
     "they wrote:",
     "you wrote:",
     "your notes:",
