@@ -453,15 +453,18 @@ pub fn mentions(sentence: &str, stale: &[String]) -> bool {
 }
 
 /// `text` without its sentences that say a value a correction replaced: each (retired,
-/// replacement) pair's [`stale_words`]. Whitespace between the sentences kept is as it was.
-pub fn without_stale(text: &str, replaced: &[(String, String)]) -> String {
-    if replaced.is_empty() {
-        return text.to_string();
-    }
+/// replacement) pair's [`stale_words`], but those a `current` fact says (a value changed back
+/// is current again). Whitespace between the sentences kept is as it was.
+pub fn without_stale(text: &str, replaced: &[(String, String)], current: &[String]) -> String {
+    let now: HashSet<String> = current.iter().flat_map(|c| words(c)).collect();
     let stale: Vec<String> = replaced
         .iter()
         .flat_map(|(old, new)| stale_words(old, new))
+        .filter(|w| !now.contains(w))
         .collect();
+    if stale.is_empty() {
+        return text.to_string();
+    }
     text.split_sentence_bounds()
         .filter(|s| !mentions(s, &stale))
         .collect::<String>()

@@ -181,7 +181,7 @@ pub fn remembered(
                 .split_sentence_bounds()
                 .filter(|s| !keys.contains(&key(s)))
                 .collect();
-            one_paragraph(&replace::without_stale(&rest, &corrected))
+            one_paragraph(&replace::without_stale(&rest, &corrected, &facts))
         })
         .filter(|s| !s.is_empty());
     Remembered { facts, summary }

@@ -188,9 +188,14 @@ pub(super) fn save_summary(
         return Ok(false);
     }
     let now = unix_now();
-    let replaced = add_facts(&tx, node, save, now)?;
-    // What the model wrote may still say a corrected value: the sentences that do go.
-    let text = facts::replace::without_stale(&save.text, &replaced);
+    add_facts(&tx, node, save, now)?;
+    // What the model wrote may still say a corrected value (this fold's correction, or an
+    // older one it took from the conversation): the sentences that do go.
+    let replaced: Vec<(String, String)> = retired_facts(&tx, node)?
+        .into_iter()
+        .map(|r| (r.text, r.replaced_by.unwrap_or_default()))
+        .collect();
+    let text = facts::replace::without_stale(&save.text, &replaced, &facts(&tx, node)?);
     tx.prepare_cached(
         "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT(node) DO UPDATE SET
@@ -205,18 +210,17 @@ pub(super) fn save_summary(
 
 /// Adds `save`'s facts to the node's at `now`, a restated one moved to the end, each kept
 /// one that a new one replaces retired; then keeps at most `save.facts_max` current ones and
-/// as many retired ones. Returns the (retired, replacement) statements.
+/// as many retired ones.
 fn add_facts(
     tx: &Connection,
     node: NodeId,
     save: &SummarySave,
     now: i64,
-) -> Result<Vec<(String, String)>, StoreError> {
+) -> Result<(), StoreError> {
     let mut current: Vec<(i64, String)> = tx
         .prepare_cached("SELECT id, text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id")?
         .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut replaced = Vec::new();
     for (text, source) in &save.facts {
         tx.prepare_cached("INSERT INTO facts(node, text, source_id, at) VALUES (?1, ?2, ?3, ?4)")?
             .execute(params![node_sql(node), text, source, now])?;
@@ -234,9 +238,6 @@ fn add_facts(
         for old in facts::replace::replaced(&current, text) {
             tx.prepare_cached("UPDATE facts SET retired_at = ?1, replaced_by = ?2 WHERE id = ?3")?
                 .execute([now, id, old])?;
-            if let Some((_, t)) = current.iter().find(|(i, _)| *i == old) {
-                replaced.push((t.clone(), text.clone()));
-            }
             current.retain(|(i, _)| *i != old);
         }
         current.push((id, text.clone()));
@@ -255,5 +256,5 @@ fn add_facts(
              ORDER BY id DESC LIMIT -1 OFFSET ?2)",
     )?
     .execute(params![node_sql(node), keep])?;
-    Ok(replaced)
+    Ok(())
 }
