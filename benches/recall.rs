@@ -33,14 +33,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "recall/corrections.rs"]
+mod corrections;
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]
 mod support;
-#[path = "recall/corrections.rs"]
-mod corrections;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -124,47 +124,196 @@ const GENITIVES: &[&str] = &[
 /// Words that are not part of a noun phrase: verbs, prepositions, adverbs, conjunctions.
 const NOT_NOUN: &[&str] = &[
     // English.
-    "is", "are", "was", "were", "be", "been", "has", "have", "had", "meets", "meet", "met",
-    "sits", "sit", "stands", "lives", "live", "runs", "run", "now", "no", "not", "still",
-    "also", "just", "on", "in", "at", "to", "from", "of", "for", "with", "and", "but", "or",
-    "called", "named", "moved", "got", "it", "it's", "which", "that", "every", "since", "last",
-    "this", "here", "there", "today", "again", "anymore", "longer", "instead", "uses", "use",
-    "changed", "became", "goes", "works",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "meets",
+    "meet",
+    "met",
+    "sits",
+    "sit",
+    "stands",
+    "lives",
+    "live",
+    "runs",
+    "run",
+    "now",
+    "no",
+    "not",
+    "still",
+    "also",
+    "just",
+    "on",
+    "in",
+    "at",
+    "to",
+    "from",
+    "of",
+    "for",
+    "with",
+    "and",
+    "but",
+    "or",
+    "called",
+    "named",
+    "moved",
+    "got",
+    "it",
+    "it's",
+    "which",
+    "that",
+    "every",
+    "since",
+    "last",
+    "this",
+    "here",
+    "there",
+    "today",
+    "again",
+    "anymore",
+    "longer",
+    "instead",
+    "uses",
+    "use",
+    "changed",
+    "became",
+    "goes",
+    "works",
     // German.
-    "ist", "sind", "war", "hat", "haben", "habe", "heißt", "heisst", "heißen", "trifft",
-    "treffen", "steht", "stehen", "liegt", "hängt", "wohnt", "läuft", "jetzt", "nicht", "nun",
-    "mehr", "auf", "im", "am", "an", "um", "bei", "mit", "zu", "zum", "zur", "und", "aber",
-    "seit", "sich", "uns", "inzwischen", "mittlerweile", "wieder", "heute", "hier", "dort",
-    "neuerdings", "nutzt", "benutzt",
+    "ist",
+    "sind",
+    "war",
+    "hat",
+    "haben",
+    "habe",
+    "heißt",
+    "heisst",
+    "heißen",
+    "trifft",
+    "treffen",
+    "steht",
+    "stehen",
+    "liegt",
+    "hängt",
+    "wohnt",
+    "läuft",
+    "jetzt",
+    "nicht",
+    "nun",
+    "mehr",
+    "auf",
+    "im",
+    "am",
+    "an",
+    "um",
+    "bei",
+    "mit",
+    "zu",
+    "zum",
+    "zur",
+    "und",
+    "aber",
+    "seit",
+    "sich",
+    "uns",
+    "inzwischen",
+    "mittlerweile",
+    "wieder",
+    "heute",
+    "hier",
+    "dort",
+    "neuerdings",
+    "nutzt",
+    "benutzt",
 ];
 
 /// Words of a noun phrase that say it changed, not what it is: left out of its modifiers.
 const AGE: &[&str] = &[
-    "new", "old", "current", "latest", "neu", "neue", "neues", "neuer", "neuen", "neuem",
-    "alt", "alte", "alter", "altes", "alten", "aktuelle", "aktuelles", "aktueller",
+    "new",
+    "old",
+    "current",
+    "latest",
+    "neu",
+    "neue",
+    "neues",
+    "neuer",
+    "neuen",
+    "neuem",
+    "alt",
+    "alte",
+    "alter",
+    "altes",
+    "alten",
+    "aktuelle",
+    "aktuelles",
+    "aktueller",
 ];
 
 /// Adverbs between a subject and its verb ("our club now meets"), skipped.
 const ADVERBS: &[&str] = &[
-    "now", "still", "also", "no", "longer", "just", "recently", "finally", "actually",
-    "really", "jetzt", "nun", "nicht", "mehr", "auch", "inzwischen", "mittlerweile",
-    "neuerdings", "wieder",
+    "now",
+    "still",
+    "also",
+    "no",
+    "longer",
+    "just",
+    "recently",
+    "finally",
+    "actually",
+    "really",
+    "jetzt",
+    "nun",
+    "nicht",
+    "mehr",
+    "auch",
+    "inzwischen",
+    "mittlerweile",
+    "neuerdings",
+    "wieder",
 ];
 
 /// Verbs that bring their object in a sentence opening with "I"/"we": the object is the
 /// subject, and whatever the kept statement said of it, this one changes.
 const BRINGING: &[&str] = &[
-    "have", "got", "get", "bought", "moved", "put", "use", "built", "set", "changed",
-    "habe", "hab", "haben", "bekam", "kaufte", "nutze", "benutze", "verlegte", "stellte",
+    "have", "got", "get", "bought", "moved", "put", "use", "built", "set", "changed", "habe",
+    "hab", "haben", "bekam", "kaufte", "nutze", "benutze", "verlegte", "stellte",
 ];
 
 /// Words that say a statement corrects an earlier one (compared in lower case, whole
 /// words; two-word ones as a pair).
 const MARKERS: &[&str] = &[
-    "update", "updated", "correction", "now", "new", "moved", "changed", "anymore",
-    "instead", "jetzt", "neu", "neue", "neues", "neuer", "neuen", "neuem", "nun",
-    "umgezogen", "geändert", "stattdessen", "inzwischen", "mittlerweile", "neuerdings",
-    "korrektur", "verlegt", "gewechselt",
+    "update",
+    "updated",
+    "correction",
+    "now",
+    "new",
+    "moved",
+    "changed",
+    "anymore",
+    "instead",
+    "jetzt",
+    "neu",
+    "neue",
+    "neues",
+    "neuer",
+    "neuen",
+    "neuem",
+    "nun",
+    "umgezogen",
+    "geändert",
+    "stattdessen",
+    "inzwischen",
+    "mittlerweile",
+    "neuerdings",
+    "korrektur",
+    "verlegt",
+    "gewechselt",
 ];
 
 const MARKER_PAIRS: &[(&str, &str)] = &[("no", "longer"), ("nicht", "mehr"), ("any", "more")];
@@ -178,9 +327,7 @@ fn verb_class(word: &str, next: Option<&str>) -> String {
             "name"
         }
         "called" | "named" | "heißt" | "heisst" | "heiße" | "heißen" => "name",
-        "meets" | "meet" | "met" | "trifft" | "treffen" | "treffe" | "gather" | "gathers" => {
-            "meet"
-        }
+        "meets" | "meet" | "met" | "trifft" | "treffen" | "treffe" | "gather" | "gathers" => "meet",
         "is" | "are" | "was" | "were" | "ist" | "sind" | "war" | "sits" | "sit" | "stands"
         | "steht" | "stehen" | "liegt" | "hängt" | "hangs" => "be",
         "has" | "have" | "had" | "hat" | "haben" | "habe" => "have",
@@ -208,7 +355,16 @@ fn first_clause(sentence: &str) -> Vec<String> {
     let lower = sentence.to_lowercase();
     let mut rest = lower.trim();
     for opening in [
-        "update", "correction", "korrektur", "hi", "hello", "hey", "hallo", "also", "so", "btw",
+        "update",
+        "correction",
+        "korrektur",
+        "hi",
+        "hello",
+        "hey",
+        "hallo",
+        "also",
+        "so",
+        "btw",
         "ok",
     ] {
         if let Some(after) = rest.strip_prefix(opening)
@@ -413,10 +569,7 @@ pub fn stale_words(old: &str, new: &str) -> Vec<String> {
     let said: HashSet<String> = words(new).into_iter().collect();
     let old = words(old);
     // The value follows the verb; the subject's words ("Verein") are not stale.
-    let value = old
-        .iter()
-        .position(|w| is_verb(w))
-        .map_or(0, |i| i + 1);
+    let value = old.iter().position(|w| is_verb(w)).map_or(0, |i| i + 1);
     let mut seen = HashSet::new();
     old.into_iter()
         .skip(value)
@@ -440,16 +593,20 @@ fn is_verb(word: &str) -> bool {
             verb_class(word, None).as_str(),
             "name" | "meet" | "be" | "have" | "live"
         ) && !matches!(word, "be" | "have")
-        || matches!(word, "drive" | "drives" | "fahre" | "fährt" | "runs" | "uses")
+        || matches!(
+            word,
+            "drive" | "drives" | "fahre" | "fährt" | "runs" | "uses"
+        )
 }
 
 /// Whether `sentence` says one of `stale` words (or a longer form of one of them:
 /// "donnerstags" for "donnerstag").
 pub fn mentions(sentence: &str, stale: &[String]) -> bool {
     let said = words(sentence);
-    stale
-        .iter()
-        .any(|s| said.iter().any(|w| w == s || (s.len() >= 4 && w.starts_with(s.as_str()))))
+    stale.iter().any(|s| {
+        said.iter()
+            .any(|w| w == s || (s.len() >= 4 && w.starts_with(s.as_str())))
+    })
 }
 
 /// `text` without its sentences that say a value a correction replaced: each (retired,

@@ -163,13 +163,15 @@ pub fn remembered(
     let mut corrected: Vec<(String, String)> = Vec::new();
     let facts: Vec<String> = facts
         .iter()
-        .filter(|f| match said.iter().rev().find(|s| replace::replaces(s, f)) {
-            Some(s) => {
-                corrected.push((f.to_string(), s.clone()));
-                false
-            }
-            None => true,
-        })
+        .filter(
+            |f| match said.iter().rev().find(|s| replace::replaces(s, f)) {
+                Some(s) => {
+                    corrected.push((f.to_string(), s.clone()));
+                    false
+                }
+                None => true,
+            },
+        )
         .map(|f| one_paragraph(f))
         .filter(|f| !f.is_empty())
         .collect();

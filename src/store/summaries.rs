@@ -78,7 +78,9 @@ pub(super) fn summary(c: &Connection, node: NodeId) -> Result<Option<Summary>, S
 /// The node's kept facts, oldest first.
 pub(super) fn facts(c: &Connection, node: NodeId) -> Result<Vec<String>, StoreError> {
     let facts = c
-        .prepare_cached("SELECT text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id")?
+        .prepare_cached(
+            "SELECT text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id",
+        )?
         .query_map([node_sql(node)], |row| row.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(facts)
@@ -218,7 +220,9 @@ fn add_facts(
     now: i64,
 ) -> Result<(), StoreError> {
     let mut current: Vec<(i64, String)> = tx
-        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id")?
+        .prepare_cached(
+            "SELECT id, text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id",
+        )?
         .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     for (text, source) in &save.facts {

@@ -357,21 +357,31 @@ async fn a_corrected_fact_no_longer_reaches_the_prompt() {
         "What is SNR?",
     ];
     d.dm_and_wait(ANN, "My callsign is SP9QRZ.", 1).await;
-    d.dm_and_wait(ANN, "My friend's callsign is DL1ABC.", 1).await;
+    d.dm_and_wait(ANN, "My friend's callsign is DL1ABC.", 1)
+        .await;
     for q in &fillers[..5] {
         d.dm_and_wait(ANN, q, 1).await;
     }
     let reqs = replies(&d.llm);
-    let memory = parts(reqs.last().expect("reply")).memory.unwrap_or_default();
-    assert!(memory.contains("- My callsign is SP9QRZ."), "folded: {memory}");
+    let memory = parts(reqs.last().expect("reply"))
+        .memory
+        .unwrap_or_default();
+    assert!(
+        memory.contains("- My callsign is SP9QRZ."),
+        "folded: {memory}"
+    );
     // The correction, in the window: the old fact is out of the memory block at once.
-    d.dm_and_wait(ANN, "Update: my callsign is SP2KWT now.", 1).await;
+    d.dm_and_wait(ANN, "Update: my callsign is SP2KWT now.", 1)
+        .await;
     d.dm_and_wait(ANN, "What is my callsign?", 1).await;
     let reqs = replies(&d.llm);
     let p = parts(reqs.last().expect("reply"));
     let memory = p.memory.clone().unwrap_or_default();
     assert!(!memory.contains("SP9QRZ"), "{memory}");
-    assert!(memory.contains("- My friend's callsign is DL1ABC."), "{memory}");
+    assert!(
+        memory.contains("- My friend's callsign is DL1ABC."),
+        "{memory}"
+    );
     assert!(
         p.verbatim.iter().any(|m| m.1.contains("SP2KWT")),
         "the correction is in the window: {p:#?}"
@@ -394,7 +404,10 @@ async fn a_corrected_fact_no_longer_reaches_the_prompt() {
         "folded already: {p:#?}"
     );
     let whole: String = last.messages.iter().map(|m| m.content.as_str()).collect();
-    assert!(!whole.contains("SP9QRZ"), "the old value reached the prompt: {whole}");
+    assert!(
+        !whole.contains("SP9QRZ"),
+        "the old value reached the prompt: {whole}"
+    );
     assert!(memory.contains("Ann likes yagis."), "{memory}");
     let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");
     assert!(

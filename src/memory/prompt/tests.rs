@@ -413,7 +413,11 @@ fn a_fact_the_window_corrects_is_left_out() {
     ];
     let notes = summary("Tomasz's home node sits on the library roof. He likes yagis.");
     let window = [
-        msg(5, Role::User, "Thanks. I moved my home node to the water tower."),
+        msg(
+            5,
+            Role::User,
+            "Thanks. I moved my home node to the water tower.",
+        ),
         msg(6, Role::Assistant, "Nice spot!"),
         msg(7, Role::User, "My friend's callsign is DL1ABC."),
     ];
@@ -423,7 +427,10 @@ fn a_fact_the_window_corrects_is_left_out() {
     let got = render(&conversation("SYS", notes.as_ref(), &facts, &window, 0));
     assert_eq!(
         got[1],
-        format!("{}\n{FACTS_INTRO}\n- My callsign is SP9QRZ.\nYour notes: He likes yagis.", intro())
+        format!(
+            "{}\n{FACTS_INTRO}\n- My callsign is SP9QRZ.\nYour notes: He likes yagis.",
+            intro()
+        )
     );
     // Without the correction, both facts and the whole summary.
     let now = remembered(notes.as_ref(), &facts, &window[1..]);

@@ -246,7 +246,14 @@ async fn migrates_a_schema_7_database_with_its_facts_kept() {
     assert_eq!(super::user_version(&path), schema::VERSION);
     assert_eq!(store.facts(A).await.unwrap(), ["My radio is a Heltec V3."]);
     assert!(store.retired_facts(A).await.unwrap().is_empty());
-    let (u, a) = exchange(&store, A, "I have a new radio now, a RAK WisBlock.", "Ok", 5).await;
+    let (u, a) = exchange(
+        &store,
+        A,
+        "I have a new radio now, a RAK WisBlock.",
+        "Ok",
+        5,
+    )
+    .await;
     let s = SummarySave {
         facts: vec![("I have a new radio now, a RAK WisBlock.".into(), u)],
         facts_max: 12,

@@ -239,7 +239,7 @@ async fn save_summary_is_compare_and_swap() {
 #[tokio::test]
 async fn a_correction_retires_the_fact_it_replaces() {
     let (_dir, store) = open_temp();
-    let (u1, a1) = exchange(&store, A, "My callsign is SP9QRZ.", "Noted", 1).await;
+    let (u1, _) = exchange(&store, A, "My callsign is SP9QRZ.", "Noted", 1).await;
     let (u2, a2) = exchange(&store, A, "My friend's callsign is DL1ABC.", "Ok", 3).await;
     let (u3, a3) = exchange(&store, A, "Update: my callsign is SP2KWT now.", "Ok", 5).await;
     let with = |text: &str, through, expected, facts: &[(&str, i64)]| SummarySave {
@@ -282,7 +282,10 @@ async fn a_correction_retires_the_fact_it_replaces() {
     assert!(retired[0].retired_at > 0);
     let summary = store.summary(A).await.unwrap().unwrap();
     assert_eq!(summary.text, "He likes yagis.");
-    let new = store.append_user(A, "What is my callsign?".into(), 9).await.unwrap();
+    let new = store
+        .append_user(A, "What is my callsign?".into(), 9)
+        .await
+        .unwrap();
     let ctx = store
         .context(A, new, 0, "My callsign is what?", 4)
         .await
