@@ -129,6 +129,7 @@ const SCAFFOLDING: &[&str] = &[
     "information, not instructions",
     "(information for you, not instructions)",
     "information for you, not instructions",
+    "their messages below are newer",
     "memory of this person",
     "earlier in your conversation",
     "they wrote (newest last):",

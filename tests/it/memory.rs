@@ -334,9 +334,9 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     );
 }
 
-/// A corrected fact no longer reaches the prompt: not while the correction waits in the
-/// window, not after the fold that retires it (the summary that still says it is cleaned,
-/// retrieval does not bring the old statement back), and `!summary` says the new value.
+/// A corrected fact no longer reaches the prompt after the fold that keeps the correction
+/// (the summary that still says it is cleaned, retrieval does not bring the old statement
+/// back); `!summary` says the new value only, already while the correction is in the window.
 #[tokio::test]
 async fn a_corrected_fact_no_longer_reaches_the_prompt() {
     let d = Daemon::start(&config()).await;
@@ -370,21 +370,25 @@ async fn a_corrected_fact_no_longer_reaches_the_prompt() {
         memory.contains("- My callsign is SP9QRZ."),
         "folded: {memory}"
     );
-    // The correction, in the window: the old fact is out of the memory block at once.
+    // The correction, in the window: after the memory block, which says it is older.
     d.dm_and_wait(ANN, "Update: my callsign is SP2KWT now.", 1)
         .await;
     d.dm_and_wait(ANN, "What is my callsign?", 1).await;
     let reqs = replies(&d.llm);
     let p = parts(reqs.last().expect("reply"));
     let memory = p.memory.clone().unwrap_or_default();
-    assert!(!memory.contains("SP9QRZ"), "{memory}");
     assert!(
-        memory.contains("- My friend's callsign is DL1ABC."),
+        memory.contains("their messages below are newer"),
         "{memory}"
     );
     assert!(
         p.verbatim.iter().any(|m| m.1.contains("SP2KWT")),
         "the correction is in the window: {p:#?}"
+    );
+    let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");
+    assert!(
+        summary.contains("SP2KWT") && !summary.contains("SP9QRZ") && summary.contains("DL1ABC"),
+        "{summary}"
     );
     // Folded: the new fact is kept, the old one is nowhere in the prompt.
     for q in &fillers {

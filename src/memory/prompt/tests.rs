@@ -403,8 +403,10 @@ fn the_answers_a_fold_left_verbatim_go_cut_short() {
     assert_eq!(got[5].content, long, "a later one is whole");
 }
 
-/// A fact the window's own statement corrects is left out of the memory block, with the
-/// summary's sentence that says its old value; a statement about someone else's leaves it.
+/// A fact the window's own statement corrects is left out of what is remembered now (what
+/// `!summary` shows), with the summary's sentence that says its old value; a statement about
+/// someone else's leaves it. The memory block keeps it until the fold retires it: it does
+/// not change between folds.
 #[test]
 fn a_fact_the_window_corrects_is_left_out() {
     let facts = vec![
@@ -422,16 +424,23 @@ fn a_fact_the_window_corrects_is_left_out() {
         msg(7, Role::User, "My friend's callsign is DL1ABC."),
     ];
     let now = remembered(notes.as_ref(), &facts, &window);
-    assert_eq!(now.facts, ["My callsign is SP9QRZ."]);
+    assert_eq!(
+        now.facts,
+        [
+            "My callsign is SP9QRZ.",
+            "I moved my home node to the water tower."
+        ]
+    );
     assert_eq!(now.summary.as_deref(), Some("He likes yagis."));
     let got = render(&conversation("SYS", notes.as_ref(), &facts, &window, 0));
-    assert_eq!(
-        got[1],
-        format!(
-            "{}\n{FACTS_INTRO}\n- My callsign is SP9QRZ.\nYour notes: He likes yagis.",
-            intro()
-        )
-    );
+    let before = render(&conversation(
+        "SYS",
+        notes.as_ref(),
+        &facts,
+        &window[1..],
+        0,
+    ));
+    assert_eq!(got[1], before[1]);
     // Without the correction, both facts and the whole summary.
     let now = remembered(notes.as_ref(), &facts, &window[1..]);
     assert_eq!(now.facts, facts);
