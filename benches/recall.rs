@@ -20,9 +20,11 @@
 //!
 //! Replies are not streamed here (`stream = false`), so every answer's token counts arrive.
 //!
-//! Scenarios (`MESHAI_RECALL=28|long|nodes3`, default 28): 28 turns; `long`: 72 turns (run it
-//! on a server with a 2048-token context per slot); `nodes3`: three nodes taking turns
-//! (28 turns each), meshai only (run it on a server with 4 slots).
+//! Scenarios (`MESHAI_RECALL=28|long|nodes3|corrections`, default 28): 28 turns; `long`: 72
+//! turns (run it on a server with a 2048-token context per slot); `nodes3`: three nodes taking
+//! turns (28 turns each), meshai only (run it on a server with 4 slots); `corrections`: 34
+//! turns in which four of ten facts are corrected (see `recall/corrections.rs`), meshai and
+//! the whole history.
 //!
 //! Run: `scripts/recall-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct in
 //! the right shape for each scenario). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
@@ -31,6 +33,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "recall/corrections.rs"]
+mod corrections;
 #[path = "../tests/it/harness.rs"]
 #[allow(dead_code)]
 mod harness;
@@ -275,30 +279,57 @@ const FILLER_DE: &[&str] = &[
     "Was ist die Fresnelzone?",
 ];
 
+/// One message of a script: what is sent and, for a question about a fact, the value its
+/// answer must hold and (for a corrected fact) the old value it must not.
+#[derive(Clone, Debug)]
+struct Line {
+    text: String,
+    key: Option<String>,
+    old: Option<String>,
+}
+
+impl Line {
+    fn said(text: String) -> Line {
+        Line {
+            text,
+            key: None,
+            old: None,
+        }
+    }
+
+    fn asked(question: &str, key: &str, old: Option<&str>) -> Line {
+        Line {
+            text: question.to_string(),
+            key: Some(key.to_string()),
+            old: old.map(str::to_string),
+        }
+    }
+}
+
 /// The script of one node: facts, `filler` questions, the recall questions (in a shuffled
 /// order, so the last fact stated is not the first asked).
-fn script(lang: Lang, node: usize, filler: usize, tag: &str) -> Vec<(String, Option<String>)> {
+fn script(lang: Lang, node: usize, filler: usize, tag: &str) -> Vec<Line> {
     let facts = facts(lang, node);
     let filler_questions = match lang {
         Lang::En => FILLER,
         Lang::De => FILLER_DE,
     };
-    let mut turns: Vec<(String, Option<String>)> = Vec::new();
+    let mut turns: Vec<Line> = Vec::new();
     for (i, (s, _, _)) in facts.iter().enumerate() {
         let s = if i == 0 {
             format!("{s} ({tag})")
         } else {
             s.clone()
         };
-        turns.push((s, None));
+        turns.push(Line::said(s));
     }
     for i in 0..filler {
         let q = filler_questions[(i + node * 7) % filler_questions.len()];
-        turns.push((q.to_string(), None));
+        turns.push(Line::said(q.to_string()));
     }
     for i in [3usize, 0, 6, 1, 5, 2, 7, 4] {
         let (_, q, k) = &facts[i];
-        turns.push((q.clone(), Some(k.clone())));
+        turns.push(Line::asked(q, k, None));
     }
     turns
 }
@@ -357,6 +388,8 @@ struct Reply {
     first_packet: Duration,
     answer: String,
     key: Option<String>,
+    /// A corrected fact's old value.
+    old: Option<String>,
     prompt_tokens: u64,
     evaluated: u64,
     folded: bool,
@@ -507,6 +540,8 @@ struct Run {
     set: usize,
     /// Streamed answers (`MESHAI_RECALL_STREAM=1`), as a user gets them by default.
     stream: bool,
+    /// The `corrections` conversation instead of the facts-filler-questions one.
+    corrections: bool,
 }
 
 async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outcome {
@@ -516,6 +551,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
         lang,
         set,
         stream,
+        corrections,
     } = run.clone();
     let rewrite = if subject == Subject::Last8 {
         last8
@@ -539,13 +575,19 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     let llm = format!("timeout_secs = 300\ntemperature = 0.0\nmax_tokens = 120\nstream = {stream}");
     let llm = llm.as_str();
     let d = Daemon::start_with_llm_url(sim, placeholder, dir, &extra, &proxy_url, llm).await;
-    let scripts: Vec<Vec<(String, Option<String>)>> = (0..nodes)
-        .map(|n| script(lang, set + n, filler, tag))
+    let scripts: Vec<Vec<Line>> = (0..nodes)
+        .map(|n| {
+            if corrections {
+                corrections::script(lang, set + n, tag)
+            } else {
+                script(lang, set + n, filler, tag)
+            }
+        })
         .collect();
     let mut replies = Vec::new();
     for turn in 0..scripts[0].len() {
         for (n, script) in scripts.iter().enumerate() {
-            let (text, key) = &script[turn];
+            let Line { text, key, old } = &script[turn];
             let node = NODES[n];
             let before_texts = d.sim.texts().len();
             let before_reqs = seen.lock().map(|l| l.len()).unwrap_or(0);
@@ -597,6 +639,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                 first_packet,
                 answer: answer.join(" "),
                 key: key.clone(),
+                old: old.clone(),
                 prompt_tokens,
                 evaluated,
                 folded: exchange
@@ -755,13 +798,12 @@ fn language(answer: &str) -> Option<Lang> {
 fn report(subject: Subject, run: &Run, o: &Outcome) {
     let nodes = run.nodes;
     let asked: Vec<&Reply> = o.replies.iter().filter(|r| r.key.is_some()).collect();
-    let recalled = asked
-        .iter()
-        .filter(|r| {
-            let k = r.key.as_deref().unwrap_or_default().to_lowercase();
-            r.answer.to_lowercase().contains(&k)
-        })
-        .count();
+    let holds = |r: &Reply, v: Option<&str>| {
+        v.is_some_and(|v| r.answer.to_lowercase().contains(&v.to_lowercase()))
+    };
+    // A corrected fact's answer counts only when it holds the new value and not the old.
+    let right = |r: &Reply| holds(r, r.key.as_deref()) && !holds(r, r.old.as_deref());
+    let recalled = asked.iter().filter(|r| right(r)).count();
     let sent: u64 = o.replies.iter().map(|r| r.prompt_tokens).sum();
     let failed = o.replies.iter().filter(|r| r.prompt_tokens == 0).count();
     // After the first fold (from the start when there is none).
@@ -840,13 +882,33 @@ fn report(subject: Subject, run: &Run, o: &Outcome) {
             }
         );
     }
+    let corrected: Vec<&&Reply> = asked.iter().filter(|r| r.old.is_some()).collect();
+    if !corrected.is_empty() {
+        let current = corrected.iter().filter(|r| right(r)).count();
+        let stale = corrected
+            .iter()
+            .filter(|r| holds(r, r.old.as_deref()))
+            .count();
+        let plain: Vec<&&Reply> = asked.iter().filter(|r| r.old.is_none()).collect();
+        let plain_ok = plain.iter().filter(|r| right(r)).count();
+        println!(
+            "    corrected facts: current value {current}/{n}, old value {stale}/{n}; uncorrected facts {plain_ok}/{m}",
+            n = corrected.len(),
+            m = plain.len(),
+        );
+    }
     for r in &asked {
         let k = r.key.as_deref().unwrap_or_default();
-        let ok = r.answer.to_lowercase().contains(&k.to_lowercase());
+        let mark = if right(r) {
+            "✓"
+        } else if holds(r, r.old.as_deref()) {
+            "old"
+        } else {
+            "✗"
+        };
         println!(
-            "    node {} {} {k:>12}: {}",
+            "    node {} {mark} {k:>12}: {}",
             r.node,
-            if ok { "✓" } else { "✗" },
             r.answer.chars().take(110).collect::<String>()
         );
     }
@@ -866,6 +928,7 @@ async fn main() {
     let (nodes, filler, subjects): (usize, usize, &[Subject]) = match scenario.as_str() {
         "long" => (1, 56, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
         "nodes3" => (3, 12, &[Subject::Meshai]),
+        "corrections" => (1, 10, &[Subject::Meshai, Subject::Whole]),
         _ => (1, 12, &[Subject::Meshai, Subject::Whole, Subject::Last8]),
     };
     // MESHAI_RECALL_SETS=2 runs each subject again with the next value set (other names and
@@ -877,7 +940,11 @@ async fn main() {
     println!(
         "recall bench, scenario {scenario} ({lang:?}{}): {nodes} node(s), {} turns each, {sets} value set(s), server {url}",
         if stream { ", streamed" } else { "" },
-        16 + filler
+        if scenario == "corrections" {
+            34
+        } else {
+            16 + filler
+        }
     );
     println!(
         "| subject | facts recalled | prompt tokens sent | evaluated per reply | with the summary calls' | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
@@ -901,6 +968,7 @@ async fn main() {
                 lang,
                 set: set * nodes,
                 stream,
+                corrections: scenario == "corrections",
             };
             let tag = format!("session {scenario}-{set}-{i}");
             let o = conversation(&url, *subject, &run, &tag).await;

@@ -17,11 +17,14 @@
 //! a rule that knows no language: a request phrased as a statement ("Tell me about the Alps")
 //! can be kept too. The list keeps the newest `facts_max` statements, and drops one that names
 //! nothing before one that does ([`is_anchored`]), so such a sentence cannot push a callsign
-//! out. Pure: the store saves what this module picks, in the summary's transaction.
+//! out. Pure: the store saves what this module picks, in the summary's transaction. Which
+//! kept statement a new one corrects ("Update: my new callsign is …") is [`replace`]'s.
 
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::cap;
+
+pub mod replace;
 
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;

@@ -71,7 +71,8 @@ fn label(node: NodeId, stats: Option<&NodeStats>) -> String {
     }
 }
 
-/// Prints the node's last `limit` messages and its summary.
+/// Prints the node's last `limit` messages and its summary, then the facts a correction
+/// replaced and when.
 pub async fn history(
     config: &Config,
     node: NodeId,
@@ -86,7 +87,8 @@ pub async fn history(
     let read = async {
         let messages = store.history(node, limit).await?;
         let summary = store.summary(node).await?;
-        anyhow::Ok((messages, summary))
+        let retired = store.retired_facts(node).await?;
+        anyhow::Ok((messages, summary, retired))
     };
     let result = read.await.context("cannot read the history");
     let stats = node_stats(&store, node).await;
@@ -94,14 +96,16 @@ pub async fn history(
         .close()
         .await
         .context("the database did not close cleanly")?;
-    let (messages, summary) = result?;
+    let (messages, summary, retired) = result?;
     let earlier = earlier(&numbers?);
-    if messages.is_empty() && summary.is_none() {
+    if messages.is_empty() && summary.is_none() && retired.is_empty() {
         writeln!(out, "nothing stored for {node}{earlier}")?;
         return Ok(());
     }
     let label = format!("{}{earlier}", label(node, stats?.as_ref()));
-    out.write_all(format::history(&label, &messages, summary.as_ref(), unix_now()).as_bytes())?;
+    let now = unix_now();
+    out.write_all(format::history(&label, &messages, summary.as_ref(), now).as_bytes())?;
+    out.write_all(format::replaced_facts(&retired, now).as_bytes())?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::node::{NodeId, PublicKey};
 use crate::store::{
-    AirtimeRecord, Expired, KeyAccepted, NodeKey, NodeStats, StoredMessage, Summary,
+    AirtimeRecord, Expired, KeyAccepted, NodeKey, NodeStats, RetiredFact, StoredMessage, Summary,
 };
 
 /// Replaces control characters (newlines, escape sequences) so text that came from the radio
@@ -244,6 +244,25 @@ pub fn history(
             utc_time(m.at),
             m.role.as_str(),
             printable(&m.text)
+        ));
+    }
+    out
+}
+
+/// The `meshai history` lines of the facts a correction replaced, oldest first: when, what,
+/// and by what. Empty when none was.
+pub fn replaced_facts(retired: &[RetiredFact], now: i64) -> String {
+    let mut out = String::new();
+    for r in retired {
+        let by = r.replaced_by.as_deref().map_or_else(
+            || "a statement not kept since".to_string(),
+            |b| format!("\u{201c}{}\u{201d}", printable(b)),
+        );
+        out.push_str(&format!(
+            "replaced {} ({}): \u{201c}{}\u{201d} by {by}\n",
+            utc_time(r.retired_at),
+            ago(now, r.retired_at),
+            printable(&r.text),
         ));
     }
     out

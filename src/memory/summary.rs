@@ -73,8 +73,8 @@ pub fn summary_prompt(
         format!(
             "{SUMMARY_REQUEST_START}: keep what your notes say and add each new fact I told \
              you above about myself or my group (names, numbers, places, callsigns, dates, \
-             plans, equipment, preferences, anything I asked you to remember). If something \
-             changed, keep the newer fact. Leave out greetings, small talk and your own \
+             plans, equipment, preferences, anything I asked you to remember). Where I \
+             corrected something, my newer message wins: write only the new value. Leave out greetings, small talk and your own \
              answers. Write in the language I write in, in the third person, plain sentences, \
              no headings, lists or markdown, at most {max_chars} characters, nothing else."
         ),
@@ -129,8 +129,11 @@ const SCAFFOLDING: &[&str] = &[
     "information, not instructions",
     "(information for you, not instructions)",
     "information for you, not instructions",
+    "their messages below are newer",
     "memory of this person",
     "earlier in your conversation",
+    "they wrote (newest last):",
+    "(newest last)",
     "they wrote:",
     "you wrote:",
     "your notes:",

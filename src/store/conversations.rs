@@ -10,7 +10,7 @@ use super::fts::{self, Query};
 use super::nodes::{record_usage, touch_node};
 use super::retrieval::retrieve_exchanges;
 use super::sql::{limit, message, node_sql};
-use super::summaries::{facts, summary};
+use super::summaries::{facts, retired_facts, summary};
 use super::{Context, Damage, Role, Said, Store, StoreError, StoredMessage, Window};
 use crate::llm::Usage;
 use crate::node::NodeId;
@@ -277,7 +277,13 @@ pub(super) fn context(
     // memory in the context, and comes back beside it for the caller to report.
     let (retrieved, failed) = match query {
         Some(query) if retrieve > 0 => {
-            match retrieve_exchanges(&tx, node, boundary, query, retrieve, &facts) {
+            // A retired fact's exchange is not brought back either: it says the old value.
+            let said = retired_facts(&tx, node)?
+                .into_iter()
+                .map(|r| r.text)
+                .chain(facts.iter().cloned())
+                .collect::<Vec<_>>();
+            match retrieve_exchanges(&tx, node, boundary, query, retrieve, &said) {
                 Ok(found) => (found, None),
                 Err(e) => (Vec::new(), Some(e)),
             }

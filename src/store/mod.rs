@@ -81,8 +81,8 @@ pub use replay::Sender;
 pub use retention::Expired;
 pub use standings::{Earned, PinnedKey};
 pub use types::{
-    Context, Exchange, FoldRule, NodeStats, Role, Said, StoredMessage, Summary, SummaryJob,
-    SummarySave, Window,
+    Context, Exchange, FoldRule, NodeStats, RetiredFact, Role, Said, StoredMessage, Summary,
+    SummaryJob, SummarySave, Window,
 };
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.

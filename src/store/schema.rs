@@ -224,6 +224,13 @@ pub(super) const MIGRATIONS: &[&str] = &[
     UPDATE node_keys SET exchanged_at = pinned_at
         WHERE node IN (SELECT node FROM messages WHERE role = 'assistant');
     ",
+    // 11: a fact a newer statement corrected (see `crate::facts::replace`): kept for the record
+    // (`meshai history` shows it), no longer in the prompt. `retired_at` is when, `replaced_by`
+    // the id of the fact that replaced it (which may be gone since: no foreign key).
+    "
+    ALTER TABLE facts ADD COLUMN retired_at INTEGER;
+    ALTER TABLE facts ADD COLUMN replaced_by INTEGER;
+    ",
 ];
 
 /// The schema version this build writes.

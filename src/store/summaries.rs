@@ -1,12 +1,15 @@
 //! A node's rolling summary and the facts kept verbatim beside it: the fold that is due
 //! (`pending_fold`, by a `FoldRule`), how much no summary covers yet, and the save — summary,
-//! cursor and new facts in one transaction, compare-and-swap on the cursor. Which sentences
-//! are facts, and which go first over the bound, is `crate::facts`'s.
+//! cursor and new facts in one transaction, compare-and-swap on the cursor. A new fact that
+//! corrects a kept one retires it there: out of the prompt, kept for the record (at most
+//! `facts_max` retired ones per node), and the saved summary loses its sentences that say the
+//! old value. Which sentences are facts, which go first over the bound and which one a new
+//! statement replaces is `crate::facts`'s.
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::sql::{message, node_sql};
-use super::{FoldRule, Role, Store, StoreError, Summary, SummaryJob, SummarySave};
+use super::{FoldRule, RetiredFact, Role, Store, StoreError, Summary, SummaryJob, SummarySave};
 use crate::clock::unix_now;
 use crate::facts;
 use crate::node::NodeId;
@@ -39,9 +42,14 @@ impl Store {
         self.call(move |c| save_summary(c, node, &save)).await
     }
 
-    /// The node's kept facts, oldest first.
+    /// The node's kept facts, oldest first (not those a newer one replaced).
     pub async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
         self.call(move |c| facts(c, node)).await
+    }
+
+    /// The node's facts that newer ones replaced, oldest first.
+    pub async fn retired_facts(&self, node: NodeId) -> Result<Vec<RetiredFact>, StoreError> {
+        self.call(move |c| retired_facts(c, node)).await
     }
 
     /// The node's rolling summary, if it has one.
@@ -70,10 +78,32 @@ pub(super) fn summary(c: &Connection, node: NodeId) -> Result<Option<Summary>, S
 /// The node's kept facts, oldest first.
 pub(super) fn facts(c: &Connection, node: NodeId) -> Result<Vec<String>, StoreError> {
     let facts = c
-        .prepare_cached("SELECT text FROM facts WHERE node = ?1 ORDER BY id")?
+        .prepare_cached(
+            "SELECT text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id",
+        )?
         .query_map([node_sql(node)], |row| row.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(facts)
+}
+
+/// The node's retired facts, oldest first, each with what replaced it.
+pub(super) fn retired_facts(c: &Connection, node: NodeId) -> Result<Vec<RetiredFact>, StoreError> {
+    let retired = c
+        .prepare_cached(
+            "SELECT f.text, f.at, f.retired_at, r.text FROM facts f
+             LEFT JOIN facts r ON r.id = f.replaced_by
+             WHERE f.node = ?1 AND f.retired_at IS NOT NULL ORDER BY f.id",
+        )?
+        .query_map([node_sql(node)], |row| {
+            Ok(RetiredFact {
+                text: row.get(0)?,
+                at: row.get(1)?,
+                retired_at: row.get(2)?,
+                replaced_by: row.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(retired)
 }
 
 /// How many messages of `node` with id < `before_id` no saved summary covers yet.
@@ -170,6 +200,14 @@ pub(super) fn save_summary(
         return Ok(false);
     }
     let now = unix_now();
+    add_facts(&tx, node, save, now)?;
+    // What the model wrote may still say a corrected value (this fold's correction, or an
+    // older one it took from the conversation): the sentences that do go.
+    let replaced: Vec<(String, String)> = retired_facts(&tx, node)?
+        .into_iter()
+        .map(|r| (r.text, r.replaced_by.unwrap_or_default()))
+        .collect();
+    let text = facts::replace::without_stale(&save.text, &replaced, &facts(&tx, node)?);
     tx.prepare_cached(
         "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT(node) DO UPDATE SET
@@ -177,46 +215,60 @@ pub(super) fn save_summary(
              through_id = excluded.through_id,
              updated_at = excluded.updated_at",
     )?
-    .execute(params![node_sql(node), save.text, save.through_id, now])?;
-    add_facts(&tx, node, save, now)?;
+    .execute(params![node_sql(node), text, save.through_id, now])?;
     tx.commit()?;
     Ok(true)
 }
 
-/// Adds `save`'s facts to the node's at `now`, a restated one moved to the end, then keeps
-/// at most `save.facts_max`.
+/// Adds `save`'s facts to the node's at `now`, a restated one moved to the end, each kept
+/// one that a new one replaces retired; then keeps at most `save.facts_max` current ones and
+/// as many retired ones.
 fn add_facts(
     tx: &Connection,
     node: NodeId,
     save: &SummarySave,
     now: i64,
 ) -> Result<(), StoreError> {
-    // A restated fact moves to the end (newest) instead of being kept twice.
-    let mut old: Vec<(i64, String)> = tx
-        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1")?
-        .query_map([node_sql(node)], |row| {
-            Ok((row.get(0)?, text::key(&row.get::<_, String>(1)?)))
-        })?
+    let mut current: Vec<(i64, String)> = tx
+        .prepare_cached(
+            "SELECT id, text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id",
+        )?
+        .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     for (text, source) in &save.facts {
-        let k = text::key(text);
-        for (id, _) in old.iter().filter(|(_, key)| *key == k) {
-            tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
-                .execute([id])?;
-        }
         tx.prepare_cached("INSERT INTO facts(node, text, source_id, at) VALUES (?1, ?2, ?3, ?4)")?
             .execute(params![node_sql(node), text, source, now])?;
-        old.push((tx.last_insert_rowid(), k));
+        let id = tx.last_insert_rowid();
+        // A restated fact moves to the end (newest) instead of being kept twice; what it
+        // replaced before, the new row replaced.
+        let k = text::key(text);
+        for (old, _) in current.iter().filter(|(_, t)| text::key(t) == k) {
+            tx.prepare_cached("UPDATE facts SET replaced_by = ?1 WHERE replaced_by = ?2")?
+                .execute([id, *old])?;
+            tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
+                .execute([old])?;
+        }
+        current.retain(|(_, t)| text::key(t) != k);
+        for old in facts::replace::replaced(&current, text) {
+            tx.prepare_cached("UPDATE facts SET retired_at = ?1, replaced_by = ?2 WHERE id = ?3")?
+                .execute([now, id, old])?;
+            current.retain(|(i, _)| *i != old);
+        }
+        current.push((id, text.clone()));
     }
     // Over the bound, a statement that names nothing goes before one that does, the oldest
     // first: a small-talk sentence never pushes a callsign out.
-    let kept: Vec<(i64, String)> = tx
-        .prepare_cached("SELECT id, text FROM facts WHERE node = ?1 ORDER BY id")?
-        .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for id in facts::evicted(&kept, save.facts_max) {
+    for id in facts::evicted(&current, save.facts_max) {
         tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
             .execute([id])?;
     }
+    // The record of corrections is bounded too: the oldest retired facts go first.
+    let keep = i64::try_from(save.facts_max).unwrap_or(i64::MAX);
+    tx.prepare_cached(
+        "DELETE FROM facts WHERE id IN (
+             SELECT id FROM facts WHERE node = ?1 AND retired_at IS NOT NULL
+             ORDER BY id DESC LIMIT -1 OFFSET ?2)",
+    )?
+    .execute(params![node_sql(node), keep])?;
     Ok(())
 }

@@ -117,6 +117,18 @@ pub struct Summary {
     pub updated_at: i64,
 }
 
+/// A fact a newer statement replaced: out of the prompt, kept for the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetiredFact {
+    pub text: String,
+    /// Unix seconds of the fold that kept it.
+    pub at: i64,
+    /// Unix seconds of the fold that retired it.
+    pub retired_at: i64,
+    /// The statement that replaced it, unless that is gone too (restated, over the bound).
+    pub replaced_by: Option<String>,
+}
+
 /// A user message and the reply to it, as found by retrieval.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {

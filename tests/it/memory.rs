@@ -334,6 +334,92 @@ async fn facts_and_stemmed_retrieval_bring_back_what_the_summary_dropped() {
     );
 }
 
+/// A corrected fact no longer reaches the prompt after the fold that keeps the correction
+/// (the summary that still says it is cleaned, retrieval does not bring the old statement
+/// back); `!summary` says the new value only, already while the correction is in the window.
+#[tokio::test]
+async fn a_corrected_fact_no_longer_reaches_the_prompt() {
+    let d = Daemon::start(&config()).await;
+    // A model whose notes keep the old callsign.
+    d.llm.set_behaviour(|req| {
+        if is_summary(req) {
+            FakeResponse::Text("Ann's callsign is SP9QRZ. Ann likes yagis.".into())
+        } else {
+            FakeResponse::Text(format!("Noted: {}", req.last_user()))
+        }
+    });
+    let fillers = [
+        "What is LoRa?",
+        "How far does it reach?",
+        "Which antenna is best?",
+        "What is a hop?",
+        "Any tips for soldering?",
+        "What is SNR?",
+    ];
+    d.dm_and_wait(ANN, "My callsign is SP9QRZ.", 1).await;
+    d.dm_and_wait(ANN, "My friend's callsign is DL1ABC.", 1)
+        .await;
+    for q in &fillers[..5] {
+        d.dm_and_wait(ANN, q, 1).await;
+    }
+    let reqs = replies(&d.llm);
+    let memory = parts(reqs.last().expect("reply"))
+        .memory
+        .unwrap_or_default();
+    assert!(
+        memory.contains("- My callsign is SP9QRZ."),
+        "folded: {memory}"
+    );
+    // The correction, in the window: after the memory block, which says it is older.
+    d.dm_and_wait(ANN, "Update: my callsign is SP2KWT now.", 1)
+        .await;
+    d.dm_and_wait(ANN, "What is my callsign?", 1).await;
+    let reqs = replies(&d.llm);
+    let p = parts(reqs.last().expect("reply"));
+    let memory = p.memory.clone().unwrap_or_default();
+    assert!(
+        memory.contains("their messages below are newer"),
+        "{memory}"
+    );
+    assert!(
+        p.verbatim.iter().any(|m| m.1.contains("SP2KWT")),
+        "the correction is in the window: {p:#?}"
+    );
+    let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");
+    assert!(
+        summary.contains("SP2KWT") && !summary.contains("SP9QRZ") && summary.contains("DL1ABC"),
+        "{summary}"
+    );
+    // Folded: the new fact is kept, the old one is nowhere in the prompt.
+    for q in &fillers {
+        d.dm_and_wait(ANN, q, 1).await;
+    }
+    d.dm_and_wait(ANN, "My callsign, what was it?", 1).await;
+    let reqs = replies(&d.llm);
+    let last = reqs.last().expect("reply");
+    let p = parts(last);
+    let memory = p.memory.clone().unwrap_or_default();
+    assert!(
+        memory.contains("- Update: my callsign is SP2KWT now."),
+        "{memory}"
+    );
+    assert!(
+        !p.verbatim.iter().any(|m| m.1.contains("SP2KWT")),
+        "folded already: {p:#?}"
+    );
+    let whole: String = last.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(
+        !whole.contains("SP9QRZ"),
+        "the old value reached the prompt: {whole}"
+    );
+    assert!(memory.contains("Ann likes yagis."), "{memory}");
+    let summary = d.dm_and_wait(ANN, "!summary", 1).await.join(" ");
+    assert!(
+        summary.contains("SP2KWT") && !summary.contains("SP9QRZ"),
+        "{summary}"
+    );
+}
+
 /// With a llama.cpp server (detected by `/props`) each node keeps its own slot and summaries
 /// use the last one, with `cache_prompt`; a server that is not llama.cpp gets neither field.
 #[tokio::test(start_paused = true)]

@@ -163,6 +163,30 @@ summary (12 chars, updated 1970-01-01 00:01:00 UTC, 1 min ago): likes radios
 }
 
 #[test]
+fn replaced_facts_say_what_by_what_and_when() {
+    let retired = [
+        RetiredFact {
+            text: "My callsign is SP9QRZ.".into(),
+            at: 0,
+            retired_at: 60,
+            replaced_by: Some("My callsign is SP2KWT now.".into()),
+        },
+        RetiredFact {
+            text: "My radio is a\nHeltec.".into(),
+            at: 0,
+            retired_at: 3600,
+            replaced_by: None,
+        },
+    ];
+    let want = "\
+replaced 1970-01-01 00:01:00 UTC (1 h ago): \u{201c}My callsign is SP9QRZ.\u{201d} by \u{201c}My callsign is SP2KWT now.\u{201d}
+replaced 1970-01-01 01:00:00 UTC (1 min ago): \u{201c}My radio is a Heltec.\u{201d} by a statement not kept since
+";
+    assert_eq!(replaced_facts(&retired, 3660), want);
+    assert_eq!(replaced_facts(&[], 0), "");
+}
+
+#[test]
 fn key_lines() {
     use crate::node::PublicKey;
     let (old, new) = (PublicKey([0; 32]), PublicKey([0xff; 32]));

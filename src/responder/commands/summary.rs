@@ -1,5 +1,7 @@
 //! `!summary` (`!memory`): what the bot remembers of the node — its summary and the facts kept
-//! about it. It asks identity for the node's memory: only the node's own DM runs it.
+//! about it, as the node's next prompt has them: a fact the node corrected since the last fold
+//! is left out already (`memory::prompt::remembered`). It asks identity for the node's
+//! memory: only the node's own DM runs it.
 
 use std::sync::Arc;
 
@@ -7,6 +9,7 @@ use futures_util::future::BoxFuture;
 use tracing::warn;
 
 use super::Command;
+use crate::memory::prompt;
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
 use crate::responder::reply::{STORE_DAMAGED, STORE_FAILED};
@@ -36,9 +39,12 @@ fn answer(shared: &Arc<Shared>, node: NodeId, _: Grant) -> BoxFuture<'_, String>
 /// The summary and the facts kept about the node, or that there are none (the history is
 /// read only then).
 async fn summary(shared: &Shared, node: NodeId) -> Result<String, StoreError> {
-    let summary = shared.store.summary(node).await?;
-    let facts = shared.store.facts(node).await?;
-    if let Some(text) = remembered(summary.as_ref().map(|s| s.text.as_str()), &facts) {
+    // As many unsummarised messages as a prompt may carry.
+    let m = &shared.settings.memory;
+    let max = m.window_messages + 4 * m.summarize_threshold.max(1);
+    let ctx = shared.store.context(node, i64::MAX, max, "", 0).await?;
+    let now = prompt::remembered(ctx.summary.as_ref(), &ctx.facts, &ctx.window);
+    if let Some(text) = remembered(now.summary.as_deref(), &now.facts) {
         return Ok(text);
     }
     let any = !shared.store.history(node, 1).await?.is_empty();

@@ -222,3 +222,48 @@ async fn close_finishes_queued_jobs_and_refuses_later_ones() {
     assert_eq!(reopened.history(A, 100).await.unwrap().len(), 2);
     reopened.close().await.unwrap();
 }
+
+/// A schema 7 database's facts stay kept (none retired) after migration 8, and a correction
+/// saved afterwards retires one of them.
+#[tokio::test]
+async fn migrates_a_schema_7_database_with_its_facts_kept() {
+    let (_dir, path) = temp();
+    let raw = super::at_version(&path, 7);
+    let node = i64::from(A.0);
+    raw.execute(
+        "INSERT INTO messages(node, role, text, at) VALUES (?1, 'user', 'My radio is a Heltec V3.', 1)",
+        [node],
+    )
+    .unwrap();
+    let source = raw.last_insert_rowid();
+    raw.execute(
+        "INSERT INTO facts(node, text, source_id, at) VALUES (?1, 'My radio is a Heltec V3.', ?2, 1)",
+        rusqlite::params![node, source],
+    )
+    .unwrap();
+    drop(raw);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(super::user_version(&path), schema::VERSION);
+    assert_eq!(store.facts(A).await.unwrap(), ["My radio is a Heltec V3."]);
+    assert!(store.retired_facts(A).await.unwrap().is_empty());
+    let (u, a) = exchange(
+        &store,
+        A,
+        "I have a new radio now, a RAK WisBlock.",
+        "Ok",
+        5,
+    )
+    .await;
+    let s = SummarySave {
+        facts: vec![("I have a new radio now, a RAK WisBlock.".into(), u)],
+        facts_max: 12,
+        ..SummarySave::without_facts("s", a, None)
+    };
+    assert!(store.save_summary(A, s).await.unwrap());
+    assert_eq!(
+        store.facts(A).await.unwrap(),
+        ["I have a new radio now, a RAK WisBlock."]
+    );
+    assert_eq!(store.retired_facts(A).await.unwrap().len(), 1);
+    store.close().await.unwrap();
+}

@@ -280,3 +280,101 @@ async fn save_summary_is_compare_and_swap() {
     );
     assert_eq!(store.summary(A).await.unwrap(), None);
 }
+
+/// A fact a new one corrects leaves the kept facts, is listed as retired with what replaced
+/// it, and the saved summary loses its sentence with the old value; retrieval does not bring
+/// the old statement back either.
+#[tokio::test]
+async fn a_correction_retires_the_fact_it_replaces() {
+    let (_dir, store) = open_temp();
+    let (u1, _) = exchange(&store, A, "My callsign is SP9QRZ.", "Noted", 1).await;
+    let (u2, a2) = exchange(&store, A, "My friend's callsign is DL1ABC.", "Ok", 3).await;
+    let (u3, a3) = exchange(&store, A, "Update: my callsign is SP2KWT now.", "Ok", 5).await;
+    let with = |text: &str, through, expected, facts: &[(&str, i64)]| SummarySave {
+        facts: facts.iter().map(|(f, id)| (f.to_string(), *id)).collect(),
+        facts_max: 5,
+        ..save(text, through, expected)
+    };
+    let first = with(
+        "Tomasz has the callsign SP9QRZ.",
+        a2,
+        None,
+        &[
+            ("My callsign is SP9QRZ.", u1),
+            ("My friend's callsign is DL1ABC.", u2),
+        ],
+    );
+    assert!(store.save_summary(A, first).await.unwrap());
+    assert!(store.retired_facts(A).await.unwrap().is_empty());
+    let second = with(
+        "Tomasz has the callsign SP9QRZ. He likes yagis.",
+        a3,
+        Some(a2),
+        &[("Update: my callsign is SP2KWT now.", u3)],
+    );
+    assert!(store.save_summary(A, second).await.unwrap());
+    assert_eq!(
+        store.facts(A).await.unwrap(),
+        [
+            "My friend's callsign is DL1ABC.",
+            "Update: my callsign is SP2KWT now."
+        ]
+    );
+    let retired = store.retired_facts(A).await.unwrap();
+    assert_eq!(retired.len(), 1);
+    assert_eq!(retired[0].text, "My callsign is SP9QRZ.");
+    assert_eq!(
+        retired[0].replaced_by.as_deref(),
+        Some("Update: my callsign is SP2KWT now.")
+    );
+    assert!(retired[0].retired_at > 0);
+    let summary = store.summary(A).await.unwrap().unwrap();
+    assert_eq!(summary.text, "He likes yagis.");
+    let new = store
+        .append_user(A, "What is my callsign?".into(), 9)
+        .await
+        .unwrap();
+    let ctx = store
+        .context(A, new, 0, "My callsign is what?", 4)
+        .await
+        .unwrap();
+    let users: Vec<&str> = ctx.retrieved.iter().map(|e| e.user.as_str()).collect();
+    assert!(!users.contains(&"My callsign is SP9QRZ."), "{users:?}");
+    // A reset forgets the record too.
+    store.reset(A).await.unwrap();
+    assert!(store.retired_facts(A).await.unwrap().is_empty());
+}
+
+/// The record of corrections is bounded like the facts: the oldest retired ones go first,
+/// and a retired one whose replacement is gone says so.
+#[tokio::test]
+async fn retired_facts_are_bounded() {
+    let (_dir, store) = open_temp();
+    let mut expected = None;
+    for (i, call) in ["SP1AAA", "SP2BBB", "SP3CCC", "SP4DDD"].iter().enumerate() {
+        let at = 10 * i as i64;
+        let (u, a) = exchange(&store, A, &format!("My callsign is {call}."), "Ok", at).await;
+        let s = SummarySave {
+            facts: vec![(format!("My callsign is {call}."), u)],
+            facts_max: 2,
+            ..save("s", a, expected)
+        };
+        assert!(store.save_summary(A, s).await.unwrap());
+        expected = Some(a);
+    }
+    assert_eq!(store.facts(A).await.unwrap(), ["My callsign is SP4DDD."]);
+    let retired: Vec<String> = store
+        .retired_facts(A)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| format!("{} → {}", r.text, r.replaced_by.unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        retired,
+        [
+            "My callsign is SP2BBB. → My callsign is SP3CCC.",
+            "My callsign is SP3CCC. → My callsign is SP4DDD."
+        ]
+    );
+}
