@@ -15,6 +15,7 @@ pub mod facts;
 pub mod knowledge;
 pub mod llm;
 pub mod memory;
+pub mod mesh;
 pub mod node;
 pub mod radio;
 pub mod responder;

@@ -244,8 +244,8 @@ impl MeshView {
         } else if packet::decoded_on(p, PortNum::TextMessageApp).is_none() {
             return false;
         }
-        let hops = (p.hop_start != 0 && p.hop_start >= p.hop_limit)
-            .then(|| p.hop_start - p.hop_limit);
+        let hops =
+            (p.hop_start != 0 && p.hop_start >= p.hop_limit).then(|| p.hop_start - p.hop_limit);
         let snr = packet::rx_snr(p);
         let e = self.entry(from);
         e.last_heard = Some(now);

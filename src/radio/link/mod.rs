@@ -38,9 +38,9 @@ use super::activity::LinkActivity;
 use super::backoff::Backoff;
 use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
-use super::view::MeshView;
 use super::takeover::{Retry, Takeover};
 use super::transport::Connection;
+use super::view::MeshView;
 use super::{ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
 use crate::node::NodeId;
 

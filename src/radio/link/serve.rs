@@ -337,9 +337,9 @@ where
             self.publish_reading(metrics, source);
             return;
         }
-        let verdict = self
-            .filter
-            .accept(p, Instant::now().into_std(), &self.view, SystemTime::now());
+        let verdict =
+            self.filter
+                .accept(p, Instant::now().into_std(), &self.view, SystemTime::now());
         let msg = match verdict {
             Verdict::Dm(m) => {
                 tracing::debug!(from = %m.from, id = m.packet_id, text = %m.text, "dm received");

@@ -579,16 +579,27 @@ async fn the_mesh_view_is_published_at_the_handshake_then_at_most_every_two_seco
     node.send_packet(names("Bob")).await;
     h.mesh.changed().await.unwrap();
     let at = tokio::time::Instant::now();
-    assert_eq!(h.mesh.borrow_and_update().get(NodeId(0x77)).unwrap().long_name, "Bob");
+    assert_eq!(
+        h.mesh
+            .borrow_and_update()
+            .get(NodeId(0x77))
+            .unwrap()
+            .long_name,
+        "Bob"
+    );
     // ...the next two within 2 s go together, once the 2 s are over.
     node.send_packet(names("Bobby")).await;
-    node.send_packet(text(0x78, u32::MAX, 10, "hello all")).await;
+    node.send_packet(text(0x78, u32::MAX, 10, "hello all"))
+        .await;
     assert_eq!(h.next_text().await.1, "hello all");
     h.mesh.changed().await.unwrap();
     assert!(at.elapsed() >= VIEW_EVERY, "{:?}", at.elapsed());
     let view = h.mesh.borrow_and_update().clone();
     assert_eq!(view.get(NodeId(0x77)).unwrap().long_name, "Bobby");
-    assert!(view.node(NodeId(0x78)).is_some_and(|n| n.last_heard.is_some()));
+    assert!(
+        view.node(NodeId(0x78))
+            .is_some_and(|n| n.last_heard.is_some())
+    );
     // A DM to us is not in the view.
     node.send_packet(text(0x79, ME, 11, "secret")).await;
     assert_eq!(h.next_text().await.1, "secret");

@@ -178,7 +178,11 @@ fn a_later_handshake_keeps_what_its_node_db_lacks() {
     let relay = v.node(NodeId(RELAY)).unwrap();
     assert_eq!(relay.environment.unwrap().value.temperature, Some(3.5));
     assert_eq!(relay.names.as_ref().unwrap().short_name, "HILL");
-    assert_eq!(relay.last_heard, Some(2_000), "the broadcast heard since is newer");
+    assert_eq!(
+        relay.last_heard,
+        Some(2_000),
+        "the broadcast heard since is newer"
+    );
     assert_eq!(relay.hops_away, Some(1));
     assert_eq!(v.channel().map(|c| c.value.channel_utilization), Some(22.0));
 }
