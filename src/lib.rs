@@ -128,9 +128,15 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         ),
         None => String::new(),
     };
+    // With `[mesh]` on, how to answer from the mesh facts: the same sentence on every turn.
+    let mesh = if config.mesh.enabled {
+        format!(" {}", crate::mesh::SYSTEM_HINT)
+    } else {
+        String::new()
+    };
     ResponderSettings {
         system_prompt: format!(
-            "{}{knowledge} {} {}",
+            "{}{knowledge}{mesh} {} {}",
             config.llm.system_prompt,
             budget_hint(&chunk),
             memory::prompt::GUIDANCE
@@ -152,6 +158,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         airtime: config.airtime.clone(),
         knowledge: config.knowledge.clone(),
         embedder: knowledge::Embedder::configured(&config.knowledge),
+        mesh: config.mesh.clone(),
     }
 }
 
@@ -263,6 +270,7 @@ pub async fn run_with(
             link: radio.state(),
             channel: radio.channel(),
             activity: radio.activity(),
+            mesh: radio.mesh(),
         },
         inbound_rx,
     );

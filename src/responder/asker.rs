@@ -227,6 +227,8 @@ pub struct Asking {
 pub enum Grounding {
     /// Passages of the knowledge folder answer it.
     Documents,
+    /// The mesh facts answer it (a question about the mesh).
+    Mesh,
     /// None do (or there is no folder).
     Nothing,
 }
@@ -259,7 +261,7 @@ impl Asking {
     /// uncovered questions declined with it, 9 without; docs/benchmarks.md).
     pub fn notes(&self, grounding: Grounding) -> Vec<String> {
         match grounding {
-            Grounding::Documents => Vec::new(),
+            Grounding::Documents | Grounding::Mesh => Vec::new(),
             Grounding::Nothing => self.radio.iter().chain(&self.time).cloned().collect(),
         }
     }

@@ -40,7 +40,7 @@ use tokio_util::task::TaskTracker;
 use tracing::warn;
 
 use crate::llm::LlmPool;
-use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState};
+use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState, MeshView};
 use crate::store::Store;
 use counters::Counters;
 use reply::Outbound;
@@ -61,6 +61,8 @@ pub struct RadioWatch {
     pub channel: watch::Receiver<ChannelState>,
     /// The link's counters (how often another client took the node), for `!status`.
     pub activity: Arc<LinkActivity>,
+    /// The mesh view, for the mesh facts and `!nodes`.
+    pub mesh: watch::Receiver<Arc<MeshView>>,
 }
 
 /// The running responder.
@@ -130,6 +132,7 @@ impl Responder {
             out,
             link: radio.link,
             channel: radio.channel,
+            mesh: radio.mesh,
             activity: radio.activity,
             counters,
             airtime,

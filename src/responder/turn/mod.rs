@@ -108,6 +108,7 @@ pub(super) async fn run(
             new_node_parts: s.limits.new_node_parts,
             hard_cap: FoldLimits::of(&s.memory).hard_cap,
         },
+        mesh: s.mesh.enabled,
     });
     let mut driver = Driver {
         shared,
@@ -191,6 +192,7 @@ impl Driver<'_> {
                 let note = knowledge::note(shared, &search.question, previous, search.passages);
                 Event::Found(note.await)
             }
+            Action::Mesh(text) => Event::Mesh(self.mesh(&text)),
             Action::Answer(ask) => Event::Answered(self.answer(*ask).await),
             Action::End(_) => Event::Done,
         }
@@ -345,6 +347,27 @@ impl Driver<'_> {
                 Read::Failed
             }
         }
+    }
+
+    /// The mesh facts for `text` from the view as the link last published it: the same
+    /// public facts for a DM and a mention, nothing of anyone's memory.
+    fn mesh(&self, text: &str) -> Option<String> {
+        let view = self.shared.mesh.borrow().clone();
+        let facts = crate::mesh::note(
+            &view,
+            &self.shared.settings.mesh,
+            text,
+            self.msg.from,
+            unix_now(),
+        );
+        if let Some(f) = &facts {
+            debug!(
+                chars = f.chars().count(),
+                nodes = view.len(),
+                "mesh facts for the turn"
+            );
+        }
+        facts
     }
 
     fn thread(&mut self) -> Read {

@@ -59,6 +59,8 @@ pub(crate) struct Start {
     pub(crate) asking: Asking,
     pub(crate) standing: Standing,
     pub(crate) limits: Limits,
+    /// The mesh view is asked about the message (`[mesh] enabled`).
+    pub(crate) mesh: bool,
 }
 
 /// The node's last stored message, as far as a turn needs it.
@@ -116,6 +118,8 @@ pub(crate) enum Event {
     Read(Read),
     /// The passages found, as a note ([`Action::Search`]).
     Found(Option<Note>),
+    /// The mesh facts for the message, when it asks about the mesh ([`Action::Mesh`]).
+    Mesh(Option<String>),
     /// The answer went out, with its prompt's and reply's tokens, or none did
     /// ([`Action::Answer`]).
     Answered(Option<usize>),
@@ -217,6 +221,8 @@ pub(crate) enum Action {
     ReadThread,
     /// Search the knowledge folder: [`Event::Found`].
     Search(Search),
+    /// Ask the mesh view about this message: [`Event::Mesh`].
+    Mesh(String),
     /// Ask the model and send the answer: [`Event::Answered`].
     Answer(Box<Ask>),
     /// The turn is over.
@@ -235,6 +241,7 @@ impl Event {
             Event::Slot(_) => "slot",
             Event::Read(_) => "read",
             Event::Found(_) => "found",
+            Event::Mesh(_) => "mesh",
             Event::Answered(_) => "answered",
             Event::Done => "done",
         }
