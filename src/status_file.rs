@@ -84,6 +84,10 @@ pub struct DaemonStatus {
     pub takeovers: u64,
     #[serde(default)]
     pub last_takeover: Option<i64>,
+    /// How many nodes the daemon's mesh view holds; `None` before its first handshake (or
+    /// from a daemon that does not say).
+    #[serde(default)]
+    pub mesh_nodes: Option<u64>,
 }
 
 /// The link's state as the file names it.

@@ -332,11 +332,12 @@ pub async fn radio(config: &Config) -> Outcome {
     let what = format!("radio {}", r.transport);
     match handshake(r).await {
         Link::Ready(local) => Outcome::ok(format!(
-            "{what}: node {} \"{}\", firmware {}, hop limit {}",
+            "{what}: node {} \"{}\", firmware {}, hop limit {}, {} nodes in its node DB",
             local.num,
             format::printable(&local.names.long_name),
             format::printable(&local.firmware_version),
-            local.hop_limit
+            local.hop_limit,
+            local.known_nodes
         )),
         Link::Down(reason) => {
             let advice = advice::radio(&reason, &r.transport);

@@ -306,6 +306,23 @@ fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 
     score
 }
 
+/// The nodes `name` names (a command's argument: a short name in lowercase counts), best
+/// first.
+pub fn named<'a>(
+    name: &str,
+    nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
+) -> Vec<NodeId> {
+    let folded = fold(name);
+    let w = words(&folded);
+    let mut scored: Vec<(u32, NodeId)> = nodes
+        .into_iter()
+        .map(|(id, names)| (score(name, &w, names, true), id))
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    scored.into_iter().map(|(_, id)| id).collect()
+}
+
 /// At most this many nodes are named by one message.
 const MAX_NAMED: usize = 3;
 

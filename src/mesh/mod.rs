@@ -15,6 +15,7 @@
 pub mod facts;
 pub mod geo;
 pub mod lens;
+pub mod listing;
 pub mod matcher;
 
 pub use geo::Units;

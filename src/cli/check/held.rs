@@ -148,8 +148,11 @@ fn held(what: &str, s: &DaemonStatus, now: i64) -> Outcome {
                 1 => ", 1 reconnect".into(),
                 n => format!(", {n} reconnects"),
             };
+            let mesh = s
+                .mesh_nodes
+                .map_or(String::new(), |n| format!(", {n} nodes in its mesh view"));
             Outcome::ok(format!(
-                "{what}: held by {daemon}{since}{node}{last}{reconnects}{taken}"
+                "{what}: held by {daemon}{since}{node}{last}{reconnects}{mesh}{taken}"
             ))
         }
         LinkWord::Down if s.yielding => Outcome::failed(

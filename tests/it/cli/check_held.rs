@@ -260,6 +260,7 @@ async fn check_reports_a_daemon_that_yields_the_node_to_another_client() {
         ready_since: None,
         takeovers: 3,
         last_takeover: Some(now - 70),
+        mesh_nodes: 0,
     };
     snapshot.update(&taken, counters, now - 70);
     let yielding = snapshot.update(&taken, counters, now - 10).clone();
