@@ -235,8 +235,11 @@ fn list_item(s: &Seen<'_>, f: &Frame) -> String {
     if let Some(at) = s.node.last_heard {
         item.push_str(&format!(" {}", age(f.now - at)));
     }
-    if let Some(h) = s.node.hops_away {
-        item.push_str(&format!(", {h} {}", if h == 1 { "hop" } else { "hops" }));
+    match s.node.hops_away {
+        Some(0) => item.push_str(", direct"),
+        Some(1) => item.push_str(", 1 hop"),
+        Some(h) => item.push_str(&format!(", {h} hops")),
+        None => {}
     }
     item
 }

@@ -17,6 +17,7 @@ mod harness;
 mod knowledge;
 mod layers;
 mod memory;
+mod mesh;
 mod more;
 mod radio;
 mod real_llm;
