@@ -245,3 +245,47 @@ async fn nodes_fits_one_packet_with_many_nodes() {
     assert!(text.contains(" +"), "{text}");
     d.stop().await.0.unwrap();
 }
+
+/// Every question of the mesh benchmark (`benches/mesh/questions.tsv`) gets facts that
+/// answer it: a known one's facts hold one of its keys, a missing one's say unknown.
+#[tokio::test]
+async fn the_facts_answer_every_benchmark_question() {
+    let d = start("").await;
+    let tsv = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mesh/questions.tsv"),
+    )
+    .unwrap();
+    let mut asked = 0;
+    for (i, line) in tsv
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .enumerate()
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let node = if cols[1] == "ann" {
+            ANN
+        } else {
+            0x5200_0000 + i as u32
+        };
+        let (req, _) = ask(&d, node, cols[2]).await;
+        let facts = facts(&req).to_lowercase();
+        match cols[0] {
+            "known" => {
+                let keys: Vec<&str> = cols[3].split('|').collect();
+                assert!(
+                    keys.iter().any(|k| facts.contains(&k.to_lowercase())),
+                    "{:?}: none of {keys:?} in\n{facts}",
+                    cols[2]
+                );
+            }
+            _ => assert!(
+                facts.contains("unknown") || facts.contains("no node by that name"),
+                "{:?}: not said unknown in\n{facts}",
+                cols[2]
+            ),
+        }
+        asked += 1;
+    }
+    assert!(asked >= 20, "{asked} questions");
+    d.stop().await.0.unwrap();
+}
