@@ -21,7 +21,10 @@ fn mesh() -> Vec<(NodeId, NodeNames)> {
 
 const ASKER: NodeId = NodeId(99);
 
-fn check(message: &str) -> Option<(Topic, Vec<Reading>)> {
+/// What a message asks, as the table says it.
+type Want = Option<(Topic, Vec<Reading>)>;
+
+fn check(message: &str) -> Want {
     let m = mesh();
     ask(message, m.iter().map(|(id, n)| (*id, n)), ASKER).map(|a| (a.topic, a.readings))
 }
@@ -30,7 +33,7 @@ fn check(message: &str) -> Option<(Topic, Vec<Reading>)> {
 fn what_a_message_asks_of_the_mesh() {
     use Reading::*;
     let nodes = |ids: &[u32]| Topic::Nodes(ids.iter().map(|&i| NodeId(i)).collect());
-    let cases: Vec<(&str, Option<(Topic, Vec<Reading>)>)> = vec![
+    let cases: Vec<(&str, Want)> = vec![
         ("is the hilltop relay up?", Some((nodes(&[1]), vec![]))),
         ("Is the Hilltop Relay up?", Some((nodes(&[1]), vec![]))),
         (
