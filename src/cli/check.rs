@@ -332,12 +332,15 @@ pub async fn radio(config: &Config) -> Outcome {
     let what = format!("radio {}", r.transport);
     match handshake(r).await {
         Link::Ready(local) => Outcome::ok(format!(
-            "{what}: node {} \"{}\", firmware {}, hop limit {}, {} nodes in its node DB",
+            "{what}: node {} \"{}\", firmware {}, hop limit {}, {} in its node DB",
             local.num,
             format::printable(&local.names.long_name),
             format::printable(&local.firmware_version),
             local.hop_limit,
-            local.known_nodes
+            match local.known_nodes {
+                1 => "1 node".to_string(),
+                n => format!("{n} nodes"),
+            }
         )),
         Link::Down(reason) => {
             let advice = advice::radio(&reason, &r.transport);

@@ -362,15 +362,25 @@ pub fn ask<'a>(
             readings,
         });
     }
+    // How the asker's own message came (its SNR, hops): the asker's radio note answers that,
+    // from the message itself.
     if [
-        "my node",
-        "my radio",
-        "my device",
-        "my battery",
         "my signal",
+        "my snr",
+        "my rssi",
+        "my hops",
+        "my reception",
+        "hear me",
+        "my message",
     ]
     .iter()
     .any(|p| phrase(p))
+    {
+        return None;
+    }
+    if ["my node", "my radio", "my device", "my battery"]
+        .iter()
+        .any(|p| phrase(p))
     {
         return Some(Asked {
             topic: Topic::Nodes(vec![asker]),

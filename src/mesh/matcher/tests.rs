@@ -94,6 +94,9 @@ fn what_a_message_asks_of_the_mesh() {
             Some((nodes(&[99]), vec![Battery])),
         ),
         ("what is the capital of France?", None),
+        ("How is my signal?", None),
+        ("can you hear me?", None),
+        ("what's my SNR to you", None),
         ("walk up the hill with Tom", None),
         ("tell me a joke about lakes", None),
     ];

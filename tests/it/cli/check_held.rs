@@ -93,7 +93,7 @@ async fn check_during_run_reports_the_daemon_and_leaves_its_link_alone() {
     assert_eq!(
         line,
         format!(
-            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3"
+            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3, 1 node in its node DB"
         )
     );
     assert_eq!(sim.connections(), 2);
