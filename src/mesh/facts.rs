@@ -22,6 +22,9 @@ pub struct Frame {
     pub asker: Option<GeoPoint>,
     /// Positions may be said at all (`[mesh] positions`).
     pub positions: bool,
+    /// The question is about the asker ("from me"): a distance is said from the asker only,
+    /// when the asker's position is known (a small model took the bot's for it).
+    pub about_me: bool,
 }
 
 /// `just now`, `4 min ago`, `3 h ago`, `2 days ago`; a time in the future (a node's clock
@@ -56,15 +59,18 @@ fn hops(h: Option<u32>) -> Option<String> {
     }
 }
 
-/// `Hilltop Relay (HILL): last heard 4 min ago, 2 hops away, SNR 6.0 dB.`
-pub fn heard_line(s: &Seen<'_>, f: &Frame) -> String {
+/// `Hilltop Relay (HILL): last heard 4 min ago, 2 hops away, SNR 6.0 dB.`; the hops and
+/// the SNR only with `radio` (a small model took "2 hops away" for a distance).
+pub fn heard_line(s: &Seen<'_>, f: &Frame, radio: bool) -> String {
     let mut items = vec![match s.node.last_heard {
         Some(at) => format!("last heard {}", age(f.now - at)),
         None => "last heard: unknown".to_string(),
     }];
-    items.extend(hops(s.node.hops_away));
-    if let Some(snr) = s.node.snr.filter(|v| v.is_finite()) {
-        items.push(format!("SNR {snr:.1} dB"));
+    if radio {
+        items.extend(hops(s.node.hops_away));
+        if let Some(snr) = s.node.snr.filter(|v| v.is_finite()) {
+            items.push(format!("SNR {snr:.1} dB"));
+        }
     }
     format!("{}: {}.", name(s.names(), s.id), items.join(", "))
 }
@@ -94,11 +100,14 @@ fn wind(ms: f32, from: Option<u32>, units: Units) -> String {
     }
 }
 
+/// A battery level with what it means, so the model need not judge: `12 % (low)`.
 fn battery(level: u32) -> String {
-    if level > 100 {
-        "on external power".to_string()
-    } else {
-        format!("{level} %")
+    match level {
+        101.. => "on external power, not on battery".to_string(),
+        0..=20 => format!("{level} % (low)"),
+        21..=50 => format!("{level} % (half or less)"),
+        51..=89 => format!("{level} % (good)"),
+        _ => format!("{level} % (full)"),
     }
 }
 
@@ -161,14 +170,16 @@ pub fn distance_line(s: &Seen<'_>, f: &Frame) -> String {
         return format!("{who}: position unknown (it shares none), so its distance is unknown.");
     };
     let mut parts = Vec::new();
-    if let Some(ours) = f.ours {
+    if let Some(asker) = f.asker {
+        parts.push(format!("{} of you", whereabouts(asker, p.value, f.units)));
+    }
+    if let Some(ours) = f.ours
+        && !(f.about_me && f.asker.is_some())
+    {
         parts.push(format!(
             "{} of my node",
             whereabouts(ours, p.value, f.units)
         ));
-    }
-    if let Some(asker) = f.asker {
-        parts.push(format!("{} of you", whereabouts(asker, p.value, f.units)));
     }
     if parts.is_empty() {
         return format!("{who}: distance unknown (neither my node nor yours shares a position).");
@@ -184,7 +195,11 @@ pub fn distance_line(s: &Seen<'_>, f: &Frame) -> String {
 /// empty: every reading it has, and its distance when known).
 pub fn node_lines(s: &Seen<'_>, readings: &[Reading], f: &Frame) -> Vec<String> {
     let who = name(s.names(), s.id);
-    let mut lines = vec![heard_line(s, f)];
+    let radio = readings.is_empty()
+        || readings
+            .iter()
+            .any(|r| matches!(r, Reading::LastHeard | Reading::Hops | Reading::Signal));
+    let mut lines = vec![heard_line(s, f, radio)];
     let asked: Vec<Reading> = readings
         .iter()
         .copied()
@@ -317,13 +332,20 @@ pub fn nearest(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
         .take(3)
         .map(|(_, s, p)| {
             format!(
-                "{} {}",
+                "{} ({})",
                 name(s.names(), s.id),
                 whereabouts(from, *p, f.units)
             )
         })
         .collect();
-    let mut lines = vec![format!("Nearest nodes to {whose}: {}.", items.join("; "))];
+    let mut lines = vec![match items.split_first() {
+        Some((first, [])) => format!("The nearest node to {whose} is {first}."),
+        Some((first, rest)) => format!(
+            "The nearest node to {whose} is {first}. Next: {}.",
+            rest.join("; ")
+        ),
+        None => String::new(),
+    }];
     if whose == "my node" {
         lines.push("Your own position is unknown (your node shares none).".to_string());
     }

@@ -118,6 +118,7 @@ pub fn node(view: &MeshView, cfg: &MeshConfig, name: &str, asker: NodeId, now: i
         ours: lens.our_position(),
         asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
         positions: cfg.positions,
+        about_me: false,
     };
     let mut lines = facts::node_lines(&seen, &[], &frame);
     if seen.position.is_none() && cfg.positions {

@@ -50,6 +50,8 @@ pub struct Asked {
     pub topic: Topic,
     /// The readings it names, in [`Reading`]'s order; empty: all of them.
     pub readings: Vec<Reading>,
+    /// It is about the asker: "from me", "to me", "am I".
+    pub about_me: bool,
 }
 
 /// Words that are part of many node names and name nothing alone.
@@ -277,6 +279,9 @@ fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 
         .copied()
         .filter(|w| !GENERIC.contains(w) && w.chars().count() >= 2)
         .collect();
+    if another_name(original, &long_words, &distinctive) {
+        return 0;
+    }
     let mut score = 0;
     if distinctive.is_empty() {
         // A name made of generic words only ("Base Station") is named whole.
@@ -323,6 +328,32 @@ pub fn named<'a>(
     scored.into_iter().map(|(_, id)| id).collect()
 }
 
+/// Whether the message writes one of the name's distinctive words inside another name: next
+/// to a capitalised word that is not the name's ("the Golden Tower repeater" is not "Tower
+/// Relay"). The message's first word is capitalised anyway and does not count.
+fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bool {
+    let written: Vec<&str> = original
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folded: Vec<String> = written.iter().map(|w| fold(w)).collect();
+    let foreign = |j: usize| {
+        let Some(w) = written.get(j) else {
+            return false;
+        };
+        let f = folded[j].trim_end_matches("'s");
+        j > 0
+            && w.chars().next().is_some_and(char::is_uppercase)
+            && !name_words.contains(&f)
+            && !GENERIC.contains(&f)
+            && !EVERYDAY.contains(&f)
+    };
+    folded.iter().enumerate().any(|(i, w)| {
+        distinctive.contains(&w.trim_end_matches("'s"))
+            && ((i > 0 && foreign(i - 1)) || foreign(i + 1))
+    })
+}
+
 /// At most this many nodes are named by one message.
 const MAX_NAMED: usize = 3;
 
@@ -343,6 +374,7 @@ pub fn ask<'a>(
         .map(|(r, _)| *r)
         .collect();
 
+    let about_me = has(&["me", "i", "i'm", "im"]);
     let cue = has(ABOUT_A_NODE) || !readings.is_empty();
     let mut scored: Vec<(u32, NodeId)> = nodes
         .into_iter()
@@ -360,6 +392,7 @@ pub fn ask<'a>(
         return Some(Asked {
             topic: Topic::Nodes(named),
             readings,
+            about_me,
         });
     }
     // How the asker's own message came (its SNR, hops): the asker's radio note answers that,
@@ -385,6 +418,7 @@ pub fn ask<'a>(
         return Some(Asked {
             topic: Topic::Nodes(vec![asker]),
             readings,
+            about_me,
         });
     }
     let channel_words = [
@@ -406,12 +440,14 @@ pub fn ask<'a>(
         return Some(Asked {
             topic: Topic::Channel,
             readings: Vec::new(),
+            about_me,
         });
     }
     if has(&["nearest", "closest", "nearby"]) || phrase("near me") || phrase("close to me") {
         return Some(Asked {
             topic: Topic::Nearest,
             readings,
+            about_me,
         });
     }
     let around = [
@@ -444,12 +480,14 @@ pub fn ask<'a>(
         return Some(Asked {
             topic: Topic::Around,
             readings: Vec::new(),
+            about_me,
         });
     }
     if has(ABOUT_A_NODE) {
         return Some(Asked {
             topic: Topic::Unknown,
             readings,
+            about_me,
         });
     }
     None

@@ -54,6 +54,9 @@ impl Default for MeshConfig {
     }
 }
 
+/// What to reply about a node the view does not hold.
+pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node list.";
+
 /// The closing line of every note: what to do with it.
 const CLOSING: &str = "Answer from these facts only; where one says unknown, say you do not know.";
 
@@ -82,6 +85,7 @@ pub fn note(
         ours: lens.our_position(),
         asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
         positions: cfg.positions,
+        about_me: asked.about_me,
     };
     let lines = match &asked.topic {
         Topic::Nodes(ids) => {
@@ -96,8 +100,9 @@ pub fn note(
             lines
         }
         Topic::Unknown => vec![format!(
-            "No node by that name is in my node list ({} nodes). If the question is about a \
-             node, say you do not know it; give no readings for it.",
+            "No node by that name is in my node list ({} nodes): I know nothing of it, no \
+             reading, no time, no place. If the question is about such a node, reply exactly: \
+             {UNKNOWN_NODE}",
             nodes.len()
         )],
         Topic::Around => facts::around(&nodes, &frame),

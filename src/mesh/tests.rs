@@ -121,8 +121,8 @@ fn the_note_for_each_kind_of_question() {
         (
             "what's the battery of the hilltop relay?",
             &[
-                "Hilltop Relay (HILL): last heard 4 min ago, 2 hops away.",
-                "Hilltop Relay (HILL) battery: 87 % (reported 4 min ago).",
+                "Hilltop Relay (HILL): last heard 4 min ago.",
+                "Hilltop Relay (HILL) battery: 87 % (good) (reported 4 min ago).",
             ],
         ),
         (
@@ -136,7 +136,7 @@ fn the_note_for_each_kind_of_question() {
         (
             "how far is the hilltop relay?",
             &[
-                "Hilltop Relay (HILL) is 3.3 km N of my node and 3.4 km N of you (position from 4 min ago).",
+                "Hilltop Relay (HILL) is 3.4 km N of you and 3.3 km N of my node (position from 4 min ago).",
             ],
         ),
         (
@@ -147,7 +147,7 @@ fn the_note_for_each_kind_of_question() {
         ),
         (
             "battery of the summit relay?",
-            &["No node by that name is in my node list (3 nodes)."],
+            &["No node by that name is in my node list (3 nodes): I know nothing of it"],
         ),
         (
             "who is around?",
@@ -158,7 +158,7 @@ fn the_note_for_each_kind_of_question() {
         ),
         (
             "which node is nearest to me?",
-            &["Nearest nodes to you: Hilltop Relay (HILL) 3.4 km N."],
+            &["The nearest node to you is Hilltop Relay (HILL) (3.4 km N)."],
         ),
         (
             "how busy is the channel?",

@@ -85,7 +85,7 @@ async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
     assert!(
         second
             .body
-            .contains("Hilltop Relay (HILL) battery: 41 % (reported just now)"),
+            .contains("Hilltop Relay (HILL) battery: 41 % (half or less) (reported just now)"),
         "{}",
         second.body
     );

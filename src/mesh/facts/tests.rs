@@ -59,8 +59,9 @@ fn readings_in_each_unit() {
     assert_eq!(pressure(1012.0, Units::Imperial), "29.88 inHg");
     assert_eq!(wind(5.0, Some(315), Units::Metric), "18 km/h from NW");
     assert_eq!(wind(5.0, None, Units::Imperial), "11 mph");
-    assert_eq!(battery(87), "87 %");
-    assert_eq!(battery(101), "on external power");
+    assert_eq!(battery(87), "87 % (good)");
+    assert_eq!(battery(12), "12 % (low)");
+    assert_eq!(battery(101), "on external power, not on battery");
 }
 
 #[test]
@@ -71,6 +72,7 @@ fn the_channel_line_or_unknown() {
         ours: None,
         asker: None,
         positions: true,
+        about_me: false,
     };
     assert_eq!(
         channel(None, &f),

@@ -93,6 +93,10 @@ fn what_a_message_asks_of_the_mesh() {
             "how is my node's battery",
             Some((nodes(&[99]), vec![Battery])),
         ),
+        (
+            "When did you last hear the Golden Valley repeater?",
+            Some((Topic::Unknown, vec![LastHeard])),
+        ),
         ("what is the capital of France?", None),
         ("How is my signal?", None),
         ("can you hear me?", None),
