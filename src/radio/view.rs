@@ -178,8 +178,11 @@ impl MeshView {
         let num = NodeId(n.num);
         let last_heard = (n.last_heard != 0).then_some(i64::from(n.last_heard));
         let at = last_heard.unwrap_or(0);
+        // The fix's own time when it is plausible (not after the node was last heard, not
+        // a month before); else as old as the node info.
         let position = n.position.as_ref().and_then(|p| {
-            let time = (p.time != 0).then_some(i64::from(p.time));
+            let time = i64::from(p.time);
+            let time = (time != 0 && time <= at && at - time <= 30 * 86_400).then_some(time);
             packet::geo_point(p).map(|g| (g, time.unwrap_or(at)))
         });
         let device = n.device_metrics.as_ref().and_then(device);
