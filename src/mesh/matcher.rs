@@ -52,6 +52,9 @@ pub struct Asked {
     pub readings: Vec<Reading>,
     /// It is about the asker: "from me", "to me", "am I".
     pub about_me: bool,
+    /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
+    /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
+    pub surely_a_node: bool,
 }
 
 /// Words that are part of many node names and name nothing alone.
@@ -119,6 +122,11 @@ const EVERYDAY: &[&str] = &[
 const ABOUT_A_NODE: &[&str] = &[
     "node", "relay", "repeater", "router", "station", "gateway", "sensor", "battery", "batt",
     "heard", "hear", "snr", "signal", "hops", "hop", "rssi", "voltage", "online", "offline",
+];
+
+/// Words for a node itself.
+const NODE_WORDS: &[&str] = &[
+    "node", "relay", "repeater", "router", "station", "gateway", "sensor",
 ];
 
 /// Readings and the words that ask for them.
@@ -393,6 +401,7 @@ pub fn ask<'a>(
             topic: Topic::Nodes(named),
             readings,
             about_me,
+            surely_a_node: false,
         });
     }
     // How the asker's own message came (its SNR, hops): the asker's radio note answers that,
@@ -419,6 +428,7 @@ pub fn ask<'a>(
             topic: Topic::Nodes(vec![asker]),
             readings,
             about_me,
+            surely_a_node: false,
         });
     }
     let channel_words = [
@@ -441,6 +451,7 @@ pub fn ask<'a>(
             topic: Topic::Channel,
             readings: Vec::new(),
             about_me,
+            surely_a_node: false,
         });
     }
     if has(&["nearest", "closest", "nearby"]) || phrase("near me") || phrase("close to me") {
@@ -448,6 +459,7 @@ pub fn ask<'a>(
             topic: Topic::Nearest,
             readings,
             about_me,
+            surely_a_node: false,
         });
     }
     let around = [
@@ -481,11 +493,14 @@ pub fn ask<'a>(
             topic: Topic::Around,
             readings: Vec::new(),
             about_me,
+            surely_a_node: false,
         });
     }
     if has(ABOUT_A_NODE) {
         return Some(Asked {
             topic: Topic::Unknown,
+            surely_a_node: has(NODE_WORDS)
+                && (!readings.is_empty() || has(&["read", "reads", "reading", "readings"])),
             readings,
             about_me,
         });

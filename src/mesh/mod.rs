@@ -60,6 +60,33 @@ pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node lis
 /// The closing line of every note: what to do with it.
 const CLOSING: &str = "Answer from these facts only; where one says unknown, say you do not know.";
 
+/// What a turn gets for a message about the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// The facts, a per-turn note for the model.
+    Facts(String),
+    /// It asks about a node the view does not hold (or hides): the daemon replies
+    /// [`UNKNOWN_NODE`] itself. Qwen2.5-0.5B gave such a node a battery, a reading or a time in
+    /// 4 of 4 questions even with a note that said to reply exactly that (docs/benchmarks.md).
+    UnknownNode,
+}
+
+/// What the turn for `message` from `asker` at `now` gets: the facts, or the daemon's own
+/// reply for a node it does not know; `None` when it does not ask about the mesh.
+pub fn answer(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+) -> Option<Answer> {
+    let (asked, text) = build(view, cfg, message, asker, now)?;
+    Some(match asked.topic {
+        Topic::Unknown if asked.surely_a_node => Answer::UnknownNode,
+        _ => Answer::Facts(text),
+    })
+}
+
 /// The per-turn note for `message` from `asker` at `now` (Unix seconds), or `None` when it
 /// does not ask about the mesh (or `[mesh]` is off).
 pub fn note(
@@ -69,6 +96,17 @@ pub fn note(
     asker: NodeId,
     now: i64,
 ) -> Option<String> {
+    build(view, cfg, message, asker, now).map(|(_, text)| text)
+}
+
+/// What `message` asks and its note.
+fn build(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+) -> Option<(Asked, String)> {
     if !cfg.enabled {
         return None;
     }
@@ -112,10 +150,11 @@ pub fn note(
         }
         Topic::Channel => facts::channel(view.channel(), &frame),
     };
-    Some(format!(
+    let text = format!(
         "Mesh facts (my node's own view, now):\n{}\n{CLOSING}",
         lines.join("\n")
-    ))
+    );
+    Some((asked, text))
 }
 
 #[cfg(test)]

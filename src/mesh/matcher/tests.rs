@@ -130,3 +130,18 @@ fn folding_and_words() {
     assert!(near("hilltop", "hiltop") && near("hilltop", "hillotp") && !near("hilltop", "hiltp"));
     assert!(near("ridge", "ridges") && !near("ridge", "bridges"));
 }
+
+#[test]
+fn only_a_question_surely_about_a_node_the_view_lacks_is_declined_by_the_daemon() {
+    let m = mesh();
+    let surely = |message: &str| {
+        ask(message, m.iter().map(|(id, n)| (*id, n)), ASKER)
+            .is_some_and(|a| a.topic == Topic::Unknown && a.surely_a_node)
+    };
+    assert!(surely("What's the battery of the Foobar relay?"));
+    assert!(surely("What does the Crystal Peak node read?"));
+    assert!(surely("When did you last hear the Golden Tower repeater?"));
+    assert!(!surely("What is a LoRa node?"));
+    assert!(!surely("is the hilltop relay up?"));
+    assert!(!surely("have you heard the news?"));
+}

@@ -240,6 +240,7 @@ impl Driver<'_> {
             Notice::NothingMore => commands::NOTHING_MORE,
             Notice::StoreFailed => STORE_FAILED,
             Notice::TooBusy => fair::TOO_BUSY,
+            Notice::UnknownNode => crate::mesh::UNKNOWN_NODE,
         };
         self.shared
             .out
@@ -351,23 +352,14 @@ impl Driver<'_> {
 
     /// The mesh facts for `text` from the view as the link last published it: the same
     /// public facts for a DM and a mention, nothing of anyone's memory.
-    fn mesh(&self, text: &str) -> Option<String> {
+    fn mesh(&self, text: &str) -> Option<crate::mesh::Answer> {
         let view = self.shared.mesh.borrow().clone();
-        let facts = crate::mesh::note(
-            &view,
-            &self.shared.settings.mesh,
-            text,
-            self.msg.from,
-            unix_now(),
-        );
-        if let Some(f) = &facts {
-            debug!(
-                chars = f.chars().count(),
-                nodes = view.len(),
-                "mesh facts for the turn"
-            );
+        let s = &self.shared.settings.mesh;
+        let answer = crate::mesh::answer(&view, s, text, self.msg.from, unix_now());
+        if let Some(a) = &answer {
+            debug!(?a, nodes = view.len(), "mesh facts for the turn");
         }
-        facts
+        answer
     }
 
     fn thread(&mut self) -> Read {

@@ -33,6 +33,7 @@ use tracing::warn;
 
 use crate::chunk::CutMark;
 use crate::llm::ChatRole;
+use crate::mesh::Answer;
 use crate::node::Standing;
 use crate::responder::airtime::Budget;
 use crate::responder::asker::{self, Asking, Grounding};
@@ -131,8 +132,16 @@ impl TurnCore {
             (Phase::Waiting, Event::Slot(Err(why))) => self.no_slot(why),
             (Phase::Reading, Event::Read(read)) => self.memory(read),
             (Phase::Searching, Event::Found(note)) => self.found(note),
+            (Phase::Meshing, Event::Mesh(Some(Answer::UnknownNode))) => {
+                let end = self.answered_end();
+                self.notice(Notice::UnknownNode, end)
+            }
             (Phase::Meshing, Event::Mesh(facts)) => {
                 let documents = self.documents.take();
+                let facts = facts.and_then(|a| match a {
+                    Answer::Facts(text) => Some(text),
+                    Answer::UnknownNode => None,
+                });
                 self.ask(documents, facts)
             }
             (Phase::Answering, Event::Answered(size)) => self.answered(size),
@@ -404,6 +413,14 @@ impl TurnCore {
             stored,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(ask)))
+    }
+
+    /// The end of a turn the daemon answered itself, after the memory was read.
+    fn answered_end(&self) -> End {
+        match (self.start.kind, self.used) {
+            (Kind::Node(_), true) => End::Summarize(None),
+            _ => End::Over,
+        }
     }
 
     fn answered(&mut self, size: Option<usize>) -> Action {

@@ -118,8 +118,9 @@ pub(crate) enum Event {
     Read(Read),
     /// The passages found, as a note ([`Action::Search`]).
     Found(Option<Note>),
-    /// The mesh facts for the message, when it asks about the mesh ([`Action::Mesh`]).
-    Mesh(Option<String>),
+    /// What the mesh view says to the message, when it asks about the mesh
+    /// ([`Action::Mesh`]).
+    Mesh(Option<crate::mesh::Answer>),
     /// The answer went out, with its prompt's and reply's tokens, or none did
     /// ([`Action::Answer`]).
     Answered(Option<usize>),
@@ -136,6 +137,8 @@ pub(crate) enum Notice {
     StoreFailed,
     /// A known or proven node's turn waited too long.
     TooBusy,
+    /// The message asks about a node the mesh view does not hold: the daemon says so.
+    UnknownNode,
 }
 
 /// Where the knowledge folder is searched.

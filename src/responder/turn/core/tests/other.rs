@@ -213,12 +213,25 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
             steps: [
                 to_found(),
                 vec![step(
-                    Event::Mesh(Some("Mesh facts: HILL battery 87 %.".into())),
+                    Event::Mesh(Some(Answer::Facts("Mesh facts: HILL battery 87 %.".into()))),
                     &format!(
                         "answer 4 parts Ellipsis, slot Any, stored None: {header} | Mesh facts: \
                          HILL battery 87 %."
                     ),
                 )],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a node the view lacks: the daemon says so, no model",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_found(),
+                vec![
+                    step(Event::Mesh(Some(Answer::UnknownNode)), "notice UnknownNode"),
+                    step(Event::Done, "end Over"),
+                ],
             ]
             .concat(),
         },
@@ -248,7 +261,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
                 ),
                 step(Event::Found(None), "mesh \"what is lora?\""),
                 step(
-                    Event::Mesh(Some("Mesh facts: none.".into())),
+                    Event::Mesh(Some(Answer::Facts("Mesh facts: none.".into()))),
                     &format!(
                         "answer 4 parts Ellipsis, slot Any, stored None: {header} | {PUBLIC_NOTE} \
                          / Mesh facts: none."
