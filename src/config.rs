@@ -42,6 +42,8 @@ pub struct Config {
     pub airtime: AirtimeConfig,
     /// `[knowledge]`: the operator's documents the answers may come from.
     pub knowledge: KnowledgeConfig,
+    /// `[mesh]`: what the bot tells about the mesh it lives on.
+    pub mesh: crate::mesh::MeshConfig,
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.

@@ -15,6 +15,7 @@ pub mod facts;
 pub mod knowledge;
 pub mod llm;
 pub mod memory;
+pub mod mesh;
 pub mod node;
 pub mod radio;
 pub mod responder;
@@ -121,9 +122,16 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
 /// indexer's watch, whenever a folder is set).
 pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
+    // With `[mesh]` on, how to answer from the mesh facts: the same sentence on every turn,
+    // with or without the knowledge hint.
+    let mesh = if config.mesh.enabled {
+        format!(" {}", crate::mesh::SYSTEM_HINT)
+    } else {
+        String::new()
+    };
     let prompt = |knowledge: &str| {
         format!(
-            "{}{knowledge} {} {}",
+            "{}{knowledge}{mesh} {} {}",
             config.llm.system_prompt,
             budget_hint(&chunk),
             memory::prompt::GUIDANCE
@@ -158,6 +166,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         airtime: config.airtime.clone(),
         knowledge: config.knowledge.clone(),
         embedder: knowledge::Embedder::configured(&config.knowledge),
+        mesh: config.mesh.clone(),
     }
 }
 
@@ -277,6 +286,7 @@ pub async fn run_with(
             link: radio.state(),
             channel: radio.channel(),
             activity: radio.activity(),
+            mesh: radio.mesh(),
         },
         inbound_rx,
     );

@@ -87,6 +87,10 @@ pub struct DaemonStatus {
     /// Our node is in licensed (ham) mode (from the last handshake): PKI is off.
     #[serde(default)]
     pub licensed: bool,
+    /// How many nodes the daemon's mesh view holds; `None` before its first handshake (or
+    /// from a daemon that does not say).
+    #[serde(default)]
+    pub mesh_nodes: Option<u64>,
 }
 
 /// The link's state as the file names it.

@@ -20,8 +20,8 @@ use crate::chunk::Numbering;
 use crate::config::Config;
 use crate::node::NodeId;
 use crate::radio::{
-    ChannelState, Inbound, LinkState, LocalNode, NodeNames, PartOutcome, ReplyReport, StreamMsg,
-    TextMessage,
+    ChannelState, Inbound, LinkState, LocalNode, MeshView, NodeNames, PartOutcome, ReplyReport,
+    StreamMsg, TextMessage,
 };
 use crate::responder::{ConsoleReply, RadioWatch, Responder, Sink};
 
@@ -105,6 +105,8 @@ where
             link: link_rx,
             channel: channel_rx,
             activity: Default::default(),
+            // No radio: an empty mesh view, whose facts say every node is unknown.
+            mesh: watch::channel(Arc::new(MeshView::new())).1,
         },
         inbound_rx,
     );

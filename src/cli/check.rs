@@ -341,11 +341,15 @@ pub async fn radio(config: &Config) -> Outcome {
         Link::Ready(local) => Outcome {
             ok: true,
             line: format!(
-                "{what}: node {} \"{}\", firmware {}, hop limit {}{}",
+                "{what}: node {} \"{}\", firmware {}, hop limit {}, {} in its node DB{}",
                 local.num,
                 format::printable(&local.names.long_name),
                 format::printable(&local.firmware_version),
                 local.hop_limit,
+                match local.known_nodes {
+                    1 => "1 node".to_string(),
+                    n => format!("{n} nodes"),
+                },
                 if local.licensed {
                     ", licensed (ham) mode"
                 } else {

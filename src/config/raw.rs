@@ -43,6 +43,8 @@ pub(super) struct RawConfig {
     airtime: RawAirtime,
     #[serde(default)]
     knowledge: RawKnowledge,
+    #[serde(default)]
+    mesh: RawMesh,
 }
 
 #[derive(Debug, Deserialize)]
@@ -359,6 +361,30 @@ impl Default for RawAirtime {
             stale_secs: d.stale_after.as_secs(),
             duty_cycle_percent: d.duty_cycle,
             duty_cycle_shorten_at: d.duty_cycle_shorten_at,
+        }
+    }
+}
+
+/// `[mesh]`: every key defaults from `MeshConfig`'s `Default`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawMesh {
+    enabled: bool,
+    /// `metric` or `imperial`.
+    units: String,
+    positions: bool,
+    /// Node ids (`!a1b2c3d4`) or names.
+    hidden: Vec<String>,
+}
+
+impl Default for RawMesh {
+    fn default() -> Self {
+        let d = crate::mesh::MeshConfig::default();
+        RawMesh {
+            enabled: d.enabled,
+            units: "metric".to_string(),
+            positions: d.positions,
+            hidden: Vec::new(),
         }
     }
 }

@@ -555,3 +555,34 @@ fn embeddings_settings() {
         "{w:?}"
     );
 }
+
+#[test]
+fn mesh_settings() {
+    use crate::mesh::{Hidden, MeshConfig, Units};
+    let (min, _) = parse("[radio]\nserial = \"/x\"\n", "min", &no_env).unwrap();
+    assert_eq!(min.mesh, MeshConfig::default());
+    assert!(min.mesh.enabled && min.mesh.positions && min.mesh.units == Units::Metric);
+    let text = "[radio]\nserial = \"/x\"\n[mesh]\nunits = \"Imperial\"\npositions = false\n\
+                hidden = [\"!a1b2c3d4\", \" Home Base \"]\n";
+    let (c, w) = parse(text, "x", &no_env).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(c.mesh.units, Units::Imperial);
+    assert!(!c.mesh.positions);
+    assert_eq!(
+        c.mesh.hidden,
+        [
+            Hidden::Node(NodeId(0xa1b2c3d4)),
+            Hidden::Name("home base".into())
+        ]
+    );
+    for (bad, key) in [
+        ("units = \"nautical\"", "[mesh] units"),
+        ("hidden = [\"!zz\"]", "[mesh] hidden"),
+        ("hidden = [\"\"]", "[mesh] hidden"),
+        ("colour = 1", "colour"),
+    ] {
+        let text = format!("[radio]\nserial = \"/x\"\n[mesh]\n{bad}\n");
+        let err = parse(&text, "x.toml", &no_env).unwrap_err().to_string();
+        assert!(err.contains(key), "{bad}: {err}");
+    }
+}

@@ -21,6 +21,8 @@ pub struct LinkActivity {
     takeovers: AtomicU64,
     /// When it last did.
     last_takeover: AtomicI64,
+    /// How many nodes the mesh view holds.
+    mesh_nodes: AtomicU64,
 }
 
 /// A copy of the counters at one moment; times are `None` for "never".
@@ -30,6 +32,8 @@ pub struct ActivitySnapshot {
     pub ready_since: Option<i64>,
     pub takeovers: u64,
     pub last_takeover: Option<i64>,
+    /// How many nodes the mesh view holds.
+    pub mesh_nodes: u64,
 }
 
 impl LinkActivity {
@@ -51,6 +55,12 @@ impl LinkActivity {
             .store(clock::unix_now(), Ordering::Relaxed);
     }
 
+    /// The mesh view now holds `n` nodes.
+    pub(crate) fn mesh_nodes(&self, n: usize) {
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        self.mesh_nodes.store(n, Ordering::Relaxed);
+    }
+
     pub fn snapshot(&self) -> ActivitySnapshot {
         let time = |a: &AtomicI64| Some(a.load(Ordering::Relaxed)).filter(|&t| t > 0);
         ActivitySnapshot {
@@ -58,6 +68,7 @@ impl LinkActivity {
             ready_since: time(&self.ready_since),
             takeovers: self.takeovers.load(Ordering::Relaxed),
             last_takeover: time(&self.last_takeover),
+            mesh_nodes: self.mesh_nodes.load(Ordering::Relaxed),
         }
     }
 }

@@ -12,7 +12,7 @@ use meshtastic::protobufs::{MeshPacket, PortNum, mesh_packet};
 
 use super::TextMessage;
 use super::packet;
-use super::session::NodeDb;
+use super::view::MeshView;
 use crate::node::{NodeId, PublicKey};
 
 /// How long a `(from, id)` is remembered. Duplicates arrive over other hops within seconds,
@@ -137,7 +137,7 @@ impl DmFilter {
         &mut self,
         p: &MeshPacket,
         now: Instant,
-        db: &NodeDb,
+        db: &MeshView,
         received_at: SystemTime,
     ) -> Verdict {
         let Some(mesh_packet::PayloadVariant::Decoded(data)) = &p.payload_variant else {

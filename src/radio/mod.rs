@@ -6,7 +6,9 @@
 //! Layout, along the data path:
 //! - `codec`: sans-IO stream framing (`0x94 0xC3` + u16 length + protobuf).
 //! - `transport`: the kinds of link (serial, TCP), chosen here only, and the connection.
-//! - `session`: sans-IO handshake (`want_config_id` → `config_complete_id`) and the node DB.
+//! - `session`: sans-IO handshake (`want_config_id` → `config_complete_id`).
+//! - `view`: sans-IO mesh view ([`MeshView`]): per node the latest names, last heard, hops,
+//!   SNR, position and readings — the link's node DB and what answers about the mesh use.
 //! - `inbound`: sans-IO DM filter and the `(from, id)` dedup cache.
 //! - `telemetry`: sans-IO reading of our node's channel numbers (device metrics, local stats)
 //!   and the LoRa region's duty-cycle limit.
@@ -33,6 +35,7 @@ pub mod takeover;
 pub mod telemetry;
 pub mod time_on_air;
 pub mod transport;
+pub mod view;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -44,6 +47,7 @@ pub use down::DownReason;
 pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
 pub use transport::Transport;
+pub use view::MeshView;
 
 /// Everything the radio link needs to know, already validated.
 #[derive(Debug, Clone)]

@@ -1,23 +1,17 @@
-//! The handshake (`want_config_id` → `config_complete_id`) and the node DB it fills.
+//! The handshake (`want_config_id` → `config_complete_id`) and the mesh view it fills.
 //!
 //! Sans-IO: [`Handshake`] takes each `FromRadio` as it arrives and says when the node is
 //! configured. The firmware sends `my_info`, node infos, metadata, channels and configs in
 //! an order that varies by version, so every variant is handled whenever it comes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use meshtastic::protobufs::{FromRadio, NodeInfo, User, channel, config, from_radio};
+use meshtastic::protobufs::{FromRadio, channel, config, from_radio};
 
-use super::packet::{self, DEFAULT_HOP_LIMIT};
-use super::{ChannelMetrics, GeoPoint, LocalNode, LoraRegion, NodeNames, telemetry};
+use super::packet::DEFAULT_HOP_LIMIT;
+use super::view::{MeshView, clean_name};
+use super::{ChannelMetrics, LocalNode, LoraRegion, telemetry};
 use crate::node::NodeId;
-
-/// How many nodes the DB keeps; a busy mesh must not grow it without bound.
-pub const MAX_NODES: usize = 4096;
-
-/// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
-/// anything longer is garbage that should not reach a prompt.
-const MAX_NAME_CHARS: usize = 64;
 
 /// Nonces the firmware treats specially (`SPECIAL_NONCE_ONLY_CONFIG`/`_ONLY_NODES`).
 const SPECIAL_NONCES: [u32; 2] = [69420, 69421];
@@ -32,127 +26,14 @@ pub fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
     }
 }
 
-/// What the DB keeps about one node.
-#[derive(Debug, Clone, Default)]
-struct NodeEntry {
-    names: Option<NodeNames>,
-    /// The latest position heard (node info or POSITION_APP packet).
-    position: Option<GeoPoint>,
-    /// The update sequence number, used to evict the least recently updated node when full.
-    seq: u64,
-}
-
-/// Names and positions of the nodes the radio knows, from the handshake and later
-/// NODEINFO_APP and POSITION_APP packets: only the latest of each per node, bounded.
-#[derive(Debug, Clone, Default)]
-pub struct NodeDb {
-    nodes: HashMap<NodeId, NodeEntry>,
-    /// Grows by one with every update.
-    seq: u64,
-    /// At most this many nodes are kept.
-    capacity: usize,
-}
-
-impl NodeDb {
-    pub fn new() -> Self {
-        Self::with_capacity(MAX_NODES)
-    }
-
-    /// A DB bounded to `capacity` nodes (at least one).
-    pub fn with_capacity(capacity: usize) -> Self {
-        NodeDb {
-            nodes: HashMap::new(),
-            seq: 0,
-            capacity: capacity.max(1),
-        }
-    }
-
-    /// The entry for `num`, made room for (evicting the least recently updated node when
-    /// full) and marked as just updated.
-    fn entry(&mut self, num: NodeId) -> &mut NodeEntry {
-        if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity.max(1) {
-            let oldest = self
-                .nodes
-                .iter()
-                .min_by_key(|(_, e)| e.seq)
-                .map(|(id, _)| *id);
-            if let Some(oldest) = oldest {
-                self.nodes.remove(&oldest);
-            }
-        }
-        self.seq += 1;
-        let entry = self.nodes.entry(num).or_default();
-        entry.seq = self.seq;
-        entry
-    }
-
-    /// Records a node's names, evicting the least recently updated node when full.
-    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
-        self.entry(num).names = Some(names);
-    }
-
-    /// Records a node's latest position.
-    pub fn set_position(&mut self, num: NodeId, position: GeoPoint) {
-        self.entry(num).position = Some(position);
-    }
-
-    /// Records what a node info says: names and, when it has one, the position.
-    pub fn update_from_node_info(&mut self, n: &NodeInfo) {
-        let num = NodeId(n.num);
-        if let Some(user) = &n.user {
-            self.update_from_user(num, user);
-        }
-        if let Some(point) = n.position.as_ref().and_then(packet::geo_point) {
-            self.set_position(num, point);
-        }
-    }
-
-    /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
-    pub fn update_from_user(&mut self, num: NodeId, user: &User) {
-        self.insert(
-            num,
-            NodeNames {
-                long_name: clean_name(&user.long_name),
-                short_name: clean_name(&user.short_name),
-            },
-        );
-    }
-
-    pub fn get(&self, num: NodeId) -> Option<&NodeNames> {
-        self.nodes.get(&num).and_then(|e| e.names.as_ref())
-    }
-
-    /// The node's latest known position.
-    pub fn position(&self, num: NodeId) -> Option<GeoPoint> {
-        self.nodes.get(&num).and_then(|e| e.position)
-    }
-
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-}
-
-/// Drops control characters and caps the length: names are chosen by strangers.
-fn clean_name(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_NAME_CHARS)
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
 /// The handshake in progress: collects what the node sends until `config_complete_id`.
 #[derive(Debug)]
 pub struct Handshake {
     nonce: u32,
     /// From `my_info`; the handshake is not complete without it.
     my_num: Option<NodeId>,
-    db: NodeDb,
+    /// The node DB as the node hands it over: the mesh view's start.
+    db: MeshView,
     firmware_version: String,
     /// Enabled channels by index; a later message for the same index replaces the earlier.
     channels: BTreeMap<u32, String>,
@@ -174,7 +55,7 @@ impl Handshake {
         Handshake {
             nonce,
             my_num: None,
-            db: NodeDb::new(),
+            db: MeshView::new(),
             firmware_version: String::new(),
             channels: BTreeMap::new(),
             hop_limit: None,
@@ -200,14 +81,15 @@ impl Handshake {
         self.own_metrics
     }
 
-    /// Takes one message; returns the local node and the node DB once the node has sent
+    /// Takes one message; returns the local node and the mesh view once the node has sent
     /// `config_complete_id` with our nonce (a stale id from an earlier request is ignored)
     /// and `my_info` has been seen.
-    pub fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, NodeDb)> {
+    pub fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, MeshView)> {
         use from_radio::PayloadVariant as V;
         match msg.payload_variant.as_ref()? {
             V::MyInfo(info) => {
                 self.my_num = Some(NodeId(info.my_node_num));
+                self.db.set_me(NodeId(info.my_node_num));
                 self.reboot_count = info.reboot_count;
             }
             V::NodeInfo(n) => {
@@ -246,7 +128,7 @@ impl Handshake {
         None
     }
 
-    fn finish(&mut self) -> Option<(LocalNode, NodeDb)> {
+    fn finish(&mut self) -> Option<(LocalNode, MeshView)> {
         let Some(num) = self.my_num else {
             tracing::warn!("config complete without my_info; waiting");
             return None;

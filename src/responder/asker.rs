@@ -24,14 +24,11 @@ use crate::config::ContextConfig;
 use crate::radio::{GeoPoint, NodeNames, TextMessage};
 use crate::text::one_line;
 
-/// Mean Earth radius in km (IUGG), for the great-circle distance.
-const EARTH_RADIUS_KM: f64 = 6371.0088;
+// The globe's arithmetic is the mesh facts' (`mesh::geo`); the radio note says it in km.
+pub use crate::mesh::geo::{bearing_deg, compass, distance_km};
 
 /// Closer than this, a direction means nothing (GPS noise): only "near you" is said.
 const NEAR_KM: f64 = 0.1;
-
-/// The 8 compass points, clockwise from north.
-const COMPASS: [&str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
 
 /// What is known about one message's sender, taken from the radio's [`TextMessage`].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -227,6 +224,8 @@ pub struct Asking {
 pub enum Grounding {
     /// Passages of the knowledge folder answer it.
     Documents,
+    /// The mesh facts answer it (a question about the mesh).
+    Mesh,
     /// None do (or there is no folder).
     Nothing,
 }
@@ -259,34 +258,10 @@ impl Asking {
     /// uncovered questions declined with it, 9 without; docs/benchmarks.md).
     pub fn notes(&self, grounding: Grounding) -> Vec<String> {
         match grounding {
-            Grounding::Documents => Vec::new(),
+            Grounding::Documents | Grounding::Mesh => Vec::new(),
             Grounding::Nothing => self.radio.iter().chain(&self.time).cloned().collect(),
         }
     }
-}
-
-/// Great-circle distance (haversine) in km.
-pub fn distance_km(a: GeoPoint, b: GeoPoint) -> f64 {
-    let (p1, p2) = (a.lat.to_radians(), b.lat.to_radians());
-    let dp = p2 - p1;
-    let dl = (b.lon - a.lon).to_radians();
-    let h = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * EARTH_RADIUS_KM * h.sqrt().min(1.0).asin()
-}
-
-/// Initial bearing from `a` to `b` in degrees clockwise from north, 0..360.
-pub fn bearing_deg(a: GeoPoint, b: GeoPoint) -> f64 {
-    let (p1, p2) = (a.lat.to_radians(), b.lat.to_radians());
-    let dl = (b.lon - a.lon).to_radians();
-    let y = dl.sin() * p2.cos();
-    let x = p1.cos() * p2.sin() - p1.sin() * p2.cos() * dl.cos();
-    y.atan2(x).to_degrees().rem_euclid(360.0)
-}
-
-/// The nearest of the 8 compass points.
-pub fn compass(bearing: f64) -> &'static str {
-    let i = ((bearing.rem_euclid(360.0) + 22.5) / 45.0) as usize % 8;
-    COMPASS[i]
 }
 
 /// `Mon 14:05` at `offset_secs` from UTC, or `Mon 14:05 UTC` when the offset is 0; a time

@@ -41,7 +41,7 @@ use tokio_util::task::TaskTracker;
 use tracing::warn;
 
 use crate::llm::LlmPool;
-use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState};
+use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState, MeshView};
 use crate::store::Store;
 use counters::Counters;
 use reply::Outbound;
@@ -62,6 +62,8 @@ pub struct RadioWatch {
     pub channel: watch::Receiver<ChannelState>,
     /// The link's counters (how often another client took the node), for `!status`.
     pub activity: Arc<LinkActivity>,
+    /// The mesh view, for the mesh facts and `!nodes`.
+    pub mesh: watch::Receiver<Arc<MeshView>>,
 }
 
 /// The running responder.
@@ -131,6 +133,7 @@ impl Responder {
             out,
             link: radio.link,
             channel: radio.channel,
+            mesh: radio.mesh,
             activity: radio.activity,
             counters,
             airtime,

@@ -18,7 +18,7 @@ use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, M
 use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
 use crate::memory::prompt::TokenRate;
-use crate::radio::{ChannelState, LinkActivity, LinkState};
+use crate::radio::{ChannelState, LinkActivity, LinkState, MeshView};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
 use crate::responder::identity::keys::KeyTable;
@@ -55,6 +55,8 @@ pub struct ResponderSettings {
     /// The embedding model's client for `[knowledge.embeddings]` (shared with the daemon's
     /// indexer: one connection pool); `None` without it.
     pub embedder: Option<crate::knowledge::Embedder>,
+    /// What the bot tells about the mesh (`[mesh]`).
+    pub mesh: crate::mesh::MeshConfig,
 }
 
 impl Shared {
@@ -79,6 +81,8 @@ pub(super) struct Shared {
     pub(super) slots: Option<Mutex<SlotMap>>,
     pub(super) link: watch::Receiver<LinkState>,
     pub(super) channel: watch::Receiver<ChannelState>,
+    /// The mesh as our node hears it, for the mesh facts and `!nodes`.
+    pub(super) mesh: watch::Receiver<Arc<MeshView>>,
     pub(super) activity: Arc<LinkActivity>,
     pub(super) counters: Arc<Counters>,
     /// What the airtime policy did.

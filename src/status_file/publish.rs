@@ -53,6 +53,7 @@ impl Snapshot {
                 takeovers: 0,
                 last_takeover: None,
                 licensed: false,
+                mesh_nodes: None,
             },
             last: None,
         }
@@ -65,6 +66,7 @@ impl Snapshot {
         s.written = now;
         s.last_packet = act.last_frame;
         s.takeovers = act.takeovers;
+        s.mesh_nodes = (act.mesh_nodes > 0).then_some(act.mesh_nodes);
         s.last_takeover = act.last_takeover;
         s.connected_since = None;
         s.yielding = false;

@@ -155,6 +155,7 @@ fn the_content_follows_the_link() {
         ready_since,
         takeovers: 0,
         last_takeover: None,
+        mesh_nodes: 0,
     };
     let node = Some(0x1234_5678);
     // (state, counters, now) → what the file says.

@@ -20,6 +20,7 @@ mod knowledge;
 mod layers;
 mod licensed;
 mod memory;
+mod mesh;
 mod more;
 mod radio;
 mod real_llm;

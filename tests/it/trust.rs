@@ -286,6 +286,7 @@ async fn mentions_on_a_held_store(llm_lines: &str) {
             link,
             channel,
             activity: Default::default(),
+            mesh: watch::channel(std::sync::Arc::new(meshai::radio::MeshView::new())).1,
         },
         inbound_rx,
     );

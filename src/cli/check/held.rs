@@ -153,10 +153,13 @@ fn held(what: &str, s: &DaemonStatus, now: i64) -> Outcome {
             } else {
                 ""
             };
+            let mesh = s
+                .mesh_nodes
+                .map_or(String::new(), |n| format!(", {n} nodes in its mesh view"));
             Outcome {
                 ok: true,
                 line: format!(
-                    "{what}: held by {daemon}{since}{node}{licensed}{last}{reconnects}{taken}"
+                    "{what}: held by {daemon}{since}{node}{licensed}{last}{reconnects}{mesh}{taken}"
                 ),
                 advice: s.licensed.then(advice::licensed),
             }

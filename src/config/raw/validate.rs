@@ -13,10 +13,12 @@ use super::super::{
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawEmbeddings, RawFallback,
-    RawKnowledge, RawLimits, RawLlm, RawMemory, RawRadio, RawReply, RawRequirePki, RawSlots,
+    RawKnowledge, RawLimits, RawLlm, RawMemory, RawMesh, RawRadio, RawReply, RawRequirePki,
+    RawSlots,
 };
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
+use crate::mesh::{Hidden, MeshConfig, Units};
 use crate::radio::transport::Tcp;
 use crate::radio::{RadioConfig, Transport};
 use crate::store::retention::Retention;
@@ -66,6 +68,7 @@ pub(in crate::config) fn validate(
     let context = context(&c, &raw.context)?;
     let airtime = airtime(&mut c, &raw.airtime, reply.max_chunks)?;
     let knowledge = knowledge(&mut c, &raw.knowledge, &llm, env)?;
+    let mesh = mesh(&c, &raw.mesh)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -80,6 +83,7 @@ pub(in crate::config) fn validate(
         context,
         airtime,
         knowledge,
+        mesh,
     };
     Ok((config, c.warnings))
 }
@@ -442,6 +446,40 @@ fn context(c: &Checker<'_>, cx: &RawContext) -> Result<ContextConfig, ConfigErro
                 )
             })?)
         },
+    })
+}
+
+/// `[mesh]`: the units by name, hidden nodes as ids or names (one plain line each).
+fn mesh(c: &Checker<'_>, m: &RawMesh) -> Result<MeshConfig, ConfigError> {
+    let units = match m.units.trim().to_ascii_lowercase().as_str() {
+        "metric" => Units::Metric,
+        "imperial" => Units::Imperial,
+        _ => return Err(c.err("mesh", "units", "must be \"metric\" or \"imperial\"")),
+    };
+    let mut hidden = Vec::new();
+    for raw in &m.hidden {
+        let t = raw.trim();
+        if t.is_empty() || t.chars().count() > 64 || t.chars().any(char::is_control) {
+            return Err(c.err(
+                "mesh",
+                "hidden",
+                format!("{raw:?}: a node id (\"!a1b2c3d4\") or its long or short name"),
+            ));
+        }
+        if t.starts_with('!') && t.parse::<crate::node::NodeId>().is_err() {
+            return Err(c.err(
+                "mesh",
+                "hidden",
+                format!("{raw:?} is not a node id: 8 hex digits after the !, e.g. \"!a1b2c3d4\""),
+            ));
+        }
+        hidden.push(Hidden::parse(t));
+    }
+    Ok(MeshConfig {
+        enabled: m.enabled,
+        units,
+        positions: m.positions,
+        hidden,
     })
 }
 

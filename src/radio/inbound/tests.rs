@@ -35,8 +35,8 @@ fn filter() -> DmFilter {
     f
 }
 
-fn db() -> NodeDb {
-    let mut db = NodeDb::new();
+fn db() -> MeshView {
+    let mut db = MeshView::new();
     db.insert(
         NodeId(ALICE),
         NodeNames {
@@ -228,10 +228,10 @@ fn snr_and_positions_come_with_the_message() {
     };
     let at = SystemTime::UNIX_EPOCH;
     let mut with_both = db();
-    with_both.set_position(NodeId(ME), here);
-    with_both.set_position(NodeId(ALICE), there);
+    with_both.set_position(NodeId(ME), here, 0);
+    with_both.set_position(NodeId(ALICE), there, 0);
     let mut only_ours = db();
-    only_ours.set_position(NodeId(ME), here);
+    only_ours.set_position(NodeId(ME), here, 0);
     let heard = MeshPacket {
         rx_snr: -7.5,
         rx_rssi: -110,

@@ -7,7 +7,9 @@
 //! taking a TCP node (`takeover`), the wait is long instead, the state says so
 //! (`DownReason::TakenOver`) and the log explains it once. A second `watch` channel
 //! carries our node's latest channel numbers and its region ([`ChannelState`]); they outlive
-//! a reconnect, since they are about the channel, not the link.
+//! a reconnect, since they are about the channel, not the link. A third carries the mesh
+//! view ([`MeshView`]), at most every 2 s; it outlives a reconnect too, each handshake's node
+//! DB taken into it.
 //!
 //! Invariants:
 //! - The reader never waits on the rest of the daemon: DMs go out with `try_send`.
@@ -36,9 +38,9 @@ use super::activity::LinkActivity;
 use super::backoff::Backoff;
 use super::inbound::DmFilter;
 use super::outbox::{self, OutboxHandle, OutboxTask};
-use super::session::NodeDb;
 use super::takeover::{Retry, Takeover};
 use super::transport::Connection;
+use super::view::MeshView;
 use super::{ChannelState, DownReason, Inbound, LinkEvent, LinkState, Outgoing, RadioConfig};
 use crate::node::NodeId;
 
@@ -46,6 +48,9 @@ use crate::node::NodeId;
 const EVENTS_CAPACITY: usize = 64;
 /// Room for the outbox's writes; the outbox paces them, so a few suffice.
 const WRITES_CAPACITY: usize = 16;
+/// The mesh view is published at most this often: a busy mesh's telemetry must not copy it
+/// for every packet.
+pub(super) const VIEW_EVERY: Duration = Duration::from_secs(2);
 
 /// The running radio link: the supervisor task plus the outbox it feeds.
 #[derive(Debug)]
@@ -54,6 +59,7 @@ pub struct Radio {
     outbox_task: OutboxTask,
     state: watch::Receiver<LinkState>,
     channel: watch::Receiver<ChannelState>,
+    mesh: watch::Receiver<Arc<MeshView>>,
     activity: Arc<LinkActivity>,
     /// Cancels the link when the handle is dropped without `close`.
     cancel: DropGuard,
@@ -85,6 +91,7 @@ impl Radio {
     {
         let (state_tx, state_rx) = watch::channel(LinkState::Connecting);
         let (channel_tx, channel_rx) = watch::channel(ChannelState::default());
+        let (mesh_tx, mesh_rx) = watch::channel(Arc::new(MeshView::new()));
         let (events_tx, events_rx) = mpsc::channel(EVENTS_CAPACITY);
         let (writes_tx, writes_rx) = mpsc::channel(WRITES_CAPACITY);
         let (outbox, outbox_task) = outbox::spawn(&cfg, state_rx.clone(), events_rx, writes_tx);
@@ -95,6 +102,7 @@ impl Radio {
             Channels {
                 state: state_tx,
                 channel: channel_tx,
+                mesh: mesh_tx,
                 inbound,
                 events: events_tx,
                 writes: writes_rx,
@@ -106,6 +114,7 @@ impl Radio {
             outbox_task,
             state: state_rx,
             channel: channel_rx,
+            mesh: mesh_rx,
             activity: link.activity.clone(),
             cancel: cancel.drop_guard(),
             link: tokio::spawn(link.run()),
@@ -125,6 +134,11 @@ impl Radio {
     /// Our node's latest channel numbers and its region's duty-cycle limit.
     pub fn channel(&self) -> watch::Receiver<ChannelState> {
         self.channel.clone()
+    }
+
+    /// The mesh as our node hears it (published at most every 2 s).
+    pub fn mesh(&self) -> watch::Receiver<Arc<MeshView>> {
+        self.mesh.clone()
     }
 
     /// The link's counters: last frame, ready since, takeovers.
@@ -154,6 +168,8 @@ struct Channels {
     state: watch::Sender<LinkState>,
     /// Our node's channel numbers and region, for the airtime policy.
     channel: watch::Sender<ChannelState>,
+    /// The mesh view, for the answers about the mesh.
+    mesh: watch::Sender<Arc<MeshView>>,
     /// To the responder: DMs and broadcasts, never awaited.
     inbound: mpsc::Sender<Inbound>,
     /// To the outbox: queue status and routing answers.
@@ -183,8 +199,13 @@ struct Link<C> {
     cancel: CancellationToken,
     /// Lives across reconnects so its dedup memory does too.
     filter: DmFilter,
-    /// Replaced at each handshake, then updated by NODEINFO_APP packets.
-    db: NodeDb,
+    /// The mesh as our node hears it: each handshake's node DB taken in, then updated by
+    /// the broadcasts that follow; published on `ch.mesh` at most every [`VIEW_EVERY`].
+    view: MeshView,
+    /// The view changed since it was last published.
+    view_dirty: bool,
+    /// When it was last published.
+    view_published: Option<Instant>,
     /// Our node number, from the last handshake: whose telemetry is ours.
     me: Option<NodeId>,
     backoff: Backoff,
@@ -216,7 +237,9 @@ where
             writes_open: true,
             cancel,
             filter: DmFilter::new(),
-            db: NodeDb::new(),
+            view: MeshView::new(),
+            view_dirty: false,
+            view_published: None,
             me: None,
             backoff,
             takeover,

@@ -14,7 +14,8 @@ use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::codec::Framed;
 
-use super::{End, Link};
+use super::{End, Link, VIEW_EVERY};
+use crate::clock;
 use crate::node::NodeId;
 use crate::radio::DownReason;
 use crate::radio::codec::{CodecError, FrameCodec};
@@ -167,7 +168,8 @@ where
         self.generation += 1;
         self.filter.set_local(local.num);
         self.me = Some(local.num);
-        self.db = db;
+        self.view.absorb(db);
+        self.publish_view();
         let region = hs.region();
         self.ch.channel.send_modify(|c| c.region = region);
         if let Some(m) = hs.own_metrics() {
@@ -223,6 +225,7 @@ where
                 Some(at) => at + PROBE_TIMEOUT,
                 None => last_rx + self.cfg.silence_timeout,
             };
+            let (view_due, view_dirty) = (self.view_due(), self.view_dirty);
             let step = tokio::select! {
                 _ = self.cancel.cancelled() => Err(End::Closed),
                 frame = frames.next() => match frame_or_end(frame) {
@@ -236,6 +239,10 @@ where
                 },
                 w = self.ch.writes.recv(), if self.writes_open => self.on_write(frames, w).await,
                 _ = heartbeat.tick() => write_or_end(frames, &packet::heartbeat()).await,
+                _ = tokio::time::sleep_until(view_due), if view_dirty => {
+                    self.publish_view();
+                    Ok(())
+                }
                 _ = tokio::time::sleep_until(silent_at) => {
                     if probe_sent.is_some() {
                         Err(End::Lost(DownReason::Silent))
@@ -308,7 +315,10 @@ where
                 self.forward_to_outbox(LinkEvent::Rebooted).await;
                 return Err(End::Rebooted);
             }
-            Some(V::NodeInfo(n)) => self.db.update_from_node_info(&n),
+            Some(V::NodeInfo(n)) => {
+                self.view.update_from_node_info(&n);
+                self.view_changed();
+            }
             Some(V::ClientNotification(n)) => {
                 tracing::info!(message = %n.message, level = n.level, "node notification");
             }
@@ -318,19 +328,17 @@ where
         Ok(())
     }
 
-    /// Routes one mesh packet: ACK/NAK to the outbox, names and positions to the DB, texts
-    /// through the filter to the daemon.
+    /// Routes one mesh packet: ACK/NAK to the outbox, what nodes broadcast to the mesh view,
+    /// texts through the filter to the daemon.
     async fn on_packet(&mut self, p: &MeshPacket) {
         if let Some(ev) = packet::routing_event(p) {
             self.forward_to_outbox(ev).await;
             return;
         }
-        if let Some((from, user)) = packet::node_info_user(p) {
-            self.db.update_from_user(from, &user);
-            return;
+        if self.view.on_packet(p, clock::unix_now()) {
+            self.view_changed();
         }
-        if let Some((from, point)) = packet::position_report(p) {
-            self.db.set_position(from, point);
+        if packet::node_info_user(p).is_some() || packet::position_report(p).is_some() {
             return;
         }
         if let Some(me) = self.me
@@ -339,9 +347,9 @@ where
             self.publish_reading(metrics, source);
             return;
         }
-        let verdict = self
-            .filter
-            .accept(p, Instant::now().into_std(), &self.db, SystemTime::now());
+        let verdict =
+            self.filter
+                .accept(p, Instant::now().into_std(), &self.view, SystemTime::now());
         let msg = match verdict {
             Verdict::Dm(m) => {
                 tracing::debug!(from = %m.from, id = m.packet_id, text = %m.text, "dm received");
@@ -368,8 +376,36 @@ where
         }
     }
 
+    /// The view changed: published now, unless it was less than [`VIEW_EVERY`] ago (then
+    /// the ready loop publishes it when that is over).
+    fn view_changed(&mut self) {
+        self.view_dirty = true;
+        if self
+            .view_published
+            .is_none_or(|at| at.elapsed() >= VIEW_EVERY)
+        {
+            self.publish_view();
+        }
+    }
+
+    /// When the changed view may be published.
+    fn view_due(&self) -> Instant {
+        self.view_published
+            .map_or_else(Instant::now, |at| at + VIEW_EVERY)
+    }
+
+    /// Publishes a copy of the view (never waits on anyone).
+    fn publish_view(&mut self) {
+        self.view_dirty = false;
+        self.view_published = Some(Instant::now());
+        self.activity.mesh_nodes(self.view.len());
+        self.ch.mesh.send_replace(Arc::new(self.view.clone()));
+    }
+
     /// Publishes a new reading of our node's channel numbers (never waits on anyone).
-    fn publish_reading(&self, metrics: ChannelMetrics, source: ReadingSource) {
+    fn publish_reading(&mut self, metrics: ChannelMetrics, source: ReadingSource) {
+        self.view.set_channel(metrics, clock::unix_now());
+        self.view_changed();
         tracing::trace!(
             channel_utilization = metrics.channel_utilization,
             air_util_tx = ?metrics.air_util_tx,

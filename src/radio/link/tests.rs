@@ -133,6 +133,7 @@ fn text(from: u32, to: u32, id: u32, body: &str) -> MeshPacket {
 struct Harness {
     state: watch::Receiver<LinkState>,
     channel: watch::Receiver<ChannelState>,
+    mesh: watch::Receiver<Arc<MeshView>>,
     inbound: mpsc::Receiver<Inbound>,
     events: mpsc::Receiver<LinkEvent>,
     writes: mpsc::Sender<Outgoing>,
@@ -157,6 +158,7 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
     };
     let (state_tx, state) = watch::channel(LinkState::Connecting);
     let (channel_tx, channel) = watch::channel(ChannelState::default());
+    let (mesh_tx, mesh) = watch::channel(Arc::new(MeshView::new()));
     let (inbound_tx, inbound) = mpsc::channel(inbound_capacity);
     let (events_tx, events) = mpsc::channel(8);
     let (writes, writes_rx) = mpsc::channel(8);
@@ -164,6 +166,7 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
     let channels = Channels {
         state: state_tx,
         channel: channel_tx,
+        mesh: mesh_tx,
         inbound: inbound_tx,
         events: events_tx,
         writes: writes_rx,
@@ -172,6 +175,7 @@ fn start(cfg: RadioConfig, inbound_capacity: usize) -> Harness {
     Harness {
         state,
         channel,
+        mesh,
         inbound,
         events,
         writes,
@@ -552,4 +556,53 @@ async fn radio_over_tcp() {
     assert_eq!(*state.borrow(), LinkState::Closed);
     let bye = node.recv().await.and_then(|m| m.payload_variant);
     assert_eq!(bye, Some(to_radio::PayloadVariant::Disconnect(true)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_mesh_view_is_published_at_the_handshake_then_at_most_every_two_seconds() {
+    let mut h = start(cfg(), 8);
+    let (mut node, _, _) = h.ready().await;
+    let view = h.mesh.borrow_and_update().clone();
+    assert_eq!(view.len(), 2, "our node and Alice from the handshake");
+    assert_eq!(view.me(), Some(NodeId(ME)));
+    let names = |n: &str| {
+        let payload = user(n).encode_to_vec();
+        let data = Data {
+            portnum: PortNum::NodeinfoApp as i32,
+            payload,
+            ..Default::default()
+        };
+        data_packet(0x77, u32::MAX, 9, data)
+    };
+    // The first change goes out at once (nothing was published for 2 s)...
+    tokio::time::sleep(VIEW_EVERY).await;
+    node.send_packet(names("Bob")).await;
+    h.mesh.changed().await.unwrap();
+    let at = tokio::time::Instant::now();
+    assert_eq!(
+        h.mesh
+            .borrow_and_update()
+            .get(NodeId(0x77))
+            .unwrap()
+            .long_name,
+        "Bob"
+    );
+    // ...the next two within 2 s go together, once the 2 s are over.
+    node.send_packet(names("Bobby")).await;
+    node.send_packet(text(0x78, u32::MAX, 10, "hello all"))
+        .await;
+    assert_eq!(h.next_text().await.1, "hello all");
+    h.mesh.changed().await.unwrap();
+    assert!(at.elapsed() >= VIEW_EVERY, "{:?}", at.elapsed());
+    let view = h.mesh.borrow_and_update().clone();
+    assert_eq!(view.get(NodeId(0x77)).unwrap().long_name, "Bobby");
+    assert!(
+        view.node(NodeId(0x78))
+            .is_some_and(|n| n.last_heard.is_some())
+    );
+    // A DM to us is not in the view.
+    node.send_packet(text(0x79, ME, 11, "secret")).await;
+    assert_eq!(h.next_text().await.1, "secret");
+    tokio::time::sleep(VIEW_EVERY * 2).await;
+    assert!(h.mesh.borrow().node(NodeId(0x79)).is_none());
 }

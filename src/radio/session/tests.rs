@@ -1,4 +1,7 @@
 use super::*;
+use crate::node::NodeId;
+use crate::radio::{GeoPoint, NodeNames};
+use meshtastic::protobufs::User;
 use meshtastic::protobufs::{
     Channel, ChannelSettings, Config, DeviceMetadata, MyNodeInfo, NodeInfo, config::LoRaConfig,
 };
@@ -194,8 +197,8 @@ fn nonce_is_never_special() {
 }
 
 #[test]
-fn node_db_is_bounded_and_evicts_least_recently_updated() {
-    let mut db = NodeDb::with_capacity(3);
+fn the_view_is_bounded_and_evicts_least_recently_updated_among_never_heard() {
+    let mut db = MeshView::with_capacity(3);
     let names = |s: &str| NodeNames {
         long_name: s.into(),
         short_name: s.into(),
@@ -271,16 +274,16 @@ fn positions_from_node_infos_and_updates() {
         lon: 2.0,
         uncertainty_km: 0.0,
     };
-    db.set_position(NodeId(8), moved);
+    db.set_position(NodeId(8), moved, 5);
     assert_eq!(db.get(NodeId(8)), Some(&names));
     assert_eq!(db.position(NodeId(8)), Some(moved));
 
     // Bounded: a position update counts as an update for eviction.
-    let mut small = NodeDb::with_capacity(2);
+    let mut small = MeshView::with_capacity(2);
     small.insert(NodeId(1), names.clone());
-    small.set_position(NodeId(2), moved);
-    small.set_position(NodeId(1), moved);
-    small.set_position(NodeId(3), moved);
+    small.set_position(NodeId(2), moved, 0);
+    small.set_position(NodeId(1), moved, 0);
+    small.set_position(NodeId(3), moved, 0);
     assert_eq!(small.len(), 2);
     assert_eq!(small.position(NodeId(2)), None);
     assert_eq!(small.get(NodeId(1)), Some(&names));
@@ -288,7 +291,7 @@ fn positions_from_node_infos_and_updates() {
 
 #[test]
 fn names_are_cleaned() {
-    let mut db = NodeDb::new();
+    let mut db = MeshView::new();
     let user = User {
         long_name: format!(" Al\u{7}ice\n{}", "x".repeat(200)),
         short_name: "AL".into(),
@@ -297,7 +300,7 @@ fn names_are_cleaned() {
     db.update_from_user(NodeId(1), &user);
     let got = db.get(NodeId(1)).unwrap();
     assert!(got.long_name.starts_with("Alicexxx"));
-    assert!(got.long_name.chars().count() <= MAX_NAME_CHARS);
+    assert!(got.long_name.chars().count() <= 64);
 }
 
 #[test]

@@ -14,9 +14,10 @@ pub(super) const HELP: Command = Command {
     words: &["help", "h", "?"],
     ask: Ask::Help,
     help: None,
+    takes: super::Takes::Nothing,
     answer,
 };
 
-fn answer(_: &Arc<Shared>, _: NodeId, _: Grant) -> BoxFuture<'_, String> {
+fn answer<'a>(_: &'a Arc<Shared>, _: NodeId, _: Grant, _: &'a str) -> BoxFuture<'a, String> {
     Box::pin(async { help_text() })
 }

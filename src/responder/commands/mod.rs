@@ -12,6 +12,7 @@
 
 mod help;
 pub mod more;
+mod nodes;
 mod reset;
 mod status;
 mod summary;
@@ -29,15 +30,26 @@ use crate::responder::shared::Shared;
 pub use more::{CONTINUE, NOTHING_MORE};
 
 /// Every command, in the order `!help` lists them.
-const COMMANDS: [&Command; 4] = [
+const COMMANDS: [&Command; 5] = [
     &summary::SUMMARY,
     &reset::RESET,
     &status::STATUS,
+    &nodes::NODES,
     &help::HELP,
 ];
 
-/// A command's answer to `node`'s DM, within what identity grants it.
-type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant) -> BoxFuture<'a, String>;
+/// A command's answer to `node`'s DM, within what identity grants it, with the words after
+/// the command (empty without; only for a command that [`Takes::Name`]).
+type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant, &'a str) -> BoxFuture<'a, String>;
+
+/// What a command takes after its word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// Nothing: `!help me please` is a text for the model.
+    Nothing,
+    /// A name, optional (`!nodes hilltop`).
+    Name,
+}
 
 /// A command answered without the LLM.
 pub struct Command {
@@ -47,6 +59,8 @@ pub struct Command {
     pub ask: Ask,
     /// What it does, for its line in `!help` (`None`: not listed).
     help: Option<&'static str>,
+    /// What may follow its word.
+    takes: Takes,
     answer: Answer,
 }
 
@@ -75,6 +89,8 @@ impl Eq for Command {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
     Known(&'static Command),
+    /// A command that takes a name, with it (one line, at most 40 characters).
+    With(&'static Command, String),
     /// Not a command we know: answered with the help text rather than sent to the LLM (a
     /// typo like `!rest` must not cost an LLM call).
     Unknown(String),
@@ -84,7 +100,7 @@ impl Call {
     /// What it asks of identity; an unknown word gets the help.
     pub fn ask(&self) -> Ask {
         match self {
-            Call::Known(cmd) => cmd.ask,
+            Call::Known(cmd) | Call::With(cmd, _) => cmd.ask,
             Call::Unknown(_) => Ask::Help,
         }
     }
@@ -110,14 +126,28 @@ impl Parsed {
     }
 }
 
-/// Recognises a command: the whole message is `!word` (case-insensitive, surrounding spaces ok).
+/// Recognises a command: the whole message is `!word` (case-insensitive, surrounding spaces
+/// ok), or `!word NAME` for a command that takes a name.
 pub fn parse(text: &str) -> Parsed {
     let t = text.trim();
     let Some(word) = t.strip_prefix('!') else {
         return Parsed::Text;
     };
-    if word.is_empty() || word.contains(char::is_whitespace) {
+    if word.is_empty() || word.starts_with(char::is_whitespace) {
         return Parsed::Text;
+    }
+    if let Some((word, rest)) = word.split_once(char::is_whitespace) {
+        let lower = word.to_lowercase();
+        let named = COMMANDS
+            .into_iter()
+            .find(|c| c.takes == Takes::Name && c.words.contains(&lower.as_str()));
+        return match named {
+            Some(cmd) => Parsed::Command(Call::With(
+                cmd,
+                crate::text::cap(&crate::text::one_line(rest), 40),
+            )),
+            None => Parsed::Text,
+        };
     }
     let lower = word.to_lowercase();
     if more::WORDS.contains(&lower.as_str()) {
@@ -134,9 +164,13 @@ pub fn parse(text: &str) -> Parsed {
 
 /// The `!help` text, one packet: what to do, then `!more` and every listed command.
 fn help_text() -> String {
-    let listed = COMMANDS
-        .into_iter()
-        .filter_map(|c| c.help.map(|what| format!(" !{}: {what}.", c.name())));
+    let listed = COMMANDS.into_iter().filter_map(|c| {
+        let arg = match c.takes {
+            Takes::Nothing => "",
+            Takes::Name => " [NAME]",
+        };
+        c.help.map(|what| format!(" !{}{arg}: {what}.", c.name()))
+    });
     let mut text = format!("Ask me anything. !{}: {}.", more::WORDS[0], more::HELP);
     text.extend(listed);
     text
@@ -151,10 +185,11 @@ fn unknown(word: &str) -> String {
 pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: DmDest, id: u32) {
     let text = match call {
         // The identity rules refuse it without memory; this only keeps it so.
-        Call::Known(cmd) if cmd.ask == Ask::Memory && !grant.memory => {
+        Call::Known(cmd) | Call::With(cmd, _) if cmd.ask == Ask::Memory && !grant.memory => {
             Line::Unchecked.text().to_string()
         }
-        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant).await,
+        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant, "").await,
+        Call::With(cmd, name) => (cmd.answer)(shared, dest.node(), grant, name).await,
         Call::Unknown(word) => unknown(word),
     };
     shared
@@ -186,6 +221,13 @@ mod tests {
             ("!", Parsed::Text),
             ("! help", Parsed::Text),
             ("!help me please", Parsed::Text),
+            ("!nodes", known(&nodes::NODES)),
+            ("!node", known(&nodes::NODES)),
+            (
+                "!node  Hilltop\nRelay ",
+                Parsed::Command(Call::With(&nodes::NODES, "Hilltop Relay".into())),
+            ),
+            ("!nodex hilltop", Parsed::Text),
             ("what is !help", Parsed::Text),
             ("hello", Parsed::Text),
         ];
@@ -215,8 +257,8 @@ mod tests {
         let help = help_text();
         assert_eq!(
             help,
-            "Ask me anything. !more: the rest of a cut answer. !summary: what I remember of \
-             you. !reset: forget our chat. !status: bot health."
+            "Ask me anything. !more: rest of a cut answer. !summary: what I remember of you. \
+             !reset: forget our chat. !status: bot health. !nodes [NAME]: the mesh."
         );
         assert!(help.len() <= 150);
         assert_eq!(unknown("rest"), format!("Unknown command !rest. {help}"));

@@ -6,7 +6,7 @@
 pub(super) const WORDS: [&str; 1] = ["more"];
 
 /// What it does, for its line in `!help`.
-pub(super) const HELP: &str = "the rest of a cut answer";
+pub(super) const HELP: &str = "rest of a cut answer";
 
 /// The answer to `!more` when the last answer was not cut (or there is none): the model is
 /// not asked.

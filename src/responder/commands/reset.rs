@@ -16,10 +16,16 @@ pub(super) const RESET: Command = Command {
     words: &["reset", "forget"],
     ask: Ask::Memory,
     help: Some("forget our chat"),
+    takes: super::Takes::Nothing,
     answer,
 };
 
-fn answer(shared: &Arc<Shared>, node: NodeId, _: Grant) -> BoxFuture<'_, String> {
+fn answer<'a>(
+    shared: &'a Arc<Shared>,
+    node: NodeId,
+    _: Grant,
+    _: &'a str,
+) -> BoxFuture<'a, String> {
     Box::pin(reset(shared, node))
 }
 

@@ -1,9 +1,10 @@
 //! `!status`: the bot's health in one reply — uptime, the radio link, the model, how many of
 //! the asking node's messages are held (only when the DM may use its memory), a damaged
-//! memory store, a key table that cannot be read (trust fails closed), how often another client took the node, the LLM server that answered last
-//! (with fallbacks), the knowledge folder's documents and passages (when one is set), the
-//! channel's line, and for an admin the counters (only when the identity rules grant the
-//! admin part) and the queue (turns waiting by standing, the oldest wait, replies in the
+//! memory store, a key table that cannot be read (trust fails closed), how often another
+//! client took the node, the LLM server that answered last (with fallbacks), the knowledge
+//! folder's documents and passages (when one is set), how many nodes the mesh view holds (with
+//! `[mesh]` on), the channel's line, and for an admin the counters (only when the identity
+//! rules grant the admin part) and the queue (turns waiting by standing, the oldest wait, replies in the
 //! outbox). It asks identity for the bot's state, not the node's memory: a PKI DM the memory
 //! is closed to still gets it (without the count of held messages), a DM the policy does not
 //! trust for commands does not.
@@ -27,10 +28,16 @@ pub(super) const STATUS: Command = Command {
     words: &["status"],
     ask: Ask::Status,
     help: Some("bot health"),
+    takes: super::Takes::Nothing,
     answer,
 };
 
-fn answer(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> BoxFuture<'_, String> {
+fn answer<'a>(
+    shared: &'a Arc<Shared>,
+    node: NodeId,
+    grant: Grant,
+    _: &'a str,
+) -> BoxFuture<'a, String> {
     Box::pin(text(shared, node, grant))
 }
 
@@ -83,6 +90,9 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
             embedded,
         ));
     }
+    if shared.settings.mesh.enabled {
+        text.push_str(&mesh_line(shared.mesh.borrow().len()));
+    }
     let channel = *shared.channel.borrow();
     let now = tokio::time::Instant::now();
     if let Some(line) =
@@ -132,6 +142,14 @@ const KEYS_UNREADABLE: &str =
 /// For an admin while our node is in licensed (ham) mode.
 const LICENSED: &str =
     "Node in licensed mode: PKI off, no DM proven, require_pki and pins cannot work.";
+
+/// How many nodes the mesh view holds (ours too).
+fn mesh_line(nodes: usize) -> String {
+    match nodes {
+        1 => " Mesh: 1 node.".to_string(),
+        n => format!(" Mesh: {n} nodes."),
+    }
+}
 
 /// The short line for a damaged memory store.
 fn damage_line(damage: Option<Damage>) -> Option<&'static str> {
@@ -290,6 +308,13 @@ mod tests {
         for (i, e, want) in cases {
             assert_eq!(knowledge_line(i.as_ref(), e), want);
         }
+    }
+
+    #[test]
+    fn the_mesh_line_counts_the_view() {
+        assert_eq!(mesh_line(0), " Mesh: 0 nodes.");
+        assert_eq!(mesh_line(1), " Mesh: 1 node.");
+        assert_eq!(mesh_line(12), " Mesh: 12 nodes.");
     }
 
     #[test]

@@ -20,10 +20,16 @@ pub(super) const SUMMARY: Command = Command {
     words: &["summary", "memory"],
     ask: Ask::Memory,
     help: Some("what I remember of you"),
+    takes: super::Takes::Nothing,
     answer,
 };
 
-fn answer(shared: &Arc<Shared>, node: NodeId, _: Grant) -> BoxFuture<'_, String> {
+fn answer<'a>(
+    shared: &'a Arc<Shared>,
+    node: NodeId,
+    _: Grant,
+    _: &'a str,
+) -> BoxFuture<'a, String> {
     Box::pin(async move {
         match summary(shared, node).await {
             Ok(text) => text,

@@ -111,6 +111,7 @@ pub(super) async fn run(
             new_node_parts: s.limits.new_node_parts,
             hard_cap: FoldLimits::of(&s.memory).hard_cap,
         },
+        mesh: s.mesh.enabled,
     });
     let mut driver = Driver {
         shared,
@@ -204,6 +205,7 @@ impl Driver<'_> {
                 let note = knowledge::note(shared, &search.question, previous, search.passages);
                 Event::Found(note.await)
             }
+            Action::Mesh(text) => Event::Mesh(self.mesh(&text)),
             Action::Answer(ask) => Event::Answered(self.answer(*ask).await),
             Action::End(_) => Event::Done,
         }
@@ -251,6 +253,7 @@ impl Driver<'_> {
             Notice::NothingMore => commands::NOTHING_MORE,
             Notice::StoreFailed => STORE_FAILED,
             Notice::TooBusy => fair::TOO_BUSY,
+            Notice::UnknownNode => crate::mesh::UNKNOWN_NODE,
         };
         self.shared
             .out
@@ -358,6 +361,18 @@ impl Driver<'_> {
                 Read::Failed
             }
         }
+    }
+
+    /// The mesh facts for `text` from the view as the link last published it: the same
+    /// public facts for a DM and a mention, nothing of anyone's memory.
+    fn mesh(&self, text: &str) -> Option<crate::mesh::Answer> {
+        let view = self.shared.mesh.borrow().clone();
+        let s = &self.shared.settings.mesh;
+        let answer = crate::mesh::answer(&view, s, text, self.msg.from, unix_now());
+        if let Some(a) = &answer {
+            debug!(?a, nodes = view.len(), "mesh facts for the turn");
+        }
+        answer
     }
 
     fn thread(&mut self) -> Read {

@@ -93,7 +93,7 @@ async fn check_during_run_reports_the_daemon_and_leaves_its_link_alone() {
     assert_eq!(
         line,
         format!(
-            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3"
+            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3, 1 node in its node DB"
         )
     );
     assert_eq!(sim.connections(), 2);
@@ -260,6 +260,7 @@ async fn check_reports_a_daemon_that_yields_the_node_to_another_client() {
         ready_since: None,
         takeovers: 3,
         last_takeover: Some(now - 70),
+        mesh_nodes: 0,
     };
     snapshot.update(&taken, counters, now - 70);
     let yielding = snapshot.update(&taken, counters, now - 10).clone();

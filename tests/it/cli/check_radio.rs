@@ -42,7 +42,7 @@ async fn check_against_the_simulated_node_passes_every_line() {
     assert_eq!(
         lines[3],
         format!(
-            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3"
+            "✓ radio tcp {addr}: node !12345678 \"Sim Base\", firmware 2.7.26.sim, hop limit 3, 1 node in its node DB"
         )
     );
     assert_eq!(sim.handshakes(), 1);
@@ -75,7 +75,7 @@ async fn check_against_the_simulated_node_over_a_pty() {
     let want = format!("✓ radio serial {}: node !12345678 \"Pty", pty.path);
     assert!(line.starts_with(&want), "{line}");
     assert!(
-        line.ends_with("Node\", firmware 2.7.26.sim, hop limit 5"),
+        line.ends_with("Node\", firmware 2.7.26.sim, hop limit 5, 1 node in its node DB"),
         "{line}"
     );
     assert!(!line.chars().any(char::is_control), "{line:?}");

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod mesh;
 pub mod proxy;
 pub mod release;
 pub mod rival;

@@ -33,6 +33,7 @@ fn daemon() -> DaemonStatus {
         takeovers: 0,
         last_takeover: None,
         licensed: false,
+        mesh_nodes: None,
     }
 }
 
@@ -115,11 +116,13 @@ fn the_daemons_state_in_words() {
                 s.reconnects = 1;
                 s.takeovers = 3;
                 s.last_takeover = Some(NOW - 300);
+                s.mesh_nodes = Some(14);
             },
             true,
             "radio tcp 127.0.0.1:4403: held by the running meshai (pid 4242), connected since \
              2025-06-15 14:56:40 UTC: node !12345678 \"Base [2J\", last packet 12 s ago, 1 \
-             reconnect; another client took the node 3 times, last 5 min ago",
+             reconnect, 14 nodes in its mesh view; another client took the node 3 times, last \
+             5 min ago",
             None,
         ),
         (

@@ -35,9 +35,10 @@ use tracing::warn;
 
 use crate::chunk::CutMark;
 use crate::llm::ChatRole;
+use crate::mesh::Answer;
 use crate::node::Standing;
 use crate::responder::airtime::Budget;
-use crate::responder::asker::{self, Asking};
+use crate::responder::asker::{self, Asking, Grounding};
 use crate::responder::commands::{self, Parsed};
 use crate::responder::schedule::fair;
 use crate::responder::schedule::turns::Unanswered;
@@ -70,6 +71,8 @@ enum Phase {
     Waiting,
     Reading,
     Searching,
+    /// Asking the mesh view, the documents' note found.
+    Meshing,
     Answering,
     Over,
 }
@@ -89,6 +92,8 @@ pub(super) struct TurnCore {
     history: History,
     /// The memory was read for this turn: a summary may follow.
     used: bool,
+    /// The documents' note, while the mesh view is asked.
+    documents: Option<Note>,
 }
 
 impl TurnCore {
@@ -102,6 +107,7 @@ impl TurnCore {
             budget: None,
             history: History::Memory(Context::default()),
             used: false,
+            documents: None,
         }
     }
 
@@ -133,7 +139,19 @@ impl TurnCore {
             (Phase::Waiting, Event::Slot(Ok(()))) => self.read(),
             (Phase::Waiting, Event::Slot(Err(why))) => self.no_slot(why),
             (Phase::Reading, Event::Read(read)) => self.memory(read),
-            (Phase::Searching, Event::Found(note)) => self.ask(note),
+            (Phase::Searching, Event::Found(note)) => self.found(note),
+            (Phase::Meshing, Event::Mesh(Some(Answer::UnknownNode))) => {
+                let end = self.answered_end();
+                self.notice(Notice::UnknownNode, end)
+            }
+            (Phase::Meshing, Event::Mesh(facts)) => {
+                let documents = self.documents.take();
+                let facts = facts.and_then(|a| match a {
+                    Answer::Facts(text) => Some(text),
+                    Answer::UnknownNode => None,
+                });
+                self.ask(documents, facts)
+            }
             (Phase::Answering, Event::Answered(size)) => self.answered(size),
             (phase, event) => {
                 warn!(
@@ -382,12 +400,27 @@ impl TurnCore {
                     passages,
                 }),
             ),
-            None => self.ask(None),
+            None => self.found(None),
         }
     }
 
-    /// The question, its notes and its budget.
-    fn ask(&mut self, documents: Option<Note>) -> Action {
+    /// The documents' note is in: the mesh view is asked about a text (not `!more`, which
+    /// continues an answer), when `[mesh]` is on.
+    fn found(&mut self, documents: Option<Note>) -> Action {
+        match (self.start.mesh, self.start.asks) {
+            (true, Asks::Text) => {
+                self.documents = documents;
+                let text = self.start.text.clone();
+                self.then(Phase::Meshing, Action::Mesh(text))
+            }
+            _ => self.ask(documents, None),
+        }
+    }
+
+    /// The question, its notes and its budget. The mesh facts, when there are any, come
+    /// last (nearest the question), and, like the documents, leave out the asker's radio and
+    /// time notes: the model answered "how busy is the channel?" with the asker's own line.
+    fn ask(&mut self, documents: Option<Note>, mesh: Option<String>) -> Action {
         let budget = self.budget.unwrap_or_default();
         let chunk = self.start.limits.chunk;
         let (limits, extra) = match self.start.kind {
@@ -398,14 +431,16 @@ impl TurnCore {
             ),
             Kind::Channel => (budget.limits(chunk), Some(PUBLIC_NOTE.to_string())),
         };
-        let mut notes = self
-            .start
-            .asking
-            .notes(knowledge::grounding(documents.as_ref()));
+        let grounding = match &mesh {
+            Some(_) => Grounding::Mesh,
+            None => knowledge::grounding(documents.as_ref()),
+        };
+        let mut notes = self.start.asking.notes(grounding);
         notes.extend(together(self.start.earlier.len()));
         notes.extend(budget.note(&chunk));
         notes.extend(extra);
         notes.extend(documents.map(|n| n.text));
+        notes.extend(mesh);
         let stored = match self.start.kind {
             Kind::Node(_) => self.user,
             Kind::Without | Kind::Channel => None,
@@ -429,6 +464,14 @@ impl TurnCore {
             stored,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(ask)))
+    }
+
+    /// The end of a turn the daemon answered itself, after the memory was read.
+    fn answered_end(&self) -> End {
+        match (self.start.kind, self.used) {
+            (Kind::Node(_), true) => End::Summarize(None),
+            _ => End::Over,
+        }
     }
 
     fn answered(&mut self, size: Option<usize>) -> Action {

@@ -63,6 +63,8 @@ pub(crate) struct Start {
     pub(crate) asking: Asking,
     pub(crate) standing: Standing,
     pub(crate) limits: Limits,
+    /// The mesh view is asked about the message (`[mesh] enabled`).
+    pub(crate) mesh: bool,
 }
 
 /// The node's last stored message, as far as a turn needs it.
@@ -120,6 +122,9 @@ pub(crate) enum Event {
     Read(Read),
     /// The passages found, as a note ([`Action::Search`]).
     Found(Option<Note>),
+    /// What the mesh view says to the message, when it asks about the mesh
+    /// ([`Action::Mesh`]).
+    Mesh(Option<crate::mesh::Answer>),
     /// The answer went out, with its prompt's and reply's tokens, or none did
     /// ([`Action::Answer`]).
     Answered(Option<usize>),
@@ -136,6 +141,8 @@ pub(crate) enum Notice {
     StoreFailed,
     /// A known or proven node's turn waited too long.
     TooBusy,
+    /// The message asks about a node the mesh view does not hold: the daemon says so.
+    UnknownNode,
 }
 
 /// Where the knowledge folder is searched.
@@ -221,6 +228,8 @@ pub(crate) enum Action {
     ReadThread,
     /// Search the knowledge folder: [`Event::Found`].
     Search(Search),
+    /// Ask the mesh view about this message: [`Event::Mesh`].
+    Mesh(String),
     /// Ask the model and send the answer: [`Event::Answered`].
     Answer(Box<Ask>),
     /// The turn is over.
@@ -239,6 +248,7 @@ impl Event {
             Event::Slot(_) => "slot",
             Event::Read(_) => "read",
             Event::Found(_) => "found",
+            Event::Mesh(_) => "mesh",
             Event::Answered(_) => "answered",
             Event::Done => "done",
         }

@@ -26,13 +26,22 @@ const SEEN_FOR: Duration = Duration::from_secs(600);
 const SEEN_MAX: usize = 1024;
 
 /// Another node in the simulated node DB.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimPeer {
     pub num: u32,
     pub long_name: String,
     pub short_name: String,
     /// `(latitude_i, longitude_i)` (degrees × 1e7) in its node info; `None`: no position.
     pub position: Option<(i32, i32)>,
+    /// Its node info's `last_heard`: this many seconds before the handshake; `None`: the
+    /// fixed time of old tests (2025-06-15).
+    pub heard_ago: Option<u32>,
+    /// Its node info's `hops_away`.
+    pub hops_away: Option<u32>,
+    /// Its node info's `snr`.
+    pub snr: f32,
+    /// `(battery_level, voltage)` in its node info's `device_metrics`.
+    pub battery: Option<(u32, f32)>,
 }
 
 impl SimPeer {
@@ -42,6 +51,28 @@ impl SimPeer {
             long_name: long_name.to_string(),
             short_name: short_name.to_string(),
             position: None,
+            heard_ago: None,
+            hops_away: None,
+            snr: 0.0,
+            battery: None,
+        }
+    }
+
+    /// The same peer, last heard `secs` before the handshake, `hops` away (SNR `snr` dB).
+    pub fn heard(self, secs: u32, hops: u32, snr: f32) -> Self {
+        SimPeer {
+            heard_ago: Some(secs),
+            hops_away: Some(hops),
+            snr,
+            ..self
+        }
+    }
+
+    /// The same peer, reporting its battery (0–100, 101 = powered) and voltage.
+    pub fn battery(self, level: u32, voltage: f32) -> Self {
+        SimPeer {
+            battery: Some((level, voltage)),
+            ..self
         }
     }
 

@@ -252,6 +252,46 @@ impl SimNode {
         self.inject_own_telemetry(telemetry::Variant::LocalStats(stats))
     }
 
+    /// A TELEMETRY_APP `environment_metrics` broadcast from another node `num` (a weather
+    /// node), relayed once; returns the packet id used.
+    pub fn inject_environment(
+        &self,
+        num: u32,
+        temperature: f32,
+        humidity: f32,
+        pressure: f32,
+    ) -> u32 {
+        let env = meshtastic::protobufs::EnvironmentMetrics {
+            temperature: Some(temperature),
+            relative_humidity: Some(humidity),
+            barometric_pressure: Some(pressure),
+            ..Default::default()
+        };
+        self.inject_peer_telemetry(num, telemetry::Variant::EnvironmentMetrics(env))
+    }
+
+    /// A TELEMETRY_APP `device_metrics` broadcast from another node `num`: its battery and
+    /// voltage; returns the packet id used.
+    pub fn inject_battery(&self, num: u32, level: u32, voltage: f32) -> u32 {
+        let metrics = meshtastic::protobufs::DeviceMetrics {
+            battery_level: Some(level),
+            voltage: Some(voltage),
+            channel_utilization: Some(12.0),
+            air_util_tx: Some(0.8),
+            uptime_seconds: Some(7200),
+        };
+        self.inject_peer_telemetry(num, telemetry::Variant::DeviceMetrics(metrics))
+    }
+
+    fn inject_peer_telemetry(&self, num: u32, variant: telemetry::Variant) -> u32 {
+        let p = self.shared.update(|st| {
+            let p = packets::peer_telemetry_packet(num, st.fw.fresh_id(), 1, variant);
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        p.id
+    }
+
     fn inject_own_telemetry(&self, variant: telemetry::Variant) -> u32 {
         let p = self.shared.update(|st| {
             let p = packets::telemetry_packet(st.fw.cfg.node_num, st.fw.fresh_id(), variant);

@@ -304,6 +304,45 @@ fn node_info(num: u32, long_name: &str, short_name: &str, at: Option<(i32, i32)>
     }
 }
 
+/// A peer's node info as firmware 2.7 hands it over: names, position, last heard (epoch
+/// seconds, from the wall clock), hops away, SNR and device metrics.
+fn peer_info(p: &super::firmware::SimPeer) -> NodeInfo {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = node_info(p.num, &p.long_name, &p.short_name, p.position);
+    NodeInfo {
+        last_heard: p.heard_ago.map_or(base.last_heard, |ago| {
+            u32::try_from(now.saturating_sub(u64::from(ago))).unwrap_or(u32::MAX)
+        }),
+        hops_away: p.hops_away,
+        snr: p.snr,
+        device_metrics: p.battery.map(|(level, voltage)| DeviceMetrics {
+            battery_level: Some(level),
+            voltage: Some(voltage),
+            uptime_seconds: Some(86_400),
+            ..Default::default()
+        }),
+        ..base
+    }
+}
+
+/// A TELEMETRY_APP broadcast from another node `num`, relayed `hops` times.
+pub fn peer_telemetry_packet(
+    num: u32,
+    id: u32,
+    hops: u32,
+    variant: telemetry::Variant,
+) -> MeshPacket {
+    MeshPacket {
+        hop_start: 3,
+        hop_limit: 3u32.saturating_sub(hops),
+        rx_snr: 2.5,
+        rx_rssi: -100,
+        ..telemetry_packet(num, id, variant)
+    }
+}
+
 fn channels(cfg: &SimConfig) -> Vec<FromRadio> {
     (0..CHANNEL_COUNT)
         .map(|index| {
@@ -423,7 +462,7 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
         out.extend(
             cfg.peers
                 .iter()
-                .map(|p| node_info(p.num, &p.long_name, &p.short_name, p.position))
+                .map(peer_info)
                 .map(|n| from_radio(from_radio::PayloadVariant::NodeInfo(n))),
         );
     }

@@ -76,6 +76,7 @@ fn start(kind: Kind, asks: Asks, standing: Standing) -> Start {
             new_node_parts: 2,
             hard_cap: 30,
         },
+        mesh: false,
     }
 }
 
@@ -171,6 +172,7 @@ fn brief(action: &Action) -> String {
             "search {:?} after {:?}, {:?}",
             s.question, s.previous, s.passages
         ),
+        Action::Mesh(text) => format!("mesh {text:?}"),
         Action::Answer(ask) => format!(
             "answer {} parts {:?}, slot {:?}, stored {:?}: {:?} | {}",
             ask.limits.max_chunks,

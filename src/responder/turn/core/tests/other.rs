@@ -188,3 +188,87 @@ fn an_event_out_of_order_ends_the_turn() {
     ];
     check(cases);
 }
+
+#[test]
+fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes() {
+    let mesh = |s: Start| Start { mesh: true, ..s };
+    let to_found = || {
+        vec![
+            step(Event::Checked(Ok(())), "airtime"),
+            step(budget(), "extend 3s"),
+            step(Event::Done, "slot"),
+            step(
+                Event::Slot(Ok(())),
+                "search \"what is lora?\" after None, Public",
+            ),
+            step(Event::Found(None), "mesh \"what is lora?\""),
+        ]
+    };
+    let header = "\"[Ann (ANN)] what is lora?\"";
+    let cases = vec![
+        Case {
+            name: "a question about the mesh: its facts last, no radio or time note",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_found(),
+                vec![step(
+                    Event::Mesh(Some(Answer::Facts("Mesh facts: HILL battery 87 %.".into()))),
+                    &format!(
+                        "answer 4 parts Ellipsis, slot Any, stored None: {header} | Mesh facts: \
+                         HILL battery 87 %."
+                    ),
+                )],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a node the view lacks: the daemon says so, no model",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_found(),
+                vec![
+                    step(Event::Mesh(Some(Answer::UnknownNode)), "notice UnknownNode"),
+                    step(Event::Done, "end Over"),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "not about the mesh: the notes as without it",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_found(),
+                vec![step(
+                    Event::Mesh(None),
+                    &format!("answer 4 parts Ellipsis, slot Any, stored None: {header} | {TIME}"),
+                )],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a mention gets the same facts after its public note",
+            start: mesh(start(Kind::Channel, Asks::Text, Standing::New)),
+            first: "airtime",
+            steps: vec![
+                step(budget(), "slot"),
+                step(Event::Slot(Ok(())), "read thread"),
+                step(
+                    Event::Read(Read::Thread(Vec::new())),
+                    "search \"what is lora?\" after None, Public",
+                ),
+                step(Event::Found(None), "mesh \"what is lora?\""),
+                step(
+                    Event::Mesh(Some(Answer::Facts("Mesh facts: none.".into()))),
+                    &format!(
+                        "answer 4 parts Ellipsis, slot Any, stored None: {header} | {PUBLIC_NOTE} \
+                         / Mesh facts: none."
+                    ),
+                ),
+            ],
+        },
+    ];
+    check(cases);
+}

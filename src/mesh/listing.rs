@@ -1,0 +1,210 @@
+//! The texts of `!nodes` (who was heard in the last hour, as many as fit one packet) and
+//! `!nodes NAME` (one node), answered by the daemon without the model. Pure; through the
+//! same lens as the facts: hidden nodes are never listed, positions only when they may be
+//! told.
+
+use super::MeshConfig;
+use super::facts::{self, Frame};
+use super::lens::{Lens, Seen};
+use super::matcher;
+use crate::node::NodeId;
+use crate::radio::MeshView;
+use crate::text::{cap, one_line};
+
+/// A name in the list is cut to this many characters.
+const NAME_CHARS: usize = 18;
+
+/// `4m`, `1h`: the list's short ages.
+fn short_age(secs: i64) -> String {
+    match secs.max(0) {
+        s if s < 60 => "now".to_string(),
+        s if s < 3600 => format!("{}m", s / 60),
+        s => format!("{}h", s / 3600),
+    }
+}
+
+fn list_name(s: &Seen<'_>) -> String {
+    let long = s
+        .names()
+        .map(|n| one_line(&n.long_name))
+        .unwrap_or_default();
+    let short = s
+        .names()
+        .map(|n| one_line(&n.short_name))
+        .unwrap_or_default();
+    match (long.is_empty(), short.is_empty()) {
+        (false, _) => cap(&long, NAME_CHARS),
+        (true, false) => short,
+        (true, true) => s.id.to_string(),
+    }
+}
+
+/// Whether `text` fits one packet of `max_chars` characters and `max_bytes` bytes.
+fn fits(text: &str, max_chars: usize, max_bytes: usize) -> bool {
+    text.chars().count() <= max_chars && text.len() <= max_bytes
+}
+
+/// The nodes heard in the last hour at `now`, newest first, as many as fit one packet
+/// (`max_chars`, `max_bytes`), with how many more there are.
+pub fn heard(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    now: i64,
+    max_chars: usize,
+    max_bytes: usize,
+) -> String {
+    let lens = Lens::new(cfg, view);
+    let nodes = lens.nodes();
+    let mut recent: Vec<(i64, &Seen<'_>)> = nodes
+        .iter()
+        .filter_map(|s| s.node.last_heard.map(|at| (at, s)))
+        .filter(|(at, _)| now - at < 3600)
+        .collect();
+    recent.sort_by_key(|(at, s)| (std::cmp::Reverse(*at), s.id.0));
+    if recent.is_empty() {
+        return format!(
+            "No node heard in the last hour ({} in my list).",
+            nodes.len()
+        );
+    }
+    let head = format!("Heard in 1h ({}): ", recent.len());
+    let mut text = head.clone();
+    let mut shown = 0;
+    for (i, (at, s)) in recent.iter().enumerate() {
+        let item = format!(
+            "{}{} {}",
+            if i == 0 { "" } else { ", " },
+            list_name(s),
+            short_age(now - at)
+        );
+        let left = recent.len() - i - 1;
+        let tail = if left > 0 {
+            format!(" +{left}")
+        } else {
+            String::new()
+        };
+        let candidate = format!("{text}{item}");
+        if !fits(&format!("{candidate}{tail}"), max_chars, max_bytes) {
+            break;
+        }
+        text = candidate;
+        shown += 1;
+    }
+    let more = recent.len() - shown;
+    if more > 0 {
+        text.push_str(&format!(" +{more}"));
+    }
+    text
+}
+
+/// One node, named loosely (`name`), for `asker` at `now`: how it was heard, its readings,
+/// its distance when it may be told; or that no node by that name is known.
+pub fn node(view: &MeshView, cfg: &MeshConfig, name: &str, asker: NodeId, now: i64) -> String {
+    let lens = Lens::new(cfg, view);
+    let nodes = lens.nodes();
+    let found = matcher::named(
+        name,
+        nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
+    );
+    let Some(seen) = found.first().and_then(|id| lens.node(*id)) else {
+        return format!(
+            "No node named \"{}\" in my list. !nodes: who I hear.",
+            cap(&one_line(name), 24)
+        );
+    };
+    let frame = Frame {
+        now,
+        units: cfg.units,
+        ours: lens.our_position(),
+        asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
+        positions: cfg.positions,
+        about_me: false,
+    };
+    let mut lines = facts::node_lines(&seen, &[], &frame);
+    if seen.position.is_none() && cfg.positions {
+        lines.push(facts::distance_line(&seen, &frame));
+    }
+    format!("{} {}", seen.id, lines.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::radio::NodeNames;
+
+    const NOW: i64 = 1_800_000_000;
+
+    fn mesh(n: u32) -> MeshView {
+        let mut v = MeshView::new();
+        v.set_me(NodeId(1));
+        for i in 0..n {
+            let num = 100 + i;
+            v.insert(
+                NodeId(num),
+                NodeNames {
+                    long_name: format!("Ridge Node Number {i}"),
+                    short_name: format!("R{i}"),
+                },
+            );
+            let p = meshtastic::protobufs::MeshPacket {
+                from: num,
+                to: u32::MAX,
+                payload_variant: Some(meshtastic::protobufs::mesh_packet::PayloadVariant::Decoded(
+                    meshtastic::protobufs::Data {
+                        portnum: meshtastic::protobufs::PortNum::TextMessageApp as i32,
+                        payload: b"hi".to_vec(),
+                        ..Default::default()
+                    },
+                )),
+                ..Default::default()
+            };
+            v.on_packet(&p, NOW - 60 * i64::from(i));
+        }
+        v
+    }
+
+    #[test]
+    fn the_list_fits_one_packet_however_many_nodes() {
+        let cfg = MeshConfig::default();
+        for n in [0, 1, 3, 40, 300] {
+            let text = heard(&mesh(n), &cfg, NOW, 150, 200);
+            assert!(fits(&text, 150, 200), "{n}: {text}");
+            match n {
+                0 => assert_eq!(text, "No node heard in the last hour (0 in my list)."),
+                1 => assert_eq!(text, "Heard in 1h (1): Ridge Node Number… now"),
+                3 => assert!(text.ends_with("2m") && !text.contains('+'), "{text}"),
+                // Within the hour: 60 nodes heard a minute apart.
+                _ => assert!(
+                    text.starts_with(&format!("Heard in 1h ({}): ", n.min(60)))
+                        && text.contains(" +"),
+                    "{text}"
+                ),
+            }
+        }
+        // Tiny packets still hold the count.
+        let tiny = heard(&mesh(40), &cfg, NOW, 30, 200);
+        assert!(fits(&tiny, 30, 200), "{tiny}");
+    }
+
+    #[test]
+    fn one_node_by_a_loose_name_or_none() {
+        let cfg = MeshConfig::default();
+        let v = mesh(3);
+        let text = node(&v, &cfg, "r1", NodeId(9), NOW);
+        assert!(
+            text.starts_with("!00000065 Ridge Node Number 1 (R1): last heard 1 min ago."),
+            "{text}"
+        );
+        assert!(text.contains("position unknown"), "{text}");
+        let none = node(&v, &cfg, "hilltop", NodeId(9), NOW);
+        assert_eq!(
+            none,
+            "No node named \"hilltop\" in my list. !nodes: who I hear."
+        );
+        let hidden = MeshConfig {
+            hidden: vec![super::super::Hidden::parse("r1")],
+            ..MeshConfig::default()
+        };
+        assert!(node(&v, &hidden, "r1", NodeId(9), NOW).starts_with("No node named"));
+    }
+}

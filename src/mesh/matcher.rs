@@ -1,0 +1,512 @@
+//! Whether a message is about the mesh, and what it asks: a node it names (by its long or
+//! short name, loosely — "the hilltop relay", "hiltop", "Hill's battery"), who is around,
+//! the nearest nodes, the channel; which readings (battery, temperature, distance, …).
+//!
+//! Pure and word-based: the message and the names are folded (lowercase, Latin diacritics
+//! removed) and cut into words. A long name is named when one of its distinctive words is in
+//! the message (a word like "relay" or "node" alone names nothing), allowing one typo in a
+//! word of five letters or more; a short name when it is a word of the message that is not
+//! an everyday word (or written in the name's own capitals). A message that asks about a node
+//! ("node", "battery", "last heard", …) but names none the view holds is [`Topic::Unknown`]:
+//! the daemon says it does not know that node rather than leave it to the model.
+
+use crate::node::NodeId;
+use crate::radio::NodeNames;
+
+/// What the message asks about the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Topic {
+    /// These nodes (best match first).
+    Nodes(Vec<NodeId>),
+    /// A node, but none the view holds.
+    Unknown,
+    /// Who is around, heard lately.
+    Around,
+    /// The nodes nearest to the asker.
+    Nearest,
+    /// How busy the channel is.
+    Channel,
+}
+
+/// A reading a message asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reading {
+    LastHeard,
+    Battery,
+    Voltage,
+    Temperature,
+    Humidity,
+    Pressure,
+    Wind,
+    Light,
+    Distance,
+    Hops,
+    Signal,
+}
+
+/// What a message asks of the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub topic: Topic,
+    /// The readings it names, in [`Reading`]'s order; empty: all of them.
+    pub readings: Vec<Reading>,
+    /// It is about the asker: "from me", "to me", "am I".
+    pub about_me: bool,
+    /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
+    /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
+    pub surely_a_node: bool,
+}
+
+/// Words that are part of many node names and name nothing alone.
+const GENERIC: &[&str] = &[
+    "node",
+    "nodes",
+    "relay",
+    "repeater",
+    "router",
+    "station",
+    "base",
+    "mesh",
+    "meshtastic",
+    "gateway",
+    "client",
+    "mobile",
+    "portable",
+    "tracker",
+    "the",
+    "my",
+    "of",
+    "at",
+    "on",
+    "in",
+    "a",
+    "an",
+    "and",
+    "de",
+    "la",
+    "le",
+    "el",
+    "der",
+    "die",
+    "das",
+    "von",
+    "mt",
+    "st",
+    "unit",
+    "radio",
+    "lora",
+    "device",
+    "t",
+    "v2",
+    "v3",
+    "heltec",
+    "tbeam",
+    "rak",
+    "solar",
+];
+
+/// Everyday words a short name must not be taken for (unless written in its capitals).
+const EVERYDAY: &[&str] = &[
+    "a", "i", "is", "it", "at", "on", "in", "up", "to", "do", "go", "me", "my", "we", "us", "you",
+    "how", "who", "the", "and", "are", "was", "far", "any", "all", "low", "one", "two", "new",
+    "old", "now", "off", "out", "for", "not", "can", "has", "had", "her", "his", "him", "its",
+    "our", "see", "say", "way", "get", "got", "be", "by", "of", "or", "so", "no", "yes", "an",
+    "as", "if", "hi", "ok", "what", "when", "where", "why", "which", "this", "that", "here",
+    "there", "then", "than", "with", "from", "last", "hear", "near", "busy", "time", "node",
+    "what's", "whats", "much", "many", "some", "good", "well", "home", "work", "temp", "wx", "bat",
+    "batt", "snr", "hops", "hop", "km", "mi", "am", "pm", "day", "days", "min", "mins", "long",
+    "ago", "did", "does", "will", "just", "like", "very", "more", "most", "ever",
+];
+
+/// Words that make a message a question about a node, even when it names none the view holds.
+const ABOUT_A_NODE: &[&str] = &[
+    "node", "relay", "repeater", "router", "station", "gateway", "sensor", "battery", "batt",
+    "heard", "hear", "snr", "signal", "hops", "hop", "rssi", "voltage", "online", "offline",
+];
+
+/// Words for a node itself.
+const NODE_WORDS: &[&str] = &[
+    "node", "relay", "repeater", "router", "station", "gateway", "sensor",
+];
+
+/// Readings and the words that ask for them.
+const READINGS: &[(Reading, &[&str])] = &[
+    (
+        Reading::LastHeard,
+        &["heard", "hear", "seen", "online", "offline", "alive"],
+    ),
+    (
+        Reading::Battery,
+        &[
+            "battery", "batt", "charge", "charged", "charging", "powered", "power", "percent",
+        ],
+    ),
+    (Reading::Voltage, &["voltage", "volts", "volt"]),
+    (
+        Reading::Temperature,
+        &[
+            "temperature",
+            "temp",
+            "warm",
+            "cold",
+            "hot",
+            "degrees",
+            "celsius",
+            "fahrenheit",
+            "freezing",
+            "weather",
+        ],
+    ),
+    (Reading::Humidity, &["humidity", "humid", "weather"]),
+    (
+        Reading::Pressure,
+        &[
+            "pressure",
+            "barometer",
+            "barometric",
+            "hpa",
+            "mbar",
+            "weather",
+        ],
+    ),
+    (Reading::Wind, &["wind", "windy", "gust", "gusts"]),
+    (Reading::Light, &["lux", "light", "bright", "dark"]),
+    (
+        Reading::Distance,
+        &[
+            "far",
+            "distance",
+            "where",
+            "location",
+            "located",
+            "position",
+            "away",
+            "km",
+            "miles",
+            "direction",
+            "close",
+            "closer",
+            "nearby",
+        ],
+    ),
+    (Reading::Hops, &["hops", "hop"]),
+    (
+        Reading::Signal,
+        &["snr", "signal", "rssi", "reception", "strength"],
+    ),
+];
+
+/// Folds a text for matching: lowercase, Latin diacritics removed. Hand-written for the
+/// letters of Western and Central European names (no normalisation crate for one table);
+/// other scripts pass through lowercased.
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        match c {
+            'à'..='å' | 'ā' | 'ă' | 'ą' => out.push('a'),
+            'æ' => out.push_str("ae"),
+            'ç' | 'ć' | 'č' => out.push('c'),
+            'ď' | 'đ' => out.push('d'),
+            'è'..='ë' | 'ē' | 'ė' | 'ę' | 'ě' => out.push('e'),
+            'ì'..='ï' | 'ī' | 'į' | 'ı' => out.push('i'),
+            'ł' | 'ľ' | 'ĺ' => out.push('l'),
+            'ñ' | 'ń' | 'ň' => out.push('n'),
+            'ò'..='ö' | 'ø' | 'ō' | 'ő' => out.push('o'),
+            'œ' => out.push_str("oe"),
+            'ř' | 'ŕ' => out.push('r'),
+            'ś' | 'š' | 'ş' => out.push('s'),
+            'ß' => out.push_str("ss"),
+            'ť' | 'ţ' => out.push('t'),
+            'ù'..='ü' | 'ū' | 'ů' | 'ű' | 'ų' => out.push('u'),
+            'ý' | 'ÿ' => out.push('y'),
+            'ź' | 'ż' | 'ž' => out.push('z'),
+            '’' | '‘' => out.push('\''),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The words of a folded text: letters and digits; a possessive `'s` is dropped.
+pub fn words(folded: &str) -> Vec<&str> {
+    folded
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `a` and `b` are at most one edit apart (insert, delete, substitute, swap).
+fn near(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (mut i, mut j, mut edits) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        edits += 1;
+        if edits > 1 {
+            return false;
+        }
+        if i + 1 < a.len() && j + 1 < b.len() && a[i] == b[j + 1] && a[i + 1] == b[j] {
+            i += 2;
+            j += 2;
+        } else if a.len() > b.len() {
+            i += 1;
+        } else if b.len() > a.len() {
+            j += 1;
+        } else {
+            i += 1;
+            j += 1;
+        }
+    }
+    edits + (a.len() - i) + (b.len() - j) <= 1
+}
+
+/// Whether the message's words hold `word`: the same, or one typo off for a long word.
+fn holds(message: &[&str], word: &str) -> bool {
+    message.iter().any(|m| {
+        *m == word || (word.chars().count() >= 5 && m.chars().count() >= 5 && near(m, word))
+    })
+}
+
+/// How well `names` are named by the message (`original`: as written; `message`: its
+/// folded words; `cue`: it asks about a node or a reading, so a short name written in
+/// lowercase counts too); 0 when they are not.
+fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 {
+    let long = fold(&names.long_name);
+    let long_words = words(&long);
+    let distinctive: Vec<&str> = long_words
+        .iter()
+        .copied()
+        .filter(|w| !GENERIC.contains(w) && w.chars().count() >= 2)
+        .collect();
+    if another_name(original, &long_words, &distinctive) {
+        return 0;
+    }
+    let mut score = 0;
+    if distinctive.is_empty() {
+        // A name made of generic words only ("Base Station") is named whole.
+        if !long_words.is_empty() && long_words.iter().all(|w| message.contains(w)) {
+            score += 2 * u32::try_from(long_words.len()).unwrap_or(1);
+        }
+    } else {
+        let found = distinctive.iter().filter(|w| holds(message, w)).count();
+        if found > 0 {
+            score += 3 * u32::try_from(found).unwrap_or(1);
+            score += u32::try_from(long_words.iter().filter(|w| message.contains(w)).count())
+                .unwrap_or(0);
+        }
+    }
+    let short_raw = names.short_name.trim();
+    let short = fold(short_raw);
+    if short.chars().count() >= 2 && !short.contains(char::is_whitespace) {
+        let as_written = original
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == short_raw);
+        let as_word =
+            cue && message.contains(&short.as_str()) && !EVERYDAY.contains(&short.as_str());
+        if as_written && short_raw.chars().any(char::is_uppercase) || as_word {
+            score += 4;
+        }
+    }
+    score
+}
+
+/// The nodes `name` names (a command's argument: a short name in lowercase counts), best
+/// first.
+pub fn named<'a>(
+    name: &str,
+    nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
+) -> Vec<NodeId> {
+    let folded = fold(name);
+    let w = words(&folded);
+    let mut scored: Vec<(u32, NodeId)> = nodes
+        .into_iter()
+        .map(|(id, names)| (score(name, &w, names, true), id))
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    scored.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Whether the message writes one of the name's distinctive words inside another name: next
+/// to a capitalised word that is not the name's ("the Golden Tower repeater" is not "Tower
+/// Relay"). The message's first word is capitalised anyway and does not count.
+fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bool {
+    let written: Vec<&str> = original
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folded: Vec<String> = written.iter().map(|w| fold(w)).collect();
+    let foreign = |j: usize| {
+        let Some(w) = written.get(j) else {
+            return false;
+        };
+        let f = folded[j].trim_end_matches("'s");
+        j > 0
+            && w.chars().next().is_some_and(char::is_uppercase)
+            && !name_words.contains(&f)
+            && !GENERIC.contains(&f)
+            && !EVERYDAY.contains(&f)
+    };
+    folded.iter().enumerate().any(|(i, w)| {
+        distinctive.contains(&w.trim_end_matches("'s"))
+            && ((i > 0 && foreign(i - 1)) || foreign(i + 1))
+    })
+}
+
+/// At most this many nodes are named by one message.
+const MAX_NAMED: usize = 3;
+
+/// What `message` asks of the mesh, among `nodes` (the nodes the lens lets be described,
+/// with their names) and with `asker` the sender; `None` when it is not about the mesh.
+pub fn ask<'a>(
+    message: &str,
+    nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
+    asker: NodeId,
+) -> Option<Asked> {
+    let folded = fold(message);
+    let w = words(&folded);
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(x));
+    let phrase = |p: &str| folded.contains(p);
+    let readings: Vec<Reading> = READINGS
+        .iter()
+        .filter(|(_, words)| has(words))
+        .map(|(r, _)| *r)
+        .collect();
+
+    let about_me = has(&["me", "i", "i'm", "im"]);
+    let cue = has(ABOUT_A_NODE) || !readings.is_empty();
+    let mut scored: Vec<(u32, NodeId)> = nodes
+        .into_iter()
+        .map(|(id, names)| (score(message, &w, names, cue), id))
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    if let Some(&(best, _)) = scored.first() {
+        let named: Vec<NodeId> = scored
+            .iter()
+            .take_while(|(s, _)| *s == best || *s >= 3)
+            .take(MAX_NAMED)
+            .map(|(_, id)| *id)
+            .collect();
+        return Some(Asked {
+            topic: Topic::Nodes(named),
+            readings,
+            about_me,
+            surely_a_node: false,
+        });
+    }
+    // How the asker's own message came (its SNR, hops): the asker's radio note answers that,
+    // from the message itself.
+    if [
+        "my signal",
+        "my snr",
+        "my rssi",
+        "my hops",
+        "my reception",
+        "hear me",
+        "my message",
+    ]
+    .iter()
+    .any(|p| phrase(p))
+    {
+        return None;
+    }
+    if ["my node", "my radio", "my device", "my battery"]
+        .iter()
+        .any(|p| phrase(p))
+    {
+        return Some(Asked {
+            topic: Topic::Nodes(vec![asker]),
+            readings,
+            about_me,
+            surely_a_node: false,
+        });
+    }
+    let channel_words = [
+        "busy",
+        "utilization",
+        "utilisation",
+        "traffic",
+        "congested",
+        "load",
+        "airtime",
+        "usage",
+        "quiet",
+        "crowded",
+    ];
+    if (has(&["channel", "mesh", "network", "frequency"]) && has(&channel_words))
+        || has(&["airtime", "utilization", "utilisation"])
+        || phrase("duty cycle")
+    {
+        return Some(Asked {
+            topic: Topic::Channel,
+            readings: Vec::new(),
+            about_me,
+            surely_a_node: false,
+        });
+    }
+    if has(&["nearest", "closest", "nearby"]) || phrase("near me") || phrase("close to me") {
+        return Some(Asked {
+            topic: Topic::Nearest,
+            readings,
+            about_me,
+            surely_a_node: false,
+        });
+    }
+    let around = [
+        "who is around",
+        "who's around",
+        "whos around",
+        "anyone around",
+        "anybody around",
+        "who is on",
+        "who's on",
+        "who is online",
+        "who's online",
+        "heard lately",
+        "heard recently",
+        "hear lately",
+        "hear recently",
+        "can you hear",
+        "do you hear",
+        "which nodes",
+        "what nodes",
+        "how many nodes",
+        "list nodes",
+        "nodes online",
+        "nodes around",
+        "active nodes",
+        "who is out there",
+        "anyone out there",
+    ];
+    if around.iter().any(|p| phrase(p)) {
+        return Some(Asked {
+            topic: Topic::Around,
+            readings: Vec::new(),
+            about_me,
+            surely_a_node: false,
+        });
+    }
+    if has(ABOUT_A_NODE) {
+        return Some(Asked {
+            topic: Topic::Unknown,
+            surely_a_node: has(NODE_WORDS)
+                && (!readings.is_empty() || has(&["read", "reads", "reading", "readings"])),
+            readings,
+            about_me,
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

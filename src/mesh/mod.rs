@@ -1,0 +1,161 @@
+//! Answers about the mesh the bot lives on, from our node's own view (`radio::MeshView`):
+//! whether a message asks about it (`matcher`), the facts the daemon works out for it
+//! (`facts`), and what may be told at all (`lens`). Sans-IO: the view, the message and the
+//! time go in, one per-turn note comes out ([`note`]).
+//!
+//! Why the daemon and not the model: Qwen2.5-0.5B given the raw node list swapped readings
+//! between nodes, gave a battery level to a node that does not exist and did arithmetic
+//! wrong. So the note holds only the nodes the message names (or the short list it asks
+//! for), every number already worked out, and an explicit "unknown" for what the view lacks.
+//!
+//! What it never tells: a DM's content or anyone's memory (the view holds only what nodes
+//! broadcast), a node the operator hides, and with `[mesh] positions = false` any position or
+//! distance. A channel mention gets the same public facts as a DM.
+
+pub mod facts;
+pub mod geo;
+pub mod lens;
+pub mod listing;
+pub mod matcher;
+
+pub use geo::Units;
+pub use lens::{Hidden, Lens};
+pub use matcher::{Asked, Reading, Topic};
+
+use crate::node::NodeId;
+use crate::radio::MeshView;
+
+/// The system prompt's sentence about the mesh facts: the same on every turn.
+pub const SYSTEM_HINT: &str = "Questions about the mesh (its nodes, their batteries and \
+sensors, distances, the channel) are answered only from the mesh facts in your notes; when they \
+say a node or a reading is unknown, or give none, say you do not know it.";
+
+/// `[mesh]`: what the bot tells about the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshConfig {
+    /// Mesh facts in the turns, and `!nodes`/`!node`.
+    pub enabled: bool,
+    /// Lengths, temperatures and pressures in these units.
+    pub units: Units,
+    /// Positions, distances and directions may be told.
+    pub positions: bool,
+    /// Nodes never described.
+    pub hidden: Vec<Hidden>,
+}
+
+impl Default for MeshConfig {
+    fn default() -> Self {
+        MeshConfig {
+            enabled: true,
+            units: Units::Metric,
+            positions: true,
+            hidden: Vec::new(),
+        }
+    }
+}
+
+/// What to reply about a node the view does not hold.
+pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node list.";
+
+/// The closing line of every note: what to do with it.
+const CLOSING: &str = "Answer from these facts only; where one says unknown, say you do not know.";
+
+/// What a turn gets for a message about the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// The facts, a per-turn note for the model.
+    Facts(String),
+    /// It asks about a node the view does not hold (or hides): the daemon replies
+    /// [`UNKNOWN_NODE`] itself. Qwen2.5-0.5B gave such a node a battery, a reading or a time in
+    /// 4 of 4 questions even with a note that said to reply exactly that (docs/benchmarks.md).
+    UnknownNode,
+}
+
+/// What the turn for `message` from `asker` at `now` gets: the facts, or the daemon's own
+/// reply for a node it does not know; `None` when it does not ask about the mesh.
+pub fn answer(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+) -> Option<Answer> {
+    let (asked, text) = build(view, cfg, message, asker, now)?;
+    Some(match asked.topic {
+        Topic::Unknown if asked.surely_a_node => Answer::UnknownNode,
+        _ => Answer::Facts(text),
+    })
+}
+
+/// The per-turn note for `message` from `asker` at `now` (Unix seconds), or `None` when it
+/// does not ask about the mesh (or `[mesh]` is off).
+pub fn note(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+) -> Option<String> {
+    build(view, cfg, message, asker, now).map(|(_, text)| text)
+}
+
+/// What `message` asks and its note.
+fn build(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+) -> Option<(Asked, String)> {
+    if !cfg.enabled {
+        return None;
+    }
+    let lens = Lens::new(cfg, view);
+    let nodes = lens.nodes();
+    let asked = matcher::ask(
+        message,
+        nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
+        asker,
+    )?;
+    let frame = facts::Frame {
+        now,
+        units: cfg.units,
+        ours: lens.our_position(),
+        asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
+        positions: cfg.positions,
+        about_me: asked.about_me,
+    };
+    let lines = match &asked.topic {
+        Topic::Nodes(ids) => {
+            let mut lines = Vec::new();
+            for id in ids {
+                match lens.node(*id) {
+                    Some(s) => lines.extend(facts::node_lines(&s, &asked.readings, &frame)),
+                    None => lines
+                        .push("Your node: unknown to my node (not in its node list).".to_string()),
+                }
+            }
+            lines
+        }
+        Topic::Unknown => vec![format!(
+            "No node by that name is in my node list ({} nodes): I know nothing of it, no \
+             reading, no time, no place. If the question is about such a node, reply exactly: \
+             {UNKNOWN_NODE}",
+            nodes.len()
+        )],
+        Topic::Around => facts::around(&nodes, &frame),
+        Topic::Nearest => {
+            let others: Vec<_> = nodes.iter().filter(|s| s.id != asker).copied().collect();
+            facts::nearest(&others, &frame)
+        }
+        Topic::Channel => facts::channel(view.channel(), &frame),
+    };
+    let text = format!(
+        "Mesh facts (my node's own view, now):\n{}\n{CLOSING}",
+        lines.join("\n")
+    );
+    Some((asked, text))
+}
+
+#[cfg(test)]
+mod tests;

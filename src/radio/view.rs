@@ -1,0 +1,410 @@
+//! The mesh as our node hears it: [`MeshView`], per node the latest names, when it was last
+//! heard, how many hops away, its SNR, its position and its device and environment readings,
+//! each with the time it was heard. It is the link's node DB (names and positions for the DM
+//! filter's `TextMessage`) and what the bot answers questions about the mesh from.
+//!
+//! Sans-IO: it takes the handshake's node infos and later packets, with the time they came
+//! (Unix seconds), and never reads a clock. Bounded: at most [`MAX_NODES`] nodes; when full,
+//! the node heard longest ago goes.
+//!
+//! Only what nodes broadcast reaches it: node infos at the handshake (the node's own view),
+//! and NODEINFO, POSITION and TELEMETRY packets. A DM to us never updates it — not even its
+//! "last heard" — so the view cannot tell anyone who talked to the bot, or when. It lives in
+//! RAM only: the node hands over its DB at every handshake, and what the DB lacks
+//! (environment readings) comes again with the next broadcast.
+
+use std::collections::HashMap;
+
+use meshtastic::protobufs::{
+    DeviceMetrics, EnvironmentMetrics, MeshPacket, NodeInfo, PortNum, Telemetry, User, telemetry,
+};
+
+use super::packet::{self, payload_on};
+use super::{ChannelMetrics, GeoPoint, NodeNames};
+use crate::node::NodeId;
+
+/// How many nodes the view keeps; a busy mesh must not grow it without bound.
+pub const MAX_NODES: usize = 4096;
+
+/// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
+/// anything longer is garbage that should not reach a prompt.
+const MAX_NAME_CHARS: usize = 64;
+
+/// A value and when it was heard, Unix seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Heard<T> {
+    pub value: T,
+    pub at: i64,
+}
+
+/// A node's device metrics (TELEMETRY_APP `device_metrics`, or its node info's).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Device {
+    /// 0–100 %; 101 means on external power.
+    pub battery_level: Option<u32>,
+    /// Volts.
+    pub voltage: Option<f32>,
+    /// Percent of the last minute it heard the channel busy.
+    pub channel_utilization: Option<f32>,
+    /// Percent of the last hour it spent sending.
+    pub air_util_tx: Option<f32>,
+    pub uptime_seconds: Option<u32>,
+}
+
+/// A node's environment sensors (TELEMETRY_APP `environment_metrics`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Environment {
+    /// °C.
+    pub temperature: Option<f32>,
+    /// Relative humidity, %.
+    pub relative_humidity: Option<f32>,
+    /// hPa.
+    pub barometric_pressure: Option<f32>,
+    /// m/s.
+    pub wind_speed: Option<f32>,
+    /// Degrees, clockwise from north, where the wind comes from.
+    pub wind_direction: Option<u32>,
+    /// Lux.
+    pub lux: Option<f32>,
+}
+
+/// What the view holds of one node.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeView {
+    pub names: Option<NodeNames>,
+    /// When our node last heard it (its node info's `last_heard`, or a broadcast since).
+    pub last_heard: Option<i64>,
+    /// Hops between it and our node, when known.
+    pub hops_away: Option<u32>,
+    /// SNR of the last packet heard from it directly, dB.
+    pub snr: Option<f32>,
+    /// Its latest position, at the precision it shared.
+    pub position: Option<Heard<GeoPoint>>,
+    pub device: Option<Heard<Device>>,
+    pub environment: Option<Heard<Environment>>,
+    /// Grows with every update; breaks ties between nodes heard at the same second.
+    seq: u64,
+}
+
+/// The mesh as our node hears it. See the module comment.
+#[derive(Debug, Clone)]
+pub struct MeshView {
+    nodes: HashMap<NodeId, NodeView>,
+    /// Our own node, from the last handshake.
+    me: Option<NodeId>,
+    /// Our node's latest channel numbers (the link's checked reading), when heard.
+    channel: Option<Heard<ChannelMetrics>>,
+    seq: u64,
+    capacity: usize,
+}
+
+impl Default for MeshView {
+    fn default() -> Self {
+        MeshView::new()
+    }
+}
+
+impl MeshView {
+    pub fn new() -> Self {
+        Self::with_capacity(MAX_NODES)
+    }
+
+    /// A view bounded to `capacity` nodes (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        MeshView {
+            nodes: HashMap::new(),
+            me: None,
+            channel: None,
+            seq: 0,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Our own node's number, once a handshake said it.
+    pub fn me(&self) -> Option<NodeId> {
+        self.me
+    }
+
+    pub fn set_me(&mut self, me: NodeId) {
+        self.me = Some(me);
+    }
+
+    /// Our node's channel numbers, as the link read them from its own telemetry at `at`.
+    pub fn set_channel(&mut self, metrics: ChannelMetrics, at: i64) {
+        self.channel = Some(Heard { value: metrics, at });
+    }
+
+    /// Our node's latest channel numbers.
+    pub fn channel(&self) -> Option<Heard<ChannelMetrics>> {
+        self.channel
+    }
+
+    /// The entry for `num`, made room for (the node heard longest ago goes when full) and
+    /// marked as just updated.
+    fn entry(&mut self, num: NodeId) -> &mut NodeView {
+        if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity {
+            let oldest = self
+                .nodes
+                .iter()
+                .filter(|(id, _)| Some(**id) != self.me)
+                .min_by_key(|(_, n)| (n.last_heard.unwrap_or(i64::MIN), n.seq))
+                .map(|(id, _)| *id);
+            if let Some(oldest) = oldest {
+                self.nodes.remove(&oldest);
+            }
+        }
+        self.seq += 1;
+        let entry = self.nodes.entry(num).or_default();
+        entry.seq = self.seq;
+        entry
+    }
+
+    /// Records a node's names.
+    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
+        self.entry(num).names = Some(names);
+    }
+
+    /// Records a node's latest position, heard at `at`.
+    pub fn set_position(&mut self, num: NodeId, position: GeoPoint, at: i64) {
+        self.entry(num).position = Some(Heard {
+            value: position,
+            at,
+        });
+    }
+
+    /// Records what a handshake's node info says: names, last heard, hops, SNR, and when it
+    /// has them, the position and the device metrics (as of its `last_heard`).
+    pub fn update_from_node_info(&mut self, n: &NodeInfo) {
+        let num = NodeId(n.num);
+        let last_heard = (n.last_heard != 0).then_some(i64::from(n.last_heard));
+        let at = last_heard.unwrap_or(0);
+        // The fix's own time when it is plausible (not after the node was last heard, not
+        // a month before); else as old as the node info.
+        let position = n.position.as_ref().and_then(|p| {
+            let time = i64::from(p.time);
+            let time = (time != 0 && time <= at && at - time <= 30 * 86_400).then_some(time);
+            packet::geo_point(p).map(|g| (g, time.unwrap_or(at)))
+        });
+        let device = n.device_metrics.as_ref().and_then(device);
+        let e = self.entry(num);
+        if let Some(user) = &n.user {
+            e.names = Some(names_of(user));
+        }
+        if last_heard.is_some() {
+            e.last_heard = last_heard;
+        }
+        if n.hops_away.is_some() {
+            e.hops_away = n.hops_away;
+        }
+        if n.snr.is_finite() && n.snr != 0.0 {
+            e.snr = Some(n.snr);
+        }
+        if let Some((value, at)) = position {
+            e.position = Some(Heard { value, at });
+        }
+        if let Some(value) = device {
+            e.device = Some(Heard { value, at });
+        }
+    }
+
+    /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
+    pub fn update_from_user(&mut self, num: NodeId, user: &User) {
+        self.insert(num, names_of(user));
+    }
+
+    /// Takes a packet the node handed over at `now` (Unix seconds): a broadcast marks its
+    /// sender heard (with the hops and SNR it came with); a POSITION_APP packet gives its
+    /// position, a NODEINFO_APP one its names, a TELEMETRY_APP one its readings. A packet
+    /// to anyone but the broadcast address (a DM) changes nothing. Returns whether the view
+    /// changed.
+    pub fn on_packet(&mut self, p: &MeshPacket, now: i64) -> bool {
+        if p.from == 0 {
+            return false;
+        }
+        let from = NodeId(p.from);
+        // Names are public whoever they were sent to (a node answers a NODEINFO request).
+        if let Some((_, user)) = packet::node_info_user(p)
+            && p.to != u32::MAX
+        {
+            self.update_from_user(from, &user);
+            return true;
+        }
+        if p.to != u32::MAX {
+            return false;
+        }
+        // Our own node is in the view as its handshake said, and its channel numbers come
+        // from the link's checked reading (`set_channel`): a packet with our number may
+        // come from anyone.
+        if Some(from) == self.me {
+            return false;
+        }
+        if let Some((_, user)) = packet::node_info_user(p) {
+            self.update_from_user(from, &user);
+        } else if let Some((_, point)) = packet::position_report(p) {
+            self.set_position(from, point, now);
+        } else if let Some(t) = payload_on::<Telemetry>(p, PortNum::TelemetryApp) {
+            self.on_telemetry(from, t, now);
+        } else if packet::decoded_on(p, PortNum::TextMessageApp).is_none() {
+            return false;
+        }
+        let hops =
+            (p.hop_start != 0 && p.hop_start >= p.hop_limit).then(|| p.hop_start - p.hop_limit);
+        let snr = packet::rx_snr(p);
+        let e = self.entry(from);
+        e.last_heard = Some(now);
+        if hops.is_some() {
+            e.hops_away = hops;
+        }
+        // The SNR our radio measured is the sender's only when it came straight to us.
+        if hops == Some(0)
+            && let Some(snr) = snr
+        {
+            e.snr = Some(snr);
+        }
+        true
+    }
+
+    fn on_telemetry(&mut self, from: NodeId, t: Telemetry, now: i64) {
+        match t.variant {
+            Some(telemetry::Variant::DeviceMetrics(m)) => {
+                if let Some(value) = device(&m) {
+                    self.entry(from).device = Some(Heard { value, at: now });
+                }
+            }
+            Some(telemetry::Variant::EnvironmentMetrics(m)) => {
+                if let Some(value) = environment(&m) {
+                    self.entry(from).environment = Some(Heard { value, at: now });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes in a newer handshake's view: its nodes' names, last heard, hops, SNR, position
+    /// and device metrics where it has them; what it lacks (environment readings, a newer
+    /// reading heard since) stays.
+    pub fn absorb(&mut self, newer: MeshView) {
+        if newer.me.is_some() {
+            self.me = newer.me;
+        }
+        self.channel = newest(self.channel, newer.channel);
+        let mut nodes: Vec<(NodeId, NodeView)> = newer.nodes.into_iter().collect();
+        nodes.sort_by_key(|(_, n)| n.seq);
+        for (num, n) in nodes {
+            let e = self.entry(num);
+            if n.names.is_some() {
+                e.names = n.names;
+            }
+            e.last_heard = e.last_heard.max(n.last_heard);
+            if n.hops_away.is_some() {
+                e.hops_away = n.hops_away;
+            }
+            if n.snr.is_some() {
+                e.snr = n.snr;
+            }
+            e.position = newest(e.position, n.position);
+            e.device = newest(e.device, n.device);
+            e.environment = newest(e.environment, n.environment);
+        }
+    }
+
+    pub fn get(&self, num: NodeId) -> Option<&NodeNames> {
+        self.nodes.get(&num).and_then(|e| e.names.as_ref())
+    }
+
+    /// The node's latest known position.
+    pub fn position(&self, num: NodeId) -> Option<GeoPoint> {
+        self.nodes
+            .get(&num)
+            .and_then(|e| e.position.map(|p| p.value))
+    }
+
+    /// Everything the view holds of `num`.
+    pub fn node(&self, num: NodeId) -> Option<&NodeView> {
+        self.nodes.get(&num)
+    }
+
+    /// Every node, in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &NodeView)> {
+        self.nodes.iter().map(|(id, n)| (*id, n))
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// The newer of two readings (the second on a tie).
+fn newest<T: Copy>(a: Option<Heard<T>>, b: Option<Heard<T>>) -> Option<Heard<T>> {
+    match (a, b) {
+        (Some(a), Some(b)) if a.at > b.at => Some(a),
+        (a, None) => a,
+        (_, b) => b,
+    }
+}
+
+fn names_of(user: &User) -> NodeNames {
+    NodeNames {
+        long_name: clean_name(&user.long_name),
+        short_name: clean_name(&user.short_name),
+    }
+}
+
+/// Drops control characters and caps the length: names are chosen by strangers.
+pub(super) fn clean_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// A percentage a node could have measured.
+fn percent(v: f32) -> Option<f32> {
+    (v.is_finite() && (0.0..=100.0).contains(&v)).then_some(v)
+}
+
+/// A finite value within `range`.
+fn within(v: Option<f32>, range: std::ops::RangeInclusive<f32>) -> Option<f32> {
+    v.filter(|v| v.is_finite() && range.contains(v))
+}
+
+/// The readings in a `DeviceMetrics` that are measurements; `None` when none is (the
+/// all-zero default of a node whose telemetry has not ticked).
+fn device(m: &DeviceMetrics) -> Option<Device> {
+    let d = Device {
+        battery_level: m.battery_level.filter(|&b| b > 0 && b <= 101),
+        voltage: within(m.voltage, 0.01..=60.0),
+        channel_utilization: m.channel_utilization.and_then(percent),
+        air_util_tx: m.air_util_tx.and_then(percent),
+        uptime_seconds: m.uptime_seconds.filter(|&u| u > 0),
+    };
+    let nothing = d.battery_level.is_none()
+        && d.voltage.is_none()
+        && d.uptime_seconds.is_none()
+        && d.channel_utilization.unwrap_or(0.0) == 0.0
+        && d.air_util_tx.unwrap_or(0.0) == 0.0;
+    (!nothing).then_some(d)
+}
+
+/// The readings in an `EnvironmentMetrics` within what a sensor can report; `None` when
+/// none is.
+fn environment(m: &EnvironmentMetrics) -> Option<Environment> {
+    let e = Environment {
+        temperature: within(m.temperature, -90.0..=70.0),
+        relative_humidity: within(m.relative_humidity, 0.0..=100.0),
+        barometric_pressure: within(m.barometric_pressure, 300.0..=1100.0),
+        wind_speed: within(m.wind_speed, 0.0..=120.0),
+        wind_direction: m.wind_direction.filter(|&d| d <= 360),
+        lux: within(m.lux, 0.0..=200_000.0),
+    };
+    (e != Environment::default()).then_some(e)
+}
+
+#[cfg(test)]
+mod tests;

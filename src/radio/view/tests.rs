@@ -1,0 +1,208 @@
+use meshtastic::Message;
+use meshtastic::protobufs::{Data, Position, mesh_packet};
+
+use super::*;
+
+const ME: u32 = 0x1000;
+const RELAY: u32 = 0x2000;
+const WX: u32 = 0x3000;
+const BROADCAST: u32 = u32::MAX;
+
+fn packet(from: u32, to: u32, port: PortNum, payload: Vec<u8>) -> MeshPacket {
+    MeshPacket {
+        from,
+        to,
+        hop_start: 3,
+        hop_limit: 1,
+        rx_snr: -4.5,
+        rx_rssi: -110,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: port as i32,
+            payload,
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+fn telemetry_packet(from: u32, variant: telemetry::Variant) -> MeshPacket {
+    let t = Telemetry {
+        time: 0,
+        variant: Some(variant),
+    };
+    packet(from, BROADCAST, PortNum::TelemetryApp, t.encode_to_vec())
+}
+
+fn env(temperature: f32, humidity: f32, pressure: f32) -> telemetry::Variant {
+    telemetry::Variant::EnvironmentMetrics(EnvironmentMetrics {
+        temperature: Some(temperature),
+        relative_humidity: Some(humidity),
+        barometric_pressure: Some(pressure),
+        ..Default::default()
+    })
+}
+
+fn battery(level: u32, voltage: f32) -> telemetry::Variant {
+    telemetry::Variant::DeviceMetrics(DeviceMetrics {
+        battery_level: Some(level),
+        voltage: Some(voltage),
+        channel_utilization: Some(12.5),
+        air_util_tx: Some(1.5),
+        uptime_seconds: Some(600),
+    })
+}
+
+fn view() -> MeshView {
+    let mut v = MeshView::new();
+    v.set_me(NodeId(ME));
+    v.update_from_node_info(&NodeInfo {
+        num: RELAY,
+        user: Some(User {
+            long_name: "Hilltop Relay".into(),
+            short_name: "HILL".into(),
+            ..Default::default()
+        }),
+        position: Some(Position {
+            latitude_i: Some(473_769_000),
+            longitude_i: Some(85_417_000),
+            precision_bits: 32,
+            ..Default::default()
+        }),
+        snr: 6.0,
+        last_heard: 1_000,
+        hops_away: Some(2),
+        device_metrics: Some(DeviceMetrics {
+            battery_level: Some(87),
+            voltage: Some(3.9),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    v
+}
+
+#[test]
+fn a_node_info_gives_names_last_heard_hops_snr_position_and_battery() {
+    let v = view();
+    let n = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(n.names.as_ref().unwrap().long_name, "Hilltop Relay");
+    assert_eq!(n.last_heard, Some(1_000));
+    assert_eq!(n.hops_away, Some(2));
+    assert_eq!(n.snr, Some(6.0));
+    let p = n.position.unwrap();
+    assert!((p.value.lat - 47.3769).abs() < 1e-9 && p.at == 1_000);
+    let d = n.device.unwrap();
+    assert_eq!((d.value.battery_level, d.at), (Some(87), 1_000));
+    assert_eq!(v.position(NodeId(RELAY)), Some(p.value));
+}
+
+#[test]
+fn broadcasts_update_readings_and_last_heard_but_a_dm_does_not() {
+    let mut v = view();
+    // An environment broadcast from a node the view did not know yet.
+    assert!(v.on_packet(&telemetry_packet(WX, env(3.5, 81.0, 1012.0)), 2_000));
+    let wx = v.node(NodeId(WX)).unwrap();
+    let e = wx.environment.unwrap();
+    assert_eq!(e.value.temperature, Some(3.5));
+    assert_eq!(e.value.barometric_pressure, Some(1012.0));
+    assert_eq!(
+        (wx.last_heard, wx.hops_away, wx.snr),
+        (Some(2_000), Some(2), None)
+    );
+    // A new battery reading replaces the node info's.
+    assert!(v.on_packet(&telemetry_packet(RELAY, battery(64, 3.7)), 2_100));
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(relay.device.unwrap().value.battery_level, Some(64));
+    assert_eq!(relay.device.unwrap().at, 2_100);
+    // A DM to us, even a telemetry one, tells the view nothing: not even when it was sent.
+    let dm = packet(RELAY, ME, PortNum::TextMessageApp, b"hi".to_vec());
+    assert!(!v.on_packet(&dm, 3_000));
+    let private = MeshPacket {
+        to: ME,
+        ..telemetry_packet(RELAY, battery(5, 3.1))
+    };
+    assert!(!v.on_packet(&private, 3_000));
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(relay.last_heard, Some(2_100));
+    assert_eq!(relay.device.unwrap().value.battery_level, Some(64));
+    // A broadcast text from a direct neighbour marks it heard, with its SNR.
+    let direct = MeshPacket {
+        hop_start: 3,
+        hop_limit: 3,
+        ..packet(RELAY, BROADCAST, PortNum::TextMessageApp, b"cq".to_vec())
+    };
+    assert!(v.on_packet(&direct, 3_100));
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(
+        (relay.last_heard, relay.hops_away, relay.snr),
+        (Some(3_100), Some(0), Some(-4.5))
+    );
+}
+
+#[test]
+fn packets_with_our_number_and_empty_readings_are_not_taken() {
+    let mut v = view();
+    // Anyone can put our number in `from`: our node's readings come from the link's checks.
+    assert!(!v.on_packet(&telemetry_packet(ME, battery(1, 3.0)), 2_000));
+    assert!(v.node(NodeId(ME)).is_none());
+    // An all-default environment message, and values no sensor reports.
+    let empty = telemetry::Variant::EnvironmentMetrics(EnvironmentMetrics::default());
+    v.on_packet(&telemetry_packet(WX, empty), 2_000);
+    v.on_packet(&telemetry_packet(WX, env(f32::NAN, 140.0, 5.0)), 2_000);
+    assert_eq!(v.node(NodeId(WX)).and_then(|n| n.environment), None);
+    // Other ports say nothing; encrypted packets neither.
+    let other = packet(WX, BROADCAST, PortNum::RangeTestApp, vec![1]);
+    assert!(!v.on_packet(&other, 2_000));
+}
+
+#[test]
+fn a_later_handshake_keeps_what_its_node_db_lacks() {
+    let mut v = view();
+    v.on_packet(&telemetry_packet(RELAY, env(3.5, 80.0, 1012.0)), 2_000);
+    v.set_channel(
+        ChannelMetrics {
+            channel_utilization: 22.0,
+            air_util_tx: Some(2.0),
+        },
+        2_000,
+    );
+    let mut again = MeshView::new();
+    again.set_me(NodeId(ME));
+    again.update_from_node_info(&NodeInfo {
+        num: RELAY,
+        last_heard: 1_500,
+        hops_away: Some(1),
+        ..Default::default()
+    });
+    v.absorb(again);
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(relay.environment.unwrap().value.temperature, Some(3.5));
+    assert_eq!(relay.names.as_ref().unwrap().short_name, "HILL");
+    assert_eq!(
+        relay.last_heard,
+        Some(2_000),
+        "the broadcast heard since is newer"
+    );
+    assert_eq!(relay.hops_away, Some(1));
+    assert_eq!(v.channel().map(|c| c.value.channel_utilization), Some(22.0));
+}
+
+#[test]
+fn when_full_the_node_heard_longest_ago_goes_but_never_ours() {
+    let mut v = MeshView::with_capacity(3);
+    v.set_me(NodeId(ME));
+    v.update_from_node_info(&NodeInfo {
+        num: ME,
+        ..Default::default()
+    });
+    let heard = |v: &mut MeshView, num: u32, at: i64| {
+        let p = packet(num, BROADCAST, PortNum::TextMessageApp, b"x".to_vec());
+        v.on_packet(&p, at);
+    };
+    heard(&mut v, 1, 500);
+    heard(&mut v, 2, 100);
+    heard(&mut v, 3, 300);
+    assert_eq!(v.len(), 3);
+    assert!(v.node(NodeId(2)).is_none(), "node 1 was heard later than 2");
+    assert!(v.node(NodeId(ME)).is_some() && v.node(NodeId(1)).is_some());
+}

@@ -1,0 +1,54 @@
+//! `!nodes` (`!node`): the mesh as our node hears it, answered by the daemon without the
+//! model — the nodes heard in the last hour, as many as fit one packet; with a name
+//! (`!nodes hilltop`), that node: how it was heard, its readings, its distance. Through the
+//! mesh lens (`[mesh]`): hidden nodes are never listed, positions only when they may be told.
+//! It asks identity for the bot's state (like `!status`), nothing of the node's memory.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+use super::{Command, Takes};
+use crate::clock::unix_now;
+use crate::mesh::listing;
+use crate::node::NodeId;
+use crate::responder::identity::{Ask, Grant};
+use crate::responder::shared::Shared;
+
+pub(super) const NODES: Command = Command {
+    words: &["nodes", "node"],
+    ask: Ask::Status,
+    help: Some("the mesh"),
+    takes: Takes::Name,
+    answer,
+};
+
+/// What `!nodes` says with `[mesh]` off.
+const OFF: &str = "Mesh answers are off on this bot.";
+
+fn answer<'a>(
+    shared: &'a Arc<Shared>,
+    node: NodeId,
+    _: Grant,
+    name: &'a str,
+) -> BoxFuture<'a, String> {
+    Box::pin(async move {
+        let s = &shared.settings;
+        if !s.mesh.enabled {
+            return OFF.to_string();
+        }
+        let view = shared.mesh.borrow().clone();
+        let name = name.trim();
+        if name.is_empty() {
+            listing::heard(
+                &view,
+                &s.mesh,
+                unix_now(),
+                s.chunk.max_chars,
+                s.chunk.max_bytes,
+            )
+        } else {
+            listing::node(&view, &s.mesh, name, node, unix_now())
+        }
+    })
+}

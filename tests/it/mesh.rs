@@ -1,0 +1,304 @@
+//! Answers about the mesh through the daemon, against the simulated mesh
+//! (`support::mesh`): a telemetry broadcast changes the next answer's facts, a hidden node is
+//! never named, positions off means no distance, nothing of one user's DM reaches another's
+//! prompt, and `!nodes` fits one packet however many nodes were heard.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::harness::{Daemon, SOON, db_dir, replies, sim_config};
+use crate::support::fake_llm::{FakeLlm, FakeRequest};
+use crate::support::mesh::{self, ANN, BOB, HILLTOP};
+use crate::support::sim_node::{SimConfig, SimNode, SimPeer};
+
+/// Longer than the link's 2 s between two publications of the view.
+const VIEW_SETTLES: Duration = Duration::from_millis(2500);
+
+/// The daemon on the simulated mesh, its sensors' readings broadcast and in the view.
+async fn start(extra: &str) -> Daemon {
+    let d = start_on(mesh::sim_config(sim_config()), extra).await;
+    mesh::broadcast_sensors(&d.sim);
+    tokio::time::sleep(VIEW_SETTLES).await;
+    d
+}
+
+async fn start_on(cfg: SimConfig, extra: &str) -> Daemon {
+    let sim = Arc::new(SimNode::start(cfg).await);
+    let llm = FakeLlm::start_echo().await;
+    Daemon::start_with(sim, llm, db_dir(), extra).await
+}
+
+/// The mesh facts of a request (the per-turn note), or "" when it has none.
+fn facts(req: &FakeRequest) -> String {
+    req.messages
+        .iter()
+        .filter(|m| m.role == "system")
+        .filter_map(|m| {
+            m.content
+                .split_once("Mesh facts")
+                .map(|(_, f)| f.to_string())
+        })
+        .collect()
+}
+
+/// Asks `text` as a DM from `node`; returns the reply request the model got and the reply.
+async fn ask(d: &Daemon, node: u32, text: &str) -> (FakeRequest, String) {
+    match ask_any(d, node, text).await {
+        (Some(req), reply) => (req, reply),
+        (None, reply) => panic!("no request for {text:?}; the daemon said {reply:?}"),
+    }
+}
+
+/// Asks `text` as a DM from `node`; the reply request, when the model was asked, and the
+/// reply.
+async fn ask_any(d: &Daemon, node: u32, text: &str) -> (Option<FakeRequest>, String) {
+    let before = replies(&d.llm).len();
+    let reply = d.ask(node, text, SOON).await;
+    let req = replies(&d.llm).into_iter().nth(before);
+    let reply = reply
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (req, reply)
+}
+
+/// A command's answer (no model): the texts sent after it.
+async fn command(d: &Daemon, node: u32, text: &str) -> Vec<String> {
+    let calls = d.llm.requests().len();
+    let reply = d.ask(node, text, SOON).await;
+    assert_eq!(d.llm.requests().len(), calls, "{text} asked the model");
+    reply.into_iter().map(|t| t.text).collect()
+}
+
+#[tokio::test]
+async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
+    let d = start("").await;
+    let (first, _) = ask(&d, ANN, "what's the battery of the hilltop relay?").await;
+    assert!(
+        first.body.contains("Hilltop Relay (HILL) battery: 87 %"),
+        "{}",
+        first.body
+    );
+    assert!(
+        first.messages[0]
+            .content
+            .contains(meshai::mesh::SYSTEM_HINT)
+    );
+    d.sim.inject_battery(HILLTOP, 41, 3.61);
+    tokio::time::sleep(VIEW_SETTLES).await;
+    let (second, _) = ask(&d, ANN, "and now, the hilltop relay's battery?").await;
+    assert!(
+        second
+            .body
+            .contains("Hilltop Relay (HILL) battery: 41 % (half or less) (reported just now)"),
+        "{}",
+        second.body
+    );
+    // The first turn's facts were a note for that turn only: never stored, never repeated.
+    assert!(!second.body.contains("87 %"), "{}", second.body);
+    // A sensor's reading, and one the node never sent.
+    let (wx, _) = ask(&d, ANN, "what temperature does ridge weather read?").await;
+    assert!(
+        wx.body.contains("Ridge Weather (RWX) temperature: 3.5 °C"),
+        "{}",
+        wx.body
+    );
+    let (none, _) = ask(&d, ANN, "what's the temperature at the hilltop relay").await;
+    assert!(
+        none.body
+            .contains("temperature: unknown (it has sent no temperature reading)"),
+        "{}",
+        none.body
+    );
+    // A node the view does not hold: the daemon says so itself, the model is not asked.
+    let (ghost, reply) = ask_any(&d, ANN, "what's the battery of the foobar node?").await;
+    assert!(ghost.is_none(), "{ghost:?}");
+    assert_eq!(reply, meshai::mesh::UNKNOWN_NODE);
+    let (channel, _) = ask(&d, ANN, "how busy is the channel?").await;
+    assert!(
+        channel
+            .body
+            .contains("The channel is moderately used: 18.5 %"),
+        "{}",
+        channel.body
+    );
+    d.stop().await.0.unwrap();
+}
+
+#[tokio::test]
+async fn a_hidden_node_is_never_named() {
+    let d = start("[mesh]\nhidden = [\"Secret Cabin\"]\n").await;
+    let questions = [
+        "who is around?",
+        "what's the battery of the secret cabin node?",
+        "which node is nearest to me?",
+        "when did you last hear CABN?",
+    ];
+    for q in questions {
+        let (req, reply) = ask_any(&d, ANN, q).await;
+        let Some(req) = req else {
+            // Declined by the daemon, exactly as for a node that does not exist.
+            assert_eq!(reply, meshai::mesh::UNKNOWN_NODE, "{q}");
+            continue;
+        };
+        let facts = facts(&req);
+        assert!(!facts.is_empty(), "{q}: no facts in {}", req.body);
+        for word in ["Secret", "CABN", "Cabin"] {
+            assert!(!facts.contains(word), "{q}: {word} in\n{facts}");
+        }
+    }
+    for cmd in ["!nodes", "!node secret cabin", "!node CABN"] {
+        let texts = command(&d, ANN, cmd).await.join(" ");
+        assert!(
+            !texts.contains("Secret Cabin") && !texts.contains("CABN ("),
+            "{cmd}: {texts}"
+        );
+    }
+    // Not hidden: named like any other.
+    let texts = command(&d, ANN, "!node hilltop").await.join(" ");
+    assert!(texts.contains("Hilltop Relay (HILL)"), "{texts}");
+    d.stop().await.0.unwrap();
+}
+
+#[tokio::test]
+async fn positions_off_means_no_distance() {
+    let d = start("[mesh]\npositions = false\n").await;
+    for q in [
+        "how far is the hilltop relay?",
+        "which node is nearest to me?",
+        "tell me about the valley repeater",
+    ] {
+        let (req, _) = ask(&d, ANN, q).await;
+        let facts = facts(&req);
+        assert!(!facts.is_empty(), "{q}: no mesh facts in\n{}", req.body);
+        assert!(
+            !facts.contains(" km") && !facts.contains(" m ") && !facts.contains(" of you"),
+            "{q}: {facts}"
+        );
+    }
+    let texts = command(&d, ANN, "!node hilltop").await.join(" ");
+    assert!(
+        !texts.contains(" km") && texts.contains("Hilltop Relay"),
+        "{texts}"
+    );
+    // On (the default), the same question gets the distance.
+    let d2 = start("").await;
+    let (req, _) = ask(&d2, ANN, "how far is the hilltop relay?").await;
+    assert!(req.body.contains("km N of my node"), "{}", req.body);
+    d.stop().await.0.unwrap();
+    d2.stop().await.0.unwrap();
+}
+
+#[tokio::test]
+async fn nothing_of_one_users_dm_reaches_another_users_prompt() {
+    let d = start("").await;
+    // Bob's Base tells the bot a secret in a DM: the mesh view does not even learn that it
+    // was heard (its node DB said 20 min ago).
+    ask(&d, BOB, "my locker code is 4711, keep it safe").await;
+    tokio::time::sleep(VIEW_SETTLES).await;
+    for q in [
+        "when did you last hear bob's base?",
+        "who is around?",
+        "tell me about bob's base",
+    ] {
+        let (req, _) = ask(&d, ANN, q).await;
+        assert!(
+            !req.body.contains("4711") && !req.body.contains("locker"),
+            "{q}: {}",
+            req.body
+        );
+        if q != "who is around?" {
+            let facts = facts(&req);
+            assert!(
+                facts.contains("Bob's Base (BOB): last heard 20 min ago"),
+                "{q}: {facts}"
+            );
+        }
+    }
+    let texts = command(&d, ANN, "!node bob").await.join(" ");
+    assert!(
+        texts.contains("last heard 20 min ago") && !texts.contains("4711"),
+        "{texts}"
+    );
+    d.stop().await.0.unwrap();
+}
+
+#[tokio::test]
+async fn nodes_fits_one_packet_with_many_nodes() {
+    let many: Vec<SimPeer> = (0..80u32)
+        .map(|i| {
+            SimPeer::new(
+                0x6000_0000 + i,
+                &format!("Mesh Node Number {i}"),
+                &format!("N{i}"),
+            )
+            .heard(30 * i, 1, 1.0)
+        })
+        .collect();
+    let cfg = SimConfig {
+        peers: many,
+        ..sim_config()
+    };
+    let d = start_on(cfg, "").await;
+    let texts = command(&d, ANN, "!nodes").await;
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    let text = &texts[0];
+    assert!(text.chars().count() <= 150 && text.len() <= 200, "{text}");
+    assert!(
+        text.starts_with("Heard in 1h (80): Mesh Node Number 0 now, Mesh Node Number 1 now"),
+        "{text}"
+    );
+    assert!(text.contains(" +"), "{text}");
+    d.stop().await.0.unwrap();
+}
+
+/// Every question of the mesh benchmark (`benches/mesh/questions.tsv`) gets facts that
+/// answer it: a known one's facts hold one of its keys, a missing one's say unknown.
+#[tokio::test]
+async fn the_facts_answer_every_benchmark_question() {
+    let d = start("").await;
+    let tsv = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mesh/questions.tsv"),
+    )
+    .unwrap();
+    let mut asked = 0;
+    for (i, line) in tsv
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .enumerate()
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let node = if cols[1] == "ann" {
+            ANN
+        } else {
+            0x5200_0000 + i as u32
+        };
+        let (req, reply) = ask_any(&d, node, cols[2]).await;
+        let Some(req) = req else {
+            assert_eq!(cols[0], "missing", "{:?} was not asked", cols[2]);
+            assert_eq!(reply, meshai::mesh::UNKNOWN_NODE, "{:?}", cols[2]);
+            asked += 1;
+            continue;
+        };
+        let facts = facts(&req).to_lowercase();
+        match cols[0] {
+            "known" => {
+                let keys: Vec<&str> = cols[3].split('|').collect();
+                assert!(
+                    keys.iter().any(|k| facts.contains(&k.to_lowercase())),
+                    "{:?}: none of {keys:?} in\n{facts}",
+                    cols[2]
+                );
+            }
+            _ => assert!(
+                facts.contains("unknown") || facts.contains("no node by that name"),
+                "{:?}: not said unknown in\n{facts}",
+                cols[2]
+            ),
+        }
+        asked += 1;
+    }
+    assert!(asked >= 20, "{asked} questions");
+    d.stop().await.0.unwrap();
+}
