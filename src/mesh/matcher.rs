@@ -362,6 +362,85 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
     })
 }
 
+/// Words written with a capital that name no node: the kit and the protocols people ask about.
+const NOT_NAMES: &[&str] = &[
+    "lora",
+    "meshtastic",
+    "snr",
+    "rssi",
+    "gps",
+    "usb",
+    "wifi",
+    "bluetooth",
+    "mqtt",
+    "ham",
+    "tx",
+    "rx",
+    "uk",
+    "us",
+    "eu",
+];
+
+/// Words between "the" and a node word that say which kind, not which node ("the club
+/// repeater", "the nearest node").
+const NOT_NAMED_BY: &[&str] = &[
+    "club",
+    "group",
+    "local",
+    "new",
+    "old",
+    "best",
+    "main",
+    "nearest",
+    "closest",
+    "first",
+    "next",
+    "other",
+    "same",
+    "public",
+    "whole",
+    "mesh",
+    "lora",
+    "meshtastic",
+    "solar",
+    "big",
+    "small",
+];
+
+/// Whether `message` writes a name: "the foobar node" (one or two words), or a word after its first that starts
+/// with a capital (not "I", a node word, or [`NOT_NAMES`]). "Where is a good place to put a
+/// repeater?" and "How can I make my node's battery last longer?" name none — everyday
+/// questions, for the model — where "What's the battery of the Foobar relay?" does: only then
+/// may the daemon itself say it does not know the node.
+fn names_something(message: &str) -> bool {
+    // "the foobar node": a word between "the" and a node word, typed in lowercase.
+    let folded = fold(message);
+    let w = words(&folded);
+    let the_x_node = w.iter().enumerate().any(|(i, word)| {
+        // One or two words between: "the foobar node", "the golden cabin node".
+        NODE_WORDS.contains(word)
+            && (1..=2).any(|n| {
+                i > n
+                    && w[i - n - 1] == "the"
+                    && w[i - n..i]
+                        .iter()
+                        .all(|x| !GENERIC.contains(x) && !NOT_NAMED_BY.contains(x))
+            })
+    });
+    the_x_node
+        || message
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .skip(1)
+            .any(|w| {
+                let folded = fold(w);
+                w.chars().next().is_some_and(char::is_uppercase)
+                    && w.chars().count() >= 2
+                    && !GENERIC.contains(&folded.as_str())
+                    && !NOT_NAMES.contains(&folded.as_str())
+            })
+}
+
 /// At most this many nodes are named by one message.
 const MAX_NAMED: usize = 3;
 
@@ -496,7 +575,9 @@ pub fn ask<'a>(
             surely_a_node: false,
         });
     }
-    if has(ABOUT_A_NODE) {
+    // A node word with no name written ("my node's battery", "a repeater") asks about nodes
+    // in general: the model's, without mesh facts, as an everyday question.
+    if has(ABOUT_A_NODE) && names_something(message) {
         return Some(Asked {
             topic: Topic::Unknown,
             surely_a_node: has(NODE_WORDS)

@@ -144,4 +144,13 @@ fn only_a_question_surely_about_a_node_the_view_lacks_is_declined_by_the_daemon(
     assert!(!surely("What is a LoRa node?"));
     assert!(!surely("is the hilltop relay up?"));
     assert!(!surely("have you heard the news?"));
+    // Everyday questions about nodes in general are the model's (issue 29's newcomer).
+    assert!(!surely(
+        "Where is a good place to put a repeater for our group?"
+    ));
+    assert!(!surely("How can I make my node's battery last longer?"));
+    assert!(!surely("How far can a LoRa node reach?"));
+    assert!(!surely(
+        "Which antenna works best for a handheld LoRa node?"
+    ));
 }
