@@ -17,7 +17,7 @@ use crate::node::{NodeId, Standing};
 use crate::radio::{Inbound, TextMessage};
 use crate::responder::commands::{self, Parsed};
 use crate::responder::counters::Cause;
-use crate::responder::identity::screen::{Screen, Screened};
+use crate::responder::identity::screen::{NodeMode, Screen, Screened};
 use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::identity::{Line, Who};
 use crate::responder::job::{Dm, Job};
@@ -101,8 +101,12 @@ impl Intake {
             .and_then(|k| self.screen.owner(&k))
             .filter(|o| *o != node);
         let access = &shared.settings.access;
-        let licensed = shared.licensed();
-        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, licensed) {
+        let mode = if shared.licensed() {
+            NodeMode::Licensed
+        } else {
+            NodeMode::Pki
+        };
+        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, mode) {
             Screened::Pass { dest, who } => (dest, Next::Run(who)),
             Screened::Refused { dest, line } => (dest, Next::Refuse(line)),
             Screened::Unproven { dest, line } => {

@@ -32,17 +32,24 @@ pub struct Earned {
     pub keys: Vec<PinnedKey>,
 }
 
+/// How a completed exchange went: over PKI (the node's pinned key starts to season) or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    Pki,
+    Channel,
+}
+
 impl Store {
-    /// Records that `node` completed an exchange at `at` (its own ACK came back), over PKI
-    /// when `pki`; the first time counts. Returns the node's pinned key as it stands now when
-    /// `pki` and one is pinned.
+    /// Records that `node` completed an exchange at `at` (its own ACK came back), `over` PKI
+    /// or not; the first time counts. Returns the node's pinned key as it stands now when
+    /// over PKI and one is pinned.
     pub async fn note_exchange(
         &self,
         node: NodeId,
-        pki: bool,
+        over: Over,
         at: i64,
     ) -> Result<Option<PinnedKey>, StoreError> {
-        self.call(move |c| note_exchange(c, node, pki, at)).await
+        self.call(move |c| note_exchange(c, node, over, at)).await
     }
 
     /// What standing is earned from, for the daemon's start.
@@ -54,7 +61,7 @@ impl Store {
 fn note_exchange(
     c: &mut Connection,
     node: NodeId,
-    pki: bool,
+    over: Over,
     at: i64,
 ) -> Result<Option<PinnedKey>, StoreError> {
     let tx = c.transaction()?;
@@ -63,7 +70,7 @@ fn note_exchange(
          ON CONFLICT(node) DO UPDATE SET exchanged_at = COALESCE(exchanged_at, ?2)",
         params![node_sql(node), at],
     )?;
-    let key = if pki {
+    let key = if over == Over::Pki {
         tx.execute(
             "UPDATE node_keys SET exchanged_at = COALESCE(exchanged_at, ?2) WHERE node = ?1",
             params![node_sql(node), at],

@@ -26,6 +26,15 @@ use crate::radio::TextMessage;
 use crate::responder::reply::{DmDest, Seal};
 use crate::store::Store;
 
+/// Whether our own node may use PKI, as its last handshake said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeMode {
+    /// PKI on: a PKI DM proves its sender, replies to PKI nodes go PKI-only.
+    Pki,
+    /// Licensed (ham) mode: PKI off, nothing can be proven or sent encrypted.
+    Licensed,
+}
+
 /// What the intake does with a DM.
 #[derive(Debug)]
 pub(crate) enum Screened {
@@ -103,16 +112,17 @@ impl Screen {
         self.pki.insert(node);
     }
 
-    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`; `licensed`: our own
-    /// node is in licensed (ham) mode, PKI off.
+    /// Decides what happens to `msg`, a DM asking for `ask`, at `now`, with our own node in
+    /// `mode`.
     pub(crate) fn admit(
         &mut self,
         msg: &TextMessage,
         ask: Ask,
         access: &AccessConfig,
         now: Instant,
-        licensed: bool,
+        mode: NodeMode,
     ) -> Screened {
+        let licensed = mode == NodeMode::Licensed;
         let node = msg.from;
         if let Some(key) = msg.public_key {
             self.learn(node, key);

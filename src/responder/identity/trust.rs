@@ -57,10 +57,27 @@ pub(crate) async fn check_key(
         elsewhere,
     };
     let Decision { verdict, update } = rules::decide(heard, access);
+    match update {
+        Some(update) if !apply(store, keys, node, key, pinned, update).await => {
+            Verdict::NoMemory(Why::Unchecked)
+        }
+        _ => verdict,
+    }
+}
+
+/// Performs the key table's `update` for a PKI DM from `node` with `key` (`pinned` before);
+/// `false` when the DM must then be answered without memory (a move that did not happen).
+async fn apply(
+    store: &Store,
+    keys: &KeyTable,
+    node: NodeId,
+    key: PublicKey,
+    pinned: Option<PublicKey>,
+    update: KeyUpdate,
+) -> bool {
     let now = unix_now();
     match update {
-        None => {}
-        Some(KeyUpdate::Pin(key)) => match store.pin_key(node, key, now).await {
+        KeyUpdate::Pin(key) => match store.pin_key(node, key, now).await {
             Ok(_) => info!(key = %key.short(), "first PKI DM from this node: its key is pinned"),
             Err(e) => {
                 if e.damage().is_some() {
@@ -69,7 +86,7 @@ pub(crate) async fn check_key(
                 warn!(error = %e, "could not pin the node's key");
             }
         },
-        Some(KeyUpdate::Pending(key)) => match store.note_pending_key(node, key, now).await {
+        KeyUpdate::Pending(key) => match store.note_pending_key(node, key, now).await {
             Ok(true) => warn!(
                 pinned = %pinned.map(|k| k.short()).unwrap_or_default(),
                 new = %key.short(),
@@ -81,7 +98,7 @@ pub(crate) async fn check_key(
             Ok(false) => debug!(new = %key.short(), "the node's new key again: no memory"),
             Err(e) => warn!(error = %e, "could not keep the node's new key"),
         },
-        Some(KeyUpdate::Move { from }) => match store.renumber(from, node, key, now).await {
+        KeyUpdate::Move { from } => match store.renumber(from, node, key, now).await {
             Ok(true) => info!(
                 old = %from,
                 key = %key.short(),
@@ -90,15 +107,15 @@ pub(crate) async fn check_key(
             ),
             Ok(false) => {
                 warn!(old = %from, "the key's owner changed meanwhile: answering without memory");
-                return Verdict::NoMemory(Why::Unchecked);
+                return false;
             }
             Err(e) => {
                 warn!(error = %e, old = %from, "could not move the node's memory to its new number");
-                return Verdict::NoMemory(Why::Unchecked);
+                return false;
             }
         },
     }
-    verdict
+    true
 }
 
 /// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no

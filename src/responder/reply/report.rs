@@ -13,14 +13,14 @@ use crate::node::NodeId;
 use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
 use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::standing::Seasoned;
-use crate::store::{Said, Store};
+use crate::store::{Over, Said, Store};
 
-/// `node`'s own ACK came back for a reply (over PKI when `pki`): an exchange completed. The
+/// `node`'s own ACK came back for a reply (`over` PKI or not): an exchange completed. The
 /// node is known from now on, and the store keeps when (the first time counts); over PKI its
 /// pinned key starts to season (`schedule::standing`).
-async fn exchanged(store: &Store, gate: &LlmGate, node: NodeId, pki: bool) {
+async fn exchanged(store: &Store, gate: &LlmGate, node: NodeId, over: Over) {
     gate.know([node]);
-    match store.note_exchange(node, pki, unix_now()).await {
+    match store.note_exchange(node, over, unix_now()).await {
         Ok(Some(k)) => {
             let seasoned = match (k.vouched, k.exchanged_at) {
                 (true, _) => Seasoned::Vouched,
@@ -59,7 +59,8 @@ pub(super) async fn follow(
     }
     let t = Tally::of(&report.parts);
     if t.delivered > 0 && dest.to() != NodeId::BROADCAST {
-        exchanged(&store, &gate, dest.to(), dest.pki()).await;
+        let over = if dest.pki() { Over::Pki } else { Over::Channel };
+        exchanged(&store, &gate, dest.to(), over).await;
     }
     let (delivered, relayed, unconfirmed) = (t.delivered, t.relayed, t.unconfirmed);
     let unacked = t.sent;

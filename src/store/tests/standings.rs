@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{Earned, KeyAccepted, PinnedKey};
+use crate::store::{Earned, KeyAccepted, Over, PinnedKey};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
@@ -16,8 +16,14 @@ async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
     // Only stored, or only answered: nothing earned.
     exchange(&store, A, "hi", "hello", 10).await;
     assert_eq!(store.earned().await.unwrap(), Earned::default());
-    assert_eq!(store.note_exchange(A, false, 20).await.unwrap(), None);
-    assert_eq!(store.note_exchange(A, false, 30).await.unwrap(), None);
+    assert_eq!(
+        store.note_exchange(A, Over::Channel, 20).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.note_exchange(A, Over::Channel, 30).await.unwrap(),
+        None
+    );
     store.pin_key(B, K1, 5).await.unwrap();
     let pinned = PinnedKey {
         node: B,
@@ -26,11 +32,11 @@ async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
         vouched: false,
     };
     assert_eq!(
-        store.note_exchange(B, true, 40).await.unwrap(),
+        store.note_exchange(B, Over::Pki, 40).await.unwrap(),
         Some(pinned)
     );
     assert_eq!(
-        store.note_exchange(B, true, 50).await.unwrap(),
+        store.note_exchange(B, Over::Pki, 50).await.unwrap(),
         Some(pinned)
     );
     let earned = store.earned().await.unwrap();
