@@ -41,7 +41,7 @@ fn texts(sent: &[SentText]) -> Vec<String> {
 /// The latest stored reply, once it says `want` (or after 5 s, whatever it says then). A
 /// streamed reply is stored as its parts are handed over, so it grows to the whole answer a
 /// moment after the last part is on the wire.
-async fn stored_reply(d: &Daemon, want: &str) -> String {
+pub(crate) async fn stored_reply(d: &Daemon, want: &str) -> String {
     let db = Connection::open(d.dir.path().join("meshai.db")).expect("db");
     let latest = || {
         db.query_row(
