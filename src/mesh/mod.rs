@@ -25,10 +25,13 @@ pub use matcher::{Asked, Reading, Topic};
 use crate::node::NodeId;
 use crate::radio::MeshView;
 
-/// The system prompt's sentence about the mesh facts: the same on every turn.
-pub const SYSTEM_HINT: &str = "Questions about the mesh (its nodes, their batteries and \
-sensors, distances, the channel) are answered only from the mesh facts in your notes; when they \
-say a node or a reading is unknown, or give none, say you do not know it.";
+/// The system prompt's sentence about the mesh facts: the same on every turn. It says what
+/// to do when the facts say unknown, not when there are none: with "or give none" the model
+/// said "Not in my notes." to an everyday question no facts came with ("How far can two
+/// Meshtastic nodes reach each other?", in both knowledge-bench runs after the merge).
+pub const SYSTEM_HINT: &str = "Questions about this mesh's nodes (their batteries and sensors, \
+distances, the channel) are answered only from the mesh facts in your notes; when they say a \
+node or a reading is unknown, say you do not know it.";
 
 /// `[mesh]`: what the bot tells about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
