@@ -138,12 +138,14 @@ pub(super) struct Rounds {
 
 /// Starts the background summary for this node unless one is already running: a fold now
 /// when `size` (the tokens of the last prompt and its reply) reached the token budget,
-/// else only if the unsummarised messages passed the count backstop.
+/// else only if the unsummarised messages passed the count backstop. Only messages before
+/// `before` are folded (the turn's own message and those before it).
 pub(super) fn start_summary(
     shared: &Arc<Shared>,
     node: NodeId,
     state: &Arc<SummaryState>,
     size: Option<usize>,
+    before: i64,
 ) {
     let limits = Limits::of(&shared.settings.memory);
     let due = if size.is_some_and(|tokens| tokens >= limits.fold_tokens) {
@@ -159,7 +161,7 @@ pub(super) fn start_summary(
     shared.tracker.spawn(
         async move {
             let rounds = Rounds {
-                before: i64::MAX,
+                before,
                 protection: state.protection(),
                 due,
             };

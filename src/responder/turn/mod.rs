@@ -121,6 +121,7 @@ pub(super) async fn run(
         permit: None,
         memory,
         said: OnceLock::new(),
+        newest: None,
     };
     let mut action = core.start();
     loop {
@@ -143,6 +144,10 @@ struct Driver<'a> {
     turn: Turn,
     permit: Option<ReplyPermit>,
     memory: Memory<'a>,
+    /// The id of the newest message this turn stored: the background summary folds only
+    /// what came up to it (and the reply to it stays verbatim), not a message the node sent
+    /// meanwhile, which the next prompt must keep.
+    newest: Option<i64>,
     /// What a mention's answer said, for its thread.
     said: OnceLock<String>,
 }
@@ -175,7 +180,13 @@ impl Driver<'_> {
                 last: self.last().await,
                 now: unix_now(),
             },
-            Action::Store(said) => Event::Stored(self.store(said).await),
+            Action::Store(said) => {
+                let stored = self.store(said).await;
+                if let Stored::Id(id) = stored {
+                    self.newest = Some(id);
+                }
+                Event::Stored(stored)
+            }
             Action::Airtime => {
                 let held_from = Instant::now();
                 let s = &shared.settings;
@@ -219,12 +230,14 @@ impl Driver<'_> {
             turn,
             permit,
             memory,
+            newest,
             ..
         } = self;
         drop(permit);
         drop(turn);
         if let (End::Summarize(size), Memory::Node { summaries, .. }) = (end, memory) {
-            fold::start_summary(shared, msg.from, summaries, size);
+            let before = newest.map_or(i64::MAX, |id| id.saturating_add(1));
+            fold::start_summary(shared, msg.from, summaries, size, before);
         }
     }
 
