@@ -75,10 +75,9 @@ fn reply_for(req: &FakeRequest, phase: usize) -> String {
 }
 
 fn is_summary(req: &FakeRequest) -> bool {
-    req.messages.last().is_some_and(|m| {
-        m.content
-            .starts_with(meshai::memory::summary::SUMMARY_REQUEST_START)
-    })
+    req.messages
+        .last()
+        .is_some_and(|m| meshai::memory::summary::is_summary_text(&m.content))
 }
 
 /// A summariser that keeps fact-like words (as a careful model would), ≤ 300 characters.

@@ -54,17 +54,20 @@ use support::sim_node::SimNode;
 const ADMIN: u32 = 0xad00_0009;
 const NODES: [u32; 3] = [0xbe0c_0001, 0xbe0c_0002, 0xbe0c_0003];
 
-/// The conversation's language: `MESHAI_RECALL_LANG=de` asks everything in German.
+/// The conversation's language: `MESHAI_RECALL_LANG=de` asks everything in German, `es` in
+/// Spanish.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Lang {
     En,
     De,
+    Es,
 }
 
 impl Lang {
     fn from_env() -> Lang {
         match std::env::var("MESHAI_RECALL_LANG").as_deref() {
             Ok("de") => Lang::De,
+            Ok("es") => Lang::Es,
             _ => Lang::En,
         }
     }
@@ -76,6 +79,7 @@ fn facts(lang: Lang, set: usize) -> Vec<(String, String, String)> {
     match lang {
         Lang::En => facts_en(set),
         Lang::De => facts_de(set),
+        Lang::Es => facts_es(set),
     }
 }
 
@@ -193,6 +197,86 @@ fn facts_de(set: usize) -> Vec<(String, String, String)> {
         ),
     ]
 }
+
+/// The Spanish facts: two of the eight are not about "yo" (the club, the node's battery).
+fn facts_es(set: usize) -> Vec<(String, String, String)> {
+    let names = ["Lucía", "Mateo", "Carmen"];
+    let calls = ["EA4GHX", "EA7KLM", "EA1BQZ"];
+    let towns = ["Teruel", "Cáceres", "Lugo"];
+    let dogs = ["Canela", "Toby", "Lola"];
+    let days = ["jueves", "lunes", "viernes"];
+    let mah = ["3000", "5200", "1800"];
+    let daughters = ["Alba", "Nerea", "Irene"];
+    let locators = ["IN90QH", "IM79XL", "IN73NB"];
+    let i = set % 3;
+    let f = |s: String, q: &str, k: &str| (s, q.to_string(), k.to_string());
+    vec![
+        f(
+            format!("Hola, me llamo {}.", names[i]),
+            "¿Cómo me llamo?",
+            names[i],
+        ),
+        f(
+            format!("Mi indicativo es {}.", calls[i]),
+            "¿Cuál es mi indicativo?",
+            calls[i],
+        ),
+        f(format!("Vivo en {}.", towns[i]), "¿Dónde vivo?", towns[i]),
+        f(
+            format!("Mi perro se llama {}.", dogs[i]),
+            "¿Cómo se llama mi perro?",
+            dogs[i],
+        ),
+        f(
+            format!(
+                "El radioclub se reúne cada segundo {} a las 19:30.",
+                days[i]
+            ),
+            "¿Qué día se reúne el radioclub?",
+            days[i],
+        ),
+        f(
+            format!("La batería del nodo solar tiene {} mAh.", mah[i]),
+            "¿Qué capacidad tiene la batería del nodo solar?",
+            mah[i],
+        ),
+        f(
+            format!("Mi hija se llama {}.", daughters[i]),
+            "¿Cómo se llama mi hija?",
+            daughters[i],
+        ),
+        f(
+            format!("Mi locator es {}.", locators[i]),
+            "¿Cuál es mi locator?",
+            locators[i],
+        ),
+    ]
+}
+
+/// Ordinary questions in Spanish.
+const FILLER_ES: &[&str] = &[
+    "¿Qué es LoRa, en una frase?",
+    "¿Hasta dónde llega una radio LoRa desde una colina?",
+    "¿Qué significa SNR?",
+    "¿Por qué los paquetes saltan de nodo en nodo?",
+    "¿Qué antena va bien para un nodo en el tejado?",
+    "¿Cómo mantengo caliente una batería en invierno?",
+    "¿Qué me dice la ocupación del canal?",
+    "¿Son mucho 20 dBm de potencia?",
+    "¿Qué diferencia hay entre un nodo router y un cliente?",
+    "¿Cada cuánto debe un nodo enviar su posición?",
+    "¿Qué es un dipolo?",
+    "¿Por qué mi mensaje sale como no entregado?",
+    "¿Qué es el preset LongFast?",
+    "¿Puede la lluvia reducir el alcance de LoRa?",
+    "¿Cómo actualizo el firmware de mi nodo?",
+    "¿Qué es un ACK?",
+    "¿Necesito GPS en un nodo fijo?",
+    "¿Qué significa el ciclo de trabajo en las radios?",
+    "¿Cómo monto una antena en un mástil?",
+    "¿Qué cable es bueno para 868 MHz?",
+    "¿Qué es la zona de Fresnel?",
+];
 
 /// Ordinary questions between the facts and the recall questions.
 const FILLER: &[&str] = &[
@@ -313,6 +397,7 @@ fn script(lang: Lang, node: usize, filler: usize, tag: &str) -> Vec<Line> {
     let filler_questions = match lang {
         Lang::En => FILLER,
         Lang::De => FILLER_DE,
+        Lang::Es => FILLER_ES,
     };
     let mut turns: Vec<Line> = Vec::new();
     for (i, (s, _, _)) in facts.iter().enumerate() {
@@ -370,7 +455,7 @@ fn last8(body: &[u8]) -> Vec<u8> {
         let is_summary = msgs
             .last()
             .and_then(|m| m["content"].as_str())
-            .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START));
+            .is_some_and(meshai::memory::summary::is_summary_text);
         if !is_summary && msgs.len() > 10 {
             let system = msgs[0].clone();
             let tail: Vec<serde_json::Value> = msgs[msgs.len() - 9..].to_vec();
@@ -779,19 +864,27 @@ fn language(answer: &str) -> Option<Lang> {
         "deine", "ihr", "wie", "was", "bei", "oder", "auch", "im", "am", "zum", "heißt", "hat",
         "wohnst", "trifft", "sich", "dich", "mein", "meine", "lautet",
     ];
+    const ES: &[&str] = &[
+        "el", "la", "los", "las", "y", "es", "un", "una", "no", "yo", "tu", "tú", "con", "para",
+        "en", "de", "del", "se", "que", "qué", "cómo", "llama", "llamas", "vives", "tiene", "son",
+        "puede", "por", "o", "también", "al", "mi", "su", "te", "está", "reúne",
+    ];
     const EN: &[&str] = &[
         "the", "and", "is", "a", "an", "not", "you", "your", "with", "for", "on", "of", "to", "it",
         "are", "can", "what", "how", "my", "this", "that", "called", "has", "live", "meets", "be",
         "or", "its",
     ];
     let w = words(answer);
-    let de = w.iter().filter(|w| DE.contains(&w.as_str())).count();
-    let en = w.iter().filter(|w| EN.contains(&w.as_str())).count();
-    match de.cmp(&en) {
-        _ if de + en < 2 => None,
-        std::cmp::Ordering::Greater => Some(Lang::De),
-        std::cmp::Ordering::Less => Some(Lang::En),
-        std::cmp::Ordering::Equal => None,
+    let count = |list: &[&str]| w.iter().filter(|w| list.contains(&w.as_str())).count();
+    let mut scores = [
+        (Lang::De, count(DE)),
+        (Lang::En, count(EN)),
+        (Lang::Es, count(ES)),
+    ];
+    scores.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    match scores {
+        [(_, a), (_, b), (_, c)] if a + b + c < 2 || a == b => None,
+        [(lang, _), ..] => Some(lang),
     }
 }
 

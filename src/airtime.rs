@@ -20,6 +20,8 @@
 use std::time::{Duration, Instant};
 
 use crate::chunk::{ChunkLimits, budget_chars};
+use crate::lang::prompt::sentences;
+use crate::lang::{Lang, Part, fill, part};
 use crate::radio::{ChannelReading, ChannelState};
 
 /// `[airtime]`, validated.
@@ -194,21 +196,26 @@ fn rank(level: Level) -> u8 {
 /// The per-turn note that tells the model the smaller budget of a shortened answer, e.g.
 /// "The radio channel is busy: answer in at most 2 short sentences, under 280 characters."
 /// `limits` are the configured ones; the characters are what `max_parts` of them hold.
-pub fn budget_note(max_parts: usize, limits: &ChunkLimits, why: Why) -> String {
+pub fn budget_note(lang: Lang, max_parts: usize, limits: &ChunkLimits, why: Why) -> String {
     let parts = max_parts.clamp(1, limits.max_chunks.max(1));
     let chars = budget_chars(&ChunkLimits {
         max_chunks: parts,
         ..*limits
     });
-    let sentences = match parts {
-        1 => "one short sentence".to_string(),
-        n => format!("{n} short sentences"),
-    };
+    let sentences = sentences(lang, parts);
     let state = match why {
-        Why::DutyCycle { .. } => "The radio is near its legal transmit limit",
-        Why::Channel { .. } | Why::Waited => "The radio channel is busy",
+        Why::DutyCycle { .. } => part(lang, Part::DutyCycle),
+        Why::Channel { .. } | Why::Waited => part(lang, Part::ChannelBusy),
     };
-    format!("{state}: answer in at most {sentences}, under {chars} characters.")
+    let chars = chars.to_string();
+    fill(
+        part(lang, Part::Shorten),
+        &[
+            ("state", state),
+            ("sentences", &sentences),
+            ("chars", &chars),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //!   split inside, at a grapheme cluster boundary (a code point boundary for a single
 //!   grapheme larger than a part), so the words reassemble exactly.
 
+use crate::lang::{Lang, Part, fill, part};
 use unicode_segmentation::UnicodeSegmentation;
 
 mod stream;
@@ -137,15 +138,16 @@ pub fn strip_marker(part: &str) -> &str {
 /// The first number is one part; the second is what fits in all parts, less a little slack
 /// for markers and cuts at word boundaries, e.g. "Answer in at most 150 characters; never
 /// more than 560." for the defaults.
-pub fn budget_hint(limits: &ChunkLimits) -> String {
+pub fn budget_hint(lang: Lang, limits: &ChunkLimits) -> String {
     let limits = limits.sane();
+    let chars = limits.max_chars.to_string();
     if limits.max_chunks <= 1 {
-        return format!("Answer in at most {} characters.", limits.max_chars);
+        return fill(part(lang, Part::BudgetOne), &[("chars", &chars)]);
     }
-    format!(
-        "Answer in at most {} characters; never more than {}.",
-        limits.max_chars,
-        budget_chars(&limits)
+    let total = budget_chars(&limits).to_string();
+    fill(
+        part(lang, Part::BudgetMany),
+        &[("chars", &chars), ("total", &total)],
     )
 }
 

@@ -44,6 +44,18 @@ pub struct Config {
     pub knowledge: KnowledgeConfig,
     /// `[mesh]`: what the bot tells about the mesh it lives on.
     pub mesh: crate::mesh::MeshConfig,
+    /// `[bot] language`: the asker's, or one the operator fixed.
+    pub language: Language,
+}
+
+/// `[bot] language`: which language the prompt's fixed parts and the bot's own texts are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Language {
+    /// The conversation's (`crate::lang::Sticky`); English until a message says another.
+    #[default]
+    Auto,
+    /// This one, whatever the asker writes in (the model still answers in theirs).
+    Fixed(crate::lang::Lang),
 }
 
 /// `[llm]`: how to reach the OpenAI-compatible server.

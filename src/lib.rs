@@ -13,6 +13,7 @@ pub mod clock;
 pub mod config;
 pub mod facts;
 pub mod knowledge;
+pub mod lang;
 pub mod llm;
 pub mod memory;
 pub mod mesh;
@@ -39,6 +40,7 @@ use crate::chunk::{ChunkLimits, budget_hint};
 use crate::clock::Zone;
 use crate::config::{Config, SlotsSetting, TimeZoneSetting};
 use crate::knowledge::Reindex;
+use crate::lang::{Lang, Part, part};
 use crate::llm::{LlmClient, LlmPool, LlmSettings};
 use crate::radio::LinkState;
 use crate::radio::link::Radio;
@@ -124,31 +126,50 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
     let chunk = chunk_limits(config);
     // With `[mesh]` on, how to answer from the mesh facts: the same sentence on every turn,
     // with or without the knowledge hint.
-    let mesh = if config.mesh.enabled {
-        format!(" {}", crate::mesh::SYSTEM_HINT)
-    } else {
-        String::new()
+    // The default prompt and `about` speak the conversation's language; an operator's own
+    // stay as written (the model still answers in the asker's).
+    let operators = |lang: Lang| {
+        let own = config.llm.system_prompt.trim();
+        if own == config::DEFAULT_SYSTEM_PROMPT {
+            part(lang, Part::DefaultSystem).to_string()
+        } else {
+            config.llm.system_prompt.clone()
+        }
     };
-    let prompt = |knowledge: &str| {
+    let prompt = move |lang: Lang, knowledge: &str| {
+        let mesh = if config.mesh.enabled {
+            format!(" {}", part(lang, Part::MeshHint))
+        } else {
+            String::new()
+        };
         format!(
             "{}{knowledge}{mesh} {} {}",
-            config.llm.system_prompt,
-            budget_hint(&chunk),
-            memory::prompt::GUIDANCE
+            operators(lang),
+            budget_hint(lang, &chunk),
+            part(lang, Part::Guidance)
         )
     };
     let with_notes = config.knowledge.dir.as_ref().map(|_| {
-        prompt(&format!(
-            " {}",
-            knowledge::render::system_hint(&config.knowledge.about)
-        ))
+        move |lang: Lang| {
+            prompt(
+                lang,
+                &format!(
+                    " {}",
+                    knowledge::render::system_hint(
+                        lang,
+                        &knowledge::about_in(lang, &config.knowledge.about),
+                    )
+                ),
+            )
+        }
     });
     ResponderSettings {
         system_prompt: SystemPrompt::new(
-            prompt(""),
+            |lang| prompt(lang, ""),
             with_notes,
             knowledge::Indexed::fixed(config.knowledge.dir.is_some()),
         ),
+        language: config.language,
         model: config.llm.model.clone(),
         max_tokens: config.llm.max_tokens,
         memory: config.memory.clone(),

@@ -123,6 +123,7 @@ pub fn script(lang: Lang, set: usize, tag: &str) -> Vec<Line> {
     let filler = match lang {
         Lang::En => FILLER,
         Lang::De => FILLER_DE,
+        Lang::Es => super::FILLER_ES,
     };
     let facts = facts(set);
     let mut lines = Vec::new();

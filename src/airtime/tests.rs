@@ -329,6 +329,9 @@ fn budget_notes() {
         ),
     ];
     for (parts, limits, why, want) in cases {
-        assert_eq!(budget_note(parts, &limits, why), want);
+        assert_eq!(
+            budget_note(crate::lang::Lang::En, parts, &limits, why),
+            want
+        );
     }
 }

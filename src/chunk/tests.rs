@@ -384,7 +384,7 @@ fn budget_hints() {
         ),
     ];
     for (limits, expect) in table {
-        assert_eq!(budget_hint(&limits), expect);
+        assert_eq!(budget_hint(crate::lang::Lang::En, &limits), expect);
     }
 }
 
@@ -453,7 +453,7 @@ fn huge_limits_do_not_overflow() {
         max_chunks: MAX,
     };
     assert_eq!(
-        budget_hint(&limits),
+        budget_hint(crate::lang::Lang::En, &limits),
         format!(
             "Answer in at most {MAX} characters; never more than {}.",
             MAX / 10 * 10

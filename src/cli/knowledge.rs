@@ -250,7 +250,7 @@ pub fn hits(found: &Found, public: bool, about: &str) -> String {
         s.push_str("no passage matches\n");
     }
     s.push_str("\nthe prompt gets, just before the question:\n");
-    match found.block(about) {
+    match found.block(crate::lang::Lang::En, about) {
         Some(block) => {
             for line in block.lines() {
                 s.push_str(&format!("  {line}\n"));

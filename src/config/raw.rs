@@ -45,6 +45,8 @@ pub(super) struct RawConfig {
     knowledge: RawKnowledge,
     #[serde(default)]
     mesh: RawMesh,
+    #[serde(default)]
+    bot: RawBot,
 }
 
 #[derive(Debug, Deserialize)]
@@ -361,6 +363,22 @@ impl Default for RawAirtime {
             stale_secs: d.stale_after.as_secs(),
             duty_cycle_percent: d.duty_cycle,
             duty_cycle_shorten_at: d.duty_cycle_shorten_at,
+        }
+    }
+}
+
+/// `[bot]`: how the bot speaks.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawBot {
+    /// `auto` (the asker's language) or a language code (`de`, `es`, …).
+    pub(super) language: String,
+}
+
+impl Default for RawBot {
+    fn default() -> Self {
+        RawBot {
+            language: "auto".to_string(),
         }
     }
 }

@@ -75,6 +75,16 @@ impl Default for KnowledgeConfig {
 /// an event, and it leaves out what a small model should still answer (radio, weather, words).
 pub const DEFAULT_ABOUT: &str = "this group and its places, people, events and rules";
 
+/// `about` for a conversation in `lang`: the default in that language, an operator's own as
+/// written.
+pub fn about_in(lang: crate::lang::Lang, about: &str) -> std::borrow::Cow<'_, str> {
+    if about.trim() == DEFAULT_ABOUT {
+        crate::lang::part(lang, crate::lang::Part::DefaultAbout).into()
+    } else {
+        about.into()
+    }
+}
+
 /// How a DM's sender is known, as far as private documents go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sender {

@@ -4,6 +4,7 @@
 //! file and headings. [`knowledge_block`] is the one place that renders them; the turn puts
 //! it among the per-turn notes, just before the new message.
 
+use crate::lang::{Lang, Part, fill, part};
 use crate::store::KnowledgeHit;
 
 /// Appended to the system prompt while the knowledge index holds passages; `about` is
@@ -19,29 +20,27 @@ use crate::store::KnowledgeHit;
 /// address). Where these sentences sit matters more than what the per-turn block says: the
 /// same rule in the per-turn block only, or a per-turn "this is a general question", changed
 /// little against the system prompt's.
-pub fn system_hint(about: &str) -> String {
-    format!(
-        "Answer questions about {about} by quoting the sentence of the notes given with the \
-         message that answers it; if no sentence of the notes answers such a question, reply \
-         exactly: Not in my notes. Answer general questions (how-tos, advice, what something \
-         means) from what you know. Never make up a number, name or address."
-    )
+pub fn system_hint(lang: Lang, about: &str) -> String {
+    fill(part(lang, Part::KnowledgeHint), &[("about", about)])
 }
 
-/// Opens the block of passages.
+/// Opens the block of passages (in English; [`notes_intro`] for a conversation's language).
 pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
 
+/// Opens the block of passages.
+pub fn notes_intro(lang: Lang) -> &'static str {
+    part(lang, Part::KnowledgeIntro)
+}
+
 /// Closes the block of passages: the instruction again, where a small model heeds it most.
-pub const NOTES_OUTRO: &str = "If these notes do not contain the answer, reply exactly: Not in \
-my notes.";
+pub fn notes_outro(lang: Lang) -> &'static str {
+    part(lang, Part::KnowledgeOutro)
+}
 
 /// The block when a question was searched for, the documents matched some of its words, and
 /// no passage was good enough to go in (`about` as in [`system_hint`]).
-pub fn no_notes(about: &str) -> String {
-    format!(
-        "No note from the operator's documents matches this message. If it asks about {about}, \
-         reply exactly: Not in my notes."
-    )
+pub fn no_notes(lang: Lang, about: &str) -> String {
+    fill(part(lang, Part::NoNotes), &[("about", about)])
 }
 
 /// What the search of a question found, as far as the block goes.
@@ -59,11 +58,17 @@ pub enum Searched {
 /// The per-turn block for a question: the chosen passages in the order given, each after
 /// its label; [`no_notes`] when the documents are on its topic but none was chosen; `None`
 /// when no passage shares a word with it, or it was not searched.
-pub fn knowledge_block(found: Searched, chosen: &[&KnowledgeHit], about: &str) -> Option<String> {
+pub fn knowledge_block(
+    lang: Lang,
+    found: Searched,
+    chosen: &[&KnowledgeHit],
+    about: &str,
+) -> Option<String> {
+    let about = super::about_in(lang, about);
     if chosen.is_empty() {
-        return (found == Searched::OnTopic).then(|| no_notes(about));
+        return (found == Searched::OnTopic).then(|| no_notes(lang, &about));
     }
-    let mut text = String::from(NOTES_INTRO);
+    let mut text = String::from(notes_intro(lang));
     for hit in chosen {
         text.push_str("\n\n[");
         text.push_str(&label(&hit.path, &hit.heading));
@@ -71,7 +76,7 @@ pub fn knowledge_block(found: Searched, chosen: &[&KnowledgeHit], about: &str) -
         text.push_str(hit.text.trim());
     }
     text.push_str("\n\n");
-    text.push_str(NOTES_OUTRO);
+    text.push_str(notes_outro(lang));
     Some(text)
 }
 
@@ -109,13 +114,18 @@ mod tests {
         let cases: [(Searched, Vec<&KnowledgeHit>, Option<String>); 5] = [
             (Searched::No, vec![], None),
             (Searched::NothingMatched, vec![], None),
-            (Searched::OnTopic, vec![], Some(no_notes("the club"))),
+            (
+                Searched::OnTopic,
+                vec![],
+                Some(no_notes(Lang::En, "the club")),
+            ),
             (
                 Searched::OnTopic,
                 vec![&a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n\
-                     {NOTES_OUTRO}"
+                     {}",
+                    notes_outro(Lang::En)
                 )),
             ),
             (
@@ -123,13 +133,14 @@ mod tests {
                 vec![&b, &a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[repeaters.txt]\nGB3KV 145.7125 MHz\n\n\
-                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n{NOTES_OUTRO}"
+                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n{}",
+                    notes_outro(Lang::En)
                 )),
             ),
         ];
         for (found, chosen, want) in cases {
             assert_eq!(
-                knowledge_block(found, &chosen, "the club"),
+                knowledge_block(Lang::En, found, &chosen, "the club"),
                 want,
                 "{chosen:?}"
             );

@@ -48,7 +48,7 @@ impl Found {
     }
 
     /// The per-turn block (see [`render::knowledge_block`]; `about` is `[knowledge] about`).
-    pub fn block(&self, about: &str) -> Option<String> {
+    pub fn block(&self, lang: crate::lang::Lang, about: &str) -> Option<String> {
         let found = if !self.searched {
             render::Searched::No
         } else if self.hits.is_empty() {
@@ -56,7 +56,7 @@ impl Found {
         } else {
             render::Searched::OnTopic
         };
-        render::knowledge_block(found, &self.chosen(), about)
+        render::knowledge_block(lang, found, &self.chosen(), about)
     }
 }
 

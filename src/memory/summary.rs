@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::chunk::{ChunkLimits, chunk};
+use crate::lang::{Lang, Part, fill, part};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::prompt;
 use crate::store::{StoredMessage, Summary};
@@ -45,7 +46,14 @@ pub const SUMMARY_REQUEST_START: &str = "Now write your notes about me again";
 /// Whether `msgs` is a summary request (its last message is [`summary_prompt`]'s request).
 pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
     msgs.last()
-        .is_some_and(|m| m.role == ChatRole::User && m.content.starts_with(SUMMARY_REQUEST_START))
+        .is_some_and(|m| m.role == ChatRole::User && is_summary_text(&m.content))
+}
+
+/// Whether `text` is a summary request's last message, in any of meshai's languages.
+pub fn is_summary_text(text: &str) -> bool {
+    Lang::ALL
+        .iter()
+        .any(|l| text.starts_with(part(*l, Part::SummaryStart)))
 }
 
 /// The messages asking the LLM to write its notes again after `messages` (the ones to fold,
@@ -60,6 +68,7 @@ pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
 /// "the conversation above" better than a transcript pasted into one message, which they
 /// echo.
 pub fn summary_prompt(
+    lang: Lang,
     system: &str,
     previous: Option<&Summary>,
     facts: &[String],
@@ -67,16 +76,13 @@ pub fn summary_prompt(
     kept: usize,
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let mut msgs = prompt::conversation(system, previous, facts, messages, kept);
+    let mut msgs = prompt::conversation(lang, system, previous, facts, messages, kept);
+    let max_chars = max_chars.to_string();
     msgs.push(ChatMessage::new(
         ChatRole::User,
-        format!(
-            "{SUMMARY_REQUEST_START}: keep what your notes say and add each new fact I told \
-             you above about myself or my group (names, numbers, places, callsigns, dates, \
-             plans, equipment, preferences, anything I asked you to remember). Where I \
-             corrected something, my newer message wins: write only the new value. Leave out greetings, small talk and your own \
-             answers. Write in the language I write in, in the third person, plain sentences, \
-             no headings, lists or markdown, at most {max_chars} characters, nothing else."
+        fill(
+            part(lang, Part::SummaryRequest),
+            &[("max_chars", &max_chars)],
         ),
     ));
     msgs
@@ -168,8 +174,15 @@ pub fn accept_summary(
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
     }
-    if let Some(at) = find_ignoring_case(&text, REQUEST_ECHO) {
-        text.truncate(at);
+    let echoes = std::iter::once(REQUEST_ECHO.to_string()).chain(
+        Lang::ALL[1..]
+            .iter()
+            .map(|l| part(*l, Part::SummaryStart).to_lowercase()),
+    );
+    for echo in echoes {
+        if let Some(at) = find_ignoring_case(&text, &echo) {
+            text.truncate(at);
+        }
     }
     let text = scrub(&text, facts);
     if text.is_empty() {
@@ -218,9 +231,20 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
             .map(str::to_string)
             .collect::<Vec<_>>()
     });
+    // The other languages' labels, as the memory block writes them.
+    let labels = Lang::ALL[1..].iter().flat_map(|l| {
+        [
+            Part::MemoryIntro,
+            Part::FactsIntro,
+            Part::SummaryIntro,
+            Part::RetrievedIntro,
+        ]
+        .map(|p| part(*l, p).to_string())
+    });
     let needles = SCAFFOLDING
         .iter()
         .map(|s| s.to_string())
+        .chain(labels)
         .chain(facts.iter().map(|f| f.trim().to_string()))
         .chain(sentences)
         .filter(|n| !n.is_empty());
@@ -463,8 +487,23 @@ mod tests {
             updated_at: 0,
         };
         let facts = vec!["I'm Ann.".to_string()];
-        let msgs = summary_prompt("SYS", Some(&previous), &facts, &folded, 1, 400);
-        let conversation = prompt::conversation("SYS", Some(&previous), &facts, &folded, 1);
+        let msgs = summary_prompt(
+            crate::lang::Lang::En,
+            "SYS",
+            Some(&previous),
+            &facts,
+            &folded,
+            1,
+            400,
+        );
+        let conversation = prompt::conversation(
+            crate::lang::Lang::En,
+            "SYS",
+            Some(&previous),
+            &facts,
+            &folded,
+            1,
+        );
         assert_eq!(
             msgs[..msgs.len() - 1],
             conversation[..],

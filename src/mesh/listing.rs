@@ -7,6 +7,7 @@ use super::MeshConfig;
 use super::facts::{self, Frame};
 use super::lens::{Lens, Seen};
 use super::matcher;
+use crate::lang::{Lang, Say, fill, say};
 use crate::node::NodeId;
 use crate::radio::MeshView;
 use crate::text::{cap, one_line};
@@ -52,6 +53,7 @@ pub fn heard(
     now: i64,
     max_chars: usize,
     max_bytes: usize,
+    lang: Lang,
 ) -> String {
     let lens = Lens::new(cfg, view);
     let nodes = lens.nodes();
@@ -62,12 +64,10 @@ pub fn heard(
         .collect();
     recent.sort_by_key(|(at, s)| (std::cmp::Reverse(*at), s.id.0));
     if recent.is_empty() {
-        return format!(
-            "No node heard in the last hour ({} in my list).",
-            nodes.len()
-        );
+        let n = nodes.len().to_string();
+        return fill(say(lang, Say::NoneHeard), &[("n", &n)]);
     }
-    let head = format!("Heard in 1h ({}): ", recent.len());
+    let head = fill(say(lang, Say::Heard), &[("n", &recent.len().to_string())]);
     let mut text = head.clone();
     let mut shown = 0;
     for (i, (at, s)) in recent.iter().enumerate() {
@@ -167,7 +167,7 @@ mod tests {
     fn the_list_fits_one_packet_however_many_nodes() {
         let cfg = MeshConfig::default();
         for n in [0, 1, 3, 40, 300] {
-            let text = heard(&mesh(n), &cfg, NOW, 150, 200);
+            let text = heard(&mesh(n), &cfg, NOW, 150, 200, crate::lang::Lang::En);
             assert!(fits(&text, 150, 200), "{n}: {text}");
             match n {
                 0 => assert_eq!(text, "No node heard in the last hour (0 in my list)."),
@@ -182,7 +182,7 @@ mod tests {
             }
         }
         // Tiny packets still hold the count.
-        let tiny = heard(&mesh(40), &cfg, NOW, 30, 200);
+        let tiny = heard(&mesh(40), &cfg, NOW, 30, 200, crate::lang::Lang::En);
         assert!(fits(&tiny, 30, 200), "{tiny}");
     }
 

@@ -22,6 +22,7 @@ pub use geo::Units;
 pub use lens::{Hidden, Lens};
 pub use matcher::{Asked, Reading, Topic};
 
+use crate::lang::{Lang, Part, part};
 use crate::node::NodeId;
 use crate::radio::MeshView;
 
@@ -60,8 +61,7 @@ impl Default for MeshConfig {
 /// What to reply about a node the view does not hold.
 pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node list.";
 
-/// The closing line of every note: what to do with it.
-const CLOSING: &str = "Answer from these facts only; where one says unknown, say you do not know.";
+// The closing line of every note, what to do with it, is `lang::Part::MeshClosing`.
 
 /// What a turn gets for a message about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +82,9 @@ pub fn answer(
     message: &str,
     asker: NodeId,
     now: i64,
+    lang: Lang,
 ) -> Option<Answer> {
-    let (asked, text) = build(view, cfg, message, asker, now)?;
+    let (asked, text) = build(view, cfg, message, asker, now, lang)?;
     Some(match asked.topic {
         Topic::Unknown if asked.surely_a_node => Answer::UnknownNode,
         _ => Answer::Facts(text),
@@ -98,8 +99,9 @@ pub fn note(
     message: &str,
     asker: NodeId,
     now: i64,
+    lang: Lang,
 ) -> Option<String> {
-    build(view, cfg, message, asker, now).map(|(_, text)| text)
+    build(view, cfg, message, asker, now, lang).map(|(_, text)| text)
 }
 
 /// What `message` asks and its note.
@@ -109,6 +111,7 @@ fn build(
     message: &str,
     asker: NodeId,
     now: i64,
+    lang: Lang,
 ) -> Option<(Asked, String)> {
     if !cfg.enabled {
         return None;
@@ -153,9 +156,13 @@ fn build(
         }
         Topic::Channel => facts::channel(view.channel(), &frame),
     };
+    // The facts themselves are English (data the model reads); their frame speaks the
+    // conversation's language.
     let text = format!(
-        "Mesh facts (my node's own view, now):\n{}\n{CLOSING}",
-        lines.join("\n")
+        "{}\n{}\n{}",
+        part(lang, Part::MeshIntro),
+        lines.join("\n"),
+        part(lang, Part::MeshClosing)
     );
     Some((asked, text))
 }

@@ -108,7 +108,14 @@ pub(crate) fn view() -> MeshView {
 }
 
 fn ask(cfg: &MeshConfig, message: &str) -> Option<String> {
-    note(&view(), cfg, message, NodeId(ASKER), NOW)
+    note(
+        &view(),
+        cfg,
+        message,
+        NodeId(ASKER),
+        NOW,
+        crate::lang::Lang::En,
+    )
 }
 
 #[test]
@@ -171,7 +178,13 @@ fn the_note_for_each_kind_of_question() {
             assert!(note.contains(line), "{message:?}: {line:?} not in\n{note}");
         }
         assert!(!note.contains("Secret") && !note.contains("SC)"), "{note}");
-        assert!(note.ends_with(CLOSING), "{note}");
+        assert!(
+            note.ends_with(crate::lang::part(
+                crate::lang::Lang::En,
+                crate::lang::Part::MeshClosing
+            )),
+            "{note}"
+        );
     }
     assert_eq!(ask(&cfg, "what is the capital of France?"), None);
 }

@@ -17,6 +17,7 @@ use tracing::{debug, info, warn};
 use crate::airtime::{AirtimeConfig, Decision, Level, Why, budget_note};
 use crate::chunk::ChunkLimits;
 use crate::clock::unix_now;
+use crate::lang::Lang;
 use crate::radio::ChannelState;
 use crate::store::{AirtimeRecord, Store};
 
@@ -73,9 +74,9 @@ impl Budget {
     }
 
     /// The per-turn note that tells the model the smaller budget, when shortened.
-    pub(super) fn note(&self, base: &ChunkLimits) -> Option<String> {
+    pub(super) fn note(&self, lang: Lang, base: &ChunkLimits) -> Option<String> {
         match self.0 {
-            Decision::Shorten { max_parts, why } => Some(budget_note(max_parts, base, why)),
+            Decision::Shorten { max_parts, why } => Some(budget_note(lang, max_parts, base, why)),
             Decision::Normal | Decision::Hold { .. } => None,
         }
     }

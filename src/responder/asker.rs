@@ -21,6 +21,7 @@ use jiff::tz::Offset;
 
 use crate::clock::{Zone, unix_time};
 use crate::config::ContextConfig;
+use crate::lang::{Lang, Part, fill, part};
 use crate::radio::{GeoPoint, NodeNames, TextMessage};
 use crate::text::one_line;
 
@@ -96,12 +97,10 @@ pub fn header(asker: &Asker, opts: &ContextConfig) -> Option<String> {
 
 /// When the message was sent, e.g. `This message was sent Mon 14:05 UTC.`, when `opts`
 /// switches the time on.
-pub fn time_note(clock: LocalClock, opts: &ContextConfig) -> Option<String> {
+pub fn time_note(lang: Lang, clock: LocalClock, opts: &ContextConfig) -> Option<String> {
     opts.time.then(|| {
-        format!(
-            "This message was sent {}.",
-            local_time(clock.now, clock.utc_offset_secs)
-        )
+        let time = local_time(clock.now, clock.utc_offset_secs);
+        fill(part(lang, Part::SentAt), &[("time", &time)])
     })
 }
 
@@ -116,13 +115,13 @@ pub fn with_header(header: Option<&str>, text: &str) -> String {
 /// How the message reached us, e.g. `Radio details of this message: 2 hops away, SNR -7.5 dB,
 /// 11.5 km NE of you.`: the hops, SNR and distance that `opts` switches on and that are
 /// known; `None` when nothing is left.
-pub fn radio_note(asker: &Asker, opts: &ContextConfig) -> Option<String> {
+pub fn radio_note(lang: Lang, asker: &Asker, opts: &ContextConfig) -> Option<String> {
     let mut items = Vec::new();
     if opts.hops {
         match asker.hops {
-            Some(0) => items.push("heard directly".to_string()),
-            Some(1) => items.push("1 hop away".to_string()),
-            Some(h) => items.push(format!("{h} hops away")),
+            Some(0) => items.push(part(lang, Part::HeardDirectly).to_string()),
+            Some(1) => items.push(part(lang, Part::OneHop).to_string()),
+            Some(h) => items.push(fill(part(lang, Part::Hops), &[("n", &h.to_string())])),
             None => {}
         }
     }
@@ -136,7 +135,10 @@ pub fn radio_note(asker: &Asker, opts: &ContextConfig) -> Option<String> {
     {
         items.push(whereabouts(from, to));
     }
-    (!items.is_empty()).then(|| format!("Radio details of this message: {}.", items.join(", ")))
+    (!items.is_empty()).then(|| {
+        let items = items.join(", ");
+        fill(part(lang, Part::RadioDetails), &[("items", &items)])
+    })
 }
 
 /// `Long (SHORT)`, or whichever of the two is known; each made one plain line first
@@ -217,6 +219,8 @@ pub struct Asking {
     header: Option<String>,
     radio: Option<String>,
     time: Option<String>,
+    /// The language the turn speaks (its notes are in it).
+    lang: Lang,
 }
 
 /// Whether the operator's documents answer a turn.
@@ -233,7 +237,7 @@ pub enum Grounding {
 impl Asking {
     /// What a conversation's first message says of `msg`: the items of `context` that
     /// `asker` knows, as of the message's local time in `zone`.
-    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig) -> Asking {
+    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig, lang: Lang) -> Asking {
         let who = Asker::of(msg);
         let clock = LocalClock {
             now: msg.received_at,
@@ -241,9 +245,15 @@ impl Asking {
         };
         Asking {
             header: header(&who, context),
-            radio: radio_note(&who, context),
-            time: time_note(clock, context),
+            radio: radio_note(lang, &who, context),
+            time: time_note(lang, clock, context),
+            lang,
         }
+    }
+
+    /// The language the turn speaks: its prompt's fixed parts, its notes and its notices.
+    pub fn lang(&self) -> Lang {
+        self.lang
     }
 
     /// The message as the model sees it: `text` after the header, if any.

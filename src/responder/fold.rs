@@ -254,7 +254,7 @@ async fn fold(
         return Fold::Discarded;
     };
     let previous = job.previous.as_ref().map(|s| s.text.as_str());
-    let messages = request(shared, job);
+    let messages = request(shared, node, job);
     let slot = shared.slots.as_ref().map(|map| match map.lock() {
         Ok(map) => map.summary_slot(),
         Err(poisoned) => poisoned.into_inner().summary_slot(),
@@ -301,7 +301,7 @@ async fn fold(
 /// The summary request for `job`. It goes on from the node's whole conversation (the messages
 /// it folds and those it keeps), as the node's last prompt and reply have it: on a one-slot
 /// server the slot then holds that conversation still, whether the fold is saved or yields.
-fn request(shared: &Shared, job: &SummaryJob) -> Vec<ChatMessage> {
+fn request(shared: &Shared, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> {
     let m = &shared.settings.memory;
     // The messages folded, then as many of those kept as the input bound leaves room for,
     // in order: a stored flood cannot make the request larger.
@@ -323,8 +323,12 @@ fn request(shared: &Shared, job: &SummaryJob) -> Vec<ChatMessage> {
     } else {
         0
     };
+    // In the conversation's language, as its reply prompts are: the same prefix, and notes
+    // in the language the node writes in.
+    let lang = shared.languages.of(node);
     summary::summary_prompt(
-        shared.settings.system_prompt.current(),
+        lang,
+        shared.settings.system_prompt.current(lang),
         job.previous.as_ref(),
         &job.facts,
         &conversation,

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span};
 
+use crate::lang::{Say, fill, say};
 use crate::node::{NodeId, Standing};
 use crate::radio::{Inbound, TextMessage};
 use crate::responder::commands::{self, Parsed};
@@ -24,7 +25,6 @@ use crate::responder::job::{Dm, Job};
 use crate::responder::mention::Mentions;
 use crate::responder::reply::DmDest;
 use crate::responder::schedule::admission::{self, Joining, Place};
-use crate::responder::schedule::fair;
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
 use crate::responder::shared::Shared;
 use crate::responder::worker;
@@ -127,10 +127,9 @@ impl Intake {
                 info!(node = %node, "rate limit reached; one notice, then silence");
                 // Not answered, but part of the conversation record like the silent ones.
                 self.unanswered(&msg, &next, &parsed).await;
-                let mins = retry_in.as_secs().div_ceil(60).max(1);
-                let text = format!(
-                    "You're sending faster than I can answer. I'll reply again in about {mins} min."
-                );
+                let mins = retry_in.as_secs().div_ceil(60).max(1).to_string();
+                let lang = shared.languages.notice(node, &msg.text);
+                let text = fill(say(lang, Say::RateLimited), &[("mins", &mins)]);
                 self.hand(node, notice(&text, dest, &msg)).await;
             }
             Decision::Silent => {
@@ -182,7 +181,8 @@ impl Intake {
                         if standing == Standing::New {
                             return;
                         }
-                        notice(fair::NO_ROOM, dest, &dm.msg)
+                        let lang = self.shared.languages.notice(node, &dm.msg.text);
+                        notice(say(lang, Say::NoRoom), dest, &dm.msg)
                     }
                 }
             }

@@ -24,6 +24,7 @@ mod fold;
 pub mod identity;
 mod intake;
 mod job;
+mod language;
 pub mod mention;
 mod reply;
 pub mod schedule;
@@ -121,6 +122,7 @@ impl Responder {
             counters.clone(),
             settings.chunk,
         );
+        let language_setting = settings.language;
         let shared = Arc::new(Shared {
             gate,
             keys: Arc::default(),
@@ -138,6 +140,7 @@ impl Responder {
             counters,
             airtime,
             token_rate: std::sync::Mutex::default(),
+            languages: language::Languages::new(language_setting),
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),

@@ -57,6 +57,8 @@ pub struct ResponderSettings {
     pub embedder: Option<crate::knowledge::Embedder>,
     /// What the bot tells about the mesh (`[mesh]`).
     pub mesh: crate::mesh::MeshConfig,
+    /// `[bot] language`.
+    pub language: crate::config::Language,
 }
 
 impl Shared {
@@ -89,6 +91,8 @@ pub(super) struct Shared {
     pub(super) airtime: Arc<AirtimeStats>,
     /// Tokens per character of the server's prompts, for the fold's token budget.
     pub(super) token_rate: Mutex<TokenRate>,
+    /// The language of each conversation (`[bot] language`).
+    pub(super) languages: crate::responder::language::Languages,
     pub(super) started: Instant,
     pub(super) stop: CancellationToken,
     pub(super) tracker: TaskTracker,

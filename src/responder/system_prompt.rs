@@ -6,27 +6,43 @@
 //! The replies' prompts and the folds' requests read it here alike, so they share a prefix.
 
 use crate::knowledge::Indexed;
+use crate::lang::Lang;
 
-/// The system prompt with and without the knowledge hint, and which one is due.
+/// The system prompt with and without the knowledge hint, in each language, and which one
+/// is due. A conversation in German gets the German one (`lang::prompt`): a switch of a
+/// conversation's language rebuilds the server's cache once, as a fold does.
 #[derive(Debug, Clone)]
 pub struct SystemPrompt {
-    /// Without the hint: as without a knowledge folder.
-    plain: String,
+    /// Without the hint: as without a knowledge folder; one per language, as `Lang::ALL`.
+    plain: Vec<String>,
     /// With the hint; `None` without a knowledge folder.
-    with_notes: Option<String>,
+    with_notes: Option<Vec<String>>,
     /// Whether the index holds passages now.
     indexed: Indexed,
 }
 
 impl SystemPrompt {
-    /// `plain`, and `with_notes` (the same with the hint) for a knowledge folder, used while
-    /// `indexed` says the index holds passages.
-    pub fn new(plain: String, with_notes: Option<String>, indexed: Indexed) -> SystemPrompt {
+    /// `plain(lang)`, and `with_notes(lang)` (the same with the hint) for a knowledge folder,
+    /// used while `indexed` says the index holds passages.
+    pub fn new(
+        plain: impl Fn(Lang) -> String,
+        with_notes: Option<impl Fn(Lang) -> String>,
+        indexed: Indexed,
+    ) -> SystemPrompt {
         SystemPrompt {
-            plain,
-            with_notes,
+            plain: Lang::ALL.map(&plain).to_vec(),
+            with_notes: with_notes.map(|w| Lang::ALL.map(w).to_vec()),
             indexed,
         }
+    }
+
+    /// The same prompt in every language (tests and tools that fix one).
+    pub fn uniform(plain: String, with_notes: Option<String>, indexed: Indexed) -> SystemPrompt {
+        SystemPrompt::new(
+            |_| plain.clone(),
+            with_notes.map(|w| move |_| w.clone()),
+            indexed,
+        )
     }
 
     /// The same prompts, switched by `indexed` from now on.
@@ -40,12 +56,13 @@ impl SystemPrompt {
         self.with_notes.is_some() && self.indexed.holds_passages()
     }
 
-    /// The system prompt for a turn now.
-    pub fn current(&self) -> &str {
-        match &self.with_notes {
+    /// The system prompt for a turn in `lang` now.
+    pub fn current(&self, lang: Lang) -> &str {
+        let all = match &self.with_notes {
             Some(with_notes) if self.indexed.holds_passages() => with_notes,
             _ => &self.plain,
-        }
+        };
+        all.get(lang.index()).map_or("", String::as_str)
     }
 }
 
@@ -57,18 +74,20 @@ mod tests {
     fn the_hint_only_while_the_index_holds_passages() {
         let (tx, indexed) = Indexed::new(false);
         let p = SystemPrompt::new(
-            "plain".into(),
-            Some("with notes".into()),
+            |l: Lang| format!("plain {l}"),
+            Some(|l: Lang| format!("with notes {l}")),
             Indexed::fixed(true),
         )
         .follow(indexed);
-        assert_eq!((p.current(), p.knowledge()), ("plain", false));
+        let en = Lang::En;
+        assert_eq!((p.current(en), p.knowledge()), ("plain en", false));
         tx.send_replace(true);
-        assert_eq!((p.current(), p.knowledge()), ("with notes", true));
+        assert_eq!((p.current(en), p.knowledge()), ("with notes en", true));
+        assert_eq!(p.current(Lang::Pl), "with notes pl");
         tx.send_replace(false);
-        assert_eq!((p.current(), p.knowledge()), ("plain", false));
+        assert_eq!((p.current(Lang::De), p.knowledge()), ("plain de", false));
         // No folder: never the hint, whatever the index says.
-        let none = SystemPrompt::new("plain".into(), None, Indexed::fixed(true));
-        assert_eq!((none.current(), none.knowledge()), ("plain", false));
+        let none = SystemPrompt::uniform("plain".into(), None, Indexed::fixed(true));
+        assert_eq!((none.current(Lang::Es), none.knowledge()), ("plain", false));
     }
 }

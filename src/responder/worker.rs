@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 use crate::clock::unix_now;
+use crate::lang::{Lang, Say, say};
 use crate::node::{NodeId, Standing};
 use crate::radio::TextMessage;
 use crate::responder::asker::{Asking, heard_names};
@@ -25,12 +26,13 @@ use crate::responder::identity::once::{self, Kind};
 use crate::responder::identity::trust::{self, keep_unanswered};
 use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
 use crate::responder::job::{Dm, Job};
+use crate::responder::language::SEED_MESSAGES;
 use crate::responder::schedule::admission::{self, Joining, Place};
-use crate::responder::schedule::fair;
 use crate::responder::schedule::gate::Turn;
 use crate::responder::shared::Shared;
 use crate::responder::turn::knowledge;
 use crate::responder::turn::{self, Asks, Memory};
+use crate::store::Role;
 
 /// A worker with nothing to do for this long retires (a new one starts on the next message).
 const IDLE_RETIRE: Duration = Duration::from_secs(600);
@@ -160,7 +162,11 @@ async fn handle(
                     if standing > Standing::New {
                         shared
                             .out
-                            .notice(dm.dest.into(), dm.msg.packet_id, fair::NO_ROOM)
+                            .notice(
+                                dm.dest.into(),
+                                dm.msg.packet_id,
+                                say(shared.languages.notice(node, &dm.msg.text), Say::NoRoom),
+                            )
                             .await;
                     }
                 }
@@ -193,10 +199,9 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
     match rule {
         Rule::Run(grant) => Some((verdict, grant)),
         Rule::Refuse(line) => {
-            shared
-                .out
-                .notice(dm.dest.into(), msg.packet_id, line.text())
-                .await;
+            // In the message's own language: a refused DM learns nothing of the node's.
+            let text = say(shared.languages.of_text(&msg.text), line.say());
+            shared.out.notice(dm.dest.into(), msg.packet_id, text).await;
             None
         }
         Rule::Drop => None,
@@ -230,6 +235,7 @@ async fn text_turn(
     }
     let earlier: Vec<String> = batch.into_iter().map(|d| d.msg.text).collect();
     let (msg, dest) = (&dm.msg, dm.dest);
+    let lang = language(shared, grant.memory, msg, &earlier).await;
     let memory = if grant.memory {
         Memory::Node {
             dest,
@@ -240,8 +246,37 @@ async fn text_turn(
         Memory::Without { dest }
     };
     let s = &shared.settings;
-    let asking = Asking::of(&s.zone, msg, &s.context);
+    let asking = Asking::of(&s.zone, msg, &s.context, lang);
     turn::run(shared, msg, &earlier, turn, asks, asking, memory).await;
+}
+
+/// The language a turn speaks: with the node's memory, its conversation's after these
+/// messages (seeded from its last stored messages when the daemon has not heard it since it
+/// started); without, the message's own.
+async fn language(shared: &Shared, memory: bool, msg: &TextMessage, earlier: &[String]) -> Lang {
+    let languages = &shared.languages;
+    if !memory {
+        return languages.of_text(&msg.text);
+    }
+    let node = msg.from;
+    if languages.needs_seed(node) {
+        match shared.store.history(node, SEED_MESSAGES).await {
+            Ok(history) => languages.seed(
+                node,
+                history
+                    .iter()
+                    .filter(|m| m.role == Role::User)
+                    .map(|m| m.text.as_str()),
+            ),
+            Err(e) => debug!(error = %e, "could not read the node's messages for its language"),
+        }
+    }
+    let texts: Vec<&str> = earlier
+        .iter()
+        .map(String::as_str)
+        .chain([msg.text.as_str()])
+        .collect();
+    languages.hear(node, &texts)
 }
 
 /// Records that the node was heard (a command, which stores no message).

@@ -88,7 +88,10 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         "{prompt}"
     );
     let system = first.messages[0].content.clone();
-    assert!(system.contains(&system_hint(DEFAULT_ABOUT)), "{system}");
+    assert!(
+        system.contains(&system_hint(meshai::lang::Lang::En, DEFAULT_ABOUT)),
+        "{system}"
+    );
     // The passages are per-turn notes, just before the question, never in the system prompt.
     assert!(!system.contains("Fire Station"));
     let n = first.messages.len();
@@ -141,7 +144,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
     assert!(
         !third.messages[0]
             .content
-            .contains(&system_hint(DEFAULT_ABOUT)),
+            .contains(&system_hint(meshai::lang::Lang::En, DEFAULT_ABOUT)),
         "{}",
         third.messages[0].content
     );
@@ -204,7 +207,7 @@ async fn an_empty_folder_is_no_folder_until_its_first_passage() {
     assert!(
         first.messages[0]
             .content
-            .contains(&system_hint(DEFAULT_ABOUT)),
+            .contains(&system_hint(meshai::lang::Lang::En, DEFAULT_ABOUT)),
         "{}",
         first.messages[0].content
     );

@@ -17,6 +17,7 @@ mod fair;
 mod flood;
 mod harness;
 mod knowledge;
+mod language;
 mod layers;
 mod licensed;
 mod memory;

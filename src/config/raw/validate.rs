@@ -7,9 +7,9 @@ mod checker;
 use std::time::Duration;
 
 use super::super::{
-    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, LimitsConfig,
-    LlmConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki, SlotsSetting, TimeZoneSetting,
-    Warning,
+    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, Language,
+    LimitsConfig, LlmConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki, SlotsSetting,
+    TimeZoneSetting, Warning,
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawEmbeddings, RawFallback,
@@ -18,6 +18,7 @@ use super::{
 };
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
+use crate::lang::Lang;
 use crate::mesh::{Hidden, MeshConfig, Units};
 use crate::radio::transport::Tcp;
 use crate::radio::{RadioConfig, Transport};
@@ -69,6 +70,7 @@ pub(in crate::config) fn validate(
     let airtime = airtime(&mut c, &raw.airtime, reply.max_chunks)?;
     let knowledge = knowledge(&mut c, &raw.knowledge, &llm, env)?;
     let mesh = mesh(&c, &raw.mesh)?;
+    let language = language(&c, &raw.bot.language)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -84,6 +86,7 @@ pub(in crate::config) fn validate(
         airtime,
         knowledge,
         mesh,
+        language,
     };
     Ok((config, c.warnings))
 }
@@ -446,6 +449,21 @@ fn context(c: &Checker<'_>, cx: &RawContext) -> Result<ContextConfig, ConfigErro
                 )
             })?)
         },
+    })
+}
+
+/// `[bot] language`: `auto`, or one of the languages meshai has texts in.
+fn language(c: &Checker<'_>, raw: &str) -> Result<Language, ConfigError> {
+    if raw.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Language::Auto);
+    }
+    Lang::from_code(raw).map(Language::Fixed).ok_or_else(|| {
+        let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.code()).collect();
+        c.err(
+            "bot",
+            "language",
+            format!("{raw:?}: must be \"auto\" or one of {}", codes.join(", ")),
+        )
     })
 }
 

@@ -40,7 +40,10 @@ async fn calm_or_unknown_channels_change_nothing_and_busy_ones_shorten() {
     let limits = ChunkLimits::default();
     let (tx, rx) = watch::channel(ChannelState::default());
     let b = budget(&config, &rx, &stats).await;
-    assert_eq!((b.limits(limits), b.note(&limits)), (limits, None));
+    assert_eq!(
+        (b.limits(limits), b.note(crate::lang::Lang::En, &limits)),
+        (limits, None)
+    );
     tx.send_replace(reading(10.0, Some(1.0), 1));
     assert_eq!(budget(&config, &rx, &stats).await, Budget(Decision::Normal));
     assert_eq!(counts(&stats), (0, 0, 0, 0));
@@ -49,7 +52,7 @@ async fn calm_or_unknown_channels_change_nothing_and_busy_ones_shorten() {
     let b = budget(&config, &rx, &stats).await;
     assert_eq!(b.limits(limits).max_chunks, 2);
     assert_eq!(
-        b.note(&limits).as_deref(),
+        b.note(crate::lang::Lang::En, &limits).as_deref(),
         Some(
             "The radio channel is busy: answer in at most 2 short sentences, under 280 characters."
         )
@@ -64,7 +67,7 @@ async fn calm_or_unknown_channels_change_nothing_and_busy_ones_shorten() {
     tx.send_replace(reading(5.0, Some(8.5), 3));
     let b = budget(&config, &rx, &stats).await;
     assert!(
-        b.note(&limits)
+        b.note(crate::lang::Lang::En, &limits)
             .is_some_and(|n| n.starts_with("The radio is near its legal transmit limit")),
         "{b:?}"
     );

@@ -29,7 +29,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
             warn!(error = %e, "the LLM call failed");
             shared
                 .out
-                .notice(q.audience.dest(), q.packet_id, &failure_text(&e))
+                .notice(q.audience.dest(), q.packet_id, &failure_text(q.lang, &e))
                 .await;
             return None;
         }
@@ -46,7 +46,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
             .notice(
                 q.audience.dest(),
                 q.packet_id,
-                &failure_text(&LlmError::Empty),
+                &failure_text(q.lang, &LlmError::Empty),
             )
             .await;
         return None;

@@ -52,6 +52,8 @@ pub(crate) struct Question<'a> {
     /// What ends an answer cut at the budget: `!more` only where the rest can be asked for
     /// (a DM whose conversation is stored).
     pub mark: CutMark,
+    /// The language of its notices.
+    pub lang: crate::lang::Lang,
 }
 
 /// What an answer that went out cost.

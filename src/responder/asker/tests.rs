@@ -197,7 +197,10 @@ fn headers_and_time_notes() {
         ),
     ];
     for (name, asker, opts, clock, want) in cases {
-        let got = (header(&asker, &opts), time_note(clock, &opts));
+        let got = (
+            header(&asker, &opts),
+            time_note(crate::lang::Lang::En, clock, &opts),
+        );
         assert_eq!((got.0.as_deref(), got.1.as_deref()), want, "{name}");
     }
     assert_eq!(with_header(Some("[Ann]"), "hi"), "[Ann] hi");
@@ -342,7 +345,11 @@ fn radio_notes() {
     ];
     for (name, asker, opts, want) in cases {
         let want = want.map(|w| format!("{prefix}{w}"));
-        assert_eq!(radio_note(&asker, &opts), want, "{name}");
+        assert_eq!(
+            radio_note(crate::lang::Lang::En, &asker, &opts),
+            want,
+            "{name}"
+        );
     }
 }
 
@@ -391,6 +398,7 @@ fn radio_and_time_stay_out_of_a_turn_the_documents_answer() {
         header: Some("[Ann]".into()),
         radio: Some(radio.clone()),
         time: Some(time.clone()),
+        lang: Lang::En,
     };
     assert_eq!(asking.notes(Grounding::Nothing), vec![radio, time]);
     assert_eq!(asking.notes(Grounding::Documents), Vec::<String>::new());

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 use super::{Command, help_text};
+use crate::lang::Lang;
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
 use crate::responder::shared::Shared;
@@ -18,6 +19,12 @@ pub(super) const HELP: Command = Command {
     answer,
 };
 
-fn answer<'a>(_: &'a Arc<Shared>, _: NodeId, _: Grant, _: &'a str) -> BoxFuture<'a, String> {
-    Box::pin(async { help_text() })
+fn answer<'a>(
+    _: &'a Arc<Shared>,
+    _: NodeId,
+    _: Grant,
+    _: &'a str,
+    lang: Lang,
+) -> BoxFuture<'a, String> {
+    Box::pin(async move { help_text(lang) })
 }

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
+use crate::lang::{Lang, Say, fill, say};
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant, Line};
 use crate::responder::reply::DmDest;
@@ -40,7 +41,7 @@ const COMMANDS: [&Command; 5] = [
 
 /// A command's answer to `node`'s DM, within what identity grants it, with the words after
 /// the command (empty without; only for a command that [`Takes::Name`]).
-type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant, &'a str) -> BoxFuture<'a, String>;
+type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant, &'a str, Lang) -> BoxFuture<'a, String>;
 
 /// What a command takes after its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +59,7 @@ pub struct Command {
     /// What it asks of identity.
     pub ask: Ask,
     /// What it does, for its line in `!help` (`None`: not listed).
-    help: Option<&'static str>,
+    help: Option<Say>,
     /// What may follow its word.
     takes: Takes,
     answer: Answer,
@@ -163,34 +164,47 @@ pub fn parse(text: &str) -> Parsed {
 }
 
 /// The `!help` text, one packet: what to do, then `!more` and every listed command.
-fn help_text() -> String {
+fn help_text(lang: Lang) -> String {
     let listed = COMMANDS.into_iter().filter_map(|c| {
         let arg = match c.takes {
             Takes::Nothing => "",
             Takes::Name => " [NAME]",
         };
-        c.help.map(|what| format!(" !{}{arg}: {what}.", c.name()))
+        c.help
+            .map(|what| format!(" !{}{arg}: {}.", c.name(), say(lang, what)))
     });
-    let mut text = format!("Ask me anything. !{}: {}.", more::WORDS[0], more::HELP);
+    let mut text = format!(
+        "{} !{}: {}.",
+        say(lang, Say::HelpIntro),
+        more::WORDS[0],
+        say(lang, more::HELP)
+    );
     text.extend(listed);
     text
 }
 
 /// The answer to `!word`, a command we do not know: the help text.
-fn unknown(word: &str) -> String {
-    format!("Unknown command !{word}. {}", help_text())
+fn unknown(lang: Lang, word: &str) -> String {
+    let head = fill(say(lang, Say::UnknownCommand), &[("word", word)]);
+    format!("{head} {}", help_text(lang))
 }
 
 /// Answers `call` from the sender of a DM with one reply to packet `id`, within `grant`.
 pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: DmDest, id: u32) {
+    // The conversation's language, where the command may use the memory.
+    let lang = if grant.memory {
+        shared.languages.of(dest.node())
+    } else {
+        shared.languages.of_text("")
+    };
     let text = match call {
         // The identity rules refuse it without memory; this only keeps it so.
         Call::Known(cmd) | Call::With(cmd, _) if cmd.ask == Ask::Memory && !grant.memory => {
-            Line::Unchecked.text().to_string()
+            say(lang, Line::Unchecked.say()).to_string()
         }
-        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant, "").await,
-        Call::With(cmd, name) => (cmd.answer)(shared, dest.node(), grant, name).await,
-        Call::Unknown(word) => unknown(word),
+        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant, "", lang).await,
+        Call::With(cmd, name) => (cmd.answer)(shared, dest.node(), grant, name, lang).await,
+        Call::Unknown(word) => unknown(lang, word),
     };
     shared
         .out
@@ -254,13 +268,16 @@ mod tests {
 
     #[test]
     fn the_help_lists_more_and_every_command_in_one_packet() {
-        let help = help_text();
+        let help = help_text(Lang::En);
         assert_eq!(
             help,
             "Ask me anything. !more: rest of a cut answer. !summary: what I remember of you. \
              !reset: forget our chat. !status: bot health. !nodes [NAME]: the mesh."
         );
         assert!(help.len() <= 150);
-        assert_eq!(unknown("rest"), format!("Unknown command !rest. {help}"));
+        assert_eq!(
+            unknown(Lang::En, "rest"),
+            format!("Unknown command !rest. {help}")
+        );
     }
 }

@@ -10,6 +10,7 @@ use futures_util::future::BoxFuture;
 
 use super::{Command, Takes};
 use crate::clock::unix_now;
+use crate::lang::{Lang, Say, say};
 use crate::mesh::listing;
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
@@ -18,24 +19,22 @@ use crate::responder::shared::Shared;
 pub(super) const NODES: Command = Command {
     words: &["nodes", "node"],
     ask: Ask::Status,
-    help: Some("the mesh"),
+    help: Some(Say::HelpNodes),
     takes: Takes::Name,
     answer,
 };
-
-/// What `!nodes` says with `[mesh]` off.
-const OFF: &str = "Mesh answers are off on this bot.";
 
 fn answer<'a>(
     shared: &'a Arc<Shared>,
     node: NodeId,
     _: Grant,
     name: &'a str,
+    lang: Lang,
 ) -> BoxFuture<'a, String> {
     Box::pin(async move {
         let s = &shared.settings;
         if !s.mesh.enabled {
-            return OFF.to_string();
+            return say(lang, Say::MeshOff).to_string();
         }
         let view = shared.mesh.borrow().clone();
         let name = name.trim();
@@ -46,6 +45,7 @@ fn answer<'a>(
                 unix_now(),
                 s.chunk.max_chars,
                 s.chunk.max_bytes,
+                lang,
             )
         } else {
             listing::node(&view, &s.mesh, name, node, unix_now())

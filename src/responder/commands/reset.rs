@@ -7,15 +7,15 @@ use futures_util::future::BoxFuture;
 use tracing::{info, warn};
 
 use super::Command;
+use crate::lang::{Lang, Say, say};
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
-use crate::responder::reply::STORE_DAMAGED;
 use crate::responder::shared::Shared;
 
 pub(super) const RESET: Command = Command {
     words: &["reset", "forget"],
     ask: Ask::Memory,
-    help: Some("forget our chat"),
+    help: Some(Say::HelpReset),
     takes: super::Takes::Nothing,
     answer,
 };
@@ -25,25 +25,28 @@ fn answer<'a>(
     node: NodeId,
     _: Grant,
     _: &'a str,
+    lang: Lang,
 ) -> BoxFuture<'a, String> {
-    Box::pin(reset(shared, node))
+    Box::pin(reset(shared, node, lang))
 }
 
 /// Forgets the node's conversation; says why when the database is too damaged to (the store
 /// logged the damage).
-async fn reset(shared: &Shared, node: NodeId) -> String {
+async fn reset(shared: &Shared, node: NodeId, lang: Lang) -> String {
     match shared.store.reset(node).await {
         Ok(()) => {
             info!("history and summary forgotten on request");
-            "Done: I forgot our conversation and everything I remembered about you.".into()
+            // The next message says the conversation's language anew.
+            shared.languages.forget(node);
+            say(lang, Say::ResetDone).into()
         }
         Err(e) if e.damage().is_some() => {
             warn!(error = %e, "reset failed: the database is damaged");
-            STORE_DAMAGED.into()
+            say(lang, Say::StoreDamaged).into()
         }
         Err(e) => {
             warn!(error = %e, "reset failed");
-            "Sorry, I could not reset your history. Try again later.".into()
+            say(lang, Say::ResetFailed).into()
         }
     }
 }

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 use futures_util::future::BoxFuture;
 
 use super::Command;
+use crate::lang::{Lang, Say};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::airtime;
@@ -27,7 +28,7 @@ use crate::store::{Damage, Embedded, KnowledgeIndex};
 pub(super) const STATUS: Command = Command {
     words: &["status"],
     ask: Ask::Status,
-    help: Some("bot health"),
+    help: Some(Say::HelpStatus),
     takes: super::Takes::Nothing,
     answer,
 };
@@ -37,6 +38,8 @@ fn answer<'a>(
     node: NodeId,
     grant: Grant,
     _: &'a str,
+    // `!status` is the operator's: in English, as the logs and `meshai check` are.
+    _: Lang,
 ) -> BoxFuture<'a, String> {
     Box::pin(text(shared, node, grant))
 }

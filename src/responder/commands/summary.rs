@@ -9,17 +9,17 @@ use futures_util::future::BoxFuture;
 use tracing::warn;
 
 use super::Command;
+use crate::lang::{Lang, Say, say};
 use crate::memory::prompt;
 use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant};
-use crate::responder::reply::{STORE_DAMAGED, STORE_FAILED};
 use crate::responder::shared::Shared;
 use crate::store::StoreError;
 
 pub(super) const SUMMARY: Command = Command {
     words: &["summary", "memory"],
     ask: Ask::Memory,
-    help: Some("what I remember of you"),
+    help: Some(Say::HelpSummary),
     takes: super::Takes::Nothing,
     answer,
 };
@@ -29,14 +29,15 @@ fn answer<'a>(
     node: NodeId,
     _: Grant,
     _: &'a str,
+    lang: Lang,
 ) -> BoxFuture<'a, String> {
     Box::pin(async move {
-        match summary(shared, node).await {
+        match summary(shared, node, lang).await {
             Ok(text) => text,
-            Err(e) if e.damage().is_some() => STORE_DAMAGED.into(),
+            Err(e) if e.damage().is_some() => say(lang, Say::StoreDamaged).into(),
             Err(e) => {
                 warn!(error = %e, "could not read the summary");
-                STORE_FAILED.into()
+                say(lang, Say::StoreFailed).into()
             }
         }
     })
@@ -44,36 +45,39 @@ fn answer<'a>(
 
 /// The summary and the facts kept about the node, or that there are none (the history is
 /// read only then).
-async fn summary(shared: &Shared, node: NodeId) -> Result<String, StoreError> {
+async fn summary(shared: &Shared, node: NodeId, lang: Lang) -> Result<String, StoreError> {
     // As many unsummarised messages as a prompt may carry.
     let m = &shared.settings.memory;
     let max = m.window_messages + 4 * m.summarize_threshold.max(1);
     let ctx = shared.store.context(node, i64::MAX, max, "", 0).await?;
     let now = prompt::remembered(ctx.summary.as_ref(), &ctx.facts, &ctx.window);
-    if let Some(text) = remembered(now.summary.as_deref(), &now.facts) {
+    if let Some(text) = remembered(lang, now.summary.as_deref(), &now.facts) {
         return Ok(text);
     }
     let any = !shared.store.history(node, 1).await?.is_empty();
-    Ok(if any {
-        "No summary yet: I only have our recent messages."
-    } else {
-        "I don't remember anything about you yet."
-    }
+    Ok(say(
+        lang,
+        if any {
+            Say::NoSummaryYet
+        } else {
+            Say::NothingRemembered
+        },
+    )
     .into())
 }
 
 /// The summary, then the facts; `None` when there is neither.
-fn remembered(summary: Option<&str>, facts: &[String]) -> Option<String> {
+fn remembered(lang: Lang, summary: Option<&str>, facts: &[String]) -> Option<String> {
     let mut text = String::new();
     if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
-        text.push_str("I remember: ");
+        text.push_str(say(lang, Say::IRemember));
         text.push_str(s);
     }
     if !facts.is_empty() {
         if !text.is_empty() {
             text.push(' ');
         }
-        text.push_str("You told me: ");
+        text.push_str(say(lang, Say::YouToldMe));
         text.push_str(&facts.join(" / "));
     }
     (!text.is_empty()).then_some(text)
@@ -107,7 +111,7 @@ mod tests {
         ];
         for (summary, facts, want) in cases {
             assert_eq!(
-                remembered(summary, &facts).as_deref(),
+                remembered(crate::lang::Lang::En, summary, &facts).as_deref(),
                 want,
                 "{summary:?} {facts:?}"
             );

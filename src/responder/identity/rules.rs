@@ -33,6 +33,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::config::{AccessConfig, MqttPolicy, RequirePki};
+use crate::lang::{Lang, Say, say};
 use crate::node::{NodeId, PublicKey};
 
 /// How a DM arrived, and what is known of its sender.
@@ -256,26 +257,22 @@ impl From<Why> for Line {
 }
 
 impl Line {
-    pub fn text(self) -> &'static str {
+    /// The line, as the bot says it (`lang::say`, in the language given there).
+    pub fn say(self) -> Say {
         match self {
-            Line::Unproven => {
-                "I only answer this node over encrypted DMs. If this was you, check your app's keys."
-            }
-            Line::KeyChanged => {
-                "Your node's key changed, so our earlier chat stays locked until my operator accepts the new key."
-            }
-            Line::Unchecked => "I can't check your node's key right now. Try again later.",
-            Line::KeysUnreadable => {
-                "I can't check who sent this right now, so no commands. Try again later, over an encrypted DM."
-            }
-            Line::Licensed => {
-                "My node is in licensed (ham) mode, so DMs can't be encrypted: I answer without our chat and run no commands."
-            }
-            Line::PkiRequired => {
-                "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
-            }
-            Line::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
+            Line::Unproven => Say::Unproven,
+            Line::KeyChanged => Say::KeyChanged,
+            Line::Unchecked => Say::Unchecked,
+            Line::KeysUnreadable => Say::KeysUnreadable,
+            Line::Licensed => Say::Licensed,
+            Line::PkiRequired => Say::PkiRequired,
+            Line::Mqtt => Say::Mqtt,
         }
+    }
+
+    /// The line in English.
+    pub fn text(self) -> &'static str {
+        say(Lang::En, self.say())
     }
 }
 

@@ -214,7 +214,14 @@ async fn handle(
     // (its header) and the local time (a note, unless the documents answer it), and nothing
     // is stored.
     let s = &shared.settings;
-    let asking = Asking::of(&s.zone, &public_message(&msg), &public_context(&s.context));
+    // A mention is spoken to in its own language: a channel mixes people and languages.
+    let lang = shared.languages.of_text(&msg.text);
+    let asking = Asking::of(
+        &s.zone,
+        &public_message(&msg),
+        &public_context(&s.context),
+        lang,
+    );
     let memory = Memory::Channel { channel, thread };
     turn::run(shared, &msg, &[], turn, Asks::Text, asking, memory).await;
 }

@@ -15,4 +15,4 @@ pub(crate) use dest::{Destination, DmDest, Seal};
 pub(crate) use outbound::Outbound;
 pub(crate) use report::Stored;
 pub use sink::{ConsoleReply, Sink};
-pub(crate) use texts::{STORE_DAMAGED, STORE_FAILED, failure_text};
+pub(crate) use texts::failure_text;

@@ -5,19 +5,19 @@
 //! (`commands`).
 
 use crate::chunk::{ChunkLimits, budget_chars};
+use crate::lang::prompt::sentences;
+use crate::lang::{Lang, Part, fill, part};
 use crate::node::Standing;
 
-/// What a known or proven node gets when its turn waited past `[limits] max_turn_wait_secs`:
-/// one packet. A new node gets nothing (forged ids are free, and every notice costs airtime).
-pub(crate) const TOO_BUSY: &str = "Sorry, I was too busy to answer that in time. Please ask again.";
-
-/// What a known or proven node gets when no place was free for its standing (a crowd of its
-/// peers waits): one packet; its message is stored. A new node gets nothing.
-pub(crate) const NO_ROOM: &str = "Too many people are asking right now: I kept your message but cannot answer it. Please ask again in a few minutes.";
+// A known or proven node whose turn waited past `[limits] max_turn_wait_secs` gets one
+// packet, `Say::TooBusy`; one for which no place was free for its standing (a crowd of its
+// peers waits) gets `Say::NoRoom`, its message stored. A new node gets neither (forged ids
+// are free, and every notice costs airtime). Both are `lang::say`'s, in every language.
 
 /// The answer's limits for a node of `standing`: a new node's at most `new_node_parts` parts,
 /// with a per-turn note that says so when that is fewer than `limits` allow.
 pub(crate) fn budget(
+    lang: Lang,
     limits: ChunkLimits,
     standing: Standing,
     new_node_parts: usize,
@@ -29,13 +29,11 @@ pub(crate) fn budget(
         max_chunks: new_node_parts.max(1),
         ..limits
     };
-    let sentences = match capped.max_chunks {
-        1 => "one short sentence".to_string(),
-        n => format!("{n} short sentences"),
-    };
-    let note = format!(
-        "First message from this node: answer in at most {sentences}, under {} characters.",
-        budget_chars(&capped)
+    let sentences = sentences(lang, capped.max_chunks);
+    let chars = budget_chars(&capped).to_string();
+    let note = fill(
+        part(lang, Part::FirstMessage),
+        &[("sentences", &sentences), ("chars", &chars)],
     );
     (capped, Some(note))
 }
@@ -52,9 +50,9 @@ mod tests {
             max_chunks: 4,
         };
         for standing in [Standing::Known, Standing::Proven] {
-            assert_eq!(budget(limits, standing, 2), (limits, None));
+            assert_eq!(budget(Lang::En, limits, standing, 2), (limits, None));
         }
-        let (capped, note) = budget(limits, Standing::New, 2);
+        let (capped, note) = budget(Lang::En, limits, Standing::New, 2);
         assert_eq!(capped.max_chunks, 2);
         let note = note.expect("a note");
         assert!(
@@ -62,19 +60,9 @@ mod tests {
             "{note}"
         );
         // No cap, and no note, when the reply allows no more anyway.
-        assert_eq!(budget(limits, Standing::New, 4), (limits, None));
-        let (one, note) = budget(limits, Standing::New, 1);
+        assert_eq!(budget(Lang::En, limits, Standing::New, 4), (limits, None));
+        let (one, note) = budget(Lang::En, limits, Standing::New, 1);
         assert_eq!(one.max_chunks, 1);
         assert!(note.is_some_and(|n| n.contains("one short sentence")));
-    }
-
-    #[test]
-    fn the_busy_notice_fits_one_packet() {
-        for notice in [TOO_BUSY, NO_ROOM] {
-            assert!(
-                notice.chars().count() <= 150 && notice.len() <= 200,
-                "{notice}"
-            );
-        }
     }
 }

@@ -8,6 +8,7 @@ use tracing::{debug, warn};
 
 use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
+use crate::lang::Lang;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 use crate::responder::asker::Grounding;
@@ -65,6 +66,7 @@ pub(crate) async fn note(
     question: &str,
     previous: Option<&str>,
     passages: Passages,
+    lang: Lang,
 ) -> Option<Note> {
     let private = passages == Passages::Private;
     let k = &shared.settings.knowledge;
@@ -96,7 +98,7 @@ pub(crate) async fn note(
                 private,
                 "knowledge searched"
             );
-            found.block(&k.about).map(|text| Note {
+            found.block(lang, &k.about).map(|text| Note {
                 text,
                 grounded: !chosen.is_empty(),
             })

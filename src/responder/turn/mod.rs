@@ -32,17 +32,15 @@ use self::core::{
 use self::knowledge::Passages;
 use crate::chunk::MORE;
 use crate::clock::unix_now;
+use crate::lang::{Lang, Say, say};
 use crate::memory::prompt::prompt_chars;
 use crate::radio::TextMessage;
 use crate::responder::airtime;
 use crate::responder::answer::{self, Audience, Question};
 use crate::responder::asker::{Asking, heard_names};
-use crate::responder::commands;
 use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
-use crate::responder::reply::STORE_FAILED;
 use crate::responder::reply::{Destination, DmDest};
-use crate::responder::schedule::fair;
 use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::shared::Shared;
@@ -98,6 +96,7 @@ pub(super) async fn run(
     asking: Asking,
     memory: Memory<'_>,
 ) {
+    let lang = asking.lang();
     let s = &shared.settings;
     let mut core = TurnCore::new(Start {
         kind: memory.kind(),
@@ -112,6 +111,7 @@ pub(super) async fn run(
             hard_cap: FoldLimits::of(&s.memory).hard_cap,
         },
         mesh: s.mesh.enabled,
+        lang,
     });
     let mut driver = Driver {
         shared,
@@ -122,6 +122,7 @@ pub(super) async fn run(
         memory,
         said: OnceLock::new(),
         newest: None,
+        lang,
     };
     let mut action = core.start();
     loop {
@@ -150,6 +151,8 @@ struct Driver<'a> {
     newest: Option<i64>,
     /// What a mention's answer said, for its thread.
     said: OnceLock<String>,
+    /// The turn's language: its notices'.
+    lang: Lang,
 }
 
 impl Driver<'_> {
@@ -213,7 +216,13 @@ impl Driver<'_> {
             Action::ReadThread => Event::Read(self.thread()),
             Action::Search(search) => {
                 let previous = search.previous.as_deref();
-                let note = knowledge::note(shared, &search.question, previous, search.passages);
+                let note = knowledge::note(
+                    shared,
+                    &search.question,
+                    previous,
+                    search.passages,
+                    self.lang,
+                );
                 Event::Found(note.await)
             }
             Action::Mesh(text) => Event::Mesh(self.mesh(&text)),
@@ -262,12 +271,15 @@ impl Driver<'_> {
     /// One packet instead of the answer: it needs no LLM slot.
     async fn notice(&mut self, which: Notice) {
         drop(self.permit.take());
-        let text = match which {
-            Notice::NothingMore => commands::NOTHING_MORE,
-            Notice::StoreFailed => STORE_FAILED,
-            Notice::TooBusy => fair::TOO_BUSY,
-            Notice::UnknownNode => crate::mesh::UNKNOWN_NODE,
-        };
+        let text = say(
+            self.lang,
+            match which {
+                Notice::NothingMore => Say::NothingMore,
+                Notice::StoreFailed => Say::StoreFailed,
+                Notice::TooBusy => Say::TooBusy,
+                Notice::UnknownNode => Say::UnknownNode,
+            },
+        );
         self.shared
             .out
             .notice(self.memory.dest(), self.msg.packet_id, text)
@@ -381,7 +393,7 @@ impl Driver<'_> {
     fn mesh(&self, text: &str) -> Option<crate::mesh::Answer> {
         let view = self.shared.mesh.borrow().clone();
         let s = &self.shared.settings.mesh;
-        let answer = crate::mesh::answer(&view, s, text, self.msg.from, unix_now());
+        let answer = crate::mesh::answer(&view, s, text, self.msg.from, unix_now(), self.lang);
         if let Some(a) = &answer {
             debug!(?a, nodes = view.len(), "mesh facts for the turn");
         }
@@ -402,7 +414,7 @@ impl Driver<'_> {
     /// out.
     async fn answer(&mut self, ask: Ask) -> Option<usize> {
         let shared = self.shared;
-        let messages = prompt::messages(shared.settings.system_prompt.current(), &ask);
+        let messages = prompt::messages(shared.settings.system_prompt.current(ask.lang), &ask);
         let chars = prompt_chars(&messages);
         let slot = match ask.slot {
             Slot::Node => {
@@ -440,6 +452,7 @@ impl Driver<'_> {
             slot,
             limits: ask.limits,
             mark: ask.mark,
+            lang: ask.lang,
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
         let answered = answer::answer(shared, question, permit).await;

@@ -11,6 +11,7 @@ use crate::memory::prompt::{self, Turn};
 pub(super) fn messages(system: &str, ask: &Ask) -> Vec<ChatMessage> {
     match &ask.history {
         History::Memory(ctx) => prompt::reply_prompt(
+            ask.lang,
             system,
             ctx,
             Turn {

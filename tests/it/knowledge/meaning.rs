@@ -73,7 +73,10 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let prompt = said(&before);
     assert!(!prompt.contains("Jane Doe"), "{prompt}");
     // No passage shares a word with it: by words, it is not about the documents at all.
-    assert!(!prompt.contains(&no_notes(DEFAULT_ABOUT)), "{prompt}");
+    assert!(
+        !prompt.contains(&no_notes(meshai::lang::Lang::En, DEFAULT_ABOUT)),
+        "{prompt}"
+    );
     assert!(!prompt.contains(NOTES_INTRO), "{prompt}");
     // Nothing from the documents: the turn says how the message came and when it was sent.
     assert!(prompt.contains("This message was sent "), "{prompt}");

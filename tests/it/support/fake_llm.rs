@@ -66,9 +66,7 @@ impl FakeRequest {
     /// Whether this is a summary request (its last message asks for the notes).
     pub fn is_summary(&self) -> bool {
         self.messages.last().is_some_and(|m| {
-            m.role == "user"
-                && m.content
-                    .starts_with(meshai::memory::summary::SUMMARY_REQUEST_START)
+            m.role == "user" && meshai::memory::summary::is_summary_text(&m.content)
         })
     }
 

@@ -28,7 +28,7 @@ impl Exchange {
                 .as_array()
                 .and_then(|m| m.last())
                 .and_then(|m| m["content"].as_str())
-                .is_some_and(|c| c.starts_with(meshai::memory::summary::SUMMARY_REQUEST_START))
+                .is_some_and(meshai::memory::summary::is_summary_text)
         })
     }
 }

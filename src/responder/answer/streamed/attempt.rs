@@ -80,7 +80,11 @@ pub(super) async fn run(
         started: clock.started,
         server,
         stream,
-        reply: StreamedReply::new(&q.limits, q.mark),
+        reply: StreamedReply::new(
+            &q.limits,
+            q.mark,
+            crate::lang::say(q.lang, crate::lang::Say::CutOff),
+        ),
         queued: None,
     };
     let mut step = Step::Read;

@@ -30,7 +30,9 @@ use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
 
-/// The last part of a streamed reply that broke off after its first part went on air.
+/// The last part of a streamed reply that broke off after its first part went on air, in
+/// English (`Say::CutOff` in the answer's language).
+#[cfg(test)]
 pub(crate) const CUT_OFF: &str = "… (answer cut off: the AI stopped)";
 
 /// What the pump saw.
@@ -166,6 +168,8 @@ enum Phase {
 /// One streamed attempt: the cleaner, the chunker, what was handed over, and the phase.
 #[derive(Debug)]
 pub(crate) struct StreamedReply {
+    /// The last part when the stream broke off after a part went on air.
+    cut_off: &'static str,
     phase: Phase,
     /// The reply's limits (the budget: `max_chunks` parts).
     limits: ChunkLimits,
@@ -182,8 +186,9 @@ pub(crate) struct StreamedReply {
 impl StreamedReply {
     /// An attempt at a reply within `limits`, its last part ending with `mark` when the
     /// budget fills; the pump's first step is [`Step::Read`].
-    pub(crate) fn new(limits: &ChunkLimits, mark: CutMark) -> StreamedReply {
+    pub(crate) fn new(limits: &ChunkLimits, mark: CutMark, cut_off: &'static str) -> StreamedReply {
         StreamedReply {
+            cut_off,
             phase: Phase::Unsent,
             limits: *limits,
             cleaner: StreamCleaner::new(),
@@ -252,7 +257,7 @@ impl StreamedReply {
             (Phase::Handing(_), Event::Refused) => self.stop(End::Closed { queued: true }),
             (Phase::Retracting(error), Event::Retracted) => self.stop(End::Failed(error)),
             (Phase::Retracting(error), Event::OnAir) => {
-                let notice = chunk(CUT_OFF, &notice_limits(&self.limits))
+                let notice = chunk(self.cut_off, &notice_limits(&self.limits))
                     .pop()
                     .unwrap_or_default();
                 self.stop(End::CutOff { error, notice })

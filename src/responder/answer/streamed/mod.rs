@@ -179,7 +179,7 @@ impl Answer<'_, '_> {
                 let dest = q.audience.dest();
                 shared
                     .out
-                    .notice(dest, q.packet_id, &failure_text(error))
+                    .notice(dest, q.packet_id, &failure_text(q.lang, error))
                     .await;
                 Next::Over
             }

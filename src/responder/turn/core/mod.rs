@@ -34,6 +34,7 @@ use std::time::Duration;
 use tracing::warn;
 
 use crate::chunk::CutMark;
+use crate::lang::{Lang, Part, fill, part};
 use crate::llm::ChatRole;
 use crate::mesh::Answer;
 use crate::node::Standing;
@@ -45,9 +46,11 @@ use crate::responder::schedule::turns::Unanswered;
 use crate::responder::turn::knowledge::{self, Note, Passages};
 use crate::store::{Context, Role, Said};
 
+#[cfg(test)]
+pub(crate) use steps::PUBLIC_NOTE;
 pub(crate) use steps::{
-    Action, Ask, Asks, End, Event, History, Kind, Last, Limits, Notice, PUBLIC_NOTE, Read, Search,
-    Slot, Start, Stored,
+    Action, Ask, Asks, End, Event, History, Kind, Last, Limits, Notice, Read, Search, Slot, Start,
+    Stored,
 };
 
 /// Where the turn stands: the outcome each phase waits for.
@@ -241,7 +244,10 @@ impl TurnCore {
                 .chain([&self.start.text])
                 .map(|t| (t.as_str(), t.as_str()))
                 .collect(),
-            Asks::More => vec![(commands::more::STORED, commands::CONTINUE)],
+            Asks::More => vec![(
+                commands::more::STORED,
+                part(self.start.lang, Part::Continue),
+            )],
         };
         let mut pending = VecDeque::new();
         for (i, (text, prompt)) in texts.into_iter().enumerate() {
@@ -423,21 +429,26 @@ impl TurnCore {
     fn ask(&mut self, documents: Option<Note>, mesh: Option<String>) -> Action {
         let budget = self.budget.unwrap_or_default();
         let chunk = self.start.limits.chunk;
+        let lang = self.start.lang;
         let (limits, extra) = match self.start.kind {
             Kind::Node(_) | Kind::Without => fair::budget(
+                lang,
                 budget.limits(chunk),
                 self.start.standing,
                 self.start.limits.new_node_parts,
             ),
-            Kind::Channel => (budget.limits(chunk), Some(PUBLIC_NOTE.to_string())),
+            Kind::Channel => (
+                budget.limits(chunk),
+                Some(part(lang, Part::PublicNote).to_string()),
+            ),
         };
         let grounding = match &mesh {
             Some(_) => Grounding::Mesh,
             None => knowledge::grounding(documents.as_ref()),
         };
         let mut notes = self.start.asking.notes(grounding);
-        notes.extend(together(self.start.earlier.len()));
-        notes.extend(budget.note(&chunk));
+        notes.extend(together(lang, self.start.earlier.len()));
+        notes.extend(budget.note(lang, &chunk));
         notes.extend(extra);
         notes.extend(documents.map(|n| n.text));
         notes.extend(mesh);
@@ -462,6 +473,7 @@ impl TurnCore {
                 Kind::Without | Kind::Channel => Slot::Any,
             },
             stored,
+            lang,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(ask)))
     }
@@ -484,13 +496,10 @@ impl TurnCore {
 
 /// The per-turn note of a turn that answers `earlier` messages before its own: answer them
 /// all, in this one reply.
-fn together(earlier: usize) -> Option<String> {
+fn together(lang: Lang, earlier: usize) -> Option<String> {
     (earlier > 0).then(|| {
-        format!(
-            "The asker sent {} messages since your last answer (the last one below): answer \
-             them all in this one reply.",
-            earlier + 1
-        )
+        let n = (earlier + 1).to_string();
+        fill(part(lang, Part::Together), &[("n", &n)])
     })
 }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::chunk::{ChunkLimits, CutMark};
+use crate::lang::Lang;
 use crate::llm::ChatRole;
 use crate::node::Standing;
 use crate::responder::airtime::Budget;
@@ -13,8 +14,11 @@ use crate::responder::turn::knowledge::{Note, Passages};
 use crate::store::{Context, Said};
 
 /// The per-turn note that says a mention's answer is public.
+#[cfg(test)]
 pub(crate) const PUBLIC_NOTE: &str = "This message came on a public channel: everyone on it \
 reads your answer, and you know nothing private about the sender.";
+// (`PUBLIC_NOTE` is `lang::Part::PublicNote` in English, for the tests: the turn uses the
+// catalogue's, in the mention's language.)
 
 /// What a turn's memory is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +69,8 @@ pub(crate) struct Start {
     pub(crate) limits: Limits,
     /// The mesh view is asked about the message (`[mesh] enabled`).
     pub(crate) mesh: bool,
+    /// The language the turn speaks: its prompt's fixed parts and its notices.
+    pub(crate) lang: Lang,
 }
 
 /// The node's last stored message, as far as a turn needs it.
@@ -185,6 +191,8 @@ pub(crate) struct Ask {
     pub(crate) slot: Slot,
     /// The stored message the answer is stored after (`None`: it is not stored).
     pub(crate) stored: Option<i64>,
+    /// The turn's language.
+    pub(crate) lang: Lang,
 }
 
 /// How a turn ended.

@@ -14,7 +14,7 @@ const SMALL: ChunkLimits = ChunkLimits {
 /// Feeds the rows' events in order; every step, and then what was handed over, must be as
 /// the rows say.
 fn check(limits: &ChunkLimits, rows: &[(&str, &str)], handed: &[&str]) {
-    let mut reply = StreamedReply::new(limits, CutMark::Ellipsis);
+    let mut reply = StreamedReply::new(limits, CutMark::Ellipsis, CUT_OFF);
     let got: Vec<(&str, String)> = rows
         .iter()
         .map(|(event, _)| (*event, show(&reply.on(event_of(event)))))
@@ -368,7 +368,7 @@ fn an_event_out_of_turn_ends_the_attempt_without_sending_twice() {
 /// and ` n/n` on the last. Each batch of pieces arrives together, the answer's end with the
 /// last batch.
 fn markers_on_air(batches: &[&[&str]]) -> Vec<String> {
-    let mut reply = StreamedReply::new(&SMALL, CutMark::Ellipsis);
+    let mut reply = StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF);
     let (mut parts, mut sent) = (Vec::<String>::new(), Vec::new());
     let mut numbering = Numbering::default();
     let mut batches = batches.iter().peekable();

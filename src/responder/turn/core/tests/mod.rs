@@ -58,7 +58,7 @@ fn asking() -> Asking {
         time: true,
         ..ContextConfig::default()
     };
-    Asking::of(&Zone::fixed(0), &msg, &context)
+    Asking::of(&Zone::fixed(0), &msg, &context, crate::lang::Lang::En)
 }
 
 const TIME: &str = "This message was sent Mon 14:05 UTC.";
@@ -77,6 +77,7 @@ fn start(kind: Kind, asks: Asks, standing: Standing) -> Start {
             hard_cap: 30,
         },
         mesh: false,
+        lang: crate::lang::Lang::En,
     }
 }
 

@@ -68,7 +68,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
 
 #[test]
 fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
-    let capped = fair::budget(chunk(), Standing::New, 2);
+    let capped = fair::budget(crate::lang::Lang::En, chunk(), Standing::New, 2);
     let first_note = capped.1.unwrap_or_default();
     let header = "\"[Ann (ANN)] what is lora?\"";
     let thread = vec![
@@ -135,7 +135,9 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
 #[test]
 fn a_busy_channel_shortens_the_answer_and_says_so() {
     let base = chunk();
-    let budget_note = shortened().note(&base).unwrap_or_default();
+    let budget_note = shortened()
+        .note(crate::lang::Lang::En, &base)
+        .unwrap_or_default();
     let cases = vec![Case {
         name: "shortened to one part",
         start: start(Kind::Without, Asks::Text, Standing::Proven),

@@ -1,0 +1,253 @@
+//! The languages meshai speaks besides English, and which one a message is in.
+//!
+//! The set is chosen by who uses Meshtastic (its community outside the English-speaking world
+//! is largely in the German-speaking countries, Brazil and Portugal, Spain, France, Italy, the
+//! Netherlands and Poland): for these the prompt's fixed parts and the bot's own texts exist
+//! in the language; any other language gets English ones. Each module keeps its own texts
+//! beside their explanation, as a `match` on [`Lang`] (English first, byte-identical to what
+//! it was before there were others).
+//!
+//! Detection is `whatlang`'s trigram model (no model call, no I/O), limited to the languages
+//! here, and only for a message of at least [`MIN_WORDS`] words it is sure of: "ok", "73!"
+//! or "Danke" say nothing about a conversation. On a short message the trigrams alone err
+//! (measured: "question during outage" comes out French at 0.53, "first question" French at
+//! 0.36), so the guess must also hold one of its language's own small words ("ich", "me",
+//! "le", …), and no fewer than English ones. Which language a conversation is in is
+//! [`Sticky`]'s to say.
+
+pub mod prompt;
+pub mod say;
+pub mod sticky;
+
+pub use prompt::{Part, part};
+pub use say::{Say, fill, say};
+pub use sticky::Sticky;
+
+/// A language meshai has texts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    De,
+    Es,
+    Pt,
+    Fr,
+    It,
+    Nl,
+    Pl,
+}
+
+/// A message shorter than this many words is not detected (one or two words are too few for
+/// trigrams: "Hallo Pepper" and "Ciao Mateo" are anyone's).
+pub const MIN_WORDS: usize = 3;
+
+/// Below this `whatlang` confidence a message's language counts as unknown. Measured on the
+/// table in the tests: short sentences of the eight languages come out at 0.5 and above when
+/// right; below 0.3 the guesses are as often wrong as right.
+pub const MIN_CONFIDENCE: f64 = 0.3;
+
+impl Lang {
+    /// Every language, English first.
+    pub const ALL: [Lang; 8] = [
+        Lang::En,
+        Lang::De,
+        Lang::Es,
+        Lang::Pt,
+        Lang::Fr,
+        Lang::It,
+        Lang::Nl,
+        Lang::Pl,
+    ];
+
+    /// Its place in [`Lang::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The ISO 639-1 code: `en`, `de`, …
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::De => "de",
+            Lang::Es => "es",
+            Lang::Pt => "pt",
+            Lang::Fr => "fr",
+            Lang::It => "it",
+            Lang::Nl => "nl",
+            Lang::Pl => "pl",
+        }
+    }
+
+    /// The language of an ISO 639-1 code (any case), or `None` for one meshai has no texts in.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
+    }
+
+    /// Small words only this language (of meshai's) uses often: a guess must hold one.
+    fn small_words(self) -> &'static [&'static str] {
+        match self {
+            Lang::En => &[
+                "the", "and", "is", "are", "my", "you", "your", "what", "how", "which", "with",
+                "of", "to", "it", "do", "does", "can", "i", "this", "that", "where", "who",
+            ],
+            Lang::De => &[
+                "ich", "ist", "und", "der", "die", "das", "mein", "meine", "dein", "wie", "was",
+                "wo", "nicht", "ein", "eine", "mit", "für", "auf", "du", "sich", "heißt", "kann",
+            ],
+            Lang::Es => &[
+                "el", "la", "los", "las", "es", "mi", "me", "tu", "qué", "cómo", "dónde", "cuál",
+                "se", "y", "un", "una", "con", "para", "por", "del", "hola", "llamo", "está",
+            ],
+            Lang::Pt => &[
+                "o", "os", "as", "é", "meu", "minha", "você", "não", "um", "uma", "com", "para",
+                "do", "da", "no", "na", "qual", "como", "onde", "olá", "eu", "que",
+            ],
+            Lang::Fr => &[
+                "le", "la", "les", "est", "je", "mon", "ma", "mes", "tu", "vous", "et", "un",
+                "une", "des", "du", "pour", "pas", "quel", "quelle", "comment", "où", "sur",
+            ],
+            Lang::It => &[
+                "il", "lo", "la", "gli", "è", "mio", "mia", "io", "tu", "che", "un", "una", "per",
+                "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao",
+            ],
+            Lang::Nl => &[
+                "de", "het", "een", "is", "ik", "mijn", "je", "jij", "wat", "hoe", "waar", "welke",
+                "niet", "en", "met", "voor", "op", "van", "zijn", "heet", "hallo",
+            ],
+            Lang::Pl => &[
+                "jest", "nie", "mój", "moja", "moje", "mam", "jak", "co", "gdzie", "się", "to",
+                "na", "w", "z", "dla", "czy", "jaki", "jaka", "ja", "ty", "cześć", "mnie",
+            ],
+        }
+    }
+
+    fn whatlang(self) -> whatlang::Lang {
+        match self {
+            Lang::En => whatlang::Lang::Eng,
+            Lang::De => whatlang::Lang::Deu,
+            Lang::Es => whatlang::Lang::Spa,
+            Lang::Pt => whatlang::Lang::Por,
+            Lang::Fr => whatlang::Lang::Fra,
+            Lang::It => whatlang::Lang::Ita,
+            Lang::Nl => whatlang::Lang::Nld,
+            Lang::Pl => whatlang::Lang::Pol,
+        }
+    }
+}
+
+impl std::fmt::Display for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// The language `text` is written in, when it has [`MIN_WORDS`] words and `whatlang` is sure
+/// enough ([`MIN_CONFIDENCE`]); `None` otherwise. Only meshai's languages are considered, so
+/// a message in another one comes out as the nearest of them with a low confidence, mostly
+/// `None`.
+pub fn detect(text: &str) -> Option<Lang> {
+    let words = text
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    if words < MIN_WORDS {
+        return None;
+    }
+    let detector = whatlang::Detector::with_allowlist(Lang::ALL.map(Lang::whatlang).to_vec());
+    let info = detector.detect(text)?;
+    if info.confidence() < MIN_CONFIDENCE {
+        return None;
+    }
+    let guess = Lang::ALL
+        .into_iter()
+        .find(|l| l.whatlang() == info.lang())?;
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let small = |l: Lang| {
+        words
+            .iter()
+            .filter(|w| l.small_words().contains(&w.as_str()))
+            .count()
+    };
+    let own = small(guess);
+    (own >= 1 && (guess == Lang::En || own >= small(Lang::En))).then_some(guess)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_unknown_ones_are_none() {
+        for l in Lang::ALL {
+            assert_eq!(Lang::from_code(l.code()), Some(l));
+            assert_eq!(Lang::from_code(&l.code().to_uppercase()), Some(l));
+        }
+        assert_eq!(Lang::from_code("sv"), None);
+        assert_eq!(Lang::from_code("auto"), None);
+        assert_eq!(Lang::from_code(""), None);
+    }
+
+    #[test]
+    fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
+        use Lang::*;
+        // Clear enough to say.
+        let clear = [
+            ("Which cable should I buy for the antenna on my node?", En),
+            ("Can you tell me how the weather will be tomorrow?", En),
+            ("Welche Antenne soll ich auf meinen Solarknoten setzen?", De),
+            ("Mein Hund heißt Pepper.", De),
+            ("Wie heißt mein Hund?", De),
+            ("Unser Vereinsrepeater steht auf dem Brocken.", De),
+            ("¿Qué antena debo poner en mi nodo solar?", Es),
+            ("¿Cómo se llama mi perro?", Es),
+            ("Quelle antenne dois-je mettre sur mon nœud solaire ?", Fr),
+            ("Quale antenna devo mettere sul mio nodo solare?", It),
+            ("Welke antenne moet ik op mijn zonne-node zetten?", Nl),
+            ("Jaką antenę powinienem założyć na mój węzeł solarny?", Pl),
+        ];
+        for (text, want) in clear {
+            assert_eq!(detect(text), Some(want), "{text:?}");
+        }
+        // Short or plain sentences: the right language or none, never a wrong one (whatlang
+        // guesses "Wo wohne ich?" Polish and "Mi perro se llama Pepper." Italian, unsure).
+        let unclear = [
+            ("What is my name?", En),
+            ("Where do I live?", En),
+            ("Hi, my name is Tomasz.", En),
+            ("Wo wohne ich?", De),
+            ("Danke, das hilft mir sehr.", De),
+            ("Mi perro se llama Pepper.", Es),
+            ("Hola, me llamo Tomasz.", Es),
+            ("Qual antena devo colocar no meu nó solar?", Pt),
+        ];
+        for (text, want) in unclear {
+            let got = detect(text);
+            assert!(got.is_none() || got == Some(want), "{text:?}: {got:?}");
+        }
+        // English the trigrams take for French.
+        for text in [
+            "question during timeout",
+            "question during outage",
+            "first question",
+        ] {
+            assert_eq!(detect(text), None, "{text:?}");
+        }
+        // Too short to say anything.
+        for text in [
+            "Danke!",
+            "ok 73",
+            "Hallo Pepper",
+            "Merci beaucoup!",
+            "",
+            "12 34 56 !!",
+        ] {
+            assert_eq!(detect(text), None, "{text:?}");
+        }
+    }
+}

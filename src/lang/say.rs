@@ -1,0 +1,703 @@
+//! The bot's own texts — what it replies itself, never the model: notices, refusals, the
+//! answers of its commands, the `!more` mark — in each of meshai's languages. Each is one
+//! packet at most (the test below holds every one of them to [`PACKET_CHARS`] and
+//! [`PACKET_BYTES`] with its placeholders filled at their longest); the English ones are
+//! byte-identical to what the bot said before it spoke others.
+//!
+//! A text with a placeholder (`{mins}`, `{word}`, `{n}`) is filled by [`fill`].
+
+use super::Lang;
+
+/// A packet's text: at most this many characters …
+pub const PACKET_CHARS: usize = 150;
+/// … and this many bytes (the firmware's 200-byte payload, less the room the radio's own
+/// framing and the ` i/n` numbering take: `chunk::ChunkLimits`' default).
+pub const PACKET_BYTES: usize = 200;
+
+/// One of the bot's own texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Say {
+    /// SQLite failed (disk full, permissions): no raw error.
+    StoreFailed,
+    /// A command that needs the memory, with the database damaged.
+    StoreDamaged,
+    /// The LLM took too long.
+    LlmTimeout,
+    /// The LLM could not be reached or refused.
+    LlmUnavailable,
+    /// The LLM answered with nothing usable.
+    LlmUnusable,
+    /// A known or proven node's turn expired while it waited.
+    TooBusy,
+    /// No place among the waiting turns: the message is kept, not answered.
+    NoRoom,
+    /// The rate limit's one notice; `{mins}`: minutes until it answers again.
+    RateLimited,
+    /// A command in a channel mention.
+    DmOnly,
+    /// The last part of a streamed answer that broke off.
+    CutOff,
+    /// `!more` with nothing cut to continue.
+    NothingMore,
+    /// `!reset` done.
+    ResetDone,
+    /// `!reset` failed.
+    ResetFailed,
+    /// `!summary` with messages but no summary or fact yet.
+    NoSummaryYet,
+    /// `!summary` for a node with nothing stored.
+    NothingRemembered,
+    /// Opens `!summary`'s summary.
+    IRemember,
+    /// Opens `!summary`'s facts.
+    YouToldMe,
+    /// Opens `!help`.
+    HelpIntro,
+    /// `!help`'s line for `!more` (after `!more: `).
+    HelpMore,
+    /// `!help`'s line for `!summary`.
+    HelpSummary,
+    /// `!help`'s line for `!reset`.
+    HelpReset,
+    /// `!help`'s line for `!nodes`.
+    HelpNodes,
+    /// `!help`'s line for `!status`.
+    HelpStatus,
+    /// Before the help text, for a command we do not know; `{word}`: the word, ≤ 20 chars.
+    UnknownCommand,
+    /// A DM from a node that proved itself over PKI, arriving without it.
+    Unproven,
+    /// The node's key changed: its memory stays locked.
+    KeyChanged,
+    /// The key could not be checked now.
+    Unchecked,
+    /// The key table is unreadable: no commands.
+    KeysUnreadable,
+    /// Our node is in licensed mode: no encryption, no memory, no commands.
+    Licensed,
+    /// A command without PKI where it is required.
+    PkiRequired,
+    /// A command that came through MQTT.
+    Mqtt,
+    /// `!nodes` with `[mesh]` off.
+    MeshOff,
+    /// A node the node list does not hold.
+    UnknownNode,
+    /// `!nodes` with no node heard in the last hour; `{n}`: nodes in the list.
+    NoneHeard,
+    /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.
+    Heard,
+}
+
+impl Say {
+    /// Every text, for the tests.
+    pub const ALL: [Say; 35] = [
+        Say::StoreFailed,
+        Say::StoreDamaged,
+        Say::LlmTimeout,
+        Say::LlmUnavailable,
+        Say::LlmUnusable,
+        Say::TooBusy,
+        Say::NoRoom,
+        Say::RateLimited,
+        Say::DmOnly,
+        Say::CutOff,
+        Say::NothingMore,
+        Say::ResetDone,
+        Say::ResetFailed,
+        Say::NoSummaryYet,
+        Say::NothingRemembered,
+        Say::IRemember,
+        Say::YouToldMe,
+        Say::HelpIntro,
+        Say::HelpMore,
+        Say::HelpSummary,
+        Say::HelpReset,
+        Say::HelpNodes,
+        Say::HelpStatus,
+        Say::UnknownCommand,
+        Say::Unproven,
+        Say::KeyChanged,
+        Say::Unchecked,
+        Say::KeysUnreadable,
+        Say::Licensed,
+        Say::PkiRequired,
+        Say::Mqtt,
+        Say::MeshOff,
+        Say::UnknownNode,
+        Say::NoneHeard,
+        Say::Heard,
+    ];
+}
+
+/// `say` in `lang`.
+pub fn say(lang: Lang, say: Say) -> &'static str {
+    match lang {
+        Lang::En => en(say),
+        Lang::De => de(say),
+        Lang::Es => es(say),
+        Lang::Pt => pt(say),
+        Lang::Fr => fr(say),
+        Lang::It => it(say),
+        Lang::Nl => nl(say),
+        Lang::Pl => pl(say),
+    }
+}
+
+/// `template` with each `{name}` of `values` replaced.
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (name, value) in values {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
+}
+
+fn en(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Sorry, my memory store failed. Try again later.",
+        Say::StoreDamaged => {
+            "Sorry, my memory store is damaged: I can't do that now. I still answer, without memory, until the operator repairs it."
+        }
+        Say::LlmTimeout => "Sorry, the AI took too long to answer. Please try again later.",
+        Say::LlmUnavailable => "Sorry, the AI is unavailable right now. Please try again later.",
+        Say::LlmUnusable => "Sorry, the AI gave an unusable answer. Please try again.",
+        Say::TooBusy => "Sorry, I was too busy to answer that in time. Please ask again.",
+        Say::NoRoom => {
+            "Too many people are asking right now: I kept your message but cannot answer it. Please ask again in a few minutes."
+        }
+        Say::RateLimited => {
+            "You're sending faster than I can answer. I'll reply again in about {mins} min."
+        }
+        Say::DmOnly => "Commands work only in a direct message to me.",
+        Say::CutOff => "… (answer cut off: the AI stopped)",
+        Say::NothingMore => "Nothing more to send: my last answer was complete.",
+        Say::ResetDone => "Done: I forgot our conversation and everything I remembered about you.",
+        Say::ResetFailed => "Sorry, I could not reset your history. Try again later.",
+        Say::NoSummaryYet => "No summary yet: I only have our recent messages.",
+        Say::NothingRemembered => "I don't remember anything about you yet.",
+        Say::IRemember => "I remember: ",
+        Say::YouToldMe => "You told me: ",
+        Say::HelpIntro => "Ask me anything.",
+        Say::HelpMore => "rest of a cut answer",
+        Say::HelpSummary => "what I remember of you",
+        Say::HelpReset => "forget our chat",
+        Say::HelpNodes => "the mesh",
+        Say::HelpStatus => "bot health",
+        Say::UnknownCommand => "Unknown command !{word}.",
+        Say::Unproven => {
+            "I only answer this node over encrypted DMs. If this was you, check your app's keys."
+        }
+        Say::KeyChanged => {
+            "Your node's key changed, so our earlier chat stays locked until my operator accepts the new key."
+        }
+        Say::Unchecked => "I can't check your node's key right now. Try again later.",
+        Say::KeysUnreadable => {
+            "I can't check who sent this right now, so no commands. Try again later, over an encrypted DM."
+        }
+        Say::Licensed => {
+            "My node is in licensed (ham) mode, so DMs can't be encrypted: I answer without our chat and run no commands."
+        }
+        Say::PkiRequired => {
+            "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
+        }
+        Say::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
+        Say::MeshOff => "Mesh answers are off on this bot.",
+        Say::UnknownNode => "I don't know that node: it is not in my node list.",
+        Say::NoneHeard => "No node heard in the last hour ({n} in my list).",
+        Say::Heard => "Heard in 1h ({n}): ",
+    }
+}
+
+fn de(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => {
+            "Entschuldige, mein Speicher ist ausgefallen. Versuch es später noch mal."
+        }
+        Say::StoreDamaged => {
+            "Entschuldige, mein Speicher ist beschädigt: Das geht gerade nicht. Ich antworte weiter, ohne Gedächtnis, bis der Betreiber ihn repariert."
+        }
+        Say::LlmTimeout => {
+            "Entschuldige, die KI hat zu lange gebraucht. Bitte versuch es später noch mal."
+        }
+        Say::LlmUnavailable => {
+            "Entschuldige, die KI ist gerade nicht erreichbar. Bitte versuch es später noch mal."
+        }
+        Say::LlmUnusable => {
+            "Entschuldige, die KI hat keine brauchbare Antwort geliefert. Bitte versuch es noch mal."
+        }
+        Say::TooBusy => {
+            "Entschuldige, ich war zu beschäftigt, um rechtzeitig zu antworten. Bitte frag noch mal."
+        }
+        Say::NoRoom => {
+            "Gerade fragen zu viele Leute: Ich habe deine Nachricht behalten, kann sie aber nicht beantworten. Bitte frag in ein paar Minuten noch mal."
+        }
+        Say::RateLimited => {
+            "Du schreibst schneller, als ich antworten kann. Ich antworte in etwa {mins} Min. wieder."
+        }
+        Say::DmOnly => "Befehle gehen nur per Direktnachricht an mich.",
+        Say::CutOff => "… (Antwort abgebrochen: die KI hat aufgehört)",
+        Say::NothingMore => "Nichts mehr zu senden: Meine letzte Antwort war vollständig.",
+        Say::ResetDone => {
+            "Erledigt: Ich habe unser Gespräch vergessen und alles, was ich über dich wusste."
+        }
+        Say::ResetFailed => {
+            "Entschuldige, ich konnte deinen Verlauf nicht zurücksetzen. Versuch es später noch mal."
+        }
+        Say::NoSummaryYet => "Noch keine Zusammenfassung: Ich habe nur unsere letzten Nachrichten.",
+        Say::NothingRemembered => "Ich weiß noch nichts über dich.",
+        Say::IRemember => "Ich erinnere mich: ",
+        Say::YouToldMe => "Du hast mir gesagt: ",
+        Say::HelpIntro => "Frag mich, was du willst.",
+        Say::HelpMore => "Rest einer gekürzten Antwort",
+        Say::HelpSummary => "was ich über dich weiß",
+        Say::HelpReset => "unseren Chat vergessen",
+        Say::HelpNodes => "das Mesh",
+        Say::HelpStatus => "Zustand des Bots",
+        Say::UnknownCommand => "Unbekannter Befehl !{word}.",
+        Say::Unproven => {
+            "Diesem Knoten antworte ich nur per verschlüsselter DM. Warst du das, prüf die Schlüssel in deiner App."
+        }
+        Say::KeyChanged => {
+            "Der Schlüssel deines Knotens hat sich geändert: Unser früherer Chat bleibt gesperrt, bis mein Betreiber den neuen Schlüssel annimmt."
+        }
+        Say::Unchecked => {
+            "Ich kann den Schlüssel deines Knotens gerade nicht prüfen. Versuch es später noch mal."
+        }
+        Say::KeysUnreadable => {
+            "Ich kann gerade nicht prüfen, wer das geschickt hat, also keine Befehle. Versuch es später noch mal, per verschlüsselter DM."
+        }
+        Say::Licensed => {
+            "Mein Knoten ist im lizenzierten Modus (Amateurfunk), DMs sind also unverschlüsselt: Ich antworte ohne unseren Chat und führe keine Befehle aus."
+        }
+        Say::PkiRequired => {
+            "Befehle brauchen eine verschlüsselte DM: Nutze Firmware 2.5 oder neuer und sorg dafür, dass dein Knoten meinen Schlüssel kennt."
+        }
+        Say::Mqtt => "Über MQTT brauchen Befehle eine verschlüsselte DM.",
+        Say::MeshOff => "Mesh-Antworten sind bei diesem Bot abgeschaltet.",
+        Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
+        Say::NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
+        Say::Heard => "Gehört in 1 h ({n}): ",
+    }
+}
+
+fn es(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Lo siento, falló mi memoria. Inténtalo más tarde.",
+        Say::StoreDamaged => {
+            "Lo siento, mi memoria está dañada: ahora no puedo hacer eso. Sigo respondiendo, sin memoria, hasta que el operador la repare."
+        }
+        Say::LlmTimeout => {
+            "Lo siento, la IA tardó demasiado en responder. Inténtalo de nuevo más tarde."
+        }
+        Say::LlmUnavailable => {
+            "Lo siento, la IA no está disponible ahora. Inténtalo de nuevo más tarde."
+        }
+        Say::LlmUnusable => "Lo siento, la IA dio una respuesta inservible. Inténtalo de nuevo.",
+        Say::TooBusy => {
+            "Lo siento, estaba demasiado ocupado para responder a tiempo. Vuelve a preguntar."
+        }
+        Say::NoRoom => {
+            "Hay demasiada gente preguntando ahora: guardé tu mensaje, pero no puedo responderlo. Vuelve a preguntar en unos minutos."
+        }
+        Say::RateLimited => {
+            "Escribes más rápido de lo que puedo responder. Volveré a responderte en unos {mins} min."
+        }
+        Say::DmOnly => "Los comandos solo funcionan en un mensaje directo a mí.",
+        Say::CutOff => "… (respuesta cortada: la IA se detuvo)",
+        Say::NothingMore => "No hay nada más que enviar: mi última respuesta estaba completa.",
+        Say::ResetDone => "Hecho: olvidé nuestra conversación y todo lo que recordaba de ti.",
+        Say::ResetFailed => "Lo siento, no pude borrar tu historial. Inténtalo más tarde.",
+        Say::NoSummaryYet => "Aún no hay resumen: solo tengo nuestros mensajes recientes.",
+        Say::NothingRemembered => "Todavía no recuerdo nada de ti.",
+        Say::IRemember => "Recuerdo: ",
+        Say::YouToldMe => "Me dijiste: ",
+        Say::HelpIntro => "Pregúntame lo que quieras.",
+        Say::HelpMore => "resto de una respuesta cortada",
+        Say::HelpSummary => "lo que recuerdo de ti",
+        Say::HelpReset => "olvidar nuestro chat",
+        Say::HelpNodes => "la red mesh",
+        Say::HelpStatus => "estado del bot",
+        Say::UnknownCommand => "Comando desconocido !{word}.",
+        Say::Unproven => {
+            "A este nodo solo le respondo por DM cifrado. Si fuiste tú, revisa las claves de tu app."
+        }
+        Say::KeyChanged => {
+            "La clave de tu nodo cambió, así que nuestro chat anterior sigue bloqueado hasta que mi operador acepte la nueva clave."
+        }
+        Say::Unchecked => "Ahora no puedo verificar la clave de tu nodo. Inténtalo más tarde.",
+        Say::KeysUnreadable => {
+            "Ahora no puedo verificar quién envió esto, así que no hay comandos. Inténtalo más tarde, por DM cifrado."
+        }
+        Say::Licensed => {
+            "Mi nodo está en modo con licencia (radioaficionado), así que los DM no se pueden cifrar: respondo sin nuestro chat y no ejecuto comandos."
+        }
+        Say::PkiRequired => {
+            "Los comandos necesitan un DM cifrado: usa firmware 2.5 o más reciente y asegúrate de que tu nodo conozca mi clave."
+        }
+        Say::Mqtt => "Los comandos necesitan un DM cifrado cuando llegan por MQTT.",
+        Say::MeshOff => "Las respuestas sobre la red mesh están desactivadas en este bot.",
+        Say::UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
+        Say::NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
+        Say::Heard => "Oídos en 1 h ({n}): ",
+    }
+}
+
+fn pt(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Desculpe, minha memória falhou. Tente de novo mais tarde.",
+        Say::StoreDamaged => {
+            "Desculpe, minha memória está danificada: não consigo fazer isso agora. Continuo respondendo, sem memória, até o operador consertá-la."
+        }
+        Say::LlmTimeout => {
+            "Desculpe, a IA demorou demais para responder. Tente de novo mais tarde."
+        }
+        Say::LlmUnavailable => "Desculpe, a IA está indisponível agora. Tente de novo mais tarde.",
+        Say::LlmUnusable => "Desculpe, a IA deu uma resposta inutilizável. Tente de novo.",
+        Say::TooBusy => {
+            "Desculpe, eu estava ocupado demais para responder a tempo. Pergunte de novo."
+        }
+        Say::NoRoom => {
+            "Tem muita gente perguntando agora: guardei sua mensagem, mas não posso respondê-la. Pergunte de novo em alguns minutos."
+        }
+        Say::RateLimited => {
+            "Você está enviando mais rápido do que consigo responder. Volto a responder em cerca de {mins} min."
+        }
+        Say::DmOnly => "Comandos só funcionam em mensagem direta para mim.",
+        Say::CutOff => "… (resposta cortada: a IA parou)",
+        Say::NothingMore => "Nada mais a enviar: minha última resposta estava completa.",
+        Say::ResetDone => "Pronto: esqueci nossa conversa e tudo o que eu lembrava sobre você.",
+        Say::ResetFailed => {
+            "Desculpe, não consegui apagar seu histórico. Tente de novo mais tarde."
+        }
+        Say::NoSummaryYet => "Ainda não há resumo: só tenho nossas mensagens recentes.",
+        Say::NothingRemembered => "Ainda não me lembro de nada sobre você.",
+        Say::IRemember => "Eu lembro: ",
+        Say::YouToldMe => "Você me disse: ",
+        Say::HelpIntro => "Pergunte o que quiser.",
+        Say::HelpMore => "resto de uma resposta cortada",
+        Say::HelpSummary => "o que lembro de você",
+        Say::HelpReset => "esquecer nossa conversa",
+        Say::HelpNodes => "a rede mesh",
+        Say::HelpStatus => "estado do bot",
+        Say::UnknownCommand => "Comando desconhecido !{word}.",
+        Say::Unproven => {
+            "Só respondo a este nó por DM criptografada. Se foi você, verifique as chaves do seu app."
+        }
+        Say::KeyChanged => {
+            "A chave do seu nó mudou, então nossa conversa anterior fica bloqueada até meu operador aceitar a nova chave."
+        }
+        Say::Unchecked => {
+            "Não consigo verificar a chave do seu nó agora. Tente de novo mais tarde."
+        }
+        Say::KeysUnreadable => {
+            "Não consigo verificar agora quem enviou isto, então nada de comandos. Tente de novo mais tarde, por DM criptografada."
+        }
+        Say::Licensed => {
+            "Meu nó está no modo licenciado (radioamador), então as DMs não podem ser criptografadas: respondo sem nossa conversa e não executo comandos."
+        }
+        Say::PkiRequired => {
+            "Comandos exigem DM criptografada: use firmware 2.5 ou mais recente e garanta que seu nó conheça minha chave."
+        }
+        Say::Mqtt => "Comandos exigem DM criptografada quando chegam via MQTT.",
+        Say::MeshOff => "As respostas sobre a rede mesh estão desativadas neste bot.",
+        Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
+        Say::NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
+        Say::Heard => "Ouvidos em 1 h ({n}): ",
+    }
+}
+
+fn fr(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Désolé, ma mémoire a rencontré une erreur. Réessayez plus tard.",
+        Say::StoreDamaged => {
+            "Désolé, ma mémoire est endommagée : impossible pour l'instant. Je réponds encore, sans mémoire, jusqu'à ce que l'opérateur la répare."
+        }
+        Say::LlmTimeout => "Désolé, l'IA a mis trop de temps à répondre. Réessayez plus tard.",
+        Say::LlmUnavailable => "Désolé, l'IA est indisponible pour le moment. Réessayez plus tard.",
+        Say::LlmUnusable => "Désolé, l'IA a donné une réponse inutilisable. Réessayez.",
+        Say::TooBusy => {
+            "Désolé, j'étais trop occupé pour répondre à temps. Reposez votre question."
+        }
+        Say::NoRoom => {
+            "Trop de monde pose des questions en ce moment : j'ai gardé votre message mais ne peux pas y répondre. Réessayez dans quelques minutes."
+        }
+        Say::RateLimited => {
+            "Vous écrivez plus vite que je ne peux répondre. Je vous répondrai à nouveau dans environ {mins} min."
+        }
+        Say::DmOnly => "Les commandes ne fonctionnent qu'en message direct avec moi.",
+        Say::CutOff => "… (réponse coupée : l'IA s'est arrêtée)",
+        Say::NothingMore => "Plus rien à envoyer : ma dernière réponse était complète.",
+        Say::ResetDone => {
+            "C'est fait : j'ai oublié notre conversation et tout ce que je savais de vous."
+        }
+        Say::ResetFailed => "Désolé, je n'ai pas pu effacer votre historique. Réessayez plus tard.",
+        Say::NoSummaryYet => "Pas encore de résumé : je n'ai que nos messages récents.",
+        Say::NothingRemembered => "Je ne sais encore rien de vous.",
+        Say::IRemember => "Je me souviens : ",
+        Say::YouToldMe => "Vous m'avez dit : ",
+        Say::HelpIntro => "Demandez-moi ce que vous voulez.",
+        Say::HelpMore => "suite d'une réponse coupée",
+        Say::HelpSummary => "ce que je sais de vous",
+        Say::HelpReset => "oublier notre discussion",
+        Say::HelpNodes => "le réseau mesh",
+        Say::HelpStatus => "état du bot",
+        Say::UnknownCommand => "Commande inconnue !{word}.",
+        Say::Unproven => {
+            "Je ne réponds à ce nœud qu'en DM chiffré. Si c'était vous, vérifiez les clés de votre appli."
+        }
+        Say::KeyChanged => {
+            "La clé de votre nœud a changé : notre discussion reste verrouillée jusqu'à ce que mon opérateur accepte la nouvelle clé."
+        }
+        Say::Unchecked => {
+            "Je ne peux pas vérifier la clé de votre nœud pour le moment. Réessayez plus tard."
+        }
+        Say::KeysUnreadable => {
+            "Je ne peux pas vérifier l'expéditeur pour le moment, donc pas de commandes. Réessayez plus tard, en DM chiffré."
+        }
+        Say::Licensed => {
+            "Mon nœud est en mode licencié (radioamateur), les DM ne peuvent pas être chiffrés : je réponds sans notre discussion et n'exécute aucune commande."
+        }
+        Say::PkiRequired => {
+            "Les commandes exigent un DM chiffré : utilisez le firmware 2.5 ou plus récent et vérifiez que votre nœud connaît ma clé."
+        }
+        Say::Mqtt => "Via MQTT, les commandes exigent un DM chiffré.",
+        Say::MeshOff => "Les réponses sur le réseau mesh sont désactivées sur ce bot.",
+        Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
+        Say::NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
+        Say::Heard => "Entendus en 1 h ({n}): ",
+    }
+}
+
+fn it(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Scusa, la mia memoria ha avuto un errore. Riprova più tardi.",
+        Say::StoreDamaged => {
+            "Scusa, la mia memoria è danneggiata: ora non posso farlo. Continuo a rispondere, senza memoria, finché l'operatore non la ripara."
+        }
+        Say::LlmTimeout => "Scusa, l'IA ci ha messo troppo a rispondere. Riprova più tardi.",
+        Say::LlmUnavailable => "Scusa, l'IA non è disponibile al momento. Riprova più tardi.",
+        Say::LlmUnusable => "Scusa, l'IA ha dato una risposta inutilizzabile. Riprova.",
+        Say::TooBusy => "Scusa, ero troppo occupato per rispondere in tempo. Chiedimelo di nuovo.",
+        Say::NoRoom => {
+            "Troppe persone stanno chiedendo ora: ho tenuto il tuo messaggio ma non posso rispondere. Riprova tra qualche minuto."
+        }
+        Say::RateLimited => {
+            "Scrivi più in fretta di quanto io riesca a rispondere. Ti risponderò di nuovo tra circa {mins} min."
+        }
+        Say::DmOnly => "I comandi funzionano solo in un messaggio diretto a me.",
+        Say::CutOff => "… (risposta interrotta: l'IA si è fermata)",
+        Say::NothingMore => "Nient'altro da inviare: la mia ultima risposta era completa.",
+        Say::ResetDone => {
+            "Fatto: ho dimenticato la nostra conversazione e tutto ciò che ricordavo di te."
+        }
+        Say::ResetFailed => {
+            "Scusa, non sono riuscito a cancellare la tua cronologia. Riprova più tardi."
+        }
+        Say::NoSummaryYet => "Ancora nessun riassunto: ho solo i nostri messaggi recenti.",
+        Say::NothingRemembered => "Non ricordo ancora niente di te.",
+        Say::IRemember => "Ricordo: ",
+        Say::YouToldMe => "Mi hai detto: ",
+        Say::HelpIntro => "Chiedimi qualsiasi cosa.",
+        Say::HelpMore => "resto di una risposta tagliata",
+        Say::HelpSummary => "cosa ricordo di te",
+        Say::HelpReset => "dimentica la nostra chat",
+        Say::HelpNodes => "la rete mesh",
+        Say::HelpStatus => "stato del bot",
+        Say::UnknownCommand => "Comando sconosciuto !{word}.",
+        Say::Unproven => {
+            "Rispondo a questo nodo solo tramite DM cifrati. Se eri tu, controlla le chiavi della tua app."
+        }
+        Say::KeyChanged => {
+            "La chiave del tuo nodo è cambiata, quindi la nostra chat precedente resta bloccata finché il mio operatore non accetta la nuova chiave."
+        }
+        Say::Unchecked => "Ora non riesco a verificare la chiave del tuo nodo. Riprova più tardi.",
+        Say::KeysUnreadable => {
+            "Ora non riesco a verificare chi l'ha inviato, quindi niente comandi. Riprova più tardi, con un DM cifrato."
+        }
+        Say::Licensed => {
+            "Il mio nodo è in modalità con licenza (radioamatore), quindi i DM non possono essere cifrati: rispondo senza la nostra chat e non eseguo comandi."
+        }
+        Say::PkiRequired => {
+            "I comandi richiedono un DM cifrato: usa il firmware 2.5 o successivo e assicurati che il tuo nodo conosca la mia chiave."
+        }
+        Say::Mqtt => "I comandi richiedono un DM cifrato quando arrivano tramite MQTT.",
+        Say::MeshOff => "Le risposte sulla rete mesh sono disattivate su questo bot.",
+        Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
+        Say::NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
+        Say::Heard => "Sentiti in 1 h ({n}): ",
+    }
+}
+
+fn nl(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Sorry, er ging iets mis met mijn geheugen. Probeer het later opnieuw.",
+        Say::StoreDamaged => {
+            "Sorry, mijn geheugen is beschadigd: dat kan ik nu niet. Ik antwoord nog wel, zonder geheugen, tot de beheerder het herstelt."
+        }
+        Say::LlmTimeout => "Sorry, de AI deed er te lang over. Probeer het later opnieuw.",
+        Say::LlmUnavailable => "Sorry, de AI is nu niet bereikbaar. Probeer het later opnieuw.",
+        Say::LlmUnusable => "Sorry, de AI gaf een onbruikbaar antwoord. Probeer het opnieuw.",
+        Say::TooBusy => "Sorry, ik had het te druk om op tijd te antwoorden. Vraag het nog eens.",
+        Say::NoRoom => {
+            "Er vragen nu te veel mensen tegelijk: ik heb je bericht bewaard, maar kan het niet beantwoorden. Vraag het over een paar minuten opnieuw."
+        }
+        Say::RateLimited => {
+            "Je stuurt sneller dan ik kan antwoorden. Over ongeveer {mins} min antwoord ik weer."
+        }
+        Say::DmOnly => "Commando's werken alleen in een privébericht aan mij.",
+        Say::CutOff => "… (antwoord afgebroken: de AI stopte)",
+        Say::NothingMore => "Niets meer te sturen: mijn laatste antwoord was compleet.",
+        Say::ResetDone => "Klaar: ik ben ons gesprek vergeten, en alles wat ik over je wist.",
+        Say::ResetFailed => "Sorry, ik kon je geschiedenis niet wissen. Probeer het later opnieuw.",
+        Say::NoSummaryYet => "Nog geen samenvatting: ik heb alleen onze recente berichten.",
+        Say::NothingRemembered => "Ik weet nog niets over je.",
+        Say::IRemember => "Ik weet nog: ",
+        Say::YouToldMe => "Je vertelde me: ",
+        Say::HelpIntro => "Vraag me wat je wilt.",
+        Say::HelpMore => "rest van een afgebroken antwoord",
+        Say::HelpSummary => "wat ik over je weet",
+        Say::HelpReset => "ons gesprek vergeten",
+        Say::HelpNodes => "het mesh",
+        Say::HelpStatus => "status van de bot",
+        Say::UnknownCommand => "Onbekend commando !{word}.",
+        Say::Unproven => {
+            "Ik antwoord deze node alleen via versleutelde DM's. Was jij dit? Controleer dan de sleutels in je app."
+        }
+        Say::KeyChanged => {
+            "De sleutel van je node is veranderd, dus ons eerdere gesprek blijft vergrendeld tot mijn beheerder de nieuwe sleutel accepteert."
+        }
+        Say::Unchecked => {
+            "Ik kan de sleutel van je node nu niet controleren. Probeer het later opnieuw."
+        }
+        Say::KeysUnreadable => {
+            "Ik kan nu niet controleren wie dit stuurde, dus geen commando's. Probeer het later opnieuw, via een versleutelde DM."
+        }
+        Say::Licensed => {
+            "Mijn node staat in gelicentieerde modus (zendamateur), dus DM's zijn niet versleuteld: ik antwoord zonder ons gesprek en voer geen commando's uit."
+        }
+        Say::PkiRequired => {
+            "Commando's vereisen een versleutelde DM: gebruik firmware 2.5 of nieuwer en zorg dat je node mijn sleutel kent."
+        }
+        Say::Mqtt => "Commando's vereisen een versleutelde DM als ze via MQTT binnenkomen.",
+        Say::MeshOff => "Antwoorden over het mesh staan uit op deze bot.",
+        Say::UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
+        Say::NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
+        Say::Heard => "Gehoord in 1 u ({n}): ",
+    }
+}
+
+fn pl(say: Say) -> &'static str {
+    match say {
+        Say::StoreFailed => "Przepraszam, moja pamięć zawiodła. Spróbuj później.",
+        Say::StoreDamaged => {
+            "Przepraszam, moja pamięć jest uszkodzona: teraz tego nie zrobię. Nadal odpowiadam, bez pamięci, dopóki operator jej nie naprawi."
+        }
+        Say::LlmTimeout => "Przepraszam, AI zbyt długo odpowiadała. Spróbuj ponownie później.",
+        Say::LlmUnavailable => "Przepraszam, AI jest teraz niedostępna. Spróbuj ponownie później.",
+        Say::LlmUnusable => "Przepraszam, AI dała bezużyteczną odpowiedź. Spróbuj ponownie.",
+        Say::TooBusy => {
+            "Przepraszam, byłem zbyt zajęty, by odpowiedzieć na czas. Zapytaj ponownie."
+        }
+        Say::NoRoom => {
+            "Za dużo osób pyta teraz: zachowałem twoją wiadomość, ale nie mogę na nią odpowiedzieć. Zapytaj ponownie za kilka minut."
+        }
+        Say::RateLimited => {
+            "Piszesz szybciej, niż mogę odpowiadać. Znów odpowiem za około {mins} min."
+        }
+        Say::DmOnly => "Polecenia działają tylko w wiadomości prywatnej do mnie.",
+        Say::CutOff => "… (odpowiedź ucięta: AI przerwała)",
+        Say::NothingMore => "Nie ma nic więcej do wysłania: moja ostatnia odpowiedź była pełna.",
+        Say::ResetDone => {
+            "Gotowe: zapomniałem o naszej rozmowie i o wszystkim, co o tobie pamiętałem."
+        }
+        Say::ResetFailed => {
+            "Przepraszam, nie udało mi się wyczyścić twojej historii. Spróbuj później."
+        }
+        Say::NoSummaryYet => "Nie ma jeszcze podsumowania: mam tylko nasze ostatnie wiadomości.",
+        Say::NothingRemembered => "Nic jeszcze o tobie nie pamiętam.",
+        Say::IRemember => "Pamiętam: ",
+        Say::YouToldMe => "Wiem od ciebie: ",
+        Say::HelpIntro => "Zapytaj mnie o cokolwiek.",
+        Say::HelpMore => "reszta uciętej odpowiedzi",
+        Say::HelpSummary => "co o tobie pamiętam",
+        Say::HelpReset => "zapomnij o naszej rozmowie",
+        Say::HelpNodes => "sieć mesh",
+        Say::HelpStatus => "stan bota",
+        Say::UnknownCommand => "Nieznane polecenie !{word}.",
+        Say::Unproven => {
+            "Temu węzłowi odpowiadam tylko przez szyfrowane DM. Jeśli to ty, sprawdź klucze w aplikacji."
+        }
+        Say::KeyChanged => {
+            "Klucz twojego węzła się zmienił, więc nasza wcześniejsza rozmowa jest zablokowana, dopóki mój operator nie zaakceptuje nowego klucza."
+        }
+        Say::Unchecked => "Nie mogę teraz sprawdzić klucza twojego węzła. Spróbuj później.",
+        Say::KeysUnreadable => {
+            "Nie mogę teraz sprawdzić, kto to wysłał, więc bez poleceń. Spróbuj później, przez szyfrowane DM."
+        }
+        Say::Licensed => {
+            "Mój węzeł działa w trybie licencjonowanym (krótkofalarskim), więc DM nie mogą być szyfrowane: odpowiadam bez naszej rozmowy i nie wykonuję poleceń."
+        }
+        Say::PkiRequired => {
+            "Polecenia wymagają szyfrowanego DM: użyj firmware'u 2.5 lub nowszego i upewnij się, że twój węzeł zna mój klucz."
+        }
+        Say::Mqtt => "Polecenia przez MQTT wymagają szyfrowanego DM.",
+        Say::MeshOff => "Odpowiedzi o sieci mesh są wyłączone w tym bocie.",
+        Say::UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
+        Say::NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
+        Say::Heard => "Słyszane w 1 h ({n}): ",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each placeholder at its longest: minutes of a day, a 20-character word, a node list
+    /// of thousands.
+    const LONGEST: [(&str, &str); 3] = [
+        ("mins", "1440"),
+        ("word", "wwwwwwwwwwwwwwwwwwww"),
+        ("n", "99999"),
+    ];
+
+    #[test]
+    fn every_text_in_every_language_fits_one_packet() {
+        for lang in Lang::ALL {
+            for s in Say::ALL {
+                let text = fill(say(lang, s), &LONGEST);
+                assert!(
+                    text.chars().count() <= PACKET_CHARS && text.len() <= PACKET_BYTES,
+                    "{lang} {s:?}: {} chars, {} bytes: {text}",
+                    text.chars().count(),
+                    text.len()
+                );
+                assert!(
+                    !text.contains('{') && !text.trim().is_empty(),
+                    "{lang} {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_language_has_its_own_texts_with_the_same_placeholders() {
+        for lang in Lang::ALL.into_iter().skip(1) {
+            for s in Say::ALL {
+                let (en, it) = (say(Lang::En, s), say(lang, s));
+                for p in ["{mins}", "{word}", "{n}"] {
+                    assert_eq!(en.contains(p), it.contains(p), "{lang} {s:?}: {p}");
+                }
+            }
+            let own = Say::ALL
+                .iter()
+                .filter(|s| say(lang, **s) != say(Lang::En, **s))
+                .count();
+            // "the mesh" may be a loan word; everything else is translated.
+            assert!(
+                own + 2 >= Say::ALL.len(),
+                "{lang}: only {own} texts of its own"
+            );
+        }
+    }
+}

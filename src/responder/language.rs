@@ -1,0 +1,153 @@
+//! Which language the bot speaks with each node: the conversation's ([`Sticky`], kept per
+//! node in memory and seeded from the node's last stored messages after a restart), or the
+//! one `[bot] language` fixes. The prompt's fixed parts (`lang::prompt`) and the bot's own
+//! texts (`lang::say`) follow it.
+//!
+//! Only a turn with the node's memory moves a conversation's language and reads its history:
+//! a DM that may not use the memory (a forged or unchecked one) is spoken to in its own
+//! message's language, and learns nothing of the node's. Notices the intake sends before a
+//! turn (the rate limit, no room) use the conversation's language when one is known, else
+//! the message's.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::config::Language;
+use crate::lang::{Lang, Sticky, detect, sticky};
+use crate::node::NodeId;
+
+/// Conversations kept at most; past it the map is cleared and refilled from the store as
+/// nodes write again (a restart's cost, for a mesh of thousands of nodes).
+const MAX_NODES: usize = 4096;
+
+/// The language of every conversation the bot has.
+#[derive(Debug)]
+pub(crate) struct Languages {
+    setting: Language,
+    nodes: Mutex<HashMap<NodeId, Sticky>>,
+}
+
+impl Languages {
+    pub(crate) fn new(setting: Language) -> Languages {
+        Languages {
+            setting,
+            nodes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `node`'s conversation needs seeding from its stored messages first.
+    pub(crate) fn needs_seed(&self, node: NodeId) -> bool {
+        self.setting == Language::Auto && !self.lock().contains_key(&node)
+    }
+
+    /// Seeds `node`'s conversation with its last stored messages, oldest first.
+    pub(crate) fn seed<'a>(&self, node: NodeId, texts: impl IntoIterator<Item = &'a str>) {
+        let seeded = Sticky::replay(texts);
+        let mut nodes = self.lock();
+        if nodes.len() >= MAX_NODES && !nodes.contains_key(&node) {
+            nodes.clear();
+        }
+        nodes.entry(node).or_insert(seeded);
+    }
+
+    /// A turn of `node`'s with its memory heard `texts` (oldest first): the language it is
+    /// spoken to in.
+    pub(crate) fn hear(&self, node: NodeId, texts: &[&str]) -> Lang {
+        if let Language::Fixed(lang) = self.setting {
+            return lang;
+        }
+        let mut nodes = self.lock();
+        if nodes.len() >= MAX_NODES && !nodes.contains_key(&node) {
+            nodes.clear();
+        }
+        let sticky = nodes.entry(node).or_default();
+        let mut now = sticky.current();
+        for t in texts {
+            now = sticky.hear(t);
+        }
+        now.unwrap_or_default()
+    }
+
+    /// The language of `node`'s conversation as far as known, without moving it (the fold's,
+    /// `!summary`'s).
+    pub(crate) fn of(&self, node: NodeId) -> Lang {
+        match self.setting {
+            Language::Fixed(lang) => lang,
+            Language::Auto => self
+                .lock()
+                .get(&node)
+                .and_then(Sticky::current)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The language to speak to a message in that may not use its node's memory (a mention, a
+    /// DM without memory): its own, or English.
+    pub(crate) fn of_text(&self, text: &str) -> Lang {
+        match self.setting {
+            Language::Fixed(lang) => lang,
+            Language::Auto => detect(text).unwrap_or_default(),
+        }
+    }
+
+    /// The language of a notice about `text` from `node`: the conversation's when known, else
+    /// the text's own, else English.
+    pub(crate) fn notice(&self, node: NodeId, text: &str) -> Lang {
+        match self.setting {
+            Language::Fixed(lang) => lang,
+            Language::Auto => self
+                .lock()
+                .get(&node)
+                .and_then(Sticky::current)
+                .or_else(|| detect(text))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Forgets `node`'s conversation (`!reset`).
+    pub(crate) fn forget(&self, node: NodeId) {
+        self.lock().remove(&node);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NodeId, Sticky>> {
+        // A panic while holding it leaves a map of plain values: still good to use.
+        self.nodes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// How many of a node's last messages a seed reads.
+pub(crate) const SEED_MESSAGES: usize = sticky::REPLAY;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const N: NodeId = NodeId(0x1234_5678);
+
+    #[test]
+    fn a_conversation_keeps_its_language_through_a_one_word_message() {
+        let l = Languages::new(Language::Auto);
+        assert!(l.needs_seed(N));
+        l.seed(N, ["Mein Hund heißt Pepper.", "ok"]);
+        assert!(!l.needs_seed(N));
+        assert_eq!(l.of(N), Lang::De);
+        assert_eq!(l.hear(N, &["Thanks!"]), Lang::De);
+        assert_eq!(l.notice(N, "You are too fast for me, sorry"), Lang::De);
+        // Another node, never seen: its text's own language.
+        assert_eq!(l.notice(NodeId(7), "¿Cómo se llama mi perro?"), Lang::Es);
+        assert_eq!(l.of_text("ok"), Lang::En);
+        l.forget(N);
+        assert_eq!(l.of(N), Lang::En);
+    }
+
+    #[test]
+    fn a_fixed_language_is_the_only_one() {
+        let l = Languages::new(Language::Fixed(Lang::Pl));
+        assert!(!l.needs_seed(N));
+        assert_eq!(l.hear(N, &["Mein Hund heißt Pepper."]), Lang::Pl);
+        assert_eq!(l.of_text("¿Cómo se llama mi perro?"), Lang::Pl);
+        assert_eq!(l.notice(N, "Wie heißt mein Hund?"), Lang::Pl);
+    }
+}

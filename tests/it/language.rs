@@ -1,0 +1,104 @@
+//! The asker's language, through the daemon: a German conversation gets a German system
+//! prompt, memory labels and notes, and keeps them through a one-word message in English; its
+//! `!help` and the rate-limit line are German; an English conversation's prompt is exactly
+//! the English one; a restart keeps the conversation's language (seeded from the store);
+//! `[bot] language` fixes one.
+
+use meshai::lang::{Lang, Part, Say, part, say};
+
+use crate::harness::{Daemon, SOON, replies};
+use crate::support::fake_llm::FakeResponse;
+
+const ANN: u32 = 0xa1a1_0002;
+const BEN: u32 = 0xa1a1_0003;
+
+fn system_of(d: &Daemon) -> Vec<String> {
+    replies(&d.llm)
+        .iter()
+        .map(|r| {
+            r.messages
+                .first()
+                .map(|m| m.content.clone())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_german_conversation_is_spoken_to_in_german_and_keeps_it_through_one_english_word() {
+    let d = Daemon::start("").await;
+    d.answer_with(|_| FakeResponse::Text("Gut.".into()));
+    d.ask(ANN, "Hallo, ich heiße Tomasz und wohne in Garmisch.", SOON)
+        .await;
+    d.ask(ANN, "Wie heißt mein Hund?", SOON).await;
+    d.ask(ANN, "Thanks!", SOON).await;
+    let systems = system_of(&d);
+    assert_eq!(systems.len(), 3, "{systems:?}");
+    for s in &systems {
+        assert!(s.starts_with(part(Lang::De, Part::DefaultSystem)), "{s}");
+        assert!(s.contains(part(Lang::De, Part::Guidance)), "{s}");
+    }
+    // The last one's per-turn note too, and no English label anywhere.
+    let last = replies(&d.llm).pop().expect("a request");
+    let all: String = last.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(!all.contains("Reply in the language"), "{all}");
+    // `!help` in German.
+    let help = d.ask(ANN, "!help", SOON).await;
+    assert!(
+        help[0].text.starts_with(say(Lang::De, Say::HelpIntro)),
+        "{:?}",
+        help[0].text
+    );
+
+    // Another node writing English gets the English prompt, byte for byte as before.
+    d.ask(BEN, "What antenna should I put on my solar node?", SOON)
+        .await;
+    let english = system_of(&d).pop().expect("a request");
+    assert!(
+        english.starts_with(meshai::config::DEFAULT_SYSTEM_PROMPT),
+        "{english}"
+    );
+    assert!(
+        english.ends_with(meshai::memory::prompt::GUIDANCE),
+        "{english}"
+    );
+
+    // After a restart the conversation is still German: seeded from the stored messages.
+    let (res, sim, llm, dir) = d.stop().await;
+    res.expect("a clean stop");
+    let d = Daemon::start_with(sim, llm, dir, "").await;
+    let before = replies(&d.llm).len();
+    d.ask(ANN, "ok", SOON).await;
+    let after = system_of(&d);
+    assert_eq!(after.len(), before + 1);
+    assert!(
+        after[before].starts_with(part(Lang::De, Part::DefaultSystem)),
+        "{}",
+        after[before]
+    );
+}
+
+#[tokio::test]
+async fn the_rate_limit_line_speaks_the_conversations_language() {
+    let d = Daemon::start("[limits]\nnode_messages = 1\nnode_window_secs = 600\n").await;
+    d.answer_with(|_| FakeResponse::Text("Vale.".into()));
+    d.ask(ANN, "Hola, me llamo Lucía y vivo en Teruel.", SOON)
+        .await;
+    let limited = d.ask(ANN, "¿Cómo se llama mi perro?", SOON).await;
+    assert_eq!(limited.len(), 1, "{limited:?}");
+    let head = say(Lang::Es, Say::RateLimited)
+        .split('{')
+        .next()
+        .expect("a head");
+    assert!(limited[0].text.starts_with(head), "{:?}", limited[0].text);
+}
+
+#[tokio::test]
+async fn a_fixed_language_is_spoken_whatever_the_asker_writes() {
+    let d = Daemon::start("[bot]\nlanguage = \"pl\"\n").await;
+    d.answer_with(|_| FakeResponse::Text("Ok.".into()));
+    d.ask(ANN, "What antenna should I put on my solar node?", SOON)
+        .await;
+    let s = system_of(&d).pop().expect("a request");
+    assert!(s.starts_with(part(Lang::Pl, Part::DefaultSystem)), "{s}");
+}
