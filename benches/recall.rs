@@ -26,6 +26,9 @@
 //! turns in which four of ten facts are corrected (see `recall/corrections.rs`), meshai and
 //! the whole history.
 //!
+//! `MESHAI_RECALL_REQUESTS=FILE` appends every request the server got to FILE (JSON, one a
+//! line), to probe wordings against the server directly.
+//!
 //! Run: `scripts/recall-bench.sh` (starts llama-server with Qwen2.5-Coder-0.5B-Instruct in
 //! the right shape for each scenario). Without `MESHAI_REAL_LLM_URL` it prints SKIPPED.
 
@@ -762,6 +765,9 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
     if std::env::var_os("MESHAI_RECALL_DUMP").is_some() {
         dump(&seen);
     }
+    if let Some(file) = std::env::var_os("MESHAI_RECALL_REQUESTS") {
+        write_requests(&seen, std::path::Path::new(&file));
+    }
     let (result, ..) = d.stop().await;
     result.expect("the daemon stopped cleanly");
     let same_transcript = if subject == Subject::Meshai && nodes == 1 {
@@ -775,6 +781,20 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
         summary_calls,
         summary_evaluated,
         same_transcript,
+    }
+}
+
+/// Appends every request the server got (replies and summaries, in order) to `file`, one JSON
+/// body a line, for probing wordings against the server directly (`MESHAI_RECALL_REQUESTS`).
+fn write_requests(seen: &Recorded, file: &std::path::Path) {
+    use std::io::Write as _;
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .unwrap();
+    for e in seen.lock().unwrap().iter() {
+        writeln!(out, "{}", e.request.replace('\n', " ")).unwrap();
     }
 }
 

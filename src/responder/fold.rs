@@ -34,6 +34,15 @@ pub(super) const INPUT_FOLDS: usize = 4;
 /// other languages fewer characters per token, so the bound in tokens is lower still).
 pub(super) const CHARS_PER_TOKEN: usize = 4;
 
+/// A fold the token budget calls for takes at least `1 / MIN_FOLD_SHARE` of `fold_tokens`'
+/// worth of messages (120 tokens, 480 characters on the defaults), or waits for more: a fold
+/// makes the server read the memory block and the kept messages again (100–250 tokens), so
+/// folding two short messages costs more than it saves. Where the fixed parts of the prompt
+/// fill most of the budget — a German or Spanish prompt's system prompt and facts take 60–80
+/// tokens more than English — the budget was reached after nearly every reply and folded
+/// one exchange each time (docs/benchmarks.md, issue 28).
+const MIN_FOLD_SHARE: usize = 4;
+
 /// A node's summaries: one at a time (the lock), and whether the current fold already
 /// yielded to a reply once (then it is not cancelled again).
 #[derive(Debug, Default)]
@@ -109,6 +118,7 @@ impl Limits {
             keep: self.keep,
             threshold: self.threshold,
             now: due == Due::Now,
+            min_now_chars: self.input_chars / (INPUT_FOLDS * MIN_FOLD_SHARE),
             max_batch: self.max_batch,
             max_chars: self.input_chars / 2,
         }

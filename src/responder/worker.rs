@@ -136,6 +136,8 @@ async fn handle(
             };
             if grant.memory {
                 touch(shared, node, &dm.msg).await;
+                // Its answer speaks the conversation's language, after a restart too.
+                seed_language(shared, node).await;
             }
             commands::run(shared, &call, grant, dm.dest, dm.msg.packet_id).await;
         }
@@ -250,6 +252,24 @@ async fn text_turn(
     turn::run(shared, msg, &earlier, turn, asks, asking, memory).await;
 }
 
+/// Seeds `node`'s conversation language from its last stored messages, once after a start.
+async fn seed_language(shared: &Shared, node: NodeId) {
+    let languages = &shared.languages;
+    if !languages.needs_seed(node) {
+        return;
+    }
+    match shared.store.history(node, SEED_MESSAGES).await {
+        Ok(history) => languages.seed(
+            node,
+            history
+                .iter()
+                .filter(|m| m.role == Role::User)
+                .map(|m| m.text.as_str()),
+        ),
+        Err(e) => debug!(error = %e, "could not read the node's messages for its language"),
+    }
+}
+
 /// The language a turn speaks: with the node's memory, its conversation's after these
 /// messages (seeded from its last stored messages when the daemon has not heard it since it
 /// started); without, the message's own.
@@ -259,18 +279,7 @@ async fn language(shared: &Shared, memory: bool, msg: &TextMessage, earlier: &[S
         return languages.of_text(&msg.text);
     }
     let node = msg.from;
-    if languages.needs_seed(node) {
-        match shared.store.history(node, SEED_MESSAGES).await {
-            Ok(history) => languages.seed(
-                node,
-                history
-                    .iter()
-                    .filter(|m| m.role == Role::User)
-                    .map(|m| m.text.as_str()),
-            ),
-            Err(e) => debug!(error = %e, "could not read the node's messages for its language"),
-        }
-    }
+    seed_language(shared, node).await;
     let texts: Vec<&str> = earlier
         .iter()
         .map(String::as_str)

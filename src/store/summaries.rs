@@ -139,7 +139,13 @@ pub(super) fn pending_fold(
     let facts = facts(&tx, node)?;
     drop(tx);
     let due = if rule.now {
-        backlog.len() > rule.keep
+        let beyond = backlog.len().saturating_sub(rule.keep);
+        let chars: usize = backlog[..beyond]
+            .iter()
+            .map(|m| m.prompt_text().chars().count())
+            .sum();
+        beyond > 0 && chars >= rule.min_now_chars
+            || backlog.len() > rule.keep.saturating_add(rule.threshold)
     } else {
         backlog.len() > rule.keep.saturating_add(rule.threshold)
     };

@@ -200,8 +200,11 @@ pub struct FoldRule {
     pub keep: usize,
     /// A fold is due when more than `keep + threshold` messages are unsummarised...
     pub threshold: usize,
-    /// ...or now, however many there are beyond `keep` (the prompt reached its token budget).
+    /// ...or now, however many there are beyond `keep` (the prompt reached its token budget),
+    /// as long as they hold `min_now_chars` characters (as the model sees them).
     pub now: bool,
+    /// What a fold `now` must take at least: less is not worth the fold's cost.
+    pub min_now_chars: usize,
     /// Messages folded in one summary call at most.
     pub max_batch: usize,
     /// Characters of messages (as the model sees them) folded in one call at most (the first

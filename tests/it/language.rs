@@ -67,6 +67,13 @@ async fn a_german_conversation_is_spoken_to_in_german_and_keeps_it_through_one_e
     let (res, sim, llm, dir) = d.stop().await;
     res.expect("a clean stop");
     let d = Daemon::start_with(sim, llm, dir, "").await;
+    // A command first: seeded for it too.
+    let help = d.ask(ANN, "!help", SOON).await;
+    assert!(
+        help[0].text.starts_with(say(Lang::De, Say::HelpIntro)),
+        "{:?}",
+        help[0].text
+    );
     let before = replies(&d.llm).len();
     d.ask(ANN, "ok", SOON).await;
     let after = system_of(&d);

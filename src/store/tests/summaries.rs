@@ -8,6 +8,7 @@ fn rule(keep: usize, threshold: usize, max_batch: usize) -> FoldRule {
         keep,
         threshold,
         now: false,
+        min_now_chars: 0,
         max_batch,
         max_chars: usize::MAX,
     }
@@ -136,6 +137,31 @@ async fn pending_fold_keeps_the_newest_and_starts_them_with_a_question() {
     let job = store.pending_fold(A, end, now(2)).await.unwrap().unwrap();
     assert_eq!(ids(&job.evicted), all[3..8]);
     assert_eq!(store.pending_fold(A, end, now(7)).await.unwrap(), None);
+    // ...unless what it would take is too little to be worth a fold: then it waits (for more
+    // messages, or the count backstop).
+    let folded: usize = job
+        .evicted
+        .iter()
+        .map(|m| m.prompt_text().chars().count())
+        .sum();
+    let at_least = |min_now_chars| FoldRule {
+        min_now_chars,
+        ..now(2)
+    };
+    assert!(
+        store
+            .pending_fold(A, end, at_least(folded))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        store
+            .pending_fold(A, end, at_least(folded + 1))
+            .await
+            .unwrap(),
+        None
+    );
     assert!(
         store
             .pending_fold(B, end, rule(0, 1, 10))
