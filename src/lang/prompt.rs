@@ -75,7 +75,7 @@ pub enum Part {
     Hops,
     /// Opens the documents' passages.
     KnowledgeIntro,
-    /// Closes them.
+    /// Closes them; `{about}`.
     KnowledgeOutro,
     /// Documents on topic, no passage good enough; `{about}`.
     NoNotes,
@@ -202,7 +202,7 @@ fn en(p: Part) -> &'static str {
         Part::Hops => "{n} hops away",
         Part::KnowledgeIntro => "Notes from the operator's documents:",
         Part::KnowledgeOutro => {
-            "If these notes do not contain the answer, reply exactly: Not in my notes."
+            "If the message asks about {about} and these notes do not answer it, reply exactly: Not in my notes."
         }
         Part::NoNotes => {
             "No note from the operator's documents matches this message. If it asks about {about}, reply exactly: Not in my notes."
@@ -268,7 +268,7 @@ fn de(p: Part) -> &'static str {
         Part::Hops => "{n} Hops entfernt",
         Part::KnowledgeIntro => "Notizen aus den Dokumenten des Betreibers:",
         Part::KnowledgeOutro => {
-            "Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen Notizen."
+            "Wenn die Nachricht nach {about} fragt und diese Notizen sie nicht beantworten, antworte genau: Nicht in meinen Notizen."
         }
         Part::NoNotes => {
             "Keine Notiz aus den Dokumenten des Betreibers passt zu dieser Nachricht. Wenn sie nach {about} fragt, antworte genau: Nicht in meinen Notizen."
@@ -336,7 +336,7 @@ fn es(p: Part) -> &'static str {
         Part::Hops => "a {n} saltos",
         Part::KnowledgeIntro => "Notas de los documentos del operador:",
         Part::KnowledgeOutro => {
-            "Si estas notas no contienen la respuesta, responde exactamente: No está en mis notas."
+            "Si el mensaje pregunta por {about} y estas notas no lo responden, responde exactamente: No está en mis notas."
         }
         Part::NoNotes => {
             "Ninguna nota de los documentos del operador corresponde a este mensaje. Si pregunta por {about}, responde exactamente: No está en mis notas."
@@ -404,7 +404,7 @@ fn pt(p: Part) -> &'static str {
         Part::Hops => "a {n} saltos",
         Part::KnowledgeIntro => "Notas dos documentos do operador:",
         Part::KnowledgeOutro => {
-            "Se estas notas não contiverem a resposta, responda exatamente: Não está nas minhas notas."
+            "Se a mensagem perguntar sobre {about} e estas notas não a responderem, responda exatamente: Não está nas minhas notas."
         }
         Part::NoNotes => {
             "Nenhuma nota dos documentos do operador corresponde a esta mensagem. Se ela perguntar sobre {about}, responda exatamente: Não está nas minhas notas."
@@ -474,7 +474,7 @@ fn fr(p: Part) -> &'static str {
         Part::Hops => "à {n} sauts",
         Part::KnowledgeIntro => "Notes tirées des documents de l'opérateur :",
         Part::KnowledgeOutro => {
-            "Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes notes."
+            "Si le message porte sur {about} et que ces notes n'y répondent pas, réponds exactement : Pas dans mes notes."
         }
         Part::NoNotes => {
             "Aucune note des documents de l'opérateur ne correspond à ce message. S'il porte sur {about}, réponds exactement : Pas dans mes notes."
@@ -540,7 +540,7 @@ fn it(p: Part) -> &'static str {
         Part::Hops => "a {n} salti",
         Part::KnowledgeIntro => "Appunti dai documenti del gestore:",
         Part::KnowledgeOutro => {
-            "Se questi appunti non contengono la risposta, rispondi esattamente: Non è nei miei appunti."
+            "Se il messaggio chiede di {about} e questi appunti non rispondono, rispondi esattamente: Non è nei miei appunti."
         }
         Part::NoNotes => {
             "Nessun appunto dei documenti del gestore corrisponde a questo messaggio. Se chiede di {about}, rispondi esattamente: Non è nei miei appunti."
@@ -606,7 +606,7 @@ fn nl(p: Part) -> &'static str {
         Part::Hops => "{n} hops ver",
         Part::KnowledgeIntro => "Notities uit de documenten van de beheerder:",
         Part::KnowledgeOutro => {
-            "Als deze notities het antwoord niet bevatten, antwoord dan precies: Niet in mijn notities."
+            "Als het bericht over {about} gaat en deze notities het niet beantwoorden, antwoord dan precies: Niet in mijn notities."
         }
         Part::NoNotes => {
             "Geen notitie uit de documenten van de beheerder past bij dit bericht. Als het over {about} gaat, antwoord dan precies: Niet in mijn notities."
@@ -672,7 +672,7 @@ fn pl(p: Part) -> &'static str {
         Part::Hops => "{n} skoków dalej",
         Part::KnowledgeIntro => "Notatki z dokumentów operatora:",
         Part::KnowledgeOutro => {
-            "Jeśli te notatki nie zawierają odpowiedzi, odpowiedz dokładnie: Nie ma tego w moich notatkach."
+            "Jeśli wiadomość pyta o {about}, a te notatki na nie nie odpowiadają, odpowiedz dokładnie: Nie ma tego w moich notatkach."
         }
         Part::NoNotes => {
             "Żadna notatka z dokumentów operatora nie pasuje do tej wiadomości. Jeśli pyta o {about}, odpowiedz dokładnie: Nie ma tego w moich notatkach."
