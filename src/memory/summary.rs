@@ -128,6 +128,26 @@ const FORBIDDEN: &[&str] = &[
 /// its notes kept and the echo cut off.
 const REQUEST_ECHO: &str = "now write your notes";
 
+/// Words of a request's sentence that mark an echo of it.
+const ECHO_WORDS: usize = 4;
+
+/// The openings of the request's later sentences, in every language, lower case: a small
+/// model also echoes one of them as its notes (seen: "Schreib auf Deutsch, in der dritten
+/// Person, …" saved as a German conversation's summary). What follows such an opening is cut
+/// off, as the request's own beginning is.
+fn request_echoes() -> impl Iterator<Item = String> {
+    Lang::ALL.into_iter().flat_map(|l| {
+        part(l, Part::SummaryRequest)
+            .split(". ")
+            .skip(1)
+            .filter_map(|sentence| {
+                let words: Vec<&str> = sentence.split_whitespace().take(ECHO_WORDS).collect();
+                (words.len() == ECHO_WORDS).then(|| words.join(" ").to_lowercase())
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
 /// The memory block's own wording, which a small model copies into its notes: taken out of a
 /// candidate (see [`scrub`]).
 const SCAFFOLDING: &[&str] = &[
@@ -174,11 +194,13 @@ pub fn accept_summary(
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
     }
-    let echoes = std::iter::once(REQUEST_ECHO.to_string()).chain(
-        Lang::ALL[1..]
-            .iter()
-            .map(|l| part(*l, Part::SummaryStart).to_lowercase()),
-    );
+    let echoes = std::iter::once(REQUEST_ECHO.to_string())
+        .chain(
+            Lang::ALL[1..]
+                .iter()
+                .map(|l| part(*l, Part::SummaryStart).to_lowercase()),
+        )
+        .chain(request_echoes());
     for echo in echoes {
         if let Some(at) = find_ignoring_case(&text, &echo) {
             text.truncate(at);
@@ -426,6 +448,19 @@ mod tests {
             ),
             (
                 "Tomasz runs a relay. My callsign is SP9QRZ. Now write your notes about me again.",
+                None,
+                Ok("Tomasz runs a relay."),
+            ),
+            // A later sentence of the request echoed, in the conversation's language (seen
+            // with Qwen2.5-0.5B on a German conversation): cut off too.
+            (
+                "Schreib auf Deutsch, in der dritten Person, in einfachen Sätzen, ohne \
+                 Überschriften, Listen oder Markdown, höchstens 240 Zeichen, sonst nichts.",
+                Some("Tomasz hat einen Hund."),
+                Ok("Tomasz hat einen Hund."),
+            ),
+            (
+                "Tomasz runs a relay. Leave out greetings, small talk and your own answers.",
                 None,
                 Ok("Tomasz runs a relay."),
             ),
