@@ -131,14 +131,15 @@ const REQUEST_ECHO: &str = "now write your notes";
 /// Words of a request's sentence that mark an echo of it.
 const ECHO_WORDS: usize = 4;
 
-/// The openings of the request's later sentences, in every language, lower case: a small
-/// model also echoes one of them as its notes (seen: "Schreib auf Deutsch, in der dritten
-/// Person, …" saved as a German conversation's summary). What follows such an opening is cut
-/// off, as the request's own beginning is.
+/// The openings of the request's later sentences and clauses, in every language, lower case:
+/// a small model also echoes one of them as its notes (seen: "Schreib auf Deutsch, in der
+/// dritten Person, …" and "Behalte, was deine Notizen sagen, und füge …" saved as a German
+/// conversation's summary, which then refused every later one as shrunk). What follows such
+/// an opening is cut off, as the request's own beginning is.
 fn request_echoes() -> impl Iterator<Item = String> {
     Lang::ALL.into_iter().flat_map(|l| {
         part(l, Part::SummaryRequest)
-            .split(". ")
+            .split([':', '.'])
             .skip(1)
             .filter_map(|sentence| {
                 let words: Vec<&str> = sentence.split_whitespace().take(ECHO_WORDS).collect();
@@ -463,6 +464,12 @@ mod tests {
                 "Tomasz runs a relay. Leave out greetings, small talk and your own answers.",
                 None,
                 Ok("Tomasz runs a relay."),
+            ),
+            (
+                "Behalte, was deine Notizen sagen, und füge jede neue Tatsache hinzu, die ich \
+                 dir oben über mich oder meine Gruppe gesagt habe.",
+                Some("Tomasz hat einen Hund."),
+                Ok("Tomasz hat einen Hund."),
             ),
             // Notes that copy the facts beside what they had: not a shrunk rewrite.
             (
