@@ -128,6 +128,22 @@ const FORBIDDEN: &[&str] = &[
 /// its notes kept and the echo cut off.
 const REQUEST_ECHO: &str = "now write your notes";
 
+/// `text` cut where an echo of the request begins, if one does.
+fn cut_echoes(text: &mut String) {
+    let echoes = std::iter::once(REQUEST_ECHO.to_string())
+        .chain(
+            Lang::ALL[1..]
+                .iter()
+                .map(|l| part(*l, Part::SummaryStart).to_lowercase()),
+        )
+        .chain(request_echoes());
+    for echo in echoes {
+        if let Some(at) = find_ignoring_case(text, &echo) {
+            text.truncate(at);
+        }
+    }
+}
+
 /// Words of a request's sentence that mark an echo of it.
 const ECHO_WORDS: usize = 4;
 
@@ -195,24 +211,19 @@ pub fn accept_summary(
     if text.is_empty() {
         return Err(SummaryRejected::Empty);
     }
-    let echoes = std::iter::once(REQUEST_ECHO.to_string())
-        .chain(
-            Lang::ALL[1..]
-                .iter()
-                .map(|l| part(*l, Part::SummaryStart).to_lowercase()),
-        )
-        .chain(request_echoes());
-    for echo in echoes {
-        if let Some(at) = find_ignoring_case(&text, &echo) {
-            text.truncate(at);
-        }
-    }
+    cut_echoes(&mut text);
+    // A previous summary that was an echo (saved before echoes were cut) holds nothing.
+    let previous = previous.map(|p| {
+        let mut p = p.trim().to_string();
+        cut_echoes(&mut p);
+        p
+    });
     let text = scrub(&text, facts);
     if text.is_empty() {
-        return Ok(previous.map(str::trim).unwrap_or_default().to_string());
+        return Ok(previous.unwrap_or_default().trim().to_string());
     }
     // What the previous notes held beyond the facts: that is what a rewrite must not drop.
-    let previous = previous.map(|p| scrub(p, facts));
+    let previous = previous.map(|p| scrub(&p, facts));
     let previous = previous.as_deref();
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
@@ -469,6 +480,17 @@ mod tests {
                 "Behalte, was deine Notizen sagen, und füge jede neue Tatsache hinzu, die ich \
                  dir oben über mich oder meine Gruppe gesagt habe.",
                 Some("Tomasz hat einen Hund."),
+                Ok("Tomasz hat einen Hund."),
+            ),
+            // A previous summary that was such an echo is no summary to keep: a new one is
+            // not refused as a shrunk rewrite of it.
+            (
+                "Tomasz hat einen Hund.",
+                Some(
+                    "Behalte, was deine Notizen sagen, und füge jede neue Tatsache hinzu, die \
+                     ich dir oben über mich oder meine Gruppe gesagt habe (Namen, Zahlen, Orte, \
+                     Rufzeichen, Termine, Pläne, Ausrüstung, Vorlieben).",
+                ),
                 Ok("Tomasz hat einen Hund."),
             ),
             // Notes that copy the facts beside what they had: not a shrunk rewrite.
