@@ -295,10 +295,22 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
         w.chars()
             .all(|c| c.is_ascii_punctuation() || "“”‘’«»".contains(c))
     };
-    out.split_whitespace()
+    let out = out
+        .split_whitespace()
         .filter(|w| !stray(w))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    // A sentence that is only the start of a kept fact (a copy the token limit cut: "Der Akku
+    // am Solarknoten hat 3000 m") says nothing the fact does not, and the model recited it.
+    let fact_keys: Vec<String> = facts.iter().map(|f| key(f)).collect();
+    out.split_sentence_bounds()
+        .filter(|s| {
+            let k = key(s);
+            k.chars().count() < 12 || !fact_keys.iter().any(|f| f.starts_with(&k))
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// `text` with each sentence once (as `key` compares them): a small model that loops but not
@@ -481,6 +493,12 @@ mod tests {
                  dir oben über mich oder meine Gruppe gesagt habe.",
                 Some("Tomasz hat einen Hund."),
                 Ok("Tomasz hat einen Hund."),
+            ),
+            // A copy of a fact cut short: nothing left to keep.
+            (
+                "Tomasz asked about antennas. My callsign is SP9",
+                None,
+                Ok("Tomasz asked about antennas."),
             ),
             // A previous summary that was such an echo is no summary to keep: a new one is
             // not refused as a shrunk rewrite of it.
