@@ -147,6 +147,13 @@ fn partial(hit: &KnowledgeHit) -> bool {
     little || unnamed
 }
 
+/// Whether `hit` is squarely about the question: the question names its heading and it covers
+/// at least [`UNNAMED_COVERAGE`] of it. The notes' closing rule ("reply exactly: Not in my
+/// notes") then holds for any question (`render::notes_outro`).
+pub fn squarely(hit: &KnowledgeHit) -> bool {
+    hit.topic > 0.0 && hit.coverage >= UNNAMED_COVERAGE
+}
+
 /// The verdicts of `hits` in their order, given each one's `standing`: those that may go
 /// in go while there is room.
 fn within(hits: &[KnowledgeHit], standing: &[Option<Verdict>], bounds: &Bounds) -> Vec<Verdict> {

@@ -4,6 +4,7 @@
 //! file and headings. [`knowledge_block`] is the one place that renders them; the turn puts
 //! it among the per-turn notes, just before the new message.
 
+use super::choose;
 use crate::lang::{Lang, Part, fill, part};
 use crate::store::KnowledgeHit;
 
@@ -32,14 +33,22 @@ pub fn notes_intro(lang: Lang) -> &'static str {
     part(lang, Part::KnowledgeIntro)
 }
 
-/// Closes the block of passages: the instruction again, where a small model heeds it most,
-/// for a question about `about` only. Unscoped ("If these notes do not contain the answer,
-/// reply exactly: Not in my notes."), it turned an everyday question that only shared words
-/// with two passages into a refusal ("How far can two Meshtastic nodes reach each other?"
-/// brought the repeaters and the mast safety); scoped, the knowledge bench's re-sent requests
-/// answered it, and declined as many uncovered questions as before (docs/benchmarks.md).
-pub fn notes_outro(lang: Lang, about: &str) -> String {
-    fill(part(lang, Part::KnowledgeOutro), &[("about", about)])
+/// Closes the block of passages: the instruction again, where a small model heeds it most.
+/// When a passage is squarely about the question ([`choose::squarely`]: the question names
+/// its heading and it covers half of it), the rule holds whatever the question; otherwise
+/// only for a question about `about`. Unscoped always ("If these notes do not contain the
+/// answer, reply exactly: Not in my notes."), it turned an everyday question that only shared
+/// words with two passages into a refusal ("How far can two Meshtastic nodes reach each
+/// other?" got the repeaters and the mast safety); scoped always, the knowledge bench's
+/// re-sent requests answered that one but got three covered questions wrong (22/28 against
+/// 25/28: the DMR colour code, the fox hunt's date, and an echo of the rule for the adder
+/// bite), all three with a passage squarely about them (docs/benchmarks.md).
+pub fn notes_outro(lang: Lang, chosen: &[&KnowledgeHit], about: &str) -> String {
+    if chosen.iter().any(|h| choose::squarely(h)) {
+        part(lang, Part::KnowledgeOutro).to_string()
+    } else {
+        fill(part(lang, Part::KnowledgeOutroScoped), &[("about", about)])
+    }
 }
 
 /// The block when a question was searched for, the documents matched some of its words, and
@@ -81,7 +90,7 @@ pub fn knowledge_block(
         text.push_str(hit.text.trim());
     }
     text.push_str("\n\n");
-    text.push_str(&notes_outro(lang, &about));
+    text.push_str(&notes_outro(lang, chosen, &about));
     Some(text)
 }
 
@@ -129,8 +138,8 @@ mod tests {
                 vec![&a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n\
-                     {}",
-                    notes_outro(Lang::En, "the club")
+                     If the message asks about the club and these notes do not answer it, reply \
+                     exactly: Not in my notes."
                 )),
             ),
             (
@@ -138,11 +147,26 @@ mod tests {
                 vec![&b, &a],
                 Some(format!(
                     "{NOTES_INTRO}\n\n[repeaters.txt]\nGB3KV 145.7125 MHz\n\n\
-                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n{}",
-                    notes_outro(Lang::En, "the club")
+                     [handbook.md > Club > Meetings]\nFirst Tuesday, 19:30.\n\n\
+                     If the message asks about the club and these notes do not answer it, reply \
+                     exactly: Not in my notes."
                 )),
             ),
         ];
+        // A passage squarely about the question (its heading named, half the question
+        // covered): the rule holds whatever the question.
+        let square = KnowledgeHit {
+            topic: 0.5,
+            coverage: 0.6,
+            ..a.clone()
+        };
+        let block = knowledge_block(Lang::En, Searched::OnTopic, &[&b, &square], "the club");
+        assert!(
+            block.as_deref().is_some_and(|b| b.ends_with(
+                "\n\nIf these notes do not contain the answer, reply exactly: Not in my notes."
+            )),
+            "{block:?}"
+        );
         for (found, chosen, want) in cases {
             assert_eq!(
                 knowledge_block(Lang::En, found, &chosen, "the club"),

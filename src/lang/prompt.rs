@@ -75,8 +75,10 @@ pub enum Part {
     Hops,
     /// Opens the documents' passages.
     KnowledgeIntro,
-    /// Closes them; `{about}`.
+    /// Closes them, when one is squarely about the question.
     KnowledgeOutro,
+    /// Closes them otherwise; `{about}`.
+    KnowledgeOutroScoped,
     /// Documents on topic, no passage good enough; `{about}`.
     NoNotes,
     /// Opens the mesh facts.
@@ -87,7 +89,7 @@ pub enum Part {
 
 impl Part {
     /// Every part, for the tests.
-    pub const ALL: [Part; 35] = [
+    pub const ALL: [Part; 36] = [
         Part::DefaultSystem,
         Part::Guidance,
         Part::BudgetOne,
@@ -120,6 +122,7 @@ impl Part {
         Part::Hops,
         Part::KnowledgeIntro,
         Part::KnowledgeOutro,
+        Part::KnowledgeOutroScoped,
         Part::NoNotes,
         Part::MeshIntro,
         Part::MeshClosing,
@@ -202,6 +205,9 @@ fn en(p: Part) -> &'static str {
         Part::Hops => "{n} hops away",
         Part::KnowledgeIntro => "Notes from the operator's documents:",
         Part::KnowledgeOutro => {
+            "If these notes do not contain the answer, reply exactly: Not in my notes."
+        }
+        Part::KnowledgeOutroScoped => {
             "If the message asks about {about} and these notes do not answer it, reply exactly: Not in my notes."
         }
         Part::NoNotes => {
@@ -268,6 +274,9 @@ fn de(p: Part) -> &'static str {
         Part::Hops => "{n} Hops entfernt",
         Part::KnowledgeIntro => "Notizen aus den Dokumenten des Betreibers:",
         Part::KnowledgeOutro => {
+            "Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen Notizen."
+        }
+        Part::KnowledgeOutroScoped => {
             "Wenn die Nachricht nach {about} fragt und diese Notizen sie nicht beantworten, antworte genau: Nicht in meinen Notizen."
         }
         Part::NoNotes => {
@@ -336,6 +345,9 @@ fn es(p: Part) -> &'static str {
         Part::Hops => "a {n} saltos",
         Part::KnowledgeIntro => "Notas de los documentos del operador:",
         Part::KnowledgeOutro => {
+            "Si estas notas no contienen la respuesta, responde exactamente: No está en mis notas."
+        }
+        Part::KnowledgeOutroScoped => {
             "Si el mensaje pregunta por {about} y estas notas no lo responden, responde exactamente: No está en mis notas."
         }
         Part::NoNotes => {
@@ -404,6 +416,9 @@ fn pt(p: Part) -> &'static str {
         Part::Hops => "a {n} saltos",
         Part::KnowledgeIntro => "Notas dos documentos do operador:",
         Part::KnowledgeOutro => {
+            "Se estas notas não contiverem a resposta, responda exatamente: Não está nas minhas notas."
+        }
+        Part::KnowledgeOutroScoped => {
             "Se a mensagem perguntar sobre {about} e estas notas não a responderem, responda exatamente: Não está nas minhas notas."
         }
         Part::NoNotes => {
@@ -474,6 +489,9 @@ fn fr(p: Part) -> &'static str {
         Part::Hops => "à {n} sauts",
         Part::KnowledgeIntro => "Notes tirées des documents de l'opérateur :",
         Part::KnowledgeOutro => {
+            "Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes notes."
+        }
+        Part::KnowledgeOutroScoped => {
             "Si le message porte sur {about} et que ces notes n'y répondent pas, réponds exactement : Pas dans mes notes."
         }
         Part::NoNotes => {
@@ -540,6 +558,9 @@ fn it(p: Part) -> &'static str {
         Part::Hops => "a {n} salti",
         Part::KnowledgeIntro => "Appunti dai documenti del gestore:",
         Part::KnowledgeOutro => {
+            "Se questi appunti non contengono la risposta, rispondi esattamente: Non è nei miei appunti."
+        }
+        Part::KnowledgeOutroScoped => {
             "Se il messaggio chiede di {about} e questi appunti non rispondono, rispondi esattamente: Non è nei miei appunti."
         }
         Part::NoNotes => {
@@ -606,6 +627,9 @@ fn nl(p: Part) -> &'static str {
         Part::Hops => "{n} hops ver",
         Part::KnowledgeIntro => "Notities uit de documenten van de beheerder:",
         Part::KnowledgeOutro => {
+            "Als deze notities het antwoord niet bevatten, antwoord dan precies: Niet in mijn notities."
+        }
+        Part::KnowledgeOutroScoped => {
             "Als het bericht over {about} gaat en deze notities het niet beantwoorden, antwoord dan precies: Niet in mijn notities."
         }
         Part::NoNotes => {
@@ -672,6 +696,9 @@ fn pl(p: Part) -> &'static str {
         Part::Hops => "{n} skoków dalej",
         Part::KnowledgeIntro => "Notatki z dokumentów operatora:",
         Part::KnowledgeOutro => {
+            "Jeśli te notatki nie zawierają odpowiedzi, odpowiedz dokładnie: Nie ma tego w moich notatkach."
+        }
+        Part::KnowledgeOutroScoped => {
             "Jeśli wiadomość pyta o {about}, a te notatki na nie nie odpowiadają, odpowiedz dokładnie: Nie ma tego w moich notatkach."
         }
         Part::NoNotes => {
