@@ -227,7 +227,11 @@ pub fn accept_summary(
     let previous = previous.as_deref();
     // Curly apostrophes are common in model output; compare them as straight ones.
     let lower = text.to_lowercase().replace('\u{2019}', "'");
-    if REFUSALS.iter().any(|r| lower.starts_with(r)) || FORBIDDEN.iter().any(|f| lower.contains(f))
+    // A label with nothing after it ("Gedächtnis über mich neu:", left of an echo) is no notes.
+    let label_only = text.trim_end().ends_with(':');
+    if REFUSALS.iter().any(|r| lower.starts_with(r))
+        || FORBIDDEN.iter().any(|f| lower.contains(f))
+        || label_only
     {
         return Err(SummaryRejected::NotASummary);
     }
@@ -399,6 +403,7 @@ mod tests {
         check("", 100, Err(Empty));
         check(" \n\t ", 100, Err(Empty));
         check("Summary:", 100, Err(Empty));
+        check("Gedächtnis über mich neu:", 100, Err(NotASummary));
         // Too long: cut at the last word that fits, with `…`; inside a word only at a
         // grapheme boundary.
         check(
