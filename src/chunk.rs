@@ -9,7 +9,7 @@
 //!   split inside, at a grapheme cluster boundary (a code point boundary for a single
 //!   grapheme larger than a part), so the words reassemble exactly.
 
-use crate::lang::{Lang, Part, fill, part};
+use crate::lang::{Lang, Part, Say, fill, part, say};
 use unicode_segmentation::UnicodeSegmentation;
 
 mod stream;
@@ -57,8 +57,26 @@ impl Default for ChunkLimits {
     }
 }
 
-/// The end of the last part of an answer cut at the budget when the rest can be asked for.
+/// The end of the last part of an answer cut at the budget when the rest can be asked for, in
+/// English (`lang::Say::MoreMark` in the conversation's language: "… mehr: !more").
 pub const MORE: &str = "… !more";
+
+/// Whether `text` (a stored answer) ends with the `!more` mark, in any language: every mark
+/// ends with the command.
+pub fn ends_cut(text: &str) -> bool {
+    text.ends_with("!more")
+        && Lang::ALL
+            .iter()
+            .any(|l| text.ends_with(say(*l, Say::MoreMark)))
+}
+
+/// `text` without its `!more` mark, in whichever language it is.
+pub fn without_mark(text: &str) -> &str {
+    Lang::ALL
+        .iter()
+        .find_map(|l| text.strip_suffix(say(*l, Say::MoreMark)))
+        .unwrap_or(text)
+}
 
 /// What ends the last part of a text cut at the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,15 +85,15 @@ pub enum CutMark {
     /// nothing more can be had (a notice, a summary, an answer without memory).
     #[default]
     Ellipsis,
-    /// [`MORE`]: the user can ask for the rest with `!more`.
-    More,
+    /// [`MORE`] in the conversation's language: the user can ask for the rest with `!more`.
+    More(Lang),
 }
 
 impl CutMark {
     pub fn text(self) -> &'static str {
         match self {
             CutMark::Ellipsis => "…",
-            CutMark::More => MORE,
+            CutMark::More(lang) => say(lang, Say::MoreMark),
         }
     }
 

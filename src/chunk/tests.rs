@@ -479,7 +479,7 @@ fn a_cut_answer_can_end_with_the_more_mark() {
         },
     ];
     for limits in cases {
-        let (parts, cut) = chunk_cut(&long, &limits, CutMark::More);
+        let (parts, cut) = chunk_cut(&long, &limits, CutMark::More(crate::lang::Lang::En));
         assert!(cut);
         assert_eq!(parts.len(), limits.max_chunks);
         let last = strip_marker(parts.last().expect("parts"));
@@ -494,7 +494,34 @@ fn a_cut_answer_can_end_with_the_more_mark() {
             );
         }
         // A text that fits is never marked.
-        let (parts, cut) = chunk_cut("short", &limits, CutMark::More);
+        let (parts, cut) = chunk_cut("short", &limits, CutMark::More(crate::lang::Lang::En));
         assert_eq!((parts, cut), (vec!["short".to_string()], false));
     }
+}
+
+#[test]
+fn the_more_mark_speaks_the_conversations_language_and_is_known_in_any() {
+    use crate::lang::Lang;
+    let limits = ChunkLimits {
+        max_chars: 60,
+        max_bytes: 200,
+        max_chunks: 2,
+    };
+    let long = "wort ".repeat(60);
+    let (parts, cut) = chunk_cut(&long, &limits, CutMark::More(Lang::De));
+    assert!(cut);
+    let last = strip_marker(parts.last().expect("parts"));
+    assert!(last.ends_with("… mehr: !more"), "{parts:?}");
+    assert!(parts.iter().all(|p| p.chars().count() <= 60), "{parts:?}");
+    assert!(super::ends_cut(last));
+    assert!(!super::without_mark(last).contains("!more"));
+    for text in [
+        "wort … !more",
+        "palabra … más: !more",
+        "mot … suite : !more",
+    ] {
+        assert!(super::ends_cut(text), "{text}");
+    }
+    // A user who typed "!more" at the end of an answer's quote is not a mark.
+    assert!(!super::ends_cut("type !more"));
 }

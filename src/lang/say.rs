@@ -87,11 +87,14 @@ pub enum Say {
     NoneHeard,
     /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.
     Heard,
+    /// Ends the last part of an answer cut at the budget: the rest is had with `!more` (the
+    /// command is the same word in every language; every mark ends with it).
+    MoreMark,
 }
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 35] = [
+    pub const ALL: [Say; 36] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -127,6 +130,7 @@ impl Say {
         Say::UnknownNode,
         Say::NoneHeard,
         Say::Heard,
+        Say::MoreMark,
     ];
 }
 
@@ -206,6 +210,7 @@ fn en(say: Say) -> &'static str {
         Say::UnknownNode => "I don't know that node: it is not in my node list.",
         Say::NoneHeard => "No node heard in the last hour ({n} in my list).",
         Say::Heard => "Heard in 1h ({n}): ",
+        Say::MoreMark => "… !more",
     }
 }
 
@@ -278,6 +283,7 @@ fn de(say: Say) -> &'static str {
         Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
         Say::NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
         Say::Heard => "Gehört in 1 h ({n}): ",
+        Say::MoreMark => "… mehr: !more",
     }
 }
 
@@ -340,6 +346,7 @@ fn es(say: Say) -> &'static str {
         Say::UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
         Say::NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
         Say::Heard => "Oídos en 1 h ({n}): ",
+        Say::MoreMark => "… más: !more",
     }
 }
 
@@ -404,6 +411,7 @@ fn pt(say: Say) -> &'static str {
         Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
         Say::NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
         Say::Heard => "Ouvidos em 1 h ({n}): ",
+        Say::MoreMark => "… mais: !more",
     }
 }
 
@@ -466,6 +474,7 @@ fn fr(say: Say) -> &'static str {
         Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
         Say::NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
         Say::Heard => "Entendus en 1 h ({n}): ",
+        Say::MoreMark => "… suite : !more",
     }
 }
 
@@ -526,6 +535,7 @@ fn it(say: Say) -> &'static str {
         Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
         Say::NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
         Say::Heard => "Sentiti in 1 h ({n}): ",
+        Say::MoreMark => "… altro: !more",
     }
 }
 
@@ -584,6 +594,7 @@ fn nl(say: Say) -> &'static str {
         Say::UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
         Say::NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
         Say::Heard => "Gehoord in 1 u ({n}): ",
+        Say::MoreMark => "… meer: !more",
     }
 }
 
@@ -646,6 +657,7 @@ fn pl(say: Say) -> &'static str {
         Say::UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
         Say::NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
         Say::Heard => "Słyszane w 1 h ({n}): ",
+        Say::MoreMark => "… dalej: !more",
     }
 }
 
@@ -693,6 +705,7 @@ mod tests {
                 .iter()
                 .filter(|s| say(lang, **s) != say(Lang::En, **s))
                 .count();
+            assert!(say(lang, Say::MoreMark).ends_with("!more"), "{lang}");
             // "the mesh" may be a loan word; everything else is translated.
             assert!(
                 own + 2 >= Say::ALL.len(),

@@ -109,3 +109,33 @@ async fn a_fixed_language_is_spoken_whatever_the_asker_writes() {
     let s = system_of(&d).pop().expect("a request");
     assert!(s.starts_with(part(Lang::Pl, Part::DefaultSystem)), "{s}");
 }
+
+#[tokio::test]
+async fn a_cut_german_answer_says_mehr_and_more_continues_it_in_german() {
+    let d = Daemon::start("[reply]\nmax_chunks = 2\n").await;
+    d.answer_with(|req| {
+        if req.last_user() == part(Lang::De, Part::Continue) {
+            FakeResponse::Text("und dann der Rest.".into())
+        } else {
+            FakeResponse::Text(
+                (0..60)
+                    .map(|i| format!("wort{i:02}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+    });
+    d.ask(ANN, "Hallo, ich heiße Tomasz und wohne in Garmisch.", SOON)
+        .await;
+    let cut = d
+        .ask(
+            ANN,
+            "Erzähl mir bitte eine lange Geschichte über Antennen.",
+            SOON,
+        )
+        .await;
+    let last = meshai::chunk::strip_marker(&cut.last().expect("parts").text).to_string();
+    assert!(last.ends_with(say(Lang::De, Say::MoreMark)), "{cut:?}");
+    let rest = d.ask(ANN, "!more", SOON).await;
+    assert_eq!(rest[0].text, "und dann der Rest.", "{rest:?}");
+}

@@ -218,14 +218,18 @@ fn a_stream_cut_at_the_budget_ends_with_its_mark() {
         max_bytes: 60,
         max_chunks: 2,
     };
-    let mut c = StreamChunker::with_mark(&limits, CutMark::More);
+    let mut c = StreamChunker::with_mark(&limits, CutMark::More(crate::lang::Lang::En));
     let mut parts = c.push(&"word ".repeat(40)).parts;
     parts.extend(c.finish().parts);
     assert!(c.is_full());
     assert_eq!(parts.len(), 2);
     assert!(parts[1].ends_with(crate::chunk::MORE), "{parts:?}");
     // The same cut as the batch chunker makes.
-    let (batch, cut) = super::super::chunk_cut(&"word ".repeat(40), &limits, CutMark::More);
+    let (batch, cut) = super::super::chunk_cut(
+        &"word ".repeat(40),
+        &limits,
+        CutMark::More(crate::lang::Lang::En),
+    );
     assert!(cut);
     let batch: Vec<&str> = batch.iter().map(|p| strip_marker(p)).collect();
     assert_eq!(parts, batch);

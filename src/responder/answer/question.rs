@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use crate::chunk::{ChunkLimits, CutMark, MORE};
+use crate::chunk::{ChunkLimits, CutMark, without_mark};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, Usage};
 use crate::responder::reply::{Destination, DmDest};
@@ -105,7 +105,7 @@ pub(super) enum Ending {
 pub(super) fn said_as_written(said: String, raw: &str, ending: Ending) -> Said {
     let written = match ending {
         Ending::CutAtBudget => {
-            let shown = said.strip_suffix(MORE).unwrap_or(&said);
+            let shown = without_mark(&said);
             written_until(raw, shown).map(|w| format!("{w}…"))
         }
         Ending::Whole => as_written(raw).map(str::to_string),

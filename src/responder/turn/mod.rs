@@ -30,7 +30,7 @@ use self::core::{
     TurnCore,
 };
 use self::knowledge::Passages;
-use crate::chunk::MORE;
+use crate::chunk::ends_cut;
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::memory::prompt::prompt_chars;
@@ -290,7 +290,7 @@ impl Driver<'_> {
         match self.shared.store.last_message(self.msg.from).await {
             Ok(last) => Last::Known {
                 at: last.as_ref().map(|m| m.at),
-                cut: last.is_some_and(|m| m.role == Role::Assistant && m.text.ends_with(MORE)),
+                cut: last.is_some_and(|m| m.role == Role::Assistant && ends_cut(&m.text)),
             },
             Err(e) => {
                 debug!(error = %e, "could not read the node's last message");

@@ -463,7 +463,7 @@ impl TurnCore {
             limits,
             // The rest of a cut answer can be asked for only where the conversation is kept.
             mark: if stored.is_some() {
-                CutMark::More
+                CutMark::More(lang)
             } else {
                 CutMark::Ellipsis
             },
