@@ -1065,7 +1065,12 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     // MESHAI_RECALL_SUBJECTS=meshai,whole,last8 runs only those.
     let only = std::env::var("MESHAI_RECALL_SUBJECTS").unwrap_or_default();
-    for set in 0..sets {
+    // MESHAI_RECALL_SET_FROM=1 skips the first value set(s) (to rerun only a later one).
+    let from: usize = std::env::var("MESHAI_RECALL_SET_FROM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for set in from..sets {
         for (i, subject) in subjects.iter().enumerate() {
             let key = match subject {
                 Subject::Meshai => "meshai",
