@@ -6,7 +6,7 @@ use super::*;
 #[test]
 fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
     let header = "\"[Ann (ANN)] what is lora?\"";
-    let answer = format!("answer 4 parts More, slot Node, stored Some(5): {header} | {TIME}");
+    let answer = format!("answer 4 parts More(En), slot Node, stored Some(5): {header} | {TIME}");
     let cases = vec![
         Case {
             name: "a conversation's first message",
@@ -58,7 +58,7 @@ fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
                 ),
                 step(
                     Event::Found(note("From the club's notes: LoRa is a radio.")),
-                    "answer 4 parts More, slot Node, stored Some(5): \"what is lora?\" | From \
+                    "answer 4 parts More(En), slot Node, stored Some(5): \"what is lora?\" | From \
                      the club's notes: LoRa is a radio.",
                 ),
                 step(Event::Answered(None), "end Summarize(None)"),
@@ -213,7 +213,7 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
                     ),
                     step(
                         Event::Found(None),
-                        "answer 4 parts More, slot Node, stored Some(5): \"what is lora?\" | ",
+                        "answer 4 parts More(En), slot Node, stored Some(5): \"what is lora?\" | ",
                     ),
                     step(Event::Answered(Some(7)), "end Over"),
                 ],
@@ -267,7 +267,7 @@ fn messages_that_waited_together_are_stored_in_order_and_answered_in_one_call() 
                 step(
                     Event::Found(None),
                     &format!(
-                        "answer 2 parts More, slot Node, stored Some(7): \"what is lora?\" | \
+                        "answer 2 parts More(En), slot Node, stored Some(7): \"what is lora?\" | \
                          {TIME} / {note} / First message from this node: answer in at most 2 \
                          short sentences, under 280 characters."
                     ),
