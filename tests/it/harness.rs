@@ -423,6 +423,10 @@ pub fn summarizer(req: &FakeRequest) -> FakeResponse {
             facts.push(word.to_string());
         }
     }
+    if facts.is_empty() {
+        // A label alone is no summary (meshai refuses it): say so in a sentence.
+        return FakeResponse::Text("No facts to keep yet.".into());
+    }
     let mut out = String::from("Facts:");
     for f in facts {
         if out.len() + f.len() + 1 > 300 {
