@@ -586,3 +586,25 @@ fn mesh_settings() {
         assert!(err.contains(key), "{bad}: {err}");
     }
 }
+
+#[test]
+fn bot_language_is_auto_or_a_code_meshai_has_texts_in() {
+    let base = "[radio]\nserial = \"/dev/ttyUSB0\"\n";
+    let (c, _) = parse(base, "t.toml", &no_env).unwrap();
+    assert_eq!(c.language, Language::Auto);
+    for (value, want) in [
+        ("auto", Language::Auto),
+        ("DE", Language::Fixed(crate::lang::Lang::De)),
+        ("pl", Language::Fixed(crate::lang::Lang::Pl)),
+    ] {
+        let text = format!("{base}[bot]\nlanguage = \"{value}\"\n");
+        let (c, _) = parse(&text, "t.toml", &no_env).unwrap();
+        assert_eq!(c.language, want, "{value}");
+    }
+    let text = format!("{base}[bot]\nlanguage = \"sv\"\n");
+    let e = parse(&text, "t.toml", &no_env).unwrap_err().to_string();
+    assert!(
+        e.contains("language") && e.contains("auto") && e.contains("de, es"),
+        "{e}"
+    );
+}
