@@ -19,6 +19,8 @@ pub mod prompt;
 pub mod say;
 pub mod sticky;
 
+use std::sync::LazyLock;
+
 pub use prompt::{Part, part};
 pub use say::{Say, fill, say};
 pub use sticky::Sticky;
@@ -166,8 +168,10 @@ pub fn detect(text: &str) -> Option<Lang> {
             .filter(|w| l.small_words().contains(&w.as_str()))
             .count()
     };
-    let detector = whatlang::Detector::with_allowlist(Lang::ALL.map(Lang::whatlang).to_vec());
-    let trigrams = detector
+    static DETECTOR: LazyLock<whatlang::Detector> = LazyLock::new(|| {
+        whatlang::Detector::with_allowlist(Lang::ALL.map(Lang::whatlang).to_vec())
+    });
+    let trigrams = DETECTOR
         .detect(text)
         .filter(|info| info.confidence() >= MIN_CONFIDENCE)
         .and_then(|info| Lang::ALL.into_iter().find(|l| l.whatlang() == info.lang()))

@@ -128,7 +128,7 @@ impl Intake {
                 // Not answered, but part of the conversation record like the silent ones.
                 self.unanswered(&msg, &next, &parsed).await;
                 let mins = retry_in.as_secs().div_ceil(60).max(1).to_string();
-                let lang = shared.languages.notice(node, &msg.text);
+                let lang = shared.languages.of_text(&msg.text);
                 let text = fill(say(lang, Say::RateLimited), &[("mins", &mins)]);
                 self.hand(node, notice(&text, dest, &msg)).await;
             }
@@ -181,7 +181,7 @@ impl Intake {
                         if standing == Standing::New {
                             return;
                         }
-                        let lang = self.shared.languages.notice(node, &dm.msg.text);
+                        let lang = self.shared.languages.of_text(&dm.msg.text);
                         notice(say(lang, Say::NoRoom), dest, &dm.msg)
                     }
                 }

@@ -5,9 +5,9 @@
 //!
 //! Only a turn with the node's memory moves a conversation's language and reads its history:
 //! a DM that may not use the memory (a forged or unchecked one) is spoken to in its own
-//! message's language, and learns nothing of the node's. Notices the intake sends before a
-//! turn (the rate limit, no room) use the conversation's language when one is known, else
-//! the message's.
+//! message's language, and learns nothing of the node's. So are the notices sent before its
+//! identity is settled (the rate limit, no room): a forged id must not learn which language
+//! the node's person writes in.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -44,10 +44,7 @@ impl Languages {
     pub(crate) fn seed<'a>(&self, node: NodeId, texts: impl IntoIterator<Item = &'a str>) {
         let seeded = Sticky::replay(texts);
         let mut nodes = self.lock();
-        if nodes.len() >= MAX_NODES && !nodes.contains_key(&node) {
-            nodes.clear();
-        }
-        nodes.entry(node).or_insert(seeded);
+        bounded(&mut nodes, node).or_insert(seeded);
     }
 
     /// A turn of `node`'s with its memory heard `texts` (oldest first): the language it is
@@ -57,10 +54,7 @@ impl Languages {
             return lang;
         }
         let mut nodes = self.lock();
-        if nodes.len() >= MAX_NODES && !nodes.contains_key(&node) {
-            nodes.clear();
-        }
-        let sticky = nodes.entry(node).or_default();
+        let sticky = bounded(&mut nodes, node).or_default();
         let mut now = sticky.current();
         for t in texts {
             now = sticky.hear(t);
@@ -82,25 +76,11 @@ impl Languages {
     }
 
     /// The language to speak to a message in that may not use its node's memory (a mention, a
-    /// DM without memory): its own, or English.
+    /// DM without memory, a notice before its identity is settled): its own, or English.
     pub(crate) fn of_text(&self, text: &str) -> Lang {
         match self.setting {
             Language::Fixed(lang) => lang,
             Language::Auto => detect(text).unwrap_or_default(),
-        }
-    }
-
-    /// The language of a notice about `text` from `node`: the conversation's when known, else
-    /// the text's own, else English.
-    pub(crate) fn notice(&self, node: NodeId, text: &str) -> Lang {
-        match self.setting {
-            Language::Fixed(lang) => lang,
-            Language::Auto => self
-                .lock()
-                .get(&node)
-                .and_then(Sticky::current)
-                .or_else(|| detect(text))
-                .unwrap_or_default(),
         }
     }
 
@@ -115,6 +95,17 @@ impl Languages {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// `node`'s entry in `nodes`, the map cleared first when it is full and `node` is not in it.
+fn bounded(
+    nodes: &mut HashMap<NodeId, Sticky>,
+    node: NodeId,
+) -> std::collections::hash_map::Entry<'_, NodeId, Sticky> {
+    if nodes.len() >= MAX_NODES && !nodes.contains_key(&node) {
+        nodes.clear();
+    }
+    nodes.entry(node)
 }
 
 /// How many of a node's last messages a seed reads.
@@ -134,9 +125,12 @@ mod tests {
         assert!(!l.needs_seed(N));
         assert_eq!(l.of(N), Lang::De);
         assert_eq!(l.hear(N, &["Thanks!"]), Lang::De);
-        assert_eq!(l.notice(N, "You are too fast for me, sorry"), Lang::De);
-        // Another node, never seen: its text's own language.
-        assert_eq!(l.notice(NodeId(7), "¿Cómo se llama mi perro?"), Lang::Es);
+        // Without the memory: the message's own language, never the conversation's.
+        assert_eq!(
+            l.of_text("Which cable should I buy for the antenna on my node?"),
+            Lang::En
+        );
+        assert_eq!(l.of_text("¿Cómo se llama mi perro?"), Lang::Es);
         assert_eq!(l.of_text("ok"), Lang::En);
         l.forget(N);
         assert_eq!(l.of(N), Lang::En);
@@ -148,6 +142,5 @@ mod tests {
         assert!(!l.needs_seed(N));
         assert_eq!(l.hear(N, &["Mein Hund heißt Pepper."]), Lang::Pl);
         assert_eq!(l.of_text("¿Cómo se llama mi perro?"), Lang::Pl);
-        assert_eq!(l.notice(N, "Wie heißt mein Hund?"), Lang::Pl);
     }
 }

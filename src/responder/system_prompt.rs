@@ -36,15 +36,6 @@ impl SystemPrompt {
         }
     }
 
-    /// The same prompt in every language (tests and tools that fix one).
-    pub fn uniform(plain: String, with_notes: Option<String>, indexed: Indexed) -> SystemPrompt {
-        SystemPrompt::new(
-            |_| plain.clone(),
-            with_notes.map(|w| move |_| w.clone()),
-            indexed,
-        )
-    }
-
     /// The same prompts, switched by `indexed` from now on.
     pub fn follow(self, indexed: Indexed) -> SystemPrompt {
         SystemPrompt { indexed, ..self }
@@ -87,7 +78,11 @@ mod tests {
         tx.send_replace(false);
         assert_eq!((p.current(Lang::De), p.knowledge()), ("plain de", false));
         // No folder: never the hint, whatever the index says.
-        let none = SystemPrompt::uniform("plain".into(), None, Indexed::fixed(true));
+        let none = SystemPrompt::new(
+            |_| "plain".to_string(),
+            None::<fn(Lang) -> String>,
+            Indexed::fixed(true),
+        );
         assert_eq!((none.current(Lang::Es), none.knowledge()), ("plain", false));
     }
 }

@@ -167,7 +167,7 @@ async fn handle(
                             .notice(
                                 dm.dest.into(),
                                 dm.msg.packet_id,
-                                say(shared.languages.notice(node, &dm.msg.text), Say::NoRoom),
+                                say(shared.languages.of_text(&dm.msg.text), Say::NoRoom),
                             )
                             .await;
                     }

@@ -1,6 +1,6 @@
 //! The asker's language, through the daemon: a German conversation gets a German system
 //! prompt, memory labels and notes, and keeps them through a one-word message in English; its
-//! `!help` and the rate-limit line are German; an English conversation's prompt is exactly
+//! `!help` is German, the rate-limit line the limited message's language; an English conversation's prompt is exactly
 //! the English one; a restart keeps the conversation's language (seeded from the store);
 //! `[bot] language` fixes one.
 
@@ -86,7 +86,7 @@ async fn a_german_conversation_is_spoken_to_in_german_and_keeps_it_through_one_e
 }
 
 #[tokio::test]
-async fn the_rate_limit_line_speaks_the_conversations_language() {
+async fn the_rate_limit_line_speaks_the_messages_language() {
     let d = Daemon::start("[limits]\nnode_messages = 1\nnode_window_secs = 600\n").await;
     d.answer_with(|_| FakeResponse::Text("Vale.".into()));
     d.ask(ANN, "Hola, me llamo Lucía y vivo en Teruel.", SOON)
