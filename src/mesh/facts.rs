@@ -121,7 +121,7 @@ fn device_value(r: Reading, d: &Device) -> Option<String> {
 }
 
 /// One reading of a sensor, or `None` when it lacks it.
-fn environment_value(r: Reading, e: &Environment, units: Units) -> Option<String> {
+pub(super) fn environment_value(r: Reading, e: &Environment, units: Units) -> Option<String> {
     match r {
         Reading::Temperature => e.temperature.map(|t| temperature(t, units)),
         Reading::Humidity => e.relative_humidity.map(|h| format!("{h:.0} %")),

@@ -55,19 +55,48 @@ pub fn heard(
     max_bytes: usize,
     lang: Lang,
 ) -> String {
+    let heads = Heads {
+        some: say(lang, Say::Heard),
+        none: say(lang, Say::NoneHeard),
+        mins: 60,
+    };
+    within(view, cfg, now, (max_chars, max_bytes), &heads)
+}
+
+/// How a list of the nodes heard within `mins` minutes opens: `some` (`{n}`: how many),
+/// or `none` (`{n}`: the nodes in the list) when none was; both may say `{mins}`.
+pub(super) struct Heads<'a> {
+    pub(super) some: &'a str,
+    pub(super) none: &'a str,
+    pub(super) mins: i64,
+}
+
+/// The nodes heard within `heads.mins` minutes of `now`, newest first, as many as fit one
+/// packet of `(chars, bytes)`, with how many more there are.
+pub(super) fn within(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    now: i64,
+    (max_chars, max_bytes): (usize, usize),
+    heads: &Heads<'_>,
+) -> String {
     let lens = Lens::new(cfg, view);
     let nodes = lens.nodes();
     let mut recent: Vec<(i64, &Seen<'_>)> = nodes
         .iter()
         .filter_map(|s| s.node.last_heard.map(|at| (at, s)))
-        .filter(|(at, _)| now - at < 3600)
+        .filter(|(at, _)| now - at < heads.mins * 60)
         .collect();
     recent.sort_by_key(|(at, s)| (std::cmp::Reverse(*at), s.id.0));
+    let mins = heads.mins.to_string();
     if recent.is_empty() {
         let n = nodes.len().to_string();
-        return fill(say(lang, Say::NoneHeard), &[("n", &n)]);
+        return fill(heads.none, &[("n", &n), ("mins", &mins)]);
     }
-    let head = fill(say(lang, Say::Heard), &[("n", &recent.len().to_string())]);
+    let head = fill(
+        heads.some,
+        &[("n", &recent.len().to_string()), ("mins", &mins)],
+    );
     let mut text = head.clone();
     let mut shown = 0;
     for (i, (at, s)) in recent.iter().enumerate() {

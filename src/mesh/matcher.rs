@@ -103,6 +103,16 @@ const GENERIC: &[&str] = &[
     "tbeam",
     "rak",
     "solar",
+    // The word for a node in the other languages ("der Lighthouse-Knoten").
+    "knoten",
+    "nodo",
+    "nodos",
+    "nodi",
+    "noeud",
+    "noeuds",
+    "knooppunt",
+    "wezel",
+    "wezla",
 ];
 
 /// Everyday words a short name must not be taken for (unless written in its capitals).
@@ -325,15 +335,10 @@ pub fn named<'a>(
     name: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
 ) -> Vec<NodeId> {
-    let folded = fold(name);
-    let w = words(&folded);
-    let mut scored: Vec<(u32, NodeId)> = nodes
+    scored(name, nodes, true)
         .into_iter()
-        .map(|(id, names)| (score(name, &w, names, true), id))
-        .filter(|(s, _)| *s > 0)
-        .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
-    scored.into_iter().map(|(_, id)| id).collect()
+        .map(|(_, id)| id)
+        .collect()
 }
 
 /// Whether the message writes one of the name's distinctive words inside another name: next
@@ -441,6 +446,24 @@ fn names_something(message: &str) -> bool {
             })
 }
 
+/// The nodes `message` names, with how well, best first (`cue`: it asks about a node or a
+/// reading, so a short name written in lowercase counts too).
+pub fn scored<'a>(
+    message: &str,
+    nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
+    cue: bool,
+) -> Vec<(u32, NodeId)> {
+    let folded = fold(message);
+    let w = words(&folded);
+    let mut scored: Vec<(u32, NodeId)> = nodes
+        .into_iter()
+        .map(|(id, names)| (score(message, &w, names, cue), id))
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    scored
+}
+
 /// At most this many nodes are named by one message.
 const MAX_NAMED: usize = 3;
 
@@ -463,12 +486,7 @@ pub fn ask<'a>(
 
     let about_me = has(&["me", "i", "i'm", "im"]);
     let cue = has(ABOUT_A_NODE) || !readings.is_empty();
-    let mut scored: Vec<(u32, NodeId)> = nodes
-        .into_iter()
-        .map(|(id, names)| (score(message, &w, names, cue), id))
-        .filter(|(s, _)| *s > 0)
-        .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    let scored = scored(message, nodes, cue);
     if let Some(&(best, _)) = scored.first() {
         let named: Vec<NodeId> = scored
             .iter()

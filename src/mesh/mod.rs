@@ -16,6 +16,7 @@ pub mod facts;
 pub mod geo;
 pub mod lens;
 pub mod listing;
+pub mod lookup;
 pub mod matcher;
 
 pub use geo::Units;
@@ -72,10 +73,13 @@ pub enum Answer {
     /// [`UNKNOWN_NODE`] itself. Qwen2.5-0.5B gave such a node a battery, a reading or a time in
     /// 4 of 4 questions even with a note that said to reply exactly that (docs/benchmarks.md).
     UnknownNode,
+    /// A lookup the daemon answers itself (`lookup`): its sentence, the reply.
+    Said(String),
 }
 
-/// What the turn for `message` from `asker` at `now` gets: the facts, or the daemon's own
-/// reply for a node it does not know; `None` when it does not ask about the mesh.
+/// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
+/// lookup it is sure of or a node it does not know, else the facts; `None` when it does not
+/// ask about the mesh.
 pub fn answer(
     view: &MeshView,
     cfg: &MeshConfig,
@@ -84,6 +88,9 @@ pub fn answer(
     now: i64,
     lang: Lang,
 ) -> Option<Answer> {
+    if let Some(said) = lookup::answer(view, cfg, message, asker, now, lang) {
+        return Some(Answer::Said(said));
+    }
     let (asked, text) = build(view, cfg, message, asker, now, lang)?;
     Some(match asked.topic {
         Topic::Unknown if asked.surely_a_node => Answer::UnknownNode,

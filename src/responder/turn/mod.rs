@@ -30,7 +30,7 @@ use self::core::{
     TurnCore,
 };
 use self::knowledge::Passages;
-use crate::chunk::ends_cut;
+use crate::chunk::{chunk, ends_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::memory::prompt::prompt_chars;
@@ -40,7 +40,7 @@ use crate::responder::answer::{self, Audience, Question};
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
-use crate::responder::reply::{Destination, DmDest};
+use crate::responder::reply::{self, Destination, DmDest};
 use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::shared::Shared;
@@ -179,6 +179,10 @@ impl Driver<'_> {
                 self.notice(which).await;
                 Event::Done
             }
+            Action::Reply { text, stored } => {
+                self.reply(text, stored).await;
+                Event::Done
+            }
             Action::ReadLast => Event::Last {
                 last: self.last().await,
                 now: unix_now(),
@@ -277,12 +281,58 @@ impl Driver<'_> {
                 Notice::NothingMore => Say::NothingMore,
                 Notice::StoreFailed => Say::StoreFailed,
                 Notice::TooBusy => Say::TooBusy,
-                Notice::UnknownNode => Say::UnknownNode,
             },
         );
         self.shared
             .out
             .notice(self.memory.dest(), self.msg.packet_id, text)
+            .await;
+    }
+
+    /// The daemon's own answer, sent within the turn's parts and kept as an answer is: in
+    /// the node's memory after message `stored` (cut back to what went on air), or in a
+    /// mention's thread. It needs no LLM slot.
+    async fn reply(&mut self, text: String, stored: Option<i64>) {
+        drop(self.permit.take());
+        let shared = self.shared;
+        let parts = chunk(&text, &shared.settings.chunk);
+        let kept = match (&self.memory, stored) {
+            (Memory::Node { dest, .. }, Some(user_id)) => {
+                let node = dest.node();
+                let said = Said::plain(
+                    parts
+                        .iter()
+                        .map(|p| strip_marker(p))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+                match shared
+                    .store
+                    .append_reply(node, user_id, said, unix_now(), None)
+                    .await
+                {
+                    Ok(id) => Some(reply::Stored {
+                        node,
+                        id,
+                        parts: parts.iter().map(|p| strip_marker(p).to_string()).collect(),
+                    }),
+                    Err(e) => {
+                        if !damaged(&e, "the daemon's answer could not be stored") {
+                            warn!(error = %e, "could not store the daemon's answer");
+                        }
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        if let Memory::Channel { thread, .. } = &mut self.memory {
+            thread.push(&self.msg.text, &text, Instant::now());
+        }
+        shared.counters.replies.fetch_add(1, Ordering::Relaxed);
+        shared
+            .out
+            .queue(self.memory.dest(), Some(self.msg.packet_id), parts, kept)
             .await;
     }
 

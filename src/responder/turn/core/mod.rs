@@ -23,6 +23,8 @@
 //! - The answer's parts: the airtime budget's, fewer for a new node's DM (with a note that
 //!   says so). The knowledge folder is searched with the question, or, for a short follow-up,
 //!   with the asker's message before it; `!more` searches with the question it continues.
+//! - A lookup the mesh view answers for sure (`mesh::lookup`), or a node it does not know,
+//!   gets the daemon's own answer ([`Action::Reply`]), stored like the model's; no model.
 //! - A DM answered with its memory starts the background summary when it is over
 //!   ([`End::Summarize`]).
 
@@ -34,7 +36,7 @@ use std::time::Duration;
 use tracing::warn;
 
 use crate::chunk::CutMark;
-use crate::lang::{Lang, Part, fill, part};
+use crate::lang::{Lang, Part, Say, fill, part, say};
 use crate::llm::ChatRole;
 use crate::mesh::Answer;
 use crate::node::Standing;
@@ -144,14 +146,15 @@ impl TurnCore {
             (Phase::Reading, Event::Read(read)) => self.memory(read),
             (Phase::Searching, Event::Found(note)) => self.found(note),
             (Phase::Meshing, Event::Mesh(Some(Answer::UnknownNode))) => {
-                let end = self.answered_end();
-                self.notice(Notice::UnknownNode, end)
+                let text = say(self.start.lang, Say::UnknownNode).to_string();
+                self.reply(text)
             }
+            (Phase::Meshing, Event::Mesh(Some(Answer::Said(text)))) => self.reply(text),
             (Phase::Meshing, Event::Mesh(facts)) => {
                 let documents = self.documents.take();
                 let facts = facts.and_then(|a| match a {
                     Answer::Facts(text) => Some(text),
-                    Answer::UnknownNode => None,
+                    Answer::UnknownNode | Answer::Said(_) => None,
                 });
                 self.ask(documents, facts)
             }
@@ -476,6 +479,17 @@ impl TurnCore {
             lang,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(ask)))
+    }
+
+    /// The daemon's own answer instead of the model's (a mesh lookup, a node it does not
+    /// know): stored after the message like any answer, so the conversation stays whole.
+    fn reply(&mut self, text: String) -> Action {
+        let end = self.answered_end();
+        let stored = match self.start.kind {
+            Kind::Node(_) => self.user,
+            Kind::Without | Kind::Channel => None,
+        };
+        self.then(Phase::Noticing(end), Action::Reply { text, stored })
     }
 
     /// The end of a turn the daemon answered itself, after the memory was read.

@@ -147,8 +147,6 @@ pub(crate) enum Notice {
     StoreFailed,
     /// A known or proven node's turn waited too long.
     TooBusy,
-    /// The message asks about a node the mesh view does not hold: the daemon says so.
-    UnknownNode,
 }
 
 /// Where the knowledge folder is searched.
@@ -216,6 +214,9 @@ pub(crate) enum Action {
     GiveUp(Unanswered),
     /// Send this one packet (after letting go of the LLM slot): [`Event::Done`].
     Notice(Notice),
+    /// Send the daemon's own answer (after letting go of the LLM slot), stored after
+    /// message `stored` as the model's would be: [`Event::Done`].
+    Reply { text: String, stored: Option<i64> },
     /// Read the node's last message: [`Event::Last`].
     ReadLast,
     /// Store the message with the node's names: [`Event::Stored`].

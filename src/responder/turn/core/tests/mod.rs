@@ -157,6 +157,7 @@ fn brief(action: &Action) -> String {
         Action::KeepUnanswered => "keep unanswered".into(),
         Action::GiveUp(why) => format!("give up {why:?}"),
         Action::Notice(which) => format!("notice {which:?}"),
+        Action::Reply { text, stored } => format!("reply {text:?}, stored {stored:?}"),
         Action::ReadLast => "read last".into(),
         Action::Store(said) => format!("store {:?} as {:?}", said.text, said.prompt),
         Action::Airtime => "airtime".into(),

@@ -231,7 +231,26 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
             steps: [
                 to_found(),
                 vec![
-                    step(Event::Mesh(Some(Answer::UnknownNode)), "notice UnknownNode"),
+                    step(
+                        Event::Mesh(Some(Answer::UnknownNode)),
+                        "reply \"I don't know that node: it is not in my node list.\", stored None",
+                    ),
+                    step(Event::Done, "end Over"),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a lookup the daemon is sure of: its own sentence, no model",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_found(),
+                vec![
+                    step(
+                        Event::Mesh(Some(Answer::Said("HILL is 2 hops away.".into()))),
+                        "reply \"HILL is 2 hops away.\", stored None",
+                    ),
                     step(Event::Done, "end Over"),
                 ],
             ]

@@ -1,0 +1,378 @@
+//! Lookups the daemon answers itself: a question that asks for one field of one node (when
+//! it was last heard, whether it is still around, its hops, battery, voltage, a sensor, its
+//! distance, its SNR), who is around, or who was heard within a time gets a sentence
+//! written here from the view, in the asker's language, the way `!nodes` answers — the
+//! model is not asked. Pure: the view, the message and the time go in, the sentence comes
+//! out, through the lens like every fact (hidden nodes, `positions`).
+//!
+//! Why: given the facts, Qwen2.5-0.5B answered "How many hops away is Harbor Base?" with
+//! the distance line, "Which nodes have you heard in the last 15 minutes?" with one node,
+//! "Is the Lighthouse node still around?" with "no longer around" beside its last-heard
+//! time, and "Is Forest Camp's battery getting low?" with "No" beside "12 % (low)"
+//! (issue 38). A battery is low at ≤ 20 %, by the reading.
+//!
+//! Only where the daemon is sure: one node named (or one named best), one field asked, and
+//! no word that wants an answer in words (why, should, compare, …: `words::Words::needs_words`);
+//! or a list question that names no node. Anything else goes to the model with the facts.
+
+mod texts;
+mod words;
+
+use super::MeshConfig;
+use super::geo::{self, Fineness, NEAR_KM, Units};
+use super::lens::{Lens, Seen};
+use super::listing::{self, Heads};
+use super::matcher::{self, Reading};
+use crate::lang::say::{PACKET_BYTES, PACKET_CHARS};
+use crate::lang::{Lang, fill};
+use crate::node::NodeId;
+use crate::radio::{GeoPoint, MeshView, NodeNames};
+
+use texts::{Texts, texts};
+pub use words::Field;
+use words::Words;
+
+/// What a message asks that the daemon answers itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// One field of one node; `low`: a battery question that asks whether it is low.
+    Field {
+        node: NodeId,
+        field: Field,
+        low: bool,
+    },
+    /// Who is around: the last hour, as `!nodes` lists it.
+    Around,
+    /// Who was heard within this many minutes.
+    Within(i64),
+}
+
+/// A list goes back at most this far (a week).
+const MAX_MINUTES: i64 = 7 * 24 * 60;
+
+/// A message's folded words, with `$` for its end.
+struct Message<'a> {
+    words: Vec<&'a str>,
+}
+
+impl Message<'_> {
+    /// Whether it holds `entry` (see `words`: a phrase, `*` a prefix, `$` the end).
+    fn has(&self, entry: &str) -> bool {
+        let (entry, prefix) = match entry.strip_suffix('*') {
+            Some(e) => (e, true),
+            None => (entry, false),
+        };
+        let folded = matcher::fold(entry);
+        let mut want = matcher::words(&folded);
+        if entry.ends_with(" $") {
+            want.push("$");
+        }
+        if want.is_empty() || want.len() > self.words.len() {
+            return false;
+        }
+        let last = want.len() - 1;
+        self.words.windows(want.len()).any(|w| {
+            w.iter().zip(&want).enumerate().all(|(i, (got, want))| {
+                got == want || (prefix && i == last && got.starts_with(want))
+            })
+        })
+    }
+
+    /// Whether it holds one of the entries any language's table gives.
+    fn any(&self, table: impl Fn(&Words) -> &[&str]) -> bool {
+        Lang::ALL
+            .iter()
+            .any(|l| table(words::words(*l)).iter().any(|e| self.has(e)))
+    }
+
+    /// A time it names: "15 minutes", "2 hours", "15min", in minutes (the unit one word
+    /// after the number at most).
+    fn minutes(&self) -> Option<i64> {
+        let unit = |w: &str, pick: fn(&Words) -> &[&str]| {
+            Lang::ALL
+                .iter()
+                .flat_map(|l| pick(words::words(*l)))
+                .any(|u| match u.strip_suffix('*') {
+                    Some(prefix) => w.starts_with(prefix),
+                    None => *u == w,
+                })
+        };
+        let per = |w: &str| {
+            if unit(w, |t| t.minutes) {
+                Some(1)
+            } else if unit(w, |t| t.hours) {
+                Some(60)
+            } else {
+                None
+            }
+        };
+        self.words.iter().enumerate().find_map(|(i, w)| {
+            let digits: String = w.chars().take_while(char::is_ascii_digit).collect();
+            let n: i64 = digits.parse().ok()?;
+            let rest = &w[digits.len()..];
+            // "15 minutes", "15min", "15 dernières minutes".
+            let per = if rest.is_empty() {
+                self.words.iter().skip(i + 1).take(2).find_map(|w| per(w))?
+            } else {
+                per(rest)?
+            };
+            Some((n * per).clamp(1, MAX_MINUTES))
+        })
+    }
+}
+
+/// What `message` asks among `nodes` (the nodes the lens lets be described) that the daemon
+/// answers itself; `None` when the model should answer it.
+pub fn decide<'a>(
+    message: &str,
+    nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
+) -> Option<Lookup> {
+    let folded = matcher::fold(message);
+    let mut w = matcher::words(&folded);
+    w.push("$");
+    let m = Message { words: w };
+    if m.any(|t| t.needs_words) {
+        return None;
+    }
+    let mut fields: Vec<Field> = Vec::new();
+    for lang in Lang::ALL {
+        for (field, entries) in words::words(lang).fields {
+            if !fields.contains(field) && entries.iter().any(|e| m.has(e)) {
+                fields.push(*field);
+            }
+        }
+    }
+    if fields.is_empty() && m.any(|t| t.weak_distance) {
+        fields.push(Field::Distance);
+    }
+    if fields.contains(&Field::Heard) {
+        fields.retain(|f| *f != Field::Up);
+    }
+    let around = m.any(|t| t.around);
+    let list = m.any(|t| t.list);
+    let named = matcher::scored(message, nodes, !fields.is_empty());
+    let Some(&(best, node)) = named.first() else {
+        let heard = fields.iter().all(|f| matches!(f, Field::Heard | Field::Up));
+        return match m.minutes() {
+            Some(mins) if list && heard => Some(Lookup::Within(mins)),
+            _ if around || (list && heard && !fields.is_empty()) => Some(Lookup::Around),
+            _ => None,
+        };
+    };
+    let alone = named.get(1).is_none_or(|(next, _)| *next < best);
+    match fields.as_slice() {
+        [field] if alone && !around => Some(Lookup::Field {
+            node,
+            field: *field,
+            low: *field == Field::Battery && m.any(|t| t.low),
+        }),
+        _ => None,
+    }
+}
+
+/// The daemon's own answer to `message` from `asker` at `now` (Unix seconds), in `lang`;
+/// `None` when it is not a lookup it is sure of (or `[mesh]` is off).
+pub fn answer(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    message: &str,
+    asker: NodeId,
+    now: i64,
+    lang: Lang,
+) -> Option<String> {
+    if !cfg.enabled {
+        return None;
+    }
+    let lens = Lens::new(cfg, view);
+    let nodes = lens.nodes();
+    let lookup = decide(
+        message,
+        nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
+    )?;
+    let t = texts(lang);
+    let packet = (PACKET_CHARS, PACKET_BYTES);
+    Some(match lookup {
+        Lookup::Around => listing::heard(view, cfg, now, PACKET_CHARS, PACKET_BYTES, lang),
+        Lookup::Within(mins) => {
+            let heads = Heads {
+                some: t.within_head,
+                none: t.within_none,
+                mins,
+            };
+            listing::within(view, cfg, now, packet, &heads)
+        }
+        Lookup::Field { node, field, low } => {
+            let seen = lens.node(node)?;
+            let asker = lens.node(asker).and_then(|s| s.position).map(|p| p.value);
+            let at = Place {
+                ours: lens.our_position(),
+                asker,
+                positions: cfg.positions,
+                units: cfg.units,
+            };
+            sentence(t, &seen, field, low, &at, now)
+        }
+    })
+}
+
+/// Where distances are said from, and how.
+struct Place {
+    ours: Option<GeoPoint>,
+    asker: Option<GeoPoint>,
+    positions: bool,
+    units: Units,
+}
+
+/// `4 min ago`, in the language.
+fn age(t: &Texts, secs: i64) -> String {
+    let (template, n) = match secs.max(0) {
+        s if s < 60 => return t.just_now.to_string(),
+        s if s < 3600 => (t.mins_ago, s / 60),
+        s if s < 48 * 3600 => (t.hours_ago, s / 3600),
+        s => (t.days_ago, s / 86_400),
+    };
+    fill(template, &[("n", &n.to_string())])
+}
+
+/// `2.8 km NE`, `~3 km N` (an uncertain position), `< 100 m`: the distance and the compass
+/// point in the language.
+fn whereabouts(t: &Texts, from: GeoPoint, to: GeoPoint, units: Units) -> String {
+    let km = geo::distance_km(from, to);
+    let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
+    let point = || {
+        let i = ((geo::bearing_deg(from, to) + 22.5) / 45.0) as usize % 8;
+        t.compass[i]
+    };
+    if uncertainty > 0.0 {
+        if km < 2.0 * uncertainty {
+            return format!(
+                "< {}",
+                geo::length(2.0 * uncertainty, units, Fineness::Rough)
+            );
+        }
+        return format!("~{} {}", geo::length(km, units, Fineness::Rough), point());
+    }
+    if km < NEAR_KM {
+        return format!("< {}", geo::length(NEAR_KM, units, Fineness::Rough));
+    }
+    format!("{} {}", geo::length(km, units, Fineness::Fine), point())
+}
+
+/// The sentence for `field` of `seen`.
+fn sentence(t: &Texts, seen: &Seen<'_>, field: Field, low: bool, at: &Place, now: i64) -> String {
+    let name = super::facts::name(seen.names(), seen.id);
+    let node = seen.node;
+    let heard = node.last_heard.map(|h| age(t, now - h));
+    let heard_or = || heard.clone().unwrap_or_else(|| "?".to_string());
+    let with = |template: &str, extra: &[(&str, &str)]| {
+        let mut values = vec![("name", name.as_str())];
+        values.extend_from_slice(extra);
+        fill(template, &values)
+    };
+    let reading = |what: usize, value: &str, at: i64| {
+        let reported = age(t, now - at);
+        with(
+            t.reading,
+            &[
+                ("what", t.labels[what]),
+                ("value", value),
+                ("age", &reported),
+            ],
+        )
+    };
+    let none = |what: usize| with(t.no_reading, &[("what", t.labels[what])]);
+    match field {
+        Field::Heard => match &heard {
+            Some(a) => with(t.heard, &[("age", a)]),
+            None => with(t.never_heard, &[]),
+        },
+        Field::Up => match (&heard, node.last_heard) {
+            (Some(a), Some(h)) if now - h < 3600 => with(t.up_yes, &[("age", a)]),
+            (Some(a), _) => with(t.up_no, &[("age", a)]),
+            _ => with(t.never_heard, &[]),
+        },
+        Field::Hops => match node.hops_away {
+            Some(0) => with(t.hops_zero, &[("age", &heard_or())]),
+            Some(1) => with(t.hops_one, &[("age", &heard_or())]),
+            Some(n) => with(t.hops, &[("n", &n.to_string()), ("age", &heard_or())]),
+            None => with(t.hops_unknown, &[]),
+        },
+        Field::Battery => {
+            let Some((level, reported)) = node
+                .device
+                .and_then(|d| d.value.battery_level.map(|l| (l, d.at)))
+            else {
+                return none(0);
+            };
+            let (text, is_low) = if level > 100 {
+                let reported = age(t, now - reported);
+                (with(t.external, &[("age", &reported)]), false)
+            } else {
+                let judged = t.battery[match level {
+                    0..=20 => 0,
+                    21..=50 => 1,
+                    51..=89 => 2,
+                    _ => 3,
+                }];
+                let value = format!("{level} % ({judged})");
+                (reading(0, &value, reported), level <= 20)
+            };
+            match low {
+                true => format!("{}. {text}", if is_low { t.yes } else { t.no }),
+                false => text,
+            }
+        }
+        Field::Voltage => match node.device.and_then(|d| d.value.voltage.map(|v| (v, d.at))) {
+            Some((v, reported)) => reading(1, &format!("{v:.2} V"), reported),
+            None => none(1),
+        },
+        Field::Temperature | Field::Humidity | Field::Pressure | Field::Wind | Field::Light => {
+            let (what, r) = match field {
+                Field::Temperature => (2, Reading::Temperature),
+                Field::Humidity => (3, Reading::Humidity),
+                Field::Pressure => (4, Reading::Pressure),
+                Field::Wind => (5, Reading::Wind),
+                _ => (6, Reading::Light),
+            };
+            let value = node.environment.and_then(|e| {
+                super::facts::environment_value(r, &e.value, at.units).map(|v| (v, e.at))
+            });
+            match value {
+                // A wind's direction is a compass point in English: said only as a speed.
+                Some((v, reported)) if r == Reading::Wind => {
+                    let speed = v.split(" from ").next().unwrap_or(&v).to_string();
+                    reading(what, &speed, reported)
+                }
+                Some((v, reported)) => reading(what, &v, reported),
+                None => none(what),
+            }
+        }
+        Field::Signal => match (node.snr.filter(|v| v.is_finite()), node.last_heard) {
+            (Some(snr), Some(h)) => reading(7, &format!("{snr:.1} dB"), h),
+            _ => none(7),
+        },
+        Field::Distance => {
+            if !at.positions {
+                return t.positions_off.to_string();
+            }
+            let Some(p) = seen.position else {
+                return with(t.no_position, &[]);
+            };
+            let since = age(t, now - p.at);
+            match (at.asker, at.ours) {
+                (Some(a), _) => {
+                    let w = whereabouts(t, a, p.value, at.units);
+                    with(t.from_you, &[("where", &w), ("age", &since)])
+                }
+                (None, Some(o)) => {
+                    let w = whereabouts(t, o, p.value, at.units);
+                    with(t.from_ours, &[("where", &w), ("age", &since)])
+                }
+                (None, None) => with(t.no_reference, &[]),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
