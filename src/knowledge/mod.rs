@@ -18,6 +18,7 @@
 pub mod choose;
 pub mod embed;
 pub mod folder;
+pub mod local;
 pub mod plan;
 pub mod reload;
 pub mod render;

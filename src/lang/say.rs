@@ -83,6 +83,8 @@ pub enum Say {
     MeshOff,
     /// A node the node list does not hold.
     UnknownNode,
+    /// A question about the operator's own world the documents do not answer.
+    NotInNotes,
     /// `!nodes` with no node heard in the last hour; `{n}`: nodes in the list.
     NoneHeard,
     /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.
@@ -94,7 +96,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 36] = [
+    pub const ALL: [Say; 37] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -128,6 +130,7 @@ impl Say {
         Say::Mqtt,
         Say::MeshOff,
         Say::UnknownNode,
+        Say::NotInNotes,
         Say::NoneHeard,
         Say::Heard,
         Say::MoreMark,
@@ -208,6 +211,7 @@ fn en(say: Say) -> &'static str {
         Say::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
         Say::MeshOff => "Mesh answers are off on this bot.",
         Say::UnknownNode => "I don't know that node: it is not in my node list.",
+        Say::NotInNotes => "Not in my notes.",
         Say::NoneHeard => "No node heard in the last hour ({n} in my list).",
         Say::Heard => "Heard in 1h ({n}): ",
         Say::MoreMark => "… !more",
@@ -281,6 +285,7 @@ fn de(say: Say) -> &'static str {
         Say::Mqtt => "Über MQTT brauchen Befehle eine verschlüsselte DM.",
         Say::MeshOff => "Mesh-Antworten sind bei diesem Bot abgeschaltet.",
         Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
+        Say::NotInNotes => "Nicht in meinen Notizen.",
         Say::NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
         Say::Heard => "Gehört in 1 h ({n}): ",
         Say::MoreMark => "… mehr: !more",
@@ -344,6 +349,7 @@ fn es(say: Say) -> &'static str {
         Say::Mqtt => "Los comandos necesitan un DM cifrado cuando llegan por MQTT.",
         Say::MeshOff => "Las respuestas sobre la red mesh están desactivadas en este bot.",
         Say::UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
+        Say::NotInNotes => "No está en mis notas.",
         Say::NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
         Say::Heard => "Oídos en 1 h ({n}): ",
         Say::MoreMark => "… más: !more",
@@ -409,6 +415,7 @@ fn pt(say: Say) -> &'static str {
         Say::Mqtt => "Comandos exigem DM criptografada quando chegam via MQTT.",
         Say::MeshOff => "As respostas sobre a rede mesh estão desativadas neste bot.",
         Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
+        Say::NotInNotes => "Não está nas minhas notas.",
         Say::NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
         Say::Heard => "Ouvidos em 1 h ({n}): ",
         Say::MoreMark => "… mais: !more",
@@ -472,6 +479,7 @@ fn fr(say: Say) -> &'static str {
         Say::Mqtt => "Via MQTT, les commandes exigent un DM chiffré.",
         Say::MeshOff => "Les réponses sur le réseau mesh sont désactivées sur ce bot.",
         Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
+        Say::NotInNotes => "Pas dans mes notes.",
         Say::NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
         Say::Heard => "Entendus en 1 h ({n}): ",
         Say::MoreMark => "… suite : !more",
@@ -533,6 +541,7 @@ fn it(say: Say) -> &'static str {
         Say::Mqtt => "I comandi richiedono un DM cifrato quando arrivano tramite MQTT.",
         Say::MeshOff => "Le risposte sulla rete mesh sono disattivate su questo bot.",
         Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
+        Say::NotInNotes => "Non è nei miei appunti.",
         Say::NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
         Say::Heard => "Sentiti in 1 h ({n}): ",
         Say::MoreMark => "… altro: !more",
@@ -592,6 +601,7 @@ fn nl(say: Say) -> &'static str {
         Say::Mqtt => "Commando's vereisen een versleutelde DM als ze via MQTT binnenkomen.",
         Say::MeshOff => "Antwoorden over het mesh staan uit op deze bot.",
         Say::UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
+        Say::NotInNotes => "Niet in mijn notities.",
         Say::NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
         Say::Heard => "Gehoord in 1 u ({n}): ",
         Say::MoreMark => "… meer: !more",
@@ -655,6 +665,7 @@ fn pl(say: Say) -> &'static str {
         Say::Mqtt => "Polecenia przez MQTT wymagają szyfrowanego DM.",
         Say::MeshOff => "Odpowiedzi o sieci mesh są wyłączone w tym bocie.",
         Say::UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
+        Say::NotInNotes => "Nie ma tego w moich notatkach.",
         Say::NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
         Say::Heard => "Słyszane w 1 h ({n}): ",
         Say::MoreMark => "… dalej: !more",

@@ -58,24 +58,7 @@ struct Message<'a> {
 impl Message<'_> {
     /// Whether it holds `entry` (see `words`: a phrase, `*` a prefix, `$` the end).
     fn has(&self, entry: &str) -> bool {
-        let (entry, prefix) = match entry.strip_suffix('*') {
-            Some(e) => (e, true),
-            None => (entry, false),
-        };
-        let folded = matcher::fold(entry);
-        let mut want = matcher::words(&folded);
-        if entry.ends_with(" $") {
-            want.push("$");
-        }
-        if want.is_empty() || want.len() > self.words.len() {
-            return false;
-        }
-        let last = want.len() - 1;
-        self.words.windows(want.len()).any(|w| {
-            w.iter().zip(&want).enumerate().all(|(i, (got, want))| {
-                got == want || (prefix && i == last && got.starts_with(want))
-            })
-        })
+        matcher::holds_entry(&self.words, entry)
     }
 
     /// Whether it holds one of the entries any language's table gives.

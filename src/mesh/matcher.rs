@@ -247,6 +247,32 @@ pub fn words(folded: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Whether the folded words `message` hold `entry`: a word or a phrase of words in a row, the
+/// last one standing for any word it starts when `entry` ends with `*`, and the message's end
+/// when it ends with ` $` (the caller puts `$` after the message's last word). For word
+/// tables written as data, one entry a line.
+pub fn holds_entry(message: &[&str], entry: &str) -> bool {
+    let (entry, prefix) = match entry.strip_suffix('*') {
+        Some(e) => (e, true),
+        None => (entry, false),
+    };
+    let folded = fold(entry);
+    let mut want = words(&folded);
+    if entry.ends_with(" $") {
+        want.push("$");
+    }
+    if want.is_empty() || want.len() > message.len() {
+        return false;
+    }
+    let last = want.len() - 1;
+    message.windows(want.len()).any(|w| {
+        w.iter()
+            .zip(&want)
+            .enumerate()
+            .all(|(i, (got, want))| got == want || (prefix && i == last && got.starts_with(want)))
+    })
+}
+
 /// Whether `a` and `b` are at most one edit apart (insert, delete, substitute, swap).
 fn near(a: &str, b: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
@@ -368,7 +394,7 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
 }
 
 /// Words written with a capital that name no node: the kit and the protocols people ask about.
-const NOT_NAMES: &[&str] = &[
+pub const NOT_NAMES: &[&str] = &[
     "lora",
     "meshtastic",
     "snr",

@@ -465,3 +465,65 @@ fn the_knowledge_commands_index_list_and_search() {
         "{public}"
     );
 }
+
+/// A question about the club that no passage answers gets the daemon's "Not in my notes."
+/// (in the asker's language), the model not asked, stored as the bot's reply; a covered one
+/// and an everyday one still go to the model (issue 38: "password123" for the club wifi).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uncovered_club_question_is_declined_by_the_daemon() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "handbook.md",
+        b"# Club\n\n## Meetings\n\nWe meet every first Tuesday at the Old Fire Station.\n\n\
+          ## Membership\n\nA year's membership is 24 pounds for an adult.\n",
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    for (node, question, want) in [
+        (
+            USER,
+            "What is the password of the club wifi?",
+            "Not in my notes.",
+        ),
+        (
+            STRANGER,
+            "Wie lautet das Passwort für das WLAN unseres Vereins?",
+            "Nicht in meinen Notizen.",
+        ),
+    ] {
+        let calls = replies(&d.llm).len();
+        let reply = ask_with(&d, node, MeshPacketSpec::text(node, question)).await;
+        assert_eq!(joined(&reply), want, "{question}");
+        assert_eq!(
+            replies(&d.llm).len(),
+            calls,
+            "{question}: the model was asked"
+        );
+    }
+    // Covered, and everyday: the model's.
+    let covered = ask(&d, USER, "Where does the club meet?").await;
+    assert!(
+        said(&covered).contains("Old Fire Station"),
+        "{}",
+        said(&covered)
+    );
+    // The daemon's answer is in the conversation, after its question.
+    assert!(
+        covered
+            .messages
+            .iter()
+            .any(|m| m.role == "assistant" && m.content == "Not in my notes."),
+        "{:?}",
+        covered.messages
+    );
+    // `ask` holds that the model was asked and answered.
+    let everyday = ask(&d, USER, "How can I make my node's battery last longer?").await;
+    let last = everyday.messages.last().map(|m| m.content.as_str());
+    assert!(
+        last.is_some_and(|m| m.ends_with("How can I make my node's battery last longer?")),
+        "{last:?}"
+    );
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}

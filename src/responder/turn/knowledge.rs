@@ -6,6 +6,7 @@
 
 use tracing::{debug, warn};
 
+use crate::knowledge::local::{self, Decision};
 use crate::knowledge::search::Meaning;
 use crate::knowledge::{Sender, search};
 use crate::lang::Lang;
@@ -45,9 +46,12 @@ pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict)
 /// The per-turn note of the operator's documents for one question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Note {
+    /// Empty when the search found nothing to say but the daemon declines the question.
     pub text: String,
     /// It holds passages (not only "no note matches").
     pub grounded: bool,
+    /// Whether the model answers, or the daemon says "Not in my notes." (`knowledge::local`).
+    pub decision: Decision,
 }
 
 /// Whether `note` answers the turn: it holds passages.
@@ -98,10 +102,23 @@ pub(crate) async fn note(
                 private,
                 "knowledge searched"
             );
-            found.block(lang, &k.about).map(|text| Note {
-                text,
-                grounded: !chosen.is_empty(),
-            })
+            let decision = local::decide(question, &found, &k.about);
+            if decision == Decision::NotInNotes {
+                debug!("knowledge: a question about the documents' world they do not answer");
+            }
+            match (found.block(lang, &k.about), decision) {
+                (Some(text), _) => Some(Note {
+                    text,
+                    grounded: !chosen.is_empty(),
+                    decision,
+                }),
+                (None, Decision::NotInNotes) => Some(Note {
+                    text: String::new(),
+                    grounded: false,
+                    decision,
+                }),
+                (None, Decision::Model) => None,
+            }
         }
         Err(e) if e.damage().is_some() => {
             debug!(error = %e, "knowledge search failed: answering without notes");

@@ -11,7 +11,7 @@ use meshai::knowledge::DEFAULT_ABOUT;
 use meshai::knowledge::render::{NOTES_INTRO, no_notes};
 
 use super::{KEY, MEMBER, STRANGER, USER, ask, ask_spec, knowledge, write};
-use crate::harness::Daemon;
+use crate::harness::{Daemon, replies};
 use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
 use crate::trust::{ask_with, joined, said};
 
@@ -69,16 +69,20 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     // The server does not serve embeddings yet (501): the passages are indexed, not embedded.
     d.indexed(1).await;
     let question = "Who looks after the club's money?";
-    let before = ask(&d, USER, question).await;
-    let prompt = said(&before);
-    assert!(!prompt.contains("Jane Doe"), "{prompt}");
-    // No passage shares a word with it: by words, it is not about the documents at all.
+    // No passage shares a word with it, and it asks about the club: the daemon declines it
+    // itself, the model is not asked (it would make up a treasurer).
+    let calls = replies(&d.llm).len();
+    let before = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+    assert_eq!(joined(&before), "Not in my notes.");
+    assert_eq!(replies(&d.llm).len(), calls, "the model was asked");
+    // A question about something else still goes to the model, without notes: the turn
+    // (a new conversation's first) says how the message came and when it was sent.
+    let prompt = said(&ask(&d, 0x4b00_0005, "What does a dummy load do, briefly?").await);
+    assert!(!prompt.contains(NOTES_INTRO), "{prompt}");
     assert!(
         !prompt.contains(&no_notes(meshai::lang::Lang::En, DEFAULT_ABOUT)),
         "{prompt}"
     );
-    assert!(!prompt.contains(NOTES_INTRO), "{prompt}");
-    // Nothing from the documents: the turn says how the message came and when it was sent.
     assert!(prompt.contains("This message was sent "), "{prompt}");
     assert!(
         prompt.contains("Radio details of this message: "),
@@ -91,11 +95,11 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     );
 
     // Now it does: the next reindex embeds every passage, in one batch.
-    // (The first reindex's batch was refused, and so was the question's vector.)
-    assert_eq!(batches(&d).len(), 2, "{:?}", batches(&d));
+    // (The first reindex's batch was refused, and so were the questions' vectors.)
+    assert_eq!(batches(&d).len(), 3, "{:?}", batches(&d));
     d.llm.set_embeddings(Some(Arc::new(by_meaning)));
     d.reindexed().await;
-    let embedded = batches(&d)[2..].to_vec();
+    let embedded = batches(&d)[3..].to_vec();
     assert_eq!(embedded.len(), 1, "{embedded:?}");
     assert_eq!(embedded[0].len(), 3, "{embedded:?}");
     assert!(
@@ -159,8 +163,9 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     d.llm.set_embeddings(None);
     let words = ask(&d, USER, "Which frequency is the Hill Top repeater on?").await;
     assert!(said(&words).contains("145.650"), "{}", said(&words));
-    let meaning = ask(&d, USER, question).await;
-    assert!(!said(&meaning).contains("Jane Doe"), "{}", said(&meaning));
+    // By words alone nothing answers the money question again: declined, as at first.
+    let meaning = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+    assert_eq!(joined(&meaning), "Not in my notes.");
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }

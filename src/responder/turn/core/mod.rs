@@ -23,6 +23,8 @@
 //! - The answer's parts: the airtime budget's, fewer for a new node's DM (with a note that
 //!   says so). The knowledge folder is searched with the question, or, for a short follow-up,
 //!   with the asker's message before it; `!more` searches with the question it continues.
+//! - A question about the documents' world that no passage answers (`knowledge::local`) gets
+//!   the daemon's "Not in my notes." ([`Action::Reply`]) when the mesh has no facts for it.
 //! - A lookup the mesh view answers for sure (`mesh::lookup`), or a node it does not know,
 //!   gets the daemon's own answer ([`Action::Reply`]), stored like the model's; no model.
 //! - A DM answered with its memory starts the background summary when it is over
@@ -36,6 +38,7 @@ use std::time::Duration;
 use tracing::warn;
 
 use crate::chunk::CutMark;
+use crate::knowledge::local::Decision;
 use crate::lang::{Lang, Part, Say, fill, part, say};
 use crate::llm::ChatRole;
 use crate::mesh::Answer;
@@ -156,7 +159,10 @@ impl TurnCore {
                     Answer::Facts(text) => Some(text),
                     Answer::UnknownNode | Answer::Said(_) => None,
                 });
-                self.ask(documents, facts)
+                match facts {
+                    None => self.documented(documents),
+                    facts => self.ask(documents, facts),
+                }
             }
             (Phase::Answering, Event::Answered(size)) => self.answered(size),
             (phase, event) => {
@@ -422,7 +428,21 @@ impl TurnCore {
                 let text = self.start.text.clone();
                 self.then(Phase::Meshing, Action::Mesh(text))
             }
-            _ => self.ask(documents, None),
+            (false, Asks::Text) => self.documented(documents),
+            // `!more` continues an answer: nothing to decline.
+            (_, Asks::More) => self.ask(documents, None),
+        }
+    }
+
+    /// No mesh facts: a question about the documents' world they do not answer gets the
+    /// daemon's "Not in my notes." (`knowledge::local`), anything else the model.
+    fn documented(&mut self, documents: Option<Note>) -> Action {
+        match documents {
+            Some(note) if note.decision == Decision::NotInNotes => {
+                let text = say(self.start.lang, Say::NotInNotes).to_string();
+                self.reply(text)
+            }
+            documents => self.ask(documents, None),
         }
     }
 
@@ -453,7 +473,7 @@ impl TurnCore {
         notes.extend(together(lang, self.start.earlier.len()));
         notes.extend(budget.note(lang, &chunk));
         notes.extend(extra);
-        notes.extend(documents.map(|n| n.text));
+        notes.extend(documents.map(|n| n.text).filter(|t| !t.is_empty()));
         notes.extend(mesh);
         let stored = match self.start.kind {
             Kind::Node(_) => self.user,

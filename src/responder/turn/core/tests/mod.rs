@@ -112,6 +112,7 @@ fn note(text: &str) -> Option<Note> {
     Some(Note {
         text: text.into(),
         grounded: true,
+        decision: crate::knowledge::local::Decision::Model,
     })
 }
 

@@ -293,3 +293,74 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
     ];
     check(cases);
 }
+
+#[test]
+fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_reply() {
+    use crate::knowledge::local::Decision;
+    let declined = || {
+        Event::Found(Some(Note {
+            text: String::new(),
+            grounded: false,
+            decision: Decision::NotInNotes,
+        }))
+    };
+    let to_search = || {
+        vec![
+            step(Event::Checked(Ok(())), "airtime"),
+            step(budget(), "extend 3s"),
+            step(Event::Done, "slot"),
+            step(
+                Event::Slot(Ok(())),
+                "search \"what is lora?\" after None, Public",
+            ),
+        ]
+    };
+    let mesh = |s: Start| Start { mesh: true, ..s };
+    let cases = vec![
+        Case {
+            name: "no mesh: the daemon's reply, no model",
+            start: start(Kind::Without, Asks::Text, Standing::Proven),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(declined(), "reply \"Not in my notes.\", stored None"),
+                    step(Event::Done, "end Over"),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "the mesh has nothing for it: the daemon's reply",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(declined(), "mesh \"what is lora?\""),
+                    step(Event::Mesh(None), "reply \"Not in my notes.\", stored None"),
+                    step(Event::Done, "end Over"),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "the mesh has facts for it: the model, with them",
+            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(declined(), "mesh \"what is lora?\""),
+                    step(
+                        Event::Mesh(Some(Answer::Facts("Mesh facts: none.".into()))),
+                        "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
+                         lora?\" | Mesh facts: none.",
+                    ),
+                ],
+            ]
+            .concat(),
+        },
+    ];
+    check(cases);
+}
