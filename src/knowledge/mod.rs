@@ -15,6 +15,7 @@
 //! says otherwise ([`KnowledgeConfig::private_for`]); never a channel mention. Passages are
 //! per-turn notes only: never stored with the messages, never in a summary or the facts.
 
+pub mod check;
 pub mod choose;
 pub mod embed;
 pub mod folder;

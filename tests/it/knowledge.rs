@@ -527,3 +527,80 @@ async fn an_uncovered_club_question_is_declined_by_the_daemon() {
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }
+
+/// A wrong value is worse than none: an answer with the documents' notes that carries a
+/// number, date or name its prompt does not hold is replaced by the passage's own sentence
+/// (or "Not in my notes."), held until complete rather than streamed, and stored as replaced
+/// (issue 38: "When is Field Day next year?" → "October 10, 2023").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_made_up_value_never_reaches_the_air() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "events.md",
+        b"# Events\n\n## Field Day\n\nThe VHF field day is on Saturday 4 and Sunday 5 July 2026 \
+          at Crane Farm.\n\n## Meetings\n\nThe club meets every first Tuesday at the Old Fire \
+          Station.\n",
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    d.llm.set_behaviour(|req: &FakeRequest| {
+        let q = req.last_user();
+        crate::support::fake_llm::FakeResponse::Text(
+            if q.contains("Field Day") {
+                "Field Day is on October 10, 2023."
+            } else if q.contains("password") {
+                "The club wifi password is password123."
+            } else {
+                "The club meets every first Tuesday at the Old Fire Station."
+            }
+            .to_string(),
+        )
+    });
+    let cases = [
+        (
+            "When is Field Day next year?",
+            "The VHF field day is on Saturday 4 and Sunday 5 July 2026 at Crane Farm.",
+        ),
+        (
+            "Where does the club meet?",
+            "The club meets every first Tuesday at the Old Fire Station.",
+        ),
+        // The passage's own sentence, the nearest it has: never a made-up password.
+        (
+            "Is there a password for the field day wifi?",
+            "The VHF field day is on Saturday 4 and Sunday 5 July 2026 at Crane Farm.",
+        ),
+    ];
+    for (question, want) in cases {
+        let before = replies(&d.llm).len();
+        let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+        assert_eq!(joined(&reply), want, "{question}");
+        let reqs = replies(&d.llm);
+        assert_eq!(reqs.len(), before + 1, "{question}: one request");
+        // Held until complete: the model was not asked to stream.
+        assert!(
+            !reqs[before].body.contains("\"stream\":true"),
+            "{question}: {}",
+            reqs[before].body
+        );
+    }
+    // Stored as replaced: the next prompt never repeats the made-up date.
+    ask_with(
+        &d,
+        USER,
+        MeshPacketSpec::text(USER, "Thanks. Where does the club meet?"),
+    )
+    .await;
+    let next = replies(&d.llm).pop().expect("a request");
+    assert!(!next.body.contains("October 10"), "{}", next.body);
+    assert!(
+        next.messages.iter().any(|m| m.role == "assistant"
+            && m.content
+                == "The VHF field day is on Saturday 4 and Sunday 5 July 2026 at Crane Farm."),
+        "{:?}",
+        next.messages
+    );
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}

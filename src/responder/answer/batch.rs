@@ -6,9 +6,11 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, info, warn};
 
-use super::question::{Answered, Audience, Ending, Question, said_as_written};
+use super::question::{Answered, Audience, Check, Ending, Question, said_as_written};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
+use crate::knowledge::check::{self, Checked};
+use crate::lang::{Say, say};
 use crate::llm::{LlmError, Usage};
 use crate::node::NodeId;
 use crate::responder::reply::{Stored, failure_text};
@@ -37,7 +39,11 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
     c.llm_calls.fetch_add(1, Ordering::Relaxed);
     c.llm_ms_total
         .fetch_add(done.latency.as_millis() as u64, Ordering::Relaxed);
-    let (parts, cut) = chunk_cut(&done.text, &q.limits, q.mark);
+    let (text, replaced) = match q.check {
+        Some(check) => checked(q, check, &done.text),
+        None => (done.text.clone(), false),
+    };
+    let (parts, cut) = chunk_cut(&text, &q.limits, q.mark);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
@@ -62,7 +68,11 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
     } else {
         Ending::Whole
     };
-    let said = said_as_written(said, &done.raw, ending);
+    // A replaced answer is said as the daemon wrote it: the model's is not the bot's.
+    let said = match replaced {
+        true => Said::plain(said),
+        false => said_as_written(said, &done.raw, ending),
+    };
     let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
     let stored = store(shared, q, said, done.usage)
         .await
@@ -83,6 +93,30 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         .queue(q.audience.dest(), Some(q.packet_id), parts, stored)
         .await;
     Some(answered)
+}
+
+/// `text`, the model's answer, checked against the turn's notes: kept, or replaced by the
+/// passages' own sentence or "Not in my notes." when it carries a value its prompt does not
+/// hold (then `true`).
+fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
+    let prompt: String = q
+        .messages
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (replacement, added) =
+        match check::check(text, check.question, &prompt, check.notes, q.lang) {
+            Checked::Kept => return (text.to_string(), false),
+            Checked::Sentence { sentence, added } => (sentence, added),
+            Checked::NotInNotes { added } => (say(q.lang, Say::NotInNotes).to_string(), added),
+        };
+    info!(
+        values = added.len(),
+        "the answer carried values its notes do not hold: replaced"
+    );
+    debug!(?added, "values the notes do not hold");
+    (replacement, true)
 }
 
 /// Keeps what was said: in the node's memory after the message it answers (then the node

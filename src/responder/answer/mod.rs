@@ -13,7 +13,9 @@
 //! stored as it is handed over (`ReplyRow`, `streamed/row.rs`): the user saw it, so the
 //! history and the summary must know it, even if the daemon dies mid-answer.
 //!
-//! Not streamed: one call, the whole answer chunked, stored and queued at once.
+//! Not streamed: one call, the whole answer chunked, stored and queued at once. So is an
+//! answer with the documents' notes (`Question::check`): checked whole for values its prompt
+//! does not hold (`knowledge::check`), and replaced before anything goes on air.
 //!
 //! A turn without memory (the database is damaged) stores nothing.
 //!
@@ -30,7 +32,7 @@ use std::sync::Arc;
 use crate::responder::schedule::gate::ReplyPermit;
 use crate::responder::shared::Shared;
 
-pub(crate) use question::{Answered, Audience, Question};
+pub(crate) use question::{Answered, Audience, Check, Question};
 
 /// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
 /// LLM gate's slot the caller took before reading the memory; it is held until the answer
@@ -40,7 +42,9 @@ pub(crate) async fn answer(
     q: Question<'_>,
     _permit: ReplyPermit,
 ) -> Option<Answered> {
-    if shared.llm.streams() {
+    // An answer to be checked is held until complete: a streamed part may be on air before
+    // the value it carries could be checked, and a replacement after it would contradict it.
+    if shared.llm.streams() && q.check.is_none() {
         streamed::streamed(shared, &q).await
     } else {
         batch::batch(shared, &q).await

@@ -54,6 +54,16 @@ pub(crate) struct Question<'a> {
     pub mark: CutMark,
     /// The language of its notices.
     pub lang: crate::lang::Lang,
+    /// The documents' note to check the answer against (`knowledge::check`); then it is
+    /// held until complete, not streamed.
+    pub check: Option<Check<'a>>,
+}
+
+/// What an answer is checked against: the knowledge note of the turn and its question.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Check<'a> {
+    pub notes: &'a str,
+    pub question: &'a str,
 }
 
 /// What an answer that went out cost.

@@ -36,7 +36,7 @@ use crate::lang::{Lang, Say, say};
 use crate::memory::prompt::prompt_chars;
 use crate::radio::TextMessage;
 use crate::responder::airtime;
-use crate::responder::answer::{self, Audience, Question};
+use crate::responder::answer::{self, Audience, Check, Question};
 use crate::responder::asker::{Asking, heard_names};
 use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
@@ -503,6 +503,10 @@ impl Driver<'_> {
             limits: ask.limits,
             mark: ask.mark,
             lang: ask.lang,
+            check: ask.checked.as_deref().map(|notes| Check {
+                notes,
+                question: &ask.message,
+            }),
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
         let answered = answer::answer(shared, question, permit).await;

@@ -469,6 +469,11 @@ impl TurnCore {
             Some(_) => Grounding::Mesh,
             None => knowledge::grounding(documents.as_ref()),
         };
+        // Checked when the documents came with a note and the mesh with no facts.
+        let checked = match (&documents, &mesh) {
+            (Some(n), None) if !n.text.is_empty() => Some(n.text.clone()),
+            _ => None,
+        };
         let mut notes = self.start.asking.notes(grounding);
         notes.extend(together(lang, self.start.earlier.len()));
         notes.extend(budget.note(lang, &chunk));
@@ -496,6 +501,7 @@ impl TurnCore {
                 Kind::Without | Kind::Channel => Slot::Any,
             },
             stored,
+            checked,
             lang,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(ask)))

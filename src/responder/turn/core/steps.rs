@@ -189,6 +189,10 @@ pub(crate) struct Ask {
     pub(crate) slot: Slot,
     /// The stored message the answer is stored after (`None`: it is not stored).
     pub(crate) stored: Option<i64>,
+    /// The documents' note the answer is checked against before it goes (`knowledge::check`:
+    /// no number, date or name its prompt does not hold); such an answer is held until
+    /// complete, not streamed.
+    pub(crate) checked: Option<String>,
     /// The turn's language.
     pub(crate) lang: Lang,
 }

@@ -1,0 +1,105 @@
+//! The values an answer adds to its prompt, and what replaces it.
+
+use super::*;
+
+const NOTES: &str = "Notes from the operator's documents:\n\n\
+[events.md > Events 2026 > VHF field day]\n\
+Saturday 4 and Sunday 5 July 2026 at Crane Farm, Long Lane. Setting up starts at 09:00.\n\n\
+[handbook.md > Club > Contacting the club]\n\
+Write to the secretary, Ann Lee.\n\n\
+If the message asks about the club and these notes do not answer it, reply exactly: Not in my \
+notes.";
+
+fn prompt(question: &str) -> String {
+    format!("{NOTES}\n{question}")
+}
+
+#[test]
+fn what_an_answer_adds_to_its_prompt() {
+    let q = "When is Field Day next year?";
+    let cases: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::En,
+            "Field day is on 4 and 5 July 2026 at Crane Farm.",
+            &[],
+        ),
+        (Lang::En, "Not in my notes.", &[]),
+        (
+            Lang::En,
+            "Field Day is on October 10, 2023.",
+            &["10", "2023", "october"],
+        ),
+        (Lang::En, "The password is password123.", &["123"]),
+        (
+            Lang::En,
+            "Call the secretary, John Smith, on 0151 496.",
+            &["john", "smith", "0151", "496"],
+        ),
+        (
+            Lang::En,
+            "Write to Ann Lee. Setting up starts at 09:00.",
+            &[],
+        ),
+        // German nouns are capitalised: only numbers count.
+        (
+            Lang::De,
+            "Der Feldtag ist am 10. Oktober 2023.",
+            &["10", "2023"],
+        ),
+        (
+            Lang::De,
+            "Der Feldtag ist am 4. Juli 2026 auf der Crane Farm.",
+            &[],
+        ),
+        (
+            Lang::Fr,
+            "La journée est le 10 octobre 2023 à Lyon.",
+            &["10", "2023", "lyon"],
+        ),
+        (Lang::Es, "Es el 5 de julio de 2026 en Crane Farm.", &[]),
+        (Lang::Pt, "É no dia 12 de outubro.", &["12"]),
+        (Lang::It, "È il 4 luglio 2026.", &[]),
+        (Lang::Nl, "Het is op 3 juli in Utrecht.", &["3", "utrecht"]),
+        (Lang::Pl, "To jest 5 lipca 2026 w Crane Farm.", &[]),
+    ];
+    for (lang, answer, want) in cases {
+        let mut got = added(answer, &prompt(q), *lang);
+        got.sort();
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(got, want, "{lang:?}: {answer}");
+    }
+}
+
+#[test]
+fn a_made_up_value_is_replaced_by_the_passages_sentence_or_not_in_my_notes() {
+    let q = "When does setting up start at the field day?";
+    assert_eq!(
+        check(
+            "Setting up starts at 08:00.",
+            q,
+            &prompt(q),
+            NOTES,
+            Lang::En
+        ),
+        Checked::Sentence {
+            sentence: "Setting up starts at 09:00.".into(),
+            added: vec!["08".into()],
+        }
+    );
+    let q = "What is the club's bank account number?";
+    assert_eq!(
+        check("It is 12345678.", q, &prompt(q), NOTES, Lang::En),
+        Checked::NotInNotes {
+            added: vec!["12345678".into()],
+        }
+    );
+    assert_eq!(
+        check("Write to Ann Lee.", q, &prompt(q), NOTES, Lang::En),
+        Checked::Kept
+    );
+    // The no-notes block holds no passage: nothing to quote.
+    let none = "No note from the operator's documents matches this message. If it asks about \
+                the club, reply exactly: Not in my notes.";
+    assert_eq!(sentence("When does setting up start?", none), None);
+}
