@@ -106,7 +106,8 @@ mod tests {
     #[test]
     fn says_what_costs_the_cache() {
         // (config lines, slots, context per slot) → (advice contains, line contains)
-        let cases: &[(&str, u32, Option<u32>, Option<&str>, &str)] = &[
+        type Case<'a> = (&'a str, u32, Option<u32>, Option<&'a str>, &'a str);
+        let cases: &[Case] = &[
             ("", 1, Some(4096), None, "share the slot"),
             ("", 1, None, None, "1 slot;"),
             ("", 2, Some(4096), None, "of their own"),
