@@ -3,12 +3,12 @@
 # llama.cpp server shaped for it, serving Qwen2.5-Coder-0.5B-Instruct (from PyPI, see
 # scripts/local-llm.sh). Numbers go to stdout; docs/benchmarks.md has the last run's.
 #
-# Usage: scripts/recall-bench.sh [28|long|nodes3|de|pi|pi-nodes3|pi-de|corrections]...
+# Usage: scripts/recall-bench.sh [28|long|nodes3|de|pi|pi-nodes3|pi-de|pi-es|corrections]...
 #        (default: 28 long nodes3)
 #
 # The pi* scenarios are the Raspberry Pi-class shape: llama-server with 1 thread and 1 slot
 # (summaries share the replies' slot), streamed answers; `de` asks everything in German, with
-# two value sets (16 facts); `corrections` is the Pi shape with four of ten facts corrected
+# two value sets (16 facts); `pi-es` in Spanish, two value sets; `corrections` is the Pi shape with four of ten facts corrected
 # (benches/recall/corrections.rs), two value sets. MESHAI_REAL_LLM_ARGS passes more server flags (e.g. "--cache-ram 0").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,12 +30,16 @@ for scenario in "${scenarios[@]}"; do
         ctx=4096 parallel=1 threads=1
         bench=(MESHAI_RECALL=28 MESHAI_RECALL_STREAM=1 MESHAI_RECALL_LANG=de MESHAI_RECALL_SETS=2)
         ;;
+    pi-es)
+        ctx=4096 parallel=1 threads=1
+        bench=(MESHAI_RECALL=28 MESHAI_RECALL_STREAM=1 MESHAI_RECALL_LANG=es MESHAI_RECALL_SETS=2)
+        ;;
     corrections)
         ctx=4096 parallel=1 threads=1
         bench=(MESHAI_RECALL=corrections MESHAI_RECALL_STREAM=1 MESHAI_RECALL_SETS=2)
         ;;
     *)
-        echo "unknown scenario $scenario (28, long, nodes3, de, pi, pi-nodes3, pi-de or corrections)" >&2
+        echo "unknown scenario $scenario (28, long, nodes3, de, pi, pi-nodes3, pi-de, pi-es or corrections)" >&2
         exit 1
         ;;
     esac

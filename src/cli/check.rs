@@ -3,12 +3,16 @@
 //! one `✓`/`✗` line for each, with a line of advice under a failure (or under a line that
 //! passed but wants something done).
 //!
+//! Where the server is llama.cpp's, a line says what its slots do to the prompt cache
+//! (`cache`); it never fails the check.
+//!
 //! The checks after the config are independent: each runs even when an earlier one failed, so
 //! one run shows everything that is wrong.
 //!
 //! The radio is asked through the running daemon when it holds the node (`held`): its status
 //! file, not a connection that would take the node from it.
 
+mod cache;
 mod held;
 
 use std::io::{self, Write};
@@ -123,6 +127,11 @@ pub async fn run(
     let outcome = llm(&config).await;
     all &= outcome.ok;
     print(out, &outcome)?;
+    if outcome.ok
+        && let Some(cache) = cache::llm_cache(&config).await
+    {
+        print(out, &cache)?;
+    }
     for outcome in fallbacks(&config).await {
         all &= outcome.ok;
         print(out, &outcome)?;

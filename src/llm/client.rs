@@ -12,7 +12,7 @@ use tokio::time::{Instant, sleep, timeout_at};
 use super::clean::clean_reply;
 use super::embed;
 use super::sse::SseParser;
-use super::wire::{self, Answer};
+use super::wire::{self, Answer, ServerProps};
 use super::{ChatMessage, Completion, LlmError, LlmSettings, Usage, retry};
 
 /// Largest response body read; a chat reply for a radio is a few hundred bytes.
@@ -131,6 +131,12 @@ impl LlmClient {
     /// `/v1` root (`Ok(None)` when it answers without `total_slots`, or not with 200, as Ollama
     /// and OpenAI do). An error when nothing answers within `wait`.
     pub async fn server_slots(&self, wait: Duration) -> Result<Option<u32>, LlmError> {
+        Ok(self.server_props(wait).await?.map(|p| p.slots))
+    }
+
+    /// llama.cpp's `GET /props`: its slots and each slot's context (`Ok(None)` as for
+    /// [`LlmClient::server_slots`]).
+    pub async fn server_props(&self, wait: Duration) -> Result<Option<ServerProps>, LlmError> {
         let root = self.settings.base_url.trim_end_matches('/');
         let root = root.strip_suffix("/v1").unwrap_or(root);
         let (status, body) = self.get(&format!("{root}/props"), wait).await?;

@@ -34,6 +34,7 @@ use crate::secret::Secret;
 
 pub use client::{ChatStream, LlmClient};
 pub use pool::{LlmPool, Server};
+pub use wire::ServerProps;
 
 /// Who says a chat message, as the OpenAI chat API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

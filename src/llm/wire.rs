@@ -24,18 +24,40 @@ pub(super) struct Request<'a> {
     pub stream_options: Option<StreamOptions>,
 }
 
-/// The part of llama.cpp's `GET /props` that says how many slots the server has.
+/// The part of llama.cpp's `GET /props` that says how many slots the server has, and how
+/// many tokens each slot's context holds.
 #[derive(Deserialize)]
 struct Props {
     total_slots: u32,
+    #[serde(default)]
+    default_generation_settings: Option<GenerationSettings>,
 }
 
-/// `Some(slots)` when `body` is llama.cpp's `/props` answer, `None` for anything else.
-pub(super) fn parse_props(body: &[u8]) -> Option<u32> {
-    serde_json::from_slice::<Props>(body)
-        .ok()
-        .map(|p| p.total_slots)
-        .filter(|n| *n > 0)
+#[derive(Deserialize)]
+struct GenerationSettings {
+    #[serde(default)]
+    n_ctx: Option<u32>,
+}
+
+/// What llama.cpp's server says of its slots at `GET /props`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerProps {
+    /// Its slots (`--parallel`).
+    pub slots: u32,
+    /// Tokens each slot's context holds (`--ctx-size` shared by the slots), when it says.
+    pub slot_ctx: Option<u32>,
+}
+
+/// `Some(props)` when `body` is llama.cpp's `/props` answer, `None` for anything else.
+pub(super) fn parse_props(body: &[u8]) -> Option<ServerProps> {
+    let p = serde_json::from_slice::<Props>(body).ok()?;
+    (p.total_slots > 0).then(|| ServerProps {
+        slots: p.total_slots,
+        slot_ctx: p
+            .default_generation_settings
+            .and_then(|g| g.n_ctx)
+            .filter(|n| *n > 0),
+    })
 }
 
 /// `stream_options`: asks for a last event with the token counts (OpenAI, llama.cpp, vLLM and

@@ -23,6 +23,7 @@ mod licensed;
 mod memory;
 mod mesh;
 mod more;
+mod prompt_cache;
 mod radio;
 mod real_llm;
 mod renumber;

@@ -62,7 +62,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         .map(|p| strip_marker(p))
         .collect::<Vec<_>>()
         .join(" ");
-    let answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
+    let mut answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
     let ending = if cut {
         Ending::CutAtBudget
     } else {
@@ -81,6 +81,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
             id,
             parts: bodies,
         });
+    answered.reply = stored.as_ref().map(|s| s.id);
     info!(
         parts = parts.len(),
         prompt_chars = q.prompt_chars,

@@ -72,6 +72,9 @@ pub(crate) struct Answered {
     /// Tokens of the prompt and the reply: as the server counted them, or estimated from
     /// their characters (`memory::prompt::TokenRate`) when it did not say.
     pub(crate) tokens: usize,
+    /// The reply's row in the node's memory, when it was stored: the fold after the turn
+    /// continues the conversation through it.
+    pub(crate) reply: Option<i64>,
 }
 
 impl Answered {
@@ -95,7 +98,10 @@ impl Answered {
             }
             None => rate.estimate(q.prompt_chars.saturating_add(reply_chars)),
         };
-        Answered { tokens }
+        Answered {
+            tokens,
+            reply: None,
+        }
     }
 }
 

@@ -145,8 +145,8 @@ struct Driver<'a> {
     turn: Turn,
     permit: Option<ReplyPermit>,
     memory: Memory<'a>,
-    /// The id of the newest message this turn stored: the background summary folds only
-    /// what came up to it (and the reply to it stays verbatim), not a message the node sent
+    /// The id of the newest message this turn stored (its reply, once stored): the
+    /// background summary takes only what came up to it, not a message the node sent
     /// meanwhile, which the next prompt must keep.
     newest: Option<i64>,
     /// What a mention's answer said, for its thread.
@@ -514,6 +514,12 @@ impl Driver<'_> {
             && let Some(said) = self.said.get()
         {
             thread.push(&ask.message, said, Instant::now());
+        }
+        // The background fold after the turn continues the conversation through its reply,
+        // as the next reply's prompt does: on a one-slot server the fold then leaves the
+        // conversation cached for the next reply, whether it is saved or yields.
+        if let Some(id) = answered.and_then(|a| a.reply) {
+            self.newest = Some(id);
         }
         answered.map(|a| a.tokens)
     }

@@ -8,8 +8,13 @@
 //! answers `POST …/embeddings` with the vectors a test's function makes (501 without one, as
 //! llama.cpp's server without `--embeddings`), and records every request and what each stream sent before it ended. It depends only on tokio,
 //! serde_json and std, so a benchmark can include it with `#[path = …] mod fake_llm;`;
-//! that is also why it stays one file, a little over the usual length.
+//! that is also why it stays one file, a little over the usual length. Told to
+//! ([`FakeLlm::model_prompt_cache`]), it also works like a slow server with a prompt cache
+//! per slot (`cache`), one request at a time per slot, and counts the tokens each request
+//! made it evaluate.
 #![allow(dead_code)]
+
+pub mod cache;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -18,7 +23,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, Semaphore, watch};
+
+pub use cache::{CacheUse, SlotTiming};
 
 /// Largest request head accepted; beyond it the request is refused with 431.
 const MAX_HEAD: usize = 64 * 1024;
@@ -210,6 +217,8 @@ struct Shared {
     models: Mutex<Vec<(String, u64)>>,
     requests: Mutex<Vec<FakeRequest>>,
     streams: Mutex<Vec<StreamLog>>,
+    /// The modelled prompt cache, when a test asked for one.
+    slots: Mutex<Option<Arc<Slots>>>,
     /// Bumped after each recorded request, so waiters need no polling.
     changed: watch::Sender<u64>,
     /// Notified when the `FakeLlm` is dropped: ends the listener and every connection.
@@ -259,6 +268,7 @@ impl FakeLlm {
             models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
             streams: Mutex::new(Vec::new()),
+            slots: Mutex::new(None),
             changed: watch::Sender::new(0),
             stop: Notify::new(),
             stopped: std::sync::atomic::AtomicBool::new(false),
@@ -284,6 +294,33 @@ impl FakeLlm {
             .props_slots
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = slots;
+    }
+
+    /// From now on, answers chat completions as a server with a prompt cache per slot would,
+    /// at `timing`'s pace (see `cache`): one at a time per slot, each after evaluating what
+    /// its slot's cache lacks and generating its answer token by token. A JSON answer only
+    /// (a stream or a delayed answer is sent as before, unmodelled).
+    pub fn model_prompt_cache(&self, timing: SlotTiming) {
+        let slots = timing.slots.max(1);
+        *self.shared.slots.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(Slots {
+            timing,
+            caches: (0..slots).map(|_| Mutex::new(Vec::new())).collect(),
+            busy: (0..slots).map(|_| Arc::new(Semaphore::new(1))).collect(),
+            uses: Mutex::new(Vec::new()),
+        }));
+    }
+
+    /// What each chat request cost the modelled cache so far, in the order they started.
+    pub fn cache_uses(&self) -> Vec<CacheUse> {
+        let slots = self
+            .shared
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        slots.map_or_else(Vec::new, |s| {
+            s.uses.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        })
     }
 
     /// Serves `POST …/embeddings`, each input's vector made by `f` (`None`: answered 501).
@@ -437,6 +474,98 @@ impl Head {
     }
 }
 
+/// The modelled slots and their caches (see `cache`).
+struct Slots {
+    timing: SlotTiming,
+    /// Per slot: the tokens its cache holds.
+    caches: Vec<Mutex<Vec<String>>>,
+    /// Per slot: one request at a time.
+    busy: Vec<Arc<Semaphore>>,
+    uses: Mutex<Vec<CacheUse>>,
+}
+
+impl Slots {
+    /// The slot for `req`: the one its `id_slot` names, else the one whose cache shares the
+    /// longest prefix with `prompt` (the first of them on a tie).
+    fn pick(&self, req: &FakeRequest, prompt: &[String]) -> usize {
+        let named = req
+            .json
+            .as_ref()
+            .and_then(|j| j.get("id_slot"))
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n < self.caches.len());
+        named.unwrap_or_else(|| {
+            let shared = |i: usize| {
+                let c = self.caches[i].lock().unwrap_or_else(|e| e.into_inner());
+                cache::common_prefix(&c, prompt)
+            };
+            (0..self.caches.len())
+                .rev()
+                .max_by_key(|i| shared(*i))
+                .unwrap_or(0)
+        })
+    }
+
+    /// Runs `req` on its slot with `text` as its answer; false when the client left first.
+    async fn run(&self, stream: &mut TcpStream, req: &FakeRequest, text: &str) -> bool {
+        let prompt = cache::tokens(&cache::render(&req.messages));
+        let slot = self.pick(req, &prompt);
+        let _busy = tokio::select! {
+            permit = self.busy[slot].clone().acquire_owned() => permit,
+            () = client_gone(stream) => return false,
+        };
+        let evaluated = {
+            let mut c = self.caches[slot].lock().unwrap_or_else(|e| e.into_inner());
+            let evaluated = prompt.len() - cache::common_prefix(&c, &prompt);
+            c.clone_from(&prompt);
+            evaluated
+        };
+        let index = {
+            let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+            uses.push(CacheUse {
+                slot,
+                summary: req.is_summary(),
+                prompt: prompt.len(),
+                evaluated,
+                generated: 0,
+                cancelled: false,
+            });
+            uses.len() - 1
+        };
+        let note = |f: &dyn Fn(&mut CacheUse)| {
+            let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(u) = uses.get_mut(index) {
+                f(u);
+            }
+        };
+        // The prompt goes in one batch: the server looks for a closed connection only after.
+        let batch = u32::try_from(evaluated).unwrap_or(u32::MAX);
+        tokio::time::sleep(self.timing.prompt_token * batch).await;
+        for token in cache::answer_tokens(text) {
+            tokio::select! {
+                () = tokio::time::sleep(self.timing.generated_token) => {}
+                () = client_gone(stream) => {
+                    note(&|u| u.cancelled = true);
+                    return false;
+                }
+            }
+            self.caches[slot]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(token);
+            note(&|u| u.generated += 1);
+        }
+        true
+    }
+}
+
+/// Returns once the client has closed the connection (it sends nothing while it waits).
+async fn client_gone(stream: &mut TcpStream) {
+    let mut sink = [0u8; 256];
+    while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+}
+
 /// Why a request could not be read; each maps to a status and ends the connection.
 enum ReadError {
     Closed,
@@ -461,6 +590,26 @@ async fn serve(shared: &Shared, mut stream: TcpStream) {
         let answer = route(shared, &req);
         shared.requests().push(req.clone());
         shared.changed.send_modify(|n| *n = n.wrapping_add(1));
+        let slots = shared
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let (Some(slots), Answer::Now(200, body)) = (slots, &answer)
+            && req.is_chat()
+        {
+            let text = serde_json::from_str::<Value>(body)
+                .ok()
+                .and_then(|v| {
+                    v["choices"][0]["message"]["content"]
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            if !slots.run(&mut stream, &req, &text).await {
+                return;
+            }
+        }
         let bytes = match answer {
             Answer::Now(status, body) => response(status, &body, keep),
             Answer::After(d, status, body) => {

@@ -261,7 +261,10 @@ impl Answer<'_, '_> {
                 .out
                 .watch_report(dest, n, queued.report, self.row.stored());
         }
-        Answered::of(shared, q, raw.chars().count(), usage)
+        Answered {
+            reply: self.row.stored().map(|s| s.id),
+            ..Answered::of(shared, q, raw.chars().count(), usage)
+        }
     }
 }
 
