@@ -174,7 +174,9 @@ pub fn remembered(
             None => kept.push(one_paragraph(f)),
         }
     }
-    kept.retain(|f| !f.is_empty());
+    // A question or request kept before `facts` told them apart ("Give me a tip for hiking
+    // in the rain") is nothing the person told: neither the prompt nor `!summary` shows it.
+    kept.retain(|f| !f.is_empty() && !facts::asks(f));
     let keys: Vec<String> = kept.iter().map(|f| key(f)).collect();
     let summary = summary
         .map(|s| {
