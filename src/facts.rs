@@ -13,9 +13,10 @@
 //! (a name, a place; every noun in German) — or is long enough to say something (five words
 //! or more; a dozen characters in scripts without spaces or capitals, such as Chinese). So
 //! "Mein Hund heißt Pepper", "Der Verein trifft sich donnerstags um 19:30" and "The club meets
-//! on Thursdays" are kept as "I am Marta" is, and "thanks!" or "ok cool" are not. The price of
-//! a rule that knows no language: a request phrased as a statement ("Tell me about the Alps")
-//! can be kept too. The list keeps the newest `facts_max` statements, and drops one that names
+//! on Thursdays" are kept as "I am Marta" is, and "thanks!" or "ok cool" are not. A question
+//! without its question mark or a request ("Give me a tip for hiking in the rain", "Dime un
+//! consejo") is told by its opening words in meshai's eight languages ([`request`]); in
+//! others such a sentence can still be kept. The list keeps the newest `facts_max` statements, and drops one that names
 //! nothing before one that does ([`is_anchored`]), so such a sentence cannot push a callsign
 //! out. Pure: the store saves what this module picks, in the summary's transaction. Which
 //! kept statement a new one corrects ("Update: my new callsign is …") is [`replace`]'s.
@@ -25,6 +26,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::text::cap;
 
 pub mod replace;
+pub mod request;
 
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;
@@ -56,7 +58,7 @@ pub fn statements(text: &str) -> Vec<String> {
 
 /// Whether `sentence` (one line) is a statement worth keeping: see the module comment.
 pub fn is_statement(sentence: &str) -> bool {
-    if sentence.is_empty() || sentence.starts_with('!') || is_question(sentence) {
+    if sentence.is_empty() || sentence.starts_with('!') || asks(sentence) {
         return false;
     }
     let words = words(sentence);
@@ -92,6 +94,12 @@ pub fn evicted(kept: &[(i64, String)], max: usize) -> Vec<i64> {
     let bare = kept.iter().filter(|(_, text)| !is_anchored(text));
     let named = kept.iter().filter(|(_, text)| is_anchored(text));
     bare.chain(named).take(over).map(|(id, _)| *id).collect()
+}
+
+/// Whether `sentence` asks rather than tells: a question, with its mark or by its opening,
+/// or a request ([`request`]). Never something the person told.
+pub fn asks(sentence: &str) -> bool {
+    is_question(sentence) || request::is_request_or_question(sentence)
 }
 
 /// A question: it ends with a question mark (before closing quotes), or opens with `¿`.
@@ -180,6 +188,16 @@ mod tests {
             ("你好吗？", &[]),
             ("!reset", &[]),
             ("", &[]),
+            // Requests and questions without a question mark (reported: the first was listed
+            // under "You told me").
+            ("Give me a tip for hiking in the rain", &[]),
+            (
+                "I'm Lara, callsign DL1LAR. Tell me a joke about antennas",
+                &["I'm Lara, callsign DL1LAR."],
+            ),
+            ("Erkläre mir bitte, wie LoRa funktioniert", &[]),
+            ("Dame un consejo para la lluvia", &[]),
+            ("what is the best antenna for 868 MHz", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(statements(text), *want, "{text:?}");

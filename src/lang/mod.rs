@@ -12,9 +12,10 @@
 //! or "Danke" say nothing about a conversation. On a short message the trigrams alone err
 //! (measured: "question during outage" comes out French at 0.53, "first question" French at
 //! 0.36), so the guess must also hold one of its language's own small words ("ich", "me",
-//! "le", …), and no fewer than English ones. Which language a conversation is in is
-//! [`Sticky`]'s to say.
+//! "le", …), and no fewer than English ones. Words in quotes are someone else's and are left
+//! out ([`aside`]). Which language a conversation is in is [`Sticky`]'s to say.
 
+pub mod aside;
 pub mod prompt;
 pub mod say;
 pub mod sticky;
@@ -148,8 +149,9 @@ impl std::fmt::Display for Lang {
 /// The language `text` is written in, when it has [`MIN_WORDS`] words and `whatlang` is sure
 /// enough ([`MIN_CONFIDENCE`]); `None` otherwise. Only meshai's languages are considered, so
 /// a message in another one comes out as the nearest of them with a low confidence, mostly
-/// `None`.
+/// `None`. What stands in quotes is not read ([`aside::unquoted`]).
 pub fn detect(text: &str) -> Option<Lang> {
+    let text = &aside::unquoted(text);
     let words = text
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphabetic))

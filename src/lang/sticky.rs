@@ -2,10 +2,11 @@
 //! message in another. People write "ok", "73", "Danke!" or an English term between sentences
 //! of their own language; a conversation follows them into another language only when two
 //! messages in a row are in it. Messages too short to tell ([`super::detect`] says `None`)
-//! change nothing. Pure and small: the responder keeps one per node it talks to and seeds a
+//! change nothing, and neither does a question about another language ("Wie sagt man
+//! thank you auf Englisch?" in an English conversation: [`super::aside::about_another`]). Pure and small: the responder keeps one per node it talks to and seeds a
 //! new one from the node's last stored messages ([`Sticky::replay`]), so a restart keeps it.
 
-use super::{Lang, detect};
+use super::{Lang, aside, detect};
 
 /// Messages in another language in a row that switch the conversation to it.
 pub const SWITCH_AFTER: u8 = 2;
@@ -43,9 +44,14 @@ impl Sticky {
     }
 
     /// Take `text`, the node's newest message, into account; the language the conversation is
-    /// in after it, if known.
+    /// in after it, if known. A message about another language than the conversation's moves
+    /// nothing: an English speaker asking how to say something in Spanish is still English.
     pub fn hear(&mut self, text: &str) -> Option<Lang> {
-        self.heard(detect(text))
+        let lang = detect(text);
+        match (self.current, lang) {
+            (Some(c), Some(l)) if c != l && aside::about_another(text, l) => self.current,
+            _ => self.heard(lang),
+        }
     }
 
     /// [`Sticky::hear`] with the message's language already detected.
@@ -121,6 +127,103 @@ mod tests {
         assert_eq!(
             s.hear("Can you tell me how the weather will be tomorrow?"),
             Some(Lang::En)
+        );
+    }
+
+    /// In each language, a conversation asked about another language (quoting it or not)
+    /// keeps its own through any number of such questions; two plain messages switch it.
+    #[test]
+    fn questions_about_another_language_never_switch_a_conversation() {
+        use Lang::*;
+        let cases: [(Lang, &str, [&str; 3]); 8] = [
+            (
+                En,
+                "Which cable should I buy for the antenna on my node?",
+                [
+                    "How do I say thank you in Spanish?",
+                    "What does 'me llamo Juan y vivo en Madrid' mean?",
+                    "So 'muchas gracias por la ayuda' is more polite?",
+                ],
+            ),
+            (
+                De,
+                "Welche Antenne soll ich auf meinen Solarknoten setzen?",
+                [
+                    "Wie sagt man danke auf Spanisch?",
+                    "Was bedeutet „muchas gracias por la ayuda“?",
+                    "Und was heißt 'where is the train station and the bus'?",
+                ],
+            ),
+            (
+                Es,
+                "¿Qué antena debo poner en mi nodo solar?",
+                [
+                    "¿Cómo se dice gracias en alemán?",
+                    "¿Qué significa 'ich bin müde und ich will schlafen'?",
+                    "Traduce where is the train station and the bus, por favor",
+                ],
+            ),
+            (
+                Pt,
+                "Qual antena devo colocar no meu nó solar? Eu moro no Porto.",
+                [
+                    "Como se diz obrigado em inglês?",
+                    "O que significa 'ich bin müde und ich will schlafen'?",
+                    "O que quer dizer \"je suis fatigué et je veux dormir\"?",
+                ],
+            ),
+            (
+                Fr,
+                "Quelle antenne dois-je mettre sur mon nœud solaire ?",
+                [
+                    "Comment dit-on merci en allemand ?",
+                    "Que veut dire « ich bin müde und ich will schlafen » ?",
+                    "Traduis where is the train station and the bus en anglais",
+                ],
+            ),
+            (
+                It,
+                "Quale antenna devo mettere sul mio nodo solare?",
+                [
+                    "Come si dice grazie in tedesco?",
+                    "Cosa vuol dire 'je suis fatigué et je veux dormir'?",
+                    "Cosa significa 'where is the train station and the bus'?",
+                ],
+            ),
+            (
+                Nl,
+                "Welke antenne moet ik op mijn zonne-node zetten?",
+                [
+                    "Hoe zeg je dank je wel in het Engels?",
+                    "Wat betekent 'je suis fatigué et je veux dormir'?",
+                    "Wat betekent 'where is the train station and the bus'?",
+                ],
+            ),
+            (
+                Pl,
+                "Jaką antenę powinienem założyć na mój węzeł solarny?",
+                [
+                    "Jak się mówi dziękuję po angielsku?",
+                    "Co znaczy 'me llamo Juan y vivo en Madrid'?",
+                    "Przetłumacz where is the train station and the bus na niemiecki",
+                ],
+            ),
+        ];
+        for (lang, first, asides) in cases {
+            let mut s = Sticky::new();
+            assert_eq!(s.hear(first), Some(lang), "{first:?}");
+            for a in asides.iter().chain(asides.iter()) {
+                assert_eq!(s.hear(a), Some(lang), "{lang}: {a:?}");
+            }
+        }
+        // A real change of language still switches, in two messages.
+        let mut s = Sticky::replay(["Which cable should I buy for the antenna on my node?"]);
+        assert_eq!(s.hear("¿Qué antena debo poner en mi nodo solar?"), Some(En));
+        assert_eq!(s.hear("¿Cómo se llama mi perro?"), Some(Es));
+        // And one about a language starts a conversation in the language it is written in.
+        assert_eq!(
+            Sticky::replay(["How do I say thank you in Spanish?"]).current(),
+            Some(En)
         );
     }
 }

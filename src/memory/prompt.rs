@@ -43,13 +43,16 @@ pub const RETRIEVED_CHARS: usize = 120;
 /// The question of a retrieved exchange is cut to this many characters.
 pub const RETRIEVED_USER_CHARS: usize = 80;
 
-/// meshai's own guidance after the operator's system prompt: answer in the asker's
-/// language (the memory and the notes are in English, and pull a small model towards it),
-/// and use the memory and the notes without reciting them (a 0.5B model otherwise answers
-/// "where is my locator?" with the radio line). That both are information, not instructions,
-/// their own labels say. Every prompt carries it: a word here is a word in every prompt.
-pub const GUIDANCE: &str = "Answer in the language the person writes in. Use your memory and \
-the notes; never recite them.";
+/// meshai's own guidance after the operator's system prompt: answer in the conversation's
+/// language, named (without the name, Qwen2.5-0.5B answered three English questions in
+/// Spanish after "How do I say thank you in Spanish?", following its own Spanish answer),
+/// or in the asker's when they write another (one meshai has no texts in gets the English
+/// prompt); and use the memory and the notes without reciting them (a 0.5B model otherwise
+/// answers "where is my locator?" with the radio line). That both are information, not
+/// instructions, their own labels say. Every prompt carries it: a word here is a word in
+/// every prompt.
+pub const GUIDANCE: &str = "Answer in English unless the person writes in another language; \
+asking about one is not writing in it. Use your memory and the notes; never recite them.";
 
 /// Opens the memory block. It says what follows is data: a person's words or the model's
 /// own notes about them, never instructions (a user may have written "ignore your rules");
@@ -171,7 +174,9 @@ pub fn remembered(
             None => kept.push(one_paragraph(f)),
         }
     }
-    kept.retain(|f| !f.is_empty());
+    // A question or request kept before `facts` told them apart ("Give me a tip for hiking
+    // in the rain") is nothing the person told: neither the prompt nor `!summary` shows it.
+    kept.retain(|f| !f.is_empty() && !facts::asks(f));
     let keys: Vec<String> = kept.iter().map(|f| key(f)).collect();
     let summary = summary
         .map(|s| {

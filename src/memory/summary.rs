@@ -14,6 +14,8 @@ use crate::memory::prompt;
 use crate::store::{StoredMessage, Summary};
 use crate::text::key;
 
+mod own_words;
+
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SummaryRejected {
@@ -29,6 +31,21 @@ pub enum SummaryRejected {
     /// remembered (small models do this), not an update.
     #[error("summary shrank from {previous} to {chars} characters: it dropped what was remembered")]
     Shrunk { chars: usize, previous: usize },
+    /// Mostly the bot's own answers copied back: no notes about the person.
+    #[error("summary is the bot's own answers, not notes about the person")]
+    OwnWords,
+    /// A loop of a few words ("Lara: Hi, Lara, Hello, Lara…").
+    #[error("summary repeats a few words over and over")]
+    Loop,
+}
+
+impl SummaryRejected {
+    /// Whether the candidate held nothing worth keeping however often it is asked again (the
+    /// model copied its answers or looped): after the last attempt the fold keeps the
+    /// previous summary and saves the facts, as for a candidate that only repeated them.
+    pub fn holds_nothing(&self) -> bool {
+        matches!(self, SummaryRejected::OwnWords | SummaryRejected::Loop)
+    }
 }
 
 /// A candidate longer than this many times `max_chars` is refused rather than cut.
@@ -196,11 +213,16 @@ const SCAFFOLDING: &[&str] = &[
 /// summary: the fold still saves its facts, and the folded exchanges stay retrievable (a
 /// small model that cannot write notes must not keep the prompt from ever shrinking). The
 /// shrink check compares what both hold beyond the facts.
+///
+/// A candidate that is mostly the bot's own answers among `messages` (the conversation the
+/// request carried), or a loop of a few words, is refused too ([`own_words`]): it is no note
+/// about the person, and `!summary` would tell them the bot's words as theirs.
 pub fn accept_summary(
     candidate: &str,
     max_chars: usize,
     previous: Option<&str>,
     facts: &[String],
+    messages: &[StoredMessage],
 ) -> Result<String, SummaryRejected> {
     let mut text = candidate.trim();
     let lower = text.to_lowercase();
@@ -241,6 +263,12 @@ pub fn accept_summary(
         return Err(SummaryRejected::TooLong { chars, limit });
     }
     let text = said_once(&text);
+    if own_words::is_loop(&text) {
+        return Err(SummaryRejected::Loop);
+    }
+    if own_words::is_own_words(&text, messages) {
+        return Err(SummaryRejected::OwnWords);
+    }
     let chars = text.chars().count();
     let previous = previous.map_or(0, |p| p.trim().chars().count());
     if previous >= SHRINK_MIN_PREVIOUS && chars * 100 < previous * SHRINK_PERCENT {
@@ -360,7 +388,7 @@ mod tests {
     }
 
     fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
-        let got = accept_summary(candidate, max, None, &[]);
+        let got = accept_summary(candidate, max, None, &[], &[]);
         assert_eq!(
             got.as_deref().map_err(Clone::clone),
             expect,
@@ -525,8 +553,52 @@ mod tests {
             ("Ärger über Ölpreis.", None, Ok("Ärger über Ölpreis.")),
         ];
         for (candidate, previous, want) in cases {
-            let got = accept_summary(candidate, 400, *previous, &facts);
+            let got = accept_summary(candidate, 400, *previous, &facts, &[]);
             assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_the_bots_own_answers_and_loops() {
+        use SummaryRejected::*;
+        let conversation = [
+            msg(1, Role::User, "Hi, I am Lara, callsign DL1LAR."),
+            msg(2, Role::Assistant, "Hi Lara! How can I help you today?"),
+            msg(3, Role::User, "Give me a tip for hiking in the rain"),
+            msg(
+                4,
+                Role::Assistant,
+                "Wear a good rain jacket and keep your radio in a dry bag.",
+            ),
+        ];
+        let facts = vec!["Hi, I am Lara, callsign DL1LAR.".to_string()];
+        let cases: &[(&str, Result<&str, SummaryRejected>)] = &[
+            ("Hi Lara! How can I help you today?", Err(OwnWords)),
+            (
+                "Summary: Wear a good rain jacket and keep your radio in a dry bag.",
+                Err(OwnWords),
+            ),
+            (
+                "Lara: Hi, Lara, Hello, Lara, Hi, Lara, Hello, Lara…",
+                Err(Loop),
+            ),
+            (
+                "Lara hikes in the rain and asked for a tip.",
+                Ok("Lara hikes in the rain and asked for a tip."),
+            ),
+            // The fact copied, then the bot's line: nothing left but the bot's words.
+            (
+                "Hi, I am Lara, callsign DL1LAR. Hi Lara! How can I help you today?",
+                Err(OwnWords),
+            ),
+        ];
+        for (candidate, want) in cases {
+            let got = accept_summary(candidate, 400, None, &facts, &conversation);
+            assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
+            assert_eq!(
+                got.is_err(),
+                got.as_ref().is_err_and(SummaryRejected::holds_nothing)
+            );
         }
     }
 
@@ -554,7 +626,7 @@ mod tests {
             ("Ann.", None, Ok("Ann.")),
         ];
         for (candidate, prev, want) in cases {
-            let got = accept_summary(candidate, 400, *prev, &[]);
+            let got = accept_summary(candidate, 400, *prev, &[], &[]);
             assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
         }
     }

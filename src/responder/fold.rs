@@ -20,8 +20,8 @@ use crate::memory::summary;
 use crate::node::NodeId;
 use crate::responder::schedule::gate::Protection;
 use crate::responder::shared::Shared;
-use crate::store::Role;
 use crate::store::{FoldRule, SummaryJob, SummarySave, Window};
+use crate::store::{Role, StoredMessage};
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
@@ -269,6 +269,13 @@ async fn fold(
         Ok(map) => map.summary_slot(),
         Err(poisoned) => poisoned.into_inner().summary_slot(),
     });
+    // The conversation the request carried: a candidate that only copies its answers back
+    // is refused (`summary::accept_summary`).
+    let carried: Vec<StoredMessage> = job.evicted.iter().chain(&job.kept).cloned().collect();
+    // Set when a candidate held nothing worth keeping: then, after the last attempt, the
+    // previous summary stays and the facts are saved all the same (a small model that cannot
+    // write notes must not keep the prompt from ever shrinking).
+    let mut fallback: Option<String> = None;
     for attempt in 1..=2 {
         let lane = shared.gate.summary(protection).await;
         let started = tokio::time::Instant::now();
@@ -283,18 +290,35 @@ async fn fold(
         };
         drop(lane);
         let text = match result {
-            Ok(done) => {
-                summary::accept_summary(&done.text, m.summary_max_chars, previous, &job.facts)
-                    .map_err(|e| warn!(attempt, error = %e, "summary rejected"))
-                    .ok()
-            }
+            Ok(done) => summary::accept_summary(
+                &done.text,
+                m.summary_max_chars,
+                previous,
+                &job.facts,
+                &carried,
+            )
+            .map_err(|e| {
+                warn!(attempt, error = %e, "summary rejected");
+                if e.holds_nothing() {
+                    fallback = Some(previous.unwrap_or_default().trim().to_string());
+                }
+            })
+            .ok(),
             Err(e) => {
                 warn!(attempt, error = %e, "summary call failed");
                 None
             }
         };
-        let Some(text) = text else {
-            continue;
+        let text = match (text, attempt, fallback.take()) {
+            (Some(text), _, _) => text,
+            (None, 2, Some(previous)) => {
+                info!("no notes from the model: the previous summary stays, the facts are saved");
+                previous
+            }
+            (None, _, kept) => {
+                fallback = kept;
+                continue;
+            }
         };
         let saved = SummarySave {
             text,

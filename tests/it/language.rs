@@ -139,3 +139,48 @@ async fn a_cut_german_answer_says_mehr_and_more_continues_it_in_german() {
     let rest = d.ask(ANN, "!more", SOON).await;
     assert_eq!(rest[0].text, "und dann der Rest.", "{rest:?}");
 }
+
+/// Reported: after "How do I say thank you in Spanish?" from an English speaker, the next
+/// three English questions were answered in Spanish. Questions about Spanish quote Spanish
+/// ("What does 'me llamo Juan y vivo en Madrid' mean?"): two in a row switched the
+/// conversation, its system prompt and texts, to Spanish (this test failed so before the
+/// fix); and the English prompt never named English, so the model followed its own Spanish
+/// answer. Now quoted words say nothing of the asker's language, a question about another
+/// language moves nothing, and the prompt names the conversation's language.
+#[tokio::test]
+async fn a_question_about_spanish_keeps_an_english_conversation_english() {
+    let d = Daemon::start("").await;
+    d.answer_with(|req| {
+        if req.last_user().contains("thank you") {
+            FakeResponse::Text("En español se dice «gracias».".into())
+        } else {
+            FakeResponse::Text("Significa algo amable.".into())
+        }
+    });
+    for q in [
+        "How do I say thank you in Spanish?",
+        "What does 'me llamo Juan y vivo en Madrid' mean?",
+        "So 'muchas gracias por la ayuda' is more polite?",
+        "What antenna should I put on my solar node?",
+    ] {
+        d.ask(ANN, q, SOON).await;
+    }
+    let systems = system_of(&d);
+    assert_eq!(systems.len(), 4, "{systems:?}");
+    for s in &systems {
+        assert!(
+            s.starts_with(meshai::config::DEFAULT_SYSTEM_PROMPT),
+            "not the English prompt: {s}"
+        );
+    }
+    for s in &systems {
+        assert!(s.ends_with(part(Lang::En, Part::Guidance)), "{s}");
+        assert!(s.contains("Answer in English"), "English is not named: {s}");
+    }
+    let help = d.ask(ANN, "!help", SOON).await;
+    assert!(
+        help[0].text.starts_with(say(Lang::En, Say::HelpIntro)),
+        "{:?}",
+        help[0].text
+    );
+}

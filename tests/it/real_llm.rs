@@ -1,14 +1,20 @@
 //! The real-model tier: the whole daemon against a real llama.cpp server (SmolLM2-135M, started
 //! by `scripts/local-llm.sh`, which exports `MESHAI_REAL_LLM_URL`). Asserts shapes, never wording:
-//! packet limits and markers (replies are streamed: ` i/n`, or ` i/?` with ` n/n` last), a
-//! summary stored after enough turns and present in the next prompt, and `!summary` showing
-//! it. Without the variable the test prints a SKIPPED line.
+//! packet limits and markers (replies are streamed: ` i/n`, or ` i/?` with ` n/n` last), a fold
+//! saved after enough turns and its summary present in the next prompt, and `!summary` showing
+//! it. And what the daemon, not the model, decides of the content: the facts kept are the
+//! person's own statements (the callsign given in the first message is kept; no question or
+//! request is), the stored summary is no copy of the bot's answers and no loop of a few words
+//! (a degenerate one, "Lara: Hi, Lara, Hello, Lara…", passed before), and `!summary` lists
+//! under "You told me" only what the person told. Without the variable the test prints a
+//! SKIPPED line.
 //!
 //! A recording proxy sits between the daemon and the server so the test sees each prompt.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use meshai::lang::{Lang, Say, say};
 use meshai::memory::prompt::MEMORY_INTRO;
 use meshai::text::key;
 use rusqlite::Connection;
@@ -54,7 +60,7 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         "How far can a LoRa radio reach from a mountain?",
         "What is a good antenna for 868 MHz?",
         "Why does my message show one hop?",
-        "What is a mesh network?",
+        "Give me a tip for hiking in the rain",
         "Should I use a solar panel for my node?",
         "How long does a battery last on a relay?",
         "What does SNR mean on my node?",
@@ -109,12 +115,39 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         .await
         .or(summary);
     let (text, through) =
-        summary.expect("a summary is stored after 12 to 18 messages with a window of 4");
-    assert!(
-        !text.trim().is_empty() && text.chars().count() <= 400,
-        "{text:?}"
-    );
+        summary.expect("a fold is saved after 12 to 18 messages with a window of 4");
+    // Empty when the model wrote no notes worth keeping: the fold then saves the facts.
+    assert!(text.chars().count() <= 400, "{text:?}");
     assert!(through > 0);
+    eprintln!("real-model tier: summary {text:?}");
+
+    // The facts are the person's own statements, picked by shape: the callsign is kept, no
+    // question or request is.
+    let facts = kept_facts(&db);
+    eprintln!("real-model tier: facts {facts:?}");
+    assert!(
+        facts.iter().any(|f| f.contains("EA3MRT")),
+        "the callsign is kept: {facts:?}"
+    );
+    for f in &facts {
+        assert!(
+            !f.contains('?') && !f.starts_with("Give me"),
+            "a question or request kept as a fact: {f:?}"
+        );
+    }
+    // The summary is no copy of the bot's answers and no loop.
+    let answers = stored_answers(&db);
+    let whole = key(&text);
+    assert!(
+        whole.chars().count() < 12 || !answers.iter().any(|a| key(a).contains(&whole)),
+        "the summary is the bot's answer: {text:?}"
+    );
+    let words: Vec<String> = text.split_whitespace().map(key).collect();
+    let distinct: std::collections::HashSet<&String> = words.iter().collect();
+    assert!(
+        words.len() < 6 || distinct.len() * 2 >= words.len(),
+        "the summary loops: {text:?}"
+    );
 
     // Used: the next prompt's memory block carries it. The block has it on one line, and a
     // sentence that repeats a kept fact appears once, as the fact: so each sentence must be
@@ -147,16 +180,59 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
         );
     }
 
-    // !summary shows it.
+    // !summary shows it, and under "You told me" only what the person told (the facts kept
+    // at the fold, and the statements of the messages since, by the same shape).
     let n = d.sim.texts().len();
     d.sim.inject_dm(0xea3_0001, "!summary", None);
-    let texts = d.sim.wait_texts(n + 1, Duration::from_secs(60)).await;
+    // In as many parts as it takes: the facts may come in the last.
+    d.sim
+        .wait_for(Duration::from_secs(60), |l| {
+            l.texts.len() > n && ends_reply(&l.texts)
+        })
+        .await;
+    let shown: String = d.sim.texts()[n..]
+        .iter()
+        .map(|t| meshai::chunk::strip_marker(&t.text).to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let shown = shown.as_str();
+    eprintln!("real-model tier: !summary {shown:?}");
+    let (remember, told) = (say(Lang::En, Say::IRemember), say(Lang::En, Say::YouToldMe));
+    if text.trim().is_empty() {
+        assert!(shown.starts_with(told), "{shown:?}");
+    } else {
+        assert!(shown.starts_with(remember), "{shown:?}");
+    }
+    let told_part = shown.split(told).nth(1).expect("the facts are shown");
+    assert!(told_part.contains("EA3MRT"), "{shown:?}");
     assert!(
-        texts[n].text.starts_with("I remember:"),
-        "{:?}",
-        texts[n].text
+        !told_part.contains('?') && !told_part.contains("Give me a tip"),
+        "a question or request listed as told: {shown:?}"
     );
-    eprintln!("real-model tier: summary {text:?}");
+}
+
+/// The node's facts still in use, oldest first.
+fn kept_facts(db: &std::path::Path) -> Vec<String> {
+    let conn = Connection::open(db).expect("db");
+    let mut stmt = conn
+        .prepare("SELECT text FROM facts WHERE retired_at IS NULL ORDER BY id")
+        .expect("facts query");
+    stmt.query_map([], |r| r.get(0))
+        .expect("facts")
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// The bot's stored answers.
+fn stored_answers(db: &std::path::Path) -> Vec<String> {
+    let conn = Connection::open(db).expect("db");
+    let mut stmt = conn
+        .prepare("SELECT text FROM messages WHERE role = 'assistant'")
+        .expect("messages query");
+    stmt.query_map([], |r| r.get(0))
+        .expect("answers")
+        .filter_map(Result::ok)
+        .collect()
 }
 
 /// The prompt's memory block: the system message that opens with [`MEMORY_INTRO`].

@@ -489,6 +489,20 @@ fn a_fact_the_window_corrects_is_left_out() {
     );
 }
 
+/// Reported: "Give me a tip for hiking in the rain", kept as a fact before requests were told
+/// apart, was listed under "You told me". A kept question or request is remembered no more.
+#[test]
+fn a_kept_request_or_question_is_not_remembered() {
+    let facts = vec![
+        "Hi, I am Lara, callsign DL1LAR.".to_string(),
+        "Give me a tip for hiking in the rain".to_string(),
+        "Erkläre mir bitte, wie LoRa funktioniert".to_string(),
+        "what is the best antenna for 868 MHz".to_string(),
+    ];
+    let now = remembered(None, &facts, &[]);
+    assert_eq!(now.facts, ["Hi, I am Lara, callsign DL1LAR."]);
+}
+
 #[test]
 fn the_english_labels_are_the_catalogues() {
     use crate::lang::{Lang, Part, part};
