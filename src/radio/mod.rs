@@ -100,14 +100,14 @@ impl RadioConfig {
 }
 
 /// Long and short name of a node, from the node DB or a NODEINFO_APP packet.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NodeNames {
     pub long_name: String,
     pub short_name: String,
 }
 
 /// A position on the globe in degrees (WGS84), from a node info or a POSITION_APP packet.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GeoPoint {
     /// Degrees north, -90..=90.
     pub lat: f64,

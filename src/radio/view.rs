@@ -9,9 +9,10 @@
 //!
 //! Only what nodes broadcast reaches it: node infos at the handshake (the node's own view),
 //! and NODEINFO, POSITION and TELEMETRY packets. A DM to us never updates it — not even its
-//! "last heard" — so the view cannot tell anyone who talked to the bot, or when. It lives in
-//! RAM only: the node hands over its DB at every handshake, and what the DB lacks
-//! (environment readings) comes again with the next broadcast.
+//! "last heard" — so the view cannot tell anyone who talked to the bot, or when. The node
+//! hands over its DB at every handshake (on 2.8 thin, its readings replayed after it); the
+//! daemon keeps the view across restarts (`store::mesh`, [`MeshView::restore`]), so what the
+//! node's DB lacks (environment readings, or everything but names on 2.8) is still known.
 //!
 //! A packet counts from when our radio heard it (`rx_time`), not from when the client got
 //! it: firmware 2.7 hands a client the packets queued while none was attached, and 2.8
@@ -22,6 +23,8 @@
 //! was heard as it happened.
 
 use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use meshtastic::protobufs::{
     DeviceMetrics, EnvironmentMetrics, MeshPacket, NodeInfo, PortNum, Telemetry, User, telemetry,
@@ -45,14 +48,14 @@ pub const LIVE_WITHIN_SECS: i64 = 120;
 const MAX_NAME_CHARS: usize = 64;
 
 /// A value and when it was heard, Unix seconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Heard<T> {
     pub value: T,
     pub at: i64,
 }
 
 /// A node's device metrics (TELEMETRY_APP `device_metrics`, or its node info's).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Device {
     /// 0–100 %; 101 means on external power.
     pub battery_level: Option<u32>,
@@ -66,7 +69,7 @@ pub struct Device {
 }
 
 /// A node's environment sensors (TELEMETRY_APP `environment_metrics`).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Environment {
     /// °C.
     pub temperature: Option<f32>,
@@ -82,8 +85,10 @@ pub struct Environment {
     pub lux: Option<f32>,
 }
 
-/// What the view holds of one node.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// What the view holds of one node. Kept across restarts as it serialises (`store::mesh`),
+/// without what only this run can know (heard live, the update order).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct NodeView {
     pub names: Option<NodeNames>,
     /// When our node last heard it (its node info's `last_heard`, or a broadcast's
@@ -91,7 +96,8 @@ pub struct NodeView {
     pub last_heard: Option<i64>,
     /// When a broadcast of it was last heard live: handed over as our radio heard it, not
     /// replayed from the node's cache, queued while no client was attached, or told by a
-    /// handshake's node info. `None` until one is.
+    /// handshake's node info, nor kept from an earlier run. `None` until one is.
+    #[serde(skip)]
     pub heard_live: Option<i64>,
     /// Hops between it and our node, when known.
     pub hops_away: Option<u32>,
@@ -102,6 +108,7 @@ pub struct NodeView {
     pub device: Option<Heard<Device>>,
     pub environment: Option<Heard<Environment>>,
     /// Grows with every update; breaks ties between nodes heard at the same second.
+    #[serde(skip)]
     seq: u64,
 }
 
@@ -222,6 +229,17 @@ impl MeshView {
         if let Some(value) = device {
             e.device = Some(Heard { value, at });
         }
+    }
+
+    /// Takes back what an earlier run kept of `num` (`store::mesh`), oldest first: it
+    /// counts as neither heard live nor newer than anything already held.
+    pub fn restore(&mut self, num: NodeId, kept: NodeView) {
+        let e = self.entry(num);
+        *e = NodeView {
+            seq: e.seq,
+            heard_live: None,
+            ..kept
+        };
     }
 
     /// Records the names from a `User` (a node info or a NODEINFO_APP packet).

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use crate::harness::{Daemon, SOON, db_dir, sim_config};
 use crate::support::fake_llm::FakeLlm;
-use crate::support::sim_node::{SimConfig, SimNode, SimPeer};
+use crate::support::sim_node::{MeshPacketSpec, SimConfig, SimNode, SimPeer};
+use crate::trust::{ask_with, joined};
 
 const ASKER: u32 = 0x0a5c_0001;
 const HILLTOP: u32 = 0x0a5c_0002;
@@ -29,6 +30,16 @@ fn peers() -> Vec<SimPeer> {
             .battery(64, 3.8)
             .at(473_600_000, 85_400_000),
     ]
+}
+
+/// A node on firmware 2.8 with these other nodes in its DB.
+async fn node_28(peers: Vec<SimPeer>) -> SimNode {
+    SimNode::start(SimConfig {
+        peers,
+        firmware_28: true,
+        ..sim_config()
+    })
+    .await
 }
 
 async fn daemon(sim: SimNode) -> Daemon {
@@ -70,24 +81,49 @@ async fn packets_queued_while_no_client_was_attached_keep_their_time() {
 async fn firmware_28s_replayed_readings_keep_their_time() {
     // Firmware 2.8: thin node infos, then both nodes' positions and batteries replayed with
     // their three-hour-old rx_time; later a fresh position from Lakeside.
-    let sim = SimNode::start(SimConfig {
-        peers: peers(),
-        firmware_28: true,
-        ..sim_config()
-    })
-    .await;
-    let d = daemon(sim).await;
+    let d = daemon(node_28(peers()).await).await;
     let listed = nodes(&d).await;
     assert!(!listed.contains("Hilltop"), "{listed}");
     assert!(!listed.contains("Lakeside"), "{listed}");
     // The replayed readings are there, told with their age.
-    let hill = d.ask(ASKER, "!nodes hilltop", SOON).await;
-    let hill: String = hill.into_iter().map(|t| t.text).collect();
+    let hill = joined(&d.ask(ASKER, "!nodes hilltop", SOON).await);
     assert!(hill.contains("87"), "{hill}");
     assert!(hill.contains("3 h"), "{hill}");
     d.sim
         .inject_position_heard(LAKESIDE, 473_600_000, 85_400_000, 0);
     let listed = nodes(&d).await;
     assert!(listed.contains("Lakeside Node now"), "{listed}");
+    assert!(!listed.contains("Hilltop"), "{listed}");
+}
+
+#[tokio::test]
+async fn a_nodes_last_reading_survives_a_restart_with_its_age() {
+    // Firmware 2.8 hands over Hilltop's battery once, replayed; the daemon stops.
+    let d = daemon(node_28(peers()).await).await;
+    tokio::time::sleep(VIEW_SETTLES).await;
+    let before = joined(&d.ask(ASKER, "!nodes hilltop", SOON).await);
+    assert!(before.contains("87"), "{before}");
+    let (result, _, llm, dir) = d.stop().await;
+    result.unwrap();
+    // Restarted on a node whose cache lost the readings: thin node infos, nothing replayed.
+    let bare: Vec<SimPeer> = [
+        SimPeer::new(HILLTOP, "Hilltop Relay", "HILL"),
+        SimPeer::new(LAKESIDE, "Lakeside Node", "LAKE"),
+    ]
+    .into_iter()
+    .map(|p| p.heard(THREE_HOURS, 2, -6.5))
+    .collect();
+    let d = Daemon::start_with(Arc::new(node_28(bare).await), llm, dir, "").await;
+    tokio::time::sleep(VIEW_SETTLES).await;
+    // Another id than the first run's command (a new sim numbers from the same start, and a
+    // command counts once across restarts).
+    let asked = |text: &str, id: u32| MeshPacketSpec {
+        id: Some(id),
+        ..MeshPacketSpec::text(ASKER, text)
+    };
+    let after = joined(&ask_with(&d, ASKER, asked("!nodes hilltop", 0x0a5c_1001)).await);
+    assert!(after.contains("87"), "the kept reading: {after}");
+    assert!(after.contains("3 h"), "told with its age: {after}");
+    let listed = joined(&ask_with(&d, ASKER, asked("!nodes", 0x0a5c_1002)).await);
     assert!(!listed.contains("Hilltop"), "{listed}");
 }
