@@ -286,7 +286,30 @@ pub async fn run_with(
     ));
     let llm = llm_pool(&config)?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
-    let radio = Radio::spawn(config.radio.clone(), inbound_tx);
+    // The mesh view the last run kept: readings told with their age until the node's
+    // handshake and broadcasts bring newer ones.
+    let kept = match store
+        .load_mesh(config.retention.cutoff(clock::unix_now()))
+        .await
+    {
+        Ok(view) => {
+            info!(nodes = view.len(), "mesh view kept from the last run");
+            view
+        }
+        Err(e) => {
+            warn!(error = %e, "the kept mesh view could not be read; starting without it");
+            radio::MeshView::new()
+        }
+    };
+    let radio = Radio::spawn_seeded(config.radio.clone(), inbound_tx, kept);
+    let stop_mesh = CancellationToken::new();
+    let keeper = tokio::spawn(store::mesh::keep(
+        store.clone(),
+        radio.mesh(),
+        config.retention,
+        clock::unix_now,
+        stop_mesh.clone(),
+    ));
     // Where `meshai check` reads how the link is, instead of taking the node from us.
     let status_file = status_file::publish::spawn(
         status_file::path_for(&config.database),
@@ -334,6 +357,9 @@ pub async fn run_with(
         let _ = indexer.await;
     }
     radio.close(DRAIN).await;
+    // After the radio: its last view is saved.
+    stop_mesh.cancel();
+    let _ = keeper.await;
     status_file.stop().await;
     if let Err(e) = store.close().await {
         warn!(error = %e, "database did not close cleanly");

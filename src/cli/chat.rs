@@ -146,6 +146,7 @@ where
             // Typed on the console, not heard over the mesh: no hops, SNR or position for the
             // model's "who is asking" line, only the local time.
             hops: None,
+            hop_fields: crate::radio::HopFields::default(),
             snr: None,
             position: None,
             local_position: None,

@@ -71,6 +71,8 @@ struct RawRadio {
     /// TCP only: leave the node to another client that keeps taking it, for a while.
     #[serde(default = "d_yield")]
     yield_to_other_clients: bool,
+    /// No reply goes further than this many hops (the firmware's rule may go less far).
+    reply_hops: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

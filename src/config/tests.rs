@@ -71,6 +71,30 @@ fn a_node_that_is_ours_alone_is_never_yielded() {
 }
 
 #[test]
+fn reply_hops_caps_how_far_replies_go() {
+    let with = |v: &str| {
+        parse(
+            &format!("[radio]\nserial = \"/x\"\nreply_hops = {v}\n"),
+            "x.toml",
+            &no_env,
+        )
+    };
+    let none = parse("[radio]\nserial = \"/x\"\n", "x.toml", &no_env).unwrap();
+    assert_eq!(none.0.radio.reply_hops, None, "the firmware's rule alone");
+    let (c, w) = with("2").unwrap();
+    assert_eq!((c.radio.reply_hops, w.len()), (Some(2), 0));
+    let (c, w) = with("0").unwrap();
+    assert_eq!(c.radio.reply_hops, Some(0));
+    assert!(
+        w.iter().any(|w| w.0.contains("[radio] reply_hops: 0")),
+        "{w:?}"
+    );
+    let e = with("8").unwrap_err().to_string();
+    assert!(e.contains("x.toml line 3: [radio] reply_hops"), "{e}");
+    assert!(with("-1").is_err());
+}
+
+#[test]
 fn retain_days() {
     let with = |v: &str| {
         parse(

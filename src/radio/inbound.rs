@@ -10,9 +10,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use meshtastic::protobufs::{MeshPacket, PortNum, mesh_packet};
 
-use super::TextMessage;
 use super::packet;
 use super::view::MeshView;
+use super::{HopFields, TextMessage};
 use crate::node::{NodeId, PublicKey};
 
 /// How long a `(from, id)` is remembered. Duplicates arrive over other hops within seconds,
@@ -182,6 +182,7 @@ impl DmFilter {
             hops: (p.hop_start > 0)
                 .then(|| p.hop_start.checked_sub(p.hop_limit))
                 .flatten(),
+            hop_fields: HopFields::of(p),
             snr: packet::rx_snr(p),
             position: db.position(from),
             local_position: self.me.and_then(|me| db.position(me)),

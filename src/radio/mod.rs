@@ -12,6 +12,7 @@
 //! - `inbound`: sans-IO DM filter and the `(from, id)` dedup cache.
 //! - `telemetry`: sans-IO reading of our node's channel numbers (device metrics, local stats)
 //!   and the LoRa region's duty-cycle limit.
+//! - `hops`: sans-IO: how far a reply goes (the firmware's rule for its own answers).
 //! - `time_on_air`: the LoRa time-on-air estimate of a text packet (Semtech's formula).
 //! - `packet`: builds and reads the protobuf messages (`ToRadio`, `FromRadio`).
 //! - `link`: the supervisor task: connect, handshake, read, heartbeat, reconnect with backoff.
@@ -26,6 +27,7 @@ pub mod activity;
 pub mod backoff;
 pub mod codec;
 pub mod down;
+pub mod hops;
 pub mod inbound;
 pub mod link;
 pub mod outbox;
@@ -44,6 +46,7 @@ use crate::node::{NodeId, PublicKey};
 
 pub use activity::{ActivitySnapshot, LinkActivity};
 pub use down::DownReason;
+pub use hops::HopFields;
 pub use link::Radio;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
 pub use transport::Transport;
@@ -72,6 +75,9 @@ pub struct RadioConfig {
     /// Over TCP: when another client keeps taking the node's one API slot, wait long before
     /// taking it back (`takeover`). False: always reconnect at once (the node is ours alone).
     pub yield_to_other_clients: bool,
+    /// `[radio] reply_hops`: no reply goes further than this, whatever the rule
+    /// ([`hops::reply_hop_limit`]) gives; `None`: the rule alone.
+    pub reply_hops: Option<u32>,
 }
 
 impl RadioConfig {
@@ -88,19 +94,20 @@ impl RadioConfig {
             reconnect_min: Duration::from_secs(1),
             reconnect_max: Duration::from_secs(60),
             yield_to_other_clients: true,
+            reply_hops: None,
         }
     }
 }
 
 /// Long and short name of a node, from the node DB or a NODEINFO_APP packet.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NodeNames {
     pub long_name: String,
     pub short_name: String,
 }
 
 /// A position on the globe in degrees (WGS84), from a node info or a POSITION_APP packet.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GeoPoint {
     /// Degrees north, -90..=90.
     pub lat: f64,
@@ -228,6 +235,8 @@ pub struct TextMessage {
     pub text: String,
     /// Hops taken (`hop_start - hop_limit`) when the firmware reports `hop_start`.
     pub hops: Option<u32>,
+    /// Its hop fields as they came: how far its reply goes ([`hops::reply_hop_limit`]).
+    pub hop_fields: HopFields,
     /// `rx_snr` in dB; `None` when the packet did not come over LoRa (SNR and RSSI both 0).
     pub snr: Option<f32>,
     /// The sender's last known position, when the node DB has one.
@@ -268,6 +277,9 @@ pub struct ReplyRequest {
     /// it cannot encrypt for `to` with a Routing NAK instead of falling back to the channel
     /// key. Set for replies to nodes that talk to us over PKI.
     pub pki: bool,
+    /// The hop fields of the message it answers: the reply goes as far as the firmware's
+    /// rule says ([`hops::reply_hop_limit`]); the default (unknown) is our node's limit.
+    pub asked: HopFields,
 }
 
 /// Routing error reasons the outbox branches on (`Routing.Error` in mesh.proto).
@@ -356,7 +368,8 @@ pub struct OutgoingText {
     pub id: u32,
     pub to: NodeId,
     pub channel: u32,
-    /// From `LocalNode::hop_limit`; never 0.
+    /// By [`hops::reply_hop_limit`], from `LocalNode::hop_limit`; 0 is a zero-hop packet,
+    /// sent without `want_ack` (the router would reset it to the default limit otherwise).
     pub hop_limit: u32,
     pub text: String,
     pub reply_id: Option<u32>,

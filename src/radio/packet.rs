@@ -39,14 +39,11 @@ pub fn disconnect() -> ToRadio {
 }
 
 /// One text packet exactly as the outbox decided it: to the sender on the DM's channel,
-/// with an ACK requested at RELIABLE priority; `pki_encrypted` forbids the node to fall back
-/// to the channel key.
+/// at RELIABLE priority, with an ACK requested unless it goes zero-hop (a zero-hop send
+/// with `want_ack` is reset to the default limit by the router); `pki_encrypted` forbids the
+/// node to fall back to the channel key.
 pub fn text_packet(t: &OutgoingText) -> ToRadio {
-    let hop_limit = if t.hop_limit == 0 {
-        DEFAULT_HOP_LIMIT
-    } else {
-        t.hop_limit
-    };
+    let hop_limit = t.hop_limit;
     let data = Data {
         portnum: PortNum::TextMessageApp as i32,
         payload: t.text.as_bytes().to_vec(),
@@ -58,7 +55,7 @@ pub fn text_packet(t: &OutgoingText) -> ToRadio {
         channel: t.channel,
         id: t.id,
         hop_limit,
-        want_ack: true,
+        want_ack: hop_limit > 0,
         priority: mesh_packet::Priority::Reliable as i32,
         pki_encrypted: t.pki,
         payload_variant: Some(mesh_packet::PayloadVariant::Decoded(data)),
@@ -164,6 +161,12 @@ pub fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
     }
     let pos: Position = payload_on(p, PortNum::PositionApp)?;
     geo_point(&pos).map(|g| (NodeId(p.from), g))
+}
+
+/// When our radio heard a packet (`rx_time`, Unix seconds); `None` when the node had no
+/// time to stamp it with (0).
+pub fn rx_time(p: &MeshPacket) -> Option<i64> {
+    (p.rx_time != 0).then_some(i64::from(p.rx_time))
 }
 
 /// The SNR of a received packet in dB; `None` when it did not come over LoRa (the firmware

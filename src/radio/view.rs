@@ -9,11 +9,22 @@
 //!
 //! Only what nodes broadcast reaches it: node infos at the handshake (the node's own view),
 //! and NODEINFO, POSITION and TELEMETRY packets. A DM to us never updates it — not even its
-//! "last heard" — so the view cannot tell anyone who talked to the bot, or when. It lives in
-//! RAM only: the node hands over its DB at every handshake, and what the DB lacks
-//! (environment readings) comes again with the next broadcast.
+//! "last heard" — so the view cannot tell anyone who talked to the bot, or when. The node
+//! hands over its DB at every handshake (on 2.8 thin, its readings replayed after it); the
+//! daemon keeps the view across restarts (`store::mesh`, [`MeshView::restore`]), so what the
+//! node's DB lacks (environment readings, or everything but names on 2.8) is still known.
+//!
+//! A packet counts from when our radio heard it (`rx_time`), not from when the client got
+//! it: firmware 2.7 hands a client the packets queued while none was attached, and 2.8
+//! replays its cached positions and telemetry after the handshake, both with their original
+//! `rx_time`. So a reading is as old as its `rx_time` says (our clock when it has none or one
+//! in the future), an older reading never replaces a newer one, and "last heard" never moves
+//! back — nor forward past what the radio heard. [`NodeView::heard_live`] keeps apart what
+//! was heard as it happened.
 
 use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use meshtastic::protobufs::{
     DeviceMetrics, EnvironmentMetrics, MeshPacket, NodeInfo, PortNum, Telemetry, User, telemetry,
@@ -26,19 +37,25 @@ use crate::node::NodeId;
 /// How many nodes the view keeps; a busy mesh must not grow it without bound.
 pub const MAX_NODES: usize = 4096;
 
+/// How far behind our clock a packet's `rx_time` may be and the packet still count as heard
+/// live: the node's clock and ours differ a little, and a packet waits a moment in the
+/// node's queue to its client. A replay, or a packet queued while no client was attached,
+/// is older.
+pub const LIVE_WITHIN_SECS: i64 = 120;
+
 /// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
 /// anything longer is garbage that should not reach a prompt.
 const MAX_NAME_CHARS: usize = 64;
 
 /// A value and when it was heard, Unix seconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Heard<T> {
     pub value: T,
     pub at: i64,
 }
 
 /// A node's device metrics (TELEMETRY_APP `device_metrics`, or its node info's).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Device {
     /// 0–100 %; 101 means on external power.
     pub battery_level: Option<u32>,
@@ -52,7 +69,7 @@ pub struct Device {
 }
 
 /// A node's environment sensors (TELEMETRY_APP `environment_metrics`).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Environment {
     /// °C.
     pub temperature: Option<f32>,
@@ -68,12 +85,20 @@ pub struct Environment {
     pub lux: Option<f32>,
 }
 
-/// What the view holds of one node.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// What the view holds of one node. Kept across restarts as it serialises (`store::mesh`),
+/// without what only this run can know (heard live, the update order).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct NodeView {
     pub names: Option<NodeNames>,
-    /// When our node last heard it (its node info's `last_heard`, or a broadcast since).
+    /// When our node last heard it (its node info's `last_heard`, or a broadcast's
+    /// `rx_time` since); never moved back.
     pub last_heard: Option<i64>,
+    /// When a broadcast of it was last heard live: handed over as our radio heard it, not
+    /// replayed from the node's cache, queued while no client was attached, or told by a
+    /// handshake's node info, nor kept from an earlier run. `None` until one is.
+    #[serde(skip)]
+    pub heard_live: Option<i64>,
     /// Hops between it and our node, when known.
     pub hops_away: Option<u32>,
     /// SNR of the last packet heard from it directly, dB.
@@ -83,6 +108,7 @@ pub struct NodeView {
     pub device: Option<Heard<Device>>,
     pub environment: Option<Heard<Environment>>,
     /// Grows with every update; breaks ties between nodes heard at the same second.
+    #[serde(skip)]
     seq: u64,
 }
 
@@ -190,9 +216,7 @@ impl MeshView {
         if let Some(user) = &n.user {
             e.names = Some(names_of(user));
         }
-        if last_heard.is_some() {
-            e.last_heard = last_heard;
-        }
+        e.last_heard = e.last_heard.max(last_heard);
         if n.hops_away.is_some() {
             e.hops_away = n.hops_away;
         }
@@ -207,16 +231,27 @@ impl MeshView {
         }
     }
 
+    /// Takes back what an earlier run kept of `num` (`store::mesh`), oldest first: it
+    /// counts as neither heard live nor newer than anything already held.
+    pub fn restore(&mut self, num: NodeId, kept: NodeView) {
+        let e = self.entry(num);
+        *e = NodeView {
+            seq: e.seq,
+            heard_live: None,
+            ..kept
+        };
+    }
+
     /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
     pub fn update_from_user(&mut self, num: NodeId, user: &User) {
         self.insert(num, names_of(user));
     }
 
     /// Takes a packet the node handed over at `now` (Unix seconds): a broadcast marks its
-    /// sender heard (with the hops and SNR it came with); a POSITION_APP packet gives its
-    /// position, a NODEINFO_APP one its names, a TELEMETRY_APP one its readings. A packet
-    /// to anyone but the broadcast address (a DM) changes nothing. Returns whether the view
-    /// changed.
+    /// sender heard at its `rx_time` (with the hops and SNR it came with, when nothing newer
+    /// was heard); a POSITION_APP packet gives its position, a NODEINFO_APP one its names, a
+    /// TELEMETRY_APP one its readings, each unless a newer one is held. A packet to anyone
+    /// but the broadcast address (a DM) changes nothing. Returns whether the view changed.
     pub fn on_packet(&mut self, p: &MeshPacket, now: i64) -> bool {
         if p.from == 0 {
             return false;
@@ -238,12 +273,15 @@ impl MeshView {
         if Some(from) == self.me {
             return false;
         }
+        let heard = Reception::of(p, now);
+        let at = heard.at;
         if let Some((_, user)) = packet::node_info_user(p) {
             self.update_from_user(from, &user);
-        } else if let Some((_, point)) = packet::position_report(p) {
-            self.set_position(from, point, now);
+        } else if let Some((_, value)) = packet::position_report(p) {
+            let e = self.entry(from);
+            e.position = newest(e.position, Some(Heard { value, at }));
         } else if let Some(t) = payload_on::<Telemetry>(p, PortNum::TelemetryApp) {
-            self.on_telemetry(from, t, now);
+            self.on_telemetry(from, t, at);
         } else if packet::decoded_on(p, PortNum::TextMessageApp).is_none() {
             return false;
         }
@@ -251,7 +289,16 @@ impl MeshView {
             (p.hop_start != 0 && p.hop_start >= p.hop_limit).then(|| p.hop_start - p.hop_limit);
         let snr = packet::rx_snr(p);
         let e = self.entry(from);
-        e.last_heard = Some(now);
+        // Hops and SNR are the newest news only: a replay heard before a later packet
+        // does not undo what that one said.
+        let newest_news = e.last_heard.is_none_or(|last| at >= last);
+        e.last_heard = e.last_heard.max(Some(at));
+        if heard.live {
+            e.heard_live = e.heard_live.max(Some(at));
+        }
+        if !newest_news {
+            return true;
+        }
         if hops.is_some() {
             e.hops_away = hops;
         }
@@ -264,16 +311,19 @@ impl MeshView {
         true
     }
 
-    fn on_telemetry(&mut self, from: NodeId, t: Telemetry, now: i64) {
+    /// A TELEMETRY_APP packet's readings, heard at `at`, unless newer ones are held.
+    fn on_telemetry(&mut self, from: NodeId, t: Telemetry, at: i64) {
         match t.variant {
             Some(telemetry::Variant::DeviceMetrics(m)) => {
                 if let Some(value) = device(&m) {
-                    self.entry(from).device = Some(Heard { value, at: now });
+                    let e = self.entry(from);
+                    e.device = newest(e.device, Some(Heard { value, at }));
                 }
             }
             Some(telemetry::Variant::EnvironmentMetrics(m)) => {
                 if let Some(value) = environment(&m) {
-                    self.entry(from).environment = Some(Heard { value, at: now });
+                    let e = self.entry(from);
+                    e.environment = newest(e.environment, Some(Heard { value, at }));
                 }
             }
             _ => {}
@@ -296,6 +346,7 @@ impl MeshView {
                 e.names = n.names;
             }
             e.last_heard = e.last_heard.max(n.last_heard);
+            e.heard_live = e.heard_live.max(n.heard_live);
             if n.hops_away.is_some() {
                 e.hops_away = n.hops_away;
             }
@@ -335,6 +386,26 @@ impl MeshView {
 
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+}
+
+/// When our radio heard a packet, and whether the client got it as it happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reception {
+    /// Its `rx_time`; `now` when it has none (a node without a clock) or one in the future
+    /// (a node whose clock runs ahead).
+    at: i64,
+    /// Heard within [`LIVE_WITHIN_SECS`] of `now`: not a replay, not queued for long.
+    live: bool,
+}
+
+impl Reception {
+    fn of(p: &MeshPacket, now: i64) -> Reception {
+        let at = packet::rx_time(p).map_or(now, |t| t.min(now));
+        Reception {
+            at,
+            live: now - at <= LIVE_WITHIN_SECS,
+        }
     }
 }
 

@@ -22,6 +22,7 @@
 //! - `knowledge`: the operator's documents as passages with their own full-text index (its
 //!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
 //! - `airtime`: the channel's last reading for `meshai stats`;
+//! - `mesh`: the mesh view kept across restarts, saved once a minute and at shutdown;
 //! - `retention`: `[storage] retain_days`, the daily expiry task and what expiry deletes;
 //! - `damage`: what a damaged file means, the start check, the indexes rebuilt;
 //! - `schema` the versioned migrations, `fts` user text as a safe FTS5 query, `sql` how values
@@ -44,6 +45,7 @@ mod damage;
 mod fts;
 mod keys;
 mod knowledge;
+pub mod mesh;
 mod nodes;
 mod renumber;
 mod replay;

@@ -231,6 +231,16 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ALTER TABLE facts ADD COLUMN retired_at INTEGER;
     ALTER TABLE facts ADD COLUMN replaced_by INTEGER;
     ",
+    // 12: the mesh view kept across restarts (see `store/mesh.rs`): one node's `NodeView` as
+    // JSON, with its last heard for expiry and the bound.
+    "
+    CREATE TABLE mesh_nodes(
+        node       INTEGER PRIMARY KEY,
+        last_heard INTEGER,
+        view       TEXT NOT NULL
+    );
+    CREATE INDEX mesh_nodes_last_heard ON mesh_nodes(last_heard);
+    ",
 ];
 
 /// The schema version this build writes.

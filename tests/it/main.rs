@@ -16,6 +16,8 @@ mod failover;
 mod fair;
 mod flood;
 mod harness;
+mod heard;
+mod hops;
 mod knowledge;
 mod language;
 mod layers;

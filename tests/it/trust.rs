@@ -340,6 +340,7 @@ fn heard(from: u32, to: u32, packet_id: u32, text: &str) -> TextMessage {
         packet_id,
         text: text.to_string(),
         hops: Some(0),
+        hop_fields: Default::default(),
         snr: None,
         position: None,
         local_position: None,

@@ -20,6 +20,7 @@ use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
 use crate::lang::Lang;
 use crate::mesh::{Hidden, MeshConfig, Units};
+use crate::radio::hops::HOP_MAX;
 use crate::radio::transport::Tcp;
 use crate::radio::{RadioConfig, Transport};
 use crate::store::retention::Retention;
@@ -136,6 +137,18 @@ fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> 
     radio.silence_timeout = Duration::from_secs(silence);
     radio.duty_cycle_pause = Duration::from_secs(duty);
     radio.yield_to_other_clients = r.yield_to_other_clients;
+    radio.reply_hops = match r.reply_hops {
+        Some(hops) => Some(c.range("radio", "reply_hops", hops, 0, HOP_MAX)?),
+        None => None,
+    };
+    if radio.reply_hops == Some(0) {
+        c.warn(
+            "radio",
+            "reply_hops",
+            "0: every reply goes zero-hop, without an ACK, and reaches only the nodes our \
+             node hears directly",
+        );
+    }
     Ok(radio)
 }
 

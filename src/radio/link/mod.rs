@@ -71,19 +71,27 @@ impl Radio {
     /// waits on it: it uses `try_send` and, when full, logs a warning and drops (the radio
     /// would drop anyway).
     pub fn spawn(cfg: RadioConfig, inbound: mpsc::Sender<Inbound>) -> Radio {
+        Self::spawn_seeded(cfg, inbound, MeshView::new())
+    }
+
+    /// [`Radio::spawn`] with the mesh view kept from an earlier run (`store::mesh`): what
+    /// the node's handshake and broadcasts then say is taken in on top of it.
+    pub fn spawn_seeded(cfg: RadioConfig, inbound: mpsc::Sender<Inbound>, seed: MeshView) -> Radio {
         let target = cfg.transport.clone();
         let connector = move || {
             let target = target.clone();
             async move { target.connect().await }
         };
-        Self::spawn_with(cfg, inbound, connector)
+        Self::spawn_with(cfg, inbound, connector, seed)
     }
 
-    /// [`Radio::spawn`] with another way to open connections (tests use in-memory pipes).
+    /// [`Radio::spawn_seeded`] with another way to open connections (tests use in-memory
+    /// pipes).
     pub(crate) fn spawn_with<C, F>(
         cfg: RadioConfig,
         inbound: mpsc::Sender<Inbound>,
         connector: C,
+        seed: MeshView,
     ) -> Radio
     where
         C: FnMut() -> F + Send + 'static,
@@ -91,7 +99,7 @@ impl Radio {
     {
         let (state_tx, state_rx) = watch::channel(LinkState::Connecting);
         let (channel_tx, channel_rx) = watch::channel(ChannelState::default());
-        let (mesh_tx, mesh_rx) = watch::channel(Arc::new(MeshView::new()));
+        let (mesh_tx, mesh_rx) = watch::channel(Arc::new(seed));
         let (events_tx, events_rx) = mpsc::channel(EVENTS_CAPACITY);
         let (writes_tx, writes_rx) = mpsc::channel(WRITES_CAPACITY);
         let (outbox, outbox_task) = outbox::spawn(&cfg, state_rx.clone(), events_rx, writes_tx);
@@ -230,6 +238,8 @@ where
         let backoff = Backoff::new(cfg.reconnect_min, cfg.reconnect_max);
         let takeover =
             Takeover::new(cfg.transport.new_client_takes_over() && cfg.yield_to_other_clients);
+        // The seed the mesh channel was made with: a view kept from an earlier run.
+        let view = MeshView::clone(&ch.mesh.borrow());
         Link {
             cfg,
             connector,
@@ -237,7 +247,7 @@ where
             writes_open: true,
             cancel,
             filter: DmFilter::new(),
-            view: MeshView::new(),
+            view,
             view_dirty: false,
             view_published: None,
             me: None,

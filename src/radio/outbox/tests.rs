@@ -79,6 +79,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         reply_to: Some(9),
         parts: parts.iter().map(|p| p.to_string()).collect(),
         pki: false,
+        asked: Default::default(),
     }
 }
 

@@ -28,7 +28,8 @@ fn outgoing(hop_limit: u32, reply_id: Option<u32>, pki: bool) -> OutgoingText {
 fn text_packet_fields() {
     let cases = [
         (outgoing(5, Some(77), false), 5, 77),
-        (outgoing(0, None, false), DEFAULT_HOP_LIMIT, 0),
+        // Zero-hop: as is, and without want_ack (the router resets such a send otherwise).
+        (outgoing(0, None, false), 0, 0),
         (outgoing(3, None, true), 3, 0),
     ];
     for (t, want_hops, want_reply) in cases {
@@ -41,7 +42,7 @@ fn text_packet_fields() {
         assert_eq!(p.channel, 2);
         assert_eq!(p.id, 0xdead_beef);
         assert_eq!(p.hop_limit, want_hops);
-        assert!(p.want_ack);
+        assert_eq!(p.want_ack, want_hops > 0);
         assert_eq!(p.priority, 70);
         assert_eq!(p.pki_encrypted, t.pki, "PKI or not at all");
         let d = decoded_on(&p, PortNum::TextMessageApp).unwrap();

@@ -206,3 +206,106 @@ fn when_full_the_node_heard_longest_ago_goes_but_never_ours() {
     assert!(v.node(NodeId(2)).is_none(), "node 1 was heard later than 2");
     assert!(v.node(NodeId(ME)).is_some() && v.node(NodeId(1)).is_some());
 }
+
+/// `p` as our radio heard it at `rx_time` (0: a node without a clock).
+fn heard_at(p: MeshPacket, rx_time: u32) -> MeshPacket {
+    MeshPacket { rx_time, ..p }
+}
+
+const NOW: i64 = 1_800_000_000;
+
+fn at(ago: i64) -> u32 {
+    u32::try_from(NOW - ago).unwrap()
+}
+
+#[test]
+fn a_packet_counts_from_its_rx_time_never_the_future_and_live_only_when_recent() {
+    // (rx_time, the time taken, heard live)
+    let cases = [
+        (0, NOW, true),
+        (at(0), NOW, true),
+        (at(30), NOW - 30, true),
+        (at(LIVE_WITHIN_SECS), NOW - LIVE_WITHIN_SECS, true),
+        (at(LIVE_WITHIN_SECS + 1), NOW - LIVE_WITHIN_SECS - 1, false),
+        (at(3 * 3600), NOW - 3 * 3600, false),
+        (at(-600), NOW, true),
+    ];
+    for (rx_time, taken, live) in cases {
+        let mut v = MeshView::new();
+        let p = heard_at(telemetry_packet(WX, env(3.5, 81.0, 1012.0)), rx_time);
+        assert!(v.on_packet(&p, NOW));
+        let wx = v.node(NodeId(WX)).unwrap();
+        assert_eq!(wx.environment.unwrap().at, taken, "{rx_time}");
+        assert_eq!(wx.last_heard, Some(taken), "{rx_time}");
+        assert_eq!(wx.heard_live, live.then_some(taken), "{rx_time}");
+    }
+}
+
+#[test]
+fn a_replay_keeps_its_time_and_never_undoes_newer_news() {
+    // Firmware 2.8: a thin node info (names, last heard 3 h ago, no readings), then the
+    // node's cached position and battery replayed with their original rx_time.
+    let mut v = MeshView::new();
+    v.update_from_node_info(&NodeInfo {
+        num: RELAY,
+        last_heard: at(3 * 3600),
+        hops_away: Some(2),
+        ..Default::default()
+    });
+    let position = Position {
+        latitude_i: Some(473_769_000),
+        longitude_i: Some(85_417_000),
+        ..Default::default()
+    };
+    let replayed = heard_at(
+        packet(
+            RELAY,
+            BROADCAST,
+            PortNum::PositionApp,
+            position.encode_to_vec(),
+        ),
+        at(3 * 3600),
+    );
+    assert!(v.on_packet(&replayed, NOW));
+    assert!(v.on_packet(
+        &heard_at(telemetry_packet(RELAY, battery(64, 3.7)), at(3 * 3600)),
+        NOW
+    ));
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(relay.last_heard, Some(NOW - 3 * 3600), "not heard now");
+    assert_eq!(relay.position.unwrap().at, NOW - 3 * 3600);
+    assert_eq!(relay.device.unwrap().at, NOW - 3 * 3600);
+    assert_eq!(relay.heard_live, None, "a replay is not heard live");
+
+    // A live battery reading, one hop away; then an older one replayed (2.7's queue after a
+    // reconnect, or a 2.8 replay) neither replaces it nor moves the node back.
+    let live = MeshPacket {
+        hop_start: 3,
+        hop_limit: 2,
+        ..heard_at(telemetry_packet(RELAY, battery(41, 3.6)), at(5))
+    };
+    assert!(v.on_packet(&live, NOW));
+    let older = MeshPacket {
+        hop_start: 3,
+        hop_limit: 0,
+        ..heard_at(telemetry_packet(RELAY, battery(90, 4.0)), at(1800))
+    };
+    assert!(v.on_packet(&older, NOW + 60));
+    let relay = v.node(NodeId(RELAY)).unwrap();
+    assert_eq!(relay.device.unwrap().value.battery_level, Some(41));
+    assert_eq!(relay.device.unwrap().at, NOW - 5);
+    assert_eq!(relay.last_heard, Some(NOW - 5));
+    assert_eq!(relay.heard_live, Some(NOW - 5));
+    assert_eq!(
+        relay.hops_away,
+        Some(1),
+        "the older packet's hops are not taken"
+    );
+    // A handshake's node info with an older last heard does not move it back either.
+    v.update_from_node_info(&NodeInfo {
+        num: RELAY,
+        last_heard: at(3 * 3600),
+        ..Default::default()
+    });
+    assert_eq!(v.node(NodeId(RELAY)).unwrap().last_heard, Some(NOW - 5));
+}

@@ -138,17 +138,13 @@ impl Mentions {
         let span = info_span!("mention", channel);
         shared
             .tracker
-            .spawn(worker(shared.clone(), channel, rx).instrument(span));
+            .spawn(worker(shared.clone(), rx).instrument(span));
     }
 }
 
 /// A channel's worker: its mentions in order, until shutdown or [`THREAD_IDLE`] without one
 /// (the thread is forgotten by then anyway).
-async fn worker(
-    shared: Arc<Shared>,
-    channel: u32,
-    mut rx: mpsc::Receiver<(TextMessage, Standing)>,
-) {
+async fn worker(shared: Arc<Shared>, mut rx: mpsc::Receiver<(TextMessage, Standing)>) {
     let mut thread = Thread::default();
     let mut hinted: Option<Instant> = None;
     loop {
@@ -165,7 +161,7 @@ async fn worker(
         };
         tokio::select! {
             _ = shared.stop.cancelled() => break,
-            _ = handle(&shared, channel, msg, &mut thread, &mut hinted) => {}
+            _ = handle(&shared, msg, &mut thread, &mut hinted) => {}
         }
     }
     // Mentions still queued are not answered, and nothing of them is kept.
@@ -174,7 +170,6 @@ async fn worker(
 
 async fn handle(
     shared: &Arc<Shared>,
-    channel: u32,
     (msg, standing): (TextMessage, Standing),
     thread: &mut Thread,
     hinted: &mut Option<Instant>,
@@ -191,7 +186,7 @@ async fn handle(
         info!("a command in a mention: pointing to DMs");
         shared
             .out
-            .notice(Destination::channel(channel), msg.packet_id, DM_ONLY)
+            .notice(Destination::mention(&msg), msg.packet_id, DM_ONLY)
             .await;
         return;
     }
@@ -222,7 +217,10 @@ async fn handle(
         &public_context(&s.context),
         lang,
     );
-    let memory = Memory::Channel { channel, thread };
+    let memory = Memory::Channel {
+        dest: Destination::mention(&msg),
+        thread,
+    };
     turn::run(shared, &msg, &[], turn, Asks::Text, asking, memory).await;
 }
 

@@ -7,7 +7,7 @@
 //! ([`Destination::channel`], for mentions, whose answers are public).
 
 use crate::node::{NodeId, Standing};
-use crate::radio::{ReplyRequest, TextMessage};
+use crate::radio::{HopFields, ReplyRequest, TextMessage};
 
 /// How a DM's replies are sealed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +27,8 @@ pub(crate) struct DmDest {
     pki: bool,
     /// How far the sender is established: the outbox serves higher standing first.
     standing: Standing,
+    /// The DM's hop fields: its replies and notices go as far as the firmware's rule says.
+    asked: HopFields,
 }
 
 impl DmDest {
@@ -39,6 +41,7 @@ impl DmDest {
             channel: msg.channel,
             pki: seal == Seal::Pki,
             standing: Standing::New,
+            asked: msg.hop_fields,
         })
     }
 
@@ -65,6 +68,8 @@ pub(crate) struct Destination {
     channel: u32,
     pki: bool,
     standing: Standing,
+    /// The hop fields of the message answered (see `ReplyRequest::asked`).
+    asked: HopFields,
 }
 
 impl From<DmDest> for Destination {
@@ -74,6 +79,7 @@ impl From<DmDest> for Destination {
             channel: d.channel,
             pki: d.pki,
             standing: d.standing,
+            asked: d.asked,
         }
     }
 }
@@ -87,6 +93,16 @@ impl Destination {
             channel,
             pki: false,
             standing: Standing::New,
+            asked: HopFields::default(),
+        }
+    }
+
+    /// Everyone on the channel `mention` came in on, as far as the firmware's rule answers
+    /// it from the mention's hop fields.
+    pub(crate) fn mention(mention: &TextMessage) -> Destination {
+        Destination {
+            asked: mention.hop_fields,
+            ..Destination::channel(mention.channel)
         }
     }
 
@@ -113,6 +129,7 @@ impl Destination {
             reply_to,
             parts,
             pki: self.pki,
+            asked: self.asked,
         }
     }
 }
@@ -130,6 +147,11 @@ mod tests {
             packet_id: 1,
             text: "hi".into(),
             hops: None,
+            hop_fields: HopFields {
+                hop_start: 3,
+                hop_limit: 2,
+                bitfield: true,
+            },
             snr: None,
             position: None,
             local_position: None,
@@ -158,10 +180,20 @@ mod tests {
         let d = DmDest::of(&msg(7, 100), Seal::Pki).expect("a dm");
         let req = Destination::from(d).request(Some(1), vec!["a".into()]);
         assert_eq!((req.to, req.channel, req.pki), (NodeId(7), 2, true));
+        assert_eq!(
+            req.asked,
+            msg(7, 100).hop_fields,
+            "the DM's hops go with its reply"
+        );
         let public = Destination::channel(1).request(None, Vec::new());
         assert_eq!(
             (public.to, public.channel, public.pki),
             (NodeId::BROADCAST, 1, false)
+        );
+        let mention = Destination::mention(&msg(7, bcast)).request(None, Vec::new());
+        assert_eq!(
+            (mention.to, mention.channel, mention.asked),
+            (NodeId::BROADCAST, 2, msg(7, bcast).hop_fields)
         );
     }
 }

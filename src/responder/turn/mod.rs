@@ -60,9 +60,10 @@ pub(super) enum Memory<'a> {
     },
     /// A DM answered without the node's memory: nothing stored, nothing read.
     Without { dest: DmDest },
-    /// A mention on `channel`: its public thread, nothing stored.
+    /// A mention, answered to `dest` (its channel, as far as the mention came): its public
+    /// thread, nothing stored.
     Channel {
-        channel: u32,
+        dest: Destination,
         thread: &'a mut Thread,
     },
 }
@@ -79,7 +80,7 @@ impl Memory<'_> {
     fn dest(&self) -> Destination {
         match self {
             Memory::Node { dest, .. } | Memory::Without { dest } => (*dest).into(),
-            Memory::Channel { channel, .. } => Destination::channel(*channel),
+            Memory::Channel { dest, .. } => *dest,
         }
     }
 }
@@ -489,8 +490,8 @@ impl Driver<'_> {
                 dest: *dest,
                 stored: ask.stored,
             },
-            Memory::Channel { channel, .. } => Audience::Channel {
-                dest: Destination::channel(*channel),
+            Memory::Channel { dest, .. } => Audience::Channel {
+                dest: *dest,
                 said: &self.said,
             },
         };

@@ -6,6 +6,7 @@ mod damage;
 mod keys;
 mod knowledge;
 mod lifecycle;
+mod mesh;
 mod nodes;
 mod prompts;
 mod renumber;

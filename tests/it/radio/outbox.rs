@@ -218,9 +218,11 @@ async fn replies_queued_while_the_link_is_down_go_out_once_each_after_it_is_back
 }
 
 #[tokio::test(start_paused = true)]
-async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_channel() {
-    // (hop limit the node reports, hop limit expected on the packet)
-    let cases = [(5, 5), (7, 7), (1, 1), (0, 3)];
+async fn sent_packets_carry_the_reply_hop_limit_want_ack_reliable_and_the_dm_channel() {
+    // (hop limit the node reports, hop limit expected on the packet): the DM came one hop,
+    // so its answer goes at 3 (hops used + 2), or the node's limit when that is not above 3
+    // (3 when the node reports none).
+    let cases = [(5, 3), (7, 3), (1, 1), (3, 3), (0, 3)];
     for (node_hops, want_hops) in cases {
         let mut rig = Rig::start(SimConfig {
             hop_limit: node_hops,
@@ -240,6 +242,7 @@ async fn sent_packets_carry_the_node_hop_limit_want_ack_reliable_and_the_dm_chan
                 reply_to: Some(dm.packet_id),
                 parts: vec!["answer \u{2014}\u{e9}".into()],
                 pki: false,
+                asked: dm.hop_fields,
             })
             .await,
         )

@@ -117,8 +117,13 @@ impl Acks {
 
 impl<K> OutboxCore<K> {
     /// The unheld part `id` of reply `reply`, sent at `sent`, had no answer within its send
-    /// gap: it is `Sent`, and its ACK counts until the ACK timeout.
-    pub(super) fn release(&mut self, reply: ReplyId, id: u32, sent: Instant) {
+    /// gap: it is `Sent`, and its ACK counts until the ACK timeout — unless it went without
+    /// `want_ack` (`no_ack`, zero-hop): then no ACK can come and nothing waits for one.
+    pub(super) fn release(&mut self, reply: ReplyId, id: u32, sent: Instant, no_ack: bool) {
+        if no_ack {
+            self.finish_part(reply, PartOutcome::Sent);
+            return;
+        }
         let until = sent + self.ack_timeout;
         let Some(reply) = self.reply_mut(reply) else {
             return;

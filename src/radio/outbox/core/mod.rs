@@ -215,9 +215,11 @@ struct Part {
     /// RATE_LIMIT_EXCEEDED resends so far, capped so a misbehaving node cannot stall us forever.
     rate_limit_resends: u32,
     phase: Phase,
-    /// When it was last sent unheld (its destination never ACKed): its deadline is one send
-    /// gap, after which it is released as `Sent` instead of resent.
+    /// When it was last sent unheld (its destination never ACKed, or it went zero-hop): its
+    /// deadline is one send gap, after which it is released as `Sent` instead of resent.
     unheld: Option<Instant>,
+    /// It went zero-hop, without `want_ack`: no ACK can come, so nothing waits for one.
+    no_ack: bool,
 }
 
 impl Part {
@@ -227,6 +229,7 @@ impl Part {
             rate_limit_resends: 0,
             phase: Phase::Waiting { not_before: None },
             unheld: None,
+            no_ack: false,
         }
     }
 }
@@ -274,6 +277,8 @@ pub struct OutboxCore<K> {
     send_gap: Duration,
     ack_timeout: Duration,
     duty_cycle_pause: Duration,
+    /// `[radio] reply_hops`: the furthest any part goes.
+    reply_hops: Option<u32>,
     ids: PacketIds,
     /// `Some` only while the link is Ready: texts go out only then.
     link: Option<ReadyLink>,
@@ -306,6 +311,7 @@ impl<K> OutboxCore<K> {
             send_gap: cfg.send_gap.min(MAX_CONFIGURED_WAIT),
             ack_timeout: cfg.ack_timeout.min(MAX_CONFIGURED_WAIT),
             duty_cycle_pause: cfg.duty_cycle_pause.min(MAX_CONFIGURED_WAIT),
+            reply_hops: cfg.reply_hops,
             ids,
             link: None,
             last_session: None,
@@ -450,7 +456,7 @@ impl<K> OutboxCore<K> {
             } = part.phase
             {
                 match part.unheld {
-                    Some(sent) => self.release(reply, id, sent),
+                    Some(sent) => self.release(reply, id, sent, part.no_ack),
                     None => self.ack_timed_out(reply, id, generation, queued, now),
                 }
             }

@@ -11,12 +11,24 @@ use super::{
     SendAt, fair,
 };
 use crate::node::{NodeId, Standing};
-use crate::radio::{Outgoing, OutgoingText};
+use crate::radio::packet::DEFAULT_HOP_LIMIT;
+use crate::radio::{Outgoing, OutgoingText, hops};
 
 impl<K> OutboxCore<K> {
-    /// Whether a part to `r`'s destination is held: it waits for its ACK and is retried.
+    /// Whether a part to `r`'s destination is held: it waits for its ACK and is retried. A
+    /// zero-hop part never is: it goes without `want_ack`, so no ACK can come.
     fn held(&self, r: &Reply<K>) -> bool {
-        r.req.to == NodeId::BROADCAST || r.standing == Standing::Proven || self.acks.acks(r.req.to)
+        self.hop_limit(r) > 0
+            && (r.req.to == NodeId::BROADCAST
+                || r.standing == Standing::Proven
+                || self.acks.acks(r.req.to))
+    }
+
+    /// How far `r`'s parts go: the firmware's rule from the message it answers, our node's
+    /// limit and `[radio] reply_hops` (`hops::reply_hop_limit`).
+    fn hop_limit(&self, r: &Reply<K>) -> u32 {
+        let ours = self.link.map_or(DEFAULT_HOP_LIMIT, |l| l.hop_limit);
+        hops::reply_hop_limit(r.req.asked, ours, self.reply_hops)
     }
 
     /// The replies whose part may go once the pacing allows, with their index in the queue:
@@ -71,7 +83,11 @@ impl<K> OutboxCore<K> {
         let Some(at) = self.rr.pick(due) else {
             return false;
         };
-        let Some(held) = self.queue.get(at).map(|r| self.held(r)) else {
+        let Some((held, hop_limit)) = self
+            .queue
+            .get(at)
+            .map(|r| (self.held(r), self.hop_limit(r)))
+        else {
             return false;
         };
         let id = self.ids.next_id();
@@ -95,7 +111,7 @@ impl<K> OutboxCore<K> {
             id,
             to: reply.req.to,
             channel: reply.req.channel,
-            hop_limit: link.hop_limit,
+            hop_limit,
             text,
             reply_id: if index == 0 { reply.req.reply_to } else { None },
             pki: reply.req.pki,
@@ -112,6 +128,7 @@ impl<K> OutboxCore<K> {
         };
         let part = reply.part.get_or_insert_with(Part::fresh);
         part.unheld = (!held).then_some(now);
+        part.no_ack = hop_limit == 0;
         part.phase = Phase::InFlight {
             id,
             generation: link.generation,

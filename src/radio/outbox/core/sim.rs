@@ -71,6 +71,7 @@ pub(super) fn reply(name: &str, to: u32, parts: usize) -> ReplyRequest {
         reply_to: Some(7),
         parts: (1..=parts).map(|i| format!("{name}{i}")).collect(),
         pki: false,
+        asked: Default::default(),
     }
 }
 
@@ -266,6 +267,7 @@ impl Sim {
                     reply_to: Some(7),
                     parts: Vec::new(),
                     pki: false,
+                    asked: Default::default(),
                 };
                 ids.insert(key, self.core.open(req, Standing::Known, key));
             }

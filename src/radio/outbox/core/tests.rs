@@ -284,6 +284,54 @@ fn packets_carry_link_and_reply_fields() {
     );
 }
 
+/// A reply to node `to` answering a message that came with these hop fields.
+fn answering(to: u32, parts: usize, hop_start: u32, hop_limit: u32) -> ReplyRequest {
+    ReplyRequest {
+        asked: crate::radio::HopFields {
+            hop_start,
+            hop_limit,
+            bitfield: true,
+        },
+        ..reply(if hop_start == 0 { "z" } else { "a" }, to, parts)
+    }
+}
+
+#[test]
+fn replies_go_as_far_as_the_asker_came_and_a_zero_hop_one_waits_for_no_ack() {
+    // Our node's limit is 5. One hop away: at 3, held (proven) until its ACK. Zero-hop: at
+    // 0, without want_ack, so nothing waits for an ACK — not even for a proven node: each
+    // part goes after the gap and ends `Sent`, and its reply is reported at once.
+    let mut sim = Sim::new(&cfg(), &[&[(10.0, Ev::Ack)], SILENT, SILENT]);
+    sim.enqueue_as(answering(2, 1, 3, 2), Standing::Proven, 0);
+    sim.enqueue_as(answering(3, 2, 0, 0), Standing::Proven, 1);
+    sim.run_until(60.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send a1 #101",
+            "2.0 send z1 #102",
+            "4.0 send z2 #103",
+            "6.0 report 1 [Sent, Sent]",
+            "10.0 report 0 [Delivered]",
+        ],
+        "trace:\n{}",
+        sim.trace.join("\n")
+    );
+    let hops: Vec<_> = sim.texts.iter().map(|t| (t.to.0, t.hop_limit)).collect();
+    assert_eq!(hops, [(2, 3), (3, 0), (3, 0)]);
+    // `[radio] reply_hops` caps it further; unknown hops go at the cap, not the limit.
+    let capped = RadioConfig {
+        reply_hops: Some(2),
+        ..cfg()
+    };
+    let mut sim = Sim::new(&capped, &[ACK, ACK]);
+    sim.enqueue(answering(2, 1, 7, 1), 0);
+    sim.enqueue(reply("u", 3, 1), 1);
+    sim.run_until(60.0);
+    let hops: Vec<_> = sim.texts.iter().map(|t| (t.to.0, t.hop_limit)).collect();
+    assert_eq!(hops, [(2, 2), (3, 2)]);
+}
+
 #[test]
 fn replies_wait_for_the_link_and_survive_reconnects() {
     let mut sim = Sim::new(&cfg(), &[ACK, SILENT, ACK]);

@@ -123,6 +123,10 @@ pub struct SimConfig {
     pub never_ack: Vec<u32>,
     /// Our node's own `User.is_licensed` at the handshake (licensed, ham, mode: PKI off).
     pub licensed: bool,
+    /// Hand over the node DB as firmware 2.8 does: thin node infos for the other nodes,
+    /// then their positions and device metrics replayed as broadcasts with their original
+    /// `rx_time` after `config_complete_id`.
+    pub firmware_28: bool,
 }
 
 impl Default for SimConfig {
@@ -146,6 +150,7 @@ impl Default for SimConfig {
             override_duty_cycle: false,
             never_ack: Vec::new(),
             licensed: false,
+            firmware_28: false,
         }
     }
 }
@@ -433,6 +438,10 @@ impl Firmware {
             ];
         }
         self.last_text_at = Some(now);
+        // Router.cpp: a client's zero-hop send that asks for an ACK goes at the node's limit.
+        if p.want_ack && p.hop_limit == 0 {
+            p.hop_limit = self.cfg.hop_limit;
+        }
         // The firmware refuses a PKI-only text it cannot encrypt with a NAK of its own.
         let pki_nak = self
             .pki_naks

@@ -239,6 +239,26 @@ impl SimNode {
         id
     }
 
+    /// A POSITION_APP broadcast from `num` that our radio heard `ago` seconds back (its
+    /// `rx_time`): fresh at 0, or one queued while no client was attached; returns its id.
+    pub fn inject_position_heard(
+        &self,
+        num: u32,
+        latitude_i: i32,
+        longitude_i: i32,
+        ago: u32,
+    ) -> u32 {
+        let p = self.shared.update(|st| {
+            let p = MeshPacket {
+                rx_time: packets::wall_clock_ago(ago),
+                ..packets::position_packet(num, st.fw.fresh_id(), latitude_i, longitude_i)
+            };
+            st.deliver(packets::packet(p.clone()));
+            p
+        });
+        p.id
+    }
+
     /// A TELEMETRY_APP `device_metrics` packet from our node, as the firmware sends its
     /// client every minute; returns the packet id used.
     pub fn inject_telemetry(&self, channel_utilization: f32, air_util_tx: f32) -> u32 {

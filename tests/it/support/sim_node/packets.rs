@@ -53,6 +53,9 @@ pub struct MeshPacketSpec {
     /// `rx_snr` in dB and `rx_rssi` in dBm; both 0 for a packet that did not come over LoRa.
     pub rx_snr: f32,
     pub rx_rssi: i32,
+    /// When our radio heard it (`rx_time`, Unix seconds); `None`: now, by the wall clock, as
+    /// the firmware stamps a packet it hears with its clock.
+    pub rx_time: Option<u32>,
 }
 
 impl Default for MeshPacketSpec {
@@ -75,6 +78,7 @@ impl Default for MeshPacketSpec {
             via_mqtt: false,
             rx_snr: 6.25,
             rx_rssi: -87,
+            rx_time: None,
         }
     }
 }
@@ -108,6 +112,8 @@ impl MeshPacketSpec {
             payload: self.payload.clone(),
             reply_id: self.reply_id,
             emoji: self.emoji,
+            // Set by every sender since 2.5: `hop_start` 0 then means a zero-hop packet.
+            bitfield: Some(0),
             ..Default::default()
         };
         let payload_variant = if self.encrypted {
@@ -123,7 +129,7 @@ impl MeshPacketSpec {
             to: self.to.unwrap_or(our_node),
             channel: self.channel,
             id: self.id.unwrap_or(id),
-            rx_time: 1_750_000_000,
+            rx_time: self.rx_time.unwrap_or_else(|| wall_clock_ago(0)),
             rx_snr: self.rx_snr,
             rx_rssi: self.rx_rssi,
             hop_start: self.hop_start,
@@ -304,17 +310,25 @@ fn node_info(num: u32, long_name: &str, short_name: &str, at: Option<(i32, i32)>
     }
 }
 
-/// A peer's node info as firmware 2.7 hands it over: names, position, last heard (epoch
-/// seconds, from the wall clock), hops away, SNR and device metrics.
-fn peer_info(p: &super::firmware::SimPeer) -> NodeInfo {
+/// The wall clock `ago` seconds back, in Unix seconds as a packet's `rx_time` holds them.
+pub fn wall_clock_ago(ago: u32) -> u32 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    u32::try_from(now.saturating_sub(u64::from(ago))).unwrap_or(u32::MAX)
+}
+
+/// A peer's last heard as its node info says it.
+fn peer_last_heard(p: &super::firmware::SimPeer) -> u32 {
+    p.heard_ago.map_or(1_750_000_000, wall_clock_ago)
+}
+
+/// A peer's node info as firmware 2.7 hands it over: names, position, last heard (epoch
+/// seconds, from the wall clock), hops away, SNR and device metrics.
+fn peer_info(p: &super::firmware::SimPeer) -> NodeInfo {
     let base = node_info(p.num, &p.long_name, &p.short_name, p.position);
     NodeInfo {
-        last_heard: p.heard_ago.map_or(base.last_heard, |ago| {
-            u32::try_from(now.saturating_sub(u64::from(ago))).unwrap_or(u32::MAX)
-        }),
+        last_heard: peer_last_heard(p),
         hops_away: p.hops_away,
         snr: p.snr,
         device_metrics: p.battery.map(|(level, voltage)| DeviceMetrics {
@@ -325,6 +339,55 @@ fn peer_info(p: &super::firmware::SimPeer) -> NodeInfo {
         }),
         ..base
     }
+}
+
+/// A peer's node info as firmware 2.8 hands it over: thin, its names, last heard, hops and
+/// SNR, no position and no device metrics (firmware #10413).
+fn thin_peer_info(p: &super::firmware::SimPeer) -> NodeInfo {
+    NodeInfo {
+        position: None,
+        device_metrics: None,
+        ..peer_info(p)
+    }
+}
+
+/// What firmware 2.8 replays of a peer after `config_complete_id` (PhoneAPI
+/// `sendConfigComplete`, `makeReplay*Packet`): its cached position and device metrics as
+/// broadcasts from it, with its original `rx_time` (its last heard), hop fields rebuilt
+/// from `hops_away`, priority BACKGROUND.
+fn replays(p: &super::firmware::SimPeer, id: &mut u32) -> Vec<MeshPacket> {
+    let full = peer_info(p);
+    let hops = p.hops_away.unwrap_or(0).min(7);
+    let mut out = Vec::new();
+    let mut replay = |port: PortNum, payload: Vec<u8>| {
+        *id += 1;
+        out.push(MeshPacket {
+            from: p.num,
+            to: BROADCAST,
+            id: *id,
+            rx_time: full.last_heard,
+            hop_start: 7,
+            hop_limit: 7 - hops,
+            priority: mesh_packet::Priority::Background as i32,
+            payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+                portnum: port as i32,
+                payload,
+                ..Default::default()
+            })),
+            ..Default::default()
+        });
+    };
+    if let Some(position) = full.position {
+        replay(PortNum::PositionApp, position.encode_to_vec());
+    }
+    if let Some(m) = full.device_metrics {
+        let t = Telemetry {
+            time: full.last_heard,
+            variant: Some(telemetry::Variant::DeviceMetrics(m)),
+        };
+        replay(PortNum::TelemetryApp, t.encode_to_vec());
+    }
+    out
 }
 
 /// A TELEMETRY_APP broadcast from another node `num`, relayed `hops` times.
@@ -414,7 +477,9 @@ fn module_configs() -> Vec<FromRadio> {
 
 /// The answer to `want_config_id = nonce`, in the firmware 2.7 order (`PhoneAPI.cpp`):
 /// my_info, own node info, metadata, channels, configs, module configs, other node infos,
-/// then `config_complete_id`. The special nonces skip parts as the firmware does.
+/// then `config_complete_id`. The special nonces skip parts as the firmware does. As
+/// firmware 2.8 (`SimConfig::firmware_28`): the other node infos thin, and their positions
+/// and device metrics replayed after `config_complete_id`.
 pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadio> {
     let mut out = vec![
         from_radio(from_radio::PayloadVariant::MyInfo(MyNodeInfo {
@@ -458,16 +523,30 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
         out.extend(configs(cfg));
         out.extend(module_configs());
     }
+    let info = if cfg.firmware_28 {
+        thin_peer_info
+    } else {
+        peer_info
+    };
     if nonce != NONCE_ONLY_CONFIG {
         out.extend(
             cfg.peers
                 .iter()
-                .map(peer_info)
+                .map(info)
                 .map(|n| from_radio(from_radio::PayloadVariant::NodeInfo(n))),
         );
     }
     out.push(from_radio(from_radio::PayloadVariant::ConfigCompleteId(
         nonce,
     )));
+    if cfg.firmware_28 && nonce != NONCE_ONLY_CONFIG {
+        let mut id = 0x2800_0000;
+        out.extend(
+            cfg.peers
+                .iter()
+                .flat_map(|p| replays(p, &mut id))
+                .map(packet),
+        );
+    }
     out
 }

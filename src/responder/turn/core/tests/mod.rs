@@ -38,6 +38,7 @@ fn asking() -> Asking {
         packet_id: 1,
         text: "q".into(),
         hops: None,
+        hop_fields: Default::default(),
         snr: None,
         position: None,
         local_position: None,
