@@ -307,6 +307,7 @@ impl FakeLlm {
             caches: (0..slots).map(|_| Mutex::new(Vec::new())).collect(),
             busy: (0..slots).map(|_| Arc::new(Semaphore::new(1))).collect(),
             uses: Mutex::new(Vec::new()),
+            conversation: Mutex::new(Vec::new()),
         }));
     }
 
@@ -482,6 +483,9 @@ struct Slots {
     /// Per slot: one request at a time.
     busy: Vec<Arc<Semaphore>>,
     uses: Mutex<Vec<CacheUse>>,
+    /// The last reply's prompt and the answer generated to it: what a slot kept for the
+    /// conversation alone would hold (a reply's `fresh` is measured against it).
+    conversation: Mutex<Vec<String>>,
 }
 
 impl Slots {
@@ -521,13 +525,23 @@ impl Slots {
             c.clone_from(&prompt);
             evaluated
         };
+        let summary = req.is_summary();
+        let fresh = if summary {
+            evaluated
+        } else {
+            let mut c = self.conversation.lock().unwrap_or_else(|e| e.into_inner());
+            let fresh = prompt.len() - cache::common_prefix(&c, &prompt);
+            c.clone_from(&prompt);
+            fresh
+        };
         let index = {
             let mut uses = self.uses.lock().unwrap_or_else(|e| e.into_inner());
             uses.push(CacheUse {
                 slot,
-                summary: req.is_summary(),
+                summary,
                 prompt: prompt.len(),
                 evaluated,
+                fresh,
                 generated: 0,
                 cancelled: false,
             });
@@ -549,6 +563,12 @@ impl Slots {
                     note(&|u| u.cancelled = true);
                     return false;
                 }
+            }
+            if !summary {
+                self.conversation
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(token.clone());
             }
             self.caches[slot]
                 .lock()

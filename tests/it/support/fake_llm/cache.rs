@@ -61,6 +61,11 @@ pub struct CacheUse {
     pub prompt: usize,
     /// The tokens after the prefix the slot's cache held.
     pub evaluated: usize,
+    /// A reply's tokens after the prefix it shares with the previous reply's prompt and
+    /// answer: what it would evaluate on a slot that held the conversation alone (its new
+    /// message, and any new memory or facts block). `evaluated` beyond it is what other
+    /// requests on the slot cost it. A summary's is its `evaluated`.
+    pub fresh: usize,
     /// Tokens generated (all of the answer's, unless the client left).
     pub generated: usize,
     /// The client closed the connection before the answer was done.
