@@ -81,7 +81,7 @@ pub use knowledge::{
 pub use renumber::Numbers;
 pub use replay::Sender;
 pub use retention::Expired;
-pub use standings::{Earned, Over, PinnedKey};
+pub use standings::{Earned, Noted, Over, PinnedKey};
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, RetiredFact, Role, Said, StoredMessage, Summary,
     SummaryJob, SummarySave, Window,

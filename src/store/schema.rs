@@ -241,6 +241,14 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX mesh_nodes_last_heard ON mesh_nodes(last_heard);
     ",
+    // 13: known from two completed exchanges half a day apart, not one (see
+    // `store/standings.rs`; one ACK can be forged): when a node became known. A database of
+    // before keeps every node that had completed an exchange known: its people stay who
+    // they were.
+    "
+    ALTER TABLE nodes ADD COLUMN known_at INTEGER;
+    UPDATE nodes SET known_at = exchanged_at WHERE exchanged_at IS NOT NULL;
+    ",
 ];
 
 /// The schema version this build writes.

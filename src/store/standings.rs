@@ -1,5 +1,8 @@
 //! Standing earned, as the store keeps it across restarts: when each node first completed an
-//! exchange with us (`nodes.exchanged_at`: its own ACK came back for one of our replies), and
+//! exchange with us (`nodes.exchanged_at`: its own ACK came back for one of our replies), when
+//! a later one came at least the caller's `known_after` after it (`nodes.known_at`: the node
+//! is known from then on; one ACK can be forged, two half a day apart cost an attacker the
+//! wait per id), and
 //! for a PKI node when it first did so over PKI with its pinned key (`node_keys.exchanged_at`)
 //! or whether the operator pinned that key (`node_keys.vouched`, set by `meshai trust`). A
 //! node that is only stored (a flood's unanswered messages) or only answered has neither.
@@ -23,11 +26,22 @@ pub struct PinnedKey {
     pub vouched: bool,
 }
 
+/// What one completed exchange earned, as the store has it now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Noted {
+    /// The node is known: this exchange, or one before, came `known_after` or more after its
+    /// first.
+    pub known: bool,
+    /// The node's pinned key as it stands now, when the exchange was over PKI and one is
+    /// pinned.
+    pub key: Option<PinnedKey>,
+}
+
 /// Everything standing is earned from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Earned {
-    /// The nodes that completed an exchange.
-    pub exchanged: Vec<NodeId>,
+    /// The known nodes (see [`Noted::known`]).
+    pub known: Vec<NodeId>,
     /// The pinned keys that completed an exchange over PKI, or that the operator pinned.
     pub keys: Vec<PinnedKey>,
 }
@@ -41,15 +55,17 @@ pub enum Over {
 
 impl Store {
     /// Records that `node` completed an exchange at `at` (its own ACK came back), `over` PKI
-    /// or not; the first time counts. Returns the node's pinned key as it stands now when
-    /// over PKI and one is pinned.
+    /// or not: the first time counts, and one `known_after` seconds or more after it makes the
+    /// node known. Returns what the node has earned now.
     pub async fn note_exchange(
         &self,
         node: NodeId,
         over: Over,
         at: i64,
-    ) -> Result<Option<PinnedKey>, StoreError> {
-        self.call(move |c| note_exchange(c, node, over, at)).await
+        known_after: i64,
+    ) -> Result<Noted, StoreError> {
+        self.call(move |c| note_exchange(c, node, over, at, known_after))
+            .await
     }
 
     /// What standing is earned from, for the daemon's start.
@@ -63,12 +79,23 @@ fn note_exchange(
     node: NodeId,
     over: Over,
     at: i64,
-) -> Result<Option<PinnedKey>, StoreError> {
+    known_after: i64,
+) -> Result<Noted, StoreError> {
     let tx = c.transaction()?;
     tx.execute(
         "INSERT INTO nodes(node, first_seen, last_seen, exchanged_at) VALUES (?1, ?2, ?2, ?2)
          ON CONFLICT(node) DO UPDATE SET exchanged_at = COALESCE(exchanged_at, ?2)",
         params![node_sql(node), at],
+    )?;
+    tx.execute(
+        "UPDATE nodes SET known_at = ?2
+         WHERE node = ?1 AND known_at IS NULL AND exchanged_at <= ?2 - ?3",
+        params![node_sql(node), at, known_after],
+    )?;
+    let known = tx.query_row(
+        "SELECT known_at IS NOT NULL FROM nodes WHERE node = ?1",
+        [node_sql(node)],
+        |row| row.get::<_, bool>(0),
     )?;
     let key = if over == Over::Pki {
         tx.execute(
@@ -84,12 +111,12 @@ fn note_exchange(
         None
     };
     tx.commit()?;
-    Ok(key)
+    Ok(Noted { known, key })
 }
 
 fn earned(c: &Connection) -> Result<Earned, StoreError> {
-    let mut stmt = c.prepare("SELECT node FROM nodes WHERE exchanged_at IS NOT NULL")?;
-    let exchanged = stmt
+    let mut stmt = c.prepare("SELECT node FROM nodes WHERE known_at IS NOT NULL")?;
+    let known = stmt
         .query_map([], |row| row.get::<_, i64>(0))?
         .filter_map(|n| match n {
             Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
@@ -104,7 +131,7 @@ fn earned(c: &Connection) -> Result<Earned, StoreError> {
         .query_map([], pinned)?
         .filter_map(|k| k.transpose())
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Earned { exchanged, keys })
+    Ok(Earned { known, keys })
 }
 
 /// A `node_keys` row as a [`PinnedKey`]; `None` for a row that names no node of ours.

@@ -28,7 +28,7 @@ use crate::support::sim_node::{MeshPacketSpec, SentText, SimConfig, SimNode};
 /// A user whose key the operator pinned days ago.
 pub const PINNED: u32 = 0x9177_ed01;
 pub const PINNED_KEY: [u8; 32] = [0x5a; 32];
-/// A user who talked before in the clear (its ACK makes it known).
+/// A user who talked before in the clear, on two days (known).
 pub const KNOWN: u32 = 0x4e0e_0002;
 /// A node heard for the first time.
 pub const NEWCOMER: u32 = 0x4e3e_0003;
@@ -90,6 +90,7 @@ async fn daemon(never_ack: Vec<u32>, extra: &str, llm_lines: &str) -> Daemon {
     let dir = harness::db_dir();
     let db = dir.path().join("meshai.db");
     pin_before(&db, PINNED, PINNED_KEY).await;
+    harness::know_before(&db, [KNOWN]).await;
     let extra = if extra.contains("[limits]") {
         extra.to_string()
     } else {
@@ -134,7 +135,7 @@ pub struct Outcome {
     pub daemon: Daemon,
 }
 
-/// Known says hello and gets its answer (its ACK makes it known); then the radio is idle.
+/// Known (known from before) says hello and gets its answer; then the radio is idle.
 async fn known_says_hello(d: &Daemon) {
     d.ask(KNOWN, "Hello, Known here.", harness::SOON).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
@@ -469,6 +470,77 @@ mod tests {
         assert!(run.fresh_answered > 0, "fresh ids are answered too");
         let _pace = harness::paced();
         let (result, ..) = run.daemon.stop().await;
+        result.expect("the daemon stops cleanly");
+    }
+
+    /// Issue 39: a reply's packet id and destination go out in the clear, so anyone can send
+    /// its ACK — the simulated node ACKs every reply "from" its destination, which is what a
+    /// forged ACK does for a fresh id. Six fresh ids each get one answer ACKed, then hold a
+    /// slow question each (`max_waiting = 6`); the known user (exchanges on two days before)
+    /// still gets an answer. Before, one ACK made each of the six known and they filled the
+    /// known places: the known user got neither an answer nor a notice.
+    #[tokio::test(start_paused = true)]
+    async fn six_forged_ack_ids_take_no_place_of_a_known_user() {
+        let _pace = harness::paced();
+        let forged: Vec<u32> = (0..6).map(|i| FRESH_BASE + 0x100 + i).collect();
+        let sim = Arc::new(
+            SimNode::start(SimConfig {
+                ack_delay: harness::BENCH_ACK_DELAY,
+                ..SimConfig::default()
+            })
+            .await,
+        );
+        let llm = FakeLlm::start_echo().await;
+        let dir = harness::db_dir();
+        let db = dir.path().join("meshai.db");
+        harness::know_before(&db, [KNOWN]).await;
+        let text = harness::paced_like_firmware(
+            &harness::config_text_with(
+                &sim,
+                &llm.base_url(),
+                &db,
+                "[limits]\nmax_waiting = 6\n",
+                "timeout_secs = 120",
+            ),
+            harness::BENCH_GAP_MS,
+        );
+        let d = Daemon::start_with_text(sim, llm, dir, &text).await;
+        d.answer_with(|req| match req.last_user() {
+            q if q.starts_with("slow") => {
+                FakeResponse::Slow(Duration::from_secs(20), "A slow answer.".to_string())
+            }
+            q => FakeResponse::Text(format!("ok: {q}")),
+        });
+        for id in &forged {
+            let parts = d.ask(*id, "hello", harness::SOON).await;
+            assert!(!parts.is_empty(), "{id:x} answered");
+        }
+        // The last ACK comes back.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        for id in &forged {
+            d.sim.inject_dm(*id, "slow question", None);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let before = d.sim.texts().len();
+        d.sim.inject_dm(KNOWN, "Is the club net on tonight?", None);
+        let mine = |t: &SentText| t.to == KNOWN && t.text.contains("Is the club net on tonight?");
+        let answered = d
+            .sim
+            .wait_for(Duration::from_secs(45), |l| {
+                l.texts[before..].iter().any(mine)
+            })
+            .await;
+        let to_known: Vec<String> = d.sim.texts()[before..]
+            .iter()
+            .filter(|t| t.to == KNOWN)
+            .map(|t| t.text.clone())
+            .collect();
+        assert!(
+            answered,
+            "the known user's answer within 45 s; it got {to_known:?}"
+        );
+        let (result, ..) = d.stop().await;
         result.expect("the daemon stops cleanly");
     }
 }

@@ -109,7 +109,10 @@ async fn paced_daemon(never_ack: Vec<u32>, pki: bool) -> Daemon {
     let db = dir.path().join("meshai.db");
     if pki {
         pin_alice(&db).await;
+    } else {
+        harness::know_before(&db, [ALICE]).await;
     }
+    harness::know_before(&db, [ROVER, HOME]).await;
     let text = harness::paced_like_firmware(
         &harness::config_text(&sim, &llm.base_url(), &db, "[limits]\n"),
         harness::BENCH_GAP_MS,
@@ -120,8 +123,8 @@ async fn paced_daemon(never_ack: Vec<u32>, pki: bool) -> Daemon {
 }
 
 /// Runs the scenario in paused time paced by `steps` (see `VirtualPace`): Alice asks once (over
-/// PKI with her key pinned days before when `pki`: proven; else in the clear: then her ACK
-/// makes her known) and gets her answer; then,
+/// PKI with her key pinned days before when `pki`: proven; else in the clear, known from
+/// exchanges on two days before) and gets her answer; then,
 /// with `flood`, the flood's 150 DMs arrive within 3 s; 5 s after the first of them Alice asks
 /// again. Waits up to `cap` (virtual) for the first part of her second answer.
 pub async fn scenario(flood: bool, pki: bool, steps: Steps, cap: Duration) -> Outcome {
@@ -386,6 +389,7 @@ mod tests {
         let llm = FakeLlm::start_echo().await;
         let dir = harness::db_dir();
         let db = dir.path().join("meshai.db");
+        harness::know_before(&db, [BOB]).await;
         let extra =
             format!("[limits]\nmax_turn_wait_secs = 10\n\n[access]\nadmins = [\"!{ADMIN:08x}\"]\n");
         let text = harness::paced_like_firmware(
@@ -397,7 +401,7 @@ mod tests {
             "take your time" => FakeResponse::Stall(Duration::from_secs(60)),
             q => FakeResponse::Text(format!("ok: {q}")),
         });
-        // Bob talks once: his ACK makes him known.
+        // Bob, known from before (two days' exchanges), talks.
         d.ask(BOB, "hello", harness::SOON).await;
         tokio::time::sleep(Duration::from_secs(3)).await;
         // A slow answer holds the one LLM slot; Bob (known) and Carol (new) wait behind it.

@@ -94,6 +94,26 @@ pub fn db_dir() -> TempDir {
         .expect("tempdir")
 }
 
+/// Makes `nodes` known in the database at `db` before the daemon opens it, as two completed
+/// exchanges half a day apart did (two days and one day ago): one ACK, or a test's few, makes
+/// no node known (`responder::schedule::standing::KNOWN_AFTER`).
+pub async fn know_before(db: &Path, nodes: impl IntoIterator<Item = u32>) {
+    use meshai::node::NodeId;
+    use meshai::store::{Over, Store};
+    let store = Store::open(db).expect("the database opens");
+    let now = meshai::clock::unix_now();
+    for node in nodes {
+        for at in [now - 2 * 86_400, now - 86_400] {
+            let noted = store
+                .note_exchange(NodeId(node), Over::Channel, at, 12 * 3600)
+                .await
+                .expect("exchange noted");
+            assert_eq!(noted.known, at == now - 86_400, "known after the second");
+        }
+    }
+    store.close().await.expect("closes");
+}
+
 /// The pace used in real-time daemon tests: short, so a 4-part reply takes well under a second,
 /// and the simulated firmware enforces a slightly shorter gap (scheduling jitter on a loaded
 /// machine must not turn into refusals here; the exact 2 s rule is tested in paused time).

@@ -7,9 +7,11 @@
 
 use meshai::node::NodeId;
 
-use crate::harness::{Daemon, config_text, paced, parse_config, replies};
-use crate::support::fake_llm::FakeResponse;
-use crate::support::sim_node::{MeshPacketSpec, SentText};
+use std::sync::Arc;
+
+use crate::harness::{self, Daemon, config_text, db_dir, paced, parse_config, replies};
+use crate::support::fake_llm::{FakeLlm, FakeResponse};
+use crate::support::sim_node::{MeshPacketSpec, SentText, SimNode};
 use crate::trust::{ask_with, said, stored};
 
 const OLD: u32 = 0xa1c1_0001;
@@ -36,6 +38,16 @@ fn long_answers(d: &Daemon) {
     });
 }
 
+/// The daemon on [`LIMITS`], the old number known from exchanges on two days before (one ACK
+/// makes no node known; the standing is what moves with the key).
+async fn start_known() -> Daemon {
+    let sim = Arc::new(SimNode::start(harness::sim_config()).await);
+    let llm = FakeLlm::start_echo().await;
+    let dir = db_dir();
+    harness::know_before(&dir.path().join("meshai.db"), [OLD]).await;
+    Daemon::start_with(sim, llm, dir, LIMITS).await
+}
+
 /// The model's view of the last question `from` asked over PKI with `key`, and the reply.
 async fn pki_turn(d: &Daemon, from: u32, text: &str, key: [u8; 32]) -> (String, Vec<SentText>) {
     let reply = ask_with(d, from, MeshPacketSpec::pki(from, text, key)).await;
@@ -49,7 +61,7 @@ async fn pki_turn(d: &Daemon, from: u32, text: &str, key: [u8; 32]) -> (String, 
 
 /// The renumbered node as the new number sees it: its memory, full answers, PKI replies.
 async fn the_new_number_is_the_same_person(d: &Daemon) {
-    // Its first DM: the memory, and a proven node's full answer (not a new node's one part).
+    // Its first DM: the memory, and a known node's full answer (not a new node's one part).
     let (seen, reply) = pki_turn(d, NEW, "tell me my gate code", K1).await;
     assert!(seen.contains("1234"), "her memory: {seen}");
     assert!(reply.len() > 1, "the full answer, not the cap: {reply:?}");
@@ -67,7 +79,7 @@ async fn the_new_number_is_the_same_person(d: &Daemon) {
 #[tokio::test(start_paused = true)]
 async fn a_renumbered_node_keeps_its_memory_and_standing() {
     let _pace = paced();
-    let d = Daemon::start(LIMITS).await;
+    let d = start_known().await;
     long_answers(&d);
     pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
     // A stranger's new node is held to one part.
@@ -126,11 +138,11 @@ async fn a_renumbered_node_keeps_its_memory_and_standing() {
 #[tokio::test(start_paused = true)]
 async fn a_renumbered_node_keeps_its_memory_across_a_restart() {
     let _pace = paced();
-    let d = Daemon::start(LIMITS).await;
+    let d = start_known().await;
     long_answers(&d);
     pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
-    // Its ACK comes back: an exchange completed (what standing is earned from), kept across
-    // the restart.
+    // Its ACK comes back: an exchange completed, kept across the restart with the standing
+    // earned before.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let (result, sim, llm, dir) = d.stop().await;
     result.expect("a clean stop");

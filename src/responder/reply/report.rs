@@ -1,6 +1,6 @@
 //! What a reply's report says once the radio is done with it: the log line (delivered,
 //! relayed, unconfirmed, sent without an ACK wait, the first failure), a node whose own ACK
-//! came back known from then on, and a stored reply cut back to the parts that may have gone
+//! came back noted (known once it comes back half a day after the first), and a stored reply cut back to the parts that may have gone
 //! on air (a NAKed part and those after it did not), or deleted when none did: the next prompt
 //! must not think the user read them.
 
@@ -12,25 +12,34 @@ use crate::clock::unix_now;
 use crate::node::NodeId;
 use crate::radio::{FailReason, NakReason, PartOutcome, ReplyReport};
 use crate::responder::schedule::gate::LlmGate;
-use crate::responder::schedule::standing::Seasoned;
+use crate::responder::schedule::standing::{KNOWN_AFTER, Seasoned};
 use crate::store::{Over, Said, Store};
 
 /// `node`'s own ACK came back for a reply (`over` PKI or not): an exchange completed. The
-/// node is known from now on, and the store keeps when (the first time counts); over PKI its
-/// pinned key starts to season (`schedule::standing`).
+/// store keeps when (the first time counts); one [`KNOWN_AFTER`] or more after the first makes
+/// the node known; over PKI its pinned key starts to season (`schedule::standing`). When the
+/// store cannot say, the node stays as it was: an ACK alone never makes a node known.
 async fn exchanged(store: &Store, gate: &LlmGate, node: NodeId, over: Over) {
-    gate.know([node]);
-    match store.note_exchange(node, over, unix_now()).await {
-        Ok(Some(k)) => {
-            let seasoned = match (k.vouched, k.exchanged_at) {
-                (true, _) => Seasoned::Vouched,
-                (false, Some(at)) => Seasoned::Exchanged(at),
-                (false, None) => return,
-            };
-            gate.season([(node, k.key, seasoned)]);
+    let noted = match store
+        .note_exchange(node, over, unix_now(), KNOWN_AFTER)
+        .await
+    {
+        Ok(noted) => noted,
+        Err(e) => {
+            debug!(node = %node, error = %e, "could not record the completed exchange");
+            return;
         }
-        Ok(None) => {}
-        Err(e) => debug!(node = %node, error = %e, "could not record the completed exchange"),
+    };
+    if noted.known {
+        gate.know([node]);
+    }
+    if let Some(k) = noted.key {
+        let seasoned = match (k.vouched, k.exchanged_at) {
+            (true, _) => Seasoned::Vouched,
+            (false, Some(at)) => Seasoned::Exchanged(at),
+            (false, None) => return,
+        };
+        gate.season([(node, k.key, seasoned)]);
     }
 }
 

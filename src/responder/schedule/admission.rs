@@ -18,12 +18,13 @@ use crate::node::{NodeId, Standing};
 use crate::responder::counters::{Cause, Counters};
 use crate::store::Store;
 
-/// Tells the gate what the store says nodes earned: the nodes that completed an exchange, and
+/// Tells the gate what the store says nodes earned: the known nodes (completed exchanges half a
+/// day apart), and
 /// the pinned keys seen in one over PKI (or pinned by the operator).
 pub(crate) async fn know_stored(store: &Store, gate: &LlmGate) {
     match store.earned().await {
         Ok(earned) => {
-            let n = gate.know(earned.exchanged);
+            let n = gate.know(earned.known);
             let keys = earned.keys.into_iter().filter_map(|k| {
                 let seasoned = match (k.vouched, k.exchanged_at) {
                     (true, _) => Seasoned::Vouched,

@@ -5,9 +5,13 @@
 //!   reply to it) at least [`PROVEN_AFTER`] ago. A key made a minute ago, however many PKI DMs
 //!   it signs, ranks like any other new id; a PKI DM with another key than the seasoned one is
 //!   another person ("where a person has a key, the key is who they are"): new.
-//! - **Known**: a completed exchange — the node's own ACK came back for one of our replies,
-//!   now or before a restart (the store keeps when, `nodes.exchanged_at`). Being answered, or
-//!   only stored, makes no node known: a forged id never ACKs.
+//! - **Known**: completed exchanges at least [`KNOWN_AFTER`] apart — the node's own ACK came
+//!   back for one of our replies, and again half a day or more after the first, now or before
+//!   a restart (the store keeps when, `nodes.exchanged_at` and `nodes.known_at`). A reply's
+//!   packet id and destination go out in the clear, so anyone can forge its ACK: one ACK, or
+//!   a burst of them, makes no id known — a fresh id must come back and be answered again
+//!   half a day later, and a crowd of fresh ids ranks as new meanwhile. Being answered, or
+//!   only stored, makes no node known.
 //! - **New**: everyone else.
 //!
 //! [`Standings`] is the daemon's memory of both, in RAM and bounded ([`KNOWN_MAX`] nodes
@@ -19,6 +23,11 @@ use crate::node::{NodeId, PublicKey, Standing};
 
 /// How long after its first completed exchange over PKI a pinned key proves its node.
 pub const PROVEN_AFTER: i64 = 6 * 3600;
+
+/// How long after its first completed exchange a node's next one makes it known: what an
+/// attacker with forged ACKs must wait, per id, and a person who talks to the bot on two
+/// occasions does anyway.
+pub const KNOWN_AFTER: i64 = 12 * 3600;
 
 /// Nodes remembered as known (and keys as seasoned) at most; beyond it, newly heard nodes stay
 /// `New` (they still get answers, within the new node's budget).
@@ -38,7 +47,8 @@ pub enum Proof {
 /// Whether a node completed an exchange with us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Past {
-    /// Its own ACK came back for one of our replies (now, or as the store remembers).
+    /// Its own ACK came back for our replies at least [`KNOWN_AFTER`] apart (now, or as the
+    /// store remembers).
     Talked,
     /// Never, as far as we know.
     Unheard,

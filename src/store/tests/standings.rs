@@ -1,13 +1,23 @@
 //! Standing earned: a completed exchange is kept (the first time counts), over PKI with the
-//! pinned key; the operator's pin vouches for a key; a schema 9 database counts the nodes it
-//! answered as having completed an exchange, and nothing only stored.
+//! pinned key; one `known_after` or more after the first makes the node known, a burst of
+//! them does not; the operator's pin vouches for a key; a schema 9 database counts the nodes
+//! it answered as having completed an exchange (and as known, schema 13), and nothing only
+//! stored.
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{Earned, KeyAccepted, Over, PinnedKey};
+use crate::store::{Earned, KeyAccepted, Noted, Over, PinnedKey};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
+
+/// Half a day, as `responder::schedule::standing::KNOWN_AFTER`.
+const AFTER: i64 = 12 * 3600;
+
+const UNKNOWN: Noted = Noted {
+    known: false,
+    key: None,
+};
 
 #[tokio::test]
 async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
@@ -17,13 +27,37 @@ async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
     exchange(&store, A, "hi", "hello", 10).await;
     assert_eq!(store.earned().await.unwrap(), Earned::default());
     assert_eq!(
-        store.note_exchange(A, Over::Channel, 20).await.unwrap(),
-        None
+        store
+            .note_exchange(A, Over::Channel, 20, AFTER)
+            .await
+            .unwrap(),
+        UNKNOWN
     );
-    assert_eq!(
-        store.note_exchange(A, Over::Channel, 30).await.unwrap(),
-        None
-    );
+    // A burst of exchanges (forged ACKs cost nothing) earns nothing more.
+    for at in 21..40 {
+        assert_eq!(
+            store
+                .note_exchange(A, Over::Channel, at, AFTER)
+                .await
+                .unwrap(),
+            UNKNOWN
+        );
+    }
+    assert_eq!(store.earned().await.unwrap().known, []);
+    // Half a day after the first: known, and known it stays.
+    let known = Noted {
+        known: true,
+        key: None,
+    };
+    for at in [20 + AFTER, 30 + AFTER, 25] {
+        assert_eq!(
+            store
+                .note_exchange(A, Over::Channel, at, AFTER)
+                .await
+                .unwrap(),
+            known
+        );
+    }
     store.pin_key(B, K1, 5).await.unwrap();
     let pinned = PinnedKey {
         node: B,
@@ -32,17 +66,26 @@ async fn a_completed_exchange_is_kept_and_only_the_first_counts() {
         vouched: false,
     };
     assert_eq!(
-        store.note_exchange(B, Over::Pki, 40).await.unwrap(),
-        Some(pinned)
+        store.note_exchange(B, Over::Pki, 40, AFTER).await.unwrap(),
+        Noted {
+            known: false,
+            key: Some(pinned)
+        }
     );
     assert_eq!(
-        store.note_exchange(B, Over::Pki, 50).await.unwrap(),
-        Some(pinned)
+        store
+            .note_exchange(B, Over::Pki, 40 + AFTER, AFTER)
+            .await
+            .unwrap(),
+        Noted {
+            known: true,
+            key: Some(pinned)
+        }
     );
     let earned = store.earned().await.unwrap();
-    let mut exchanged = earned.exchanged.clone();
-    exchanged.sort_by_key(|n| n.0);
-    assert_eq!(exchanged, [B, A]);
+    let mut known = earned.known.clone();
+    known.sort_by_key(|n| n.0);
+    assert_eq!(known, [B, A]);
     assert_eq!(earned.keys, [pinned]);
     // The operator accepts a new key: vouched, and its exchanges start again.
     store.note_pending_key(B, K2, 60).await.unwrap();
@@ -86,7 +129,7 @@ async fn migrates_a_schema_9_database_counting_the_answered_nodes() {
     drop(raw);
     let store = Store::open(&path).unwrap();
     let earned = store.earned().await.unwrap();
-    assert_eq!(earned.exchanged, [A], "the node only stored earned nothing");
+    assert_eq!(earned.known, [A], "the node only stored earned nothing");
     assert_eq!(
         earned.keys,
         [PinnedKey {
