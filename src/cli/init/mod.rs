@@ -93,6 +93,10 @@ pub struct ProbeArgs {
     pub llamacpp_port: u16,
     #[arg(long = "probe-lmstudio-port", hide = true, default_value_t = 1234)]
     pub lmstudio_port: u16,
+    /// Other OpenAI-compatible servers' usual ports: vLLM and llama-cpp-python (8000),
+    /// LiteLLM's proxy (4000).
+    #[arg(long = "probe-openai-port", hide = true, default_values_t = [8000, 4000])]
+    pub openai_ports: Vec<u16>,
     #[arg(long = "probe-dev", hide = true, default_value = "/dev")]
     pub dev: PathBuf,
 }
@@ -302,7 +306,7 @@ async fn find_servers(args: &InitArgs) -> Vec<ServerProbe> {
         }
         None => {
             let p = &args.probe;
-            vec![
+            let mut wanted = vec![
                 (
                     Kind::Ollama,
                     format!("{}/v1", local(p.ollama_port)),
@@ -321,7 +325,12 @@ async fn find_servers(args: &InitArgs) -> Vec<ServerProbe> {
                     format!("{}/v1", local(p.lmstudio_port)),
                     ListApi::OpenAi,
                 ),
-            ]
+            ];
+            wanted.extend(p.openai_ports.iter().map(|port| {
+                let url = format!("{}/v1", local(*port));
+                (Kind::OpenAi, url.clone(), url, ListApi::OpenAi)
+            }));
+            wanted
         }
     };
     let lists = futures_util::future::join_all(
@@ -330,7 +339,7 @@ async fn find_servers(args: &InitArgs) -> Vec<ServerProbe> {
             .map(|(_, _, list_url, api)| models::list(list_url, *api, LIST_TIMEOUT)),
     )
     .await;
-    wanted
+    let mut servers: Vec<ServerProbe> = wanted
         .into_iter()
         .zip(lists)
         .map(|((kind, base_url, _, _), models)| ServerProbe {
@@ -338,7 +347,18 @@ async fn find_servers(args: &InitArgs) -> Vec<ServerProbe> {
             base_url,
             models,
         })
-        .collect()
+        .collect();
+    // Ollama's port may hold another server (llama.cpp's, started with `--port 11434`): it
+    // answers `/api/tags` with 404 but lists its models the OpenAI way.
+    for s in servers.iter_mut().filter(|s| s.kind == Kind::Ollama) {
+        if s.models.is_err()
+            && let Ok(models) = models::list(&s.base_url, ListApi::OpenAi, LIST_TIMEOUT).await
+        {
+            s.kind = Kind::OpenAi;
+            s.models = Ok(models);
+        }
+    }
+    servers
 }
 
 fn print_nodes(out: &mut (dyn Write + Send), nodes: &[(Candidate, Probe)]) -> std::io::Result<()> {
@@ -492,17 +512,29 @@ fn write_config(path: &Path, text: &str, force: bool) -> std::io::Result<()> {
 }
 
 /// What to run next: plain `meshai check` and `meshai run` when they will find this file by
-/// themselves, with `--config` otherwise.
+/// themselves, with `--config` otherwise; the binary by its path when no `meshai` is on
+/// `PATH` (after `cargo run`), with how to put it there.
 fn next_steps(output: &Path, env: Env<'_>) -> String {
     let found = locate::locate(None, env, &|p: &Path| p.exists()).ok();
     let same = found
         .and_then(|f| std::fs::canonicalize(f).ok())
         .zip(std::fs::canonicalize(output).ok())
         .is_some_and(|(a, b)| a == b);
+    let on_path = env("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| dir.join(env!("CARGO_PKG_NAME")).is_file())
+    });
+    let exe = std::env::current_exe().ok();
+    let (bin, install) = match exe.as_deref() {
+        Some(exe) if !on_path => (
+            exe.display().to_string(),
+            " (`cargo install --locked --path .` puts `meshai` on your PATH)",
+        ),
+        _ => (env!("CARGO_PKG_NAME").to_string(), ""),
+    };
     if same {
-        "`meshai check`, then `meshai run`".into()
+        format!("`{bin} check`, then `{bin} run`{install}")
     } else {
         let config = output.display();
-        format!("`meshai check --config {config}`, then `meshai run --config {config}`")
+        format!("`{bin} check --config {config}`, then `{bin} run --config {config}`{install}")
     }
 }

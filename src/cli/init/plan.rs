@@ -152,6 +152,9 @@ pub enum Kind {
     Ollama,
     LlamaCpp,
     LmStudio,
+    /// Another server with the OpenAI API's `/v1/models` (vLLM, LiteLLM, llama-cpp-python, or
+    /// llama.cpp's server on Ollama's port).
+    OpenAi,
     /// Named with `--llm-url`.
     Named,
 }
@@ -162,6 +165,7 @@ impl Kind {
             Kind::Ollama => "Ollama",
             Kind::LlamaCpp => "llama.cpp server",
             Kind::LmStudio => "LM Studio",
+            Kind::OpenAi => "OpenAI-compatible server",
             Kind::Named => "LLM server",
         }
     }
@@ -171,7 +175,9 @@ impl Kind {
         match self {
             Kind::Ollama => format!("`ollama pull {model}`"),
             Kind::LmStudio => format!("download {model} in LM Studio (or `lms get {model}`)"),
-            Kind::LlamaCpp | Kind::Named => format!("install {model} on that server"),
+            Kind::LlamaCpp | Kind::OpenAi | Kind::Named => {
+                format!("install {model} on that server")
+            }
         }
     }
 }

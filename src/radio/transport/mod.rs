@@ -127,8 +127,8 @@ impl Transport {
     /// A one-line explanation of a connect error, with a hint for the usual causes.
     pub fn explain(&self, e: &io::Error) -> String {
         let hint = match self {
-            Transport::Serial(_) => Serial::hint(e.kind()),
-            Transport::Tcp(_) => Tcp::hint(e.kind()),
+            Transport::Serial(_) => Serial::hint(e.kind()).to_string(),
+            Transport::Tcp(t) => t.hint(e.kind()),
         };
         format!("cannot connect to {}: {e}{hint}", self.address())
     }

@@ -70,14 +70,20 @@ impl Tcp {
         self.host.eq_ignore_ascii_case(host) && self.port == port
     }
 
-    /// A hint for the usual causes of a connect error.
-    pub(super) fn hint(kind: io::ErrorKind) -> &'static str {
+    /// A hint for the usual causes of a connect error: on the node's own port, its network
+    /// API; on another, whatever should listen there (a proxy, meshtasticd, a simulated node).
+    pub(super) fn hint(&self, kind: io::ErrorKind) -> String {
         match kind {
-            io::ErrorKind::ConnectionRefused => {
-                " (connection refused: is the node's network API enabled on port 4403?)"
+            io::ErrorKind::ConnectionRefused if self.port == PORT => {
+                format!(" (connection refused: is the node's network API enabled on port {PORT}?)")
             }
-            io::ErrorKind::TimedOut => " (no answer from the node)",
-            _ => "",
+            io::ErrorKind::ConnectionRefused => format!(
+                " (connection refused: nothing listens on port {}; is the program that should \
+                 (meshtasticd, a proxy) running? A node's own network API is on port {PORT})",
+                self.port
+            ),
+            io::ErrorKind::TimedOut => " (no answer from the node)".to_string(),
+            _ => String::new(),
         }
     }
 }

@@ -151,3 +151,17 @@ async fn missing_serial_device_is_not_found() {
     let err = t.connect().await.unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
 }
+
+#[test]
+fn a_refused_connection_names_the_port_it_was_refused_on() {
+    let refused = std::io::ErrorKind::ConnectionRefused;
+    let node = Tcp::parse("192.168.1.50").unwrap();
+    assert!(
+        node.hint(refused)
+            .contains("network API enabled on port 4403")
+    );
+    let other = Tcp::parse("127.0.0.1:4410").unwrap();
+    let hint = other.hint(refused);
+    assert!(hint.contains("nothing listens on port 4410"), "{hint}");
+    assert!(!hint.contains("enabled on port 4403?"), "{hint}");
+}

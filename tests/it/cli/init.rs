@@ -1,6 +1,6 @@
 //! `meshai init` as the real binary, against simulated nodes and a fake Ollama on loopback
 //! ports that the hidden `--probe-*` flags put in place of the default ones (4403, 4404,
-//! 11434, 8080, 1234) and an empty folder in place of `/dev`; then `meshai check` and
+//! 11434, 8080, 1234, 8000 and 4000) and an empty folder in place of `/dev`; then `meshai check` and
 //! `meshai run` on the file it wrote, found without `--config`.
 
 use std::path::PathBuf;
@@ -22,6 +22,8 @@ struct Init {
     /// Where a virtual node may listen (a closed port unless a test puts one there).
     virtual_port: u16,
     ollama_port: u16,
+    /// The binary's folder is on `PATH`, as after `cargo install` (else as after `cargo run`).
+    on_path: bool,
 }
 
 impl Init {
@@ -34,6 +36,7 @@ impl Init {
             node_ports,
             virtual_port: closed_port(),
             ollama_port,
+            on_path: true,
         }
     }
 
@@ -44,8 +47,19 @@ impl Init {
     /// A `meshai` command run in the folder, with a HOME there and no config in the
     /// environment.
     fn meshai(&self, args: &[&str]) -> tokio::process::Command {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_meshai"));
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_meshai"));
+        let mut path: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        path.retain(|dir| !dir.join("meshai").is_file());
+        if self.on_path
+            && let Some(dir) = bin.parent()
+        {
+            path.insert(0, dir.to_path_buf());
+        }
+        let mut cmd = tokio::process::Command::new(&bin);
         cmd.args(args)
+            .env("PATH", std::env::join_paths(path).unwrap())
             .current_dir(self.dir.path())
             .env("HOME", self.path("home"))
             .env_remove("XDG_CONFIG_HOME")
@@ -76,6 +90,8 @@ impl Init {
             "--probe-llamacpp-port".into(),
             closed_port().to_string(),
             "--probe-lmstudio-port".into(),
+            closed_port().to_string(),
+            "--probe-openai-port".into(),
             closed_port().to_string(),
             "--probe-virtual-port".into(),
             self.virtual_port.to_string(),
@@ -268,6 +284,42 @@ async fn init_with_nothing_running_explains_and_exits_1() {
     );
     assert!(text.ends_with("nothing written\n"), "{text}");
     assert!(!init.config().exists());
+}
+
+/// Issue 36: llama.cpp's server started on Ollama's port answers `/api/tags` with 404; init
+/// lists its models the OpenAI way there and writes it, instead of advising Ollama.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_finds_an_openai_compatible_server_on_ollamas_port() {
+    let node = SimNode::start(sim()).await;
+    let llm = FakeLlm::start_echo().await;
+    llm.without_ollama_api();
+    llm.set_models(&[("qwen2.5-coder-0.5b", 400_000_000)]);
+    let port = llm.addr().port();
+    let mut init = Init::new(vec![node.addr().port()], port);
+    // As after `cargo run`: no `meshai` on PATH.
+    init.on_path = false;
+    let (out, text) = init.run(&[]).await;
+    assert!(out.status.success(), "{text}");
+    let url = format!("http://127.0.0.1:{port}/v1");
+    assert!(
+        text.contains(&format!("  ✓ OpenAI-compatible server {url}")),
+        "{text}"
+    );
+    assert!(!text.contains("install Ollama"), "{text}");
+    let bin = env!("CARGO_BIN_EXE_meshai");
+    assert!(
+        text.contains(&format!("next: `{bin} check")) && text.contains("cargo install --locked"),
+        "the binary by its path, and how to put it on PATH: {text}"
+    );
+    let written = std::fs::read_to_string(init.config()).unwrap();
+    assert!(
+        written.contains(&format!("base_url = \"{url}\"")),
+        "{written}"
+    );
+    assert!(
+        written.contains("model = \"qwen2.5-coder-0.5b\""),
+        "{written}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

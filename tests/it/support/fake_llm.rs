@@ -215,6 +215,8 @@ struct Shared {
     props_slots: Mutex<Option<u32>>,
     /// The models listed, with their size in bytes.
     models: Mutex<Vec<(String, u64)>>,
+    /// `GET /api/tags` is answered 404, as by llama.cpp's server (not Ollama).
+    no_ollama_api: std::sync::atomic::AtomicBool,
     requests: Mutex<Vec<FakeRequest>>,
     streams: Mutex<Vec<StreamLog>>,
     /// The modelled prompt cache, when a test asked for one.
@@ -265,6 +267,7 @@ impl FakeLlm {
             embeddings: Mutex::new(None),
             embedding_limit: Mutex::new(None),
             props_slots: Mutex::new(None),
+            no_ollama_api: std::sync::atomic::AtomicBool::new(false),
             models: Mutex::new(vec![(MODEL.to_string(), 1_000_000)]),
             requests: Mutex::new(Vec::new()),
             streams: Mutex::new(Vec::new()),
@@ -359,6 +362,14 @@ impl FakeLlm {
             .behaviour
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Arc::new(f);
+    }
+
+    /// From now on answers `GET /api/tags` with 404, as llama.cpp's server and other
+    /// OpenAI-compatible servers do: only `…/models` lists.
+    pub fn without_ollama_api(&self) {
+        self.shared
+            .no_ollama_api
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Replaces the models listed by `/api/tags` and `/models`: (name, size in bytes).
@@ -873,6 +884,13 @@ async fn send_events(shared: &Shared, stream: &mut TcpStream, req: &FakeRequest,
 
 fn route(shared: &Shared, req: &FakeRequest) -> Answer {
     let path = req.path_only();
+    if path == "/api/tags"
+        && shared
+            .no_ollama_api
+            .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        return Answer::Now(404, error_json("File Not Found"));
+    }
     if path.ends_with("/models") || path == "/api/tags" {
         if req.method != "GET" {
             return Answer::Now(405, error_json("method not allowed"));
