@@ -5,7 +5,8 @@
 //!
 //! Differences from the daemon, on purpose: the link state is a fixed `Ready` "chat mode" node
 //! (so `!status` says the radio is ok), the per-node rate limit is lifted (a person testing
-//! at a keyboard is not flooding a channel), and every part counts as delivered at once.
+//! at a keyboard is not flooding a channel), every part counts as delivered at once, and a
+//! question about the mesh gets the daemon's own "no radio here" (`mesh::Answer::NoRadio`).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -91,6 +92,9 @@ where
     // The console is the operator: no rate limit, and none of a new node's budget.
     settings.limits.node_messages = u32::MAX;
     settings.limits.new_node_parts = usize::MAX;
+    // No radio feeds the mesh view: a question about the mesh gets the daemon's "no radio
+    // here", not the model's guess.
+    settings.mesh.radio = false;
     let (_link_tx, link_rx) = watch::channel(chat_link());
     // No radio: no channel readings, so the airtime policy never shortens or holds.
     let (_channel_tx, channel_rx) = watch::channel(ChannelState::default());

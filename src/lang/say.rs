@@ -83,6 +83,8 @@ pub enum Say {
     MeshOff,
     /// A node the node list does not hold.
     UnknownNode,
+    /// A question about the mesh where there is no radio (`meshai chat`).
+    NoRadio,
     /// A question about the operator's own world the documents do not answer.
     NotInNotes,
     /// `!nodes` with no node heard in the last hour; `{n}`: nodes in the list.
@@ -96,7 +98,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 37] = [
+    pub const ALL: [Say; 38] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -130,6 +132,7 @@ impl Say {
         Say::Mqtt,
         Say::MeshOff,
         Say::UnknownNode,
+        Say::NoRadio,
         Say::NotInNotes,
         Say::NoneHeard,
         Say::Heard,
@@ -210,6 +213,7 @@ fn en(say: Say) -> &'static str {
         }
         Say::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
         Say::MeshOff => "Mesh answers are off on this bot.",
+        Say::NoRadio => "No radio here (meshai chat): I know nothing of the mesh.",
         Say::UnknownNode => "I don't know that node: it is not in my node list.",
         Say::NotInNotes => "Not in my notes.",
         Say::NoneHeard => "No node heard in the last hour ({n} in my list).",
@@ -284,6 +288,7 @@ fn de(say: Say) -> &'static str {
         }
         Say::Mqtt => "Über MQTT brauchen Befehle eine verschlüsselte DM.",
         Say::MeshOff => "Mesh-Antworten sind bei diesem Bot abgeschaltet.",
+        Say::NoRadio => "Hier gibt es kein Funkgerät (meshai chat): Über das Mesh weiß ich nichts.",
         Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
         Say::NotInNotes => "Nicht in meinen Notizen.",
         Say::NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
@@ -348,6 +353,7 @@ fn es(say: Say) -> &'static str {
         }
         Say::Mqtt => "Los comandos necesitan un DM cifrado cuando llegan por MQTT.",
         Say::MeshOff => "Las respuestas sobre la red mesh están desactivadas en este bot.",
+        Say::NoRadio => "Aquí no hay radio (meshai chat): no sé nada de la red mesh.",
         Say::UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
         Say::NotInNotes => "No está en mis notas.",
         Say::NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
@@ -414,6 +420,7 @@ fn pt(say: Say) -> &'static str {
         }
         Say::Mqtt => "Comandos exigem DM criptografada quando chegam via MQTT.",
         Say::MeshOff => "As respostas sobre a rede mesh estão desativadas neste bot.",
+        Say::NoRadio => "Aqui não há rádio (meshai chat): não sei nada da rede mesh.",
         Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
         Say::NotInNotes => "Não está nas minhas notas.",
         Say::NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
@@ -478,6 +485,7 @@ fn fr(say: Say) -> &'static str {
         }
         Say::Mqtt => "Via MQTT, les commandes exigent un DM chiffré.",
         Say::MeshOff => "Les réponses sur le réseau mesh sont désactivées sur ce bot.",
+        Say::NoRadio => "Pas de radio ici (meshai chat) : je ne sais rien du réseau mesh.",
         Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
         Say::NotInNotes => "Pas dans mes notes.",
         Say::NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
@@ -540,6 +548,7 @@ fn it(say: Say) -> &'static str {
         }
         Say::Mqtt => "I comandi richiedono un DM cifrato quando arrivano tramite MQTT.",
         Say::MeshOff => "Le risposte sulla rete mesh sono disattivate su questo bot.",
+        Say::NoRadio => "Qui non c'è una radio (meshai chat): non so nulla della rete mesh.",
         Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
         Say::NotInNotes => "Non è nei miei appunti.",
         Say::NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
@@ -600,6 +609,7 @@ fn nl(say: Say) -> &'static str {
         }
         Say::Mqtt => "Commando's vereisen een versleutelde DM als ze via MQTT binnenkomen.",
         Say::MeshOff => "Antwoorden over het mesh staan uit op deze bot.",
+        Say::NoRadio => "Hier is geen radio (meshai chat): ik weet niets van het mesh.",
         Say::UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
         Say::NotInNotes => "Niet in mijn notities.",
         Say::NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
@@ -664,6 +674,7 @@ fn pl(say: Say) -> &'static str {
         }
         Say::Mqtt => "Polecenia przez MQTT wymagają szyfrowanego DM.",
         Say::MeshOff => "Odpowiedzi o sieci mesh są wyłączone w tym bocie.",
+        Say::NoRadio => "Tu nie ma radia (meshai chat): nic nie wiem o sieci mesh.",
         Say::UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
         Say::NotInNotes => "Nie ma tego w moich notatkach.",
         Say::NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",

@@ -554,6 +554,7 @@ pub fn ask<'a>(
             surely_a_node: false,
         });
     }
+    // How busy, in the eight languages (folded: no diacritics).
     let channel_words = [
         "busy",
         "utilization",
@@ -565,9 +566,64 @@ pub fn ask<'a>(
         "usage",
         "quiet",
         "crowded",
+        // de
+        "auslastung",
+        "belegt",
+        "auslastet",
+        "ausgelastet",
+        "voll",
+        // es, pt
+        "ocupado",
+        "ocupacion",
+        "ocupacao",
+        "carga",
+        "saturado",
+        // fr
+        "occupe",
+        "occupation",
+        "sature",
+        // it
+        "occupato",
+        "occupazione",
+        "carico",
+        "utilizzo",
+        // nl
+        "druk",
+        "bezetting",
+        "belasting",
+        // pl
+        "zajety",
+        "obciazenie",
+        "obciazony",
+        "zatloczony",
     ];
-    if (has(&["channel", "mesh", "network", "frequency"]) && has(&channel_words))
-        || has(&["airtime", "utilization", "utilisation"])
+    let channel_nouns = [
+        "channel",
+        "mesh",
+        "network",
+        "frequency",
+        "kanal",
+        "kanals",
+        "netz",
+        "netzwerk",
+        "canal",
+        "red",
+        "rede",
+        "reseau",
+        "canale",
+        "rete",
+        "kanaal",
+        "netwerk",
+        "siec",
+    ];
+    if (has(&channel_nouns) && has(&channel_words))
+        || has(&[
+            "airtime",
+            "utilization",
+            "utilisation",
+            "kanalauslastung",
+            "sendezeit",
+        ])
         || phrase("duty cycle")
     {
         return Some(Asked {

@@ -46,6 +46,10 @@ pub struct MeshConfig {
     pub positions: bool,
     /// Nodes never described.
     pub hidden: Vec<Hidden>,
+    /// A radio feeds the view; `false` in `meshai chat`, where every question about the mesh
+    /// gets [`Answer::NoRadio`] (an empty view's "unknown" facts still let a small model
+    /// invent a channel reading, issue 36). Not a config key.
+    pub radio: bool,
 }
 
 impl Default for MeshConfig {
@@ -55,6 +59,7 @@ impl Default for MeshConfig {
             units: Units::Metric,
             positions: true,
             hidden: Vec::new(),
+            radio: true,
         }
     }
 }
@@ -75,6 +80,9 @@ pub enum Answer {
     UnknownNode,
     /// A lookup the daemon answers itself (`lookup`): its sentence, the reply.
     Said(String),
+    /// It asks about the mesh and no radio feeds the view (`meshai chat`): the daemon says
+    /// so itself.
+    NoRadio,
 }
 
 /// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
@@ -88,7 +96,12 @@ pub fn answer(
     now: i64,
     lang: Lang,
 ) -> Option<Answer> {
-    if let Some(said) = lookup::answer(view, cfg, message, asker, now, lang) {
+    let said = lookup::answer(view, cfg, message, asker, now, lang);
+    if !cfg.radio {
+        let asks = said.is_some() || build(view, cfg, message, asker, now, lang).is_some();
+        return asks.then_some(Answer::NoRadio);
+    }
+    if let Some(said) = said {
         return Some(Answer::Said(said));
     }
     let (asked, text) = build(view, cfg, message, asker, now, lang)?;

@@ -89,8 +89,13 @@ impl Setup {
 
     /// Runs `meshai chat` with `input` on stdin and waits for it to end.
     fn chat(&self, input: &str) -> (bool, String) {
+        self.chat_with(&["chat"], input)
+    }
+
+    /// Runs `meshai` with `args` (`chat` and its flags) and `input` on stdin.
+    fn chat_with(&self, args: &[&str], input: &str) -> (bool, String) {
         let mut child = self
-            .command(&["chat"])
+            .command(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -187,12 +192,45 @@ fn chat_answers_commands_without_the_llm() {
     let (ok, out) = setup.chat("!help\n!status\n!summary\n");
     assert!(ok);
     assert!(out.contains("] Ask me anything."), "{out}");
-    assert!(out.contains("radio ok, model test-model"), "{out}");
+    assert!(
+        out.contains("radio none (meshai chat), model test-model"),
+        "{out}"
+    );
     assert!(
         out.contains("I don't remember anything about you yet."),
         "{out}"
     );
     assert!(llm.requests().is_empty());
+}
+
+/// Issue 36: with no radio, an empty view's "unknown" facts still let a small model invent a
+/// channel reading ("58.5 %") or who is around; chat says it has no radio, without the model,
+/// and everyday questions still go to it.
+#[test]
+fn chat_says_it_has_no_radio_when_asked_about_the_mesh() {
+    let llm = MiniLlm::start(|_| Answer::Text("The channel utilization is 58.5 %.".into()));
+    let setup = Setup::new(&llm.url, "meshai.db");
+    let (ok, out) = setup.chat(
+        "what is the channel utilization?\nwho is around?\nIs the Hilltop Relay up?\nwhat \
+         is LoRa?\n",
+    );
+    assert!(ok, "{out}");
+    let texts: Vec<String> = packets(&out).into_iter().map(|p| p.3).collect();
+    let none = "No radio here (meshai chat): I know nothing of the mesh.";
+    assert_eq!(texts.iter().filter(|t| *t == none).count(), 3, "{out}");
+    assert_eq!(llm.requests().len(), 1, "only the everyday question: {out}");
+    assert!(texts.last().is_some_and(|t| t.contains("58.5")), "{out}");
+    // In the asker's language (another node, its own conversation).
+    let (ok, out) = setup.chat_with(
+        &["chat", "--as", "!0000beef"],
+        "Wie hoch ist die Auslastung des Kanals heute Abend?\n",
+    );
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("] Hier gibt es kein Funkgerät (meshai chat): Über das Mesh weiß ich nichts."),
+        "{out}"
+    );
+    assert_eq!(llm.requests().len(), 1, "{out}");
 }
 
 /// A running `meshai chat` child whose stdout lines arrive on a channel.

@@ -511,6 +511,7 @@ fn mesh(c: &Checker<'_>, m: &RawMesh) -> Result<MeshConfig, ConfigError> {
         units,
         positions: m.positions,
         hidden,
+        radio: true,
     })
 }
 

@@ -81,6 +81,33 @@ fn what_a_message_asks_of_the_mesh() {
         ),
         ("how busy is the channel?", Some((Topic::Channel, vec![]))),
         (
+            "Wie ist die Kanalauslastung?",
+            Some((Topic::Channel, vec![])),
+        ),
+        (
+            "Ist der Kanal stark belegt?",
+            Some((Topic::Channel, vec![])),
+        ),
+        (
+            "Wie hoch ist die Auslastung des Kanals heute Abend?",
+            Some((Topic::Channel, vec![])),
+        ),
+        ("¿Está ocupado el canal?", Some((Topic::Channel, vec![]))),
+        (
+            "O canal está muito ocupado?",
+            Some((Topic::Channel, vec![])),
+        ),
+        ("Le canal est-il occupé ?", Some((Topic::Channel, vec![]))),
+        (
+            "Il canale è molto occupato?",
+            Some((Topic::Channel, vec![])),
+        ),
+        ("Is het kanaal druk?", Some((Topic::Channel, vec![]))),
+        ("Czy kanał jest zajęty?", Some((Topic::Channel, vec![]))),
+        ("Was kostet ein Kanalarbeiter?", None),
+        ("¿Cómo uso la red de mi casa?", None),
+        ("How do I charge my network node?", None),
+        (
             "what's the channel utilization",
             Some((Topic::Channel, vec![])),
         ),

@@ -47,7 +47,11 @@ fn answer<'a>(
 /// The `!status` text for `node`, within `grant`.
 async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
     let uptime = uptime(shared.started.elapsed().as_secs());
-    let radio = radio_word(&shared.link.borrow());
+    let radio = if shared.settings.mesh.radio {
+        radio_word(&shared.link.borrow())
+    } else {
+        "none (meshai chat)"
+    };
     // One aggregate query (per-node counts), not the node's whole history.
     let stats = shared.store.stats().await.unwrap_or_default();
     let mine = stats
@@ -93,7 +97,7 @@ async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
             embedded,
         ));
     }
-    if shared.settings.mesh.enabled {
+    if shared.settings.mesh.enabled && shared.settings.mesh.radio {
         text.push_str(&mesh_line(shared.mesh.borrow().len()));
     }
     let channel = *shared.channel.borrow();

@@ -25,8 +25,9 @@
 //!   with the asker's message before it; `!more` searches with the question it continues.
 //! - A question about the documents' world that no passage answers (`knowledge::local`) gets
 //!   the daemon's "Not in my notes." ([`Action::Reply`]) when the mesh has no facts for it.
-//! - A lookup the mesh view answers for sure (`mesh::lookup`), or a node it does not know,
-//!   gets the daemon's own answer ([`Action::Reply`]), stored like the model's; no model.
+//! - A lookup the mesh view answers for sure (`mesh::lookup`), a node it does not know, or
+//!   any mesh question where no radio feeds the view (`meshai chat`), gets the daemon's own
+//!   answer ([`Action::Reply`]), stored like the model's; no model.
 //! - A DM answered with its memory starts the background summary when it is over
 //!   ([`End::Summarize`]).
 
@@ -152,12 +153,16 @@ impl TurnCore {
                 let text = say(self.start.lang, Say::UnknownNode).to_string();
                 self.reply(text)
             }
+            (Phase::Meshing, Event::Mesh(Some(Answer::NoRadio))) => {
+                let text = say(self.start.lang, Say::NoRadio).to_string();
+                self.reply(text)
+            }
             (Phase::Meshing, Event::Mesh(Some(Answer::Said(text)))) => self.reply(text),
             (Phase::Meshing, Event::Mesh(facts)) => {
                 let documents = self.documents.take();
                 let facts = facts.and_then(|a| match a {
                     Answer::Facts(text) => Some(text),
-                    Answer::UnknownNode | Answer::Said(_) => None,
+                    Answer::UnknownNode | Answer::Said(_) | Answer::NoRadio => None,
                 });
                 match facts {
                     None => self.documented(documents),
