@@ -76,10 +76,12 @@ pub enum Cause {
     RateLimited,
     /// Mentions over their channel's limit for their standing.
     MentionLimit,
+    /// New ids' workers were all busy: a fresh id's message got no worker.
+    NoWorker,
 }
 
 impl Cause {
-    const ALL: [Cause; 7] = [
+    const ALL: [Cause; 8] = [
         Cause::Combined,
         Cause::NoRoom,
         Cause::Displaced,
@@ -87,6 +89,7 @@ impl Cause {
         Cause::QueueFull,
         Cause::RateLimited,
         Cause::MentionLimit,
+        Cause::NoWorker,
     ];
 
     fn index(self) -> usize {
@@ -108,6 +111,10 @@ impl Cause {
             Cause::MentionLimit => {
                 "mentions not answered: their channel's limit for their standing"
             }
+            Cause::NoWorker => {
+                "messages of new ids not answered (texts stored): as many new ids as allowed \
+                 were being served (a flood of fresh ids?)"
+            }
         }
     }
 }
@@ -120,7 +127,7 @@ pub const TALLY_EVERY: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub struct Tally {
     /// Per cause: when it last logged, and the messages since.
-    state: Mutex<[(Option<Instant>, u64); 7]>,
+    state: Mutex<[(Option<Instant>, u64); Cause::ALL.len()]>,
 }
 
 impl Tally {

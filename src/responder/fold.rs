@@ -57,6 +57,11 @@ impl SummaryState {
         self.lock.clone().lock_owned().await
     }
 
+    /// Whether the node's summary runs (or waits) now.
+    pub(super) fn busy(&self) -> bool {
+        self.lock.try_lock().is_err()
+    }
+
     /// A fold that yielded once is protected.
     fn protection(&self) -> Protection {
         if self.yielded.load(Ordering::SeqCst) {

@@ -60,10 +60,23 @@ enum Next {
     Refuse(Line),
 }
 
+/// Workers of new ids at most at once. Commands skip admission and every id gets a worker, so
+/// without a bound 20,000 fresh ids held 20,000 workers (RSS 12 → 203 MB, issue 39); a new
+/// id's worker retires after [`worker::NEW_IDLE_RETIRE`], so a flood's ids make room within
+/// seconds of going quiet. Known and proven nodes are not counted and always get one.
+pub(super) const NEW_WORKERS_MAX: usize = 256;
+
+/// A node's worker as the intake sees it: where its jobs go, and its node's standing when
+/// it started.
+struct WorkerHandle {
+    tx: mpsc::Sender<Job>,
+    standing: Standing,
+}
+
 /// The intake's state: the node workers, the rate limit, the screen, the mentions.
 struct Intake {
     shared: Arc<Shared>,
-    workers: HashMap<NodeId, mpsc::Sender<Job>>,
+    workers: HashMap<NodeId, WorkerHandle>,
     limiter: RateLimiter,
     screen: Screen,
     mentions: Mentions,
@@ -139,8 +152,8 @@ impl Intake {
                 self.unanswered(&msg, &next, &parsed).await;
             }
         }
-        if self.workers.len() > 256 {
-            self.workers.retain(|_, tx| !tx.is_closed());
+        if self.workers.len() > NEW_WORKERS_MAX {
+            self.workers.retain(|_, w| !w.tx.is_closed());
         }
     }
 
@@ -206,12 +219,13 @@ impl Intake {
     }
 
     /// Hands a job to the node's worker, starting one if there is none (or it just retired).
-    /// Returns the job when the node's queue is full: it is not answered.
+    /// Returns the job when the node's queue is full, or when it is a new id's and
+    /// [`NEW_WORKERS_MAX`] new ids' workers run: it is not answered.
     #[must_use]
     fn dispatch(&mut self, node: NodeId, job: Job) -> Option<Job> {
         let job = match self.workers.get(&node) {
             None => job,
-            Some(tx) => match tx.try_send(job) {
+            Some(w) => match w.tx.try_send(job) {
                 Ok(()) => return None,
                 Err(mpsc::error::TrySendError::Full(job)) => {
                     debug!(node = %node, "too many messages waiting for this node; one not answered");
@@ -222,16 +236,39 @@ impl Intake {
                 Err(mpsc::error::TrySendError::Closed(job)) => job,
             },
         };
+        let standing = job.standing();
+        if standing == Standing::New && self.new_workers() >= NEW_WORKERS_MAX {
+            debug!(node = %node, "as many new ids' workers as allowed run; not answered");
+            self.shared.counters.tally.note(Cause::NoWorker, 1);
+            return Some(job);
+        }
         let shared = &self.shared;
         let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
         // A fresh channel has room for at least one job.
         let _ = tx.try_send(job);
-        self.workers.insert(node, tx);
+        self.workers.insert(node, WorkerHandle { tx, standing });
+        let idle = match standing {
+            Standing::New => worker::NEW_IDLE_RETIRE,
+            Standing::Known | Standing::Proven => worker::IDLE_RETIRE,
+        };
         let span = info_span!("node", node = %node);
         shared
             .tracker
-            .spawn(worker::worker(shared.clone(), node, rx).instrument(span));
+            .spawn(worker::worker(shared.clone(), node, rx, idle).instrument(span));
         None
+    }
+
+    /// The new ids' workers still running (those retired are dropped from the map here).
+    fn new_workers(&mut self) -> usize {
+        let count = |w: &HashMap<NodeId, WorkerHandle>| {
+            w.values()
+                .filter(|w| w.standing == Standing::New && !w.tx.is_closed())
+                .count()
+        };
+        if count(&self.workers) >= NEW_WORKERS_MAX {
+            self.workers.retain(|_, w| !w.tx.is_closed());
+        }
+        count(&self.workers)
     }
 }
 

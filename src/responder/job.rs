@@ -3,6 +3,7 @@
 //! says what the message is — a command, a text with its turn, a text that joined its node's
 //! waiting turn, a `!more` with its turn — or is a notice; the worker matches on it and decides nothing of that again.
 
+use crate::node::Standing;
 use crate::radio::TextMessage;
 use crate::responder::commands::Call;
 use crate::responder::identity::Who;
@@ -41,6 +42,17 @@ pub(super) enum Job {
 }
 
 impl Job {
+    /// The standing of the DM's sender, as the intake found it.
+    pub(super) fn standing(&self) -> Standing {
+        match self {
+            Job::Command { dm, .. }
+            | Job::Text { dm, .. }
+            | Job::Join { dm }
+            | Job::More { dm, .. } => dm.dest.standing(),
+            Job::Notice { dest, .. } => dest.standing(),
+        }
+    }
+
     /// A job that will not be done (its node's queue is full, shutting down): a text is still
     /// stored when it is the node's own, and nothing else is kept.
     pub(super) async fn keep_unanswered(self, store: &Store, keys: &KeyTable) {

@@ -34,13 +34,23 @@ use crate::responder::turn::knowledge;
 use crate::responder::turn::{self, Asks, Memory};
 use crate::store::Role;
 
-/// A worker with nothing to do for this long retires (a new one starts on the next message).
-const IDLE_RETIRE: Duration = Duration::from_secs(600);
+/// A known or proven node's worker with nothing to do for this long retires (a new one
+/// starts on the next message).
+pub(super) const IDLE_RETIRE: Duration = Duration::from_secs(600);
+
+/// A new id's worker retires sooner: new ids' workers are bounded
+/// (`intake::NEW_WORKERS_MAX`), and a flood's must make room for the next person.
+pub(super) const NEW_IDLE_RETIRE: Duration = Duration::from_secs(30);
 
 /// Answers `node`'s jobs from `rx` in order, until shutdown (then what is still queued is
-/// stored, not answered) or until it was idle for [`IDLE_RETIRE`] (then the jobs sent
-/// meanwhile are still answered).
-pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, rx: mpsc::Receiver<Job>) {
+/// stored, not answered) or until it was idle for `idle` with no summary of the node running
+/// (then the jobs sent meanwhile are still answered).
+pub(super) async fn worker(
+    shared: Arc<Shared>,
+    node: NodeId,
+    rx: mpsc::Receiver<Job>,
+    idle: Duration,
+) {
     let summarizing = Arc::new(SummaryState::default());
     let mut queue = Queue { rx, ahead: None };
     let mut retiring = false;
@@ -57,11 +67,13 @@ pub(super) async fn worker(shared: Arc<Shared>, node: NodeId, rx: mpsc::Receiver
             None => {
                 let next = tokio::select! {
                     _ = shared.stop.cancelled() => break,
-                    next = tokio::time::timeout(IDLE_RETIRE, queue.rx.recv()) => next,
+                    next = tokio::time::timeout(idle, queue.rx.recv()) => next,
                 };
                 match next {
                     Ok(Some(job)) => job,
                     Ok(None) => break,
+                    // The node's summary still runs in the background: its state is here.
+                    Err(_) if summarizing.busy() => continue,
                     Err(_) => {
                         queue.rx.close();
                         retiring = true;

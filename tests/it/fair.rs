@@ -543,4 +543,52 @@ mod tests {
         let (result, ..) = d.stop().await;
         result.expect("the daemon stops cleanly");
     }
+
+    /// Issue 39: commands skip admission and each fresh id got a worker of its own, held for
+    /// 10 minutes (20,000 ids: RSS 12 → 203 MB). Now new ids' workers are bounded
+    /// (`NEW_WORKERS_MAX` = 256): 600 fresh ids send `!help` within 1.2 s; at most 256 of them
+    /// are served, the rest counted and left, and the known user's `!status` still comes.
+    #[tokio::test(start_paused = true)]
+    async fn six_hundred_fresh_ids_with_commands_hold_a_bounded_number_of_workers() {
+        let _pace = VirtualPace::start(Steps::even(Duration::from_millis(50)));
+        let fresh: Vec<u32> = (0..600).map(|i| FRESH_BASE + 0x1000 + i).collect();
+        let sim = Arc::new(SimNode::start(harness::sim_config()).await);
+        let llm = FakeLlm::start_echo().await;
+        let dir = harness::db_dir();
+        harness::know_before(&dir.path().join("meshai.db"), [KNOWN]).await;
+        let d = Daemon::start_with(sim, llm, dir, "[limits]\n").await;
+        for id in &fresh {
+            d.sim.inject_dm(*id, "!help", None);
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let before = d.sim.texts().len();
+        let asked = Instant::now();
+        d.sim.inject_dm(KNOWN, "!status", None);
+        let known = first_part(&d.sim, before, KNOWN, asked, Duration::from_secs(120)).await;
+        let known = known.expect("the known user's !status during the flood");
+        // Long enough for every reply handed over to go on air (the tests' short pace).
+        tokio::time::sleep(Duration::from_secs(300)).await;
+        let texts = d.sim.texts();
+        let served: std::collections::HashSet<u32> = texts
+            .iter()
+            .map(|t| t.to)
+            .filter(|to| fresh.contains(to))
+            .collect();
+        assert!(
+            served.len() <= 256,
+            "{} fresh ids were served: their workers are not bounded",
+            served.len()
+        );
+        assert!(
+            served.len() >= 100,
+            "fresh ids are still served: {}",
+            served.len()
+        );
+        assert!(
+            known <= Duration::from_secs(60),
+            "the known user's !status after {known:?}"
+        );
+        let (result, ..) = d.stop().await;
+        result.expect("the daemon stops cleanly");
+    }
 }
