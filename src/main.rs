@@ -400,10 +400,12 @@ async fn run(arg: &ConfigArg) -> ExitCode {
     let shutdown = CancellationToken::new();
     let reindex = config.knowledge.dir.is_some().then(Reindex::default);
     tokio::spawn(signals(shutdown.clone(), reindex.clone()));
+    // The file the failing setting came from: a user may not know which one was found.
+    let origin = config.origin.clone();
     match meshai::run_with(config, shutdown, reindex.unwrap_or_default()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            error!("{}", advice::run_error(&e));
+            error!(config = %origin, "{}", advice::run_error(&e));
             ExitCode::FAILURE
         }
     }

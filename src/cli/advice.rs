@@ -40,9 +40,10 @@ pub fn database(error: &StoreError) -> Option<String> {
                     | ErrorCode::ReadOnly
                     | ErrorCode::AuthorizationForStatementDenied,
                 ) => Some(format!(
-                    "the meshai user must own {} and the files in it: `sudo chown -R meshai: {}`; \
-                     run the check as that user: `sudo -u meshai meshai check`",
-                    dir_of(path),
+                    "this user cannot open it. For the service, the meshai user must own that \
+                     folder (`sudo chown -R meshai: {}`) and checks run as it (`sudo -u meshai \
+                     meshai check`); to run meshai as yourself, `meshai init` writes a config of \
+                     your own with a database you can write",
                     dir_of(path)
                 )),
                 Some(ErrorCode::NotADatabase) => Some(format!(

@@ -256,7 +256,7 @@ fn database_advice_by_error() {
             path: path.clone(),
             source: sqlite(rusqlite::ffi::SQLITE_CANTOPEN),
         },
-        Some("must own /var/lib/meshai"),
+        Some("`meshai init` writes a config of your own"),
     );
     check(
         StoreError::Open {
