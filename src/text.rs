@@ -1,6 +1,7 @@
 //! Text helpers the memory's modules share: cutting a text to a length for the prompt or a
 //! kept fact, the key two statements are compared by, and a name made one plain line before
-//! it reaches a prompt. Pure; a leaf below `facts`, `store`, `memory::prompt` and the
+//! it reaches a prompt; and an English count with its noun (`1 node`, `2 nodes`) for the
+//! operator's lines. Pure; a leaf below `facts`, `store`, `memory::prompt` and the
 //! responder's asker line, so each of them can use it without importing the others.
 
 pub mod unicode;
@@ -61,9 +62,26 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// `n` and the English noun for it: `one` for 1, `many` otherwise ("1 node", "0 nodes").
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_takes_the_singular_only_for_one() {
+        assert_eq!(count(0u64, "node", "nodes"), "0 nodes");
+        assert_eq!(count(1u64, "node", "nodes"), "1 node");
+        assert_eq!(count(2u32, "message", "messages"), "2 messages");
+    }
 
     #[test]
     fn one_line_turns_separators_and_format_characters_into_single_spaces() {

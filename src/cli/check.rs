@@ -184,8 +184,9 @@ pub async fn database(config: &Config) -> Outcome {
         (Ok(stats), Ok(())) => {
             let messages: u64 = stats.iter().map(|s| s.messages).sum();
             Outcome::ok(format!(
-                "database {path} ({} nodes, {messages} messages)",
-                stats.len()
+                "database {path} ({}, {})",
+                crate::text::count(stats.len() as u64, "node", "nodes"),
+                crate::text::count(messages, "message", "messages")
             ))
         }
         (Err(e), _) | (_, Err(e)) => {

@@ -26,8 +26,10 @@ pub fn expired(e: &Expired, days: u32) -> String {
         return format!("nothing older than {days} days to forget\n");
     }
     format!(
-        "forgot {} messages ({} exchanges) older than {days} days and {} nodes silent for longer\n",
-        e.messages, e.exchanges, e.nodes
+        "forgot {} ({}) older than {days} days and {} silent for longer\n",
+        crate::text::count(e.messages, "message", "messages"),
+        crate::text::count(e.exchanges, "exchange", "exchanges"),
+        crate::text::count(e.nodes, "node", "nodes")
     )
 }
 

@@ -601,7 +601,7 @@ async fn forget_older_than_expires_by_hand() {
     assert!(ok);
     assert_eq!(
         out,
-        "forgot 2 messages (1 exchanges) older than 30 days and 1 nodes silent for longer\n"
+        "forgot 2 messages (1 exchange) older than 30 days and 1 node silent for longer\n"
     );
     let (_, out) = setup.run(&["history", "!00000051"]);
     assert_eq!(out, "nothing stored for !00000051\n");

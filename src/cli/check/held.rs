@@ -153,9 +153,12 @@ fn held(what: &str, s: &DaemonStatus, now: i64) -> Outcome {
             } else {
                 ""
             };
-            let mesh = s
-                .mesh_nodes
-                .map_or(String::new(), |n| format!(", {n} nodes in its mesh view"));
+            let mesh = s.mesh_nodes.map_or(String::new(), |n| {
+                format!(
+                    ", {} in its mesh view",
+                    crate::text::count(n, "node", "nodes")
+                )
+            });
             Outcome {
                 ok: true,
                 line: format!(

@@ -150,6 +150,15 @@ pub async fn run(
     let (nodes, servers) = tokio::join!(find_nodes(args, &databases), find_servers(args));
     let nodes = nodes?;
     print_nodes(out, &nodes)?;
+    let searched = args.serial.is_none() && args.tcp.is_none();
+    if searched && !nodes.iter().any(|(c, _)| matches!(c, Candidate::Serial(_))) {
+        let dev = args.probe.dev.display();
+        writeln!(
+            out,
+            "  ✗ serial: no device in {dev}/serial/by-id/ (nor {dev}/ttyUSB*, {dev}/ttyACM*): is the \
+             node plugged in over a data cable (not a charge-only one)?"
+        )?;
+    }
     print_servers(out, &servers)?;
 
     let named = args.serial.is_some() || args.tcp.is_some();

@@ -152,10 +152,10 @@ const LICENSED: &str =
 
 /// How many nodes the mesh view holds (ours too).
 fn mesh_line(nodes: usize) -> String {
-    match nodes {
-        1 => " Mesh: 1 node.".to_string(),
-        n => format!(" Mesh: {n} nodes."),
-    }
+    format!(
+        " Mesh: {}.",
+        crate::text::count(nodes as u64, "node", "nodes")
+    )
 }
 
 /// The short line for a damaged memory store.

@@ -279,6 +279,10 @@ async fn init_with_nothing_running_explains_and_exits_1() {
     );
     assert!(text.contains("`ollama pull qwen2.5:1.5b`"), "{text}");
     assert!(
+        text.contains("  ✗ serial: no device in ") && text.contains("/serial/by-id/"),
+        "the serial search says where it looked: {text}"
+    );
+    assert!(
         text.contains("connection refused"),
         "each place says why: {text}"
     );
