@@ -14,6 +14,7 @@
 
 pub mod node;
 pub mod plan;
+pub mod speed;
 pub mod template;
 
 use std::io::Write;
@@ -97,6 +98,9 @@ pub struct ProbeArgs {
     /// LiteLLM's proxy (4000).
     #[arg(long = "probe-openai-port", hide = true, default_values_t = [8000, 4000])]
     pub openai_ports: Vec<u16>,
+    /// Time one short answer of the chosen model (`speed`); off for tests that count requests.
+    #[arg(long = "probe-time-model", hide = true, default_value_t = true, action = clap::ArgAction::Set)]
+    pub time_model: bool,
     #[arg(long = "probe-dev", hide = true, default_value = "/dev")]
     pub dev: PathBuf,
 }
@@ -206,6 +210,13 @@ pub async fn run(
         server.kind.name(),
         redact_urls(&server.base_url)
     )?;
+    if args.probe.time_model {
+        writeln!(out, "  speed     timing one short answer…")?;
+        match speed::measure(&server.base_url, &model).await {
+            Ok(m) => writeln!(out, "  speed     {}", speed::line(&m))?,
+            Err(e) => writeln!(out, "  speed     not measured: {}", redact_urls(&e))?,
+        }
+    }
     writeln!(out, "  database  {}{db_note}", database.display())?;
     if let (Some(dir), Some(note)) = (&knowledge, &knowledge_note) {
         writeln!(out, "  knowledge {}{note}", dir.display())?;

@@ -310,6 +310,10 @@ async fn init_finds_an_openai_compatible_server_on_ollamas_port() {
         "{text}"
     );
     assert!(!text.contains("install Ollama"), "{text}");
+    assert!(
+        text.contains("  speed     wrote ") && text.contains(" tokens/s, a 150-character packet"),
+        "init times one short answer: {text}"
+    );
     let bin = env!("CARGO_BIN_EXE_meshai");
     assert!(
         text.contains(&format!("next: `{bin} check")) && text.contains("cargo install --locked"),
