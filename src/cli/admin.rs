@@ -243,7 +243,7 @@ async fn trust_on(
         .await
         .context("cannot accept the node's new key")?;
     out.write_all(format::key_accepted(node, &accepted).as_bytes())?;
-    if let KeyAccepted::Mismatch { .. } = accepted {
+    if let KeyAccepted::Mismatch { .. } | KeyAccepted::PinnedElsewhere { .. } = accepted {
         anyhow::bail!("the key was not pinned");
     }
     Ok(())

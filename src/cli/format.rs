@@ -68,6 +68,12 @@ pub fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
         } => format!(
             "{node}: not pinned: no other key seen; it is trusted with {pinned}, not {given}\n"
         ),
+        KeyAccepted::PinnedElsewhere { key, other } => format!(
+            "{node}: not pinned: its DMs came with {key}, the key pinned for {other}: one key is \
+             one person, and {other}'s next move to a new number would take {node}'s memory. If \
+             {other} is gone, `meshai forget '{other}'` first; else this is someone using \
+             {other}'s key\n"
+        ),
     }
 }
 

@@ -63,6 +63,10 @@ pub enum KeyAccepted {
         pending: Option<PublicKey>,
         pinned: PublicKey,
     },
+    /// The pending key is pinned for `other` already: one key is one person, so it is not
+    /// pinned for a second number (its owner's next renumbering would carry this node's
+    /// memory to them, issue 39). Nothing changed.
+    PinnedElsewhere { key: PublicKey, other: NodeId },
 }
 
 impl Store {
@@ -216,6 +220,19 @@ fn accept(
             pinned: known.pinned,
         });
     };
+    let other = tx
+        .query_row(
+            "SELECT node FROM node_keys WHERE public_key = ?1 AND node != ?2",
+            params![new.0.as_slice(), node_sql(node)],
+            |row| row.get::<_, i64>(0),
+        )
+        .optional()?;
+    if let Some(other) = other.and_then(|n| u32::try_from(n).ok()) {
+        return Ok(KeyAccepted::PinnedElsewhere {
+            key: new,
+            other: NodeId(other),
+        });
+    }
     tx.execute(
         "UPDATE node_keys SET public_key = ?2, pinned_at = ?3, pending_key = NULL,
              pending_at = NULL, vouched = 1, exchanged_at = NULL

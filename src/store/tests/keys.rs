@@ -179,3 +179,22 @@ async fn migrates_a_schema_7_database_to_remember_packets() {
     store.close().await.unwrap();
     assert!(user_version(&path) >= 8);
 }
+
+/// Issue 39: `meshai trust --yes` pinned Alice's key for Dave; her next renumbering then
+/// carried Dave's memory to her. A key pinned for one number is never pinned for another.
+#[tokio::test]
+async fn a_key_pinned_for_one_node_is_not_accepted_for_another() {
+    let (_dir, store) = open_temp();
+    assert!(store.pin_key(A, K1, 10).await.unwrap());
+    assert!(store.pin_key(B, K2, 11).await.unwrap());
+    // B's DMs come with A's key: pending, and not to be accepted.
+    assert!(store.note_pending_key(B, K1, 12).await.unwrap());
+    assert_eq!(
+        store.accept_key(B, K1).await.unwrap(),
+        KeyAccepted::PinnedElsewhere { key: K1, other: A }
+    );
+    let b = store.node_key(B).await.unwrap().unwrap();
+    assert_eq!(b.pinned, K2, "nothing changed");
+    assert_eq!(store.key_owner(K1).await.unwrap(), Some(A));
+    store.close().await.unwrap();
+}
