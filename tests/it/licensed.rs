@@ -49,6 +49,21 @@ async fn a_licensed_bot_node_is_named_and_pinned_users_get_no_memory() {
     assert!(reply.iter().all(|t| !t.pki_encrypted), "{reply:?}");
     let req = replies(&d.llm).pop().expect("request");
     assert!(!said(&req).contains("4711"), "{}", said(&req));
+    // Issue 39: a PKI DM reaching a licensed node (queued from before the switch, or handed
+    // over by its API) got her memory, sent in the clear. Answered as any DM now: without.
+    let reply = ask_with(
+        &d,
+        ALICE,
+        MeshPacketSpec::pki(ALICE, "and my door code, please?", K1),
+    )
+    .await;
+    assert!(reply.iter().all(|t| !t.pki_encrypted), "{reply:?}");
+    let req = replies(&d.llm).pop().expect("request");
+    assert!(
+        !said(&req).contains("4711"),
+        "her memory went out in the clear: {}",
+        said(&req)
+    );
     for command in ["!summary", "!reset", "!status"] {
         let refused = joined(&ask_with(&d, ALICE, MeshPacketSpec::text(ALICE, command)).await);
         assert!(

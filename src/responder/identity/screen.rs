@@ -146,7 +146,12 @@ impl Screen {
         let Some(dest) = DmDest::of(msg, seal) else {
             return Screened::Drop;
         };
-        if let Some(key) = msg.public_key {
+        // A key proves its person only where the reply can go back sealed: a licensed node
+        // sends nothing encrypted, so there a PKI DM is answered like a plain one from a node
+        // that used PKI, without memory (issue 39: her memory went out in the clear).
+        if let Some(key) = msg.public_key
+            && !licensed
+        {
             return Screened::Pass {
                 dest,
                 who: Who::Key(key),
