@@ -32,12 +32,15 @@ impl Hidden {
         }
     }
 
-    fn hides(&self, id: NodeId, names: Option<&NodeNames>) -> bool {
+    /// Whether this entry hides node `id` with `names` now and `earlier` before: a name
+    /// hides the node that ever had it (a rename does not reveal it).
+    fn hides(&self, id: NodeId, names: Option<&NodeNames>, earlier: &[NodeNames]) -> bool {
         match self {
             Hidden::Node(n) => *n == id,
-            Hidden::Name(name) => names.is_some_and(|n| {
-                fold(n.long_name.trim()) == *name || fold(n.short_name.trim()) == *name
-            }),
+            Hidden::Name(name) => names
+                .into_iter()
+                .chain(earlier)
+                .any(|n| fold(n.long_name.trim()) == *name || fold(n.short_name.trim()) == *name),
         }
     }
 }
@@ -74,7 +77,7 @@ impl<'a> Lens<'a> {
         self.cfg
             .hidden
             .iter()
-            .any(|h| h.hides(id, n.names.as_ref()))
+            .any(|h| h.hides(id, n.names.as_ref(), &n.earlier_names))
     }
 
     fn seen(&self, id: NodeId, node: &'a NodeView) -> Seen<'a> {
@@ -118,13 +121,16 @@ mod tests {
     use super::*;
     use crate::radio::NodeNames;
 
+    fn names(l: &str, s: &str) -> NodeNames {
+        NodeNames {
+            long_name: l.into(),
+            short_name: s.into(),
+        }
+    }
+
     fn view() -> MeshView {
         let mut v = MeshView::new();
         v.set_me(NodeId(1));
-        let names = |l: &str, s: &str| NodeNames {
-            long_name: l.into(),
-            short_name: s.into(),
-        };
         let here = GeoPoint {
             lat: 47.0,
             lon: 8.0,
@@ -154,6 +160,28 @@ mod tests {
         assert!(lens.node(NodeId(1)).is_some());
         assert_eq!(lens.count(), 1);
         assert_eq!(Hidden::parse("Alice"), Hidden::Name("alice".into()));
+    }
+
+    /// Issue 39: a node hidden by name was revealed by one rename broadcast.
+    #[test]
+    fn a_node_hidden_by_name_stays_hidden_after_a_rename() {
+        let mut v = view();
+        let cfg = MeshConfig {
+            hidden: vec![Hidden::parse("Secret Cabin")],
+            ..MeshConfig::default()
+        };
+        assert!(Lens::new(&cfg, &v).node(NodeId(4)).is_none());
+        v.insert(NodeId(4), names("Totally Public", "TP"));
+        v.insert(NodeId(4), names("Another Name", "AN"));
+        assert!(
+            Lens::new(&cfg, &v).node(NodeId(4)).is_none(),
+            "renamed twice"
+        );
+        // Five renames later the hidden name has left the node's earlier names.
+        for i in 0..5 {
+            v.insert(NodeId(4), names(&format!("Name {i}"), "N"));
+        }
+        assert!(Lens::new(&cfg, &v).node(NodeId(4)).is_some());
     }
 
     #[test]

@@ -85,12 +85,19 @@ pub struct Environment {
     pub lux: Option<f32>,
 }
 
+/// Earlier names kept per node.
+pub const EARLIER_NAMES_MAX: usize = 4;
+
 /// What the view holds of one node. Kept across restarts as it serialises (`store::mesh`),
 /// without what only this run can know (heard live, the update order).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeView {
     pub names: Option<NodeNames>,
+    /// The names it had before its current ones, oldest first, at most
+    /// [`EARLIER_NAMES_MAX`]: a node the operator hid by name stays hidden after a rename
+    /// broadcast (issue 39: one rename revealed it).
+    pub earlier_names: Vec<NodeNames>,
     /// When our node last heard it (its node info's `last_heard`, or a broadcast's
     /// `rx_time` since); never moved back.
     pub last_heard: Option<i64>,
@@ -110,6 +117,21 @@ pub struct NodeView {
     /// Grows with every update; breaks ties between nodes heard at the same second.
     #[serde(skip)]
     seq: u64,
+}
+
+impl NodeView {
+    /// Takes `names` as its names; the ones it had go to [`NodeView::earlier_names`].
+    fn rename(&mut self, names: NodeNames) {
+        if let Some(old) = self.names.take()
+            && old != names
+        {
+            self.earlier_names.retain(|n| *n != old && *n != names);
+            self.earlier_names.push(old);
+            let extra = self.earlier_names.len().saturating_sub(EARLIER_NAMES_MAX);
+            self.earlier_names.drain(..extra);
+        }
+        self.names = Some(names);
+    }
 }
 
 /// The mesh as our node hears it. See the module comment.
@@ -187,7 +209,7 @@ impl MeshView {
 
     /// Records a node's names.
     pub fn insert(&mut self, num: NodeId, names: NodeNames) {
-        self.entry(num).names = Some(names);
+        self.entry(num).rename(names);
     }
 
     /// Records a node's latest position, heard at `at`.
@@ -214,7 +236,7 @@ impl MeshView {
         let device = n.device_metrics.as_ref().and_then(device);
         let e = self.entry(num);
         if let Some(user) = &n.user {
-            e.names = Some(names_of(user));
+            e.rename(names_of(user));
         }
         e.last_heard = e.last_heard.max(last_heard);
         if n.hops_away.is_some() {
@@ -342,8 +364,11 @@ impl MeshView {
         nodes.sort_by_key(|(_, n)| n.seq);
         for (num, n) in nodes {
             let e = self.entry(num);
-            if n.names.is_some() {
-                e.names = n.names;
+            for earlier in n.earlier_names {
+                e.rename(earlier);
+            }
+            if let Some(names) = n.names {
+                e.rename(names);
             }
             e.last_heard = e.last_heard.max(n.last_heard);
             e.heard_live = e.heard_live.max(n.heard_live);
