@@ -105,6 +105,9 @@ enum Command {
         /// summary, and forget nodes silent for longer.
         #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
         older_than: Option<u32>,
+        /// NODE is an old number of a renumbered node: forget the node it became.
+        #[arg(long, conflicts_with = "older_than")]
+        follow: bool,
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -127,6 +130,9 @@ enum Command {
         /// Pin the new key shown without asking (for scripts; `--key` is safer).
         #[arg(long, short = 'y')]
         yes: bool,
+        /// NODE is an old number of a renumbered node: act on the node it became.
+        #[arg(long)]
+        follow: bool,
         #[command(flatten)]
         config: ConfigArg,
     },
@@ -259,10 +265,11 @@ fn main() -> ExitCode {
             Command::Forget {
                 node,
                 older_than,
+                follow,
                 config,
             } => match (load(&config), node, older_than) {
                 (Some(c), Some(node), _) => {
-                    report(admin::forget(&c, node, &mut std::io::stdout()).await)
+                    report(admin::forget(&c, node, follow, &mut std::io::stdout()).await)
                 }
                 (Some(c), None, Some(days)) => report(
                     admin::forget_older_than(
@@ -279,6 +286,7 @@ fn main() -> ExitCode {
                 node,
                 key,
                 yes,
+                follow,
                 config,
             } => match load(&config) {
                 Some(c) => {
@@ -287,7 +295,7 @@ fn main() -> ExitCode {
                     let mut lines = stdin.lock();
                     let answer: Option<&mut dyn std::io::BufRead> =
                         interactive.then_some(&mut lines);
-                    let options = admin::TrustOptions { key, yes };
+                    let options = admin::TrustOptions { key, yes, follow };
                     let out = &mut std::io::stdout();
                     report(admin::trust(&c, node, &options, answer, out).await)
                 }

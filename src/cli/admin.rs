@@ -115,6 +115,7 @@ pub async fn history(
 pub async fn forget(
     config: &Config,
     node: NodeId,
+    follow: bool,
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
     let Some(store) = open_existing(config, out).await? else {
@@ -122,6 +123,7 @@ pub async fn forget(
     };
     let result = async {
         let numbers = numbers(&store, node).await?;
+        follows(node, &numbers, follow, "forget")?;
         let node = numbers.current;
         let before = node_stats(&store, node).await?;
         let had = before
@@ -172,6 +174,23 @@ pub struct TrustOptions {
     pub key: Option<PublicKey>,
     /// `--yes`: pin the pending key shown without asking (for scripts).
     pub yes: bool,
+    /// `--follow`: an old number acts on the node it became.
+    pub follow: bool,
+}
+
+/// A command that changes a node, named by `asked`, acts on `numbers.current`: when that is
+/// another number (`asked` is an old one of a renumbered node) only with `--follow` — the
+/// operator may mean whoever uses the old number now, and the person who moved is someone
+/// else's to wipe (issue 39: `forget OLD` wiped Alice at her new number).
+fn follows(asked: NodeId, numbers: &Numbers, follow: bool, command: &str) -> anyhow::Result<()> {
+    if numbers.current == asked || follow {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{asked} is an old number of {current} (same key: the node renumbered); nothing done. \
+         `meshai {command} '{current}'`, or `meshai {command} '{asked}' --follow`, acts on {current}",
+        current = numbers.current
+    )
 }
 
 /// Accepts the new public key a node's PKI DMs came with in place of the pinned one: the
@@ -191,12 +210,15 @@ pub async fn trust(
         return Ok(());
     };
     let result = match numbers(&store, node).await {
-        Ok(numbers) => {
-            if numbers.current != node || !numbers.earlier.is_empty() {
-                writeln!(out, "{}{}", numbers.current, earlier(&numbers))?;
+        Ok(numbers) => match follows(node, &numbers, options.follow, "trust") {
+            Ok(()) => {
+                if numbers.current != node || !numbers.earlier.is_empty() {
+                    writeln!(out, "{}{}", numbers.current, earlier(&numbers))?;
+                }
+                trust_on(&store, numbers.current, options, answer, out).await
             }
-            trust_on(&store, numbers.current, options, answer, out).await
-        }
+            Err(e) => Err(e),
+        },
         Err(e) => Err(e),
     };
     store

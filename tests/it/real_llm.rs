@@ -77,6 +77,9 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
             }
         }
         let before = d.sim.texts().len();
+        let asked = tokio::time::Instant::now();
+        // A slow CPU takes minutes over this test: say where it is (issue 36).
+        eprintln!("real-model tier: turn {}: {q}", turn + 1);
         d.sim.inject_dm(0xea3_0001, q, None);
         // Wait for the whole answer: its last part is unnumbered or ` n/n`.
         let done = d
@@ -90,6 +93,12 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
             .map(|t| t.text.clone())
             .collect();
         assert!(done && !parts.is_empty() && parts.len() <= 4, "{parts:?}");
+        eprintln!(
+            "real-model tier:   {} part(s) in {:.1} s: {}",
+            parts.len(),
+            asked.elapsed().as_secs_f64(),
+            parts.join(" | ")
+        );
         let n = parts.len();
         let open = parts.first().is_some_and(|p| p.ends_with(" 1/?"));
         for (i, p) in parts.iter().enumerate() {
@@ -110,6 +119,7 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     }
     // A fold may still be on its way (one per node, after a reply): wait until the proxy has
     // no request in flight, then read the summary the next prompt is built from.
+    eprintln!("real-model tier: waiting for the background summary to end");
     quiet(&seen, Duration::from_secs(180)).await;
     summary = stored_summary(&db, Duration::from_secs(120))
         .await

@@ -120,6 +120,20 @@ async fn a_renumbered_node_keeps_its_memory_and_standing() {
             "{out}"
         );
     }
+    // Issue 39: `meshai forget OLD` wiped her at her new number. A changing command on an
+    // old number does nothing without --follow, and says which number it would act on.
+    let mut out = Vec::new();
+    let refused = meshai::cli::admin::forget(&config, NodeId(OLD), false, &mut out).await;
+    let why = format!("{:#}", refused.expect_err("refused without --follow"));
+    assert!(
+        why.contains(&format!(
+            "{} is an old number of {}",
+            NodeId(OLD),
+            NodeId(NEW)
+        )) && why.contains("--follow"),
+        "{why}"
+    );
+    assert!(stored(&d, NEW).await.len() >= 4, "her memory stays");
     let mut out = Vec::new();
     meshai::cli::admin::stats(&config, &mut out)
         .await

@@ -488,6 +488,7 @@ async fn a_new_key_is_a_new_identity_until_the_operator_trusts_it() {
     let compared = TrustOptions {
         key: Some(PublicKey(K2)),
         yes: false,
+        follow: false,
     };
     meshai::cli::admin::trust(&config, NodeId(ALICE), &compared, None, &mut out)
         .await
