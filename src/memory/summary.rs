@@ -37,6 +37,10 @@ pub enum SummaryRejected {
     /// A loop of a few words ("Lara: Hi, Lara, Hello, Lara…").
     #[error("summary repeats a few words over and over")]
     Loop,
+    /// Hardly a word of it is in what the person wrote, the facts or the previous notes: made
+    /// up, not notes about them.
+    #[error("summary shares hardly a word with what the person wrote: not notes about them")]
+    Unrelated,
 }
 
 impl SummaryRejected {
@@ -44,7 +48,10 @@ impl SummaryRejected {
     /// model copied its answers or looped): after the last attempt the fold keeps the
     /// previous summary and saves the facts, as for a candidate that only repeated them.
     pub fn holds_nothing(&self) -> bool {
-        matches!(self, SummaryRejected::OwnWords | SummaryRejected::Loop)
+        matches!(
+            self,
+            SummaryRejected::OwnWords | SummaryRejected::Loop | SummaryRejected::Unrelated
+        )
     }
 }
 
@@ -268,6 +275,9 @@ pub fn accept_summary(
     }
     if own_words::is_own_words(&text, messages) {
         return Err(SummaryRejected::OwnWords);
+    }
+    if own_words::is_unrelated(&text, messages, previous, facts) {
+        return Err(SummaryRejected::Unrelated);
     }
     let chars = text.chars().count();
     let previous = previous.map_or(0, |p| p.trim().chars().count());

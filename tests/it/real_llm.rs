@@ -130,6 +130,18 @@ async fn real_model_answers_within_limits_and_keeps_a_summary() {
     assert!(text.chars().count() <= 400, "{text:?}");
     assert!(through > 0);
     eprintln!("real-model tier: summary {text:?}");
+    // Notes about her, or none: a candidate that shares hardly a word with what she wrote is
+    // refused ("Lots of work done! I made a big mistake…", SmolLM2 on 2026-12-03, passed
+    // before), and the fold keeps the facts instead.
+    let hers = [
+        "marta", "ea3mrt", "lora", "mountain", "antenna", "868", "hop", "hiking", "rain", "solar",
+        "battery", "relay", "snr", "channel", "valley",
+    ];
+    let lower = text.to_lowercase();
+    assert!(
+        text.is_empty() || hers.iter().any(|w| lower.contains(w)),
+        "the summary holds nothing of hers: {text:?}"
+    );
 
     // The facts are the person's own statements, picked by shape: the callsign is kept, no
     // question or request is.

@@ -1,8 +1,9 @@
-//! Two candidates that hold no notes about the person, whatever their shape: the bot's own
+//! Three candidates that hold no notes about the person, whatever their shape: the bot's own
 //! answers copied back (reported: the summary became the bot's own line, and `!summary` then
-//! told the person what the bot had said), and a loop of a few words ("Lara: Hi, Lara,
-//! Hello, Lara, Hi, Lara…", which the real-model tier let pass). Both are told by words, not
-//! by meaning, so they hold in any language.
+//! told the person what the bot had said), a loop of a few words ("Lara: Hi, Lara,
+//! Hello, Lara, Hi, Lara…", which the real-model tier let pass), and words made up ("Lots of
+//! work done! I made a big mistake and I'm glad of you…", SmolLM2 in the real-model tier on
+//! 2026-12-03). All are told by words, not by meaning, so they hold in any language.
 
 use std::collections::HashSet;
 
@@ -59,6 +60,47 @@ pub(super) fn is_own_words(candidate: &str, messages: &[StoredMessage]) -> bool 
     own * 100 >= mine.len() * OWN_PERCENT
 }
 
+/// Content words of a candidate at least this long count (shorter ones are mostly grammar).
+const CONTENT_MIN_CHARS: usize = 4;
+
+/// A candidate of at least this many content words is unrelated when fewer than this share
+/// (in percent) of them are in the person's messages, the kept facts or the previous notes.
+const UNRELATED_MIN_WORDS: usize = 5;
+const RELATED_PERCENT: usize = 25;
+
+/// Whether `candidate` is made up: of its distinct content words (at least
+/// [`UNRELATED_MIN_WORDS`], and some messages of the person's to compare with), fewer than [`RELATED_PERCENT`] are anywhere in what the person
+/// wrote, the `facts` or the `previous` notes. Notes name the person's own things ("Marta
+/// (EA3MRT) asked about an antenna for 868 MHz": most of it is theirs); a third-person verb
+/// or two are not enough to fail them.
+pub(super) fn is_unrelated(
+    candidate: &str,
+    messages: &[StoredMessage],
+    previous: Option<&str>,
+    facts: &[String],
+) -> bool {
+    let content = |text: &str| -> HashSet<String> {
+        words(text)
+            .into_iter()
+            .filter(|w| w.chars().count() >= CONTENT_MIN_CHARS)
+            .collect()
+    };
+    let mine = content(candidate);
+    // Without the person's messages there is nothing to tell it by.
+    if mine.len() < UNRELATED_MIN_WORDS || !messages.iter().any(|m| m.role == Role::User) {
+        return false;
+    }
+    let theirs: HashSet<String> = messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| content(&m.text).into_iter().chain(content(m.prompt_text())))
+        .chain(previous.into_iter().flat_map(content))
+        .chain(facts.iter().flat_map(|f| content(f)))
+        .collect();
+    let shared = mine.iter().filter(|w| theirs.contains(*w)).count();
+    shared * 100 < mine.len() * RELATED_PERCENT
+}
+
 /// Whether `candidate` is a loop of a few words: [`LOOP_MIN_WORDS`] or more, under half of
 /// them distinct.
 pub(super) fn is_loop(candidate: &str) -> bool {
@@ -79,6 +121,41 @@ mod tests {
             at: 0,
             prompt: None,
         }
+    }
+
+    #[test]
+    fn made_up_notes_are_told_apart_from_notes_about_the_person() {
+        let conversation = [
+            msg(Role::User, "Hi, I am Marta, callsign EA3MRT."),
+            msg(Role::Assistant, "Hello Marta! How can I help?"),
+            msg(Role::User, "What is a good antenna for 868 MHz?"),
+            msg(Role::User, "Give me a tip for hiking in the rain"),
+            msg(Role::User, "Should I use a solar panel for my node?"),
+            msg(
+                Role::User,
+                "Ich wohne in Barcelona und fahre einen alten Seat.",
+            ),
+        ];
+        let made_up = "Lots of work done! I made a big mistake and I'm glad of you for this. I \
+                       made a mistake, I should have made it myself, but you're right to say \
+                       I'm glad of you.";
+        assert!(is_unrelated(made_up, &conversation, None, &[]));
+        let notes = [
+            "Marta (EA3MRT) asked about a good antenna for 868 MHz, hiking in the rain and a \
+             solar panel for her node.",
+            "Marta wohnt in Barcelona und fährt einen alten Seat; Rufzeichen EA3MRT.",
+            // Too short to tell.
+            "Marta, EA3MRT.",
+        ];
+        for n in notes {
+            assert!(!is_unrelated(n, &conversation, None, &[]), "{n}");
+        }
+        // What the previous notes or the facts hold counts as theirs.
+        let later = "Tomasz lives in Zakopane, drives a Land Rover, dog Biscuit.";
+        assert!(is_unrelated(later, &conversation, None, &[]));
+        assert!(!is_unrelated(later, &conversation, Some(later), &[]));
+        let facts = ["My dog Biscuit and my Land Rover live in Zakopane with Tomasz.".to_string()];
+        assert!(!is_unrelated(later, &conversation, None, &facts));
     }
 
     #[test]
