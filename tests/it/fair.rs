@@ -483,28 +483,12 @@ mod tests {
     async fn six_forged_ack_ids_take_no_place_of_a_known_user() {
         let _pace = harness::paced();
         let forged: Vec<u32> = (0..6).map(|i| FRESH_BASE + 0x100 + i).collect();
-        let sim = Arc::new(
-            SimNode::start(SimConfig {
-                ack_delay: harness::BENCH_ACK_DELAY,
-                ..SimConfig::default()
-            })
-            .await,
-        );
-        let llm = FakeLlm::start_echo().await;
-        let dir = harness::db_dir();
-        let db = dir.path().join("meshai.db");
-        harness::know_before(&db, [KNOWN]).await;
-        let text = harness::paced_like_firmware(
-            &harness::config_text_with(
-                &sim,
-                &llm.base_url(),
-                &db,
-                "[limits]\nmax_waiting = 6\n",
-                "timeout_secs = 120",
-            ),
-            harness::BENCH_GAP_MS,
-        );
-        let d = Daemon::start_with_text(sim, llm, dir, &text).await;
+        let d = harness::firmware_paced_daemon(
+            &[KNOWN],
+            "[limits]\nmax_waiting = 6\n",
+            "timeout_secs = 120",
+        )
+        .await;
         d.answer_with(|req| match req.last_user() {
             q if q.starts_with("slow") => {
                 FakeResponse::Slow(Duration::from_secs(20), "A slow answer.".to_string())

@@ -379,24 +379,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_turn_that_waits_too_long_gets_one_notice_if_its_node_is_known_and_stays_stored() {
         let _pace = harness::paced();
-        let sim = Arc::new(
-            SimNode::start(SimConfig {
-                ack_delay: harness::BENCH_ACK_DELAY,
-                ..SimConfig::default()
-            })
-            .await,
-        );
-        let llm = FakeLlm::start_echo().await;
-        let dir = harness::db_dir();
-        let db = dir.path().join("meshai.db");
-        harness::know_before(&db, [BOB]).await;
         let extra =
             format!("[limits]\nmax_turn_wait_secs = 10\n\n[access]\nadmins = [\"!{ADMIN:08x}\"]\n");
-        let text = harness::paced_like_firmware(
-            &harness::config_text_with(&sim, &llm.base_url(), &db, &extra, "timeout_secs = 120"),
-            harness::BENCH_GAP_MS,
-        );
-        let d = Daemon::start_with_text(sim, llm, dir, &text).await;
+        let d = harness::firmware_paced_daemon(&[BOB], &extra, "timeout_secs = 120").await;
         d.answer_with(|req| match req.last_user() {
             "take your time" => FakeResponse::Stall(Duration::from_secs(60)),
             q => FakeResponse::Text(format!("ok: {q}")),

@@ -114,6 +114,28 @@ pub async fn know_before(db: &Path, nodes: impl IntoIterator<Item = u32>) {
     store.close().await.expect("closes");
 }
 
+/// A daemon on a node paced like the firmware (ACKs after [`BENCH_ACK_DELAY`], texts
+/// [`BENCH_GAP_MS`] apart, the 45 s ACK timeout), the echo model with these `[llm]` lines,
+/// `extra` config, and `known` known from before ([`know_before`]).
+pub async fn firmware_paced_daemon(known: &[u32], extra: &str, llm_lines: &str) -> Daemon {
+    let sim = Arc::new(
+        SimNode::start(SimConfig {
+            ack_delay: BENCH_ACK_DELAY,
+            ..SimConfig::default()
+        })
+        .await,
+    );
+    let llm = FakeLlm::start_echo().await;
+    let dir = db_dir();
+    let db = dir.path().join("meshai.db");
+    know_before(&db, known.iter().copied()).await;
+    let text = paced_like_firmware(
+        &config_text_with(&sim, &llm.base_url(), &db, extra, llm_lines),
+        BENCH_GAP_MS,
+    );
+    Daemon::start_with_text(sim, llm, dir, &text).await
+}
+
 /// The pace used in real-time daemon tests: short, so a 4-part reply takes well under a second,
 /// and the simulated firmware enforces a slightly shorter gap (scheduling jitter on a loaded
 /// machine must not turn into refusals here; the exact 2 s rule is tested in paused time).
