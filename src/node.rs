@@ -39,6 +39,13 @@ impl PublicKey {
         <[u8; 32]>::try_from(bytes).ok().map(PublicKey)
     }
 
+    /// The number firmware 2.8 gives the node holding this key: the key's CRC-32
+    /// (`NodeDB::createNewIdentity`, `crc32Buffer` — the IEEE CRC-32; PROTOCOL.md, "2.8
+    /// renumbers nodes once"). The one number a renumbered node may move its memory to.
+    pub fn node(&self) -> NodeId {
+        NodeId(crc32fast::hash(&self.0))
+    }
+
     /// The first 8 characters of the base64 form: enough to tell two keys apart in a log.
     pub fn short(&self) -> String {
         let mut s = self.to_string();
@@ -183,6 +190,20 @@ mod tests {
             let got = input.parse::<NodeId>().ok().map(|n| n.0);
             assert_eq!(got, *want, "input {input:?}");
         }
+    }
+
+    #[test]
+    fn a_keys_number_is_its_crc32_as_the_firmware_computes_it() {
+        // The values zlib's crc32 (the same IEEE CRC-32 as ErriezCRC32) gives these bytes.
+        assert_eq!(PublicKey([0x11; 32]).node(), NodeId(0xbc49_20d8));
+        assert_eq!(PublicKey([0x22; 32]).node(), NodeId(0x88fd_b906));
+        let mut check = [0u8; 32];
+        check[..9].copy_from_slice(b"123456789");
+        assert_ne!(
+            PublicKey(check).node(),
+            NodeId(0xcbf4_3926),
+            "all 32 bytes count"
+        );
     }
 
     #[test]

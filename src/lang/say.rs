@@ -79,6 +79,8 @@ pub enum Say {
     PkiRequired,
     /// A command that came through MQTT.
     Mqtt,
+    /// A key known under another number, on a number its chat may not move to.
+    Renumbered,
     /// `!nodes` with `[mesh]` off.
     MeshOff,
     /// A node the node list does not hold.
@@ -98,7 +100,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 38] = [
+    pub const ALL: [Say; 39] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -130,6 +132,7 @@ impl Say {
         Say::Licensed,
         Say::PkiRequired,
         Say::Mqtt,
+        Say::Renumbered,
         Say::MeshOff,
         Say::UnknownNode,
         Say::NoRadio,
@@ -212,6 +215,9 @@ fn en(say: Say) -> &'static str {
             "Commands need an encrypted DM: use firmware 2.5 or newer, and make sure your node knows my key."
         }
         Say::Mqtt => "Commands need an encrypted DM when they come through MQTT.",
+        Say::Renumbered => {
+            "Your node has a new number I can't move our earlier chat to, so it stays locked until my operator sorts it out."
+        }
         Say::MeshOff => "Mesh answers are off on this bot.",
         Say::NoRadio => "No radio here (meshai chat): I know nothing of the mesh.",
         Say::UnknownNode => "I don't know that node: it is not in my node list.",
@@ -287,6 +293,9 @@ fn de(say: Say) -> &'static str {
             "Befehle brauchen eine verschlüsselte DM: Nutze Firmware 2.5 oder neuer und sorg dafür, dass dein Knoten meinen Schlüssel kennt."
         }
         Say::Mqtt => "Über MQTT brauchen Befehle eine verschlüsselte DM.",
+        Say::Renumbered => {
+            "Dein Knoten hat eine neue Nummer, zu der ich unseren früheren Chat nicht verschieben kann: Er bleibt gesperrt, bis mein Betreiber das klärt."
+        }
         Say::MeshOff => "Mesh-Antworten sind bei diesem Bot abgeschaltet.",
         Say::NoRadio => "Hier gibt es kein Funkgerät (meshai chat): Über das Mesh weiß ich nichts.",
         Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
@@ -352,6 +361,9 @@ fn es(say: Say) -> &'static str {
             "Los comandos necesitan un DM cifrado: usa firmware 2.5 o más reciente y asegúrate de que tu nodo conozca mi clave."
         }
         Say::Mqtt => "Los comandos necesitan un DM cifrado cuando llegan por MQTT.",
+        Say::Renumbered => {
+            "Tu nodo tiene un número nuevo al que no puedo mover nuestro chat anterior, así que sigue bloqueado hasta que mi operador lo resuelva."
+        }
         Say::MeshOff => "Las respuestas sobre la red mesh están desactivadas en este bot.",
         Say::NoRadio => "Aquí no hay radio (meshai chat): no sé nada de la red mesh.",
         Say::UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
@@ -419,6 +431,9 @@ fn pt(say: Say) -> &'static str {
             "Comandos exigem DM criptografada: use firmware 2.5 ou mais recente e garanta que seu nó conheça minha chave."
         }
         Say::Mqtt => "Comandos exigem DM criptografada quando chegam via MQTT.",
+        Say::Renumbered => {
+            "Seu nó tem um número novo para o qual não posso mover nossa conversa anterior; ela fica bloqueada até meu operador resolver."
+        }
         Say::MeshOff => "As respostas sobre a rede mesh estão desativadas neste bot.",
         Say::NoRadio => "Aqui não há rádio (meshai chat): não sei nada da rede mesh.",
         Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
@@ -484,6 +499,9 @@ fn fr(say: Say) -> &'static str {
             "Les commandes exigent un DM chiffré : utilisez le firmware 2.5 ou plus récent et vérifiez que votre nœud connaît ma clé."
         }
         Say::Mqtt => "Via MQTT, les commandes exigent un DM chiffré.",
+        Say::Renumbered => {
+            "Votre nœud a un nouveau numéro où je ne peux pas déplacer notre discussion : elle reste verrouillée jusqu'à ce que mon opérateur règle cela."
+        }
         Say::MeshOff => "Les réponses sur le réseau mesh sont désactivées sur ce bot.",
         Say::NoRadio => "Pas de radio ici (meshai chat) : je ne sais rien du réseau mesh.",
         Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
@@ -547,6 +565,9 @@ fn it(say: Say) -> &'static str {
             "I comandi richiedono un DM cifrato: usa il firmware 2.5 o successivo e assicurati che il tuo nodo conosca la mia chiave."
         }
         Say::Mqtt => "I comandi richiedono un DM cifrato quando arrivano tramite MQTT.",
+        Say::Renumbered => {
+            "Il tuo nodo ha un nuovo numero su cui non posso spostare la chat precedente: resta bloccata finché il mio operatore non risolve."
+        }
         Say::MeshOff => "Le risposte sulla rete mesh sono disattivate su questo bot.",
         Say::NoRadio => "Qui non c'è una radio (meshai chat): non so nulla della rete mesh.",
         Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
@@ -608,6 +629,9 @@ fn nl(say: Say) -> &'static str {
             "Commando's vereisen een versleutelde DM: gebruik firmware 2.5 of nieuwer en zorg dat je node mijn sleutel kent."
         }
         Say::Mqtt => "Commando's vereisen een versleutelde DM als ze via MQTT binnenkomen.",
+        Say::Renumbered => {
+            "Je node heeft een nieuw nummer waar ik ons eerdere gesprek niet heen kan verplaatsen: het blijft vergrendeld tot mijn beheerder het oplost."
+        }
         Say::MeshOff => "Antwoorden over het mesh staan uit op deze bot.",
         Say::NoRadio => "Hier is geen radio (meshai chat): ik weet niets van het mesh.",
         Say::UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
@@ -673,6 +697,9 @@ fn pl(say: Say) -> &'static str {
             "Polecenia wymagają szyfrowanego DM: użyj firmware'u 2.5 lub nowszego i upewnij się, że twój węzeł zna mój klucz."
         }
         Say::Mqtt => "Polecenia przez MQTT wymagają szyfrowanego DM.",
+        Say::Renumbered => {
+            "Twój węzeł ma nowy numer, na który nie mogę przenieść naszej rozmowy: pozostaje zablokowana, dopóki mój operator tego nie rozwiąże."
+        }
         Say::MeshOff => "Odpowiedzi o sieci mesh są wyłączone w tym bocie.",
         Say::NoRadio => "Tu nie ma radia (meshai chat): nic nie wiem o sieci mesh.",
         Say::UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",

@@ -78,7 +78,7 @@ pub use knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
     Unembedded, embed_input, fnv1a, unit,
 };
-pub use renumber::Numbers;
+pub use renumber::{Moved, Numbers};
 pub use replay::Sender;
 pub use retention::Expired;
 pub use standings::{Earned, Noted, Over, PinnedKey};

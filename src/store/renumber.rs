@@ -10,14 +10,27 @@
 //!
 //! Moved, not aliased in place: every other query stays keyed by the one current number (no
 //! query learns about aliases, none can mix two numbers' rows), and what a forger could
-//! still reach under the old number is nothing at all. Whatever the new number held before
-//! (DMs without PKI, which anyone could have sent with a number computed from a public key)
-//! is dropped, not merged into the person's memory.
+//! still reach under the old number is nothing at all. A new number that holds memory of
+//! its own (messages, a summary or facts: someone who talked to us without PKI) is never
+//! overwritten or merged: nothing moves ([`Moved::Occupied`]) until the operator decides
+//! (issue 39: a move deleted a person's memory). Only the number the key implies is a
+//! destination at all (`identity::rules`), so one key moves at most once.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, StoreError};
 use crate::node::{NodeId, PublicKey};
+
+/// What [`Store::renumber`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// Everything kept under the old number is under the new one now.
+    Moved,
+    /// The key is no longer pinned for the old number, or the new one has a pinned key.
+    OwnerChanged,
+    /// The new number holds memory of its own: nothing moved, nothing deleted.
+    Occupied,
+}
 
 /// A node's current number and the numbers it had before.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,16 +57,16 @@ impl Store {
         .await
     }
 
-    /// Moves everything kept under `from` to `to` — when `key` is still pinned for `from` and
-    /// `to` has no pinned key (checked in the same transaction); returns whether it moved.
-    /// What `to` held before is dropped.
+    /// Moves everything kept under `from` to `to` — when `key` is still pinned for `from`,
+    /// `to` has no pinned key and no memory of its own (checked in the same transaction).
+    /// What `to` held besides (its name, its counters) is dropped.
     pub async fn renumber(
         &self,
         from: NodeId,
         to: NodeId,
         key: PublicKey,
         at: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Moved, StoreError> {
         self.call(move |c| renumber(c, from, to, key, at)).await
     }
 
@@ -88,9 +101,9 @@ fn renumber(
     to: NodeId,
     key: PublicKey,
     at: i64,
-) -> Result<bool, StoreError> {
+) -> Result<Moved, StoreError> {
     if from == to {
-        return Ok(false);
+        return Ok(Moved::OwnerChanged);
     }
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let pinned_from: bool = tx.query_row(
@@ -104,10 +117,20 @@ fn renumber(
         |row| row.get(0),
     )?;
     if !pinned_from || pinned_to {
-        return Ok(false);
+        return Ok(Moved::OwnerChanged);
     }
-    // The new number's own rows were never proven: they go (exchanges first, their trigger
-    // clears the search index).
+    let occupied: bool = tx.query_row(
+        "SELECT EXISTS(SELECT 1 FROM messages WHERE node = ?1)
+             OR EXISTS(SELECT 1 FROM summaries WHERE node = ?1)
+             OR EXISTS(SELECT 1 FROM facts WHERE node = ?1)",
+        [sql(to)],
+        |row| row.get(0),
+    )?;
+    if occupied {
+        return Ok(Moved::Occupied);
+    }
+    // What else the new number has (its name, counters) was never proven: it goes
+    // (exchanges first, their trigger clears the search index).
     for table in NODE_TABLES {
         tx.execute(&format!("DELETE FROM {table} WHERE node = ?1"), [sql(to)])?;
     }
@@ -129,7 +152,7 @@ fn renumber(
         params![sql(from), sql(to), at],
     )?;
     tx.commit()?;
-    Ok(true)
+    Ok(Moved::Moved)
 }
 
 fn numbers(c: &Connection, node: NodeId) -> Result<Numbers, StoreError> {

@@ -3,7 +3,8 @@
 //! conversation — memory and standing (full answers, not a new node's cap), replies to the
 //! new number over PKI — also when the daemon restarted in between; the operator's commands
 //! take either number. A new number with another key gets none of it, and DMs without PKI
-//! claiming the old number get nothing.
+//! claiming the old number get nothing. Only the number the key implies is a new number
+//! (2.8's rule), and one holding someone else's conversation is never overwritten.
 
 use meshai::node::NodeId;
 
@@ -15,7 +16,8 @@ use crate::support::sim_node::{MeshPacketSpec, SentText, SimNode};
 use crate::trust::{ask_with, said, stored};
 
 const OLD: u32 = 0xa1c1_0001;
-const NEW: u32 = 0x5c3e_9a27;
+/// The number firmware 2.8 gives K1's node: its CRC-32 (`PublicKey::node`).
+const NEW: u32 = 0xbc49_20d8;
 const OTHER: u32 = 0x0e7e_0003;
 const K1: [u8; 32] = [0x11; 32];
 const K2: [u8; 32] = [0x22; 32];
@@ -146,6 +148,78 @@ async fn a_renumbered_node_keeps_its_memory_and_standing() {
             NodeId(NEW)
         )),
         "{out}"
+    );
+}
+
+#[test]
+fn new_is_the_number_k1_implies() {
+    assert_eq!(meshai::node::PublicKey(K1).node(), NodeId(NEW));
+}
+
+/// Issue 39: one key took its memory to `!0badbeef`, and through 20 numbers. Any number but
+/// the key's own is answered without memory, and nothing moves.
+#[tokio::test(start_paused = true)]
+async fn a_key_on_a_number_it_does_not_imply_moves_nothing() {
+    let _pace = paced();
+    let d = start_known().await;
+    long_answers(&d);
+    pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    for (i, from) in [0x0bad_beef_u32, 0x0bad_bee0, 0x0bad_bee1]
+        .into_iter()
+        .enumerate()
+    {
+        let asked = format!("what is my gate code? ({i})");
+        let (seen, reply) = pki_turn(&d, from, &asked, K1).await;
+        assert!(!seen.contains("1234"), "{seen}");
+        assert!(
+            !reply.is_empty() && reply.iter().all(|t| t.to == from),
+            "{reply:?}"
+        );
+        assert!(
+            stored(&d, from).await.is_empty(),
+            "not stored under {from:#x}"
+        );
+    }
+    let (seen, _) = pki_turn(&d, OLD, "and my gate code?", K1).await;
+    assert!(
+        seen.contains("1234"),
+        "still hers at the old number: {seen}"
+    );
+    // `!summary` from a wrong number says why, in one line.
+    let reply = ask_with(
+        &d,
+        0x0bad_beef,
+        MeshPacketSpec::pki(0x0bad_beef, "!summary", K1),
+    )
+    .await;
+    assert!(reply[0].text.contains("new number"), "{reply:?}");
+}
+
+/// Issue 39: a move onto a number deleted what a person without a pinned key had told the
+/// bot there. Her conversation stays hers; nothing moves until the operator forgets it.
+#[tokio::test(start_paused = true)]
+async fn a_new_number_with_a_conversation_of_its_own_is_not_overwritten() {
+    let _pace = paced();
+    let d = start_known().await;
+    long_answers(&d);
+    pki_turn(&d, OLD, "My gate code is 1234.", K1).await;
+    // Someone without PKI talks to the bot from NEW first.
+    ask_with(&d, NEW, MeshPacketSpec::text(NEW, "My locker is 77.")).await;
+    let (seen, reply) = pki_turn(&d, NEW, "tell me my gate code", K1).await;
+    assert!(!seen.contains("1234") && !seen.contains("77"), "{seen}");
+    assert!(!reply.is_empty(), "answered, without memory");
+    let hers = stored(&d, NEW).await;
+    assert!(
+        hers.iter().any(|m| m.text.contains("locker is 77"))
+            && !hers.iter().any(|m| m.text.contains("1234")),
+        "{hers:?}"
+    );
+    assert!(
+        stored(&d, OLD)
+            .await
+            .iter()
+            .any(|m| m.text.contains("1234")),
+        "the old number's memory stays where it was"
     );
 }
 

@@ -7,8 +7,12 @@
 //! - A PKI DM with the key pinned for its node (or its first one, which pins it: trust on
 //!   first use) is the node's own: memory read and written, every command.
 //! - A PKI DM from a number with no key pinned, carrying a key pinned for another number, is
-//!   that key's owner under a new number (firmware 2.8 renumbers every node once): the
-//!   node's own, its memory moved to the new number.
+//!   that key's owner under a new number (firmware 2.8 renumbers every node once, onto the
+//!   number its key implies: `PublicKey::node`): the node's own, its memory moved to the new
+//!   number — only when the new number is the key's. On any other number the key's holder
+//!   is answered without memory and nothing moves ([`Why::Renumbered`]): one key cannot
+//!   walk its memory through numbers of its choosing (issue 39: 20 numbers, 20 moves), and
+//!   so it moves at most once.
 //! - A PKI DM with another key is a new identity: answered without the node's memory, its
 //!   key kept as pending until the operator accepts it (`meshai trust`).
 //! - A non-PKI DM with the id of a node that talked to us over PKI is [`Verdict::Unproven`]:
@@ -41,11 +45,13 @@ use crate::node::{NodeId, PublicKey};
 pub enum Heard {
     /// PKI-encrypted, with the key the node decrypted it with; `pinned`: the key pinned for
     /// the node (`None`: its first PKI DM); `elsewhere`: with no key pinned for this node,
-    /// the other number `key` is pinned for (the same person, renumbered: firmware 2.8).
+    /// the other number `key` is pinned for (the same person, renumbered: firmware 2.8);
+    /// `keys_number`: the DM's number is the one `key` implies (`PublicKey::node`).
     Pki {
         key: PublicKey,
         pinned: Option<PublicKey>,
         elsewhere: Option<NodeId>,
+        keys_number: bool,
     },
     /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
     /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
@@ -90,6 +96,9 @@ pub enum Why {
     PkiRequired,
     /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
     Mqtt,
+    /// A key pinned for another number, on a number its memory may not move to: not the
+    /// number the key implies, or one holding another person's memory (`store::renumber`).
+    Renumbered,
 }
 
 /// What the store must remember after a PKI DM.
@@ -117,8 +126,14 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
         Heard::Pki {
             pinned: None,
             elsewhere: Some(from),
+            keys_number: true,
             ..
         } => (Verdict::Own, Some(KeyUpdate::Move { from })),
+        Heard::Pki {
+            pinned: None,
+            elsewhere: Some(_),
+            ..
+        } => (Verdict::NoMemory(Why::Renumbered), None),
         Heard::Pki {
             key, pinned: None, ..
         } => (Verdict::Own, Some(KeyUpdate::Pin(key))),
@@ -225,7 +240,9 @@ pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
         (Verdict::NoMemory(Why::KeysUnreadable), Ask::Text) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(Why::KeysUnreadable), _) => Rule::Refuse(Line::KeysUnreadable),
         (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
-        (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked), Ask::Status) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked | Why::Renumbered), Ask::Status) => {
+            Rule::Run(NO_MEMORY)
+        }
         (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),
     }
 }
@@ -241,6 +258,7 @@ pub enum Line {
     Licensed,
     PkiRequired,
     Mqtt,
+    Renumbered,
 }
 
 impl From<Why> for Line {
@@ -252,6 +270,7 @@ impl From<Why> for Line {
             Why::Licensed => Line::Licensed,
             Why::PkiRequired => Line::PkiRequired,
             Why::Mqtt => Line::Mqtt,
+            Why::Renumbered => Line::Renumbered,
         }
     }
 }
@@ -267,6 +286,7 @@ impl Line {
             Line::Licensed => Say::Licensed,
             Line::PkiRequired => Say::PkiRequired,
             Line::Mqtt => Say::Mqtt,
+            Line::Renumbered => Say::Renumbered,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::clock::unix_now;
 use crate::config::AccessConfig;
 use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
-use crate::store::Store;
+use crate::store::{Moved, Store};
 
 /// The verdict on a PKI DM from `node` that came with `key`: checked against the key pinned
 /// for the node (pinning it on first use, keeping a different one as pending). While the key
@@ -55,18 +55,29 @@ pub(crate) async fn check_key(
         key,
         pinned,
         elsewhere,
+        keys_number: key.node() == node,
     };
     let Decision { verdict, update } = rules::decide(heard, access);
+    if let (Some(old), Verdict::NoMemory(Why::Renumbered)) = (elsewhere, verdict) {
+        warn!(
+            old = %old,
+            key = %key.short(),
+            "a PKI DM with the key pinned for {old} came from {node}, which is not the number              that key gives a node ({}): answered without memory, nothing moved (`meshai \
+             forget {old}` unpins the key there, dropping that memory, so it pins on {node})",
+            key.node()
+        );
+    }
     match update {
-        Some(update) if !apply(store, keys, node, key, pinned, update).await => {
-            Verdict::NoMemory(Why::Unchecked)
-        }
-        _ => verdict,
+        Some(update) => apply(store, keys, node, key, pinned, update)
+            .await
+            .unwrap_or(verdict),
+        None => verdict,
     }
 }
 
 /// Performs the key table's `update` for a PKI DM from `node` with `key` (`pinned` before);
-/// `false` when the DM must then be answered without memory (a move that did not happen).
+/// the verdict instead of the rules' when the DM must then be answered without memory (a
+/// move that did not happen).
 async fn apply(
     store: &Store,
     keys: &KeyTable,
@@ -74,7 +85,7 @@ async fn apply(
     key: PublicKey,
     pinned: Option<PublicKey>,
     update: KeyUpdate,
-) -> bool {
+) -> Option<Verdict> {
     let now = unix_now();
     match update {
         KeyUpdate::Pin(key) => match store.pin_key(node, key, now).await {
@@ -99,23 +110,34 @@ async fn apply(
             Err(e) => warn!(error = %e, "could not keep the node's new key"),
         },
         KeyUpdate::Move { from } => match store.renumber(from, node, key, now).await {
-            Ok(true) => info!(
+            Ok(Moved::Moved) => info!(
                 old = %from,
                 key = %key.short(),
                 "node {from} is now {node} (same key): its memory, standing and pinned key \
                  moved to the new number; the old number keeps nothing"
             ),
-            Ok(false) => {
+            Ok(Moved::OwnerChanged) => {
                 warn!(old = %from, "the key's owner changed meanwhile: answering without memory");
-                return false;
+                return Some(Verdict::NoMemory(Why::Unchecked));
+            }
+            Ok(Moved::Occupied) => {
+                warn!(
+                    old = %from,
+                    key = %key.short(),
+                    "node {from} is now {node} (same key), but {node} holds a conversation of \
+                     its own (DMs without PKI): nothing moved, nothing deleted, answered without \
+                     memory; `meshai history {node}` shows it, `meshai forget {node}` drops it \
+                     and the next DM moves {from}'s memory there"
+                );
+                return Some(Verdict::NoMemory(Why::Renumbered));
             }
             Err(e) => {
                 warn!(error = %e, old = %from, "could not move the node's memory to its new number");
-                return false;
+                return Some(Verdict::NoMemory(Why::Unchecked));
             }
         },
     }
-    true
+    None
 }
 
 /// Stores `msg`, a text that will not be answered (rate limited, its node's queue full, no

@@ -1,10 +1,11 @@
 //! A person is their key: a renumbered node's rows move to its new number in one go, the old
-//! number keeps nothing and becomes an alias; what the new number held before is dropped; a
+//! number keeps nothing and becomes an alias; a new number with memory of its own is never
+//! overwritten (nothing moves until the operator forgets it), what else it held is dropped; a
 //! schema 7 database (before aliases) gains the table with its rows intact.
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{Numbers, Said};
+use crate::store::{Moved, Numbers, Said};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
@@ -42,14 +43,26 @@ async fn a_schema_7_database_moves_a_renumbered_node_whole() {
         .await
         .unwrap();
     assert_eq!(store.key_owner(K1).await.unwrap(), Some(A));
-    assert!(!store.renumber(A, B, K2, 9).await.unwrap(), "not A's key");
-    assert!(store.renumber(A, B, K1, 9).await.unwrap());
-    assert!(!store.renumber(A, B, K1, 9).await.unwrap(), "once");
+    let moved = |from, to, key| store.renumber(from, to, key, 9);
+    assert_eq!(
+        moved(A, B, K2).await.unwrap(),
+        Moved::OwnerChanged,
+        "not A's key"
+    );
+    // Issue 39: B's own message was deleted by the move. Now nothing moves, nothing goes.
+    assert_eq!(moved(A, B, K1).await.unwrap(), Moved::Occupied);
+    assert_eq!(texts(&store.history(B, 10).await.unwrap()), ["planted"]);
+    assert_eq!(store.history(A, 10).await.unwrap().len(), 3);
+    assert_eq!(store.key_owner(K1).await.unwrap(), Some(A));
+    // Once the operator forgot B (`meshai forget`), the move happens; B's name row goes.
+    store.reset(B).await.unwrap();
+    assert_eq!(moved(A, B, K1).await.unwrap(), Moved::Moved);
+    assert_eq!(moved(A, B, K1).await.unwrap(), Moved::OwnerChanged, "once");
 
     assert_eq!(
         texts(&store.history(B, 10).await.unwrap()),
         ["kept", "my gate is 12", "noted"],
-        "moved, and the planted message dropped"
+        "moved"
     );
     assert!(
         store.history(A, 10).await.unwrap().is_empty(),
@@ -78,7 +91,7 @@ async fn a_schema_7_database_moves_a_renumbered_node_whole() {
     assert_eq!(ctx.window.len(), 3);
 
     // Again, to C: the chain collapses onto the newest number.
-    assert!(store.renumber(B, C, K1, 10).await.unwrap());
+    assert_eq!(store.renumber(B, C, K1, 10).await.unwrap(), Moved::Moved);
     assert_eq!(
         store.numbers(A).await.unwrap(),
         Numbers {

@@ -28,21 +28,32 @@ fn what_each_dm_may_do() {
         key: K1,
         pinned: None,
         elsewhere: None,
+        keys_number: true,
     };
     let same = Heard::Pki {
         key: K1,
         pinned: Some(K1),
         elsewhere: None,
+        keys_number: true,
     };
     let other = Heard::Pki {
         key: K2,
         pinned: Some(K1),
         elsewhere: None,
+        keys_number: true,
     };
     let renumbered = Heard::Pki {
         key: K1,
         pinned: None,
         elsewhere: Some(NodeId(7)),
+        keys_number: true,
+    };
+    // Issue 39: one key walked through 20 numbers of its choosing, each a move.
+    let elsewhere = Heard::Pki {
+        key: K1,
+        pinned: None,
+        elsewhere: Some(NodeId(7)),
+        keys_number: false,
     };
     // (heard, require_pki, mqtt, verdict, key update)
     let cases: &[(Heard, RequirePki, MqttPolicy, Verdict, Option<KeyUpdate>)] = &[
@@ -65,6 +76,9 @@ fn what_each_dm_may_do() {
             Own,
             Some(KeyUpdate::Move { from: NodeId(7) }),
         ),
+        // Onto any other number than the key's: the key's holder, without memory, no move.
+        (elsewhere, default, Answer, NoMemory(Why::Renumbered), None),
+        (elsewhere, all, Ignore, NoMemory(Why::Renumbered), None),
         // Another key is a new identity, whatever the settings.
         (
             other,
@@ -250,6 +264,17 @@ fn what_each_verdict_lets_a_message_do() {
             Rule::Refuse(Line::Mqtt),
         ),
         (Verdict::NoMemory(Why::Mqtt), Ask::Text, run(false, false)),
+        // A key on a number its chat cannot move to: like a changed key.
+        (
+            Verdict::NoMemory(Why::Renumbered),
+            Status,
+            run(false, false),
+        ),
+        (
+            Verdict::NoMemory(Why::Renumbered),
+            Memory,
+            Rule::Refuse(Line::Renumbered),
+        ),
     ];
     for (i, (verdict, ask, want)) in cases.iter().enumerate() {
         assert_eq!(rule(*verdict, *ask), *want, "case {i}: {verdict:?} {ask:?}");
@@ -266,6 +291,7 @@ fn every_line_fits_one_packet() {
         Line::Licensed,
         Line::PkiRequired,
         Line::Mqtt,
+        Line::Renumbered,
     ] {
         let t = line.text();
         assert!(t.chars().count() <= 120 && t.len() <= 160, "{line:?}: {t}");
