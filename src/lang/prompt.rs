@@ -213,7 +213,9 @@ fn en(p: Part) -> &'static str {
         Part::NoNotes => {
             "No note from the operator's documents matches this message. If it asks about {about}, reply exactly: Not in my notes."
         }
-        Part::MeshIntro => "Mesh facts (my node's own view, now):",
+        Part::MeshIntro => {
+            "Mesh facts as the nodes broadcast them (their own claims; my node's view, now):"
+        }
         Part::MeshClosing => {
             "Answer from these facts only; where one says unknown, say you do not know."
         }
@@ -282,7 +284,9 @@ fn de(p: Part) -> &'static str {
         Part::NoNotes => {
             "Keine Notiz aus den Dokumenten des Betreibers passt zu dieser Nachricht. Wenn sie nach {about} fragt, antworte genau: Nicht in meinen Notizen."
         }
-        Part::MeshIntro => "Mesh-Fakten (die eigene Sicht meines Knotens, jetzt):",
+        Part::MeshIntro => {
+            "Mesh-Fakten, wie die Knoten sie senden (ihre eigenen Angaben; die Sicht meines Knotens, jetzt):"
+        }
         Part::MeshClosing => {
             "Antworte nur aus diesen Fakten; wo einer unbekannt sagt, sag, dass du es nicht weißt."
         }
@@ -353,7 +357,9 @@ fn es(p: Part) -> &'static str {
         Part::NoNotes => {
             "Ninguna nota de los documentos del operador corresponde a este mensaje. Si pregunta por {about}, responde exactamente: No está en mis notas."
         }
-        Part::MeshIntro => "Datos de la red mesh (la vista de mi nodo, ahora):",
+        Part::MeshIntro => {
+            "Datos de la red mesh tal como los nodos los emiten (lo que ellos dicen; la vista de mi nodo, ahora):"
+        }
         Part::MeshClosing => {
             "Responde solo con estos datos; donde uno dice desconocido, di que no lo sabes."
         }
@@ -424,7 +430,9 @@ fn pt(p: Part) -> &'static str {
         Part::NoNotes => {
             "Nenhuma nota dos documentos do operador corresponde a esta mensagem. Se ela perguntar sobre {about}, responda exatamente: Não está nas minhas notas."
         }
-        Part::MeshIntro => "Dados da rede mesh (a visão do meu nó, agora):",
+        Part::MeshIntro => {
+            "Dados da rede mesh como os nós os transmitem (o que eles dizem; a visão do meu nó, agora):"
+        }
         Part::MeshClosing => {
             "Responda só com estes dados; onde um diz desconhecido, diga que não sabe."
         }
@@ -497,7 +505,9 @@ fn fr(p: Part) -> &'static str {
         Part::NoNotes => {
             "Aucune note des documents de l'opérateur ne correspond à ce message. S'il porte sur {about}, réponds exactement : Pas dans mes notes."
         }
-        Part::MeshIntro => "Faits du réseau maillé (la vue de mon nœud, maintenant) :",
+        Part::MeshIntro => {
+            "Faits du réseau maillé tels que les nœuds les diffusent (leurs propres dires ; la vue de mon nœud, maintenant) :"
+        }
         Part::MeshClosing => {
             "Réponds seulement avec ces faits ; là où l'un dit inconnu, dis que tu ne sais pas."
         }
@@ -566,7 +576,9 @@ fn it(p: Part) -> &'static str {
         Part::NoNotes => {
             "Nessun appunto dei documenti del gestore corrisponde a questo messaggio. Se chiede di {about}, rispondi esattamente: Non è nei miei appunti."
         }
-        Part::MeshIntro => "Dati della rete mesh (la vista del mio nodo, ora):",
+        Part::MeshIntro => {
+            "Dati della rete mesh come i nodi li trasmettono (ciò che dicono loro; la vista del mio nodo, ora):"
+        }
         Part::MeshClosing => {
             "Rispondi solo con questi dati; dove uno dice sconosciuto, di' che non lo sai."
         }
@@ -635,7 +647,9 @@ fn nl(p: Part) -> &'static str {
         Part::NoNotes => {
             "Geen notitie uit de documenten van de beheerder past bij dit bericht. Als het over {about} gaat, antwoord dan precies: Niet in mijn notities."
         }
-        Part::MeshIntro => "Meshfeiten (de eigen kijk van mijn node, nu):",
+        Part::MeshIntro => {
+            "Meshfeiten zoals de nodes ze uitzenden (hun eigen opgave; de kijk van mijn node, nu):"
+        }
         Part::MeshClosing => {
             "Antwoord alleen uit deze feiten; waar er een onbekend zegt, zeg dat je het niet weet."
         }
@@ -704,7 +718,9 @@ fn pl(p: Part) -> &'static str {
         Part::NoNotes => {
             "Żadna notatka z dokumentów operatora nie pasuje do tej wiadomości. Jeśli pyta o {about}, odpowiedz dokładnie: Nie ma tego w moich notatkach."
         }
-        Part::MeshIntro => "Fakty o sieci mesh (własny widok mojego węzła, teraz):",
+        Part::MeshIntro => {
+            "Fakty o sieci mesh, jak nadają je węzły (ich własne deklaracje; widok mojego węzła, teraz):"
+        }
         Part::MeshClosing => {
             "Odpowiadaj tylko na podstawie tych faktów; gdzie któryś mówi nieznany, powiedz, że nie wiesz."
         }

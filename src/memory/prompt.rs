@@ -15,7 +15,9 @@
 //!    numbering: [`StoredMessage::prompt_text`]);
 //! 4. only when there are any: the notes for this turn alone (retrieved exchanges, the radio
 //!    line at the start of a conversation, a budget note), never stored. They come before the
-//!    message: after it, a 0.5B model answers the notes instead of the person;
+//!    message: after it, a 0.5B model answers the notes instead of the person. What nodes
+//!    broadcast (the mesh facts: names and readings strangers set) is a user message of its
+//!    own after them, never system-role: a name is anyone's to choose;
 //! 5. the new message, in the form it is stored with (so the next turn repeats it).
 //!
 //! So between two folds, turn t's prompt, followed by the reply as the model wrote it, is a
@@ -76,6 +78,9 @@ pub struct Turn<'a> {
     /// Notes for this answer alone (the radio line, a budget note), in order; placed before
     /// the message, never stored.
     pub notes: &'a [String],
+    /// What nodes broadcast that the message asks about: a user message after the notes,
+    /// never stored.
+    pub broadcast: Option<&'a str>,
 }
 
 /// The messages for answering `turn`: the conversation so far ([`conversation`]), this
@@ -92,6 +97,9 @@ pub fn reply_prompt(lang: Lang, system: &str, ctx: &Context, turn: Turn<'_>) -> 
     );
     if let Some(notes) = turn_block(lang, &ctx.retrieved, turn.notes) {
         msgs.push(ChatMessage::new(ChatRole::System, notes));
+    }
+    if let Some(broadcast) = turn.broadcast {
+        msgs.push(ChatMessage::new(ChatRole::User, broadcast));
     }
     msgs.push(ChatMessage::new(ChatRole::User, turn.message));
     msgs

@@ -88,14 +88,20 @@ impl<'a> Lens<'a> {
         }
     }
 
-    /// Every node that may be described, but our own, in no particular order.
+    /// Every node that may be described, but our own, the one known longest first (its
+    /// first time heard, then its number): where two nodes have one name, the matcher takes
+    /// the one known by it longest (issue 39: three clones of "Hilltop Relay" pushed the real
+    /// one out of the facts).
     pub fn nodes(&self) -> Vec<Seen<'a>> {
         let me = self.view.me();
-        self.view
+        let mut nodes: Vec<Seen<'a>> = self
+            .view
             .nodes()
             .filter(|(id, n)| Some(*id) != me && !self.hidden(*id, n))
             .map(|(id, n)| self.seen(id, n))
-            .collect()
+            .collect();
+        nodes.sort_by_key(|s| (s.node.first_heard.unwrap_or(i64::MAX), s.id.0));
+        nodes
     }
 
     /// `id`, when it may be described (our own node is not among [`Lens::nodes`], but may be).

@@ -472,8 +472,10 @@ fn names_something(message: &str) -> bool {
             })
 }
 
-/// The nodes `message` names, with how well, best first (`cue`: it asks about a node or a
-/// reading, so a short name written in lowercase counts too).
+/// The nodes `message` names, with how well, best first, ties in the order `nodes` come in
+/// (`mesh::lens`: the one known longest first), and of several with one long name only the
+/// first: a clone of a node's name never stands beside it or in its place (`cue`: it asks
+/// about a node or a reading, so a short name written in lowercase counts too).
 pub fn scored<'a>(
     message: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
@@ -481,12 +483,19 @@ pub fn scored<'a>(
 ) -> Vec<(u32, NodeId)> {
     let folded = fold(message);
     let w = words(&folded);
+    let mut names_seen = std::collections::HashSet::new();
     let mut scored: Vec<(u32, NodeId)> = nodes
         .into_iter()
-        .map(|(id, names)| (score(message, &w, names, cue), id))
-        .filter(|(s, _)| *s > 0)
+        .map(|(id, names)| (score(message, &w, names, cue), id, names))
+        .filter(|(s, _, _)| *s > 0)
+        .filter(|(_, _, names)| {
+            let name = fold(names.long_name.trim());
+            name.is_empty() || names_seen.insert(name)
+        })
+        .map(|(s, id, _)| (s, id))
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    // Stable: ties keep the order given.
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     scored
 }
 

@@ -248,3 +248,46 @@ fn imperial_units_and_off() {
     };
     assert_eq!(ask(&off, "who is around?"), None);
 }
+
+/// Issue 39: three fresh nodes named exactly "Hilltop Relay" (lower numbers, battery 17)
+/// filled the three name matches; the facts, the lookup and `!node` then spoke of them. The
+/// node known by the name longest is the one they speak of, and the clones stay out.
+#[test]
+fn clones_of_a_long_known_name_do_not_answer_for_it() {
+    let mut v = view();
+    for clone in [0x10, 0x11, 0x12] {
+        v.update_from_node_info(&NodeInfo {
+            device_metrics: Some(DeviceMetrics {
+                battery_level: Some(17),
+                ..Default::default()
+            }),
+            ..info(clone, "Hilltop Relay", "HILL", None, 5)
+        });
+    }
+    let cfg = MeshConfig::default();
+    let asker = NodeId(ASKER);
+    let lang = crate::lang::Lang::En;
+    match answer(
+        &v,
+        &cfg,
+        "what's the battery of the hilltop relay?",
+        asker,
+        NOW,
+        lang,
+    ) {
+        Some(Answer::Said(text)) => assert!(text.contains("87") && !text.contains("17"), "{text}"),
+        other => panic!("{other:?}"),
+    }
+    let note = note(
+        &v,
+        &cfg,
+        "how is the hilltop relay doing?",
+        asker,
+        NOW,
+        lang,
+    )
+    .unwrap();
+    assert!(note.contains("87") && !note.contains("17"), "{note}");
+    let shown = listing::node(&v, &cfg, "hilltop", asker, NOW);
+    assert!(shown.starts_with(&NodeId(RELAY).to_string()), "{shown}");
+}

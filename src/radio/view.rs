@@ -5,7 +5,11 @@
 //!
 //! Sans-IO: it takes the handshake's node infos and later packets, with the time they came
 //! (Unix seconds), and never reads a clock. Bounded: at most [`MAX_NODES`] nodes; when full,
-//! the node heard longest ago goes.
+//! a node goes by [`NodeView::worth`]: first one heard over less than [`SETTLED_SECS`]
+//! without a reading, then one heard over less than that, then the one heard longest ago.
+//! A burst of fresh ids (issue 39: 20,000 NodeInfos evicted the real relay, and clones with
+//! its name answered for it) so only pushes out other fresh ids: a real node is heard over
+//! hours, a flood is seconds old.
 //!
 //! Only what nodes broadcast reaches it: node infos at the handshake (the node's own view),
 //! and NODEINFO, POSITION and TELEMETRY packets. A DM to us never updates it — not even its
@@ -42,6 +46,12 @@ pub const MAX_NODES: usize = 4096;
 /// node's queue to its client. A replay, or a packet queued while no client was attached,
 /// is older.
 pub const LIVE_WITHIN_SECS: i64 = 120;
+
+/// How long a node must have been heard over (from [`NodeView::first_heard`] to its last
+/// heard) before fresh ids cannot push it out of a full view. A node broadcasts its node info
+/// every few hours and its position and telemetry every 15–60 minutes; a flood of new ids is
+/// seconds or minutes old.
+pub const SETTLED_SECS: i64 = 3600;
 
 /// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
 /// anything longer is garbage that should not reach a prompt.
@@ -101,6 +111,10 @@ pub struct NodeView {
     /// When our node last heard it (its node info's `last_heard`, or a broadcast's
     /// `rx_time` since); never moved back.
     pub last_heard: Option<i64>,
+    /// The earliest time it was heard at (a node info's `last_heard`, a broadcast's
+    /// `rx_time`); never moved forward. How long the view has known it, for eviction and for
+    /// which of two nodes with one name is the one long known by it (`mesh::lens`).
+    pub first_heard: Option<i64>,
     /// When a broadcast of it was last heard live: handed over as our radio heard it, not
     /// replayed from the node's cache, queued while no client was attached, or told by a
     /// handshake's node info, nor kept from an earlier run. `None` until one is.
@@ -120,6 +134,32 @@ pub struct NodeView {
 }
 
 impl NodeView {
+    /// Heard at `at`: the first time it was heard moves back to `at` when earlier.
+    fn heard(&mut self, at: Option<i64>) {
+        self.last_heard = self.last_heard.max(at);
+        if let Some(at) = at {
+            self.first_heard = Some(self.first_heard.map_or(at, |f| f.min(at)));
+        }
+    }
+
+    /// Heard over at least [`SETTLED_SECS`].
+    pub fn settled(&self) -> bool {
+        matches!((self.first_heard, self.last_heard), (Some(f), Some(l)) if l - f >= SETTLED_SECS)
+    }
+
+    /// What it is worth keeping in a full view, least first: heard over time, then with a
+    /// position or readings, then heard lately (the update order breaks ties).
+    fn worth(&self) -> (bool, bool, i64, u64) {
+        let readings =
+            self.position.is_some() || self.device.is_some() || self.environment.is_some();
+        (
+            self.settled(),
+            readings,
+            self.last_heard.unwrap_or(i64::MIN),
+            self.seq,
+        )
+    }
+
     /// Takes `names` as its names; the ones it had go to [`NodeView::earlier_names`].
     fn rename(&mut self, names: NodeNames) {
         if let Some(old) = self.names.take()
@@ -187,18 +227,18 @@ impl MeshView {
         self.channel
     }
 
-    /// The entry for `num`, made room for (the node heard longest ago goes when full) and
-    /// marked as just updated.
+    /// The entry for `num`, made room for (the node least worth keeping goes when full:
+    /// [`NodeView::worth`]; never ours) and marked as just updated.
     fn entry(&mut self, num: NodeId) -> &mut NodeView {
         if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity {
-            let oldest = self
+            let least = self
                 .nodes
                 .iter()
                 .filter(|(id, _)| Some(**id) != self.me)
-                .min_by_key(|(_, n)| (n.last_heard.unwrap_or(i64::MIN), n.seq))
+                .min_by_key(|(_, n)| n.worth())
                 .map(|(id, _)| *id);
-            if let Some(oldest) = oldest {
-                self.nodes.remove(&oldest);
+            if let Some(least) = least {
+                self.nodes.remove(&least);
             }
         }
         self.seq += 1;
@@ -238,7 +278,7 @@ impl MeshView {
         if let Some(user) = &n.user {
             e.rename(names_of(user));
         }
-        e.last_heard = e.last_heard.max(last_heard);
+        e.heard(last_heard);
         if n.hops_away.is_some() {
             e.hops_away = n.hops_away;
         }
@@ -260,6 +300,8 @@ impl MeshView {
         *e = NodeView {
             seq: e.seq,
             heard_live: None,
+            // Kept before the view knew first times: known since it was last heard.
+            first_heard: kept.first_heard.or(kept.last_heard),
             ..kept
         };
     }
@@ -314,7 +356,7 @@ impl MeshView {
         // Hops and SNR are the newest news only: a replay heard before a later packet
         // does not undo what that one said.
         let newest_news = e.last_heard.is_none_or(|last| at >= last);
-        e.last_heard = e.last_heard.max(Some(at));
+        e.heard(Some(at));
         if heard.live {
             e.heard_live = e.heard_live.max(Some(at));
         }
@@ -370,7 +412,8 @@ impl MeshView {
             if let Some(names) = n.names {
                 e.rename(names);
             }
-            e.last_heard = e.last_heard.max(n.last_heard);
+            e.heard(n.first_heard);
+            e.heard(n.last_heard);
             e.heard_live = e.heard_live.max(n.heard_live);
             if n.hops_away.is_some() {
                 e.hops_away = n.hops_away;

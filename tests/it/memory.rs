@@ -34,8 +34,21 @@ fn config() -> String {
 pub(crate) struct Parts {
     pub memory: Option<String>,
     pub verbatim: Vec<(String, String)>,
+    /// The per-turn block: the system notes and the mesh facts (a user message of its own
+    /// before the new message), joined.
     pub turn: Option<String>,
+    /// How many messages that block is.
+    pub turn_messages: usize,
     pub new: String,
+}
+
+/// Whether `m` is the mesh facts' note: a user message that opens as in some language.
+pub(crate) fn is_mesh_note(m: &FakeMessage) -> bool {
+    use meshai::lang::{Lang, Part, part};
+    m.role == "user"
+        && Lang::ALL
+            .iter()
+            .any(|l| m.content.starts_with(part(*l, Part::MeshIntro)))
 }
 
 pub(crate) fn parts(req: &FakeRequest) -> Parts {
@@ -49,13 +62,25 @@ pub(crate) fn parts(req: &FakeRequest) -> Parts {
         memory = Some(m.content.clone());
         rest = &rest[1..];
     }
-    let (new, rest) = rest.split_last().expect("a new message");
-    let (turn, rest) = match rest.split_last() {
-        Some((m, before)) if m.role == "system" => (Some(m.content.clone()), before),
-        _ => (None, rest),
-    };
+    let (new, mut rest) = rest.split_last().expect("a new message");
+    let mut block: Vec<String> = Vec::new();
+    if let Some((m, before)) = rest.split_last()
+        && is_mesh_note(m)
+    {
+        block.push(m.content.clone());
+        rest = before;
+    }
+    if let Some((m, before)) = rest.split_last()
+        && m.role == "system"
+    {
+        block.insert(0, m.content.clone());
+        rest = before;
+    }
+    let turn_messages = block.len();
+    let turn = (!block.is_empty()).then(|| block.join("\n\n"));
     Parts {
         memory,
+        turn_messages,
         verbatim: rest
             .iter()
             .map(|m| (m.role.clone(), m.content.clone()))
@@ -137,7 +162,7 @@ async fn the_prompt_only_grows_at_its_end_between_folds_and_loses_nothing() {
         if a.memory == b.memory {
             // No fold between t and t+1: t's prompt without its per-turn block and new message
             // is a prefix of t+1's (which then goes on with that message and its reply).
-            let n = pair[0].messages.len() - 1 - usize::from(a.turn.is_some());
+            let n = pair[0].messages.len() - 1 - a.turn_messages;
             assert_eq!(
                 pair[0].messages[..n],
                 pair[1].messages[..n],

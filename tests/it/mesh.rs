@@ -30,9 +30,17 @@ async fn start_on(cfg: SimConfig, extra: &str) -> Daemon {
 
 /// The mesh facts of a request (the per-turn note), or "" when it has none.
 fn facts(req: &FakeRequest) -> String {
+    // Issue 39: what nodes broadcast (their names) never reaches a system message.
+    assert!(
+        req.messages
+            .iter()
+            .all(|m| m.role != "system" || !m.content.contains("Mesh facts")),
+        "{}",
+        req.body
+    );
     req.messages
         .iter()
-        .filter(|m| m.role == "system")
+        .filter(|m| m.role == "user")
         .filter_map(|m| {
             m.content
                 .split_once("Mesh facts")

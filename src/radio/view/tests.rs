@@ -207,6 +207,76 @@ fn when_full_the_node_heard_longest_ago_goes_but_never_ours() {
     assert!(v.node(NodeId(ME)).is_some() && v.node(NodeId(1)).is_some());
 }
 
+/// Issue 39: 20,000 fresh NodeInfos evicted the real relay. Fresh ids push out fresh ids:
+/// a node heard over an hour, or one with a reading, stays.
+#[test]
+fn a_burst_of_fresh_ids_pushes_out_only_fresh_ids() {
+    let mut v = MeshView::with_capacity(8);
+    v.set_me(NodeId(ME));
+    let text = |num: u32, at: i64| {
+        let p = packet(num, BROADCAST, PortNum::TextMessageApp, b"x".to_vec());
+        heard_at(p, u32::try_from(at).unwrap())
+    };
+    // The relay heard over two hours, long ago; the weather station once, with a reading.
+    v.on_packet(&text(RELAY, NOW - 3 * 3600), NOW);
+    v.on_packet(&text(RELAY, NOW - 3600 + 1), NOW);
+    v.on_packet(
+        &heard_at(telemetry_packet(WX, env(3.5, 81.0, 1012.0)), at(1800)),
+        NOW,
+    );
+    assert!(v.node(NodeId(RELAY)).unwrap().settled());
+    assert!(!v.node(NodeId(WX)).unwrap().settled());
+    for (i, id) in (0x9000_0000u32..0x9000_0000 + 20_000).enumerate() {
+        let now = NOW + i64::try_from(i / 100).unwrap();
+        let user = User {
+            long_name: "Hilltop Relay".into(),
+            short_name: "HILL".into(),
+            ..Default::default()
+        };
+        let p = packet(id, BROADCAST, PortNum::NodeinfoApp, user.encode_to_vec());
+        v.on_packet(&p, now);
+    }
+    assert_eq!(v.len(), 8);
+    assert!(
+        v.node(NodeId(RELAY)).is_some(),
+        "the relay heard over time stays"
+    );
+    assert!(
+        v.node(NodeId(WX)).is_some(),
+        "the station with a reading stays"
+    );
+    // The newest fresh ids hold the other places.
+    assert!(v.node(NodeId(0x9000_0000 + 19_999)).is_some());
+    assert!(v.node(NodeId(0x9000_0000)).is_none());
+}
+
+#[test]
+fn the_first_time_heard_only_moves_back_and_survives_a_restart() {
+    let mut v = MeshView::new();
+    let text = |at: i64| {
+        let p = packet(RELAY, BROADCAST, PortNum::TextMessageApp, b"x".to_vec());
+        heard_at(p, u32::try_from(at).unwrap())
+    };
+    v.on_packet(&text(NOW - 600), NOW);
+    v.on_packet(&text(NOW - 7200), NOW);
+    v.on_packet(&text(NOW), NOW);
+    let relay = v.node(NodeId(RELAY)).unwrap().clone();
+    assert_eq!(
+        (relay.first_heard, relay.last_heard),
+        (Some(NOW - 7200), Some(NOW))
+    );
+    let kept: NodeView = serde_json::from_str(&serde_json::to_string(&relay).unwrap()).unwrap();
+    let mut after = MeshView::new();
+    after.restore(NodeId(RELAY), kept);
+    assert!(after.node(NodeId(RELAY)).unwrap().settled());
+    // Kept by a daemon before first times were: known since it was last heard.
+    let mut old = relay;
+    old.first_heard = None;
+    let mut after = MeshView::new();
+    after.restore(NodeId(RELAY), old);
+    assert_eq!(after.node(NodeId(RELAY)).unwrap().first_heard, Some(NOW));
+}
+
 /// `p` as our radio heard it at `rx_time` (0: a node without a clock).
 fn heard_at(p: MeshPacket, rx_time: u32) -> MeshPacket {
     MeshPacket { rx_time, ..p }

@@ -17,18 +17,26 @@ pub(super) fn messages(system: &str, ask: &Ask) -> Vec<ChatMessage> {
             Turn {
                 message: &ask.message,
                 notes: &ask.notes,
+                broadcast: ask.broadcast.as_deref(),
             },
         ),
-        History::Thread(thread) => thread_prompt(system, thread, &ask.notes, &ask.message),
+        History::Thread(thread) => thread_prompt(
+            system,
+            thread,
+            &ask.notes,
+            ask.broadcast.as_deref(),
+            &ask.message,
+        ),
     }
 }
 
 /// A mention's prompt: the system prompt, the thread, the notes (one system message, the
-/// empty ones left out), the mention.
+/// empty ones left out), what nodes broadcast (a user message), the mention.
 fn thread_prompt(
     system: &str,
     thread: &[(ChatRole, String)],
     notes: &[String],
+    broadcast: Option<&str>,
     text: &str,
 ) -> Vec<ChatMessage> {
     let mut msgs = vec![ChatMessage::new(ChatRole::System, system)];
@@ -42,6 +50,9 @@ fn thread_prompt(
         .collect();
     if !notes.is_empty() {
         msgs.push(ChatMessage::new(ChatRole::System, notes.join("\n\n")));
+    }
+    if let Some(broadcast) = broadcast {
+        msgs.push(ChatMessage::new(ChatRole::User, broadcast));
     }
     msgs.push(ChatMessage::new(ChatRole::User, text));
     msgs
@@ -58,12 +69,13 @@ mod tests {
     #[test]
     fn a_mentions_prompt_is_the_thread_then_its_notes_then_the_mention() {
         let notes = vec!["A note.".to_string(), " ".to_string()];
-        let first = thread_prompt("SYS", &[], &notes, "[Ann] q0");
+        let first = thread_prompt("SYS", &[], &notes, Some("Mesh facts."), "[Ann] q0");
         assert_eq!(
             contents(&first),
             [
                 (ChatRole::System, "SYS".to_string()),
                 (ChatRole::System, "A note.".to_string()),
+                (ChatRole::User, "Mesh facts.".to_string()),
                 (ChatRole::User, "[Ann] q0".to_string()),
             ]
         );
@@ -71,7 +83,7 @@ mod tests {
             (ChatRole::User, "q1".to_string()),
             (ChatRole::Assistant, "a1".to_string()),
         ];
-        let later = thread_prompt("SYS", &thread, &[], "q2");
+        let later = thread_prompt("SYS", &thread, &[], None, "q2");
         let texts: Vec<String> = later.iter().map(|m| m.content.clone()).collect();
         assert_eq!(texts, ["SYS", "q1", "a1", "q2"]);
     }

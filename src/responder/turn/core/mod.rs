@@ -484,7 +484,6 @@ impl TurnCore {
         notes.extend(budget.note(lang, &chunk));
         notes.extend(extra);
         notes.extend(documents.map(|n| n.text).filter(|t| !t.is_empty()));
-        notes.extend(mesh);
         let stored = match self.start.kind {
             Kind::Node(_) => self.user,
             Kind::Without | Kind::Channel => None,
@@ -493,6 +492,7 @@ impl TurnCore {
             history: std::mem::replace(&mut self.history, History::Memory(Context::default())),
             message: std::mem::take(&mut self.message),
             notes,
+            broadcast: mesh,
             limits,
             // The rest of a cut answer can be asked for only where the conversation is kept.
             mark: if stored.is_some() {

@@ -184,6 +184,10 @@ pub(crate) struct Ask {
     pub(crate) message: String,
     /// The per-turn notes, in order.
     pub(crate) notes: Vec<String>,
+    /// What nodes broadcast that the question asks about (the mesh facts: names and
+    /// readings anyone on the mesh sets): a user-role note after the notes, never in a
+    /// system message (issue 39: a stranger's node name in a system message was obeyed).
+    pub(crate) broadcast: Option<String>,
     pub(crate) limits: ChunkLimits,
     pub(crate) mark: CutMark,
     pub(crate) slot: Slot,

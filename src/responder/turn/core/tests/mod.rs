@@ -184,7 +184,12 @@ fn brief(action: &Action) -> String {
             ask.slot,
             ask.stored,
             ask.message,
-            ask.notes.join(" / ")
+            ask.notes
+                .iter()
+                .chain(&ask.broadcast)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" / ")
         ),
         Action::End(end) => format!("end {end:?}"),
     }
