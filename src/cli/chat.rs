@@ -159,6 +159,7 @@ where
             pki: false,
             public_key: None,
             via_mqtt: false,
+            signed: false,
         });
         if inbound_tx.send(dm).await.is_err() {
             break Err(anyhow!("the responder stopped"));

@@ -81,6 +81,8 @@ pub enum Say {
     Mqtt,
     /// A key known under another number, on a number its chat may not move to.
     Renumbered,
+    /// A DM without the signature the node's DMs carry.
+    Unsigned,
     /// `!nodes` with `[mesh]` off.
     MeshOff,
     /// A node the node list does not hold.
@@ -100,7 +102,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 39] = [
+    pub const ALL: [Say; 40] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -133,6 +135,7 @@ impl Say {
         Say::PkiRequired,
         Say::Mqtt,
         Say::Renumbered,
+        Say::Unsigned,
         Say::MeshOff,
         Say::UnknownNode,
         Say::NoRadio,
@@ -218,6 +221,9 @@ fn en(say: Say) -> &'static str {
         Say::Renumbered => {
             "Your node has a new number I can't move our earlier chat to, so it stays locked until my operator sorts it out."
         }
+        Say::Unsigned => {
+            "This message came without your node's signature, so I answer it without our earlier chat."
+        }
         Say::MeshOff => "Mesh answers are off on this bot.",
         Say::NoRadio => "No radio here (meshai chat): I know nothing of the mesh.",
         Say::UnknownNode => "I don't know that node: it is not in my node list.",
@@ -296,6 +302,9 @@ fn de(say: Say) -> &'static str {
         Say::Renumbered => {
             "Dein Knoten hat eine neue Nummer, zu der ich unseren früheren Chat nicht verschieben kann: Er bleibt gesperrt, bis mein Betreiber das klärt."
         }
+        Say::Unsigned => {
+            "Diese Nachricht kam ohne die Signatur deines Knotens, also antworte ich ohne unseren früheren Chat."
+        }
         Say::MeshOff => "Mesh-Antworten sind bei diesem Bot abgeschaltet.",
         Say::NoRadio => "Hier gibt es kein Funkgerät (meshai chat): Über das Mesh weiß ich nichts.",
         Say::UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
@@ -363,6 +372,9 @@ fn es(say: Say) -> &'static str {
         Say::Mqtt => "Los comandos necesitan un DM cifrado cuando llegan por MQTT.",
         Say::Renumbered => {
             "Tu nodo tiene un número nuevo al que no puedo mover nuestro chat anterior, así que sigue bloqueado hasta que mi operador lo resuelva."
+        }
+        Say::Unsigned => {
+            "Este mensaje llegó sin la firma de tu nodo, así que respondo sin nuestro chat anterior."
         }
         Say::MeshOff => "Las respuestas sobre la red mesh están desactivadas en este bot.",
         Say::NoRadio => "Aquí no hay radio (meshai chat): no sé nada de la red mesh.",
@@ -434,6 +446,9 @@ fn pt(say: Say) -> &'static str {
         Say::Renumbered => {
             "Seu nó tem um número novo para o qual não posso mover nossa conversa anterior; ela fica bloqueada até meu operador resolver."
         }
+        Say::Unsigned => {
+            "Esta mensagem chegou sem a assinatura do seu nó, então respondo sem nossa conversa anterior."
+        }
         Say::MeshOff => "As respostas sobre a rede mesh estão desativadas neste bot.",
         Say::NoRadio => "Aqui não há rádio (meshai chat): não sei nada da rede mesh.",
         Say::UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
@@ -502,6 +517,9 @@ fn fr(say: Say) -> &'static str {
         Say::Renumbered => {
             "Votre nœud a un nouveau numéro où je ne peux pas déplacer notre discussion : elle reste verrouillée jusqu'à ce que mon opérateur règle cela."
         }
+        Say::Unsigned => {
+            "Ce message est arrivé sans la signature de votre nœud : je réponds sans notre discussion passée."
+        }
         Say::MeshOff => "Les réponses sur le réseau mesh sont désactivées sur ce bot.",
         Say::NoRadio => "Pas de radio ici (meshai chat) : je ne sais rien du réseau mesh.",
         Say::UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
@@ -568,6 +586,9 @@ fn it(say: Say) -> &'static str {
         Say::Renumbered => {
             "Il tuo nodo ha un nuovo numero su cui non posso spostare la chat precedente: resta bloccata finché il mio operatore non risolve."
         }
+        Say::Unsigned => {
+            "Questo messaggio è arrivato senza la firma del tuo nodo, quindi rispondo senza la chat precedente."
+        }
         Say::MeshOff => "Le risposte sulla rete mesh sono disattivate su questo bot.",
         Say::NoRadio => "Qui non c'è una radio (meshai chat): non so nulla della rete mesh.",
         Say::UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
@@ -631,6 +652,9 @@ fn nl(say: Say) -> &'static str {
         Say::Mqtt => "Commando's vereisen een versleutelde DM als ze via MQTT binnenkomen.",
         Say::Renumbered => {
             "Je node heeft een nieuw nummer waar ik ons eerdere gesprek niet heen kan verplaatsen: het blijft vergrendeld tot mijn beheerder het oplost."
+        }
+        Say::Unsigned => {
+            "Dit bericht kwam zonder de handtekening van je node, dus ik antwoord zonder ons eerdere gesprek."
         }
         Say::MeshOff => "Antwoorden over het mesh staan uit op deze bot.",
         Say::NoRadio => "Hier is geen radio (meshai chat): ik weet niets van het mesh.",
@@ -699,6 +723,9 @@ fn pl(say: Say) -> &'static str {
         Say::Mqtt => "Polecenia przez MQTT wymagają szyfrowanego DM.",
         Say::Renumbered => {
             "Twój węzeł ma nowy numer, na który nie mogę przenieść naszej rozmowy: pozostaje zablokowana, dopóki mój operator tego nie rozwiąże."
+        }
+        Say::Unsigned => {
+            "Ta wiadomość przyszła bez podpisu twojego węzła, więc odpowiadam bez naszej wcześniejszej rozmowy."
         }
         Say::MeshOff => "Odpowiedzi o sieci mesh są wyłączone w tym bocie.",
         Say::NoRadio => "Tu nie ma radia (meshai chat): nic nie wiem o sieci mesh.",

@@ -136,6 +136,7 @@ impl DmFilter {
     pub fn accept(
         &mut self,
         p: &MeshPacket,
+        signed: bool,
         now: Instant,
         db: &MeshView,
         received_at: SystemTime,
@@ -194,6 +195,8 @@ impl DmFilter {
                 .then(|| PublicKey::from_slice(&p.public_key))
                 .flatten(),
             via_mqtt: p.via_mqtt,
+            // A PKI DM proves more (its key): a signature on one adds nothing.
+            signed: signed && !p.pki_encrypted,
         };
         if broadcast {
             Verdict::Broadcast(msg)

@@ -254,6 +254,10 @@ pub struct TextMessage {
     pub public_key: Option<PublicKey>,
     /// Came through an MQTT gateway (`via_mqtt`), not over the air.
     pub via_mqtt: bool,
+    /// Not PKI-encrypted but XEdDSA-signed, as our node checked (firmware 2.8's
+    /// `xeddsa_signed`: a licensed node signs its plaintext DMs): its `from` is the holder of
+    /// the key our node keeps for that number.
+    pub signed: bool,
 }
 
 /// An event from the radio for the rest of the daemon.

@@ -76,6 +76,33 @@ pub fn decode_from_radio(payload: &[u8]) -> Result<FromRadio, prost::DecodeError
     FromRadio::decode(payload)
 }
 
+/// `FromRadio` as far as firmware 2.8's `MeshPacket.xeddsa_signed` goes: its `packet` (2).
+/// The `meshtastic` crate's protobufs predate the field and prost drops what it does not
+/// know, so the frame is read a second time for it alone (PROTOCOL.md, "Licensed nodes sign").
+#[derive(Clone, PartialEq, prost::Message)]
+struct SignedFromRadio {
+    #[prost(message, optional, tag = "2")]
+    packet: Option<SignedPacket>,
+}
+
+/// `MeshPacket.xeddsa_signed` (22): our node checked the packet's XEdDSA signature against
+/// the key it holds for the sender (the firmware clears any flag a packet came with).
+#[derive(Clone, PartialEq, prost::Message)]
+struct SignedPacket {
+    #[prost(bool, tag = "22")]
+    xeddsa_signed: bool,
+}
+
+/// Whether the `FromRadio` frame `payload` carries a packet our node found XEdDSA-signed
+/// (firmware 2.8: a licensed node signs its plaintext DMs). False for older firmware, for
+/// anything but a packet, and for a frame that does not decode.
+pub fn xeddsa_signed(payload: &[u8]) -> bool {
+    SignedFromRadio::decode(payload)
+        .ok()
+        .and_then(|f| f.packet)
+        .is_some_and(|p| p.xeddsa_signed)
+}
+
 /// The decoded payload of a packet on a given port, or `None` if it is encrypted or on
 /// another port.
 pub fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {

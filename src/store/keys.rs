@@ -35,6 +35,8 @@ pub struct PkiNodes {
     /// The numbers people had before their node renumbered, each with its current number
     /// (`renumber.rs`).
     pub renumbered: Vec<(NodeId, NodeId)>,
+    /// The nodes that sent us an XEdDSA-signed DM (`nodes.signed_at`).
+    pub signers: Vec<NodeId>,
 }
 
 impl PkiNodes {
@@ -141,7 +143,27 @@ impl Store {
                 })
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             let renumbered = super::renumber::renumbered(c)?;
-            Ok(PkiNodes { pinned, renumbered })
+            let mut stmt = c.prepare("SELECT node FROM nodes WHERE signed_at IS NOT NULL")?;
+            let signers = super::sql::nodes(&mut stmt, [])?;
+            Ok(PkiNodes {
+                pinned,
+                renumbered,
+                signers,
+            })
+        })
+        .await
+    }
+
+    /// Notes that `node` sent us a DM our node found XEdDSA-signed, at `at` (the first time
+    /// stays).
+    pub async fn note_signer(&self, node: NodeId, at: i64) -> Result<(), StoreError> {
+        self.call(move |c| {
+            c.execute(
+                "INSERT INTO nodes(node, first_seen, last_seen, signed_at) VALUES (?1, ?2, ?2, ?2)
+                 ON CONFLICT(node) DO UPDATE SET signed_at = COALESCE(signed_at, ?2)",
+                params![node_sql(node), at],
+            )?;
+            Ok(())
         })
         .await
     }

@@ -166,13 +166,7 @@ fn numbers(c: &Connection, node: NodeId) -> Result<Numbers, StoreError> {
         .and_then(|n| u32::try_from(n).ok())
         .map_or(node, NodeId);
     let mut stmt = c.prepare("SELECT old FROM node_aliases WHERE new = ?1 ORDER BY at, old")?;
-    let earlier = stmt
-        .query_map([sql(current)], |row| row.get::<_, i64>(0))?
-        .filter_map(|n| match n {
-            Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
-            Err(e) => Some(Err(e)),
-        })
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let earlier = super::sql::nodes(&mut stmt, [sql(current)])?;
     Ok(Numbers { current, earlier })
 }
 

@@ -249,6 +249,12 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ALTER TABLE nodes ADD COLUMN known_at INTEGER;
     UPDATE nodes SET known_at = exchanged_at WHERE exchanged_at IS NOT NULL;
     ",
+    // 14: when a node first sent us a DM our node found XEdDSA-signed (firmware 2.8, licensed
+    // nodes; see `identity::rules`): from then on a DM without a signature claiming it gets
+    // no memory.
+    "
+    ALTER TABLE nodes ADD COLUMN signed_at INTEGER;
+    ",
 ];
 
 /// The schema version this build writes.

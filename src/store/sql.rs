@@ -11,6 +11,20 @@ pub(super) fn node_sql(node: NodeId) -> i64 {
     i64::from(node.0)
 }
 
+/// The node numbers `stmt` selects (one column) with `params`, in its order; a number that is
+/// not a u32 (written by hand) is skipped.
+pub(super) fn nodes(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<NodeId>> {
+    stmt.query_map(params, |row| row.get::<_, i64>(0))?
+        .filter_map(|n| match n {
+            Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
+            Err(e) => Some(Err(e)),
+        })
+        .collect()
+}
+
 /// A count from the API as a SQL `LIMIT`; anything beyond i64 means "no limit" anyway.
 pub(super) fn limit(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)

@@ -116,13 +116,7 @@ fn note_exchange(
 
 fn earned(c: &Connection) -> Result<Earned, StoreError> {
     let mut stmt = c.prepare("SELECT node FROM nodes WHERE known_at IS NOT NULL")?;
-    let known = stmt
-        .query_map([], |row| row.get::<_, i64>(0))?
-        .filter_map(|n| match n {
-            Ok(n) => u32::try_from(n).ok().map(NodeId).map(Ok),
-            Err(e) => Some(Err(e)),
-        })
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let known = super::sql::nodes(&mut stmt, [])?;
     let mut stmt = c.prepare(
         "SELECT node, public_key, exchanged_at, vouched FROM node_keys
          WHERE exchanged_at IS NOT NULL OR vouched != 0",

@@ -4,15 +4,18 @@
 //! — never answered, never an error, the link stays up; a broadcast signed with XEdDSA
 //! (`Data.xeddsa_signature` 10, `MeshPacket.xeddsa_signed` 22: fields the 2.7 protobufs do
 //! not know) is read like an unsigned one: a signed mention is answered, other signed
-//! channel texts are not.
+//! channel texts are not. A DM signed that way (a licensed node's, firmware 2.8) proves its
+//! sender: its memory, also when `require_pki = "all"`; from then on a DM without the
+//! signature claiming that node gets none, across a restart.
 
 use meshtastic::protobufs::{FromRadio, from_radio, mesh_packet};
 use prost::Message;
 
 use crate::harness::{Daemon, paced, replies};
+use crate::support::sim_node::SentText;
 use crate::support::sim_node::frame;
 use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
-use crate::trust::{ask_with, joined};
+use crate::trust::{ask_with, joined, reply_after};
 
 const PEER: u32 = 0x0bee_0001;
 const NEW_PORTS: [i32; 5] = [12, 13, 35, 36, 37];
@@ -141,4 +144,74 @@ async fn new_ports_and_signed_broadcasts_are_harmless() {
         .collect();
     assert_eq!(asked.len(), 2, "{asked:?}");
     assert_eq!(d.sim.handshakes(), handshakes, "the link never dropped");
+}
+
+/// A licensed node (firmware 2.8 signs its plaintext DMs).
+const HAM: u32 = 0x0a4a_0001;
+
+/// Injects `frame`, a DM from HAM, and returns the reply to it.
+async fn ask_raw(d: &Daemon, frame: &[u8]) -> Vec<SentText> {
+    reply_after(d, HAM, "a signed DM", || assert!(d.sim.inject_raw(frame))).await
+}
+
+/// Everything the last request to the model said.
+fn last_request(d: &Daemon) -> String {
+    replies(&d.llm)
+        .last()
+        .map(crate::trust::said)
+        .unwrap_or_default()
+}
+
+/// Issue 40: "A signed DM from a licensed node gets its memory; an unsigned one claiming
+/// that node does not."
+#[tokio::test(start_paused = true)]
+async fn a_signed_dm_proves_its_licensed_sender() {
+    let _pace = paced();
+    // The defaults (a DM without PKI is its number's own), and where only a DM that proves
+    // its sender gets memory.
+    for config in ["", "[access]\nrequire_pki = \"all\"\n"] {
+        signed_and_unsigned(config).await;
+    }
+}
+
+async fn signed_and_unsigned(config: &str) {
+    let d = Daemon::start(config).await;
+    let mut id = 0x2801_0000;
+    let mut signed_dm = |d: &Daemon, text: &str| {
+        id += 1;
+        signed(d, &MeshPacketSpec::text(HAM, text), id)
+    };
+    ask_raw(&d, &signed_dm(&d, "My callsign is DL1ABC.")).await;
+    ask_raw(&d, &signed_dm(&d, "What is my callsign?")).await;
+    assert!(last_request(&d).contains("DL1ABC"), "{}", last_request(&d));
+    // The same number without the signature: answered from the message alone, not stored.
+    let reply = ask_with(
+        &d,
+        HAM,
+        MeshPacketSpec::text(HAM, "Unsigned: what is my callsign?"),
+    )
+    .await;
+    assert!(!reply.is_empty());
+    assert!(!last_request(&d).contains("DL1ABC"), "{}", last_request(&d));
+    let refused = ask_with(&d, HAM, MeshPacketSpec::text(HAM, "!summary")).await;
+    assert!(joined(&refused).contains("signature"), "{refused:?}");
+    let (result, sim, llm, dir) = d.stop().await;
+    result.expect("a clean stop");
+
+    // After a restart the node still signs: without the signature, still no memory; with
+    // it, the memory, and nothing of the unsigned DMs.
+    let d = Daemon::start_with(sim, llm, dir, config).await;
+    ask_with(
+        &d,
+        HAM,
+        MeshPacketSpec::text(HAM, "Unsigned again: my callsign?"),
+    )
+    .await;
+    assert!(!last_request(&d).contains("DL1ABC"), "{}", last_request(&d));
+    ask_raw(&d, &signed_dm(&d, "Signed: my callsign?")).await;
+    let seen = last_request(&d);
+    assert!(
+        seen.contains("DL1ABC") && !seen.contains("Unsigned"),
+        "{seen}"
+    );
 }

@@ -40,8 +40,23 @@ const CONFIG: &str = "[memory]\nwindow_messages = 4\nsummarize_threshold = 4\n\
 
 /// Sends a packet and waits for a complete reply to `to` after it; returns that reply.
 pub(crate) async fn ask_with(d: &Daemon, to: u32, spec: MeshPacketSpec) -> Vec<SentText> {
+    let what = String::from_utf8_lossy(&spec.payload).to_string();
+    reply_after(d, to, &what, || {
+        d.sim.inject_text(spec);
+    })
+    .await
+}
+
+/// Runs `inject` (a packet that asks `what`) and waits for a complete reply to `to` after it;
+/// returns that reply.
+pub(crate) async fn reply_after(
+    d: &Daemon,
+    to: u32,
+    what: &str,
+    inject: impl FnOnce(),
+) -> Vec<SentText> {
     let before = d.sim.texts().len();
-    d.sim.inject_text(spec.clone());
+    inject();
     let mine = |texts: &[SentText]| -> Vec<SentText> {
         texts[before..]
             .iter()
@@ -56,11 +71,7 @@ pub(crate) async fn ask_with(d: &Daemon, to: u32, spec: MeshPacketSpec) -> Vec<S
         })
         .await;
     let texts = mine(&d.sim.texts());
-    assert!(
-        done,
-        "no complete reply to {:?}: {texts:?}",
-        String::from_utf8_lossy(&spec.payload)
-    );
+    assert!(done, "no complete reply to {what:?}: {texts:?}");
     texts
 }
 
@@ -349,6 +360,7 @@ fn heard(from: u32, to: u32, packet_id: u32, text: &str) -> TextMessage {
         pki: false,
         public_key: None,
         via_mqtt: false,
+        signed: false,
     }
 }
 

@@ -141,7 +141,7 @@ fn rules_table() {
     ];
     let now = Instant::now();
     for (name, p, want) in cases {
-        let got = filter().accept(&p, now, &db(), SystemTime::UNIX_EPOCH);
+        let got = filter().accept(&p, false, now, &db(), SystemTime::UNIX_EPOCH);
         assert_eq!(short(&got), want, "{name}");
     }
 }
@@ -152,6 +152,7 @@ fn unknown_local_number_accepts_only_broadcasts() {
     let now = Instant::now();
     let dm = f.accept(
         &text(ALICE, ME, 1, b"x"),
+        false,
         now,
         &db(),
         SystemTime::UNIX_EPOCH,
@@ -159,6 +160,7 @@ fn unknown_local_number_accepts_only_broadcasts() {
     assert_eq!(dm, Verdict::Skip(SkipReason::NotForUs));
     let b = f.accept(
         &text(ALICE, u32::MAX, 2, b"x"),
+        false,
         now,
         &db(),
         SystemTime::UNIX_EPOCH,
@@ -171,7 +173,7 @@ fn message_fields() {
     let at = SystemTime::UNIX_EPOCH + Duration::from_secs(5);
     let mut p = text(ALICE, ME, 42, b"hi");
     p.pki_encrypted = true;
-    let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+    let Verdict::Dm(m) = filter().accept(&p, false, Instant::now(), &db(), at) else {
         panic!("not a dm");
     };
     assert_eq!(m.from, NodeId(ALICE));
@@ -194,10 +196,24 @@ fn message_fields() {
     for (pki, key, via_mqtt, want) in key_cases {
         let mut p = text(ALICE, ME, 43, b"hi");
         (p.pki_encrypted, p.public_key, p.via_mqtt) = (pki, key, via_mqtt);
-        let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+        let Verdict::Dm(m) = filter().accept(&p, false, Instant::now(), &db(), at) else {
             panic!("not a dm");
         };
         assert_eq!((m.public_key, m.via_mqtt), (want, via_mqtt), "pki {pki}");
+    }
+
+    // Signed (firmware 2.8, licensed) counts for a DM without PKI; a PKI DM's key says more.
+    for (pki, signed, want) in [
+        (false, true, true),
+        (false, false, false),
+        (true, true, false),
+    ] {
+        let mut p = text(ALICE, ME, 44, b"hi");
+        p.pki_encrypted = pki;
+        let Verdict::Dm(m) = filter().accept(&p, signed, Instant::now(), &db(), at) else {
+            panic!("not a dm");
+        };
+        assert_eq!(m.signed, want, "pki {pki} signed {signed}");
     }
 
     let hop_cases = [(0, 0, None), (3, 3, Some(0)), (7, 2, Some(5)), (2, 5, None)];
@@ -205,7 +221,7 @@ fn message_fields() {
         let mut p = text(9, ME, 1, b"x");
         p.hop_start = hop_start;
         p.hop_limit = hop_limit;
-        let Verdict::Dm(m) = filter().accept(&p, Instant::now(), &db(), at) else {
+        let Verdict::Dm(m) = filter().accept(&p, false, Instant::now(), &db(), at) else {
             panic!("not a dm");
         };
         assert_eq!(m.hops, want, "hop_start {hop_start} hop_limit {hop_limit}");
@@ -245,7 +261,7 @@ fn snr_and_positions_come_with_the_message() {
         (&heard, &db(), Some(-7.5), None, None),
     ];
     for (p, db, snr, position, local) in cases {
-        let Verdict::Dm(m) = filter().accept(p, Instant::now(), db, at) else {
+        let Verdict::Dm(m) = filter().accept(p, false, Instant::now(), db, at) else {
             panic!("not a dm");
         };
         assert_eq!(
@@ -264,28 +280,40 @@ fn duplicates_are_skipped_until_expiry_and_across_reconnects() {
     let at = SystemTime::UNIX_EPOCH;
     let dm = text(ALICE, ME, 1, b"hi");
     let bc = text(ALICE, u32::MAX, 2, b"all");
-    assert!(matches!(f.accept(&dm, t0, &db, at), Verdict::Dm(_)));
-    assert!(matches!(f.accept(&bc, t0, &db, at), Verdict::Broadcast(_)));
+    assert!(matches!(f.accept(&dm, false, t0, &db, at), Verdict::Dm(_)));
+    assert!(matches!(
+        f.accept(&bc, false, t0, &db, at),
+        Verdict::Broadcast(_)
+    ));
     f.set_local(NodeId(ME));
     let later = t0 + Duration::from_secs(3600);
     assert_eq!(
-        f.accept(&dm, later, &db, at),
+        f.accept(&dm, false, later, &db, at),
         Verdict::Skip(SkipReason::Duplicate)
     );
     assert_eq!(
-        f.accept(&bc, later, &db, at),
+        f.accept(&bc, false, later, &db, at),
         Verdict::Skip(SkipReason::Duplicate)
     );
     let other_sender = text(8, ME, 1, b"hi");
     assert!(matches!(
-        f.accept(&other_sender, later, &db, at),
+        f.accept(&other_sender, false, later, &db, at),
         Verdict::Dm(_)
     ));
     let expired = t0 + DEDUP_TTL;
-    assert!(matches!(f.accept(&dm, expired, &db, at), Verdict::Dm(_)));
+    assert!(matches!(
+        f.accept(&dm, false, expired, &db, at),
+        Verdict::Dm(_)
+    ));
     let zero_id = text(ALICE, ME, 0, b"hi");
-    assert!(matches!(f.accept(&zero_id, later, &db, at), Verdict::Dm(_)));
-    assert!(matches!(f.accept(&zero_id, later, &db, at), Verdict::Dm(_)));
+    assert!(matches!(
+        f.accept(&zero_id, false, later, &db, at),
+        Verdict::Dm(_)
+    ));
+    assert!(matches!(
+        f.accept(&zero_id, false, later, &db, at),
+        Verdict::Dm(_)
+    ));
 }
 
 #[test]

@@ -300,7 +300,7 @@ where
             return Ok(());
         };
         match msg.payload_variant {
-            Some(V::Packet(p)) => self.on_packet(&p).await,
+            Some(V::Packet(p)) => self.on_packet(&p, packet::xeddsa_signed(payload)).await,
             Some(V::QueueStatus(q)) => {
                 self.forward_to_outbox(LinkEvent::QueueStatus {
                     res: q.res,
@@ -330,7 +330,7 @@ where
 
     /// Routes one mesh packet: ACK/NAK to the outbox, what nodes broadcast to the mesh view,
     /// texts through the filter to the daemon.
-    async fn on_packet(&mut self, p: &MeshPacket) {
+    async fn on_packet(&mut self, p: &MeshPacket, signed: bool) {
         if let Some(ev) = packet::routing_event(p) {
             self.forward_to_outbox(ev).await;
             return;
@@ -347,9 +347,13 @@ where
             self.publish_reading(metrics, source);
             return;
         }
-        let verdict =
-            self.filter
-                .accept(p, Instant::now().into_std(), &self.view, SystemTime::now());
+        let verdict = self.filter.accept(
+            p,
+            signed,
+            Instant::now().into_std(),
+            &self.view,
+            SystemTime::now(),
+        );
         let msg = match verdict {
             Verdict::Dm(m) => {
                 tracing::debug!(from = %m.from, id = m.packet_id, text = %m.text, "dm received");

@@ -242,3 +242,41 @@ fn snr_only_for_packets_heard_over_lora() {
         assert_eq!(rx_snr(&p), want, "{snr} {rssi}");
     }
 }
+
+/// Firmware 2.8's `MeshPacket.xeddsa_signed` (22) read from the raw frame; the crate's
+/// `MeshPacket` itself drops it.
+#[test]
+fn the_signed_flag_is_read_from_the_frame() {
+    use meshtastic::protobufs::{NodeInfo, from_radio};
+    let packet = MeshPacket {
+        from: 0x0a0b_0c0d,
+        to: 0x0102_0304,
+        id: 7,
+        ..MeshPacket::default()
+    };
+    let from_radio = |extra: &[u8]| {
+        let mut p = packet.encode_to_vec();
+        p.extend_from_slice(extra);
+        // FromRadio.packet (2), length-delimited.
+        let mut f = vec![0x12, u8::try_from(p.len()).unwrap()];
+        f.extend_from_slice(&p);
+        f
+    };
+    // Field 22, varint: tag (22 << 3) = 176 = b0 01.
+    assert!(xeddsa_signed(&from_radio(&[0xb0, 0x01, 0x01])));
+    assert!(!xeddsa_signed(&from_radio(&[0xb0, 0x01, 0x00])));
+    assert!(!xeddsa_signed(&from_radio(&[])));
+    // The crate still reads the packet, without the flag.
+    let decoded = decode_from_radio(&from_radio(&[0xb0, 0x01, 0x01])).unwrap();
+    assert!(matches!(
+        decoded.payload_variant,
+        Some(from_radio::PayloadVariant::Packet(p)) if p.id == 7
+    ));
+    // Not a packet, or not a frame at all.
+    let node_info = FromRadio {
+        id: 1,
+        payload_variant: Some(from_radio::PayloadVariant::NodeInfo(NodeInfo::default())),
+    };
+    assert!(!xeddsa_signed(&node_info.encode_to_vec()));
+    assert!(!xeddsa_signed(&[0xff, 0xff, 0xff]));
+}

@@ -22,6 +22,13 @@
 //! - While our own node is in licensed (ham) mode, PKI is off: a non-PKI DM from a node that
 //!   used PKI cannot be anything else, and proves nothing. It is answered without memory,
 //!   not stored, and runs no command but `!help` ([`Why::Licensed`]).
+//! - A non-PKI DM that our node found XEdDSA-signed (firmware 2.8: a licensed node signs its
+//!   plaintext DMs; `TextMessage::signed`) from a node that never used PKI proves its
+//!   sender — the holder of the key our node keeps for that number — as a PKI DM does: the
+//!   node's own, whatever `require_pki` and `[access] mqtt = "no_memory"` say. From then on
+//!   the node is a signer: a DM without a signature claiming it is answered without memory
+//!   and not stored ([`Why::Unsigned`]). A PKI node's signed DM proves nothing of its key and
+//!   stays [`Verdict::Unproven`].
 //! - A non-PKI DM from a node that never used PKI (firmware before 2.5) is the node's own,
 //!   as before — unless `require_pki = "all"` (answered without memory), or it came through
 //!   MQTT (`[access] mqtt`).
@@ -54,8 +61,14 @@ pub enum Heard {
         keys_number: bool,
     },
     /// Not PKI-encrypted (or without a usable key). `uses_pki`: the node has talked to us
-    /// over PKI before; `via_mqtt`: it came through an MQTT gateway.
-    Plain { uses_pki: bool, via_mqtt: bool },
+    /// over PKI before; `via_mqtt`: it came through an MQTT gateway; `signed`: our node found
+    /// it XEdDSA-signed; `signer`: the node sent us a signed DM before.
+    Plain {
+        uses_pki: bool,
+        via_mqtt: bool,
+        signed: bool,
+        signer: bool,
+    },
     /// Not PKI-encrypted, and which nodes use PKI cannot be read (the key table is damaged):
     /// it may be a forgery of a PKI node's id.
     PlainUnknown { via_mqtt: bool },
@@ -96,6 +109,8 @@ pub enum Why {
     PkiRequired,
     /// Came through MQTT without PKI (`[access] mqtt = "no_memory"`).
     Mqtt,
+    /// Without a signature from a node that signs its DMs (firmware 2.8, licensed).
+    Unsigned,
     /// A key pinned for another number, on a number its memory may not move to: not the
     /// number the key implies, or one holding another person's memory (`store::renumber`).
     Renumbered,
@@ -150,6 +165,9 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
             (Verdict::Ignored, None)
         }
         Heard::Plain { uses_pki: true, .. } => (Verdict::Unproven, None),
+        // Proven by our node's check of its signature: the key it holds for the number.
+        Heard::Plain { signed: true, .. } => (Verdict::Own, None),
+        Heard::Plain { signer: true, .. } => (Verdict::NoMemory(Why::Unsigned), None),
         Heard::PlainUnknown { via_mqtt: true } if access.mqtt == MqttPolicy::Ignore => {
             (Verdict::Ignored, None)
         }
@@ -259,6 +277,7 @@ pub enum Line {
     PkiRequired,
     Mqtt,
     Renumbered,
+    Unsigned,
 }
 
 impl From<Why> for Line {
@@ -271,6 +290,7 @@ impl From<Why> for Line {
             Why::PkiRequired => Line::PkiRequired,
             Why::Mqtt => Line::Mqtt,
             Why::Renumbered => Line::Renumbered,
+            Why::Unsigned => Line::Unsigned,
         }
     }
 }
@@ -287,6 +307,7 @@ impl Line {
             Line::PkiRequired => Say::PkiRequired,
             Line::Mqtt => Say::Mqtt,
             Line::Renumbered => Say::Renumbered,
+            Line::Unsigned => Say::Unsigned,
         }
     }
 

@@ -62,6 +62,11 @@ pub(crate) struct Screen {
     owners: HashMap<PublicKey, NodeId>,
     /// Numbers whose owner came back under another one (firmware 2.8): nobody is there.
     renumbered: HashSet<NodeId>,
+    /// Nodes that sent us an XEdDSA-signed DM (firmware 2.8, licensed): a DM without a
+    /// signature claiming one gets no memory.
+    signers: HashSet<NodeId>,
+    /// Where a new signer is written down (without waiting: the screen never waits on it).
+    store: Store,
     /// Whether `pki` is all of them (the key table could be read).
     keys: Arc<KeyTable>,
     refusals: Refusals,
@@ -86,6 +91,8 @@ impl Screen {
                 .map(|&(node, key)| (key, node))
                 .collect(),
             renumbered: nodes.renumbered.iter().map(|&(old, _)| old).collect(),
+            signers: nodes.signers.iter().copied().collect(),
+            store: store.clone(),
             keys,
             refusals: Refusals::new(REFUSAL_EVERY),
         }
@@ -169,9 +176,14 @@ impl Screen {
             Heard::Plain {
                 uses_pki,
                 via_mqtt: msg.via_mqtt,
+                signed: msg.signed,
+                signer: self.signers.contains(&node),
             }
         };
         let verdict = rules::decide(heard, access).verdict;
+        if msg.signed && verdict == rules::Verdict::Own {
+            self.learn_signer(node);
+        }
         match rules::rule(verdict, ask) {
             Rule::Drop => {
                 debug!(node = %node, "not answered: came through MQTT");
@@ -187,6 +199,25 @@ impl Screen {
                 who: Who::Decided { verdict, grant },
             },
         }
+    }
+
+    /// Learns that `node` signs its DMs; the first time, written down in the background (a
+    /// store that fails leaves it learned for this run, and logged).
+    fn learn_signer(&mut self, node: NodeId) {
+        if !self.signers.insert(node) {
+            return;
+        }
+        info!(
+            node = %node,
+            "a DM signed with the node's key (firmware 2.8, licensed): proven; a DM without a \
+             signature claiming this node gets no memory from now on"
+        );
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.note_signer(node, crate::clock::unix_now()).await {
+                warn!(node = %node, error = %e, "could not note that the node signs its DMs");
+            }
+        });
     }
 
     /// Counts a refused DM that only claims `node`'s id; the warning line when one is due.

@@ -160,6 +160,7 @@ mod tests {
             pki: false,
             public_key: None,
             via_mqtt: false,
+            signed: false,
         }
     }
 

@@ -15,7 +15,23 @@ fn access(require_pki: RequirePki, mqtt: MqttPolicy) -> AccessConfig {
 }
 
 fn plain(uses_pki: bool, via_mqtt: bool) -> Heard {
-    Heard::Plain { uses_pki, via_mqtt }
+    Heard::Plain {
+        uses_pki,
+        via_mqtt,
+        signed: false,
+        signer: false,
+    }
+}
+
+/// A DM without PKI from a node that never used PKI: `signed` by the key our node holds for
+/// it (firmware 2.8, licensed), from a node that `signer` signed before.
+fn licensed(signed: bool, signer: bool, via_mqtt: bool) -> Heard {
+    Heard::Plain {
+        uses_pki: false,
+        via_mqtt,
+        signed,
+        signer,
+    }
 }
 
 #[test]
@@ -116,6 +132,38 @@ fn what_each_dm_may_do() {
             None,
         ),
         (plain(false, true), default, Answer, Own, None),
+        // Signed by the key our node holds for it: proven, whatever `require_pki` and MQTT's
+        // "no_memory" say; "ignore" still ignores. Without a signature from a node that signs:
+        // no memory. A PKI node's signature proves nothing of its key.
+        (licensed(true, false, false), default, Answer, Own, None),
+        (licensed(true, true, false), all, MqttNoMemory, Own, None),
+        (
+            licensed(true, false, true),
+            default,
+            MqttNoMemory,
+            Own,
+            None,
+        ),
+        (licensed(true, false, true), default, Ignore, Ignored, None),
+        (
+            licensed(false, true, false),
+            default,
+            Answer,
+            NoMemory(Why::Unsigned),
+            None,
+        ),
+        (
+            Heard::Plain {
+                uses_pki: true,
+                via_mqtt: false,
+                signed: true,
+                signer: true,
+            },
+            default,
+            Answer,
+            Unproven,
+            None,
+        ),
         (plain(false, true), default, Ignore, Ignored, None),
         // The key table cannot be read: any DM without PKI may be a forgery, whatever the
         // settings would allow; only "ignore" still keeps MQTT out.
@@ -292,6 +340,7 @@ fn every_line_fits_one_packet() {
         Line::PkiRequired,
         Line::Mqtt,
         Line::Renumbered,
+        Line::Unsigned,
     ] {
         let t = line.text();
         assert!(t.chars().count() <= 120 && t.len() <= 160, "{line:?}: {t}");

@@ -50,6 +50,7 @@ fn asking() -> Asking {
         pki: true,
         public_key: None,
         via_mqtt: false,
+        signed: false,
     };
     let context = ContextConfig {
         names: true,
