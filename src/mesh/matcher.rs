@@ -442,8 +442,11 @@ const NOT_NAMED_BY: &[&str] = &[
 /// with a capital (not "I", a node word, or [`NOT_NAMES`]). "Where is a good place to put a
 /// repeater?" and "How can I make my node's battery last longer?" name none — everyday
 /// questions, for the model — where "What's the battery of the Foobar relay?" does: only then
-/// may the daemon itself say it does not know the node.
+/// may the daemon itself say it does not know the node. German writes every noun with a
+/// capital, so there a capital names nothing ("Was ist der Unterschied zwischen einem Router
+/// und einem Client-Knoten?" got "no node by that name" facts, issue 37).
 fn names_something(message: &str) -> bool {
+    let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
     // "the foobar node": a word between "the" and a node word, typed in lowercase.
     let folded = fold(message);
     let w = words(&folded);
@@ -459,17 +462,18 @@ fn names_something(message: &str) -> bool {
             })
     });
     the_x_node
-        || message
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .skip(1)
-            .any(|w| {
-                let folded = fold(w);
-                w.chars().next().is_some_and(char::is_uppercase)
-                    && w.chars().count() >= 2
-                    && !GENERIC.contains(&folded.as_str())
-                    && !NOT_NAMES.contains(&folded.as_str())
-            })
+        || (capitals_name
+            && message
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .skip(1)
+                .any(|w| {
+                    let folded = fold(w);
+                    w.chars().next().is_some_and(char::is_uppercase)
+                        && w.chars().count() >= 2
+                        && !GENERIC.contains(&folded.as_str())
+                        && !NOT_NAMES.contains(&folded.as_str())
+                }))
 }
 
 /// The nodes `message` names, with how well, best first, ties in the order `nodes` come in

@@ -16,7 +16,8 @@ const MIN_WORD: usize = 3;
 /// At most this many terms are searched, so a long message cannot make a slow query.
 const MAX_TERMS: usize = 16;
 
-/// Common English words that would match nearly every exchange.
+/// Common English words that would match nearly every exchange (the other languages':
+/// [`OTHER_STOP_WORDS`]).
 const STOP_WORDS: &[&str] = &[
     "about", "after", "again", "all", "also", "and", "any", "are", "because", "been", "before",
     "being", "between", "but", "can", "could", "did", "does", "doing", "don", "down", "each",
@@ -27,6 +28,82 @@ const STOP_WORDS: &[&str] = &[
     "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
     "too", "under", "until", "very", "was", "were", "what", "when", "where", "which", "while",
     "who", "whom", "why", "will", "with", "would", "yes", "you", "your", "yours",
+];
+
+/// Common words of the other seven languages meshai speaks, which would match nearly every
+/// exchange of a conversation in them (issue 37: in German, "Wie heißt mein Hund?" brought
+/// back "Wie halte ich einen Akku im Winter warm?", and the note cost that turn and the next
+/// the server's cache). Words that are English content words too ("car", "son", "hat", "war",
+/// "door", "come") are not among them.
+const OTHER_STOP_WORDS: &[&[&str]] = &[
+    // German.
+    &[
+        "aber", "alle", "allem", "allen", "aller", "alles", "als", "also", "andere", "anderen",
+        "auch", "auf", "aus", "bei", "bist", "damit", "dann", "das", "dass", "dein", "deine",
+        "deinem", "deinen", "deiner", "dem", "den", "denn", "der", "des", "dich", "dies", "diese",
+        "diesem", "diesen", "dieser", "dieses", "dir", "doch", "dort", "durch", "ein", "eine",
+        "einem", "einen", "einer", "eines", "etwas", "euer", "eure", "für", "gegen", "gibt", "gut",
+        "habe", "haben", "hatte", "hier", "ich", "ihm", "ihn", "ihr", "ihre", "ihrem", "ihren",
+        "ihrer", "immer", "ist", "jede", "jedem", "jeden", "jeder", "jedes", "jetzt", "kann",
+        "kein", "keine", "können", "mein", "meine", "meinem", "meinen", "meiner", "mich", "mir",
+        "muss", "nach", "nicht", "noch", "nun", "nur", "oder", "ohne", "schon", "sehr", "sein",
+        "seine", "sich", "sie", "sind", "soll", "und", "uns", "unser", "unsere", "unter", "viel",
+        "vom", "von", "vor", "wann", "waren", "warum", "weil", "welche", "welchem", "welchen",
+        "welcher", "welches", "wenn", "wer", "wie", "wieder", "wir", "wird", "zum", "zur",
+        "zwischen", "über",
+    ],
+    // Spanish.
+    &[
+        "algo", "alguna", "algunos", "ante", "antes", "aquí", "así", "aunque", "cada", "como",
+        "con", "contra", "cual", "cuando", "cuál", "cómo", "del", "desde", "donde", "durante",
+        "dónde", "ella", "ellas", "ello", "ellos", "entre", "eran", "eres", "esa", "esas", "ese",
+        "eso", "esos", "esta", "estaba", "estar", "este", "esto", "estos", "estoy", "está",
+        "están", "fue", "fueron", "hay", "hola", "las", "les", "los", "mis", "mucho", "muy", "más",
+        "mía", "mío", "nada", "nos", "nosotros", "otra", "otro", "para", "pero", "poco", "por",
+        "porque", "puede", "que", "quien", "quién", "qué", "ser", "sido", "sin", "sobre", "soy",
+        "sus", "también", "tanto", "tener", "tengo", "tiene", "todo", "todos", "tras", "tus",
+        "una", "uno", "unos", "usted",
+    ],
+    // French.
+    &[
+        "alors", "aussi", "autre", "avec", "avoir", "cela", "ces", "cet", "cette", "comme",
+        "comment", "dans", "des", "donc", "elle", "elles", "entre", "est", "eux", "faire", "fait",
+        "ils", "les", "leur", "lui", "mais", "mes", "moi", "mon", "même", "nos", "notre", "nous",
+        "oui", "par", "pas", "peut", "pourquoi", "quand", "que", "quel", "quelle", "qui", "sans",
+        "ses", "sont", "sur", "ton", "tous", "tout", "très", "une", "vos", "votre", "vous",
+        "était", "être",
+    ],
+    // Italian.
+    &[
+        "alla", "alle", "anche", "avere", "che", "chi", "cosa", "cui", "dal", "dalla", "dei",
+        "del", "della", "delle", "ecco", "fra", "gli", "hai", "hanno", "lei", "loro", "lui", "mia",
+        "mio", "molto", "nel", "nella", "non", "perché", "più", "può", "quale", "quando", "quanto",
+        "questa", "questo", "sono", "sua", "sul", "sulla", "suo", "tra", "tua", "tuo", "una",
+        "uno",
+    ],
+    // Dutch.
+    &[
+        "aan", "alle", "als", "ben", "bij", "dan", "dat", "deze", "dit", "een", "gaan", "heb",
+        "hebben", "heeft", "het", "hij", "hoe", "jij", "jou", "jouw", "kan", "kunnen", "maar",
+        "mijn", "naar", "niet", "nog", "ons", "onze", "ook", "tot", "tussen", "uit", "van", "veel",
+        "voor", "waar", "waarom", "wanneer", "wat", "wel", "welk", "welke", "wie", "wij", "zal",
+        "zich", "zijn", "zou",
+    ],
+    // Portuguese.
+    &[
+        "algo", "com", "como", "das", "dos", "ela", "elas", "ele", "eles", "entre", "essa", "esse",
+        "esta", "este", "estou", "está", "foi", "isso", "isto", "mais", "mas", "meu", "minha",
+        "muito", "nas", "nos", "não", "nós", "onde", "para", "pela", "pelo", "por", "porque",
+        "porquê", "qual", "quando", "que", "quem", "seu", "sua", "são", "também", "tem", "tenho",
+        "uma", "umas", "uns", "você",
+    ],
+    // Polish.
+    &[
+        "ale", "bardzo", "być", "był", "była", "było", "czy", "dla", "dlaczego", "gdzie", "jak",
+        "jaka", "jaki", "jakie", "jego", "jej", "jest", "jestem", "już", "kiedy", "która", "które",
+        "który", "mam", "między", "mnie", "moja", "moje", "może", "mój", "nas", "nich", "nie",
+        "oraz", "pod", "przez", "się", "tak", "tego", "tej", "też", "tylko",
+    ],
 ];
 
 /// A search for one message: the `MATCH` expression of the distinct terms worth looking for.
@@ -222,7 +299,9 @@ pub(super) fn match_expression(text: &str) -> Option<String> {
 
 /// Whether a lowercased word is worth searching for.
 fn is_term(word: &str) -> bool {
-    word.chars().count() >= MIN_WORD && !STOP_WORDS.contains(&word)
+    word.chars().count() >= MIN_WORD
+        && !STOP_WORDS.contains(&word)
+        && !OTHER_STOP_WORDS.iter().any(|list| list.contains(&word))
 }
 
 fn terms(text: &str) -> Vec<String> {
@@ -274,10 +353,15 @@ mod tests {
             Some("\"quoted\" OR \"near\" OR \"col\" OR \"val\""),
         );
         check("don't-stop", Some("\"stop\""));
+        check("Grüße aus München", Some("\"grüße\" OR \"münchen\""));
+        // The function words of the other languages, too; an English content word stays.
+        check("Wie heißt mein Hund?", Some("\"heißt\" OR \"hund\""));
+        check("¿Cómo se llama mi perro?", Some("\"llama\" OR \"perro\""));
         check(
-            "Grüße aus München",
-            Some("\"grüße\" OR \"aus\" OR \"münchen\""),
+            "Comment s'appelle mon chien ?",
+            Some("\"appelle\" OR \"chien\""),
         );
+        check("Which car do I drive?", Some("\"car\" OR \"drive\""));
         check("433MHz 915", Some("\"433mhz\" OR \"915\""));
         check("a_b_c", None);
     }

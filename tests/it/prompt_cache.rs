@@ -3,7 +3,8 @@
 //! pace, and a 28-turn conversation on the daemon's defaults — folds and all — may make it
 //! evaluate only so many prompt tokens per reply. A summary that evicts the conversation
 //! from the slot makes the next reply read its prompt again, hundreds of tokens (issue 37:
-//! 40 → 77 evaluated per reply on the real model, docs/benchmarks.md).
+//! 40 → 77 evaluated per reply on the real model, docs/benchmarks.md). The same conversation
+//! in German may cost only what its longer words do.
 
 use std::time::Duration;
 
@@ -22,6 +23,12 @@ const ANN: u32 = 0xa1a1_0037;
 /// question carries a mesh-facts block (~70, 2.5 per reply). A summary that left the
 /// conversation's prompt out of the slot cost 55 per reply here before the mesh block.
 const MAX_MEAN_EVALUATED: f64 = 48.0;
+
+/// The same for the German conversation: its words are longer, so each fold's memory block
+/// and kept messages are more tokens (220 at the first fold where English reads 205). 48.5
+/// measured; 61.5 while function words ("wie", "zwischen") brought back unrelated exchanges
+/// and German nouns, capitalised, read as node names that got a mesh note (issue 37).
+const MAX_MEAN_EVALUATED_DE: f64 = 50.0;
 
 /// Tokens a reply may evaluate beyond its `fresh` ones (what a slot holding the conversation
 /// alone would make it read): none is the design; a summary that evicted the conversation
@@ -60,50 +67,125 @@ const SCRIPT: [&str; 28] = [
     "On which day does our radio club meet?",
 ];
 
+/// The same conversation in German (issue 37: German read 54–57 per reply on the real model
+/// where English read 42).
+const SCRIPT_DE: [&str; 28] = [
+    "Hallo, ich heiße Tomasz. (Sitzung 37)",
+    "Mein Rufzeichen ist SP9QRZ.",
+    "Ich wohne in Zakopane.",
+    "Mein Hund heißt Biscuit.",
+    "Unser Funkclub trifft sich jeden zweiten Donnerstag.",
+    "Mein Solarknoten hat einen Akku mit 3000 mAh.",
+    "Ich fahre einen alten Land Rover.",
+    "Meine Lieblingsfrequenz ist 869,525 MHz.",
+    "Was ist LoRa, in einem Satz?",
+    "Wie weit reicht ein LoRa-Funkgerät von einem Hügel aus?",
+    "Was bedeutet SNR?",
+    "Warum springen Pakete zwischen Knoten?",
+    "Welche Antenne ist gut für einen Knoten auf dem Dach?",
+    "Wie halte ich einen Akku im Winter warm?",
+    "Was sagt mir die Zahl der Kanalauslastung?",
+    "Sind 20 dBm viel Leistung?",
+    "Was ist der Unterschied zwischen einem Router und einem Client-Knoten?",
+    "Wie oft sollte ein Knoten seine Position senden?",
+    "Was ist ein Dipol?",
+    "Warum ist meine Nachricht als nicht zugestellt markiert?",
+    "Wie heißt mein Hund?",
+    "Wie heiße ich?",
+    "Welches Auto fahre ich?",
+    "Was ist mein Rufzeichen?",
+    "Wie groß ist der Akku meines Solarknotens?",
+    "Wo wohne ich?",
+    "Was ist meine Lieblingsfrequenz?",
+    "An welchem Tag trifft sich unser Funkclub?",
+];
+
+/// English or German.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    En,
+    De,
+}
+
+impl Lang {
+    fn script(self) -> [&'static str; 28] {
+        match self {
+            Lang::En => SCRIPT,
+            Lang::De => SCRIPT_DE,
+        }
+    }
+}
+
 /// A model's answer: about two packets, as the real one writes (its length moves where the
 /// token budget calls for a fold).
-fn answer(req: &FakeRequest) -> String {
-    format!(
-        "About \"{}\": LoRa trades speed for range, so keep messages short, mount the antenna \
-         high and clear of metal, and give the mesh time to pass each packet along.",
-        req.last_user()
-    )
+fn answer(req: &FakeRequest, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!(
+            "About \"{}\": LoRa trades speed for range, so keep messages short, mount the \
+             antenna high and clear of metal, and give the mesh time to pass each packet along.",
+            req.last_user()
+        ),
+        Lang::De => format!(
+            "Zu „{}“: LoRa tauscht Geschwindigkeit gegen Reichweite, also halte Nachrichten \
+             kurz, montiere die Antenne hoch und frei von Metall und gib dem Mesh Zeit.",
+            req.last_user()
+        ),
+    }
 }
 
 /// A model's notes: one sentence per few messages folded, within `summary_max_chars`.
-fn notes(req: &FakeRequest) -> String {
+fn notes(req: &FakeRequest, lang: Lang) -> String {
     let folded = req.messages.len().saturating_sub(3);
-    format!(
-        "Tomasz (SP9QRZ) lives in Zakopane, drives an old Land Rover and has a dog called \
-         Biscuit; he asked about LoRa radios, antennas and batteries over {folded} messages."
-    )
+    match lang {
+        Lang::En => format!(
+            "Tomasz (SP9QRZ) lives in Zakopane, drives an old Land Rover and has a dog called \
+             Biscuit; he asked about LoRa radios, antennas and batteries over {folded} messages."
+        ),
+        Lang::De => format!(
+            "Tomasz (SP9QRZ) wohnt in Zakopane, fährt einen alten Land Rover und hat einen Hund \
+             namens Biscuit; er fragte in {folded} Nachrichten nach LoRa, Antennen und Akkus."
+        ),
+    }
 }
 
 /// The server's answers: notes to a summary request, an answer to anything else.
-fn model(req: &FakeRequest) -> FakeResponse {
-    if is_summary(req) {
-        FakeResponse::Text(notes(req))
-    } else {
-        FakeResponse::Text(answer(req))
+fn model(lang: Lang) -> impl Fn(&FakeRequest) -> FakeResponse + Send + Sync + 'static {
+    move |req| {
+        if is_summary(req) {
+            FakeResponse::Text(notes(req, lang))
+        } else {
+            FakeResponse::Text(answer(req, lang))
+        }
     }
 }
 
 /// Runs the 28 turns against a one-slot server (`props`: llama-server's `/props` slots, or
 /// none, as Ollama) and returns every request's use of the cache.
-async fn conversation(props: Option<u32>) -> Vec<CacheUse> {
+async fn conversation(props: Option<u32>, lang: Lang) -> Vec<CacheUse> {
     let sim = std::sync::Arc::new(SimNode::start(sim_config()).await);
-    let llm = FakeLlm::start(model).await;
+    let llm = FakeLlm::start(model(lang)).await;
     llm.set_props_slots(props);
     llm.model_prompt_cache(SlotTiming::default());
     let url = llm.base_url();
     let d = Daemon::start_with_llm_url(sim, llm, db_dir(), "", &url, "timeout_secs = 300").await;
-    for text in SCRIPT {
+    for text in lang.script() {
         d.ask(ANN, text, Duration::from_secs(600)).await;
         // The user reads the answer and types the next message.
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
     // The last fold, if one runs, ends.
     tokio::time::sleep(Duration::from_secs(60)).await;
+    // MESHAI_DUMP_PROMPTS=1 (with --nocapture): each request's last four messages, to see
+    // what a costly reply carried.
+    if std::env::var_os("MESHAI_DUMP_PROMPTS").is_some() {
+        for r in d.llm.requests() {
+            let n = r.messages.len();
+            eprintln!("---- {} messages", n);
+            for m in &r.messages[n.saturating_sub(4)..] {
+                eprintln!("[{}] {}", m.role, m.content);
+            }
+        }
+    }
     let uses = d.llm.cache_uses();
     let (result, ..) = d.stop().await;
     result.expect("the daemon stops cleanly");
@@ -138,7 +220,7 @@ fn replies(uses: &[CacheUse]) -> (Vec<usize>, String) {
     (evaluated, log)
 }
 
-fn check(uses: &[CacheUse]) {
+fn check(uses: &[CacheUse], max_mean: f64) {
     let (evaluated, log) = replies(uses);
     assert_eq!(
         evaluated.len(),
@@ -165,8 +247,8 @@ fn check(uses: &[CacheUse]) {
         "evaluated per reply {mean:.1}; requests (evaluated(fresh)/prompt; S: summary, x: cancelled): {log}"
     );
     assert!(
-        mean <= MAX_MEAN_EVALUATED,
-        "{mean:.1} prompt tokens evaluated per reply (at most {MAX_MEAN_EVALUATED}): {log}"
+        mean <= max_mean,
+        "{mean:.1} prompt tokens evaluated per reply (at most {max_mean}): {log}"
     );
 }
 
@@ -174,12 +256,22 @@ fn check(uses: &[CacheUse]) {
 #[tokio::test(start_paused = true)]
 async fn a_summary_never_evicts_the_conversation_on_one_llama_cpp_slot() {
     let _pace = paced();
-    check(&conversation(Some(1)).await);
+    check(&conversation(Some(1), Lang::En).await, MAX_MEAN_EVALUATED);
 }
 
 /// A server without `/props` (Ollama with one parallel sequence).
 #[tokio::test(start_paused = true)]
 async fn a_summary_never_evicts_the_conversation_on_a_server_without_props() {
     let _pace = paced();
-    check(&conversation(None).await);
+    check(&conversation(None, Lang::En).await, MAX_MEAN_EVALUATED);
+}
+
+/// The same in German, on one llama-server slot.
+#[tokio::test(start_paused = true)]
+async fn a_german_conversation_costs_the_cache_no_more() {
+    let _pace = paced();
+    check(
+        &conversation(Some(1), Lang::De).await,
+        MAX_MEAN_EVALUATED_DE,
+    );
 }

@@ -181,3 +181,25 @@ fn only_a_question_surely_about_a_node_the_view_lacks_is_declined_by_the_daemon(
         "Which antenna works best for a handheld LoRa node?"
     ));
 }
+
+/// German writes every noun with a capital: an everyday question there names no node (issue
+/// 37: it got a "no node by that name" note, and the turn after paid for it). A real node's
+/// name still counts.
+#[test]
+fn a_german_noun_is_not_a_node_name() {
+    for everyday in [
+        "Was ist der Unterschied zwischen einem Router und einem Client-Knoten?",
+        "Wie oft sollte ein Router seine Position senden?",
+    ] {
+        assert_eq!(check(everyday), None, "{everyday}");
+    }
+    assert!(matches!(
+        check("Wie ist der Akku vom Hilltop Relay?"),
+        Some((Topic::Nodes(_), _))
+    ));
+    // The same question in English, with a capital, still names one.
+    assert!(matches!(
+        check("What is the battery of the Foobar Router?"),
+        Some((Topic::Unknown, _))
+    ));
+}
