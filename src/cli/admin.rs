@@ -136,14 +136,18 @@ pub async fn forget(
             .accept_pending_key(node)
             .await
             .context("cannot accept the node's new key")?;
-        anyhow::Ok((before.filter(|_| had), key, numbers))
+        let unsigned = store
+            .forget_signer(node)
+            .await
+            .context("cannot forget that the node signs its DMs")?;
+        anyhow::Ok((before.filter(|_| had), key, numbers, unsigned))
     }
     .await;
     store
         .close()
         .await
         .context("the database did not close cleanly")?;
-    let (forgot, key, numbers) = result?;
+    let (forgot, key, numbers, unsigned) = result?;
     let node = numbers.current;
     let earlier = earlier(&numbers);
     if let KeyAccepted::Pinned { .. } = key {
@@ -163,6 +167,13 @@ pub async fn forget(
                 s.messages
             )?;
         }
+    }
+    if unsigned {
+        writeln!(
+            out,
+            "{node} is no longer taken as signing its DMs (firmware 2.8, licensed): a DM \
+             without PKI from it is its number's own again, from the daemon's next start"
+        )?;
     }
     Ok(())
 }

@@ -154,6 +154,19 @@ impl Store {
         .await
     }
 
+    /// Forgets that `node` signs its DMs (`meshai forget`: a node whose firmware stopped
+    /// signing is its number's again); whether it did.
+    pub async fn forget_signer(&self, node: NodeId) -> Result<bool, StoreError> {
+        self.call(move |c| {
+            let n = c.execute(
+                "UPDATE nodes SET signed_at = NULL WHERE node = ?1 AND signed_at IS NOT NULL",
+                [node_sql(node)],
+            )?;
+            Ok(n > 0)
+        })
+        .await
+    }
+
     /// Notes that `node` sent us a DM our node found XEdDSA-signed, at `at` (the first time
     /// stays).
     pub async fn note_signer(&self, node: NodeId, at: i64) -> Result<(), StoreError> {

@@ -198,3 +198,20 @@ async fn a_key_pinned_for_one_node_is_not_accepted_for_another() {
     assert_eq!(store.key_owner(K1).await.unwrap(), Some(A));
     store.close().await.unwrap();
 }
+
+/// A node that sent a signed DM (firmware 2.8, licensed) is a signer from then on, across a
+/// reopen, until the operator forgets it (`meshai forget`).
+#[tokio::test]
+async fn a_signer_is_kept_until_forgotten() {
+    let (_dir, path) = temp();
+    let store = Store::open(&path).unwrap();
+    store.note_signer(A, 10).await.unwrap();
+    store.note_signer(A, 20).await.unwrap();
+    store.close().await.unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.pki_nodes().await.unwrap().signers, [A]);
+    assert!(store.forget_signer(A).await.unwrap());
+    assert!(!store.forget_signer(A).await.unwrap(), "once");
+    assert!(store.pki_nodes().await.unwrap().signers.is_empty());
+    store.close().await.unwrap();
+}
