@@ -62,7 +62,8 @@ pub(crate) async fn check_key(
         warn!(
             old = %old,
             key = %key.short(),
-            "a PKI DM with the key pinned for {old} came from {node}, which is not the number              that key gives a node ({}): answered without memory, nothing moved (`meshai \
+            "a PKI DM with the key pinned for {old} came from {node}, which is not the number \
+             that key gives a node ({}): answered without memory, nothing moved (`meshai \
              forget {old}` unpins the key there, dropping that memory, so it pins on {node})",
             key.node()
         );
