@@ -89,11 +89,19 @@ async fn kill_9_at_random_points_keeps_the_store_consistent() {
     sim.wait_handshakes(6, SOON).await;
     let before = llm.requests().len();
     sim.inject_dm(node, "after the crash", None);
-    let reqs = llm.wait_requests(before + 1, SOON).await;
-    let req = reqs
-        .iter()
-        .find(|r| r.last_user() == "after the crash")
-        .expect("the request");
+    // The restarted daemon may ask the model something else first (a summary due since
+    // before the kill): wait on until the DM's own request comes.
+    let mut want = before + 1;
+    let req = loop {
+        let reqs = llm.wait_requests(want, SOON).await;
+        if let Some(r) = reqs
+            .iter()
+            .find(|r| r.last_user().contains("after the crash"))
+        {
+            break r.clone();
+        }
+        want = reqs.len() + 1;
+    };
     // This node's DMs were msg0, msg4, msg8, ... (sent % 4 == 0).
     let of_node = |text: &str| {
         text.strip_prefix("msg")
