@@ -46,6 +46,8 @@ pub struct Config {
     pub mesh: crate::mesh::MeshConfig,
     /// `[bot] language`: the asker's, or one the operator fixed.
     pub language: Language,
+    /// `[mail]`: messages left with `!tell`.
+    pub mail: MailConfig,
 }
 
 /// `[bot] language`: which language the prompt's fixed parts and the bot's own texts are in.
@@ -235,6 +237,31 @@ pub struct ContextConfig {
     pub time: bool,
     /// Where the local time's offset from UTC comes from.
     pub time_zone: TimeZoneSetting,
+}
+
+/// `[mail]`: messages a known or proven user leaves for a node with `!tell`, delivered when
+/// that node is next heard (`docs/mail.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MailConfig {
+    /// `!tell` and `!mail` answer; off, they say so.
+    pub enabled: bool,
+    /// A message not delivered within this many days is deleted, its sender told.
+    pub keep_days: u32,
+    /// Waiting messages one sender may have.
+    pub per_sender: usize,
+    /// Waiting messages one recipient may be owed.
+    pub per_recipient: usize,
+}
+
+impl Default for MailConfig {
+    fn default() -> Self {
+        MailConfig {
+            enabled: true,
+            keep_days: 7,
+            per_sender: 5,
+            per_recipient: 10,
+        }
+    }
 }
 
 /// `[context] utc_offset`: the system's zone (`/etc/localtime`), or a fixed offset.

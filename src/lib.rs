@@ -188,6 +188,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         knowledge: config.knowledge.clone(),
         embedder: knowledge::Embedder::configured(&config.knowledge),
         mesh: config.mesh.clone(),
+        mail: config.mail,
     }
 }
 

@@ -141,6 +141,16 @@ enum Command {
         #[command(flatten)]
         config: ConfigArg,
     },
+    /// The messages left with `!tell` that wait for their recipient: who left each for whom,
+    /// when, until when, the tries and the text; `--cancel ID` deletes one (its sender is not
+    /// told).
+    Mail {
+        /// Delete the waiting message with this id.
+        #[arg(long, value_name = "ID")]
+        cancel: Option<i64>,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
     /// The knowledge folder (`[knowledge] dir`): what is indexed, what a question finds,
     /// reindexing. Works whether or not the daemon runs.
     Knowledge {
@@ -303,6 +313,10 @@ fn main() -> ExitCode {
             },
             Command::Stats { config } => match load(&config) {
                 Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
+                None => ExitCode::FAILURE,
+            },
+            Command::Mail { cancel, config } => match load(&config) {
+                Some(c) => report(admin::mail(&c, cancel, &mut std::io::stdout()).await),
                 None => ExitCode::FAILURE,
             },
             Command::Knowledge { command } => knowledge_command(command).await,

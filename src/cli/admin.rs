@@ -360,3 +360,34 @@ pub async fn forget_older_than(
     out.write_all(format::expired(&result?, days).as_bytes())?;
     Ok(())
 }
+
+/// `meshai mail`: every message left with `!tell` that waits, or, with `cancel`, that one
+/// deleted.
+pub async fn mail(
+    config: &Config,
+    cancel: Option<i64>,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(store) = open_existing(config, out).await? else {
+        return Ok(());
+    };
+    let result = match cancel {
+        Some(id) => store.drop_mail(id).await.map(|gone| {
+            if gone {
+                format!("message {id} deleted (its sender is not told)\n")
+            } else {
+                format!("no waiting message {id}: `meshai mail` lists them\n")
+            }
+        }),
+        None => store
+            .waiting_mail()
+            .await
+            .map(|w| format::mail(&w, unix_now())),
+    };
+    store
+        .close()
+        .await
+        .context("the database did not close cleanly")?;
+    out.write_all(result.context("cannot read the waiting mail")?.as_bytes())?;
+    Ok(())
+}

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use crate::node::{NodeId, PublicKey};
 use crate::store::{
-    AirtimeRecord, Expired, KeyAccepted, NodeKey, NodeStats, RetiredFact, StoredMessage, Summary,
+    AirtimeRecord, Expired, KeyAccepted, Mail, NodeKey, NodeStats, RetiredFact, StoredMessage,
+    Summary,
 };
 
 /// Replaces control characters (newlines, escape sequences) so text that came from the radio
@@ -123,6 +124,35 @@ pub fn ago(now: i64, at: i64) -> String {
         3600..=86_399 => format!("{} h ago", s / 3600),
         _ => format!("{} d ago", s / 86_400),
     }
+}
+
+/// `meshai mail`: one line per waiting message — id, sender, recipient, when left, until
+/// when, tries — and its text indented below.
+pub fn mail(waiting: &[Mail], now: i64) -> String {
+    if waiting.is_empty() {
+        return "no messages waiting\n".to_string();
+    }
+    let mut out = String::new();
+    for m in waiting {
+        let key = if m.recipient_key.is_some() {
+            ", sealed with its key"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "#{} from {} ({}) to {} ({}{key}), left {}, expires {}, {} tries\n    {}\n",
+            m.id,
+            printable(&m.sender_name),
+            m.sender,
+            printable(&m.recipient_name),
+            m.recipient,
+            ago(now, m.created_at),
+            utc_time(m.expires_at),
+            m.attempts,
+            printable(&m.text),
+        ));
+    }
+    out
 }
 
 /// One packet as `meshai chat` shows it: part number (of `total`, `?` while a streamed

@@ -47,6 +47,8 @@ pub(super) struct RawConfig {
     mesh: RawMesh,
     #[serde(default)]
     bot: RawBot,
+    #[serde(default)]
+    mail: RawMail,
 }
 
 #[derive(Debug, Deserialize)]
@@ -365,6 +367,28 @@ impl Default for RawAirtime {
             stale_secs: d.stale_after.as_secs(),
             duty_cycle_percent: d.duty_cycle,
             duty_cycle_shorten_at: d.duty_cycle_shorten_at,
+        }
+    }
+}
+
+/// `[mail]`: every key defaults from `MailConfig`'s `Default`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawMail {
+    enabled: bool,
+    keep_days: u32,
+    per_sender: usize,
+    per_recipient: usize,
+}
+
+impl Default for RawMail {
+    fn default() -> Self {
+        let d = super::MailConfig::default();
+        RawMail {
+            enabled: d.enabled,
+            keep_days: d.keep_days,
+            per_sender: d.per_sender,
+            per_recipient: d.per_recipient,
         }
     }
 }

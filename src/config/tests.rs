@@ -60,6 +60,8 @@ fn defaults_equal_the_example() {
     assert_eq!(min.knowledge, crate::knowledge::KnowledgeConfig::default());
     assert_eq!(min.database, ex.database);
     assert_eq!(min.retention, ex.retention);
+    assert_eq!(min.mail, ex.mail);
+    assert_eq!(min.mail, crate::config::MailConfig::default());
 }
 
 #[test]

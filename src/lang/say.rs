@@ -4,7 +4,8 @@
 //! [`PACKET_BYTES`] with its placeholders filled at their longest); the English ones are
 //! byte-identical to what the bot said before it spoke others.
 //!
-//! A text with a placeholder (`{mins}`, `{word}`, `{n}`) is filled by [`fill`].
+//! A text with a placeholder (`{mins}`, `{word}`, `{n}`, `{name}`, `{time}`) is filled by
+//! [`fill`].
 
 use super::Lang;
 
@@ -95,6 +96,48 @@ pub enum Say {
     NoneHeard,
     /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.
     Heard,
+    /// `!help`'s line for `!tell`.
+    HelpTell,
+    /// `!tell` or `!mail` with `[mail]` off.
+    MailOff,
+    /// `!tell` without a name and a text.
+    TellUsage,
+    /// `!tell` to a name the node list does not hold; `{word}`: the name tried.
+    TellNoSuchNode,
+    /// `!tell` to the sender's own node.
+    TellSelf,
+    /// `!tell` from a node that is not known or proven yet.
+    TellNotKnown,
+    /// `!tell` done; `{name}`: the recipient, `{n}`: the days it is kept.
+    TellKept,
+    /// `!tell` from a sender with its quota waiting; `{n}`: how many.
+    TellSenderFull,
+    /// `!tell` to a recipient owed its quota; `{n}`: how many, `{name}`: whom.
+    TellRecipientFull,
+    /// Opens a delivered message; `{name}`: its sender.
+    MailFrom,
+    /// A message's receipt; `{name}`: its recipient, `{time}`: when.
+    MailDelivered,
+    /// A message sent whose ACK never came; `{name}`, `{time}`.
+    MailSentNoReceipt,
+    /// A message not delivered in time; `{name}`, `{n}`: days.
+    MailExpired,
+    /// A message given up after its tries; `{name}`, `{n}`: tries.
+    MailFailed,
+    /// `!mail` with nothing waiting.
+    MailNone,
+    /// Opens `!mail`'s list; `{n}`: how many.
+    MailWaiting,
+    /// `!mail cancel N` done; `{name}`: its recipient.
+    MailCancelled,
+    /// `!mail cancel N` for no message of the sender's; `{word}`: N.
+    MailNoSuch,
+    /// Before `!help`'s list of commands.
+    HelpCommands,
+    /// Ends `!help`: how to learn what one command does.
+    HelpWord,
+    /// `!help`'s line for `!mail`.
+    HelpMail,
     /// Ends the last part of an answer cut at the budget: the rest is had with `!more` (the
     /// command is the same word in every language; every mark ends with it).
     MoreMark,
@@ -102,7 +145,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 40] = [
+    pub const ALL: [Say; 61] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -142,6 +185,27 @@ impl Say {
         Say::NotInNotes,
         Say::NoneHeard,
         Say::Heard,
+        Say::HelpTell,
+        Say::MailOff,
+        Say::TellUsage,
+        Say::TellNoSuchNode,
+        Say::TellSelf,
+        Say::TellNotKnown,
+        Say::TellKept,
+        Say::TellSenderFull,
+        Say::TellRecipientFull,
+        Say::MailFrom,
+        Say::MailDelivered,
+        Say::MailSentNoReceipt,
+        Say::MailExpired,
+        Say::MailFailed,
+        Say::MailNone,
+        Say::MailWaiting,
+        Say::MailCancelled,
+        Say::MailNoSuch,
+        Say::HelpCommands,
+        Say::HelpWord,
+        Say::HelpMail,
         Say::MoreMark,
     ];
 }
@@ -230,6 +294,43 @@ fn en(say: Say) -> &'static str {
         Say::NotInNotes => "Not in my notes.",
         Say::NoneHeard => "No node heard in the last hour ({n} in my list).",
         Say::Heard => "Heard in 1h ({n}): ",
+        Say::HelpTell => "leave a message",
+        Say::MailOff => "Messages for other nodes are off on this bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: I keep your message and pass it on when NAME is next heard. !mail: yours waiting."
+        }
+        Say::TellNoSuchNode => {
+            "No node named \"{word}\" in my list: write its name as !nodes shows it, or its !id."
+        }
+        Say::TellSelf => "That is your own node.",
+        Say::TellNotKnown => {
+            "I pass on messages only for people I know: !tell works once we have talked twice, half a day apart."
+        }
+        Say::TellKept => {
+            "Kept for {name}: I pass it on when that node is next heard, within {n} days. !mail: yours waiting."
+        }
+        Say::TellSenderFull => {
+            "You have {n} messages waiting already. !mail shows them; !mail cancel N deletes one."
+        }
+        Say::TellRecipientFull => {
+            "{n} messages wait for {name} already. Try again once it has been heard."
+        }
+        Say::MailFrom => "From {name}: ",
+        Say::MailDelivered => "Delivered to {name} at {time}.",
+        Say::MailSentNoReceipt => "Sent to {name} at {time}; no receipt came back.",
+        Say::MailExpired => {
+            "Not delivered: {name} was not heard within {n} days. Your message is deleted."
+        }
+        Say::MailFailed => "Could not deliver to {name} after {n} tries. Your message is deleted.",
+        Say::MailNone => {
+            "Nothing of yours is waiting. !tell NAME TEXT leaves a message for a node."
+        }
+        Say::MailWaiting => "{n} waiting (!mail cancel N):",
+        Say::MailCancelled => "Cancelled: your message to {name} is deleted.",
+        Say::MailNoSuch => "No message {word} of yours is waiting. !mail lists them.",
+        Say::HelpCommands => "Commands:",
+        Say::HelpWord => "!help WORD: what one does.",
+        Say::HelpMail => "your messages still waiting",
         Say::MoreMark => "… !more",
     }
 }
@@ -311,6 +412,47 @@ fn de(say: Say) -> &'static str {
         Say::NotInNotes => "Nicht in meinen Notizen.",
         Say::NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
         Say::Heard => "Gehört in 1 h ({n}): ",
+        Say::HelpTell => "Nachricht hinterlassen",
+        Say::MailOff => "Nachrichten an andere Nodes sind bei diesem Bot abgeschaltet.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: Ich bewahre deine Nachricht auf und gebe sie weiter, sobald NAME wieder zu hören ist. !mail: deine wartenden."
+        }
+        Say::TellNoSuchNode => {
+            "Kein Node namens \"{word}\" in meiner Liste: schreib den Namen wie in !nodes oder seine !id."
+        }
+        Say::TellSelf => "Das ist dein eigener Node.",
+        Say::TellNotKnown => {
+            "Ich gebe Nachrichten nur für Leute weiter, die ich kenne: !tell geht, sobald wir zweimal im Abstand eines halben Tages geschrieben haben."
+        }
+        Say::TellKept => {
+            "Aufbewahrt für {name}: Ich gebe sie weiter, sobald der Node wieder zu hören ist, höchstens {n} Tage. !mail: deine wartenden."
+        }
+        Say::TellSenderFull => {
+            "Du hast schon {n} wartende Nachrichten. !mail zeigt sie; !mail cancel N löscht eine."
+        }
+        Say::TellRecipientFull => {
+            "Für {name} warten schon {n} Nachrichten. Versuch es wieder, wenn der Node zu hören war."
+        }
+        Say::MailFrom => "Von {name}: ",
+        Say::MailDelivered => "Zugestellt an {name} um {time}.",
+        Say::MailSentNoReceipt => {
+            "Gesendet an {name} um {time}; keine Empfangsbestätigung kam zurück."
+        }
+        Say::MailExpired => {
+            "Nicht zugestellt: {name} war {n} Tage nicht zu hören. Deine Nachricht ist gelöscht."
+        }
+        Say::MailFailed => {
+            "Zustellung an {name} nach {n} Versuchen gescheitert. Deine Nachricht ist gelöscht."
+        }
+        Say::MailNone => {
+            "Von dir wartet nichts. !tell NAME TEXT hinterlässt eine Nachricht für einen Node."
+        }
+        Say::MailWaiting => "{n} wartend (!mail cancel N):",
+        Say::MailCancelled => "Storniert: deine Nachricht an {name} ist gelöscht.",
+        Say::MailNoSuch => "Keine wartende Nachricht {word} von dir. !mail listet sie.",
+        Say::HelpCommands => "Befehle:",
+        Say::HelpWord => "!help WORT: was einer tut.",
+        Say::HelpMail => "deine noch wartenden Nachrichten",
         Say::MoreMark => "… mehr: !more",
     }
 }
@@ -382,6 +524,43 @@ fn es(say: Say) -> &'static str {
         Say::NotInNotes => "No está en mis notas.",
         Say::NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
         Say::Heard => "Oídos en 1 h ({n}): ",
+        Say::HelpTell => "dejar un mensaje",
+        Say::MailOff => "Los mensajes para otros nodos están desactivados en este bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: guardo tu mensaje y lo entrego cuando NAME se vuelva a oír. !mail: los tuyos en espera."
+        }
+        Say::TellNoSuchNode => {
+            "No hay ningún nodo llamado \"{word}\" en mi lista: escribe su nombre como lo muestra !nodes, o su !id."
+        }
+        Say::TellSelf => "Ese es tu propio nodo.",
+        Say::TellNotKnown => {
+            "Solo paso mensajes de personas que conozco: !tell funciona cuando hayamos hablado dos veces con medio día de diferencia."
+        }
+        Say::TellKept => {
+            "Guardado para {name}: lo entrego cuando ese nodo se vuelva a oír, en {n} días como máximo. !mail: los tuyos en espera."
+        }
+        Say::TellSenderFull => {
+            "Ya tienes {n} mensajes en espera. !mail los muestra; !mail cancel N borra uno."
+        }
+        Say::TellRecipientFull => {
+            "Ya esperan {n} mensajes para {name}. Inténtalo de nuevo cuando se haya oído."
+        }
+        Say::MailFrom => "De {name}: ",
+        Say::MailDelivered => "Entregado a {name} a las {time}.",
+        Say::MailSentNoReceipt => {
+            "Enviado a {name} a las {time}; no llegó confirmación de recepción."
+        }
+        Say::MailExpired => "No entregado: {name} no se oyó en {n} días. Tu mensaje se ha borrado.",
+        Say::MailFailed => {
+            "No pude entregarlo a {name} tras {n} intentos. Tu mensaje se ha borrado."
+        }
+        Say::MailNone => "No tienes nada en espera. !tell NAME TEXT deja un mensaje para un nodo.",
+        Say::MailWaiting => "{n} en espera (!mail cancel N):",
+        Say::MailCancelled => "Cancelado: tu mensaje para {name} se ha borrado.",
+        Say::MailNoSuch => "No tienes ningún mensaje {word} en espera. !mail los lista.",
+        Say::HelpCommands => "Comandos:",
+        Say::HelpWord => "!help PALABRA: qué hace uno.",
+        Say::HelpMail => "tus mensajes aún en espera",
         Say::MoreMark => "… más: !more",
     }
 }
@@ -455,6 +634,45 @@ fn pt(say: Say) -> &'static str {
         Say::NotInNotes => "Não está nas minhas notas.",
         Say::NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
         Say::Heard => "Ouvidos em 1 h ({n}): ",
+        Say::HelpTell => "deixar uma mensagem",
+        Say::MailOff => "As mensagens para outros nós estão desativadas neste bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: guardo sua mensagem e a entrego quando NAME for ouvido de novo. !mail: as suas em espera."
+        }
+        Say::TellNoSuchNode => {
+            "Nenhum nó chamado \"{word}\" na minha lista: escreva o nome como o !nodes mostra, ou o !id."
+        }
+        Say::TellSelf => "Esse é o seu próprio nó.",
+        Say::TellNotKnown => {
+            "Só passo mensagens de quem eu conheço: o !tell funciona depois que conversarmos duas vezes com meio dia de intervalo."
+        }
+        Say::TellKept => {
+            "Guardada para {name}: entrego quando esse nó for ouvido de novo, em até {n} dias. !mail: as suas em espera."
+        }
+        Say::TellSenderFull => {
+            "Você já tem {n} mensagens em espera. !mail mostra; !mail cancel N apaga uma."
+        }
+        Say::TellRecipientFull => {
+            "Já há {n} mensagens esperando por {name}. Tente de novo quando o nó for ouvido."
+        }
+        Say::MailFrom => "De {name}: ",
+        Say::MailDelivered => "Entregue a {name} às {time}.",
+        Say::MailSentNoReceipt => {
+            "Enviada a {name} às {time}; não voltou confirmação de recebimento."
+        }
+        Say::MailExpired => {
+            "Não entregue: {name} não foi ouvido em {n} dias. Sua mensagem foi apagada."
+        }
+        Say::MailFailed => {
+            "Não consegui entregar a {name} após {n} tentativas. Sua mensagem foi apagada."
+        }
+        Say::MailNone => "Nada seu está em espera. !tell NAME TEXT deixa uma mensagem para um nó.",
+        Say::MailWaiting => "{n} em espera (!mail cancel N):",
+        Say::MailCancelled => "Cancelada: sua mensagem para {name} foi apagada.",
+        Say::MailNoSuch => "Nenhuma mensagem {word} sua em espera. !mail lista as suas.",
+        Say::HelpCommands => "Comandos:",
+        Say::HelpWord => "!help PALAVRA: o que um faz.",
+        Say::HelpMail => "suas mensagens ainda em espera",
         Say::MoreMark => "… mais: !more",
     }
 }
@@ -526,6 +744,45 @@ fn fr(say: Say) -> &'static str {
         Say::NotInNotes => "Pas dans mes notes.",
         Say::NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
         Say::Heard => "Entendus en 1 h ({n}): ",
+        Say::HelpTell => "laisser un message",
+        Say::MailOff => "Les messages pour d'autres nœuds sont désactivés sur ce bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT : je garde votre message et le transmets quand NAME sera de nouveau entendu. !mail : les vôtres en attente."
+        }
+        Say::TellNoSuchNode => {
+            "Aucun nœud nommé « {word} » dans ma liste : écrivez son nom comme !nodes le montre, ou son !id."
+        }
+        Say::TellSelf => "C'est votre propre nœud.",
+        Say::TellNotKnown => {
+            "Je ne transmets de messages que pour les personnes que je connais : !tell marche après deux échanges à une demi-journée d'écart."
+        }
+        Say::TellKept => {
+            "Gardé pour {name} : je le transmets quand ce nœud sera de nouveau entendu, sous {n} jours au plus. !mail : les vôtres en attente."
+        }
+        Say::TellSenderFull => {
+            "Vous avez déjà {n} messages en attente. !mail les montre ; !mail cancel N en supprime un."
+        }
+        Say::TellRecipientFull => {
+            "{n} messages attendent déjà {name}. Réessayez quand il aura été entendu."
+        }
+        Say::MailFrom => "De {name} : ",
+        Say::MailDelivered => "Remis à {name} à {time}.",
+        Say::MailSentNoReceipt => "Envoyé à {name} à {time} ; aucun accusé de réception.",
+        Say::MailExpired => {
+            "Non remis : {name} n'a pas été entendu en {n} jours. Votre message est supprimé."
+        }
+        Say::MailFailed => {
+            "Impossible de remettre à {name} après {n} essais. Votre message est supprimé."
+        }
+        Say::MailNone => {
+            "Rien de vous n'est en attente. !tell NAME TEXT laisse un message pour un nœud."
+        }
+        Say::MailWaiting => "{n} en attente (!mail cancel N) :",
+        Say::MailCancelled => "Annulé : votre message pour {name} est supprimé.",
+        Say::MailNoSuch => "Aucun message {word} de vous en attente. !mail les liste.",
+        Say::HelpCommands => "Commandes :",
+        Say::HelpWord => "!help MOT : son rôle.",
+        Say::HelpMail => "vos messages encore en attente",
         Say::MoreMark => "… suite : !more",
     }
 }
@@ -595,6 +852,45 @@ fn it(say: Say) -> &'static str {
         Say::NotInNotes => "Non è nei miei appunti.",
         Say::NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
         Say::Heard => "Sentiti in 1 h ({n}): ",
+        Say::HelpTell => "lascia un messaggio",
+        Say::MailOff => "I messaggi per altri nodi sono disattivati su questo bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: conservo il tuo messaggio e lo consegno quando NAME si sentirà di nuovo. !mail: i tuoi in attesa."
+        }
+        Say::TellNoSuchNode => {
+            "Nessun nodo chiamato \"{word}\" nella mia lista: scrivi il nome come lo mostra !nodes, o il suo !id."
+        }
+        Say::TellSelf => "Quello è il tuo nodo.",
+        Say::TellNotKnown => {
+            "Passo messaggi solo per chi conosco: !tell funziona dopo che ci siamo scritti due volte a mezza giornata di distanza."
+        }
+        Say::TellKept => {
+            "Conservato per {name}: lo consegno quando quel nodo si sentirà di nuovo, entro {n} giorni. !mail: i tuoi in attesa."
+        }
+        Say::TellSenderFull => {
+            "Hai già {n} messaggi in attesa. !mail li mostra; !mail cancel N ne cancella uno."
+        }
+        Say::TellRecipientFull => {
+            "Per {name} aspettano già {n} messaggi. Riprova quando si sarà sentito."
+        }
+        Say::MailFrom => "Da {name}: ",
+        Say::MailDelivered => "Consegnato a {name} alle {time}.",
+        Say::MailSentNoReceipt => "Inviato a {name} alle {time}; nessuna conferma di ricezione.",
+        Say::MailExpired => {
+            "Non consegnato: {name} non si è sentito per {n} giorni. Il tuo messaggio è cancellato."
+        }
+        Say::MailFailed => {
+            "Impossibile consegnare a {name} dopo {n} tentativi. Il tuo messaggio è cancellato."
+        }
+        Say::MailNone => {
+            "Non hai niente in attesa. !tell NAME TEXT lascia un messaggio per un nodo."
+        }
+        Say::MailWaiting => "{n} in attesa (!mail cancel N):",
+        Say::MailCancelled => "Annullato: il tuo messaggio per {name} è cancellato.",
+        Say::MailNoSuch => "Nessun tuo messaggio {word} in attesa. !mail li elenca.",
+        Say::HelpCommands => "Comandi:",
+        Say::HelpWord => "!help PAROLA: cosa fa un comando.",
+        Say::HelpMail => "i tuoi messaggi ancora in attesa",
         Say::MoreMark => "… altro: !more",
     }
 }
@@ -662,6 +958,45 @@ fn nl(say: Say) -> &'static str {
         Say::NotInNotes => "Niet in mijn notities.",
         Say::NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
         Say::Heard => "Gehoord in 1 u ({n}): ",
+        Say::HelpTell => "een bericht achterlaten",
+        Say::MailOff => "Berichten voor andere nodes staan uit op deze bot.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: ik bewaar je bericht en geef het door zodra NAME weer te horen is. !mail: jouw wachtende."
+        }
+        Say::TellNoSuchNode => {
+            "Geen node met de naam \"{word}\" in mijn lijst: schrijf de naam zoals !nodes hem toont, of zijn !id."
+        }
+        Say::TellSelf => "Dat is je eigen node.",
+        Say::TellNotKnown => {
+            "Ik geef alleen berichten door voor mensen die ik ken: !tell werkt als we twee keer, een halve dag uit elkaar, hebben gepraat."
+        }
+        Say::TellKept => {
+            "Bewaard voor {name}: ik geef het door zodra die node weer te horen is, binnen {n} dagen. !mail: jouw wachtende."
+        }
+        Say::TellSenderFull => {
+            "Je hebt al {n} wachtende berichten. !mail toont ze; !mail cancel N wist er een."
+        }
+        Say::TellRecipientFull => {
+            "Er wachten al {n} berichten voor {name}. Probeer het opnieuw als die node te horen was."
+        }
+        Say::MailFrom => "Van {name}: ",
+        Say::MailDelivered => "Afgeleverd bij {name} om {time}.",
+        Say::MailSentNoReceipt => {
+            "Verzonden naar {name} om {time}; er kwam geen ontvangstbevestiging."
+        }
+        Say::MailExpired => {
+            "Niet afgeleverd: {name} was {n} dagen niet te horen. Je bericht is gewist."
+        }
+        Say::MailFailed => "Afleveren bij {name} lukte niet na {n} pogingen. Je bericht is gewist.",
+        Say::MailNone => {
+            "Er wacht niets van je. !tell NAME TEXT laat een bericht achter voor een node."
+        }
+        Say::MailWaiting => "{n} wachtend (!mail cancel N):",
+        Say::MailCancelled => "Geannuleerd: je bericht voor {name} is gewist.",
+        Say::MailNoSuch => "Geen wachtend bericht {word} van je. !mail toont ze.",
+        Say::HelpCommands => "Commando's:",
+        Say::HelpWord => "!help WOORD: wat er een doet.",
+        Say::HelpMail => "je berichten die nog wachten",
         Say::MoreMark => "… meer: !more",
     }
 }
@@ -733,6 +1068,43 @@ fn pl(say: Say) -> &'static str {
         Say::NotInNotes => "Nie ma tego w moich notatkach.",
         Say::NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
         Say::Heard => "Słyszane w 1 h ({n}): ",
+        Say::HelpTell => "zostaw wiadomość",
+        Say::MailOff => "Wiadomości dla innych węzłów są wyłączone w tym bocie.",
+        Say::TellUsage => {
+            "!tell NAME TEXT: przechowam twoją wiadomość i przekażę ją, gdy NAME znów będzie słyszalny. !mail: twoje oczekujące."
+        }
+        Say::TellNoSuchNode => {
+            "Nie mam na liście węzła o nazwie \"{word}\": napisz nazwę tak, jak pokazuje !nodes, albo jego !id."
+        }
+        Say::TellSelf => "To twój własny węzeł.",
+        Say::TellNotKnown => {
+            "Przekazuję wiadomości tylko od osób, które znam: !tell działa, gdy porozmawiamy dwa razy w odstępie pół dnia."
+        }
+        Say::TellKept => {
+            "Przechowana dla {name}: przekażę ją, gdy ten węzeł znów będzie słyszalny, najdłużej przez {n} d. !mail: twoje oczekujące."
+        }
+        Say::TellSenderFull => {
+            "Masz już oczekujące wiadomości: {n}. !mail je pokazuje; !mail cancel N usuwa jedną."
+        }
+        Say::TellRecipientFull => {
+            "Na {name} czeka już wiadomości: {n}. Spróbuj ponownie, gdy węzeł będzie słyszalny."
+        }
+        Say::MailFrom => "Od {name}: ",
+        Say::MailDelivered => "Doręczono do {name} o {time}.",
+        Say::MailSentNoReceipt => "Wysłano do {name} o {time}; nie przyszło potwierdzenie odbioru.",
+        Say::MailExpired => {
+            "Nie doręczono: {name} nie był słyszalny przez {n} d. Twoja wiadomość została usunięta."
+        }
+        Say::MailFailed => {
+            "Nie udało się doręczyć do {name}, prób: {n}. Twoja wiadomość została usunięta."
+        }
+        Say::MailNone => "Nic od ciebie nie czeka. !tell NAME TEXT zostawia wiadomość dla węzła.",
+        Say::MailWaiting => "Oczekujące: {n} (!mail cancel N):",
+        Say::MailCancelled => "Anulowano: twoja wiadomość do {name} została usunięta.",
+        Say::MailNoSuch => "Nie czeka żadna twoja wiadomość {word}. !mail je wypisuje.",
+        Say::HelpCommands => "Polecenia:",
+        Say::HelpWord => "!help SŁOWO: co robi polecenie.",
+        Say::HelpMail => "twoje wciąż oczekujące wiadomości",
         Say::MoreMark => "… dalej: !more",
     }
 }
@@ -742,11 +1114,13 @@ mod tests {
     use super::*;
 
     /// Each placeholder at its longest: minutes of a day, a 20-character word, a node list
-    /// of thousands.
-    const LONGEST: [(&str, &str); 3] = [
+    /// of thousands, a node's name as the mail room caps it, a time of day.
+    const LONGEST: [(&str, &str); 5] = [
         ("mins", "1440"),
         ("word", "wwwwwwwwwwwwwwwwwwww"),
         ("n", "99999"),
+        ("name", "nnnnnnnnnnnnnnnnnnnnnnnn"),
+        ("time", "23:59"),
     ];
 
     #[test]
@@ -773,7 +1147,7 @@ mod tests {
         for lang in Lang::ALL.into_iter().skip(1) {
             for s in Say::ALL {
                 let (en, it) = (say(Lang::En, s), say(lang, s));
-                for p in ["{mins}", "{word}", "{n}"] {
+                for p in ["{mins}", "{word}", "{n}", "{name}", "{time}"] {
                     assert_eq!(en.contains(p), it.contains(p), "{lang} {s:?}: {p}");
                 }
             }

@@ -40,6 +40,17 @@ impl HopFields {
         }
     }
 
+    /// The fields of a packet that came `hops` hops, for a message to a node that asked
+    /// nothing (a `!tell` delivery): it goes as far as an answer to that node would, and
+    /// never at zero hops (it waits for an ACK).
+    pub fn away(hops: u32) -> HopFields {
+        HopFields {
+            hop_start: HOP_MAX,
+            hop_limit: HOP_MAX.saturating_sub(hops),
+            bitfield: true,
+        }
+    }
+
     /// The hops the packet used (`getHopsAway`), when they can be told.
     pub fn used(&self) -> Option<u32> {
         if self.hop_start == 0 && !self.bitfield {

@@ -284,6 +284,9 @@ pub struct ReplyRequest {
     /// The hop fields of the message it answers: the reply goes as far as the firmware's
     /// rule says ([`hops::reply_hop_limit`]); the default (unknown) is our node's limit.
     pub asked: HopFields,
+    /// Its sender is told when it arrives (a `!tell` delivery): every part waits for its ACK
+    /// and is retried like a proven node's, whoever the destination is.
+    pub receipt: bool,
 }
 
 /// Routing error reasons the outbox branches on (`Routing.Error` in mesh.proto).

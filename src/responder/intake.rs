@@ -131,6 +131,10 @@ impl Intake {
             }
             Screened::Drop => return,
         };
+        // Heard live: what waits for it may go (`courier`); a full queue skips one.
+        let _ = shared
+            .heard_dm
+            .try_send((node, crate::clock::unix_time(msg.received_at)));
         let standing = shared.gate.standing(node, key);
         let standing = owner.map_or(standing, |o| standing.max(shared.gate.standing(o, key)));
         let dest = dest.with_standing(standing);

@@ -20,6 +20,7 @@ mod answer;
 pub mod asker;
 pub mod commands;
 mod counters;
+mod courier;
 mod fold;
 pub mod identity;
 mod intake;
@@ -123,6 +124,7 @@ impl Responder {
             settings.chunk,
         );
         let language_setting = settings.language;
+        let (heard_dm, dms) = mpsc::channel(64);
         let shared = Arc::new(Shared {
             gate,
             keys: Arc::default(),
@@ -141,10 +143,12 @@ impl Responder {
             airtime,
             token_rate: std::sync::Mutex::default(),
             languages: language::Languages::new(language_setting),
+            heard_dm,
             started: tokio::time::Instant::now(),
             stop: stop.clone(),
             tracker: tracker.clone(),
         });
+        tracker.spawn(courier::run(shared.clone(), dms));
         tracker.spawn(intake::run(shared, inbound));
         Responder { stop, tracker }
     }

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -18,6 +18,7 @@ use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, M
 use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
 use crate::memory::prompt::TokenRate;
+use crate::node::NodeId;
 use crate::radio::{ChannelState, LinkActivity, LinkState, MeshView};
 use crate::responder::airtime::AirtimeStats;
 use crate::responder::counters::Counters;
@@ -59,6 +60,8 @@ pub struct ResponderSettings {
     pub mesh: crate::mesh::MeshConfig,
     /// `[bot] language`.
     pub language: crate::config::Language,
+    /// `[mail]`: `!tell`'s days and quotas.
+    pub mail: crate::config::MailConfig,
 }
 
 impl Shared {
@@ -93,6 +96,10 @@ pub(super) struct Shared {
     pub(super) token_rate: Mutex<TokenRate>,
     /// The language of each conversation (`[bot] language`).
     pub(super) languages: crate::responder::language::Languages,
+    /// The nodes whose DMs the intake took, with when: each is heard live, for the courier
+    /// (`responder::courier`), which delivers what waits for them; full, one is skipped
+    /// (its next packet counts as well).
+    pub(super) heard_dm: mpsc::Sender<(NodeId, i64)>,
     pub(super) started: Instant,
     pub(super) stop: CancellationToken,
     pub(super) tracker: TaskTracker,

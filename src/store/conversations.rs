@@ -316,6 +316,8 @@ pub(super) fn reset(c: &mut Connection, node: NodeId) -> Result<(), StoreError> 
     tx.execute("DELETE FROM messages WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM summaries WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM facts WHERE node = ?1", [node_sql(node)])?;
+    // What it left for others with `!tell` is its words too.
+    tx.execute("DELETE FROM mail WHERE sender = ?1", [node_sql(node)])?;
     tx.commit()?;
     Ok(())
 }

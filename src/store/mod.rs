@@ -22,6 +22,7 @@
 //! - `knowledge`: the operator's documents as passages with their own full-text index (its
 //!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
 //! - `airtime`: the channel's last reading for `meshai stats`;
+//! - `mail`: the messages left with `!tell` until their recipient is heard;
 //! - `mesh`: the mesh view kept across restarts, saved once a minute and at shutdown;
 //! - `retention`: `[storage] retain_days`, the daily expiry task and what expiry deletes;
 //! - `damage`: what a damaged file means, the start check, the indexes rebuilt;
@@ -45,6 +46,7 @@ mod damage;
 mod fts;
 mod keys;
 mod knowledge;
+mod mail;
 pub mod mesh;
 mod nodes;
 mod renumber;
@@ -78,6 +80,7 @@ pub use knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
     Unembedded, embed_input, fnv1a, unit,
 };
+pub use mail::{Mail, MailQuota, NewMail, Posted};
 pub use renumber::{Moved, Numbers};
 pub use replay::Sender;
 pub use retention::Expired;

@@ -3,10 +3,10 @@
 //! a DM our node decrypts with it. So when a PKI DM from a number with no pinned key comes with
 //! a key pinned to another number, that is the same person, and everything kept under the old
 //! number moves to the new one ([`Store::renumber`], one transaction): messages, exchanges,
-//! summary, facts, names and counters, the pinned key. The old number keeps nothing — a
-//! forger using it finds an empty memory — and is remembered as an alias of the new one
-//! (`node_aliases`), so it stays a PKI node (a DM without PKI claiming it proves nothing) and
-//! the operator's commands accept either number.
+//! summary, facts, names and counters, the pinned key, the mail it left or is owed. The old
+//! number keeps nothing — a forger using it finds an empty memory — and is remembered as an
+//! alias of the new one (`node_aliases`), so it stays a PKI node (a DM without PKI claiming
+//! it proves nothing) and the operator's commands accept either number.
 //!
 //! Moved, not aliased in place: every other query stays keyed by the one current number (no
 //! query learns about aliases, none can mix two numbers' rows), and what a forger could
@@ -137,6 +137,13 @@ fn renumber(
     for table in NODE_TABLES {
         tx.execute(
             &format!("UPDATE {table} SET node = ?2 WHERE node = ?1"),
+            params![sql(from), sql(to)],
+        )?;
+    }
+    // Messages left by it or for it follow it.
+    for column in ["sender", "recipient"] {
+        tx.execute(
+            &format!("UPDATE mail SET {column} = ?2 WHERE {column} = ?1"),
             params![sql(from), sql(to)],
         )?;
     }

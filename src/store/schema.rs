@@ -255,6 +255,25 @@ pub(super) const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE nodes ADD COLUMN signed_at INTEGER;
     ",
+    // 15: messages left with `!tell` until their recipient is heard (see `store/mail.rs`).
+    "
+    CREATE TABLE mail(
+        id             INTEGER PRIMARY KEY,
+        sender         INTEGER NOT NULL,
+        sender_name    TEXT NOT NULL,
+        recipient      INTEGER NOT NULL,
+        recipient_name TEXT NOT NULL,
+        recipient_key  BLOB,
+        text           TEXT NOT NULL,
+        sender_lang    TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        expires_at     INTEGER NOT NULL,
+        tried_at       INTEGER,
+        attempts       INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX mail_sender ON mail(sender);
+    CREATE INDEX mail_recipient ON mail(recipient);
+    ",
 ];
 
 /// The schema version this build writes.

@@ -22,6 +22,7 @@ mod knowledge;
 mod language;
 mod layers;
 mod licensed;
+mod mail;
 mod memory;
 mod mesh;
 mod more;

@@ -237,3 +237,27 @@ fn key_lines() {
         assert_eq!(key_accepted(node, &k), want, "{k:?}");
     }
 }
+
+#[test]
+fn the_waiting_mail_is_listed_with_its_text_for_the_operator() {
+    let m = Mail {
+        id: 3,
+        sender: NodeId(0x0a11_0001),
+        sender_name: "Ann\nSmith".into(),
+        recipient: NodeId(0x0a11_0002),
+        recipient_name: "Carol Jones".into(),
+        recipient_key: Some(PublicKey([1; 32])),
+        text: "see you\tat 6".into(),
+        sender_lang: crate::lang::Lang::En,
+        created_at: 1_748_786_602 - 7200,
+        expires_at: 1_748_786_602 + 86_400,
+        tried_at: None,
+        attempts: 1,
+    };
+    assert_eq!(
+        mail(&[m], 1_748_786_602),
+        "#3 from Ann Smith (!0a110001) to Carol Jones (!0a110002, sealed with its key), left \
+         2 h ago, expires 2025-06-02 14:03:22 UTC, 1 tries\n    see you at 6\n"
+    );
+    assert_eq!(mail(&[], 0), "no messages waiting\n");
+}

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use super::super::{
     AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, Language,
-    LimitsConfig, LlmConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki, SlotsSetting,
-    TimeZoneSetting, Warning,
+    LimitsConfig, LlmConfig, MailConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki,
+    SlotsSetting, TimeZoneSetting, Warning,
 };
 use super::{
     RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawEmbeddings, RawFallback,
-    RawKnowledge, RawLimits, RawLlm, RawMemory, RawMesh, RawRadio, RawReply, RawRequirePki,
-    RawSlots,
+    RawKnowledge, RawLimits, RawLlm, RawMail, RawMemory, RawMesh, RawRadio, RawReply,
+    RawRequirePki, RawSlots,
 };
 use crate::airtime::AirtimeConfig;
 use crate::knowledge::{Bounds, EmbeddingsConfig, KnowledgeConfig};
@@ -72,6 +72,7 @@ pub(in crate::config) fn validate(
     let knowledge = knowledge(&mut c, &raw.knowledge, &llm, env)?;
     let mesh = mesh(&c, &raw.mesh)?;
     let language = language(&c, &raw.bot.language)?;
+    let mail = mail(&mut c, &raw.mail)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -88,6 +89,7 @@ pub(in crate::config) fn validate(
         knowledge,
         mesh,
         language,
+        mail,
     };
     Ok((config, c.warnings))
 }
@@ -477,6 +479,16 @@ fn language(c: &Checker<'_>, raw: &str) -> Result<Language, ConfigError> {
             "language",
             format!("{raw:?}: must be \"auto\" or one of {}", codes.join(", ")),
         )
+    })
+}
+
+/// `[mail]`: days and quotas within reason (a Pi's SD card, one radio's airtime).
+fn mail(c: &mut Checker<'_>, m: &RawMail) -> Result<MailConfig, ConfigError> {
+    Ok(MailConfig {
+        enabled: m.enabled,
+        keep_days: c.range("mail", "keep_days", m.keep_days, 1, 90)?,
+        per_sender: c.range("mail", "per_sender", m.per_sender, 1, 50)?,
+        per_recipient: c.range("mail", "per_recipient", m.per_recipient, 1, 100)?,
     })
 }
 

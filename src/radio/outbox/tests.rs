@@ -80,6 +80,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         parts: parts.iter().map(|p| p.to_string()).collect(),
         pki: false,
         asked: Default::default(),
+        receipt: false,
     }
 }
 

@@ -1,30 +1,25 @@
-//! `!help` (`!h`, `!?`): what the bot does and its commands, in one packet. It asks nothing of
-//! identity: anyone the bot answers gets it (an unknown `!word` gets it too).
+//! `!help` (`!h`, `!?`): what the bot does and its commands' words, in one packet; `!help
+//! WORD` (`!help tell`) what one command does and takes. It asks nothing of identity: anyone
+//! the bot answers gets it (an unknown `!word` gets it too).
 
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
-use super::{Command, help_text};
+use super::{Caller, Command, help_for, help_text};
 use crate::lang::Lang;
-use crate::node::NodeId;
-use crate::responder::identity::{Ask, Grant};
+use crate::responder::identity::Ask;
 use crate::responder::shared::Shared;
 
 pub(super) const HELP: Command = Command {
     words: &["help", "h", "?"],
     ask: Ask::Help,
     help: None,
-    takes: super::Takes::Nothing,
+    takes: super::Takes::Topic,
+    args: "",
     answer,
 };
 
-fn answer<'a>(
-    _: &'a Arc<Shared>,
-    _: NodeId,
-    _: Grant,
-    _: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move { help_text(lang) })
+fn answer<'a>(_: &'a Arc<Shared>, _: Caller, word: &'a str, lang: Lang) -> BoxFuture<'a, String> {
+    Box::pin(async move { help_for(word, lang).unwrap_or_else(|| help_text(lang)) })
 }

@@ -11,11 +11,13 @@
 //! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`].
 
 mod help;
+mod mail;
 pub mod more;
 mod nodes;
 mod reset;
 mod status;
 mod summary;
+mod tell;
 
 use std::fmt;
 use std::sync::Arc;
@@ -31,17 +33,33 @@ use crate::responder::shared::Shared;
 pub use more::{CONTINUE, NOTHING_MORE};
 
 /// Every command, in the order `!help` lists them.
-const COMMANDS: [&Command; 5] = [
+const COMMANDS: [&Command; 7] = [
     &summary::SUMMARY,
     &reset::RESET,
     &status::STATUS,
     &nodes::NODES,
+    &tell::TELL,
+    &mail::MAIL,
     &help::HELP,
 ];
 
-/// A command's answer to `node`'s DM, within what identity grants it, with the words after
-/// the command (empty without; only for a command that [`Takes::Name`]).
-type Answer = for<'a> fn(&'a Arc<Shared>, NodeId, Grant, &'a str, Lang) -> BoxFuture<'a, String>;
+/// Who runs a command: the sender of a DM, where its replies go, and what identity grants it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Caller {
+    pub(super) dest: DmDest,
+    pub(super) grant: Grant,
+}
+
+impl Caller {
+    /// The DM's sender.
+    fn node(&self) -> NodeId {
+        self.dest.node()
+    }
+}
+
+/// A command's answer to a DM, with the words after the command (empty without; only for a
+/// command that takes some, [`Takes`]).
+type Answer = for<'a> fn(&'a Arc<Shared>, Caller, &'a str, Lang) -> BoxFuture<'a, String>;
 
 /// What a command takes after its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +68,16 @@ pub enum Takes {
     Nothing,
     /// A name, optional (`!nodes hilltop`).
     Name,
+    /// A name and a text (`!tell Carol see you at 6`), at most [`TEXT_MAX`] characters.
+    NameText,
+    /// Another command's word, optional (`!help tell`); any other words make the message
+    /// a text.
+    Topic,
 }
+
+/// The most characters a command that takes a text keeps of it: two packets with the
+/// sender's name in front.
+pub const TEXT_MAX: usize = 200;
 
 /// A command answered without the LLM.
 pub struct Command {
@@ -62,6 +89,8 @@ pub struct Command {
     help: Option<Say>,
     /// What may follow its word.
     takes: Takes,
+    /// How `!help WORD` shows what follows it (" [NAME]"), in the words people type.
+    args: &'static str,
     answer: Answer,
 }
 
@@ -90,7 +119,8 @@ impl Eq for Command {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
     Known(&'static Command),
-    /// A command that takes a name, with it (one line, at most 40 characters).
+    /// A command that takes words, with them (one line, at most 40 characters, or
+    /// [`TEXT_MAX`] for a name and a text).
     With(&'static Command, String),
     /// Not a command we know: answered with the help text rather than sent to the LLM (a
     /// typo like `!rest` must not cost an LLM call).
@@ -141,12 +171,29 @@ pub fn parse(text: &str) -> Parsed {
         let lower = word.to_lowercase();
         let named = COMMANDS
             .into_iter()
-            .find(|c| c.takes == Takes::Name && c.words.contains(&lower.as_str()));
+            .find(|c| c.takes != Takes::Nothing && c.words.contains(&lower.as_str()));
         return match named {
-            Some(cmd) => Parsed::Command(Call::With(
-                cmd,
-                crate::text::cap(&crate::text::one_line(rest), 40),
-            )),
+            // `!help tell`; `!help me please` is a text.
+            Some(cmd) if cmd.takes == Takes::Topic => {
+                let known =
+                    rest.split_whitespace().count() == 1 && help_for(rest, Lang::En).is_some();
+                if known {
+                    Parsed::Command(Call::With(cmd, rest.trim().to_string()))
+                } else {
+                    Parsed::Text
+                }
+            }
+            Some(cmd) => {
+                let max = if cmd.takes == Takes::NameText {
+                    TEXT_MAX
+                } else {
+                    40
+                };
+                Parsed::Command(Call::With(
+                    cmd,
+                    crate::text::cap(&crate::text::one_line(rest), max),
+                ))
+            }
             None => Parsed::Text,
         };
     }
@@ -163,24 +210,37 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
-/// The `!help` text, one packet: what to do, then `!more` and every listed command.
+/// The `!help` text, one packet in every language: what to do, `!more`, every command's
+/// word, and how to ask for one (`!help tell`: [`help_for`]).
 fn help_text(lang: Lang) -> String {
-    let listed = COMMANDS.into_iter().filter_map(|c| {
-        let arg = match c.takes {
-            Takes::Nothing => "",
-            Takes::Name => " [NAME]",
-        };
-        c.help
-            .map(|what| format!(" !{}{arg}: {}.", c.name(), say(lang, what)))
-    });
-    let mut text = format!(
-        "{} !{}: {}.",
+    let words: Vec<String> = COMMANDS
+        .into_iter()
+        .filter(|c| c.help.is_some())
+        .map(|c| format!("!{}", c.name()))
+        .collect();
+    format!(
+        "{} !{}: {}. {} {}. {}",
         say(lang, Say::HelpIntro),
         more::WORDS[0],
-        say(lang, more::HELP)
-    );
-    text.extend(listed);
-    text
+        say(lang, more::HELP),
+        say(lang, Say::HelpCommands),
+        words.join(" "),
+        say(lang, Say::HelpWord)
+    )
+}
+
+/// `!help WORD`: what the command `word` (with or without its `!`) does and takes; `None`
+/// for a word that is no listed command's.
+fn help_for(word: &str, lang: Lang) -> Option<String> {
+    let word = word.trim().trim_start_matches('!').to_lowercase();
+    if more::WORDS.contains(&word.as_str()) {
+        return Some(format!("!{}: {}.", more::WORDS[0], say(lang, more::HELP)));
+    }
+    let cmd = COMMANDS
+        .into_iter()
+        .find(|c| c.words.contains(&word.as_str()))?;
+    let what = cmd.help?;
+    Some(format!("!{}{}: {}.", cmd.name(), cmd.args, say(lang, what)))
 }
 
 /// The answer to `!word`, a command we do not know: the help text.
@@ -197,13 +257,14 @@ pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: D
     } else {
         shared.languages.of_text("")
     };
+    let caller = Caller { dest, grant };
     let text = match call {
         // The identity rules refuse it without memory; this only keeps it so.
         Call::Known(cmd) | Call::With(cmd, _) if cmd.ask == Ask::Memory && !grant.memory => {
             say(lang, Line::Unchecked.say()).to_string()
         }
-        Call::Known(cmd) => (cmd.answer)(shared, dest.node(), grant, "", lang).await,
-        Call::With(cmd, name) => (cmd.answer)(shared, dest.node(), grant, name, lang).await,
+        Call::Known(cmd) => (cmd.answer)(shared, caller, "", lang).await,
+        Call::With(cmd, words) => (cmd.answer)(shared, caller, words, lang).await,
         Call::Unknown(word) => unknown(lang, word),
     };
     shared
@@ -235,6 +296,21 @@ mod tests {
             ("!", Parsed::Text),
             ("! help", Parsed::Text),
             ("!help me please", Parsed::Text),
+            ("!help me", Parsed::Text),
+            (
+                "!help tell",
+                Parsed::Command(Call::With(&help::HELP, "tell".into())),
+            ),
+            (
+                "!tell Carol: back at 6\nok",
+                Parsed::Command(Call::With(&tell::TELL, "Carol: back at 6 ok".into())),
+            ),
+            ("!tell", known(&tell::TELL)),
+            ("!mail", known(&mail::MAIL)),
+            (
+                "!mail cancel 2",
+                Parsed::Command(Call::With(&mail::MAIL, "cancel 2".into())),
+            ),
             ("!nodes", known(&nodes::NODES)),
             ("!node", known(&nodes::NODES)),
             (
@@ -258,6 +334,8 @@ mod tests {
             ("!status", Ask::Status),
             ("!reset", Ask::Memory),
             ("!summary", Ask::Memory),
+            ("!tell Carol hi", Ask::Memory),
+            ("!mail", Ask::Memory),
             ("!more", Ask::Text),
             ("hello", Ask::Text),
         ];
@@ -267,17 +345,49 @@ mod tests {
     }
 
     #[test]
-    fn the_help_lists_more_and_every_command_in_one_packet() {
+    fn the_help_lists_more_and_every_command_in_one_packet_in_every_language() {
         let help = help_text(Lang::En);
         assert_eq!(
             help,
-            "Ask me anything. !more: rest of a cut answer. !summary: what I remember of you. \
-             !reset: forget our chat. !status: bot health. !nodes [NAME]: the mesh."
+            "Ask me anything. !more: rest of a cut answer. Commands: !summary !reset !status \
+             !nodes !tell !mail. !help WORD: what one does."
         );
-        assert!(help.len() <= 150);
+        for lang in Lang::ALL {
+            let help = help_text(lang);
+            assert!(
+                help.chars().count() <= crate::lang::say::PACKET_CHARS
+                    && help.len() <= crate::lang::say::PACKET_BYTES,
+                "{lang}: {} chars: {help}",
+                help.chars().count()
+            );
+        }
         assert_eq!(
             unknown(Lang::En, "rest"),
             format!("Unknown command !rest. {help}")
+        );
+    }
+
+    #[test]
+    fn help_with_a_word_says_what_that_command_does() {
+        let cases = [
+            ("tell", Some("!tell NAME TEXT: leave a message.")),
+            ("!TELL", Some("!tell NAME TEXT: leave a message.")),
+            ("nodes", Some("!nodes [NAME]: the mesh.")),
+            ("node", Some("!nodes [NAME]: the mesh.")),
+            (
+                "mail",
+                Some("!mail [cancel N]: your messages still waiting."),
+            ),
+            ("more", Some("!more: rest of a cut answer.")),
+            ("me", None),
+            ("help", None),
+        ];
+        for (word, want) in cases {
+            assert_eq!(help_for(word, Lang::En).as_deref(), want, "{word}");
+        }
+        assert_eq!(
+            help_for("tell", Lang::De).as_deref(),
+            Some("!tell NAME TEXT: Nachricht hinterlassen.")
         );
     }
 }

@@ -8,12 +8,11 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
-use super::{Command, Takes};
+use super::{Caller, Command, Takes};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::mesh::listing;
-use crate::node::NodeId;
-use crate::responder::identity::{Ask, Grant};
+use crate::responder::identity::Ask;
 use crate::responder::shared::Shared;
 
 pub(super) const NODES: Command = Command {
@@ -21,16 +20,17 @@ pub(super) const NODES: Command = Command {
     ask: Ask::Status,
     help: Some(Say::HelpNodes),
     takes: Takes::Name,
+    args: " [NAME]",
     answer,
 };
 
 fn answer<'a>(
     shared: &'a Arc<Shared>,
-    node: NodeId,
-    _: Grant,
+    caller: Caller,
     name: &'a str,
     lang: Lang,
 ) -> BoxFuture<'a, String> {
+    let node = caller.node();
     Box::pin(async move {
         let s = &shared.settings;
         if !s.mesh.enabled {

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tracing::{info, warn};
 
-use super::Command;
+use super::{Caller, Command};
 use crate::lang::{Lang, Say, say};
 use crate::node::NodeId;
-use crate::responder::identity::{Ask, Grant};
+use crate::responder::identity::Ask;
 use crate::responder::shared::Shared;
 
 pub(super) const RESET: Command = Command {
@@ -17,16 +17,17 @@ pub(super) const RESET: Command = Command {
     ask: Ask::Memory,
     help: Some(Say::HelpReset),
     takes: super::Takes::Nothing,
+    args: "",
     answer,
 };
 
 fn answer<'a>(
     shared: &'a Arc<Shared>,
-    node: NodeId,
-    _: Grant,
+    caller: Caller,
     _: &'a str,
     lang: Lang,
 ) -> BoxFuture<'a, String> {
+    let node = caller.node();
     Box::pin(reset(shared, node, lang))
 }
 

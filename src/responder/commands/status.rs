@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 
 use futures_util::future::BoxFuture;
 
-use super::Command;
+use super::{Caller, Command};
 use crate::lang::{Lang, Say};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
@@ -30,17 +30,19 @@ pub(super) const STATUS: Command = Command {
     ask: Ask::Status,
     help: Some(Say::HelpStatus),
     takes: super::Takes::Nothing,
+    args: "",
     answer,
 };
 
 fn answer<'a>(
     shared: &'a Arc<Shared>,
-    node: NodeId,
-    grant: Grant,
+    caller: Caller,
     _: &'a str,
     // `!status` is the operator's: in English, as the logs and `meshai check` are.
     _: Lang,
 ) -> BoxFuture<'a, String> {
+    let node = caller.node();
+    let grant = caller.grant;
     Box::pin(text(shared, node, grant))
 }
 

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tracing::warn;
 
-use super::Command;
+use super::{Caller, Command};
 use crate::lang::{Lang, Say, say};
 use crate::memory::prompt;
 use crate::node::NodeId;
-use crate::responder::identity::{Ask, Grant};
+use crate::responder::identity::Ask;
 use crate::responder::shared::Shared;
 use crate::store::StoreError;
 
@@ -21,16 +21,17 @@ pub(super) const SUMMARY: Command = Command {
     ask: Ask::Memory,
     help: Some(Say::HelpSummary),
     takes: super::Takes::Nothing,
+    args: "",
     answer,
 };
 
 fn answer<'a>(
     shared: &'a Arc<Shared>,
-    node: NodeId,
-    _: Grant,
+    caller: Caller,
     _: &'a str,
     lang: Lang,
 ) -> BoxFuture<'a, String> {
+    let node = caller.node();
     Box::pin(async move {
         match summary(shared, node, lang).await {
             Ok(text) => text,

@@ -70,6 +70,8 @@ pub(crate) struct Destination {
     standing: Standing,
     /// The hop fields of the message answered (see `ReplyRequest::asked`).
     asked: HopFields,
+    /// Its parts wait for their ACKs whoever the node is (see `ReplyRequest::receipt`).
+    receipt: bool,
 }
 
 impl From<DmDest> for Destination {
@@ -80,6 +82,7 @@ impl From<DmDest> for Destination {
             pki: d.pki,
             standing: d.standing,
             asked: d.asked,
+            receipt: false,
         }
     }
 }
@@ -94,6 +97,34 @@ impl Destination {
             pki: false,
             standing: Standing::New,
             asked: HopFields::default(),
+            receipt: false,
+        }
+    }
+
+    /// Node `to` on the primary channel, though it sent nothing to answer (a `!tell`
+    /// delivery, a sender's receipt): `None` for the broadcast address and node 0. It goes
+    /// sealed as `pki` says, at `standing`, as far as `asked` says.
+    pub(crate) fn node(
+        to: NodeId,
+        pki: bool,
+        standing: Standing,
+        asked: HopFields,
+    ) -> Option<Destination> {
+        (to != NodeId::BROADCAST && to != NodeId(0)).then_some(Destination {
+            to,
+            channel: 0,
+            pki,
+            standing,
+            asked,
+            receipt: false,
+        })
+    }
+
+    /// The same, its parts held until their ACKs (a delivery its sender is told of).
+    pub(crate) fn with_receipt(self) -> Destination {
+        Destination {
+            receipt: true,
+            ..self
         }
     }
 
@@ -130,6 +161,7 @@ impl Destination {
             parts,
             pki: self.pki,
             asked: self.asked,
+            receipt: self.receipt,
         }
     }
 }

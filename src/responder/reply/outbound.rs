@@ -83,6 +83,31 @@ impl Outbound {
         self.queue(dest, reply_to, parts, None).await;
     }
 
+    /// Queues `text` to `dest` cut into parts, and hands back its report instead of
+    /// following it (a `!tell` delivery: its sender is told what the report says); `None`
+    /// when the outbox is closed.
+    pub(crate) async fn deliver(
+        &self,
+        dest: Destination,
+        text: &str,
+    ) -> Option<oneshot::Receiver<ReplyReport>> {
+        let parts = chunk(text, &self.chunk);
+        if parts.is_empty() {
+            return None;
+        }
+        match self
+            .sink
+            .send(dest.request(None, parts), dest.standing())
+            .await
+        {
+            Ok(report) => Some(report),
+            Err(e) => {
+                warn!(error = %e, "delivery dropped");
+                None
+            }
+        }
+    }
+
     /// Hands the parts to the sink and follows the report when it comes back; a `stored`
     /// reply keeps only what may have gone on air.
     pub(crate) async fn queue(

@@ -6,6 +6,7 @@ mod damage;
 mod keys;
 mod knowledge;
 mod lifecycle;
+mod mail;
 mod mesh;
 mod nodes;
 mod prompts;

@@ -243,6 +243,7 @@ async fn sent_packets_carry_the_reply_hop_limit_want_ack_reliable_and_the_dm_cha
                 parts: vec!["answer \u{2014}\u{e9}".into()],
                 pki: false,
                 asked: dm.hop_fields,
+                receipt: false,
             })
             .await,
         )

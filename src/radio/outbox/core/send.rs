@@ -15,12 +15,15 @@ use crate::radio::packet::DEFAULT_HOP_LIMIT;
 use crate::radio::{Outgoing, OutgoingText, hops};
 
 impl<K> OutboxCore<K> {
-    /// Whether a part to `r`'s destination is held: it waits for its ACK and is retried. A
-    /// zero-hop part never is: it goes without `want_ack`, so no ACK can come.
+    /// Whether a part to `r`'s destination is held: it waits for its ACK and is retried (to
+    /// the broadcast address, to a proven node, to a node that ACKed before, a delivery whose
+    /// sender waits for its receipt). A zero-hop part never is: it goes without `want_ack`,
+    /// so no ACK can come.
     fn held(&self, r: &Reply<K>) -> bool {
         self.hop_limit(r) > 0
             && (r.req.to == NodeId::BROADCAST
                 || r.standing == Standing::Proven
+                || r.req.receipt
                 || self.acks.acks(r.req.to))
     }
 

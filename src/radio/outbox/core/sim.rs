@@ -72,6 +72,7 @@ pub(super) fn reply(name: &str, to: u32, parts: usize) -> ReplyRequest {
         parts: (1..=parts).map(|i| format!("{name}{i}")).collect(),
         pki: false,
         asked: Default::default(),
+        receipt: false,
     }
 }
 
@@ -268,6 +269,7 @@ impl Sim {
                     parts: Vec::new(),
                     pki: false,
                     asked: Default::default(),
+                    receipt: false,
                 };
                 ids.insert(key, self.core.open(req, Standing::Known, key));
             }

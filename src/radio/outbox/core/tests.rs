@@ -333,6 +333,33 @@ fn replies_go_as_far_as_the_asker_came_and_a_zero_hop_one_waits_for_no_ack() {
 }
 
 #[test]
+fn a_delivery_whose_sender_waits_for_a_receipt_is_held_for_a_new_node() {
+    // Nodes that never ACKed: a reply to one goes once, nothing waits for it (reported
+    // `Sent` at its ACK timeout). A `!tell` delivery (`receipt`) waits for its ACK and is
+    // retried like a proven node's reply.
+    let mut sim = Sim::new(&cfg(), &[SILENT, SILENT, &[(3.0, Ev::Ack)]]);
+    sim.enqueue_as(reply("n", 20, 1), Standing::New, 0);
+    let receipt = ReplyRequest {
+        receipt: true,
+        ..reply("r", 30, 1)
+    };
+    sim.enqueue_as(receipt, Standing::New, 1);
+    sim.run_until(200.0);
+    assert_eq!(
+        sim.trace,
+        [
+            "0.0 send n1 #101",
+            "2.0 send r1 #102",
+            "45.0 report 0 [Sent]",
+            "52.0 send r1 #103",
+            "55.0 report 1 [Delivered]",
+        ],
+        "trace:\n{}",
+        sim.trace.join("\n")
+    );
+}
+
+#[test]
 fn replies_wait_for_the_link_and_survive_reconnects() {
     let mut sim = Sim::new(&cfg(), &[ACK, SILENT, ACK]);
     sim.link(LinkState::Connecting);

@@ -310,6 +310,7 @@ fn a_streamed_reply_to_a_node_that_never_acked_sends_its_parts_as_they_come() {
         parts: Vec::new(),
         pki: false,
         asked: Default::default(),
+        receipt: false,
     };
     ids.insert(0, sim.core.open(req(FRESH), New, 0));
     sim.step(&mut ids, &Step::Part(0, "one"));

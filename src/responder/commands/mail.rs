@@ -1,0 +1,166 @@
+//! `!mail`: the messages the sender left with `!tell` that still wait, numbered, with their
+//! recipient and age; `!mail cancel N` deletes the N-th. The sender's own only: it asks
+//! identity for the memory, like `!summary`.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use tracing::{info, warn};
+
+use super::{Caller, Command, Takes};
+use crate::clock::unix_now;
+use crate::lang::{Lang, Say, fill, say};
+use crate::responder::identity::Ask;
+use crate::responder::shared::Shared;
+use crate::store::Mail;
+use crate::text::cap;
+
+pub(super) const MAIL: Command = Command {
+    words: &["mail", "inbox"],
+    ask: Ask::Memory,
+    help: Some(Say::HelpMail),
+    takes: Takes::Name,
+    args: " [cancel N]",
+    answer,
+};
+
+/// The words that cancel one.
+const CANCEL: [&str; 3] = ["cancel", "delete", "del"];
+
+fn answer<'a>(
+    shared: &'a Arc<Shared>,
+    caller: Caller,
+    words: &'a str,
+    lang: Lang,
+) -> BoxFuture<'a, String> {
+    Box::pin(async move {
+        if !shared.settings.mail.enabled {
+            return say(lang, Say::MailOff).to_string();
+        }
+        let sender = caller.node();
+        let waiting = match shared.store.mail_from(sender).await {
+            Ok(w) => w,
+            Err(e) => {
+                warn!(node = %sender, error = %e, "could not read the node's waiting mail");
+                return say(lang, Say::StoreFailed).to_string();
+            }
+        };
+        let mut w = words.split_whitespace();
+        let cancel = w
+            .next()
+            .is_some_and(|word| CANCEL.contains(&word.to_lowercase().as_str()));
+        if !cancel {
+            return listing(&waiting, unix_now(), lang);
+        }
+        let which = w.next().unwrap_or_default();
+        let Some(mail) = which
+            .trim_start_matches('#')
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| waiting.get(i))
+        else {
+            return fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]);
+        };
+        match shared.store.cancel_mail(sender, mail.id).await {
+            Ok(Some(gone)) => {
+                info!(from = %sender, mail = gone.id, "waiting message cancelled by its sender");
+                fill(
+                    say(lang, Say::MailCancelled),
+                    &[("name", &gone.recipient_name)],
+                )
+            }
+            // Delivered or expired in the meantime.
+            Ok(None) => fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]),
+            Err(e) => {
+                warn!(node = %sender, error = %e, "could not cancel a waiting message");
+                say(lang, Say::StoreFailed).to_string()
+            }
+        }
+    })
+}
+
+/// The waiting messages as `!mail` lists them: "2 waiting (!mail cancel N): 1 Carol 3h, 2 Bob
+/// 1d".
+fn listing(waiting: &[Mail], now: i64, lang: Lang) -> String {
+    if waiting.is_empty() {
+        return say(lang, Say::MailNone).to_string();
+    }
+    let head = fill(
+        say(lang, Say::MailWaiting),
+        &[("n", &waiting.len().to_string())],
+    );
+    let items: Vec<String> = waiting
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            format!(
+                "{} {} {}",
+                i + 1,
+                cap(&m.recipient_name, 16),
+                age(now - m.created_at)
+            )
+        })
+        .collect();
+    format!("{head} {}", items.join(", "))
+}
+
+/// An age as short as a packet wants it: 40s, 5m, 3h, 2d.
+fn age(secs: i64) -> String {
+    let secs = secs.max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::node::NodeId;
+
+    fn mail(id: i64, to: &str, at: i64) -> Mail {
+        Mail {
+            id,
+            sender: NodeId(1),
+            sender_name: "Ann".into(),
+            recipient: NodeId(2),
+            recipient_name: to.into(),
+            recipient_key: None,
+            text: "secret words".into(),
+            sender_lang: Lang::En,
+            created_at: at,
+            expires_at: at + 7 * 86_400,
+            tried_at: None,
+            attempts: 0,
+        }
+    }
+
+    #[test]
+    fn the_list_numbers_each_message_with_its_recipient_and_age_but_not_its_text() {
+        let now = 1_000_000;
+        let list = listing(
+            &[
+                mail(7, "Carol", now - 3 * 3600),
+                mail(9, "Hilltop Relay Station North", now - 90_000),
+            ],
+            now,
+            Lang::En,
+        );
+        assert_eq!(
+            list,
+            "2 waiting (!mail cancel N): 1 Carol 3h, 2 Hilltop Relay S… 1d"
+        );
+        assert!(!list.contains("secret"));
+        assert_eq!(
+            listing(&[], now, Lang::En),
+            "Nothing of yours is waiting. !tell NAME TEXT leaves a message for a node."
+        );
+        assert_eq!(
+            [age(-5), age(59), age(61), age(7200), age(200_000)],
+            ["0s", "59s", "1m", "2h", "2d"]
+        );
+    }
+}
