@@ -138,6 +138,34 @@ pub enum Say {
     HelpWord,
     /// `!help`'s line for `!mail`.
     HelpMail,
+    /// `!help`'s line for `!watch`.
+    HelpWatch,
+    /// `!help`'s line for `!unwatch`.
+    HelpUnwatch,
+    /// `!watch NAME` without a condition it knows.
+    WatchUsage,
+    /// A watch set; `{name}`: the node, `{word}`: the condition.
+    WatchSet,
+    /// A watch set whose condition holds already; `{name}`, `{word}`.
+    WatchHoldsNow,
+    /// A watch its owner has already; `{name}`.
+    WatchAlready,
+    /// A watch past its owner's quota; `{n}`: how many it has.
+    WatchFull,
+    /// `!watch` with none set.
+    WatchNone,
+    /// Opens `!watch`'s list; `{n}`: how many.
+    WatchList,
+    /// `!unwatch N` done; `{name}`: the node.
+    WatchRemoved,
+    /// `!unwatch N` for no watch of the owner's; `{word}`: N.
+    WatchNoSuch,
+    /// A watch fired on a reading; `{name}`, `{word}`: the reading and the value.
+    WatchReading,
+    /// A quiet watch fired; `{name}`, `{word}`: how long.
+    WatchQuiet,
+    /// A back watch fired; `{name}`.
+    WatchBack,
     /// Ends the last part of an answer cut at the budget: the rest is had with `!more` (the
     /// command is the same word in every language; every mark ends with it).
     MoreMark,
@@ -145,7 +173,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 61] = [
+    pub const ALL: [Say; 75] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -206,6 +234,20 @@ impl Say {
         Say::HelpCommands,
         Say::HelpWord,
         Say::HelpMail,
+        Say::HelpWatch,
+        Say::HelpUnwatch,
+        Say::WatchUsage,
+        Say::WatchSet,
+        Say::WatchHoldsNow,
+        Say::WatchAlready,
+        Say::WatchFull,
+        Say::WatchNone,
+        Say::WatchList,
+        Say::WatchRemoved,
+        Say::WatchNoSuch,
+        Say::WatchReading,
+        Say::WatchQuiet,
+        Say::WatchBack,
         Say::MoreMark,
     ];
 }
@@ -331,6 +373,28 @@ fn en(say: Say) -> &'static str {
         Say::HelpCommands => "Commands:",
         Say::HelpWord => "!help WORD: what one does.",
         Say::HelpMail => "your messages still waiting",
+        Say::HelpWatch => "tell me once when a node goes quiet, comes back or reads past a value",
+        Say::HelpUnwatch => "stop the N-th of your watches",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: I tell you once when it happens."
+        }
+        Say::WatchSet => {
+            "Watching {name}: {word}. I tell you once when it happens. !watch lists them."
+        }
+        Say::WatchHoldsNow => {
+            "Watching {name}: {word}. That holds now; I tell you when it happens again."
+        }
+        Say::WatchAlready => "You watch {name} for that already. !watch lists them.",
+        Say::WatchFull => "You have {n} watches already. !unwatch N stops one.",
+        Say::WatchNone => {
+            "You watch nothing. !watch NAME battery 20: I tell you when its battery runs low."
+        }
+        Say::WatchList => "{n} watches (!unwatch N):",
+        Say::WatchRemoved => "Stopped watching {name}.",
+        Say::WatchNoSuch => "No watch {word} of yours. !watch lists them.",
+        Say::WatchReading => "Watch: {name} reports {word}.",
+        Say::WatchQuiet => "Watch: {name} has not been heard for {word}.",
+        Say::WatchBack => "Watch: {name} is heard again.",
         Say::MoreMark => "… !more",
     }
 }
@@ -453,6 +517,30 @@ fn de(say: Say) -> &'static str {
         Say::HelpCommands => "Befehle:",
         Say::HelpWord => "!help WORT: was einer tut.",
         Say::HelpMail => "deine noch wartenden Nachrichten",
+        Say::HelpWatch => {
+            "sag mir einmal, wenn ein Node verstummt, zurückkommt oder einen Wert überschreitet"
+        }
+        Say::HelpUnwatch => "beende die N-te deiner Wachen",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: Ich sage es dir einmal, wenn es eintritt."
+        }
+        Say::WatchSet => {
+            "Ich beobachte {name}: {word}. Ich sage es dir einmal, wenn es eintritt. !watch listet sie."
+        }
+        Say::WatchHoldsNow => {
+            "Ich beobachte {name}: {word}. Das gilt schon jetzt; ich sage es dir, wenn es wieder eintritt."
+        }
+        Say::WatchAlready => "Du beobachtest {name} darauf schon. !watch listet sie.",
+        Say::WatchFull => "Du hast schon {n} Wachen. !unwatch N beendet eine.",
+        Say::WatchNone => {
+            "Du beobachtest nichts. !watch NAME battery 20: Ich sage dir, wenn der Akku knapp wird."
+        }
+        Say::WatchList => "{n} Wachen (!unwatch N):",
+        Say::WatchRemoved => "Ich beobachte {name} nicht mehr.",
+        Say::WatchNoSuch => "Keine Wache {word} von dir. !watch listet sie.",
+        Say::WatchReading => "Wache: {name} meldet {word}.",
+        Say::WatchQuiet => "Wache: {name} ist seit {word} nicht zu hören.",
+        Say::WatchBack => "Wache: {name} ist wieder zu hören.",
         Say::MoreMark => "… mehr: !more",
     }
 }
@@ -561,6 +649,26 @@ fn es(say: Say) -> &'static str {
         Say::HelpCommands => "Comandos:",
         Say::HelpWord => "!help PALABRA: qué hace uno.",
         Say::HelpMail => "tus mensajes aún en espera",
+        Say::HelpWatch => "avísame una vez cuando un nodo calle, vuelva o pase un valor",
+        Say::HelpUnwatch => "para la N-ésima de tus alertas",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: te aviso una vez cuando ocurra."
+        }
+        Say::WatchSet => "Vigilo {name}: {word}. Te aviso una vez cuando ocurra. !watch las lista.",
+        Say::WatchHoldsNow => {
+            "Vigilo {name}: {word}. Eso ya ocurre; te aviso cuando vuelva a ocurrir."
+        }
+        Say::WatchAlready => "Ya vigilas {name} para eso. !watch las lista.",
+        Say::WatchFull => "Ya tienes {n} alertas. !unwatch N para una.",
+        Say::WatchNone => {
+            "No vigilas nada. !watch NAME battery 20: te aviso cuando se le acabe la batería."
+        }
+        Say::WatchList => "{n} alertas (!unwatch N):",
+        Say::WatchRemoved => "Dejé de vigilar {name}.",
+        Say::WatchNoSuch => "No tienes ninguna alerta {word}. !watch las lista.",
+        Say::WatchReading => "Alerta: {name} informa {word}.",
+        Say::WatchQuiet => "Alerta: {name} no se oye desde hace {word}.",
+        Say::WatchBack => "Alerta: {name} se vuelve a oír.",
         Say::MoreMark => "… más: !more",
     }
 }
@@ -673,6 +781,28 @@ fn pt(say: Say) -> &'static str {
         Say::HelpCommands => "Comandos:",
         Say::HelpWord => "!help PALAVRA: o que um faz.",
         Say::HelpMail => "suas mensagens ainda em espera",
+        Say::HelpWatch => "me avise uma vez quando um nó calar, voltar ou passar de um valor",
+        Say::HelpUnwatch => "pare o N-ésimo dos seus alertas",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: aviso você uma vez quando acontecer."
+        }
+        Say::WatchSet => {
+            "Vigiando {name}: {word}. Aviso você uma vez quando acontecer. !watch lista."
+        }
+        Say::WatchHoldsNow => {
+            "Vigiando {name}: {word}. Isso já acontece; aviso você quando acontecer de novo."
+        }
+        Say::WatchAlready => "Você já vigia {name} para isso. !watch lista.",
+        Say::WatchFull => "Você já tem {n} alertas. !unwatch N para um.",
+        Say::WatchNone => {
+            "Você não vigia nada. !watch NAME battery 20: aviso quando a bateria estiver acabando."
+        }
+        Say::WatchList => "{n} alertas (!unwatch N):",
+        Say::WatchRemoved => "Parei de vigiar {name}.",
+        Say::WatchNoSuch => "Nenhum alerta {word} seu. !watch lista.",
+        Say::WatchReading => "Alerta: {name} informa {word}.",
+        Say::WatchQuiet => "Alerta: {name} não é ouvido há {word}.",
+        Say::WatchBack => "Alerta: {name} voltou a ser ouvido.",
         Say::MoreMark => "… mais: !more",
     }
 }
@@ -783,6 +913,30 @@ fn fr(say: Say) -> &'static str {
         Say::HelpCommands => "Commandes :",
         Say::HelpWord => "!help MOT : son rôle.",
         Say::HelpMail => "vos messages encore en attente",
+        Say::HelpWatch => {
+            "prévenez-moi une fois quand un nœud se tait, revient ou dépasse une valeur"
+        }
+        Say::HelpUnwatch => "arrête la N-ième de vos alertes",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0 : je vous préviens une fois quand cela arrive."
+        }
+        Say::WatchSet => {
+            "Je surveille {name} : {word}. Je vous préviens une fois quand cela arrive. !watch les liste."
+        }
+        Say::WatchHoldsNow => {
+            "Je surveille {name} : {word}. C'est déjà le cas ; je vous préviens quand cela recommence."
+        }
+        Say::WatchAlready => "Vous surveillez déjà {name} pour cela. !watch les liste.",
+        Say::WatchFull => "Vous avez déjà {n} alertes. !unwatch N en arrête une.",
+        Say::WatchNone => {
+            "Vous ne surveillez rien. !watch NAME battery 20 : je vous préviens quand sa batterie faiblit."
+        }
+        Say::WatchList => "{n} alertes (!unwatch N) :",
+        Say::WatchRemoved => "Je ne surveille plus {name}.",
+        Say::WatchNoSuch => "Aucune alerte {word} de vous. !watch les liste.",
+        Say::WatchReading => "Alerte : {name} indique {word}.",
+        Say::WatchQuiet => "Alerte : {name} n'est plus entendu depuis {word}.",
+        Say::WatchBack => "Alerte : {name} est de nouveau entendu.",
         Say::MoreMark => "… suite : !more",
     }
 }
@@ -891,6 +1045,28 @@ fn it(say: Say) -> &'static str {
         Say::HelpCommands => "Comandi:",
         Say::HelpWord => "!help PAROLA: cosa fa un comando.",
         Say::HelpMail => "i tuoi messaggi ancora in attesa",
+        Say::HelpWatch => "avvisami una volta quando un nodo tace, torna o supera un valore",
+        Say::HelpUnwatch => "ferma il N-esimo dei tuoi avvisi",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: ti avviso una volta quando succede."
+        }
+        Say::WatchSet => {
+            "Sorveglio {name}: {word}. Ti avviso una volta quando succede. !watch li elenca."
+        }
+        Say::WatchHoldsNow => {
+            "Sorveglio {name}: {word}. Succede già ora; ti avviso quando risuccede."
+        }
+        Say::WatchAlready => "Sorvegli già {name} per questo. !watch li elenca.",
+        Say::WatchFull => "Hai già {n} avvisi. !unwatch N ne ferma uno.",
+        Say::WatchNone => {
+            "Non sorvegli niente. !watch NAME battery 20: ti avviso quando la batteria si scarica."
+        }
+        Say::WatchList => "{n} avvisi (!unwatch N):",
+        Say::WatchRemoved => "Non sorveglio più {name}.",
+        Say::WatchNoSuch => "Nessun tuo avviso {word}. !watch li elenca.",
+        Say::WatchReading => "Avviso: {name} segnala {word}.",
+        Say::WatchQuiet => "Avviso: {name} non si sente da {word}.",
+        Say::WatchBack => "Avviso: {name} si sente di nuovo.",
         Say::MoreMark => "… altro: !more",
     }
 }
@@ -997,6 +1173,30 @@ fn nl(say: Say) -> &'static str {
         Say::HelpCommands => "Commando's:",
         Say::HelpWord => "!help WOORD: wat er een doet.",
         Say::HelpMail => "je berichten die nog wachten",
+        Say::HelpWatch => {
+            "meld één keer wanneer een node stil wordt, terugkomt of een waarde passeert"
+        }
+        Say::HelpUnwatch => "stop de N-de van je wachten",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: ik meld het één keer als het gebeurt."
+        }
+        Say::WatchSet => {
+            "Ik let op {name}: {word}. Ik meld het één keer als het gebeurt. !watch toont ze."
+        }
+        Say::WatchHoldsNow => {
+            "Ik let op {name}: {word}. Dat is nu al zo; ik meld het als het opnieuw gebeurt."
+        }
+        Say::WatchAlready => "Je let daar al op bij {name}. !watch toont ze.",
+        Say::WatchFull => "Je hebt al {n} wachten. !unwatch N stopt er een.",
+        Say::WatchNone => {
+            "Je let nergens op. !watch NAME battery 20: ik meld het als de accu bijna leeg is."
+        }
+        Say::WatchList => "{n} wachten (!unwatch N):",
+        Say::WatchRemoved => "Ik let niet meer op {name}.",
+        Say::WatchNoSuch => "Geen wacht {word} van je. !watch toont ze.",
+        Say::WatchReading => "Wacht: {name} meldt {word}.",
+        Say::WatchQuiet => "Wacht: {name} is al {word} niet te horen.",
+        Say::WatchBack => "Wacht: {name} is weer te horen.",
         Say::MoreMark => "… meer: !more",
     }
 }
@@ -1105,6 +1305,28 @@ fn pl(say: Say) -> &'static str {
         Say::HelpCommands => "Polecenia:",
         Say::HelpWord => "!help SŁOWO: co robi polecenie.",
         Say::HelpMail => "twoje wciąż oczekujące wiadomości",
+        Say::HelpWatch => "powiadom raz, gdy węzeł ucichnie, wróci albo przekroczy wartość",
+        Say::HelpUnwatch => "zatrzymaj N-ty z twoich alarmów",
+        Say::WatchUsage => {
+            "!watch NAME quiet 2h | back | battery 20 | temperature < 0: powiadomię raz, gdy to nastąpi."
+        }
+        Say::WatchSet => {
+            "Obserwuję {name}: {word}. Powiadomię raz, gdy to nastąpi. !watch je wypisuje."
+        }
+        Say::WatchHoldsNow => {
+            "Obserwuję {name}: {word}. To już trwa; powiadomię, gdy nastąpi ponownie."
+        }
+        Say::WatchAlready => "Już obserwujesz {name} pod tym kątem. !watch je wypisuje.",
+        Say::WatchFull => "Masz już alarmów: {n}. !unwatch N zatrzymuje jeden.",
+        Say::WatchNone => {
+            "Niczego nie obserwujesz. !watch NAME battery 20: powiadomię, gdy bateria się wyczerpuje."
+        }
+        Say::WatchList => "Alarmy: {n} (!unwatch N):",
+        Say::WatchRemoved => "Przestałem obserwować {name}.",
+        Say::WatchNoSuch => "Nie masz alarmu {word}. !watch je wypisuje.",
+        Say::WatchReading => "Alarm: {name} zgłasza {word}.",
+        Say::WatchQuiet => "Alarm: {name} nie jest słyszalny od {word}.",
+        Say::WatchBack => "Alarm: {name} znów jest słyszalny.",
         Say::MoreMark => "… dalej: !more",
     }
 }

@@ -1,7 +1,7 @@
 //! Answers about the mesh the bot lives on, from our node's own view (`radio::MeshView`):
 //! whether a message asks about it (`matcher`), the facts the daemon works out for it
-//! (`facts`), and what may be told at all (`lens`). Sans-IO: the view, the message and the
-//! time go in, one per-turn note comes out ([`note`]).
+//! (`facts`), what may be told at all (`lens`), and what a `!watch` waits for (`watch`).
+//! Sans-IO: the view, the message and the time go in, one per-turn note comes out ([`note`]).
 //!
 //! Why the daemon and not the model: Qwen2.5-0.5B given the raw node list swapped readings
 //! between nodes, gave a battery level to a node that does not exist and did arithmetic
@@ -18,6 +18,7 @@ pub mod lens;
 pub mod listing;
 pub mod lookup;
 pub mod matcher;
+pub mod watch;
 
 pub use geo::Units;
 pub use lens::{Hidden, Lens};

@@ -23,6 +23,7 @@
 //!   child `vectors`: their embeddings, with `[knowledge.embeddings]`);
 //! - `airtime`: the channel's last reading for `meshai stats`;
 //! - `mail`: the messages left with `!tell` until their recipient is heard;
+//! - `watches`: the watches set with `!watch`, and whether each held at the last look;
 //! - `mesh`: the mesh view kept across restarts, saved once a minute and at shutdown;
 //! - `retention`: `[storage] retain_days`, the daily expiry task and what expiry deletes;
 //! - `damage`: what a damaged file means, the start check, the indexes rebuilt;
@@ -61,6 +62,7 @@ mod summaries;
 #[cfg(test)]
 mod tests;
 mod types;
+mod watches;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -89,6 +91,7 @@ pub use types::{
     Context, Exchange, FoldRule, NodeStats, RetiredFact, Role, Said, StoredMessage, Summary,
     SummaryJob, SummarySave, Window,
 };
+pub use watches::{Added, NewWatch, Watch};
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
 const QUEUE: usize = 64;

@@ -140,10 +140,15 @@ fn renumber(
             params![sql(from), sql(to)],
         )?;
     }
-    // Messages left by it or for it follow it.
-    for column in ["sender", "recipient"] {
+    // Messages left by it or for it, and its watches and those on it, follow it.
+    for (table, column) in [
+        ("mail", "sender"),
+        ("mail", "recipient"),
+        ("watches", "owner"),
+        ("watches", "target"),
+    ] {
         tx.execute(
-            &format!("UPDATE mail SET {column} = ?2 WHERE {column} = ?1"),
+            &format!("UPDATE {table} SET {column} = ?2 WHERE {column} = ?1"),
             params![sql(from), sql(to)],
         )?;
     }

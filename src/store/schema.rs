@@ -274,6 +274,21 @@ pub(super) const MIGRATIONS: &[&str] = &[
     CREATE INDEX mail_sender ON mail(sender);
     CREATE INDEX mail_recipient ON mail(recipient);
     ",
+    // 16: the watches set with `!watch` (see `store/watches.rs`).
+    "
+    CREATE TABLE watches(
+        id          INTEGER PRIMARY KEY,
+        owner       INTEGER NOT NULL,
+        target      INTEGER NOT NULL,
+        target_name TEXT NOT NULL,
+        condition   TEXT NOT NULL,
+        lang        TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        held        INTEGER NOT NULL DEFAULT 0,
+        changed_at  INTEGER
+    );
+    CREATE INDEX watches_owner ON watches(owner);
+    ",
 ];
 
 /// The schema version this build writes.

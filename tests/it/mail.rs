@@ -271,3 +271,44 @@ async fn a_busy_channel_holds_the_delivery_until_it_calms_down() {
     assert_eq!(sent.text, "From Ann Smith: when it is quiet");
     d.stop().await.0.unwrap();
 }
+
+#[tokio::test]
+async fn an_expired_message_is_deleted_and_its_sender_told() {
+    // A message Ann left eight days ago, kept seven: the daemon finds it past its expiry.
+    let dir = db_dir();
+    let db = dir.path().join("meshai.db");
+    know_before(&db, [ANN]).await;
+    let store = Store::open(&db).expect("opens");
+    let now = meshai::clock::unix_now();
+    let mail = meshai::store::NewMail {
+        sender: NodeId(ANN),
+        sender_name: "Ann Smith".into(),
+        recipient: NodeId(CAROL),
+        recipient_name: "Carol Jones".into(),
+        recipient_key: None,
+        text: "too late".into(),
+        sender_lang: meshai::lang::Lang::De,
+        at: now - 8 * 86_400,
+        expires_at: now - 86_400,
+    };
+    let quota = meshai::store::MailQuota {
+        per_sender: 5,
+        per_recipient: 10,
+    };
+    store.post_mail(mail, quota).await.expect("kept");
+    store.close().await.expect("closes");
+    let sim = Arc::new(SimNode::start(node_28()).await);
+    let d = Daemon::start_with(sim, FakeLlm::start_echo().await, dir, "").await;
+    // In the language Ann left it in; Carol gets nothing, even when heard.
+    let told = wait_text(&d, ANN, "Nicht zugestellt: ").await;
+    assert_eq!(
+        told.text,
+        "Nicht zugestellt: Carol Jones war 7 Tage nicht zu hören. Deine Nachricht ist gelöscht."
+    );
+    carol_heard(&d, CAROL, 0);
+    tokio::time::sleep(VIEW_SETTLES).await;
+    assert!(to(&d.sim.texts(), CAROL).is_empty());
+    let (result, _, _, dir) = d.stop().await;
+    result.unwrap();
+    assert!(waiting(&dir).await.is_empty());
+}

@@ -40,3 +40,4 @@ mod systemd;
 mod text_only;
 mod traffic28;
 mod trust;
+mod watch;

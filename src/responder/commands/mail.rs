@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tracing::{info, warn};
 
-use super::{Caller, Command, Takes};
+use super::{Caller, Command, Takes, nth, numbered};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::responder::identity::Ask;
@@ -53,13 +53,7 @@ fn answer<'a>(
             return listing(&waiting, unix_now(), lang);
         }
         let which = w.next().unwrap_or_default();
-        let Some(mail) = which
-            .trim_start_matches('#')
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| n.checked_sub(1))
-            .and_then(|i| waiting.get(i))
-        else {
+        let Some(mail) = nth(&waiting, which) else {
             return fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]);
         };
         match shared.store.cancel_mail(sender, mail.id).await {
@@ -83,26 +77,10 @@ fn answer<'a>(
 /// The waiting messages as `!mail` lists them: "2 waiting (!mail cancel N): 1 Carol 3h, 2 Bob
 /// 1d".
 fn listing(waiting: &[Mail], now: i64, lang: Lang) -> String {
-    if waiting.is_empty() {
-        return say(lang, Say::MailNone).to_string();
-    }
-    let head = fill(
-        say(lang, Say::MailWaiting),
-        &[("n", &waiting.len().to_string())],
-    );
-    let items: Vec<String> = waiting
+    let items = waiting
         .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            format!(
-                "{} {} {}",
-                i + 1,
-                cap(&m.recipient_name, 16),
-                age(now - m.created_at)
-            )
-        })
-        .collect();
-    format!("{head} {}", items.join(", "))
+        .map(|m| (m.recipient_name.as_str(), age(now - m.created_at)));
+    numbered(lang, (Say::MailWaiting, Say::MailNone), items)
 }
 
 /// An age as short as a packet wants it: 40s, 5m, 3h, 2d.

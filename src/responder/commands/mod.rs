@@ -18,6 +18,7 @@ mod reset;
 mod status;
 mod summary;
 mod tell;
+mod watch;
 
 use std::fmt;
 use std::sync::Arc;
@@ -33,13 +34,15 @@ use crate::responder::shared::Shared;
 pub use more::{CONTINUE, NOTHING_MORE};
 
 /// Every command, in the order `!help` lists them.
-const COMMANDS: [&Command; 7] = [
+const COMMANDS: [&Command; 9] = [
     &summary::SUMMARY,
     &reset::RESET,
     &status::STATUS,
     &nodes::NODES,
     &tell::TELL,
     &mail::MAIL,
+    &watch::WATCH,
+    &watch::UNWATCH,
     &help::HELP,
 ];
 
@@ -210,19 +213,21 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
-/// The `!help` text, one packet in every language: what to do, `!more`, every command's
+/// The `!help` text, one packet in every language: what to do, `!more` and every command's
 /// word, and how to ask for one (`!help tell`: [`help_for`]).
 fn help_text(lang: Lang) -> String {
-    let words: Vec<String> = COMMANDS
-        .into_iter()
-        .filter(|c| c.help.is_some())
-        .map(|c| format!("!{}", c.name()))
+    let words: Vec<String> = std::iter::once(more::WORDS[0])
+        .chain(
+            COMMANDS
+                .into_iter()
+                .filter(|c| c.help.is_some())
+                .map(|c| c.name()),
+        )
+        .map(|w| format!("!{w}"))
         .collect();
     format!(
-        "{} !{}: {}. {} {}. {}",
+        "{} {} {}. {}",
         say(lang, Say::HelpIntro),
-        more::WORDS[0],
-        say(lang, more::HELP),
         say(lang, Say::HelpCommands),
         words.join(" "),
         say(lang, Say::HelpWord)
@@ -241,6 +246,30 @@ fn help_for(word: &str, lang: Lang) -> Option<String> {
         .find(|c| c.words.contains(&word.as_str()))?;
     let what = cmd.help?;
     Some(format!("!{}{}: {}.", cmd.name(), cmd.args, say(lang, what)))
+}
+
+/// A numbered list one packet or a few long (`!mail`, `!watch`): `head` with `{n}` filled,
+/// then "1 NAME WHAT, 2 …", each name cut to 16 characters; `none` when there is nothing.
+fn numbered<'a>(
+    lang: Lang,
+    (head, none): (Say, Say),
+    items: impl ExactSizeIterator<Item = (&'a str, String)>,
+) -> String {
+    if items.len() == 0 {
+        return say(lang, none).to_string();
+    }
+    let head = fill(say(lang, head), &[("n", &items.len().to_string())]);
+    let items: Vec<String> = items
+        .enumerate()
+        .map(|(i, (name, what))| format!("{} {} {what}", i + 1, crate::text::cap(name, 16)))
+        .collect();
+    format!("{head} {}", items.join(", "))
+}
+
+/// The item `word` numbers in a numbered list ("2", "#2"), if there is one.
+fn nth<'a, T>(items: &'a [T], word: &str) -> Option<&'a T> {
+    let n: usize = word.trim().trim_start_matches('#').parse().ok()?;
+    items.get(n.checked_sub(1)?)
 }
 
 /// The answer to `!word`, a command we do not know: the help text.
@@ -307,6 +336,15 @@ mod tests {
             ),
             ("!tell", known(&tell::TELL)),
             ("!mail", known(&mail::MAIL)),
+            ("!watch", known(&watch::WATCH)),
+            (
+                "!watch Hilltop battery 20",
+                Parsed::Command(Call::With(&watch::WATCH, "Hilltop battery 20".into())),
+            ),
+            (
+                "!unwatch 2",
+                Parsed::Command(Call::With(&watch::UNWATCH, "2".into())),
+            ),
             (
                 "!mail cancel 2",
                 Parsed::Command(Call::With(&mail::MAIL, "cancel 2".into())),
@@ -336,6 +374,8 @@ mod tests {
             ("!summary", Ask::Memory),
             ("!tell Carol hi", Ask::Memory),
             ("!mail", Ask::Memory),
+            ("!watch Hilltop back", Ask::Memory),
+            ("!unwatch 1", Ask::Memory),
             ("!more", Ask::Text),
             ("hello", Ask::Text),
         ];
@@ -349,8 +389,8 @@ mod tests {
         let help = help_text(Lang::En);
         assert_eq!(
             help,
-            "Ask me anything. !more: rest of a cut answer. Commands: !summary !reset !status \
-             !nodes !tell !mail. !help WORD: what one does."
+            "Ask me anything. Commands: !more !summary !reset !status !nodes !tell !mail !watch \
+             !unwatch. !help WORD: what one does."
         );
         for lang in Lang::ALL {
             let help = help_text(lang);

@@ -124,9 +124,9 @@ fn lens_seen(id: NodeId, node: &crate::radio::view::NodeView) -> Seen<'_> {
     }
 }
 
-/// Why `!tell`'s words name no recipient.
+/// Why `!tell`'s (or `!watch`'s) words name no node.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Miss {
+pub(super) enum Miss {
     /// No name and text at all.
     Usage,
     /// The first words name no node the lens shows; the first word, as written.
@@ -136,7 +136,7 @@ enum Miss {
 /// The node `words` start with and the text after it: `!id`, or a long or short name as the
 /// node list has it (folded: any case, any accents), the longest that fits first; `NAME:`
 /// ends a name. Of two nodes with one name, the one known longest ([`Lens::nodes`]).
-fn addressee<'a>(lens: &Lens<'a>, words: &str) -> Result<(Seen<'a>, String), Miss> {
+pub(super) fn addressee<'a>(lens: &Lens<'a>, words: &str) -> Result<(Seen<'a>, String), Miss> {
     let words = words.trim();
     let text_after = |rest: &str| {
         let t = rest.trim().trim_start_matches([':', ',']).trim();

@@ -1,4 +1,5 @@
-//! The courier: delivers the messages left with `!tell` (`commands::tell`, kept in the
+//! The courier: what the bot sends on its own — the messages left with `!tell`, and the
+//! watches' alerts (`watches`; their conditions are `mesh::watch`). It delivers the messages left with `!tell` (`commands::tell`, kept in the
 //! store's `mail`). A message goes when its recipient is **heard live** after it was left —
 //! a broadcast our radio heard as it happened (`MeshView`'s `heard_live`: not a replay, not a
 //! handshake's node info, not kept from an earlier run) or a DM the intake took — as a DM
@@ -13,6 +14,7 @@
 //! when the intake reports a DM, and once a minute for expiry. Its decisions are `core`'s.
 
 mod core;
+mod watches;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -64,6 +66,8 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
         let now = unix_now();
         heard.retain(|_, at| now - *at < DM_KEPT_SECS);
         round(&shared, &heard, &mut busy, &done_tx, now).await;
+        let view = shared.mesh.borrow().clone();
+        watches::round(&shared, &view, now).await;
     }
 }
 
@@ -195,8 +199,7 @@ fn hops_to(view: &MeshView, node: NodeId) -> HopFields {
         .map_or_else(HopFields::default, HopFields::away)
 }
 
-/// Tells `m`'s sender `what`, in the language it left the message in, sealed as its replies
-/// are (PKI where the bot keeps its key).
+/// Tells `m`'s sender `what`, in the language it left the message in.
 async fn tell_sender(
     shared: &Arc<Shared>,
     view: &MeshView,
@@ -204,19 +207,30 @@ async fn tell_sender(
     what: Say,
     values: &[(&str, &str)],
 ) {
-    let pki = !shared.licensed() && shared.gate.has_key(m.sender);
-    let Some(dest) = Destination::node(
+    tell(
+        shared,
+        view,
         m.sender,
+        &fill(say(m.sender_lang, what), values),
+    )
+    .await;
+}
+
+/// Sends `node` the bot's own `text` (a receipt, a watch): sealed as its replies are (PKI where
+/// the bot keeps its key), at its standing, as far as an answer to it would go.
+async fn tell(shared: &Arc<Shared>, view: &MeshView, node: NodeId, text: &str) {
+    let pki = !shared.licensed() && shared.gate.has_key(node);
+    let Some(dest) = Destination::node(
+        node,
         pki,
-        shared.gate.standing(m.sender, None),
-        hops_to(view, m.sender),
+        shared.gate.standing(node, None),
+        hops_to(view, node),
     ) else {
         return;
     };
-    let text = fill(say(m.sender_lang, what), values);
     shared
         .out
-        .send(dest, None, &text, shared.settings.chunk)
+        .send(dest, None, text, shared.settings.chunk)
         .await;
 }
 

@@ -14,6 +14,7 @@ mod renumber;
 mod retention;
 mod standings;
 mod summaries;
+mod watches;
 
 use std::path::PathBuf;
 
