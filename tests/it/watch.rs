@@ -34,9 +34,13 @@ fn node_28() -> SimConfig {
 }
 
 async fn daemon() -> Daemon {
+    daemon_on(node_28()).await
+}
+
+async fn daemon_on(sim: SimConfig) -> Daemon {
     let dir = db_dir();
     know_before(&dir.path().join("meshai.db"), [ANN]).await;
-    let sim = Arc::new(SimNode::start(node_28()).await);
+    let sim = Arc::new(SimNode::start(sim).await);
     let d = Daemon::start_with(sim, FakeLlm::start_echo().await, dir, "").await;
     tokio::time::sleep(VIEW_SETTLES).await;
     d
@@ -164,6 +168,32 @@ async fn watches_are_listed_stopped_bounded_and_kept_from_strangers() {
     assert!(
         listed.starts_with("4 watches (!unwatch N): 1 Hilltop Relay back"),
         "{listed}"
+    );
+    d.stop().await.0.unwrap();
+}
+
+#[tokio::test]
+async fn a_busy_channel_holds_the_alert_until_it_calms_down() {
+    let d = daemon_on(SimConfig {
+        device_metrics: Some((45.0, 1.0)),
+        ..node_28()
+    })
+    .await;
+    let set = joined(&d.ask(ANN, "!watch Hilltop Relay battery 20", SOON).await);
+    assert!(
+        set.starts_with("Watching Hilltop Relay"),
+        "commands are never held: {set}"
+    );
+    battery(&d, 12).await;
+    assert!(
+        alerts(&d.sim.texts()).is_empty(),
+        "an alert on a busy channel"
+    );
+    d.sim.inject_telemetry(15.0, 1.0);
+    tokio::time::sleep(VIEW_SETTLES).await;
+    assert_eq!(
+        alerts(&d.sim.texts()),
+        ["Watch: Hilltop Relay reports battery 12 % (< 20)."]
     );
     d.stop().await.0.unwrap();
 }

@@ -17,6 +17,7 @@ pub(super) const HELP: Command = Command {
     help: None,
     takes: super::Takes::Topic,
     args: "",
+    usage: None,
     answer,
 };
 

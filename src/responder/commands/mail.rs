@@ -21,6 +21,7 @@ pub(super) const MAIL: Command = Command {
     help: Some(Say::HelpMail),
     takes: Takes::Name,
     args: " [cancel N]",
+    usage: None,
     answer,
 };
 

@@ -94,6 +94,9 @@ pub struct Command {
     takes: Takes,
     /// How `!help WORD` shows what follows it (" [NAME]"), in the words people type.
     args: &'static str,
+    /// What `!help WORD` says instead of its `!help` line, where that needs more (`None`:
+    /// the line).
+    usage: Option<Say>,
     answer: Answer,
 }
 
@@ -245,6 +248,9 @@ fn help_for(word: &str, lang: Lang) -> Option<String> {
         .into_iter()
         .find(|c| c.words.contains(&word.as_str()))?;
     let what = cmd.help?;
+    if let Some(usage) = cmd.usage {
+        return Some(say(lang, usage).to_string());
+    }
     Some(format!("!{}{}: {}.", cmd.name(), cmd.args, say(lang, what)))
 }
 
@@ -410,8 +416,15 @@ mod tests {
     #[test]
     fn help_with_a_word_says_what_that_command_does() {
         let cases = [
-            ("tell", Some("!tell NAME TEXT: leave a message.")),
-            ("!TELL", Some("!tell NAME TEXT: leave a message.")),
+            (
+                "tell",
+                Some(
+                    "!tell NAME TEXT: I keep your message and pass it on when NAME is next \
+                     heard. !mail: yours waiting.",
+                ),
+            ),
+            ("!TELL", Some(say(Lang::En, Say::TellUsage))),
+            ("watch", Some(say(Lang::En, Say::WatchUsage))),
             ("nodes", Some("!nodes [NAME]: the mesh.")),
             ("node", Some("!nodes [NAME]: the mesh.")),
             (
@@ -426,8 +439,8 @@ mod tests {
             assert_eq!(help_for(word, Lang::En).as_deref(), want, "{word}");
         }
         assert_eq!(
-            help_for("tell", Lang::De).as_deref(),
-            Some("!tell NAME TEXT: Nachricht hinterlassen.")
+            help_for("nodes", Lang::De).as_deref(),
+            Some("!nodes [NAME]: das Mesh.")
         );
     }
 }

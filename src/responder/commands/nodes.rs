@@ -21,6 +21,7 @@ pub(super) const NODES: Command = Command {
     help: Some(Say::HelpNodes),
     takes: Takes::Name,
     args: " [NAME]",
+    usage: None,
     answer,
 };
 

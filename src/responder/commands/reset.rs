@@ -18,6 +18,7 @@ pub(super) const RESET: Command = Command {
     help: Some(Say::HelpReset),
     takes: super::Takes::Nothing,
     args: "",
+    usage: None,
     answer,
 };
 

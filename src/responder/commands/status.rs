@@ -31,6 +31,7 @@ pub(super) const STATUS: Command = Command {
     help: Some(Say::HelpStatus),
     takes: super::Takes::Nothing,
     args: "",
+    usage: None,
     answer,
 };
 

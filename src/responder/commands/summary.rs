@@ -22,6 +22,7 @@ pub(super) const SUMMARY: Command = Command {
     help: Some(Say::HelpSummary),
     takes: super::Takes::Nothing,
     args: "",
+    usage: None,
     answer,
 };
 

@@ -27,6 +27,7 @@ pub(super) const TELL: Command = Command {
     help: Some(Say::HelpTell),
     takes: Takes::NameText,
     args: " NAME TEXT",
+    usage: Some(Say::TellUsage),
     answer,
 };
 

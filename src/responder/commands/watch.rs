@@ -31,6 +31,7 @@ pub(super) const WATCH: Command = Command {
     help: Some(Say::HelpWatch),
     takes: Takes::NameText,
     args: " NAME CONDITION",
+    usage: Some(Say::WatchUsage),
     answer: watch,
 };
 
@@ -40,6 +41,7 @@ pub(super) const UNWATCH: Command = Command {
     help: Some(Say::HelpUnwatch),
     takes: Takes::Name,
     args: " N",
+    usage: None,
     answer: unwatch,
 };
 

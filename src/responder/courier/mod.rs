@@ -66,8 +66,12 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
         let now = unix_now();
         heard.retain(|_, at| now - *at < DM_KEPT_SECS);
         round(&shared, &heard, &mut busy, &done_tx, now).await;
-        let view = shared.mesh.borrow().clone();
-        watches::round(&shared, &view, now).await;
+        // While the airtime policy holds replies, watches wait too: what held is looked at
+        // again once the channel calms down.
+        if !held_back(&shared) {
+            let view = shared.mesh.borrow().clone();
+            watches::round(&shared, &view, now).await;
+        }
     }
 }
 
@@ -97,13 +101,7 @@ async fn round(
         let radio = view.node(n).and_then(|v| v.heard_live);
         radio.max(heard.get(&n).copied())
     };
-    let hold = matches!(
-        shared.settings.airtime.decide(
-            &shared.channel.borrow(),
-            tokio::time::Instant::now().into_std()
-        ),
-        Decision::Hold { .. }
-    );
+    let hold = held_back(shared);
     for step in core::due(&waiting, live, now, hold, busy) {
         match step {
             Step::Expire(m) => {
@@ -189,6 +187,16 @@ async fn deliver(shared: &Arc<Shared>, view: &MeshView, m: Mail, to: NodeId) {
             }
         }
     }
+}
+
+/// Whether the airtime policy holds replies now (a very busy channel, the duty cycle).
+fn held_back(shared: &Shared) -> bool {
+    let now = tokio::time::Instant::now().into_std();
+    let decision = shared
+        .settings
+        .airtime
+        .decide(&shared.channel.borrow(), now);
+    matches!(decision, Decision::Hold { .. })
 }
 
 /// How far a message to `node` goes: as far as an answer to it would, by the hops it was
