@@ -48,6 +48,8 @@ pub struct Config {
     pub language: Language,
     /// `[mail]`: messages left with `!tell`.
     pub mail: MailConfig,
+    /// `[bulletins]`: the drop folder's bulletins for `!subscribe`.
+    pub bulletins: BulletinsConfig,
 }
 
 /// `[bot] language`: which language the prompt's fixed parts and the bot's own texts are in.
@@ -262,6 +264,82 @@ impl Default for MailConfig {
             per_recipient: 10,
         }
     }
+}
+
+/// `[bulletins]`: text files a local script drops in a folder, each a topic (its file name),
+/// sent as DMs to the users who asked with `!subscribe TOPIC` (`docs/bulletins.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulletinsConfig {
+    /// The folder; unset: no bulletins.
+    pub dir: Option<PathBuf>,
+    /// Bulletins one topic sends in 24 hours at most.
+    pub per_day: usize,
+    /// The channel (index) the topics in `broadcast` also go out on, to everyone on it;
+    /// unset: bulletins are only DMs (the default).
+    pub channel: Option<u32>,
+    /// The topics broadcast on `channel` (the operator's explicit choice, topic by topic).
+    pub broadcast: Vec<String>,
+}
+
+impl Default for BulletinsConfig {
+    fn default() -> Self {
+        BulletinsConfig {
+            dir: None,
+            per_day: 6,
+            channel: None,
+            broadcast: Vec::new(),
+        }
+    }
+}
+
+impl BulletinsConfig {
+    /// The topics the folder has now, by name; none without a folder.
+    pub fn topics(&self) -> Vec<String> {
+        self.dir.as_deref().map(topics).unwrap_or_default()
+    }
+
+    /// The channel `topic` is broadcast on, when the operator chose to broadcast it.
+    pub fn channel_for(&self, topic: &str) -> Option<u32> {
+        self.channel
+            .filter(|_| self.broadcast.iter().any(|t| t == topic))
+    }
+}
+
+/// The most files of the bulletins folder looked at.
+pub const BULLETIN_FILES_MAX: usize = 64;
+
+/// The topic a file's name gives: its stem in lowercase when it is a `.txt` or `.md` file (or
+/// has no extension) and the stem is 1–20 letters, digits, `-` or `_`; `None` for anything
+/// else (a hidden or temporary file among them).
+pub fn topic_of(name: &str) -> Option<String> {
+    if name.starts_with('.') || name.ends_with('~') {
+        return None;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    if !matches!(ext, "" | "txt" | "md") {
+        return None;
+    }
+    let ok = (1..=20).contains(&stem.chars().count())
+        && stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    ok.then(|| stem.to_ascii_lowercase())
+}
+
+/// The topics the folder has now, by name (for `!subscribe`'s list and check).
+fn topics(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut topics: Vec<String> = entries
+        .flatten()
+        .take(BULLETIN_FILES_MAX)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| topic_of(&e.file_name().to_string_lossy()))
+        .collect();
+    topics.sort();
+    topics.dedup();
+    topics
 }
 
 /// `[context] utc_offset`: the system's zone (`/etc/localtime`), or a fixed offset.

@@ -189,6 +189,7 @@ pub fn responder_settings(config: &Config) -> ResponderSettings {
         embedder: knowledge::Embedder::configured(&config.knowledge),
         mesh: config.mesh.clone(),
         mail: config.mail,
+        bulletins: config.bulletins.clone(),
     }
 }
 

@@ -49,6 +49,8 @@ pub(super) struct RawConfig {
     bot: RawBot,
     #[serde(default)]
     mail: RawMail,
+    #[serde(default)]
+    bulletins: RawBulletins,
 }
 
 #[derive(Debug, Deserialize)]
@@ -389,6 +391,28 @@ impl Default for RawMail {
             keep_days: d.keep_days,
             per_sender: d.per_sender,
             per_recipient: d.per_recipient,
+        }
+    }
+}
+
+/// `[bulletins]`: every key defaults from `BulletinsConfig`'s `Default`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawBulletins {
+    pub(super) dir: Option<PathBuf>,
+    pub(super) per_day: usize,
+    pub(super) channel: Option<u32>,
+    pub(super) broadcast: Vec<String>,
+}
+
+impl Default for RawBulletins {
+    fn default() -> Self {
+        let d = super::BulletinsConfig::default();
+        RawBulletins {
+            dir: d.dir,
+            per_day: d.per_day,
+            channel: d.channel,
+            broadcast: d.broadcast,
         }
     }
 }

@@ -62,6 +62,8 @@ fn defaults_equal_the_example() {
     assert_eq!(min.retention, ex.retention);
     assert_eq!(min.mail, ex.mail);
     assert_eq!(min.mail, crate::config::MailConfig::default());
+    assert_eq!(min.bulletins, ex.bulletins);
+    assert_eq!(min.bulletins, crate::config::BulletinsConfig::default());
 }
 
 #[test]
@@ -633,4 +635,81 @@ fn bot_language_is_auto_or_a_code_meshai_has_texts_in() {
         e.contains("language") && e.contains("auto") && e.contains("de, es"),
         "{e}"
     );
+}
+
+#[test]
+fn a_files_name_is_its_topic() {
+    let cases = [
+        ("weather.txt", Some("weather")),
+        ("Club-News.md", Some("club-news")),
+        ("same_alerts", Some("same_alerts")),
+        (".weather.txt", None),
+        ("weather.txt.tmp", None),
+        ("weather.txt~", None),
+        ("weather.json", None),
+        ("a b.txt", None),
+        ("wetter-für-alle.txt", None),
+        ("this-name-is-far-too-long-for-a-topic.txt", None),
+        (".txt", None),
+    ];
+    for (name, want) in cases {
+        assert_eq!(crate::config::topic_of(name).as_deref(), want, "{name}");
+    }
+}
+
+#[test]
+fn the_bulletins_folder_lists_its_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["weather.txt", "club.md", ".half.tmp", "notes.json"] {
+        std::fs::write(dir.path().join(name), "x").unwrap();
+    }
+    let cfg = crate::config::BulletinsConfig {
+        dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    assert_eq!(cfg.topics(), ["club", "weather"]);
+    assert!(
+        crate::config::BulletinsConfig::default()
+            .topics()
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_bulletin_is_broadcast_only_for_the_topics_named_with_a_channel() {
+    let parse_b = |body: &str| {
+        let text = format!("[radio]\ntcp = \"127.0.0.1\"\n[bulletins]\n{body}\n");
+        parse(&text, "x.toml", &no_env).map(|(c, w)| (c.bulletins, w))
+    };
+    let (b, w) =
+        parse_b("channel = 2\nbroadcast = [\"Weather\", \"weather\", \"club.txt\"]").unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(b.broadcast, ["weather", "club"]);
+    assert_eq!(b.channel_for("weather"), Some(2));
+    assert_eq!(b.channel_for("pollen"), None);
+    assert_eq!(BulletinsConfig::default().channel_for("weather"), None);
+    let errors = [
+        ("broadcast = [\"weather\"]", "broadcast: needs `channel`"),
+        ("channel = 8\nbroadcast = [\"weather\"]", "channel"),
+        (
+            "channel = 1\nbroadcast = [\"a b\"]",
+            "\"a b\" is not a topic",
+        ),
+        ("dir = \"\"", "dir: is empty"),
+        ("per_day = 0", "per_day"),
+    ];
+    for (body, want) in errors {
+        let e = parse_b(body).unwrap_err().to_string();
+        assert!(e.contains(want), "{body}: {e}");
+    }
+    let warned = |body: &str| {
+        parse_b(body)
+            .unwrap()
+            .1
+            .iter()
+            .map(|w| w.0.clone())
+            .collect::<String>()
+    };
+    assert!(warned("channel = 3").contains("names no topic"));
+    assert!(warned("channel = 0\nbroadcast = [\"weather\"]").contains("primary channel"));
 }

@@ -166,6 +166,24 @@ pub enum Say {
     WatchQuiet,
     /// A back watch fired; `{name}`.
     WatchBack,
+    /// `!help`'s line for `!subscribe`.
+    HelpSubscribe,
+    /// `!subscribe` on a bot without a bulletins folder.
+    BulletinsOff,
+    /// `!subscribe` alone; `{word}`: the topics, `{name}`: the sender's (or -).
+    Topics,
+    /// Subscribed; `{word}`: the topic, `{n}`: its daily cap.
+    Subscribed,
+    /// Subscribed before; `{word}`: the topic.
+    SubscribedAlready,
+    /// No more subscriptions (the sender's or the topic's); `{n}`: how many.
+    SubscribeFull,
+    /// `!subscribe` to a topic the folder does not have; `{word}`.
+    NoTopic,
+    /// `!unsubscribe TOPIC` done; `{word}`.
+    Unsubscribed,
+    /// `!unsubscribe` of a topic not subscribed; `{word}`.
+    NotSubscribed,
     /// Ends the last part of an answer cut at the budget: the rest is had with `!more` (the
     /// command is the same word in every language; every mark ends with it).
     MoreMark,
@@ -173,7 +191,7 @@ pub enum Say {
 
 impl Say {
     /// Every text, for the tests.
-    pub const ALL: [Say; 75] = [
+    pub const ALL: [Say; 84] = [
         Say::StoreFailed,
         Say::StoreDamaged,
         Say::LlmTimeout,
@@ -248,6 +266,15 @@ impl Say {
         Say::WatchReading,
         Say::WatchQuiet,
         Say::WatchBack,
+        Say::HelpSubscribe,
+        Say::BulletinsOff,
+        Say::Topics,
+        Say::Subscribed,
+        Say::SubscribedAlready,
+        Say::SubscribeFull,
+        Say::NoTopic,
+        Say::Unsubscribed,
+        Say::NotSubscribed,
         Say::MoreMark,
     ];
 }
@@ -395,6 +422,17 @@ fn en(say: Say) -> &'static str {
         Say::WatchReading => "Watch: {name} reports {word}.",
         Say::WatchQuiet => "Watch: {name} has not been heard for {word}.",
         Say::WatchBack => "Watch: {name} is heard again.",
+        Say::HelpSubscribe => "the operator's bulletins on a topic, as DMs",
+        Say::BulletinsOff => "There are no bulletins on this bot.",
+        Say::Topics => "Topics: {word}. Yours: {name}. !subscribe TOPIC, !unsubscribe TOPIC.",
+        Say::Subscribed => {
+            "Subscribed to {word}: its bulletins come as DMs, at most {n} a day. !unsubscribe {word} stops them."
+        }
+        Say::SubscribedAlready => "You are subscribed to {word} already.",
+        Say::SubscribeFull => "No more subscriptions: {n} already.",
+        Say::NoTopic => "No topic \"{word}\" here. !subscribe lists them.",
+        Say::Unsubscribed => "Unsubscribed from {word}.",
+        Say::NotSubscribed => "You are not subscribed to {word}.",
         Say::MoreMark => "… !more",
     }
 }
@@ -541,6 +579,17 @@ fn de(say: Say) -> &'static str {
         Say::WatchReading => "Wache: {name} meldet {word}.",
         Say::WatchQuiet => "Wache: {name} ist seit {word} nicht zu hören.",
         Say::WatchBack => "Wache: {name} ist wieder zu hören.",
+        Say::HelpSubscribe => "die Bulletins des Betreibers zu einem Thema, als DM",
+        Say::BulletinsOff => "Dieser Bot hat keine Bulletins.",
+        Say::Topics => "Themen: {word}. Deine: {name}. !subscribe THEMA, !unsubscribe THEMA.",
+        Say::Subscribed => {
+            "Abonniert: {word}. Seine Bulletins kommen als DM, höchstens {n} am Tag. !unsubscribe {word} beendet es."
+        }
+        Say::SubscribedAlready => "Du hast {word} schon abonniert.",
+        Say::SubscribeFull => "Keine weiteren Abos: schon {n}.",
+        Say::NoTopic => "Kein Thema \"{word}\" hier. !subscribe listet sie.",
+        Say::Unsubscribed => "{word} abbestellt.",
+        Say::NotSubscribed => "Du hast {word} nicht abonniert.",
         Say::MoreMark => "… mehr: !more",
     }
 }
@@ -669,6 +718,17 @@ fn es(say: Say) -> &'static str {
         Say::WatchReading => "Alerta: {name} informa {word}.",
         Say::WatchQuiet => "Alerta: {name} no se oye desde hace {word}.",
         Say::WatchBack => "Alerta: {name} se vuelve a oír.",
+        Say::HelpSubscribe => "los boletines del operador sobre un tema, por DM",
+        Say::BulletinsOff => "Este bot no tiene boletines.",
+        Say::Topics => "Temas: {word}. Los tuyos: {name}. !subscribe TEMA, !unsubscribe TEMA.",
+        Say::Subscribed => {
+            "Suscrito a {word}: sus boletines llegan por DM, como máximo {n} al día. !unsubscribe {word} los detiene."
+        }
+        Say::SubscribedAlready => "Ya estás suscrito a {word}.",
+        Say::SubscribeFull => "No caben más suscripciones: ya hay {n}.",
+        Say::NoTopic => "No hay tema \"{word}\" aquí. !subscribe los lista.",
+        Say::Unsubscribed => "Suscripción a {word} cancelada.",
+        Say::NotSubscribed => "No estás suscrito a {word}.",
         Say::MoreMark => "… más: !more",
     }
 }
@@ -803,6 +863,17 @@ fn pt(say: Say) -> &'static str {
         Say::WatchReading => "Alerta: {name} informa {word}.",
         Say::WatchQuiet => "Alerta: {name} não é ouvido há {word}.",
         Say::WatchBack => "Alerta: {name} voltou a ser ouvido.",
+        Say::HelpSubscribe => "os boletins do operador sobre um tema, por DM",
+        Say::BulletinsOff => "Este bot não tem boletins.",
+        Say::Topics => "Temas: {word}. Os seus: {name}. !subscribe TEMA, !unsubscribe TEMA.",
+        Say::Subscribed => {
+            "Inscrito em {word}: os boletins chegam por DM, no máximo {n} por dia. !unsubscribe {word} para."
+        }
+        Say::SubscribedAlready => "Você já está inscrito em {word}.",
+        Say::SubscribeFull => "Não cabem mais inscrições: já são {n}.",
+        Say::NoTopic => "Não há tema \"{word}\" aqui. !subscribe lista.",
+        Say::Unsubscribed => "Inscrição em {word} cancelada.",
+        Say::NotSubscribed => "Você não está inscrito em {word}.",
         Say::MoreMark => "… mais: !more",
     }
 }
@@ -937,6 +1008,19 @@ fn fr(say: Say) -> &'static str {
         Say::WatchReading => "Alerte : {name} indique {word}.",
         Say::WatchQuiet => "Alerte : {name} n'est plus entendu depuis {word}.",
         Say::WatchBack => "Alerte : {name} est de nouveau entendu.",
+        Say::HelpSubscribe => "les bulletins de l'opérateur sur un sujet, en DM",
+        Say::BulletinsOff => "Ce bot n'a pas de bulletins.",
+        Say::Topics => {
+            "Sujets : {word}. Les vôtres : {name}. !subscribe SUJET, !unsubscribe SUJET."
+        }
+        Say::Subscribed => {
+            "Abonné à {word} : ses bulletins arrivent en DM, {n} par jour au plus. !unsubscribe {word} les arrête."
+        }
+        Say::SubscribedAlready => "Vous êtes déjà abonné à {word}.",
+        Say::SubscribeFull => "Plus d'abonnement possible : déjà {n}.",
+        Say::NoTopic => "Pas de sujet « {word} » ici. !subscribe les liste.",
+        Say::Unsubscribed => "Désabonné de {word}.",
+        Say::NotSubscribed => "Vous n'êtes pas abonné à {word}.",
         Say::MoreMark => "… suite : !more",
     }
 }
@@ -1067,6 +1151,17 @@ fn it(say: Say) -> &'static str {
         Say::WatchReading => "Avviso: {name} segnala {word}.",
         Say::WatchQuiet => "Avviso: {name} non si sente da {word}.",
         Say::WatchBack => "Avviso: {name} si sente di nuovo.",
+        Say::HelpSubscribe => "i bollettini del gestore su un tema, in DM",
+        Say::BulletinsOff => "Questo bot non ha bollettini.",
+        Say::Topics => "Temi: {word}. I tuoi: {name}. !subscribe TEMA, !unsubscribe TEMA.",
+        Say::Subscribed => {
+            "Iscritto a {word}: i bollettini arrivano in DM, al massimo {n} al giorno. !unsubscribe {word} li ferma."
+        }
+        Say::SubscribedAlready => "Sei già iscritto a {word}.",
+        Say::SubscribeFull => "Niente più iscrizioni: già {n}.",
+        Say::NoTopic => "Nessun tema \"{word}\" qui. !subscribe li elenca.",
+        Say::Unsubscribed => "Iscrizione a {word} annullata.",
+        Say::NotSubscribed => "Non sei iscritto a {word}.",
         Say::MoreMark => "… altro: !more",
     }
 }
@@ -1197,6 +1292,19 @@ fn nl(say: Say) -> &'static str {
         Say::WatchReading => "Wacht: {name} meldt {word}.",
         Say::WatchQuiet => "Wacht: {name} is al {word} niet te horen.",
         Say::WatchBack => "Wacht: {name} is weer te horen.",
+        Say::HelpSubscribe => "de bulletins van de beheerder over een onderwerp, als DM",
+        Say::BulletinsOff => "Deze bot heeft geen bulletins.",
+        Say::Topics => {
+            "Onderwerpen: {word}. Jouw: {name}. !subscribe ONDERWERP, !unsubscribe ONDERWERP."
+        }
+        Say::Subscribed => {
+            "Geabonneerd op {word}: de bulletins komen als DM, hooguit {n} per dag. !unsubscribe {word} stopt ze."
+        }
+        Say::SubscribedAlready => "Je bent al geabonneerd op {word}.",
+        Say::SubscribeFull => "Geen abonnementen meer: al {n}.",
+        Say::NoTopic => "Geen onderwerp \"{word}\" hier. !subscribe toont ze.",
+        Say::Unsubscribed => "Afgemeld voor {word}.",
+        Say::NotSubscribed => "Je bent niet geabonneerd op {word}.",
         Say::MoreMark => "… meer: !more",
     }
 }
@@ -1327,6 +1435,17 @@ fn pl(say: Say) -> &'static str {
         Say::WatchReading => "Alarm: {name} zgłasza {word}.",
         Say::WatchQuiet => "Alarm: {name} nie jest słyszalny od {word}.",
         Say::WatchBack => "Alarm: {name} znów jest słyszalny.",
+        Say::HelpSubscribe => "biuletyny operatora na dany temat, jako DM",
+        Say::BulletinsOff => "Ten bot nie ma biuletynów.",
+        Say::Topics => "Tematy: {word}. Twoje: {name}. !subscribe TEMAT, !unsubscribe TEMAT.",
+        Say::Subscribed => {
+            "Zasubskrybowano {word}: biuletyny przyjdą jako DM, najwyżej {n} dziennie. !unsubscribe {word} je wyłącza."
+        }
+        Say::SubscribedAlready => "Już subskrybujesz {word}.",
+        Say::SubscribeFull => "Nie można więcej subskrypcji: już {n}.",
+        Say::NoTopic => "Nie ma tu tematu \"{word}\". !subscribe je wypisuje.",
+        Say::Unsubscribed => "Anulowano subskrypcję {word}.",
+        Say::NotSubscribed => "Nie subskrybujesz {word}.",
         Say::MoreMark => "… dalej: !more",
     }
 }

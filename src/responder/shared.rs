@@ -62,6 +62,8 @@ pub struct ResponderSettings {
     pub language: crate::config::Language,
     /// `[mail]`: `!tell`'s days and quotas.
     pub mail: crate::config::MailConfig,
+    /// `[bulletins]`: the drop folder and its daily cap.
+    pub bulletins: crate::config::BulletinsConfig,
 }
 
 impl Shared {

@@ -316,9 +316,13 @@ pub(super) fn reset(c: &mut Connection, node: NodeId) -> Result<(), StoreError> 
     tx.execute("DELETE FROM messages WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM summaries WHERE node = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM facts WHERE node = ?1", [node_sql(node)])?;
-    // What it left for others with `!tell` is its words too; its watches go with it.
+    // What it left for others with `!tell` is its words too; its watches and subscriptions go with it.
     tx.execute("DELETE FROM mail WHERE sender = ?1", [node_sql(node)])?;
     tx.execute("DELETE FROM watches WHERE owner = ?1", [node_sql(node)])?;
+    tx.execute(
+        "DELETE FROM subscriptions WHERE node = ?1",
+        [node_sql(node)],
+    )?;
     tx.commit()?;
     Ok(())
 }

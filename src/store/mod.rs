@@ -24,6 +24,7 @@
 //! - `airtime`: the channel's last reading for `meshai stats`;
 //! - `mail`: the messages left with `!tell` until their recipient is heard;
 //! - `watches`: the watches set with `!watch`, and whether each held at the last look;
+//! - `bulletins`: the drop folder's topics people subscribed to, and the bulletins sent;
 //! - `mesh`: the mesh view kept across restarts, saved once a minute and at shutdown;
 //! - `retention`: `[storage] retain_days`, the daily expiry task and what expiry deletes;
 //! - `damage`: what a damaged file means, the start check, the indexes rebuilt;
@@ -42,6 +43,7 @@
 //! A database file the store creates is 0600: it holds every node's conversation.
 
 mod airtime;
+mod bulletins;
 mod conversations;
 mod damage;
 mod fts;
@@ -75,6 +77,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::node::NodeId;
 
 pub use airtime::AirtimeRecord;
+pub use bulletins::{News, Subscribed, Subscriber};
 pub use damage::{Damage, Health};
 pub use fts::content_words;
 pub use keys::{KeyAccepted, NodeKey, PkiNodes};

@@ -146,12 +146,15 @@ fn renumber(
         ("mail", "recipient"),
         ("watches", "owner"),
         ("watches", "target"),
+        ("subscriptions", "node"),
     ] {
+        // OR IGNORE: a subscription the new number has already stays one.
         tx.execute(
-            &format!("UPDATE {table} SET {column} = ?2 WHERE {column} = ?1"),
+            &format!("UPDATE OR IGNORE {table} SET {column} = ?2 WHERE {column} = ?1"),
             params![sql(from), sql(to)],
         )?;
     }
+    tx.execute("DELETE FROM subscriptions WHERE node = ?1", [sql(from)])?;
     // The new number is current now; whatever pointed at the old one points here.
     tx.execute("DELETE FROM node_aliases WHERE old = ?1", [sql(to)])?;
     tx.execute(

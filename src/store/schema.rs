@@ -289,6 +289,26 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX watches_owner ON watches(owner);
     ",
+    // 17: bulletins from the drop folder (see `store/bulletins.rs`): who subscribed to which
+    // topic, and what was sent.
+    "
+    CREATE TABLE subscriptions(
+        node  INTEGER NOT NULL,
+        topic TEXT NOT NULL,
+        lang  TEXT NOT NULL,
+        at    INTEGER NOT NULL,
+        PRIMARY KEY(node, topic)
+    );
+    CREATE INDEX subscriptions_topic ON subscriptions(topic);
+    CREATE TABLE bulletins(
+        id    INTEGER PRIMARY KEY,
+        topic TEXT NOT NULL,
+        hash  INTEGER NOT NULL,
+        text  TEXT NOT NULL,
+        at    INTEGER NOT NULL
+    );
+    CREATE INDEX bulletins_topic ON bulletins(topic, at);
+    ",
 ];
 
 /// The schema version this build writes.

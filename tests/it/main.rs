@@ -7,6 +7,7 @@
 
 mod airtime;
 mod asker;
+mod bulletins;
 mod cli;
 mod crash;
 mod daemon;

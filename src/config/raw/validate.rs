@@ -7,13 +7,13 @@ mod checker;
 use std::time::Duration;
 
 use super::super::{
-    AccessConfig, ChannelsConfig, Config, ConfigError, ContextConfig, FallbackConfig, Language,
-    LimitsConfig, LlmConfig, MailConfig, MemoryConfig, MqttPolicy, ReplyConfig, RequirePki,
-    SlotsSetting, TimeZoneSetting, Warning,
+    AccessConfig, BulletinsConfig, ChannelsConfig, Config, ConfigError, ContextConfig,
+    FallbackConfig, Language, LimitsConfig, LlmConfig, MailConfig, MemoryConfig, MqttPolicy,
+    ReplyConfig, RequirePki, SlotsSetting, TimeZoneSetting, Warning,
 };
 use super::{
-    RawAccess, RawAirtime, RawChannels, RawConfig, RawContext, RawEmbeddings, RawFallback,
-    RawKnowledge, RawLimits, RawLlm, RawMail, RawMemory, RawMesh, RawRadio, RawReply,
+    RawAccess, RawAirtime, RawBulletins, RawChannels, RawConfig, RawContext, RawEmbeddings,
+    RawFallback, RawKnowledge, RawLimits, RawLlm, RawMail, RawMemory, RawMesh, RawRadio, RawReply,
     RawRequirePki, RawSlots,
 };
 use crate::airtime::AirtimeConfig;
@@ -73,6 +73,7 @@ pub(in crate::config) fn validate(
     let mesh = mesh(&c, &raw.mesh)?;
     let language = language(&c, &raw.bot.language)?;
     let mail = mail(&mut c, &raw.mail)?;
+    let bulletins = bulletins(&mut c, &raw.bulletins)?;
     let config = Config {
         origin: origin.to_string(),
         radio,
@@ -90,6 +91,7 @@ pub(in crate::config) fn validate(
         mesh,
         language,
         mail,
+        bulletins,
     };
     Ok((config, c.warnings))
 }
@@ -489,6 +491,58 @@ fn mail(c: &mut Checker<'_>, m: &RawMail) -> Result<MailConfig, ConfigError> {
         keep_days: c.range("mail", "keep_days", m.keep_days, 1, 90)?,
         per_sender: c.range("mail", "per_sender", m.per_sender, 1, 50)?,
         per_recipient: c.range("mail", "per_recipient", m.per_recipient, 1, 100)?,
+    })
+}
+
+/// `[bulletins]`: a folder that is not empty; `broadcast` topics (each a valid topic name)
+/// only with a `channel`, 0 to 7.
+fn bulletins(c: &mut Checker<'_>, b: &RawBulletins) -> Result<BulletinsConfig, ConfigError> {
+    if b.dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+        return Err(c.err("bulletins", "dir", "is empty: a folder, or leave it unset"));
+    }
+    let mut broadcast = Vec::new();
+    for raw in &b.broadcast {
+        let Some(topic) = super::super::topic_of(raw) else {
+            return Err(c.err(
+                "bulletins",
+                "broadcast",
+                format!("{raw:?} is not a topic: a file's name without .txt, e.g. \"weather\""),
+            ));
+        };
+        if !broadcast.contains(&topic) {
+            broadcast.push(topic);
+        }
+    }
+    let channel = match b.channel {
+        Some(ch) => Some(c.range("bulletins", "channel", ch, 0, 7)?),
+        None if !broadcast.is_empty() => {
+            return Err(c.err(
+                "bulletins",
+                "broadcast",
+                "needs `channel`: the channel index (0-7) its topics go out on",
+            ));
+        }
+        None => None,
+    };
+    if channel.is_some() && broadcast.is_empty() {
+        c.warn(
+            "bulletins",
+            "channel",
+            "is set but `broadcast` names no topic: nothing is broadcast",
+        );
+    }
+    if channel == Some(0) && !broadcast.is_empty() {
+        c.warn(
+            "bulletins",
+            "channel",
+            "0 is the primary channel, everyone's on this mesh: a channel of your group's is kinder",
+        );
+    }
+    Ok(BulletinsConfig {
+        dir: b.dir.clone(),
+        per_day: c.range("bulletins", "per_day", b.per_day, 1, 48)?,
+        channel,
+        broadcast,
     })
 }
 

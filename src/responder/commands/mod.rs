@@ -16,6 +16,7 @@ pub mod more;
 mod nodes;
 mod reset;
 mod status;
+mod subscribe;
 mod summary;
 mod tell;
 mod watch;
@@ -34,7 +35,7 @@ use crate::responder::shared::Shared;
 pub use more::{CONTINUE, NOTHING_MORE};
 
 /// Every command, in the order `!help` lists them.
-const COMMANDS: [&Command; 9] = [
+const COMMANDS: [&Command; 11] = [
     &summary::SUMMARY,
     &reset::RESET,
     &status::STATUS,
@@ -43,6 +44,8 @@ const COMMANDS: [&Command; 9] = [
     &mail::MAIL,
     &watch::WATCH,
     &watch::UNWATCH,
+    &subscribe::SUBSCRIBE,
+    &subscribe::UNSUBSCRIBE,
     &help::HELP,
 ];
 
@@ -351,6 +354,11 @@ mod tests {
                 "!unwatch 2",
                 Parsed::Command(Call::With(&watch::UNWATCH, "2".into())),
             ),
+            ("!subscribe", known(&subscribe::SUBSCRIBE)),
+            (
+                "!unsub weather",
+                Parsed::Command(Call::With(&subscribe::UNSUBSCRIBE, "weather".into())),
+            ),
             (
                 "!mail cancel 2",
                 Parsed::Command(Call::With(&mail::MAIL, "cancel 2".into())),
@@ -382,6 +390,7 @@ mod tests {
             ("!mail", Ask::Memory),
             ("!watch Hilltop back", Ask::Memory),
             ("!unwatch 1", Ask::Memory),
+            ("!subscribe weather", Ask::Memory),
             ("!more", Ask::Text),
             ("hello", Ask::Text),
         ];
@@ -396,7 +405,7 @@ mod tests {
         assert_eq!(
             help,
             "Ask me anything. Commands: !more !summary !reset !status !nodes !tell !mail !watch \
-             !unwatch. !help WORD: what one does."
+             !unwatch !subscribe. !help WORD: what one does."
         );
         for lang in Lang::ALL {
             let help = help_text(lang);

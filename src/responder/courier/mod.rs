@@ -1,5 +1,6 @@
-//! The courier: what the bot sends on its own — the messages left with `!tell`, and the
-//! watches' alerts (`watches`; their conditions are `mesh::watch`). It delivers the messages left with `!tell` (`commands::tell`, kept in the
+//! The courier: what the bot sends on its own — the messages left with `!tell`, the watches'
+//! alerts (`watches`; their conditions are `mesh::watch`) and the drop folder's bulletins
+//! (`bulletins`). It delivers the messages left with `!tell` (`commands::tell`, kept in the
 //! store's `mail`). A message goes when its recipient is **heard live** after it was left —
 //! a broadcast our radio heard as it happened (`MeshView`'s `heard_live`: not a replay, not a
 //! handshake's node info, not kept from an earlier run) or a DM the intake took — as a DM
@@ -13,6 +14,7 @@
 //! It wakes when the mesh view changes (at most every 2 s), when the channel's reading does,
 //! when the intake reports a DM, and once a minute for expiry. Its decisions are `core`'s.
 
+pub(super) mod bulletins;
 mod core;
 mod watches;
 
@@ -50,6 +52,9 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
     let (done_tx, mut done) = mpsc::channel::<i64>(core::IN_FLIGHT.max(1) * 2);
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut poll = tokio::time::interval(bulletins::POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut files = bulletins::Seen::new();
     loop {
         tokio::select! {
             () = shared.stop.cancelled() => return,
@@ -62,6 +67,14 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
             }
             Some(id) = done.recv() => { busy.remove(&id); }
             _ = tick.tick() => {}
+            _ = poll.tick(), if shared.settings.bulletins.dir.is_some() => {
+                // The folder only: nothing else changes that often.
+                if !held_back(&shared) {
+                    let view = shared.mesh.borrow().clone();
+                    bulletins::round(&shared, &view, &mut files, unix_now()).await;
+                }
+                continue;
+            }
         }
         let now = unix_now();
         heard.retain(|_, at| now - *at < DM_KEPT_SECS);

@@ -1,6 +1,7 @@
 //! Store tests against real SQLite files in temporary directories, one file per concern.
 
 mod airtime;
+mod bulletins;
 mod conversations;
 mod damage;
 mod keys;

@@ -1,0 +1,168 @@
+//! `!subscribe TOPIC`: the operator's bulletins on a topic (a file in `[bulletins] dir`,
+//! `responder::courier::bulletins`) as DMs; `!subscribe` alone lists the topics and one's
+//! own; `!unsubscribe TOPIC` stops one. For a sender whose DM may use its memory and who is
+//! known or proven (every bulletin is airtime for each subscriber), within
+//! [`TOPICS_PER_NODE`] and [`PER_TOPIC`].
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use tracing::{info, warn};
+
+use super::{Caller, Command, Takes};
+use crate::clock::unix_now;
+use crate::lang::{Lang, Say, fill, say};
+use crate::node::Standing;
+use crate::responder::identity::Ask;
+use crate::responder::shared::Shared;
+use crate::store::Subscribed;
+use crate::text::cap;
+
+/// The most topics one node may subscribe to.
+pub const TOPICS_PER_NODE: usize = 10;
+/// The most subscribers one topic may have.
+pub const PER_TOPIC: usize = 200;
+
+pub(super) const SUBSCRIBE: Command = Command {
+    words: &["subscribe", "sub"],
+    ask: Ask::Memory,
+    help: Some(Say::HelpSubscribe),
+    takes: Takes::Name,
+    args: " [TOPIC]",
+    usage: None,
+    answer: subscribe,
+};
+
+pub(super) const UNSUBSCRIBE: Command = Command {
+    words: &["unsubscribe", "unsub"],
+    ask: Ask::Memory,
+    help: None,
+    takes: Takes::Name,
+    args: " TOPIC",
+    usage: None,
+    answer: unsubscribe,
+};
+
+/// A topic as typed: lowercase, without a `#` or the file's extension.
+fn topic(words: &str) -> String {
+    let t = words.trim().trim_start_matches('#').to_lowercase();
+    t.strip_suffix(".txt")
+        .or_else(|| t.strip_suffix(".md"))
+        .unwrap_or(&t)
+        .to_string()
+}
+
+fn subscribe<'a>(
+    shared: &'a Arc<Shared>,
+    caller: Caller,
+    words: &'a str,
+    lang: Lang,
+) -> BoxFuture<'a, String> {
+    Box::pin(async move {
+        let cfg = &shared.settings.bulletins;
+        if cfg.dir.is_none() {
+            return say(lang, Say::BulletinsOff).to_string();
+        }
+        let node = caller.node();
+        let dir = cfg.clone();
+        let topics = tokio::task::spawn_blocking(move || dir.topics())
+            .await
+            .unwrap_or_default();
+        let wanted = topic(words);
+        if wanted.is_empty() {
+            let mine = match shared.store.subscriptions_of(node).await {
+                Ok(m) => m,
+                Err(e) => {
+                    warn!(node = %node, error = %e, "could not read the node's subscriptions");
+                    return say(lang, Say::StoreFailed).to_string();
+                }
+            };
+            let list = |t: &[String]| {
+                if t.is_empty() {
+                    "-".to_string()
+                } else {
+                    cap(&t.join(", "), 60)
+                }
+            };
+            return fill(
+                say(lang, Say::Topics),
+                &[("word", &list(&topics)), ("name", &list(&mine))],
+            );
+        }
+        if caller.dest.standing() == Standing::New {
+            return say(lang, Say::TellNotKnown).to_string();
+        }
+        if !topics.contains(&wanted) {
+            return fill(say(lang, Say::NoTopic), &[("word", &cap(&wanted, 20))]);
+        }
+        let limits = (TOPICS_PER_NODE, PER_TOPIC);
+        let done = shared
+            .store
+            .subscribe(node, wanted.clone(), lang, unix_now(), limits)
+            .await;
+        let word = [("word", wanted.as_str())];
+        match done {
+            Ok(Subscribed::Subscribed) => {
+                info!(node = %node, topic = %wanted, "subscribed to a topic");
+                let per_day = cfg.per_day.to_string();
+                fill(
+                    say(lang, Say::Subscribed),
+                    &[("word", &wanted), ("n", &per_day)],
+                )
+            }
+            Ok(Subscribed::Already) => fill(say(lang, Say::SubscribedAlready), &word),
+            Ok(Subscribed::NodeFull(n) | Subscribed::TopicFull(n)) => {
+                fill(say(lang, Say::SubscribeFull), &[("n", &n.to_string())])
+            }
+            Err(e) => {
+                warn!(node = %node, error = %e, "could not subscribe");
+                say(lang, Say::StoreFailed).to_string()
+            }
+        }
+    })
+}
+
+fn unsubscribe<'a>(
+    shared: &'a Arc<Shared>,
+    caller: Caller,
+    words: &'a str,
+    lang: Lang,
+) -> BoxFuture<'a, String> {
+    Box::pin(async move {
+        let node = caller.node();
+        let wanted = topic(words);
+        let word = [("word", wanted.as_str())];
+        match shared.store.unsubscribe(node, wanted.clone()).await {
+            Ok(true) => {
+                info!(node = %node, topic = %wanted, "unsubscribed from a topic");
+                fill(say(lang, Say::Unsubscribed), &word)
+            }
+            Ok(false) => fill(
+                say(lang, Say::NotSubscribed),
+                &[("word", &cap(&wanted, 20))],
+            ),
+            Err(e) => {
+                warn!(node = %node, error = %e, "could not unsubscribe");
+                say(lang, Say::StoreFailed).to_string()
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_topic_as_typed() {
+        for (typed, want) in [
+            ("Weather", "weather"),
+            ("#weather", "weather"),
+            ("weather.txt", "weather"),
+            (" club-news.md ", "club-news"),
+            ("", ""),
+        ] {
+            assert_eq!(topic(typed), want, "{typed:?}");
+        }
+    }
+}
