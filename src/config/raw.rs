@@ -77,6 +77,8 @@ struct RawRadio {
     yield_to_other_clients: bool,
     /// No reply goes further than this many hops (the firmware's rule may go less far).
     reply_hops: Option<u32>,
+    /// The node's status message (firmware 2.8): how the bot is advertised, if at all.
+    node_status: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

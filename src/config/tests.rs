@@ -75,6 +75,43 @@ fn a_node_that_is_ours_alone_is_never_yielded() {
 }
 
 #[test]
+fn node_status_fits_the_node_and_has_one_line() {
+    let with = |v: &str| {
+        parse(
+            &format!("[radio]\nserial = \"/x\"\nnode_status = {v}\n"),
+            "x.toml",
+            &no_env,
+        )
+    };
+    let none = parse("[radio]\nserial = \"/x\"\n", "x.toml", &no_env).unwrap();
+    assert_eq!(
+        none.0.radio.node_status, None,
+        "the node's own is left alone"
+    );
+    let long = format!("\"{}\"", "a".repeat(80));
+    let cases: [(&str, Result<Option<&str>, &str>); 5] = [
+        ("\"AI bot: DM me\"", Ok(Some("AI bot: DM me"))),
+        ("\"\"", Ok(Some(""))),
+        (&long, Err("80 bytes; the node keeps at most 79")),
+        ("\"two\\nlines\"", Err("no control characters")),
+        ("7", Err("node_status")),
+    ];
+    for (value, want) in cases {
+        let got = with(value);
+        match want {
+            Ok(status) => {
+                let c = got.unwrap_or_else(|e| panic!("{value}: {e}")).0;
+                assert_eq!(c.radio.node_status.as_deref(), status, "{value}");
+            }
+            Err(part) => {
+                let e = got.err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(e.contains(part), "{value}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn reply_hops_caps_how_far_replies_go() {
     let with = |v: &str| {
         parse(

@@ -30,6 +30,7 @@ pub mod down;
 pub mod hops;
 pub mod inbound;
 pub mod link;
+mod node_status;
 pub mod outbox;
 pub mod packet;
 pub mod session;
@@ -48,6 +49,7 @@ pub use activity::{ActivitySnapshot, LinkActivity};
 pub use down::DownReason;
 pub use hops::HopFields;
 pub use link::Radio;
+pub(crate) use node_status::MAX_BYTES as NODE_STATUS_MAX_BYTES;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
 pub use transport::Transport;
 pub use view::MeshView;
@@ -78,6 +80,9 @@ pub struct RadioConfig {
     /// `[radio] reply_hops`: no reply goes further than this, whatever the rule
     /// ([`hops::reply_hop_limit`]) gives; `None`: the rule alone.
     pub reply_hops: Option<u32>,
+    /// `[radio] node_status`: the status message the node broadcasts (firmware 2.8), kept
+    /// equal to this at each handshake ("" clears it); `None`: the node's own is left alone.
+    pub node_status: Option<String>,
 }
 
 impl RadioConfig {
@@ -95,6 +100,7 @@ impl RadioConfig {
             reconnect_max: Duration::from_secs(60),
             yield_to_other_clients: true,
             reply_hops: None,
+            node_status: None,
         }
     }
 }
@@ -287,6 +293,10 @@ pub struct ReplyRequest {
     /// Its sender is told when it arrives (a `!tell` delivery): every part waits for its ACK
     /// and is retried like a proven node's, whoever the destination is.
     pub receipt: bool,
+    /// The key the bot holds for `to` when the reply goes PKI: should our node answer a part
+    /// with PKI_UNKNOWN_PUBKEY (firmware 2.8 evicts keys from a full node list), the outbox
+    /// hands it this key as a contact once ([`Outgoing::Contact`]) and resends the part.
+    pub pinned: Option<PublicKey>,
 }
 
 /// Routing error reasons the outbox branches on (`Routing.Error` in mesh.proto).
@@ -366,6 +376,18 @@ pub enum Outgoing {
     Text(OutgoingText),
     /// A heartbeat (nonce 0): answered with a `queueStatus` by firmware ≥ ~2.7.5.
     Probe,
+    /// A node's key for our node's node list (`AdminMessage.add_contact`), before a PKI part
+    /// its node no longer had the key for is resent.
+    Contact(OutgoingContact),
+}
+
+/// A key our node lost, handed back: the link adds the node's names from the view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingContact {
+    pub node: NodeId,
+    pub key: PublicKey,
+    /// The link generation this was decided for; the link drops writes from an older one.
+    pub generation: u64,
 }
 
 /// One text packet, fully decided by the outbox; the link only encodes and writes it.

@@ -5,11 +5,11 @@
 
 use meshtastic::Message;
 use meshtastic::protobufs::{
-    Data, FromRadio, Heartbeat, MeshPacket, PortNum, Position, Routing, ToRadio, User, mesh_packet,
-    routing, to_radio,
+    AdminMessage, Data, FromRadio, Heartbeat, MeshPacket, PortNum, Position, Routing,
+    SharedContact, ToRadio, User, admin_message, mesh_packet, routing, to_radio,
 };
 
-use super::{GeoPoint, LinkEvent, OutgoingText};
+use super::{GeoPoint, LinkEvent, NodeNames, OutgoingContact, OutgoingText};
 use crate::node::NodeId;
 
 /// The hop limit used when the node's config does not give one.
@@ -59,6 +59,55 @@ pub fn text_packet(t: &OutgoingText) -> ToRadio {
         priority: mesh_packet::Priority::Reliable as i32,
         pki_encrypted: t.pki,
         payload_variant: Some(mesh_packet::PayloadVariant::Decoded(data)),
+        ..MeshPacket::default()
+    };
+    ToRadio {
+        payload_variant: Some(to_radio::PayloadVariant::Packet(packet)),
+    }
+}
+
+/// `AdminMessage.add_contact` to our own node `me`: puts `c.node` with its key back into the
+/// node's list (the firmware makes it a favourite, so it is not evicted again), with the
+/// `names` and `hardware` (`hw_model`, `role`) the view holds for it, or the app's default
+/// names. Local admin from the client needs no session passkey; neither ignored nor marked
+/// verified.
+pub fn contact_packet(
+    me: NodeId,
+    c: &OutgoingContact,
+    names: Option<&NodeNames>,
+    hardware: Option<(i32, i32)>,
+) -> ToRadio {
+    let id = format!("!{:08x}", c.node.0);
+    let tail = &id[5..];
+    let (hw_model, role) = hardware.unwrap_or_default();
+    let user = User {
+        long_name: names.map_or_else(|| format!("Meshtastic {tail}"), |n| n.long_name.clone()),
+        short_name: names.map_or_else(|| tail.to_string(), |n| n.short_name.clone()),
+        id,
+        hw_model,
+        role,
+        public_key: c.key.0.to_vec(),
+        ..User::default()
+    };
+    let admin = AdminMessage {
+        payload_variant: Some(admin_message::PayloadVariant::AddContact(SharedContact {
+            node_num: c.node.0,
+            user: Some(user),
+            should_ignore: false,
+            manually_verified: false,
+        })),
+        ..AdminMessage::default()
+    };
+    let packet = MeshPacket {
+        to: me.0,
+        channel: 0,
+        want_ack: false,
+        priority: mesh_packet::Priority::Reliable as i32,
+        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
+            portnum: PortNum::AdminApp as i32,
+            payload: admin.encode_to_vec(),
+            ..Data::default()
+        })),
         ..MeshPacket::default()
     };
     ToRadio {

@@ -128,6 +128,9 @@ pub struct NodeView {
     pub position: Option<Heard<GeoPoint>>,
     pub device: Option<Heard<Device>>,
     pub environment: Option<Heard<Environment>>,
+    /// Its node info's `hw_model` and `role`, as given: handed back with its key when our
+    /// node lost it (`packet::contact_packet`).
+    pub hardware: Option<(i32, i32)>,
     /// Grows with every update; breaks ties between nodes heard at the same second.
     #[serde(skip)]
     seq: u64,
@@ -277,6 +280,7 @@ impl MeshView {
         let e = self.entry(num);
         if let Some(user) = &n.user {
             e.rename(names_of(user));
+            e.hardware = Some((user.hw_model, user.role));
         }
         e.heard(last_heard);
         if n.hops_away.is_some() {
@@ -308,7 +312,9 @@ impl MeshView {
 
     /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
     pub fn update_from_user(&mut self, num: NodeId, user: &User) {
-        self.insert(num, names_of(user));
+        let e = self.entry(num);
+        e.rename(names_of(user));
+        e.hardware = Some((user.hw_model, user.role));
     }
 
     /// Takes a packet the node handed over at `now` (Unix seconds): a broadcast marks its

@@ -137,7 +137,9 @@ impl Intake {
             .try_send((node, crate::clock::unix_time(msg.received_at)));
         let standing = shared.gate.standing(node, key);
         let standing = owner.map_or(standing, |o| standing.max(shared.gate.standing(o, key)));
-        let dest = dest.with_standing(standing);
+        let dest = dest
+            .with_standing(standing)
+            .with_pinned(shared.gate.key(node));
         match self.limiter.check(node, now) {
             Decision::Answer => self.answer(msg, dest, next, parsed).await,
             Decision::Notify { retry_in } => {

@@ -27,6 +27,7 @@ mod mail;
 mod memory;
 mod mesh;
 mod more;
+mod node_status;
 mod prompt_cache;
 mod radio;
 mod real_llm;

@@ -24,7 +24,7 @@ use crate::harness::{
     sim_config,
 };
 use crate::support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
-use crate::support::sim_node::{BROADCAST, MeshPacketSpec, SentText, SimNode};
+use crate::support::sim_node::{AckPlan, BROADCAST, MeshPacketSpec, SentText, SimNode};
 
 const ALICE: u32 = 0xa1c1_0001;
 const BOB: u32 = 0xb0b0_0002;
@@ -539,7 +539,8 @@ async fn a_pki_nak_on(d: &Daemon) {
     let long = "Antennas matter more than power on a mesh like this one. ".repeat(5);
     let want = long.clone();
     d.answer_with(move |_| FakeResponse::Text(want.clone()));
-    d.sim.nak_pki_to(ALICE, 35);
+    // PKI_SEND_FAIL_PUBLIC_KEY: no contact mends it (PKI_UNKNOWN_PUBKEY's re-key is below).
+    d.sim.nak_pki_to(ALICE, 39);
     d.sim.inject_pki_dm(ALICE, "tell me about antennas", K1);
     let first = d
         .sim
@@ -589,6 +590,91 @@ async fn a_pki_nak_on(d: &Daemon) {
         "the next prompt does not have the NAKed answer: {}",
         said(&req)
     );
+}
+
+/// Our node lost Alice's key (firmware 2.8 evicts keys from a full node list): the part it
+/// refused with PKI_UNKNOWN_PUBKEY is resent PKI after her key went back to the node as a
+/// contact (with her names, not ignored, not marked verified), and delivered.
+#[tokio::test(start_paused = true)]
+async fn a_lost_key_goes_back_to_the_node_and_the_part_is_resent() {
+    let _pace = paced();
+    let d = Daemon::start(CONFIG).await;
+    d.answer_with(|_| FakeResponse::Text("Use a good antenna.".into()));
+    d.sim.nak_pki_to(ALICE, 35);
+    d.sim.inject_pki_dm(ALICE, "tell me about antennas", K1);
+    let delivered = d
+        .sim
+        .wait_for(SOON, |l| {
+            l.texts
+                .iter()
+                .any(|t| t.to == ALICE && t.plan == Some(AckPlan::Ack))
+        })
+        .await;
+    assert!(delivered, "resent and delivered: {:?}", d.sim.texts());
+    let to_alice: Vec<(bool, Option<AckPlan>, String)> = d
+        .sim
+        .texts()
+        .into_iter()
+        .filter(|t| t.to == ALICE)
+        .map(|t| (t.pki_encrypted, t.plan, t.text))
+        .collect();
+    let answer = "Use a good antenna.".to_string();
+    assert_eq!(
+        to_alice,
+        [
+            (true, Some(AckPlan::Nak(35)), answer.clone()),
+            (true, Some(AckPlan::Ack), answer)
+        ],
+        "the same part twice, PKI both times"
+    );
+    let contacts = d.sim.contacts();
+    assert_eq!(contacts.len(), 1, "{contacts:?}");
+    let c = &contacts[0];
+    let user = c.user.clone().unwrap_or_default();
+    assert_eq!(
+        (c.node_num, user.id.as_str(), user.public_key.as_slice()),
+        (ALICE, "!a1c10001", K1.as_slice())
+    );
+    assert!(!c.should_ignore && !c.manually_verified);
+    assert!(!user.long_name.is_empty() && !user.short_name.is_empty());
+    let history = stored_at_least(&d, ALICE, 2).await;
+    assert_eq!(history.len(), 2, "the delivered answer is kept");
+}
+
+/// A node that refuses the key again (it evicts it at once, or will not take it): the part
+/// is resent once, then the reply ends as a NAK does, never with the channel key.
+#[tokio::test(start_paused = true)]
+async fn a_key_the_node_refuses_again_is_handed_back_once() {
+    let _pace = paced();
+    let d = Daemon::start(CONFIG).await;
+    d.answer_with(|req| FakeResponse::Text(format!("echo: {}", req.last_user())));
+    d.sim.nak_pki_to(ALICE, 35);
+    d.sim.keep_pki_naks();
+    d.sim.inject_pki_dm(ALICE, "tell me about antennas", K1);
+    let twice = d
+        .sim
+        .wait_for(SOON, |l| {
+            l.texts.iter().filter(|t| t.to == ALICE).count() >= 2
+        })
+        .await;
+    assert!(twice);
+    control(&d).await;
+    let to_alice: Vec<(bool, Option<AckPlan>)> = d
+        .sim
+        .texts()
+        .into_iter()
+        .filter(|t| t.to == ALICE)
+        .map(|t| (t.pki_encrypted, t.plan))
+        .collect();
+    assert_eq!(
+        to_alice,
+        [
+            (true, Some(AckPlan::Nak(35))),
+            (true, Some(AckPlan::Nak(35)))
+        ],
+        "one resend, no fallback"
+    );
+    assert_eq!(d.sim.contacts().len(), 1);
 }
 
 /// `require_pki = "all"`: a DM without PKI from a node that never used PKI is answered

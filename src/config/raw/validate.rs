@@ -145,6 +145,27 @@ fn radio(c: &mut Checker<'_>, r: &RawRadio) -> Result<RadioConfig, ConfigError> 
         Some(hops) => Some(c.range("radio", "reply_hops", hops, 0, HOP_MAX)?),
         None => None,
     };
+    radio.node_status = match &r.node_status {
+        Some(s) if s.chars().any(char::is_control) => {
+            return Err(c.err(
+                "radio",
+                "node_status",
+                "no control characters or line breaks",
+            ));
+        }
+        Some(s) if s.len() > crate::radio::NODE_STATUS_MAX_BYTES => {
+            return Err(c.err(
+                "radio",
+                "node_status",
+                format!(
+                    "{} bytes; the node keeps at most {}",
+                    s.len(),
+                    crate::radio::NODE_STATUS_MAX_BYTES
+                ),
+            ));
+        }
+        s => s.clone(),
+    };
     if radio.reply_hops == Some(0) {
         c.warn(
             "radio",

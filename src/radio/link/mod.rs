@@ -336,6 +336,9 @@ where
                 tracing::debug!(id = t.id, to = %t.to, "link not ready; text dropped");
             }
             Some(Outgoing::Probe) => tracing::debug!("link not ready; probe dropped"),
+            Some(Outgoing::Contact(c)) => {
+                tracing::debug!(node = %c.node, "link not ready; contact dropped");
+            }
         }
     }
 

@@ -23,8 +23,8 @@ use crate::radio::inbound::Verdict;
 use crate::radio::session::{Handshake, new_nonce};
 use crate::radio::transport::Connection;
 use crate::radio::{
-    ChannelMetrics, ChannelReading, Inbound, LinkEvent, LinkState, Outgoing, ReadingSource, packet,
-    telemetry,
+    ChannelMetrics, ChannelReading, Inbound, LinkEvent, LinkState, Outgoing, ReadingSource,
+    node_status, packet, telemetry,
 };
 
 /// How long a probe may go unanswered before the node counts as silent.
@@ -143,12 +143,18 @@ where
         let deadline = tokio::time::sleep(self.cfg.handshake_timeout);
         tokio::pin!(deadline);
         let mut hs = Handshake::new(nonce);
+        // The status message the node reports (firmware 2.8 only; `node_status`).
+        let mut status = None;
         let (local, db) = loop {
             tokio::select! {
                 _ = self.cancel.cancelled() => return Err(End::Closed),
                 _ = &mut deadline => return Err(End::Lost(DownReason::HandshakeTimeout)),
                 frame = frames.next() => {
-                    let Some(msg) = decode(&frame_or_end(frame)?) else { continue };
+                    let payload = frame_or_end(frame)?;
+                    let Some(msg) = decode(&payload) else { continue };
+                    if matches!(msg.payload_variant, Some(from_radio::PayloadVariant::ModuleConfig(_))) {
+                        status = node_status::reported(&payload).or(status);
+                    }
                     if matches!(msg.payload_variant, Some(from_radio::PayloadVariant::Rebooted(_))) {
                         // Seen on a serial port opened just as the node boots: whatever we
                         // wrote before is lost, so ask again; the outbox learns that the
@@ -201,6 +207,7 @@ where
                  off on the node, or let those users start afresh with `meshai forget`"
             );
         }
+        self.advertise(frames, local.num, status.as_deref()).await?;
         self.failures = 0;
         self.last_warned = None;
         self.set_state(LinkState::Ready {
@@ -208,6 +215,34 @@ where
             local: Arc::new(local),
         });
         Ok(())
+    }
+
+    /// Keeps our node's status message (firmware 2.8) equal to `[radio] node_status`, given
+    /// the one it reported (`have`) at the handshake just done.
+    async fn advertise<S>(
+        &mut self,
+        frames: &mut Frames<S>,
+        me: NodeId,
+        have: Option<&str>,
+    ) -> Result<(), End>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        match node_status::step(self.cfg.node_status.as_deref(), have) {
+            node_status::Step::Keep => Ok(()),
+            node_status::Step::Set(status) => {
+                tracing::info!(%status, was = have.unwrap_or_default(), "setting our node's status message");
+                write_or_end(frames, &node_status::set_packet(me, &status)).await
+            }
+            node_status::Step::Unsupported if self.generation == 1 => {
+                tracing::warn!(
+                    "[radio] node_status is set, but our node reports no status message: it \
+                     needs firmware 2.8 or newer, so nothing is advertised"
+                );
+                Ok(())
+            }
+            node_status::Step::Unsupported => Ok(()),
+        }
     }
 
     /// The ready loop: reads frames, writes, heartbeats, probes a silent node.
@@ -282,6 +317,18 @@ where
                 tracing::debug!(id = t.id, to = %t.to, channel = t.channel, "writing text");
                 packet::text_packet(&t)
             }
+            Some(Outgoing::Contact(c)) => match self.me {
+                Some(me) if c.generation == self.generation => {
+                    tracing::info!(node = %c.node, "handing our node a key it lost");
+                    let node = self.view.node(c.node);
+                    let names = node.and_then(|n| n.names.as_ref());
+                    packet::contact_packet(me, &c, names, node.and_then(|n| n.hardware))
+                }
+                _ => {
+                    tracing::debug!(node = %c.node, "contact for an older link dropped");
+                    return Ok(());
+                }
+            },
         };
         match write(frames, &msg).await {
             Ok(()) => Ok(()),

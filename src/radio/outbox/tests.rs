@@ -26,7 +26,7 @@ impl FakeLink {
         loop {
             match self.writes.recv().await {
                 Some(Outgoing::Text(text)) => return text,
-                Some(Outgoing::Probe) => continue,
+                Some(Outgoing::Probe | Outgoing::Contact(_)) => continue,
                 None => panic!("outbox closed its writes"),
             }
         }
@@ -81,6 +81,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         pki: false,
         asked: Default::default(),
         receipt: false,
+        pinned: None,
     }
 }
 

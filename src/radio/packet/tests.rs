@@ -52,6 +52,49 @@ fn text_packet_fields() {
     }
 }
 
+#[test]
+fn a_contact_goes_to_our_node_as_local_admin_with_the_views_names() {
+    use crate::node::PublicKey;
+    let c = OutgoingContact {
+        node: NodeId(0xa1c1_0001),
+        key: PublicKey([0x11; 32]),
+        generation: 1,
+    };
+    let alice = NodeNames {
+        long_name: "Alice Base".into(),
+        short_name: "ALB".into(),
+    };
+    let cases = [
+        (Some(&alice), Some((43, 2)), "Alice Base", "ALB", 43, 2),
+        // Not in the view: the app's default names, hardware unset.
+        (None, None, "Meshtastic 0001", "0001", 0, 0),
+    ];
+    for (names, hardware, long, short, hw, role) in cases {
+        let msg = decode_to_radio(&encode(&contact_packet(NodeId(0x99), &c, names, hardware)));
+        let Some(to_radio::PayloadVariant::Packet(p)) = msg.payload_variant else {
+            panic!("not a packet: {msg:?}");
+        };
+        assert_eq!((p.to, p.want_ack, p.pki_encrypted), (0x99, false, false));
+        let data = decoded_on(&p, PortNum::AdminApp).expect("admin");
+        let admin = AdminMessage::decode(data.payload.as_slice()).expect("decodes");
+        assert!(admin.session_passkey.is_empty(), "local admin needs none");
+        let Some(admin_message::PayloadVariant::AddContact(sc)) = admin.payload_variant else {
+            panic!("not add_contact: {admin:?}");
+        };
+        let u = sc.user.expect("a user");
+        assert_eq!(sc.node_num, 0xa1c1_0001);
+        assert!(!sc.should_ignore && !sc.manually_verified);
+        assert_eq!(
+            (u.id.as_str(), u.long_name.as_str(), u.short_name.as_str()),
+            ("!a1c10001", long, short)
+        );
+        assert_eq!(
+            (u.hw_model, u.role, u.public_key),
+            (hw, role, vec![0x11; 32])
+        );
+    }
+}
+
 fn routing_packet(request_id: u32, routing: Routing, port: PortNum) -> MeshPacket {
     MeshPacket {
         from: 0x0a0b_0c0d,

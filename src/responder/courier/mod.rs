@@ -141,8 +141,10 @@ async fn round(
 
 /// Delivers `m` to `to` and tells its sender what came of it.
 async fn deliver(shared: &Arc<Shared>, view: &MeshView, m: Mail, to: NodeId) {
-    let pki = !shared.licensed() && (m.recipient_key.is_some() || shared.gate.has_key(to));
-    let Some(dest) = Destination::node(to, pki, shared.gate.standing(to, None), hops_to(view, to))
+    let key = (!shared.licensed())
+        .then(|| m.recipient_key.or_else(|| shared.gate.key(to)))
+        .flatten();
+    let Some(dest) = Destination::node(to, key, shared.gate.standing(to, None), hops_to(view, to))
     else {
         return;
     };
@@ -240,10 +242,12 @@ async fn tell_sender(
 /// Sends `node` the bot's own `text` (a receipt, a watch): sealed as its replies are (PKI where
 /// the bot keeps its key), at its standing, as far as an answer to it would go.
 async fn tell(shared: &Arc<Shared>, view: &MeshView, node: NodeId, text: &str) {
-    let pki = !shared.licensed() && shared.gate.has_key(node);
+    let key = (!shared.licensed())
+        .then(|| shared.gate.key(node))
+        .flatten();
     let Some(dest) = Destination::node(
         node,
-        pki,
+        key,
         shared.gate.standing(node, None),
         hops_to(view, node),
     ) else {

@@ -6,7 +6,7 @@
 //! node. A [`Destination`] is any reply's address: a `DmDest`, or everyone on a channel
 //! ([`Destination::channel`], for mentions, whose answers are public).
 
-use crate::node::{NodeId, Standing};
+use crate::node::{NodeId, PublicKey, Standing};
 use crate::radio::{HopFields, ReplyRequest, TextMessage};
 
 /// How a DM's replies are sealed.
@@ -29,6 +29,8 @@ pub(crate) struct DmDest {
     standing: Standing,
     /// The DM's hop fields: its replies and notices go as far as the firmware's rule says.
     asked: HopFields,
+    /// The sender's key: the DM's own when it came PKI, else the one the bot pinned.
+    key: Option<PublicKey>,
 }
 
 impl DmDest {
@@ -42,7 +44,16 @@ impl DmDest {
             pki: seal == Seal::Pki,
             standing: Standing::New,
             asked: msg.hop_fields,
+            key: msg.public_key.filter(|_| msg.pki),
         })
+    }
+
+    /// The same sender, with `pinned` (the key the bot holds for it) when its DM brought none.
+    pub(crate) fn with_pinned(self, pinned: Option<PublicKey>) -> DmDest {
+        DmDest {
+            key: self.key.or(pinned),
+            ..self
+        }
     }
 
     /// The same sender, at `standing` (decided at intake: `schedule::standing::standing`).
@@ -72,6 +83,8 @@ pub(crate) struct Destination {
     asked: HopFields,
     /// Its parts wait for their ACKs whoever the node is (see `ReplyRequest::receipt`).
     receipt: bool,
+    /// The node's key, handed back to our node if it lost it (see `ReplyRequest::pinned`).
+    key: Option<PublicKey>,
 }
 
 impl From<DmDest> for Destination {
@@ -83,6 +96,7 @@ impl From<DmDest> for Destination {
             standing: d.standing,
             asked: d.asked,
             receipt: false,
+            key: d.key,
         }
     }
 }
@@ -98,25 +112,28 @@ impl Destination {
             standing: Standing::New,
             asked: HopFields::default(),
             receipt: false,
+            key: None,
         }
     }
 
     /// Node `to` on the primary channel, though it sent nothing to answer (a `!tell`
     /// delivery, a sender's receipt): `None` for the broadcast address and node 0. It goes
-    /// sealed as `pki` says, at `standing`, as far as `asked` says.
+    /// PKI with `key` when there is one (else as the firmware can), at `standing`, as far as
+    /// `asked` says.
     pub(crate) fn node(
         to: NodeId,
-        pki: bool,
+        key: Option<PublicKey>,
         standing: Standing,
         asked: HopFields,
     ) -> Option<Destination> {
         (to != NodeId::BROADCAST && to != NodeId(0)).then_some(Destination {
             to,
             channel: 0,
-            pki,
+            pki: key.is_some(),
             standing,
             asked,
             receipt: false,
+            key,
         })
     }
 
@@ -162,6 +179,7 @@ impl Destination {
             pki: self.pki,
             asked: self.asked,
             receipt: self.receipt,
+            pinned: self.key.filter(|_| self.pki),
         }
     }
 }

@@ -211,9 +211,9 @@ impl LlmGate {
             .count()
     }
 
-    /// Whether the gate remembers `node`'s pinned key.
-    pub fn has_key(&self, node: NodeId) -> bool {
-        self.schedule().has_key(node)
+    /// The pinned key the gate remembers for `node`.
+    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+        self.schedule().key(node)
     }
 
     /// The standing of `node` for a message carrying `key` (a PKI DM's), now.

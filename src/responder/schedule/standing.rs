@@ -122,9 +122,9 @@ impl Standings {
         }
     }
 
-    /// Whether `node`'s pinned key is remembered (a completed exchange over PKI, or vouched).
-    pub fn has_key(&self, node: NodeId) -> bool {
-        self.keys.contains_key(&node)
+    /// `node`'s pinned key, when remembered (a completed exchange over PKI, or vouched).
+    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+        self.keys.get(&node).map(|(k, _)| *k)
     }
 
     /// What a message of `node` carrying `key` (a PKI DM's) proves at `now` (Unix seconds).

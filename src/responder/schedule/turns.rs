@@ -177,9 +177,9 @@ impl<W> Schedule<W> {
         self.standings.season(node, key, seasoned)
     }
 
-    /// Whether `node`'s pinned key is remembered.
-    pub fn has_key(&self, node: NodeId) -> bool {
-        self.standings.has_key(node)
+    /// `node`'s pinned key, when remembered.
+    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+        self.standings.key(node)
     }
 
     /// The standing of `node` for a message carrying `key` (a PKI DM's) at `now` (Unix

@@ -82,6 +82,7 @@ fn reply(to: u32, parts: &[&str]) -> ReplyRequest {
         pki: false,
         asked: Default::default(),
         receipt: false,
+        pinned: None,
     }
 }
 

@@ -244,6 +244,7 @@ async fn sent_packets_carry_the_reply_hop_limit_want_ack_reliable_and_the_dm_cha
                 pki: false,
                 asked: dm.hop_fields,
                 receipt: false,
+                pinned: None,
             })
             .await,
         )

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use tracing::{debug, info, warn};
 
-use super::{MAX_RATE_LIMIT_RESENDS, OutboxCore, Part, Phase, QueueFull, ReplyId};
-use crate::node::NodeId;
-use crate::radio::{FailReason, LinkEvent, NakReason, PartOutcome};
+use super::{Action, MAX_RATE_LIMIT_RESENDS, OutboxCore, Part, Phase, QueueFull, ReplyId};
+use crate::node::{NodeId, PublicKey};
+use crate::radio::{FailReason, LinkEvent, NakReason, Outgoing, OutgoingContact, PartOutcome};
 
 /// Maps a raw `Routing.Error` number to the reasons the outbox branches on; `None` is an ACK.
 pub fn nak_reason(error: i32) -> Option<NakReason> {
@@ -102,6 +102,11 @@ impl<K> OutboxCore<K> {
         };
         let to = r.req.to;
         let unheld = r.part.is_some_and(|p| p.unheld.is_some());
+        // The key to hand back on PKI_UNKNOWN_PUBKEY, and the link it goes on.
+        let rekey = (r.req.pki && !r.rekeyed)
+            .then_some(r.req.pinned)
+            .flatten()
+            .zip(self.link.map(|l| l.generation));
         let Some(reason) = nak_reason(error) else {
             // Only the destination's ACK proves delivery; an ACK from our own node (or from
             // anyone else) only says that a relay was heard.
@@ -141,6 +146,13 @@ impl<K> OutboxCore<K> {
             NakReason::TooLarge | NakReason::NoChannel => {
                 self.fail_reply(reply, FailReason::Nak(reason))
             }
+            // Our node lost the key (firmware 2.8 evicts it from a full node list): the one
+            // we pinned goes back as a contact, and the part is resent once after a gap.
+            NakReason::PkiUnknownPubkey if rekey.is_some() => {
+                if let Some((key, generation)) = rekey {
+                    self.rekey(reply, key, generation, now);
+                }
+            }
             // Never resent without PKI: the part was to go PKI or not at all.
             NakReason::PkiFailed
             | NakReason::PkiUnknownPubkey
@@ -163,5 +175,29 @@ impl<K> OutboxCore<K> {
                 self.retry(reply, FailReason::Nak(reason), now)
             }
         }
+    }
+
+    /// Hands `key` to our node as reply `reply`'s destination's contact, and resends the part
+    /// it refused one send gap later (the contact is written first).
+    fn rekey(&mut self, reply: ReplyId, key: PublicKey, generation: u64, now: Instant) {
+        let resend_at = now + self.send_gap;
+        let Some(r) = self.reply_mut(reply) else {
+            return;
+        };
+        r.rekeyed = true;
+        let node = r.req.to;
+        let Some(part) = r.part.as_mut() else {
+            return;
+        };
+        part.phase = Phase::Waiting {
+            not_before: Some(resend_at),
+        };
+        info!(%node, "our node has no key for it: handing it the pinned key, then resending");
+        self.out
+            .push(Action::Write(Outgoing::Contact(OutgoingContact {
+                node,
+                key,
+                generation,
+            })));
     }
 }

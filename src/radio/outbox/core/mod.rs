@@ -130,6 +130,9 @@ struct Reply<K> {
     /// The current part's tries and phase, from its first send until its outcome; `None`
     /// while it has not been sent.
     part: Option<Part>,
+    /// Its pinned key was handed to our node after a PKI_UNKNOWN_PUBKEY: once per reply, so
+    /// a node that keeps refusing the key ends the reply instead of looping.
+    rekeyed: bool,
 }
 
 impl<K> Reply<K> {
@@ -358,6 +361,7 @@ impl<K> OutboxCore<K> {
             queued_at,
             unacked: 0,
             part: None,
+            rekeyed: false,
         });
         id
     }

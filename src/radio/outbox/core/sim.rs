@@ -73,6 +73,7 @@ pub(super) fn reply(name: &str, to: u32, parts: usize) -> ReplyRequest {
         pki: false,
         asked: Default::default(),
         receipt: false,
+        pinned: None,
     }
 }
 
@@ -170,6 +171,9 @@ impl Sim {
                     }
                     self.texts.push(text);
                     self.sent_at.push(t);
+                }
+                Action::Write(Outgoing::Contact(c)) => {
+                    self.trace.push(format!("{t:.1} contact {}", c.node.0));
                 }
                 Action::Write(Outgoing::Probe) => {
                     self.trace.push(format!("{t:.1} probe"));
@@ -270,6 +274,7 @@ impl Sim {
                     pki: false,
                     asked: Default::default(),
                     receipt: false,
+                    pinned: None,
                 };
                 ids.insert(key, self.core.open(req, Standing::Known, key));
             }

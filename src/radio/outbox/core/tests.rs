@@ -180,6 +180,51 @@ fn hopeless_naks_give_up_at_once() {
 }
 
 #[test]
+fn a_lost_key_is_handed_back_once_and_the_part_resent() {
+    // PKI_UNKNOWN_PUBKEY on a PKI reply with a pinned key: the key goes to our node as a
+    // contact, the part is resent a gap later. Once per reply: a second such NAK ends it.
+    let pinned = |r: ReplyRequest| ReplyRequest {
+        pki: true,
+        pinned: Some(crate::node::PublicKey([7; 32])),
+        ..r
+    };
+    let cases: [(ReplyRequest, &[Answer], &[&str]); 3] = [
+        (
+            pinned(reply("a", 2, 1)),
+            &[&[(1.0, Ev::Nak(35))], ACK],
+            &[
+                "0.0 send a1 #101",
+                "1.0 contact 2",
+                "3.0 send a1 #102",
+                "3.5 report 0 [Delivered]",
+            ],
+        ),
+        (
+            pinned(reply("a", 2, 1)),
+            &[&[(1.0, Ev::Nak(35))], &[(1.0, Ev::Nak(35))]],
+            &[
+                "0.0 send a1 #101",
+                "1.0 contact 2",
+                "3.0 send a1 #102",
+                "4.0 report 0 [Failed(Nak(PkiUnknownPubkey))]",
+            ],
+        ),
+        // Another PKI reason is not a lost key: no contact mends it.
+        (
+            pinned(reply("a", 2, 1)),
+            &[&[(1.0, Ev::Nak(39))]],
+            &[
+                "0.0 send a1 #101",
+                "1.0 report 0 [Failed(Nak(PkiSendFailPublicKey))]",
+            ],
+        ),
+    ];
+    for (req, answers, expect) in cases {
+        check(&[req], answers, 60.0, expect);
+    }
+}
+
+#[test]
 fn late_acks_and_naks_are_ignored() {
     // The first try's ACK and a NAK arrive after its timeout, while the second try is pending.
     check(
@@ -341,6 +386,7 @@ fn a_delivery_whose_sender_waits_for_a_receipt_is_held_for_a_new_node() {
     sim.enqueue_as(reply("n", 20, 1), Standing::New, 0);
     let receipt = ReplyRequest {
         receipt: true,
+        pinned: None,
         ..reply("r", 30, 1)
     };
     sim.enqueue_as(receipt, Standing::New, 1);

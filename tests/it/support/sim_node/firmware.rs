@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use meshtastic::Message;
 use meshtastic::protobufs::config::lo_ra_config::RegionCode;
-use meshtastic::protobufs::{FromRadio, MeshPacket, PortNum, ToRadio, mesh_packet, to_radio};
+use meshtastic::protobufs::{
+    AdminMessage, FromRadio, MeshPacket, PortNum, SharedContact, ToRadio, admin_message,
+    from_radio, mesh_packet, to_radio,
+};
 use tokio::time::Instant;
 
 use super::packets::{self, BROADCAST};
@@ -20,6 +23,8 @@ use super::packets::{self, BROADCAST};
 pub const RATE_LIMIT_EXCEEDED: i32 = 38;
 /// PKI_FAILED in `Routing.Error`: what a node that cannot PKI-encrypt a PKI-only text answers.
 pub const PKI_FAILED: i32 = 34;
+/// PKI_UNKNOWN_PUBKEY in `Routing.Error`: our node holds no key for the destination.
+pub const PKI_UNKNOWN_PUBKEY: i32 = 35;
 /// How long the firmware remembers a packet id it was given (`FLOOD_EXPIRE_TIME`).
 const SEEN_FOR: Duration = Duration::from_secs(600);
 /// Bound on the remembered ids, so a flood cannot grow the sim without limit.
@@ -127,6 +132,9 @@ pub struct SimConfig {
     /// then their positions and device metrics replayed as broadcasts with their original
     /// `rx_time` after `config_complete_id`.
     pub firmware_28: bool,
+    /// Firmware 2.8's status message (`ModuleConfig.statusmessage`): reported at each
+    /// handshake of a `firmware_28` node, set by `AdminMessage.set_module_config`.
+    pub node_status: String,
 }
 
 impl Default for SimConfig {
@@ -151,6 +159,7 @@ impl Default for SimConfig {
             never_ack: Vec::new(),
             licensed: false,
             firmware_28: false,
+            node_status: String::new(),
         }
     }
 }
@@ -228,6 +237,12 @@ pub struct SimLog {
     /// Mesh packets for the client dropped because its queue was full (the oldest goes, as
     /// in the firmware): a DM the client never saw, or an ACK it waits for in vain.
     pub to_client_dropped: u32,
+    /// `AdminMessage.add_contact`s from the client to our node: the contact's node, its
+    /// `User` as given, and whether it was to be ignored or marked verified.
+    pub contacts: Vec<SharedContact>,
+    /// Status messages the client set (`set_module_config` with `statusmessage`), in order,
+    /// and whether the node was on firmware 2.8 then (an older one would have rebooted).
+    pub node_statuses: Vec<(String, bool)>,
 }
 
 impl SimLog {
@@ -242,6 +257,9 @@ impl SimLog {
 pub enum Action {
     /// Write at once, ahead of queued mesh packets.
     Reply(FromRadio),
+    /// Write at once: firmware 2.8's status message module config (the 2.7 protobufs of the
+    /// `meshtastic` crate cannot say it).
+    ReplyStatus(String),
     /// The handshake answer is complete: the session may now get mesh packets.
     Ready,
     /// Queue a mesh packet for the client after `after`. `answers` is the text it is the
@@ -267,6 +285,9 @@ pub struct Firmware {
     /// Destinations our node cannot PKI-encrypt for, with the NAK reason (34, 35 or 39) a
     /// text sent to them with `pki_encrypted` gets instead of going out.
     pub pki_naks: Vec<(u32, i32)>,
+    /// A contact with a key does not make its node's PKI_UNKNOWN_PUBKEY NAKs stop (a node
+    /// that keeps refusing, or evicts the key at once again).
+    pub keep_pki_naks: bool,
     /// When the last text was accepted: the rate limit counts from there.
     last_text_at: Option<Instant>,
     /// Ids the client used recently; the firmware drops a packet whose id it saw.
@@ -287,6 +308,7 @@ impl Firmware {
             ack_plans: VecDeque::new(),
             cut_after_next_text: false,
             pki_naks: Vec::new(),
+            keep_pki_naks: false,
             last_text_at: None,
             seen: VecDeque::new(),
             next_id: 0x5100_0001,
@@ -362,6 +384,18 @@ impl Firmware {
                     .into_iter()
                     .map(Action::Reply)
                     .collect();
+                // 2.8 sends the status message's module config with the other module
+                // configs, before `config_complete_id`.
+                let complete = out.iter().position(|a| {
+                    matches!(a, Action::Reply(m) if matches!(m.payload_variant, Some(from_radio::PayloadVariant::ConfigCompleteId(_))))
+                });
+                if let (true, Some(at), false) = (
+                    self.cfg.firmware_28,
+                    complete,
+                    nonce == packets::NONCE_ONLY_NODES,
+                ) {
+                    out.insert(at, Action::ReplyStatus(self.cfg.node_status.clone()));
+                }
                 out.push(Action::Ready);
                 out
             }
@@ -401,6 +435,32 @@ impl Firmware {
         false
     }
 
+    /// Local admin (no session passkey needed from the API client): `add_contact` puts the
+    /// node and its key in the node list (NodeDB::addFromContact), so PKI_UNKNOWN_PUBKEY for
+    /// it ends unless `keep_pki_naks`. Other admin messages are ignored.
+    fn on_admin(&mut self, payload: &[u8]) {
+        let Ok(admin) = AdminMessage::decode(payload) else {
+            self.log.bad_frames += 1;
+            return;
+        };
+        if let Some(status) = packets::set_status(payload) {
+            let on_28 = self.cfg.firmware_28;
+            if on_28 {
+                self.cfg.node_status = status.clone();
+            }
+            self.log.node_statuses.push((status, on_28));
+            return;
+        }
+        if let Some(admin_message::PayloadVariant::AddContact(c)) = admin.payload_variant {
+            let has_key = c.user.as_ref().is_some_and(|u| u.public_key.len() == 32);
+            if has_key && !self.keep_pki_naks {
+                self.pki_naks
+                    .retain(|&(to, reason)| !(to == c.node_num && reason == PKI_UNKNOWN_PUBKEY));
+            }
+            self.log.contacts.push(c);
+        }
+    }
+
     fn on_packet(&mut self, mut p: MeshPacket, now: Instant) -> Vec<Action> {
         if p.id != 0 && self.seen_before(p.id, now) {
             tracing::debug!(id = p.id, "sim: packet id seen recently, dropped");
@@ -417,6 +477,12 @@ impl Firmware {
                 if d.portnum == PortNum::TextMessageApp as i32 =>
             {
                 d.clone()
+            }
+            Some(mesh_packet::PayloadVariant::Decoded(d))
+                if d.portnum == PortNum::AdminApp as i32 && p.to == me =>
+            {
+                self.on_admin(&d.payload);
+                return vec![status];
             }
             _ => return vec![status],
         };
@@ -531,6 +597,7 @@ mod tests {
                     }
                     _ => "reply".to_string(),
                 },
+                Action::ReplyStatus(_) => "status".to_string(),
                 Action::Ready => "ready".to_string(),
                 Action::Close => "close".to_string(),
                 Action::Deliver { after, msg, .. } => {

@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use meshtastic::protobufs::{MeshPacket, from_radio, telemetry};
+use meshtastic::protobufs::{MeshPacket, SharedContact, from_radio, telemetry};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio_serial::SerialPort;
@@ -163,6 +163,17 @@ impl SimNode {
     /// encrypt for it.
     pub fn nak_pki_to(&self, to: u32, reason: i32) {
         self.shared.update(|st| st.fw.pki_naks.push((to, reason)));
+    }
+
+    /// PKI_UNKNOWN_PUBKEY NAKs go on after a contact with the key is added (a node that
+    /// evicts it again at once).
+    pub fn keep_pki_naks(&self) {
+        self.shared.update(|st| st.fw.keep_pki_naks = true);
+    }
+
+    /// The contacts the client added to our node (`AdminMessage.add_contact`), in order.
+    pub fn contacts(&self) -> Vec<SharedContact> {
+        self.shared.lock().fw.log.contacts.clone()
     }
 
     /// Whether heartbeats get a `queueStatus` (firmware ≥ 2.7.5) or silence (older).

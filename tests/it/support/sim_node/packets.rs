@@ -550,3 +550,52 @@ pub fn handshake(cfg: &SimConfig, nonce: u32, reboot_count: u32) -> Vec<FromRadi
     }
     out
 }
+
+/// `FromRadio` as firmware 2.8 sends its status message's module config (`moduleConfig` 9,
+/// `ModuleConfig.statusmessage` 14): fields the `meshtastic` crate's protobufs do not have.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StatusFromRadio {
+    #[prost(message, optional, tag = "9")]
+    module_config: Option<StatusModuleConfig>,
+}
+
+/// `ModuleConfig` as far as `statusmessage` (14) goes.
+#[derive(Clone, PartialEq, prost::Message)]
+struct StatusModuleConfig {
+    #[prost(message, optional, tag = "14")]
+    statusmessage: Option<StatusMessageConfig>,
+}
+
+/// `ModuleConfig.StatusMessageConfig`.
+#[derive(Clone, PartialEq, prost::Message)]
+struct StatusMessageConfig {
+    #[prost(string, tag = "1")]
+    node_status: String,
+}
+
+/// `AdminMessage` as far as `set_module_config` (35) goes.
+#[derive(Clone, PartialEq, prost::Message)]
+struct StatusAdmin {
+    #[prost(message, optional, tag = "35")]
+    set_module_config: Option<StatusModuleConfig>,
+}
+
+/// The handshake's status message module config reporting `status`.
+pub fn status_config(status: &str) -> StatusFromRadio {
+    StatusFromRadio {
+        module_config: Some(StatusModuleConfig {
+            statusmessage: Some(StatusMessageConfig {
+                node_status: status.to_string(),
+            }),
+        }),
+    }
+}
+
+/// The status an `AdminMessage` payload sets (`set_module_config` with `statusmessage`).
+pub fn set_status(admin: &[u8]) -> Option<String> {
+    StatusAdmin::decode(admin)
+        .ok()?
+        .set_module_config?
+        .statusmessage
+        .map(|s| s.node_status)
+}

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use meshtastic::Message;
 use meshtastic::protobufs::FromRadio;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::firmware::{Action, Firmware};
 use super::frame::{self, Deframer, Piece};
+use super::packets;
 
 /// The firmware's queue of packets towards the client holds this many.
 const TO_PHONE_MAX: usize = 32;
@@ -130,7 +132,7 @@ impl State {
     }
 
     /// Queues a frame on the current session, after a log line when `log_text` is on.
-    pub fn write_frame(&mut self, msg: &FromRadio) -> bool {
+    pub fn write_frame(&mut self, msg: &impl Message) -> bool {
         let bytes = self.framed(msg);
         self.write_raw(bytes)
     }
@@ -147,7 +149,7 @@ impl State {
         }
     }
 
-    fn framed(&mut self, msg: &FromRadio) -> Vec<u8> {
+    fn framed(&mut self, msg: &impl Message) -> Vec<u8> {
         let mut out = Vec::new();
         if self.fw.cfg.log_text {
             self.log_counter = self.log_counter.wrapping_add(1);
@@ -279,6 +281,9 @@ fn handle_frame(shared: &Arc<Shared>, id: u64, payload: &[u8]) {
             match action {
                 Action::Reply(msg) => {
                     st.write_frame(&msg);
+                }
+                Action::ReplyStatus(status) => {
+                    st.write_frame(&packets::status_config(&status));
                 }
                 Action::Ready => {
                     if let Some(s) = st.session.as_mut() {

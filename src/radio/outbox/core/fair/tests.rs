@@ -311,6 +311,7 @@ fn a_streamed_reply_to_a_node_that_never_acked_sends_its_parts_as_they_come() {
         pki: false,
         asked: Default::default(),
         receipt: false,
+        pinned: None,
     };
     ids.insert(0, sim.core.open(req(FRESH), New, 0));
     sim.step(&mut ids, &Step::Part(0, "one"));
