@@ -3,9 +3,10 @@
 //! The set is chosen by who uses Meshtastic (its community outside the English-speaking world
 //! is largely in the German-speaking countries, Brazil and Portugal, Spain, France, Italy, the
 //! Netherlands and Poland): for these the prompt's fixed parts and the bot's own texts exist
-//! in the language; any other language gets English ones. Each module keeps its own texts
-//! beside their explanation, as a `match` on [`Lang`] (English first, byte-identical to what
-//! it was before there were others).
+//! in the language; any other language gets English ones. The texts are named once, with
+//! what each means, in [`say`] (the bot's own) and [`prompt`] (the prompt's parts); each
+//! language's words for them are one file, `en.rs` … `pl.rs` (English byte-identical to what
+//! it was before there were others). A new text is one variant and one line per language.
 //!
 //! Detection is `whatlang`'s trigram model (no model call, no I/O), limited to the languages
 //! here, and only for a message of at least [`MIN_WORDS`] words it is sure of: "ok", "73!"
@@ -15,16 +16,77 @@
 //! "le", …), and no fewer than English ones. Words in quotes are someone else's and are left
 //! out ([`aside`]). Which language a conversation is in is [`Sticky`]'s to say.
 
+/// Declares a text enum and its `ALL` (every variant, in order, for the tests) from one list.
+macro_rules! texts {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident,)* }) => {
+        $(#[$meta])*
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            /// Every one, in order.
+            pub const ALL: [$name; [$(stringify!($variant)),*].len()] = [$($name::$variant),*];
+        }
+    };
+}
+
 pub mod aside;
+mod de;
+mod en;
+mod es;
+mod fr;
+mod it;
+mod nl;
+mod pl;
 pub mod prompt;
+mod pt;
 pub mod say;
 pub mod sticky;
 
 use std::sync::LazyLock;
 
-pub use prompt::{Part, part};
-pub use say::{Say, fill, say};
+pub use prompt::Part;
+pub use say::{Say, fill};
 pub use sticky::Sticky;
+
+/// The bot's own text `s` in `lang`.
+pub fn say(lang: Lang, s: Say) -> &'static str {
+    match lang {
+        Lang::En => en::say(s),
+        Lang::De => de::say(s),
+        Lang::Es => es::say(s),
+        Lang::Pt => pt::say(s),
+        Lang::Fr => fr::say(s),
+        Lang::It => it::say(s),
+        Lang::Nl => nl::say(s),
+        Lang::Pl => pl::say(s),
+    }
+}
+
+/// The prompt's part `p` in `lang`.
+pub fn part(lang: Lang, p: Part) -> &'static str {
+    match lang {
+        Lang::En => en::part(p),
+        Lang::De => de::part(p),
+        Lang::Es => es::part(p),
+        Lang::Pt => pt::part(p),
+        Lang::Fr => fr::part(p),
+        Lang::It => it::part(p),
+        Lang::Nl => nl::part(p),
+        Lang::Pl => pl::part(p),
+    }
+}
+
+/// The form a count's noun takes (CLDR's plural categories, as far as meshai's languages and
+/// counts need them): "1 skok", "2 skoki", "5 skoków".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plural {
+    One,
+    /// Polish 2–4, 22–24, 32–34, … (not 12–14).
+    Few,
+    Many,
+}
 
 /// A language meshai has texts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -50,6 +112,15 @@ pub const MIN_WORDS: usize = 3;
 pub const MIN_CONFIDENCE: f64 = 0.3;
 
 impl Lang {
+    /// The plural form of a count of `n` in this language.
+    pub fn plural(self, n: u64) -> Plural {
+        match (self, n % 10, n % 100) {
+            _ if n == 1 => Plural::One,
+            (Lang::Pl, 2..=4, tens) if !(12..=14).contains(&tens) => Plural::Few,
+            _ => Plural::Many,
+        }
+    }
+
     /// Every language, English first.
     pub const ALL: [Lang; 8] = [
         Lang::En,
@@ -199,84 +270,4 @@ fn by_small_words(small: impl Fn(Lang) -> usize) -> Option<Lang> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_round_trip_and_unknown_ones_are_none() {
-        for l in Lang::ALL {
-            assert_eq!(Lang::from_code(l.code()), Some(l));
-            assert_eq!(Lang::from_code(&l.code().to_uppercase()), Some(l));
-        }
-        assert_eq!(Lang::from_code("sv"), None);
-        assert_eq!(Lang::from_code("auto"), None);
-        assert_eq!(Lang::from_code(""), None);
-    }
-
-    #[test]
-    fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
-        use Lang::*;
-        // Clear enough to say.
-        let clear = [
-            ("Which cable should I buy for the antenna on my node?", En),
-            ("Can you tell me how the weather will be tomorrow?", En),
-            ("Welche Antenne soll ich auf meinen Solarknoten setzen?", De),
-            ("Mein Hund heißt Pepper.", De),
-            ("Wie heißt mein Hund?", De),
-            ("Unser Vereinsrepeater steht auf dem Brocken.", De),
-            ("¿Qué antena debo poner en mi nodo solar?", Es),
-            ("¿Cómo se llama mi perro?", Es),
-            ("Quelle antenne dois-je mettre sur mon nœud solaire ?", Fr),
-            ("Quale antenna devo mettere sul mio nodo solare?", It),
-            ("Welke antenne moet ik op mijn zonne-node zetten?", Nl),
-            ("Jaką antenę powinienem założyć na mój węzeł solarny?", Pl),
-        ];
-        for (text, want) in clear {
-            assert_eq!(detect(text), Some(want), "{text:?}");
-        }
-        // Short sentences the trigrams are unsure of, told by their small words.
-        for (text, want) in [
-            ("Hola, me llamo Mateo. (session 28-1-0)", Es),
-            ("Mi indicativo es EA7KLM.", Es),
-            ("Wo wohne ich?", De),
-            ("Mi perro se llama Pepper.", Es),
-        ] {
-            assert_eq!(detect(text), Some(want), "{text:?}");
-        }
-        // Short or plain sentences: the right language or none, never a wrong one (whatlang
-        // guesses "Wo wohne ich?" Polish and "Mi perro se llama Pepper." Italian, unsure).
-        let unclear = [
-            ("What is my name?", En),
-            ("Where do I live?", En),
-            ("Hi, my name is Tomasz.", En),
-            ("Wo wohne ich?", De),
-            ("Danke, das hilft mir sehr.", De),
-            ("Mi perro se llama Pepper.", Es),
-            ("Hola, me llamo Tomasz.", Es),
-            ("Qual antena devo colocar no meu nó solar?", Pt),
-        ];
-        for (text, want) in unclear {
-            let got = detect(text);
-            assert!(got.is_none() || got == Some(want), "{text:?}: {got:?}");
-        }
-        // English the trigrams take for French.
-        for text in [
-            "question during timeout",
-            "question during outage",
-            "first question",
-        ] {
-            assert_eq!(detect(text), None, "{text:?}");
-        }
-        // Too short to say anything.
-        for text in [
-            "Danke!",
-            "ok 73",
-            "Hallo Pepper",
-            "Merci beaucoup!",
-            "",
-            "12 34 56 !!",
-        ] {
-            assert_eq!(detect(text), None, "{text:?}");
-        }
-    }
-}
+mod tests;

@@ -1,14 +1,11 @@
-//! The texts of `!nodes` (who was heard in the last hour, as many as fit one packet) and
-//! `!nodes NAME` (one node), answered by the daemon without the model. Pure; through the
+//! The texts of `!nodes` (who was heard in the last hour, as many as fit one packet; `!nodes
+//! NAME` is `lookup::card`), answered by the daemon without the model. Pure; through the
 //! same lens as the facts: hidden nodes are never listed, positions only when they may be
 //! told.
 
 use super::MeshConfig;
-use super::facts::{self, Frame};
 use super::lens::{Lens, Seen};
-use super::matcher;
 use crate::lang::{Lang, Say, fill, say};
-use crate::node::NodeId;
 use crate::radio::MeshView;
 use crate::text::{cap, one_line};
 
@@ -126,39 +123,10 @@ pub(super) fn within(
     text
 }
 
-/// One node, named loosely (`name`), for `asker` at `now`: how it was heard, its readings,
-/// its distance when it may be told; or that no node by that name is known.
-pub fn node(view: &MeshView, cfg: &MeshConfig, name: &str, asker: NodeId, now: i64) -> String {
-    let lens = Lens::new(cfg, view);
-    let nodes = lens.nodes();
-    let found = matcher::named(
-        name,
-        nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
-    );
-    let Some(seen) = found.first().and_then(|id| lens.node(*id)) else {
-        return format!(
-            "No node named \"{}\" in my list. !nodes: who I hear.",
-            cap(&one_line(name), 24)
-        );
-    };
-    let frame = Frame {
-        now,
-        units: cfg.units,
-        ours: lens.our_position(),
-        asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
-        positions: cfg.positions,
-        about_me: false,
-    };
-    let mut lines = facts::node_lines(&seen, &[], &frame);
-    if seen.position.is_none() && cfg.positions {
-        lines.push(facts::distance_line(&seen, &frame));
-    }
-    format!("{} {}", seen.id, lines.join(" "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::node::NodeId;
     use crate::radio::NodeNames;
 
     const NOW: i64 = 1_800_000_000;
@@ -213,27 +181,5 @@ mod tests {
         // Tiny packets still hold the count.
         let tiny = heard(&mesh(40), &cfg, NOW, 30, 200, crate::lang::Lang::En);
         assert!(fits(&tiny, 30, 200), "{tiny}");
-    }
-
-    #[test]
-    fn one_node_by_a_loose_name_or_none() {
-        let cfg = MeshConfig::default();
-        let v = mesh(3);
-        let text = node(&v, &cfg, "r1", NodeId(9), NOW);
-        assert!(
-            text.starts_with("!00000065 Ridge Node Number 1 (R1): last heard 1 min ago."),
-            "{text}"
-        );
-        assert!(text.contains("position unknown"), "{text}");
-        let none = node(&v, &cfg, "hilltop", NodeId(9), NOW);
-        assert_eq!(
-            none,
-            "No node named \"hilltop\" in my list. !nodes: who I hear."
-        );
-        let hidden = MeshConfig {
-            hidden: vec![super::super::Hidden::parse("r1")],
-            ..MeshConfig::default()
-        };
-        assert!(node(&v, &hidden, "r1", NodeId(9), NOW).starts_with("No node named"));
     }
 }

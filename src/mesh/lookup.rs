@@ -24,9 +24,10 @@ use super::lens::{Lens, Seen};
 use super::listing::{self, Heads};
 use super::matcher::{self, Reading};
 use crate::lang::say::{PACKET_BYTES, PACKET_CHARS};
-use crate::lang::{Lang, fill};
+use crate::lang::{Lang, Say, fill, say};
 use crate::node::NodeId;
 use crate::radio::{GeoPoint, MeshView, NodeNames};
+use crate::text::{cap, one_line};
 
 use texts::{Texts, texts};
 pub use words::Field;
@@ -196,6 +197,91 @@ pub fn answer(
             sentence(t, &seen, field, low, &at, now)
         }
     })
+}
+
+/// `!nodes NAME`: the node named loosely by `name`, for `asker` at `now`, in `lang` — how far
+/// and when it was heard, the readings it sent with their ages, where it is when that may be
+/// told — or that no node by that name is in the list. Through the lens like every lookup.
+pub fn card(
+    view: &MeshView,
+    cfg: &MeshConfig,
+    name: &str,
+    asker: NodeId,
+    now: i64,
+    lang: Lang,
+) -> String {
+    let lens = Lens::new(cfg, view);
+    let nodes = lens.nodes();
+    let found = matcher::named(
+        name,
+        nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
+    );
+    let Some(seen) = found.first().and_then(|id| lens.node(*id)) else {
+        let word = cap(&one_line(name), 24);
+        return fill(say(lang, Say::NoNodeNamed), &[("word", &word)]);
+    };
+    let t = texts(lang);
+    let at = Place {
+        ours: lens.our_position(),
+        asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
+        positions: cfg.positions,
+        units: cfg.units,
+    };
+    let first = match seen.node.hops_away {
+        Some(_) => Field::Hops,
+        None => Field::Heard,
+    };
+    let mut lines = vec![
+        seen.id.to_string(),
+        sentence(t, &seen, first, false, &at, now),
+    ];
+    let readings = readings(t, &seen, cfg.units, now);
+    if !readings.is_empty() {
+        lines.push(format!("{}.", readings.join(", ")));
+    }
+    if cfg.positions {
+        lines.push(sentence(t, &seen, Field::Distance, false, &at, now));
+    }
+    lines.join(" ")
+}
+
+/// `battery 87 % (3 h ago)`, one for each reading `seen` sent, in the language.
+fn readings(t: &Texts, seen: &Seen<'_>, units: Units, now: i64) -> Vec<String> {
+    let node = seen.node;
+    let device = node.device.map(|d| {
+        // Above 100 is external power: no battery level to tell.
+        let battery = d
+            .value
+            .battery_level
+            .filter(|l| *l <= 100)
+            .map(|l| format!("{l} %"));
+        (battery, d.value.voltage.map(|v| format!("{v:.2} V")), d.at)
+    });
+    let mut out = Vec::new();
+    if let Some((battery, voltage, at)) = device {
+        for (label, value) in [(0, battery), (1, voltage)] {
+            if let Some(v) = value {
+                out.push(format!("{} {v} ({})", t.labels[label], age(t, now - at)));
+            }
+        }
+    }
+    if let Some(e) = node.environment {
+        let sensors = [
+            (2, Reading::Temperature),
+            (3, Reading::Humidity),
+            (4, Reading::Pressure),
+            (5, Reading::Wind),
+            (6, Reading::Light),
+        ];
+        for (label, r) in sensors {
+            if let Some(v) = super::facts::environment_value(r, &e.value, units) {
+                // A wind's direction is a compass point in English: said only as a speed.
+                let v = v.split(" from ").next().unwrap_or(&v).to_string();
+                out.push(format!("{} {v} ({})", t.labels[label], age(t, now - e.at)));
+            }
+        }
+    }
+    out
 }
 
 /// Where distances are said from, and how.

@@ -288,6 +288,6 @@ fn clones_of_a_long_known_name_do_not_answer_for_it() {
     )
     .unwrap();
     assert!(note.contains("87") && !note.contains("17"), "{note}");
-    let shown = listing::node(&v, &cfg, "hilltop", asker, NOW);
+    let shown = super::lookup::card(&v, &cfg, "hilltop", asker, NOW, lang);
     assert!(shown.starts_with(&NodeId(RELAY).to_string()), "{shown}");
 }

@@ -21,15 +21,10 @@ use jiff::tz::Offset;
 
 use crate::clock::{Zone, unix_time};
 use crate::config::ContextConfig;
-use crate::lang::{Lang, Part, fill, part};
+use crate::lang::{Lang, Part, Plural, fill, part};
+use crate::mesh::geo::{self, Fineness, NEAR_KM, Units, distance_km};
 use crate::radio::{GeoPoint, NodeNames, TextMessage};
 use crate::text::one_line;
-
-// The globe's arithmetic is the mesh facts' (`mesh::geo`); the radio note says it in km.
-pub use crate::mesh::geo::{bearing_deg, compass, distance_km};
-
-/// Closer than this, a direction means nothing (GPS noise): only "near you" is said.
-const NEAR_KM: f64 = 0.1;
 
 /// What is known about one message's sender, taken from the radio's [`TextMessage`].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -115,13 +110,19 @@ pub fn with_header(header: Option<&str>, text: &str) -> String {
 /// How the message reached us, e.g. `Radio details of this message: 2 hops away, SNR -7.5 dB,
 /// 11.5 km NE of you.`: the hops, SNR and distance that `opts` switches on and that are
 /// known; `None` when nothing is left.
-pub fn radio_note(lang: Lang, asker: &Asker, opts: &ContextConfig) -> Option<String> {
+pub fn radio_note(lang: Lang, asker: &Asker, opts: &ContextConfig, units: Units) -> Option<String> {
     let mut items = Vec::new();
     if opts.hops {
         match asker.hops {
             Some(0) => items.push(part(lang, Part::HeardDirectly).to_string()),
             Some(1) => items.push(part(lang, Part::OneHop).to_string()),
-            Some(h) => items.push(fill(part(lang, Part::Hops), &[("n", &h.to_string())])),
+            Some(h) => {
+                let form = match lang.plural(u64::from(h)) {
+                    Plural::Few => Part::HopsFew,
+                    Plural::One | Plural::Many => Part::Hops,
+                };
+                items.push(fill(part(lang, form), &[("n", &h.to_string())]));
+            }
             None => {}
         }
     }
@@ -133,7 +134,7 @@ pub fn radio_note(lang: Lang, asker: &Asker, opts: &ContextConfig) -> Option<Str
     if opts.distance
         && let (Some(from), Some(to)) = (asker.local_position, asker.position)
     {
-        items.push(whereabouts(from, to));
+        items.push(whereabouts(from, to, units));
     }
     (!items.is_empty()).then(|| {
         let items = items.join(", ");
@@ -154,60 +155,16 @@ fn names(n: &NodeNames) -> Option<String> {
     }
 }
 
-/// `12.3 km NE of you`: where `to` is seen from `from`. A reduced-precision position makes it
-/// `about 12 km NE of you`, or `within about 6 km of you` when the direction is lost in it.
-fn whereabouts(from: GeoPoint, to: GeoPoint) -> String {
-    let km = distance_km(from, to);
-    let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
-    if uncertainty > 0.0 {
-        if km < 2.0 * uncertainty {
-            return format!(
-                "within about {} of you",
-                length(2.0 * uncertainty, Precision::Rough)
-            );
-        }
-        return format!(
-            "about {} {} of you",
-            length(km, Precision::Rough),
-            compass(bearing_deg(from, to))
-        );
+/// `12.3 km NE of you`: where `to` is seen from `from`, in `units`, said as the mesh facts
+/// say it (`mesh::geo::whereabouts`): `about 12 km NE of you` for a reduced-precision
+/// position, `within about 6 km of you` when the direction is lost in it.
+fn whereabouts(from: GeoPoint, to: GeoPoint, units: Units) -> String {
+    let exact = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0) <= 0.0;
+    if exact && distance_km(from, to) < NEAR_KM {
+        let near = geo::length(NEAR_KM, units, Fineness::Rough);
+        return format!("near you (under {near})");
     }
-    if km < NEAR_KM {
-        return "near you (under 100 m)".to_string();
-    }
-    format!(
-        "{} {} of you",
-        length(km, Precision::Fine),
-        compass(bearing_deg(from, to))
-    )
-}
-
-/// How finely a distance is said.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Precision {
-    /// 10 m steps below a km, a decimal below 100 km.
-    Fine,
-    /// An uncertain position: 100 m steps, no decimal.
-    Rough,
-}
-
-/// `680 m`, `12.3 km`, `344 km`; [`Precision::Rough`] drops the decimal (and keeps 100 m
-/// steps).
-fn length(km: f64, precision: Precision) -> String {
-    if km < 1.0 {
-        let step = match precision {
-            Precision::Rough => 100.0,
-            Precision::Fine => 10.0,
-        };
-        format!(
-            "{} m",
-            ((km * 1000.0 / step).round() * step).max(step) as u32
-        )
-    } else if km < 100.0 && precision == Precision::Fine {
-        format!("{km:.1} km")
-    } else {
-        format!("{km:.0} km")
-    }
+    format!("{} of you", geo::whereabouts(from, to, units))
 }
 
 /// What the model is told about who asks with one message: the header (names), the radio
@@ -237,7 +194,13 @@ pub enum Grounding {
 impl Asking {
     /// What a conversation's first message says of `msg`: the items of `context` that
     /// `asker` knows, as of the message's local time in `zone`.
-    pub fn of(zone: &Zone, msg: &TextMessage, context: &ContextConfig, lang: Lang) -> Asking {
+    pub fn of(
+        zone: &Zone,
+        msg: &TextMessage,
+        context: &ContextConfig,
+        units: Units,
+        lang: Lang,
+    ) -> Asking {
         let who = Asker::of(msg);
         let clock = LocalClock {
             now: msg.received_at,
@@ -245,7 +208,7 @@ impl Asking {
         };
         Asking {
             header: header(&who, context),
-            radio: radio_note(lang, &who, context),
+            radio: radio_note(lang, &who, context, units),
             time: time_note(lang, clock, context),
             lang,
         }

@@ -260,7 +260,7 @@ async fn text_turn(
         Memory::Without { dest }
     };
     let s = &shared.settings;
-    let asking = Asking::of(&s.zone, msg, &s.context, lang);
+    let asking = Asking::of(&s.zone, msg, &s.context, s.mesh.units, lang);
     turn::run(shared, msg, &earlier, turn, asks, asking, memory).await;
 }
 

@@ -569,3 +569,65 @@ fn through_the_lens_hidden_nodes_and_positions() {
         Some("Forest Camp (FCMP) ist ~6 km N von meinem Knoten (Position von vor 1 min).")
     );
 }
+
+#[test]
+fn a_nodes_card_is_in_the_askers_language() {
+    let v = view();
+    let cfg = MeshConfig::default();
+    let card_of = |name: &str, lang: Lang| card(&v, &cfg, name, NodeId(ASKER), NOW, lang);
+    let cases = [
+        (
+            "harbor",
+            Lang::En,
+            "!00000300 Harbor Base (HRB) is 2 hops away (last heard 4 min ago). battery 64 % \
+             (4 min ago), voltage 3.40 V (4 min ago). Harbor Base (HRB) is 2.8 km N of my \
+             node (position from 4 min ago).",
+        ),
+        (
+            "ridge weather",
+            Lang::En,
+            "!00000700 Ridge Weather (RWX) is 3 hops away (last heard 5 min ago). \
+             temperature 3.5 °C (5 min ago). Ridge Weather (RWX) shares no position, so I \
+             don't know how far it is.",
+        ),
+        (
+            "nowhere",
+            Lang::En,
+            "No node named \"nowhere\" in my list. !nodes: who I hear.",
+        ),
+        (
+            "nirgends",
+            Lang::De,
+            "Kein Knoten namens \"nirgends\" in meiner Liste. !nodes: wen ich höre.",
+        ),
+    ];
+    for (name, lang, want) in cases {
+        assert_eq!(card_of(name, lang), want, "{lang} {name}");
+    }
+    // Every language says it in its own words: nothing of the English card but the numbers.
+    let english = card_of("harbor", Lang::En);
+    for lang in Lang::ALL.into_iter().skip(1) {
+        let card = card_of("harbor", lang);
+        assert!(
+            card.starts_with("!00000300 ") && card.contains("64 %"),
+            "{lang}: {card}"
+        );
+        assert_ne!(card, english, "{lang}");
+        assert!(
+            !card.contains("hops away") && !card.contains("battery"),
+            "{lang}: {card}"
+        );
+    }
+    // Hidden nodes have no card; an external power supply is no battery level.
+    let hidden = MeshConfig {
+        hidden: vec![super::super::Hidden::parse("Harbor Base")],
+        ..MeshConfig::default()
+    };
+    let other = card(&v, &hidden, "harbor base", NodeId(ASKER), NOW, Lang::En);
+    assert!(
+        !other.contains("Harbor Base") && !other.contains("00000300"),
+        "{other}"
+    );
+    let gateway = card_of("harbour gateway", Lang::En);
+    assert!(!gateway.contains("101"), "{gateway}");
+}

@@ -1,6 +1,7 @@
 //! The header, the radio note, distances and local times, as tables.
 
 use super::*;
+use crate::mesh::geo::{bearing_deg, compass};
 use std::time::{Duration, UNIX_EPOCH};
 
 fn pt(lat: f64, lon: f64) -> GeoPoint {
@@ -346,10 +347,44 @@ fn radio_notes() {
     for (name, asker, opts, want) in cases {
         let want = want.map(|w| format!("{prefix}{w}"));
         assert_eq!(
-            radio_note(crate::lang::Lang::En, &asker, &opts),
+            radio_note(crate::lang::Lang::En, &asker, &opts, Units::Metric),
             want,
             "{name}"
         );
+    }
+    // `[mesh] units = "imperial"` holds for the radio note too.
+    let asker = Asker {
+        position: Some(pt(47.45, 8.65)),
+        local_position: Some(home),
+        ..Asker::default()
+    };
+    let note = radio_note(
+        crate::lang::Lang::En,
+        &asker,
+        &ContextConfig::default(),
+        Units::Imperial,
+    );
+    assert_eq!(note, Some(format!("{prefix}7.2 mi NE of you.")));
+}
+
+#[test]
+fn hops_take_the_languages_plural() {
+    use crate::lang::Lang;
+    let opts = ContextConfig::default();
+    let cases = [
+        (Lang::Pl, 2, "2 skoki dalej"),
+        (Lang::Pl, 4, "4 skoki dalej"),
+        (Lang::Pl, 5, "5 skoków dalej"),
+        (Lang::Pl, 1, "1 skok dalej"),
+        (Lang::En, 3, "3 hops away"),
+    ];
+    for (lang, hops, want) in cases {
+        let asker = Asker {
+            hops: Some(hops),
+            ..Asker::default()
+        };
+        let note = radio_note(lang, &asker, &opts, Units::Metric).unwrap_or_default();
+        assert!(note.contains(want), "{lang} {hops}: {note}");
     }
 }
 

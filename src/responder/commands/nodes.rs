@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use super::{Caller, Command, Takes};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
-use crate::mesh::listing;
+use crate::mesh::{listing, lookup};
 use crate::responder::identity::Ask;
 use crate::responder::shared::Shared;
 
@@ -49,7 +49,7 @@ fn answer<'a>(
                 lang,
             )
         } else {
-            listing::node(&view, &s.mesh, name, node, unix_now())
+            lookup::card(&view, &s.mesh, name, node, unix_now(), lang)
         }
     })
 }

@@ -215,6 +215,7 @@ async fn handle(
         &s.zone,
         &public_message(&msg),
         &public_context(&s.context),
+        s.mesh.units,
         lang,
     );
     let memory = Memory::Channel {

@@ -60,7 +60,13 @@ fn asking() -> Asking {
         time: true,
         ..ContextConfig::default()
     };
-    Asking::of(&Zone::fixed(0), &msg, &context, crate::lang::Lang::En)
+    Asking::of(
+        &Zone::fixed(0),
+        &msg,
+        &context,
+        crate::mesh::geo::Units::Metric,
+        crate::lang::Lang::En,
+    )
 }
 
 const TIME: &str = "This message was sent Mon 14:05 UTC.";

@@ -1,0 +1,110 @@
+//! Detection, codes and plural forms, as tables.
+
+use super::*;
+
+#[test]
+fn counts_take_their_languages_plural_form() {
+    use super::Plural::{Few, Many, One};
+    let cases = [
+        (
+            Lang::Pl,
+            [One, Few, Few, Few, Many, Many, Many, Many, Few, Many, Few],
+        ),
+        (
+            Lang::En,
+            [
+                One, Many, Many, Many, Many, Many, Many, Many, Many, Many, Many,
+            ],
+        ),
+        (
+            Lang::De,
+            [
+                One, Many, Many, Many, Many, Many, Many, Many, Many, Many, Many,
+            ],
+        ),
+    ];
+    let counts = [1, 2, 3, 4, 5, 12, 13, 14, 22, 25, 104];
+    for (lang, forms) in cases {
+        for (n, form) in counts.into_iter().zip(forms) {
+            assert_eq!(lang.plural(n), form, "{lang} {n}");
+        }
+    }
+}
+
+#[test]
+fn codes_round_trip_and_unknown_ones_are_none() {
+    for l in Lang::ALL {
+        assert_eq!(Lang::from_code(l.code()), Some(l));
+        assert_eq!(Lang::from_code(&l.code().to_uppercase()), Some(l));
+    }
+    assert_eq!(Lang::from_code("sv"), None);
+    assert_eq!(Lang::from_code("auto"), None);
+    assert_eq!(Lang::from_code(""), None);
+}
+
+#[test]
+fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
+    use Lang::*;
+    // Clear enough to say.
+    let clear = [
+        ("Which cable should I buy for the antenna on my node?", En),
+        ("Can you tell me how the weather will be tomorrow?", En),
+        ("Welche Antenne soll ich auf meinen Solarknoten setzen?", De),
+        ("Mein Hund heißt Pepper.", De),
+        ("Wie heißt mein Hund?", De),
+        ("Unser Vereinsrepeater steht auf dem Brocken.", De),
+        ("¿Qué antena debo poner en mi nodo solar?", Es),
+        ("¿Cómo se llama mi perro?", Es),
+        ("Quelle antenne dois-je mettre sur mon nœud solaire ?", Fr),
+        ("Quale antenna devo mettere sul mio nodo solare?", It),
+        ("Welke antenne moet ik op mijn zonne-node zetten?", Nl),
+        ("Jaką antenę powinienem założyć na mój węzeł solarny?", Pl),
+    ];
+    for (text, want) in clear {
+        assert_eq!(detect(text), Some(want), "{text:?}");
+    }
+    // Short sentences the trigrams are unsure of, told by their small words.
+    for (text, want) in [
+        ("Hola, me llamo Mateo. (session 28-1-0)", Es),
+        ("Mi indicativo es EA7KLM.", Es),
+        ("Wo wohne ich?", De),
+        ("Mi perro se llama Pepper.", Es),
+    ] {
+        assert_eq!(detect(text), Some(want), "{text:?}");
+    }
+    // Short or plain sentences: the right language or none, never a wrong one (whatlang
+    // guesses "Wo wohne ich?" Polish and "Mi perro se llama Pepper." Italian, unsure).
+    let unclear = [
+        ("What is my name?", En),
+        ("Where do I live?", En),
+        ("Hi, my name is Tomasz.", En),
+        ("Wo wohne ich?", De),
+        ("Danke, das hilft mir sehr.", De),
+        ("Mi perro se llama Pepper.", Es),
+        ("Hola, me llamo Tomasz.", Es),
+        ("Qual antena devo colocar no meu nó solar?", Pt),
+    ];
+    for (text, want) in unclear {
+        let got = detect(text);
+        assert!(got.is_none() || got == Some(want), "{text:?}: {got:?}");
+    }
+    // English the trigrams take for French.
+    for text in [
+        "question during timeout",
+        "question during outage",
+        "first question",
+    ] {
+        assert_eq!(detect(text), None, "{text:?}");
+    }
+    // Too short to say anything.
+    for text in [
+        "Danke!",
+        "ok 73",
+        "Hallo Pepper",
+        "Merci beaucoup!",
+        "",
+        "12 34 56 !!",
+    ] {
+        assert_eq!(detect(text), None, "{text:?}");
+    }
+}
