@@ -5,8 +5,9 @@
 //!
 //! Sans-IO: it takes the handshake's node infos and later packets, with the time they came
 //! (Unix seconds), and never reads a clock. Bounded: at most [`MAX_NODES`] nodes; when full,
-//! a node goes by [`NodeView::worth`]: first one heard over less than [`SETTLED_SECS`]
-//! without a reading, then one heard over less than that, then the one heard longest ago.
+//! a node goes by [`NodeView::worth`]: first one heard over less than [`SETTLED_SECS`] (or
+//! silent for [`STALE_SECS`]) without a reading, then one heard over less than that, then the
+//! one heard longest ago; of the nodes heard over time, the one known for the shortest time.
 //! A burst of fresh ids (issue 39: 20,000 NodeInfos evicted the real relay, and clones with
 //! its name answered for it) so only pushes out other fresh ids: a real node is heard over
 //! hours, a flood is seconds old.
@@ -52,6 +53,11 @@ pub const LIVE_WITHIN_SECS: i64 = 120;
 /// every few hours and its position and telemetry every 15–60 minutes; a flood of new ids is
 /// seconds or minutes old.
 pub const SETTLED_SECS: i64 = 3600;
+/// A node heard over time but silent this long (3 days) before the newest node of a full view
+/// was heard keeps no protection: it goes before fresh ids do (issue 39: a settled node never
+/// lost its place however long it was gone, so on a mesh of more than [`MAX_NODES`] real nodes
+/// new ones would push each other out before they could settle).
+pub const STALE_SECS: i64 = 3 * 86_400;
 
 /// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
 /// anything longer is garbage that should not reach a prompt.
@@ -150,17 +156,21 @@ impl NodeView {
         matches!((self.first_heard, self.last_heard), (Some(f), Some(l)) if l - f >= SETTLED_SECS)
     }
 
-    /// What it is worth keeping in a full view, least first: heard over time, then with a
-    /// position or readings, then heard lately (the update order breaks ties).
-    fn worth(&self) -> (bool, bool, i64, u64) {
+    /// What it is worth keeping in a full view whose newest node was heard at `newest`, least
+    /// first: heard over time and not silent for [`STALE_SECS`] (the one known longest first:
+    /// a flood that keeps re-sending its ids for over an hour settles them, but cannot make
+    /// them older than the nodes it came to push out), then with a position or readings,
+    /// then heard lately (the update order breaks ties).
+    fn worth(&self, newest: i64) -> (bool, i64, bool, i64, u64) {
         let readings =
             self.position.is_some() || self.device.is_some() || self.environment.is_some();
-        (
-            self.settled(),
-            readings,
-            self.last_heard.unwrap_or(i64::MIN),
-            self.seq,
-        )
+        let last = self.last_heard.unwrap_or(i64::MIN);
+        let kept = self.settled() && newest.saturating_sub(last) < STALE_SECS;
+        let known_since = match (kept, self.first_heard) {
+            (true, Some(first)) => first.saturating_neg(),
+            _ => 0,
+        };
+        (kept, known_since, readings, last, self.seq)
     }
 
     /// Takes `names` as its names; the ones it had go to [`NodeView::earlier_names`].
@@ -234,11 +244,17 @@ impl MeshView {
     /// [`NodeView::worth`]; never ours) and marked as just updated.
     fn entry(&mut self, num: NodeId) -> &mut NodeView {
         if !self.nodes.contains_key(&num) && self.nodes.len() >= self.capacity {
+            let newest = self
+                .nodes
+                .values()
+                .filter_map(|n| n.last_heard)
+                .max()
+                .unwrap_or(i64::MIN);
             let least = self
                 .nodes
                 .iter()
                 .filter(|(id, _)| Some(**id) != self.me)
-                .min_by_key(|(_, n)| n.worth())
+                .min_by_key(|(_, n)| n.worth(newest))
                 .map(|(id, _)| *id);
             if let Some(least) = least {
                 self.nodes.remove(&least);

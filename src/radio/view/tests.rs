@@ -250,6 +250,57 @@ fn a_burst_of_fresh_ids_pushes_out_only_fresh_ids() {
     assert!(v.node(NodeId(0x9000_0000)).is_none());
 }
 
+/// Issue 39, noticed after the fix above: a node heard over time kept its place however long
+/// it had been silent, and a flood re-sending its ids for over an hour settled them and then
+/// pushed out the real node heard longest ago.
+#[test]
+fn a_long_silent_node_loses_its_protection_and_a_settled_flood_goes_before_older_nodes() {
+    let text = |num: u32, at: i64| {
+        let p = packet(num, BROADCAST, PortNum::TextMessageApp, b"x".to_vec());
+        heard_at(p, u32::try_from(at).unwrap())
+    };
+    // Heard over a day, but silent for four: fresh ids push it out.
+    let mut v = MeshView::with_capacity(3);
+    v.set_me(NodeId(ME));
+    v.on_packet(&text(RELAY, NOW - 5 * 86_400), NOW);
+    v.on_packet(&text(RELAY, NOW - 4 * 86_400), NOW);
+    assert!(v.node(NodeId(RELAY)).unwrap().settled());
+    for id in 0x9000_0000u32..0x9000_0003 {
+        v.on_packet(&text(id, NOW), NOW);
+    }
+    assert!(v.node(NodeId(RELAY)).is_none(), "silent for 4 days");
+
+    // Heard over five hours, quiet for two; six ids re-sent every 10 minutes for two hours
+    // settle in the full view, then one more id comes: one of the flood's goes, not the relay.
+    let mut v = MeshView::with_capacity(7);
+    v.set_me(NodeId(ME));
+    v.on_packet(&text(RELAY, NOW - 5 * 3600), NOW);
+    v.on_packet(&text(RELAY, NOW - 2 * 3600), NOW);
+    let flood = 0x9000_0000u32..0x9000_0006;
+    for round in 0..=12 {
+        let at = NOW + round * 600;
+        for id in flood.clone() {
+            v.on_packet(&text(id, at), at);
+        }
+    }
+    assert!(
+        flood
+            .clone()
+            .all(|id| v.node(NodeId(id)).is_some_and(|n| n.settled()))
+    );
+    let later = NOW + 2 * 3600 + 60;
+    v.on_packet(&text(0x9100_0000, later), later);
+    assert!(
+        v.node(NodeId(RELAY)).is_some(),
+        "the node known longest stays"
+    );
+    assert_eq!(
+        flood.filter(|id| v.node(NodeId(*id)).is_some()).count(),
+        5,
+        "a settled flood id went"
+    );
+}
+
 #[test]
 fn the_first_time_heard_only_moves_back_and_survives_a_restart() {
     let mut v = MeshView::new();
