@@ -21,6 +21,9 @@ use crate::lang::Lang;
 use crate::radio::ChannelState;
 use crate::store::{AirtimeRecord, Store};
 
+/// How often counters that moved since the last save are saved, between readings.
+const COUNTS_EVERY: Duration = Duration::from_secs(10);
+
 /// What the policy did since the daemon started.
 #[derive(Debug, Default)]
 pub struct AirtimeStats {
@@ -290,6 +293,19 @@ pub(super) async fn monitor(
             _ = stop.cancelled() => break,
             changed = channel.changed() => if changed.is_err() { break },
             _ = sleep_until_some(stale_at) => {}
+            _ = tokio::time::sleep(COUNTS_EVERY) => {
+                // Counters that moved since the last reading are saved without waiting for
+                // the next one (a minute, or never on a quiet link): `meshai stats` said "0
+                // answers shortened" after the log said two (issue 36).
+                if let Some((record, counts)) = &saved
+                    && *counts != stats.counts()
+                {
+                    let state = *channel.borrow();
+                    saved = save(&config, &state, &store, &stats, record.started_at)
+                        .await
+                        .or(saved);
+                }
+            }
         }
     }
     if let Some((record, counts)) = saved

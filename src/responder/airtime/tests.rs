@@ -253,3 +253,48 @@ async fn the_monitor_saves_each_reading_and_the_counters_at_the_end() {
     assert_eq!(last.started_at, saved.started_at);
     store.close().await.unwrap();
 }
+
+/// Issue 36: `meshai stats` said "0 answers shortened" after the log said two — counters
+/// were saved only with the next reading. Now they are saved within 10 s of
+/// moving, with no reading between.
+#[tokio::test(start_paused = true)]
+async fn moved_counters_are_saved_between_readings() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("meshai.db")).unwrap();
+    let stats = Arc::new(AirtimeStats::default());
+    let (tx, rx) = watch::channel(ChannelState::default());
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(monitor(
+        AirtimeConfig::default(),
+        rx,
+        store.clone(),
+        stats.clone(),
+        stop.clone(),
+    ));
+    tx.send_replace(reading(12.0, None, 1));
+    let saved_with = |want: u64| {
+        let store = store.clone();
+        async move {
+            for _ in 0..600 {
+                if let Some(r) = store.airtime().await.unwrap()
+                    && r.shortened == want
+                {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        }
+    };
+    assert!(saved_with(0).await, "the reading was saved");
+    stats.shortened.fetch_add(2, Ordering::Relaxed);
+    let before = tokio::time::Instant::now();
+    assert!(
+        saved_with(2).await,
+        "the counters were saved without a new reading"
+    );
+    assert!(before.elapsed() <= Duration::from_secs(11));
+    stop.cancel();
+    task.await.unwrap();
+    store.close().await.unwrap();
+}
