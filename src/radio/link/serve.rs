@@ -23,8 +23,8 @@ use crate::radio::inbound::Verdict;
 use crate::radio::session::{Handshake, new_nonce};
 use crate::radio::transport::Connection;
 use crate::radio::{
-    ChannelMetrics, ChannelReading, Inbound, LinkEvent, LinkState, Outgoing, ReadingSource,
-    node_status, packet, telemetry,
+    ChannelMetrics, ChannelReading, Inbound, LinkEvent, LinkState, LocalNode, LoraRegion, Outgoing,
+    ReadingSource, node_status, packet, telemetry,
 };
 
 /// How long a probe may go unanswered before the node counts as silent.
@@ -185,6 +185,19 @@ where
         self.takeover.on_ready(Instant::now().into_std());
         self.activity.ready(true);
         self.activity.frame();
+        self.log_ready(&local, region);
+        self.advertise(frames, local.num, status.as_deref()).await?;
+        self.failures = 0;
+        self.last_warned = None;
+        self.set_state(LinkState::Ready {
+            generation: self.generation,
+            local: Arc::new(local),
+        });
+        Ok(())
+    }
+
+    /// Says in the log that the link is ready, with what the handshake told of our node.
+    fn log_ready(&self, local: &LocalNode, region: Option<LoraRegion>) {
         tracing::info!(
             generation = self.generation,
             node = %local.num,
@@ -207,14 +220,6 @@ where
                  off on the node, or let those users start afresh with `meshai forget`"
             );
         }
-        self.advertise(frames, local.num, status.as_deref()).await?;
-        self.failures = 0;
-        self.last_warned = None;
-        self.set_state(LinkState::Ready {
-            generation: self.generation,
-            local: Arc::new(local),
-        });
-        Ok(())
     }
 
     /// Keeps our node's status message (firmware 2.8) equal to `[radio] node_status`, given

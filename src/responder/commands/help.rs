@@ -2,10 +2,6 @@
 //! WORD` (`!help tell`) what one command does and takes. It asks nothing of identity: anyone
 //! the bot answers gets it (an unknown `!word` gets it too).
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
-
 use super::{Caller, Command, help_for, help_text};
 use crate::lang::Lang;
 use crate::responder::identity::Ask;
@@ -18,9 +14,9 @@ pub(super) const HELP: Command = Command {
     takes: super::Takes::Topic,
     args: "",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
-fn answer<'a>(_: &'a Arc<Shared>, _: Caller, word: &'a str, lang: Lang) -> BoxFuture<'a, String> {
-    Box::pin(async move { help_for(word, lang).unwrap_or_else(|| help_text(lang)) })
+async fn answer(_: &Shared, _: Caller, word: &str, lang: Lang) -> String {
+    help_for(word, lang).unwrap_or_else(|| help_text(lang))
 }

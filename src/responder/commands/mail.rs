@@ -2,12 +2,9 @@
 //! recipient and age; `!mail cancel N` deletes the N-th. The sender's own only: it asks
 //! identity for the memory, like `!summary`.
 
-use std::sync::Arc;
+use tracing::info;
 
-use futures_util::future::BoxFuture;
-use tracing::{info, warn};
-
-use super::{Caller, Command, Takes, nth, numbered};
+use super::{Caller, Command, Takes, nth, numbered, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::responder::identity::Ask;
@@ -22,57 +19,44 @@ pub(super) const MAIL: Command = Command {
     takes: Takes::Name,
     args: " [cancel N]",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
 /// The words that cancel one.
 const CANCEL: [&str; 3] = ["cancel", "delete", "del"];
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move {
-        if !shared.settings.mail.enabled {
-            return say(lang, Say::MailOff).to_string();
+async fn answer(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    if !shared.settings.mail.enabled {
+        return say(lang, Say::MailOff).to_string();
+    }
+    let sender = caller.node();
+    let waiting = match shared.store.mail_from(sender).await {
+        Ok(w) => w,
+        Err(e) => return store_failed(lang, sender, "read the node's waiting mail", &e),
+    };
+    let mut w = words.split_whitespace();
+    let cancel = w
+        .next()
+        .is_some_and(|word| CANCEL.contains(&word.to_lowercase().as_str()));
+    if !cancel {
+        return listing(&waiting, unix_now(), lang);
+    }
+    let which = w.next().unwrap_or_default();
+    let Some(mail) = nth(&waiting, which) else {
+        return fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]);
+    };
+    match shared.store.cancel_mail(sender, mail.id).await {
+        Ok(Some(gone)) => {
+            info!(from = %sender, mail = gone.id, "waiting message cancelled by its sender");
+            fill(
+                say(lang, Say::MailCancelled),
+                &[("name", &gone.recipient_name)],
+            )
         }
-        let sender = caller.node();
-        let waiting = match shared.store.mail_from(sender).await {
-            Ok(w) => w,
-            Err(e) => {
-                warn!(node = %sender, error = %e, "could not read the node's waiting mail");
-                return say(lang, Say::StoreFailed).to_string();
-            }
-        };
-        let mut w = words.split_whitespace();
-        let cancel = w
-            .next()
-            .is_some_and(|word| CANCEL.contains(&word.to_lowercase().as_str()));
-        if !cancel {
-            return listing(&waiting, unix_now(), lang);
-        }
-        let which = w.next().unwrap_or_default();
-        let Some(mail) = nth(&waiting, which) else {
-            return fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]);
-        };
-        match shared.store.cancel_mail(sender, mail.id).await {
-            Ok(Some(gone)) => {
-                info!(from = %sender, mail = gone.id, "waiting message cancelled by its sender");
-                fill(
-                    say(lang, Say::MailCancelled),
-                    &[("name", &gone.recipient_name)],
-                )
-            }
-            // Delivered or expired in the meantime.
-            Ok(None) => fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]),
-            Err(e) => {
-                warn!(node = %sender, error = %e, "could not cancel a waiting message");
-                say(lang, Say::StoreFailed).to_string()
-            }
-        }
-    })
+        // Delivered or expired in the meantime.
+        Ok(None) => fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]),
+        Err(e) => store_failed(lang, sender, "cancel a waiting message", &e),
+    }
 }
 
 /// The waiting messages as `!mail` lists them: "2 waiting (!mail cancel N): 1 Carol 3h, 2 Bob

@@ -10,6 +10,13 @@
 //! Adding a command is a file that defines its [`Command`] (the words that call it, what it
 //! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`].
 
+/// A command's `async fn(&Shared, Caller, &str, Lang) -> String` as its [`Command::answer`].
+macro_rules! answer {
+    ($f:path) => {
+        |shared, caller, words, lang| Box::pin($f(shared, caller, words, lang))
+    };
+}
+
 mod help;
 mod mail;
 pub mod more;
@@ -31,6 +38,7 @@ use crate::node::NodeId;
 use crate::responder::identity::{Ask, Grant, Line};
 use crate::responder::reply::DmDest;
 use crate::responder::shared::Shared;
+use crate::store::StoreError;
 
 pub use more::{CONTINUE, NOTHING_MORE};
 
@@ -64,8 +72,8 @@ impl Caller {
 }
 
 /// A command's answer to a DM, with the words after the command (empty without; only for a
-/// command that takes some, [`Takes`]).
-type Answer = for<'a> fn(&'a Arc<Shared>, Caller, &'a str, Lang) -> BoxFuture<'a, String>;
+/// command that takes some, [`Takes`]): its `async fn`, adapted by [`answer!`].
+type Answer = for<'a> fn(&'a Shared, Caller, &'a str, Lang) -> BoxFuture<'a, String>;
 
 /// What a command takes after its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,6 +263,17 @@ fn help_for(word: &str, lang: Lang) -> Option<String> {
         return Some(say(lang, usage).to_string());
     }
     Some(format!("!{}{}: {}.", cmd.name(), cmd.args, say(lang, what)))
+}
+
+/// A command's answer when the store could not `what` for `node`: logged with the error, and
+/// the user told in one line without its detail ([`Say::StoreDamaged`] when the file is
+/// damaged, which the store logged once).
+fn store_failed(lang: Lang, node: NodeId, what: &str, e: &StoreError) -> String {
+    if e.damage().is_some() {
+        return say(lang, Say::StoreDamaged).to_string();
+    }
+    tracing::warn!(node = %node, error = %e, "could not {what}");
+    say(lang, Say::StoreFailed).to_string()
 }
 
 /// A numbered list one packet or a few long (`!mail`, `!watch`): `head` with `{n}` filled,

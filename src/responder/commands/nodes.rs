@@ -4,10 +4,6 @@
 //! mesh lens (`[mesh]`): hidden nodes are never listed, positions only when they may be told.
 //! It asks identity for the bot's state (like `!status`), nothing of the node's memory.
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
-
 use super::{Caller, Command, Takes};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
@@ -22,34 +18,27 @@ pub(super) const NODES: Command = Command {
     takes: Takes::Name,
     args: " [NAME]",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    name: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
+async fn answer(shared: &Shared, caller: Caller, name: &str, lang: Lang) -> String {
     let node = caller.node();
-    Box::pin(async move {
-        let s = &shared.settings;
-        if !s.mesh.enabled {
-            return say(lang, Say::MeshOff).to_string();
-        }
-        let view = shared.mesh.borrow().clone();
-        let name = name.trim();
-        if name.is_empty() {
-            listing::heard(
-                &view,
-                &s.mesh,
-                unix_now(),
-                s.chunk.max_chars,
-                s.chunk.max_bytes,
-                lang,
-            )
-        } else {
-            lookup::card(&view, &s.mesh, name, node, unix_now(), lang)
-        }
-    })
+    let s = &shared.settings;
+    if !s.mesh.enabled {
+        return say(lang, Say::MeshOff).to_string();
+    }
+    let view = shared.mesh.borrow().clone();
+    let name = name.trim();
+    if name.is_empty() {
+        listing::heard(
+            &view,
+            &s.mesh,
+            unix_now(),
+            s.chunk.max_chars,
+            s.chunk.max_bytes,
+            lang,
+        )
+    } else {
+        lookup::card(&view, &s.mesh, name, node, unix_now(), lang)
+    }
 }

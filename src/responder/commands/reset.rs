@@ -1,9 +1,6 @@
 //! `!reset` (`!forget`): forgets the node's messages, summary and facts. It asks identity for
 //! the node's memory: only the node's own DM runs it.
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
 use tracing::{info, warn};
 
 use super::{Caller, Command};
@@ -19,17 +16,12 @@ pub(super) const RESET: Command = Command {
     takes: super::Takes::Nothing,
     args: "",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    _: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
+async fn answer(shared: &Shared, caller: Caller, _: &str, lang: Lang) -> String {
     let node = caller.node();
-    Box::pin(reset(shared, node, lang))
+    reset(shared, node, lang).await
 }
 
 /// Forgets the node's conversation; says why when the database is too damaged to (the store

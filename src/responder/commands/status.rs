@@ -9,10 +9,7 @@
 //! is closed to still gets it (without the count of held messages), a DM the policy does not
 //! trust for commands does not.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
-
-use futures_util::future::BoxFuture;
 
 use super::{Caller, Command};
 use crate::lang::{Lang, Say};
@@ -32,23 +29,16 @@ pub(super) const STATUS: Command = Command {
     takes: super::Takes::Nothing,
     args: "",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    _: &'a str,
-    // `!status` is the operator's: in English, as the logs and `meshai check` are.
-    _: Lang,
-) -> BoxFuture<'a, String> {
-    let node = caller.node();
-    let grant = caller.grant;
-    Box::pin(text(shared, node, grant))
+/// `!status` is the operator's: in English, as the logs and `meshai check` are.
+async fn answer(shared: &Shared, caller: Caller, _: &str, _: Lang) -> String {
+    text(shared, caller.node(), caller.grant).await
 }
 
 /// The `!status` text for `node`, within `grant`.
-async fn text(shared: &Arc<Shared>, node: NodeId, grant: Grant) -> String {
+async fn text(shared: &Shared, node: NodeId, grant: Grant) -> String {
     let uptime = uptime(shared.started.elapsed().as_secs());
     let radio = if shared.settings.mesh.radio {
         radio_word(&shared.link.borrow())

@@ -4,12 +4,9 @@
 //! known or proven (every bulletin is airtime for each subscriber), within
 //! [`TOPICS_PER_NODE`] and [`PER_TOPIC`].
 
-use std::sync::Arc;
+use tracing::info;
 
-use futures_util::future::BoxFuture;
-use tracing::{info, warn};
-
-use super::{Caller, Command, Takes};
+use super::{Caller, Command, Takes, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::node::Standing;
@@ -30,7 +27,7 @@ pub(super) const SUBSCRIBE: Command = Command {
     takes: Takes::Name,
     args: " [TOPIC]",
     usage: None,
-    answer: subscribe,
+    answer: answer!(subscribe),
 };
 
 pub(super) const UNSUBSCRIBE: Command = Command {
@@ -40,7 +37,7 @@ pub(super) const UNSUBSCRIBE: Command = Command {
     takes: Takes::Name,
     args: " TOPIC",
     usage: None,
-    answer: unsubscribe,
+    answer: answer!(unsubscribe),
 };
 
 /// A topic as typed: lowercase, without a `#` or the file's extension.
@@ -52,101 +49,78 @@ fn topic(words: &str) -> String {
         .to_string()
 }
 
-fn subscribe<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move {
-        let cfg = &shared.settings.bulletins;
-        if cfg.dir.is_none() {
-            return say(lang, Say::BulletinsOff).to_string();
-        }
-        let node = caller.node();
-        let dir = cfg.clone();
-        let topics = tokio::task::spawn_blocking(move || dir.topics())
-            .await
-            .unwrap_or_default();
-        let wanted = topic(words);
-        if wanted.is_empty() {
-            let mine = match shared.store.subscriptions_of(node).await {
-                Ok(m) => m,
-                Err(e) => {
-                    warn!(node = %node, error = %e, "could not read the node's subscriptions");
-                    return say(lang, Say::StoreFailed).to_string();
-                }
-            };
-            let list = |t: &[String]| {
-                if t.is_empty() {
-                    "-".to_string()
-                } else {
-                    cap(&t.join(", "), 60)
-                }
-            };
-            return fill(
-                say(lang, Say::Topics),
-                &[("word", &list(&topics)), ("name", &list(&mine))],
-            );
-        }
-        if caller.dest.standing() == Standing::New {
-            return say(lang, Say::TellNotKnown).to_string();
-        }
-        if !topics.contains(&wanted) {
-            return fill(say(lang, Say::NoTopic), &[("word", &cap(&wanted, 20))]);
-        }
-        let limits = (TOPICS_PER_NODE, PER_TOPIC);
-        let done = shared
-            .store
-            .subscribe(node, wanted.clone(), lang, unix_now(), limits)
-            .await;
-        let word = [("word", wanted.as_str())];
-        match done {
-            Ok(Subscribed::Subscribed) => {
-                info!(node = %node, topic = %wanted, "subscribed to a topic");
-                let per_day = cfg.per_day.to_string();
-                fill(
-                    say(lang, Say::Subscribed),
-                    &[("word", &wanted), ("n", &per_day)],
-                )
+async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    let cfg = &shared.settings.bulletins;
+    if cfg.dir.is_none() {
+        return say(lang, Say::BulletinsOff).to_string();
+    }
+    let node = caller.node();
+    let dir = cfg.clone();
+    let topics = tokio::task::spawn_blocking(move || dir.topics())
+        .await
+        .unwrap_or_default();
+    let wanted = topic(words);
+    if wanted.is_empty() {
+        let mine = match shared.store.subscriptions_of(node).await {
+            Ok(m) => m,
+            Err(e) => return store_failed(lang, node, "read the node's subscriptions", &e),
+        };
+        let list = |t: &[String]| {
+            if t.is_empty() {
+                "-".to_string()
+            } else {
+                cap(&t.join(", "), 60)
             }
-            Ok(Subscribed::Already) => fill(say(lang, Say::SubscribedAlready), &word),
-            Ok(Subscribed::NodeFull(n) | Subscribed::TopicFull(n)) => {
-                fill(say(lang, Say::SubscribeFull), &[("n", &n.to_string())])
-            }
-            Err(e) => {
-                warn!(node = %node, error = %e, "could not subscribe");
-                say(lang, Say::StoreFailed).to_string()
-            }
+        };
+        return fill(
+            say(lang, Say::Topics),
+            &[("word", &list(&topics)), ("name", &list(&mine))],
+        );
+    }
+    if caller.dest.standing() == Standing::New {
+        return say(lang, Say::TellNotKnown).to_string();
+    }
+    if !topics.contains(&wanted) {
+        return fill(say(lang, Say::NoTopic), &[("word", &cap(&wanted, 20))]);
+    }
+    let limits = (TOPICS_PER_NODE, PER_TOPIC);
+    let done = shared
+        .store
+        .subscribe(node, wanted.clone(), lang, unix_now(), limits)
+        .await;
+    let word = [("word", wanted.as_str())];
+    match done {
+        Ok(Subscribed::Subscribed) => {
+            info!(node = %node, topic = %wanted, "subscribed to a topic");
+            let per_day = cfg.per_day.to_string();
+            fill(
+                say(lang, Say::Subscribed),
+                &[("word", &wanted), ("n", &per_day)],
+            )
         }
-    })
+        Ok(Subscribed::Already) => fill(say(lang, Say::SubscribedAlready), &word),
+        Ok(Subscribed::NodeFull(n) | Subscribed::TopicFull(n)) => {
+            fill(say(lang, Say::SubscribeFull), &[("n", &n.to_string())])
+        }
+        Err(e) => store_failed(lang, node, "subscribe", &e),
+    }
 }
 
-fn unsubscribe<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move {
-        let node = caller.node();
-        let wanted = topic(words);
-        let word = [("word", wanted.as_str())];
-        match shared.store.unsubscribe(node, wanted.clone()).await {
-            Ok(true) => {
-                info!(node = %node, topic = %wanted, "unsubscribed from a topic");
-                fill(say(lang, Say::Unsubscribed), &word)
-            }
-            Ok(false) => fill(
-                say(lang, Say::NotSubscribed),
-                &[("word", &cap(&wanted, 20))],
-            ),
-            Err(e) => {
-                warn!(node = %node, error = %e, "could not unsubscribe");
-                say(lang, Say::StoreFailed).to_string()
-            }
+async fn unsubscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    let node = caller.node();
+    let wanted = topic(words);
+    let word = [("word", wanted.as_str())];
+    match shared.store.unsubscribe(node, wanted.clone()).await {
+        Ok(true) => {
+            info!(node = %node, topic = %wanted, "unsubscribed from a topic");
+            fill(say(lang, Say::Unsubscribed), &word)
         }
-    })
+        Ok(false) => fill(
+            say(lang, Say::NotSubscribed),
+            &[("word", &cap(&wanted, 20))],
+        ),
+        Err(e) => store_failed(lang, node, "unsubscribe", &e),
+    }
 }
 
 #[cfg(test)]

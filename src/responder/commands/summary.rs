@@ -3,12 +3,7 @@
 //! is left out already (`memory::prompt::remembered`). It asks identity for the node's
 //! memory: only the node's own DM runs it.
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
-use tracing::warn;
-
-use super::{Caller, Command};
+use super::{Caller, Command, store_failed};
 use crate::lang::{Lang, Say, say};
 use crate::memory::prompt;
 use crate::node::NodeId;
@@ -23,26 +18,15 @@ pub(super) const SUMMARY: Command = Command {
     takes: super::Takes::Nothing,
     args: "",
     usage: None,
-    answer,
+    answer: answer!(answer),
 };
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    _: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
+async fn answer(shared: &Shared, caller: Caller, _: &str, lang: Lang) -> String {
     let node = caller.node();
-    Box::pin(async move {
-        match summary(shared, node, lang).await {
-            Ok(text) => text,
-            Err(e) if e.damage().is_some() => say(lang, Say::StoreDamaged).into(),
-            Err(e) => {
-                warn!(error = %e, "could not read the summary");
-                say(lang, Say::StoreFailed).into()
-            }
-        }
-    })
+    match summary(shared, node, lang).await {
+        Ok(text) => text,
+        Err(e) => store_failed(lang, node, "read the summary", &e),
+    }
 }
 
 /// The summary and the facts kept about the node, or that there are none (the history is

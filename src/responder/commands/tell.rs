@@ -5,12 +5,9 @@
 //! could run into. Only for a sender whose DM may use its memory (its identity holds) and who
 //! is known or proven: a fresh id cannot make the bot carry its words. Never in a prompt.
 
-use std::sync::Arc;
+use tracing::info;
 
-use futures_util::future::BoxFuture;
-use tracing::{info, warn};
-
-use super::{Caller, Command, Takes};
+use super::{Caller, Command, Takes, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::mesh::lens::{Lens, Seen};
@@ -28,7 +25,7 @@ pub(super) const TELL: Command = Command {
     takes: Takes::NameText,
     args: " NAME TEXT",
     usage: Some(Say::TellUsage),
-    answer,
+    answer: answer!(answer),
 };
 
 /// How many words a name may have.
@@ -36,16 +33,11 @@ const NAME_WORDS: usize = 6;
 /// How many characters of a node's name the texts carry.
 pub(crate) const NAME_CHARS: usize = 24;
 
-fn answer<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(tell(shared, caller, words, lang))
+async fn answer(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    tell(shared, caller, words, lang).await
 }
 
-async fn tell(shared: &Arc<Shared>, caller: Caller, words: &str, lang: Lang) -> String {
+async fn tell(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
     let cfg = shared.settings.mail;
     if !cfg.enabled {
         return say(lang, Say::MailOff).to_string();
@@ -73,10 +65,7 @@ async fn tell(shared: &Arc<Shared>, caller: Caller, words: &str, lang: Lang) -> 
     };
     let recipient_key = match shared.store.node_key(to.id).await {
         Ok(key) => key.map(|k| k.pinned),
-        Err(e) => {
-            warn!(node = %to.id, error = %e, "could not read the recipient's key for !tell");
-            return say(lang, Say::StoreFailed).to_string();
-        }
+        Err(e) => return store_failed(lang, to.id, "read the recipient's key for !tell", &e),
     };
     let now = unix_now();
     let mail = NewMail {
@@ -108,10 +97,7 @@ async fn tell(shared: &Arc<Shared>, caller: Caller, words: &str, lang: Lang) -> 
             say(lang, Say::TellRecipientFull),
             &[("n", &n.to_string()), ("name", &recipient)],
         ),
-        Err(e) => {
-            warn!(node = %sender, error = %e, "could not keep a !tell message");
-            say(lang, Say::StoreFailed).to_string()
-        }
+        Err(e) => store_failed(lang, sender, "keep a !tell message", &e),
     }
 }
 

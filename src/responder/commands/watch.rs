@@ -5,13 +5,10 @@
 //! node cannot be watched). For a sender whose DM may use its memory and who is known or
 //! proven, at most [`PER_OWNER`] each: every alert is airtime.
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
-use tracing::{info, warn};
+use tracing::info;
 
 use super::tell::{Miss, NAME_CHARS, addressee};
-use super::{Caller, Command, Takes, nth, numbered};
+use super::{Caller, Command, Takes, nth, numbered, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::mesh::lens::Lens;
@@ -32,7 +29,7 @@ pub(super) const WATCH: Command = Command {
     takes: Takes::NameText,
     args: " NAME CONDITION",
     usage: Some(Say::WatchUsage),
-    answer: watch,
+    answer: answer!(watch),
 };
 
 pub(super) const UNWATCH: Command = Command {
@@ -42,118 +39,92 @@ pub(super) const UNWATCH: Command = Command {
     takes: Takes::Name,
     args: " N",
     usage: None,
-    answer: unwatch,
+    answer: answer!(unwatch),
 };
 
-fn watch<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move {
-        let mesh = &shared.settings.mesh;
-        if !mesh.enabled {
-            return say(lang, Say::MeshOff).to_string();
+async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    let mesh = &shared.settings.mesh;
+    if !mesh.enabled {
+        return say(lang, Say::MeshOff).to_string();
+    }
+    let owner = caller.node();
+    if words.trim().is_empty() {
+        return match shared.store.watches_of(owner).await {
+            Ok(w) => listing(&w, lang),
+            Err(e) => store_failed(lang, owner, "read the node's watches", &e),
+        };
+    }
+    if caller.dest.standing() == Standing::New {
+        return say(lang, Say::TellNotKnown).to_string();
+    }
+    let view = shared.mesh.borrow().clone();
+    let lens = Lens::new(mesh, &view);
+    let (target, rest) = match addressee(&lens, words) {
+        Ok(found) => found,
+        Err(Miss::Usage) => return say(lang, Say::WatchUsage).to_string(),
+        Err(Miss::NoSuch(name)) => {
+            return fill(say(lang, Say::TellNoSuchNode), &[("word", &cap(&name, 20))]);
         }
-        let owner = caller.node();
-        if words.trim().is_empty() {
-            return match shared.store.watches_of(owner).await {
-                Ok(w) => listing(&w, lang),
-                Err(e) => {
-                    warn!(node = %owner, error = %e, "could not read the node's watches");
-                    say(lang, Say::StoreFailed).to_string()
-                }
+    };
+    let Some(condition) = Condition::parse(&rest) else {
+        return say(lang, Say::WatchUsage).to_string();
+    };
+    let name = target
+        .names()
+        .map(|n| one_line(&n.long_name))
+        .filter(|n| !n.is_empty())
+        .map_or_else(|| target.id.to_string(), |n| cap(&n, NAME_CHARS));
+    let now = unix_now();
+    let held = condition
+        .holds(Some(target.node), now, mesh.units)
+        .unwrap_or(false);
+    let new = NewWatch {
+        owner,
+        target: target.id,
+        target_name: name.clone(),
+        condition: condition.to_string(),
+        lang,
+        at: now,
+        held,
+    };
+    let values = [("name", name.as_str()), ("word", &condition.to_string())];
+    match shared.store.add_watch(new, PER_OWNER).await {
+        Ok(Added::Added(id)) => {
+            info!(owner = %owner, node = %target.id, watch = id, %condition, "watch set");
+            let what = if held {
+                Say::WatchHoldsNow
+            } else {
+                Say::WatchSet
             };
+            fill(say(lang, what), &values)
         }
-        if caller.dest.standing() == Standing::New {
-            return say(lang, Say::TellNotKnown).to_string();
-        }
-        let view = shared.mesh.borrow().clone();
-        let lens = Lens::new(mesh, &view);
-        let (target, rest) = match addressee(&lens, words) {
-            Ok(found) => found,
-            Err(Miss::Usage) => return say(lang, Say::WatchUsage).to_string(),
-            Err(Miss::NoSuch(name)) => {
-                return fill(say(lang, Say::TellNoSuchNode), &[("word", &cap(&name, 20))]);
-            }
-        };
-        let Some(condition) = Condition::parse(&rest) else {
-            return say(lang, Say::WatchUsage).to_string();
-        };
-        let name = target
-            .names()
-            .map(|n| one_line(&n.long_name))
-            .filter(|n| !n.is_empty())
-            .map_or_else(|| target.id.to_string(), |n| cap(&n, NAME_CHARS));
-        let now = unix_now();
-        let held = condition
-            .holds(Some(target.node), now, mesh.units)
-            .unwrap_or(false);
-        let new = NewWatch {
-            owner,
-            target: target.id,
-            target_name: name.clone(),
-            condition: condition.to_string(),
-            lang,
-            at: now,
-            held,
-        };
-        let values = [("name", name.as_str()), ("word", &condition.to_string())];
-        match shared.store.add_watch(new, PER_OWNER).await {
-            Ok(Added::Added(id)) => {
-                info!(owner = %owner, node = %target.id, watch = id, %condition, "watch set");
-                let what = if held {
-                    Say::WatchHoldsNow
-                } else {
-                    Say::WatchSet
-                };
-                fill(say(lang, what), &values)
-            }
-            Ok(Added::Already) => fill(say(lang, Say::WatchAlready), &values),
-            Ok(Added::Full(n)) => fill(say(lang, Say::WatchFull), &[("n", &n.to_string())]),
-            Err(e) => {
-                warn!(node = %owner, error = %e, "could not set a watch");
-                say(lang, Say::StoreFailed).to_string()
-            }
-        }
-    })
+        Ok(Added::Already) => fill(say(lang, Say::WatchAlready), &values),
+        Ok(Added::Full(n)) => fill(say(lang, Say::WatchFull), &[("n", &n.to_string())]),
+        Err(e) => store_failed(lang, owner, "set a watch", &e),
+    }
 }
 
-fn unwatch<'a>(
-    shared: &'a Arc<Shared>,
-    caller: Caller,
-    words: &'a str,
-    lang: Lang,
-) -> BoxFuture<'a, String> {
-    Box::pin(async move {
-        let owner = caller.node();
-        let watches = match shared.store.watches_of(owner).await {
-            Ok(w) => w,
-            Err(e) => {
-                warn!(node = %owner, error = %e, "could not read the node's watches");
-                return say(lang, Say::StoreFailed).to_string();
-            }
-        };
-        let which = words.trim();
-        let Some(w) = nth(&watches, which) else {
-            if which.is_empty() {
-                return listing(&watches, lang);
-            }
-            return fill(say(lang, Say::WatchNoSuch), &[("word", &cap(which, 20))]);
-        };
-        match shared.store.remove_watch(owner, w.id).await {
-            Ok(true) => {
-                info!(owner = %owner, watch = w.id, "watch stopped");
-                fill(say(lang, Say::WatchRemoved), &[("name", &w.target_name)])
-            }
-            Ok(false) => fill(say(lang, Say::WatchNoSuch), &[("word", &cap(which, 20))]),
-            Err(e) => {
-                warn!(node = %owner, error = %e, "could not stop a watch");
-                say(lang, Say::StoreFailed).to_string()
-            }
+async fn unwatch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+    let owner = caller.node();
+    let watches = match shared.store.watches_of(owner).await {
+        Ok(w) => w,
+        Err(e) => return store_failed(lang, owner, "read the node's watches", &e),
+    };
+    let which = words.trim();
+    let Some(w) = nth(&watches, which) else {
+        if which.is_empty() {
+            return listing(&watches, lang);
         }
-    })
+        return fill(say(lang, Say::WatchNoSuch), &[("word", &cap(which, 20))]);
+    };
+    match shared.store.remove_watch(owner, w.id).await {
+        Ok(true) => {
+            info!(owner = %owner, watch = w.id, "watch stopped");
+            fill(say(lang, Say::WatchRemoved), &[("name", &w.target_name)])
+        }
+        Ok(false) => fill(say(lang, Say::WatchNoSuch), &[("word", &cap(which, 20))]),
+        Err(e) => store_failed(lang, owner, "stop a watch", &e),
+    }
 }
 
 /// `!watch`'s list: "2 watches (!unwatch N): 1 Hilltop Relay battery < 20, 2 Lakeside back".
