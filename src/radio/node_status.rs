@@ -14,7 +14,7 @@
 //! declared here, wire-compatible with mesh.proto, module_config.proto and admin.proto.
 
 use meshtastic::Message;
-use meshtastic::protobufs::{Data, MeshPacket, PortNum, ToRadio, mesh_packet, to_radio};
+use meshtastic::protobufs::ToRadio;
 
 use crate::node::NodeId;
 
@@ -92,25 +92,15 @@ pub fn set_packet(me: NodeId, status: &str) -> ToRadio {
             }),
         }),
     };
-    let packet = MeshPacket {
-        to: me.0,
-        priority: mesh_packet::Priority::Reliable as i32,
-        payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
-            portnum: PortNum::AdminApp as i32,
-            payload: admin.encode_to_vec(),
-            ..Data::default()
-        })),
-        ..MeshPacket::default()
-    };
-    ToRadio {
-        payload_variant: Some(to_radio::PayloadVariant::Packet(packet)),
-    }
+    super::packet::local_admin(me, admin.encode_to_vec())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshtastic::protobufs::{FromRadio, ModuleConfig, from_radio, module_config};
+    use meshtastic::protobufs::{
+        FromRadio, ModuleConfig, PortNum, from_radio, mesh_packet, module_config, to_radio,
+    };
 
     #[test]
     fn the_status_is_read_only_from_its_module_config() {

@@ -98,14 +98,18 @@ pub fn contact_packet(
         })),
         ..AdminMessage::default()
     };
+    local_admin(me, admin.encode_to_vec())
+}
+
+/// An encoded `AdminMessage` to our own node `me` (ADMIN_APP, no ACK asked): local admin
+/// from the API client, which needs no session passkey.
+pub fn local_admin(me: NodeId, admin: Vec<u8>) -> ToRadio {
     let packet = MeshPacket {
         to: me.0,
-        channel: 0,
-        want_ack: false,
         priority: mesh_packet::Priority::Reliable as i32,
         payload_variant: Some(mesh_packet::PayloadVariant::Decoded(Data {
             portnum: PortNum::AdminApp as i32,
-            payload: admin.encode_to_vec(),
+            payload: admin,
             ..Data::default()
         })),
         ..MeshPacket::default()
