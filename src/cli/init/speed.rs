@@ -66,29 +66,99 @@ pub async fn measure(base_url: &str, model: &str) -> Result<Measured, String> {
     Ok(Measured { tokens, took })
 }
 
-/// What `rate` (tokens per second) means for answers over the radio.
-pub fn advice(rate: f64) -> &'static str {
-    if rate >= 25.0 {
-        "fast: a larger model (3B) would answer better and still keep up, if it fits in memory"
-    } else if rate >= 8.0 {
-        "good for the radio: a packet takes a few seconds, about what the mesh takes to carry it"
-    } else if rate >= 3.0 {
-        "slow: each packet waits several seconds for the model; a smaller model (qwen2.5:0.5b) \
-         answers sooner, a weaker answer"
-    } else {
-        "too slow for a conversation: choose a smaller model (qwen2.5:0.5b) or a faster machine"
-    }
+/// A rate at which a packet's words are written in about the time the mesh takes to carry
+/// it (tokens per second): the slowest that still suits a conversation over the radio.
+pub const GOOD_RATE: f64 = 8.0;
+
+/// The model sizes people run on a Pi, in billions of parameters (qwen2.5:0.5b, qwen2.5:1.5b,
+/// llama3.2:3b / qwen2.5:3b, 7–8B), smallest first.
+const SIZES: [f64; 4] = [0.5, 1.5, 3.0, 7.0];
+
+/// The model's size in billions of parameters, read off its name as Ollama, llama.cpp and
+/// Hugging Face write it: a word of digits ending in `b` or `m` ("qwen2.5:1.5b",
+/// "qwen2.5-coder-0.5b-instruct", "smollm2-135m", "gemma3:270m", Gemma's "e2b"); `None` when
+/// the name says no size ("gpt-4o-mini", "llama3.2:latest").
+pub fn params_of(model: &str) -> Option<f64> {
+    model
+        .to_ascii_lowercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .find_map(|word| {
+            let word = word.strip_prefix('e').unwrap_or(word);
+            let (number, scale) = match word.as_bytes().last()? {
+                b'b' => (&word[..word.len() - 1], 1.0),
+                b'm' => (&word[..word.len() - 1], 0.001),
+                _ => return None,
+            };
+            let starts_with_digit = number.chars().next().is_some_and(|c| c.is_ascii_digit());
+            let n: f64 = number.parse().ok().filter(|_| starts_with_digit)?;
+            (n > 0.0).then_some(n * scale)
+        })
 }
 
-/// The line `init` prints for a measurement.
-pub fn line(m: &Measured) -> String {
+/// The largest of the usual sizes ([`SIZES`]) that would still write [`GOOD_RATE`] here,
+/// estimated from `rate` measured with a model of `params` billions: on a CPU, writing is
+/// bound by reading the weights once a token, so the rate scales about inversely with the
+/// size (Qwen2.5 0.5B → 1.5B writes about a third as fast at the same quantisation;
+/// docs/raspberry-pi.md has the figures). `None` when even the smallest would be slower.
+pub fn fitting_size(rate: f64, params: f64) -> Option<f64> {
+    SIZES
+        .iter()
+        .rev()
+        .copied()
+        .find(|size| rate * params / size >= GOOD_RATE)
+}
+
+/// What `rate` (tokens per second) of a model of `params` billions (if its name says) means
+/// for answers over the radio, and which model size suits this machine.
+pub fn advice(rate: f64, params: Option<f64>) -> String {
+    let verdict = if rate >= 25.0 {
+        "fast"
+    } else if rate >= GOOD_RATE {
+        "good for the radio: a packet takes a few seconds, about what the mesh takes to carry it"
+    } else if rate >= 3.0 {
+        "slow: each packet waits several seconds for the model"
+    } else {
+        "too slow for a conversation"
+    };
+    let Some(params) = params else {
+        let hint = if rate >= 25.0 {
+            ": a larger model (3B) would answer better and still keep up, if it fits in memory"
+        } else if rate >= GOOD_RATE {
+            ""
+        } else {
+            "; a smaller model (qwen2.5:0.5b) answers sooner, a weaker answer"
+        };
+        return format!("{verdict}{hint}");
+    };
+    let size = |b: f64| format!("{b}B");
+    let suggestion = match fitting_size(rate, params) {
+        None => "no model size keeps up here: use a faster machine for the model".to_string(),
+        Some(fit) if fit > params => format!(
+            "a {} model would still write about {:.0} tokens/s here and answer better, if it fits in memory",
+            size(fit),
+            rate * params / fit
+        ),
+        Some(_) if rate >= GOOD_RATE => {
+            format!("{} is the right size for this machine", size(params))
+        }
+        Some(fit) => format!(
+            "a {} model would write about {:.0} tokens/s here: answers sooner, a weaker answer",
+            size(fit),
+            rate * params / fit
+        ),
+    };
+    format!("{verdict}; {suggestion}")
+}
+
+/// The line `init` prints for a measurement of `model`.
+pub fn line(m: &Measured, model: &str) -> String {
     let rate = m.rate();
     format!(
         "wrote {} tokens in {:.1} s ({rate:.1} tokens/s, a 150-character packet in about {:.0} s): {}",
         m.tokens,
         m.took.as_secs_f64(),
         (PACKET_TOKENS / rate.max(0.01)).max(1.0),
-        advice(rate)
+        advice(rate, params_of(model))
     )
 }
 
@@ -111,8 +181,75 @@ mod tests {
             (0.0, "too slow"),
         ];
         for (rate, starts) in cases {
-            assert!(advice(rate).starts_with(starts), "{rate}: {}", advice(rate));
+            assert!(
+                advice(rate, None).starts_with(starts),
+                "{rate}: {}",
+                advice(rate, None)
+            );
         }
+    }
+
+    #[test]
+    fn a_models_size_is_read_off_its_name() {
+        let cases = [
+            ("qwen2.5:1.5b", Some(1.5)),
+            ("qwen2.5:0.5b-instruct-q4_K_M", Some(0.5)),
+            ("qwen2.5-coder-0.5b", Some(0.5)),
+            ("Qwen2.5-Coder-0.5B-Instruct", Some(0.5)),
+            ("llama3.2:3b", Some(3.0)),
+            ("smollm2-135m", Some(0.135)),
+            ("gemma3:270m", Some(0.27)),
+            ("gemma4:e2b", Some(2.0)),
+            ("mistral-7b-instruct", Some(7.0)),
+            ("llama3.2:latest", None),
+            ("gpt-4o-mini", None),
+            ("phi3:mini", None),
+            ("model", None),
+            ("", None),
+        ];
+        for (name, want) in cases {
+            let got = params_of(name);
+            match (got, want) {
+                (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{name}: {g}"),
+                _ => assert_eq!(got, want, "{name}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_size_that_fits_is_estimated_from_the_measured_one() {
+        // (rate, the measured model's size, the largest usual size still at 8 tokens/s)
+        let cases = [
+            // This machine, one thread: Qwen2.5 0.5B at 19.4 tokens/s → 1.5B at about 6.5.
+            (19.4, 0.5, Some(0.5)),
+            // Two threads, 0.5B at 34.8 → 1.5B at 11.6, 3B at 5.8.
+            (34.8, 0.5, Some(1.5)),
+            // A Pi 5 with qwen2.5:1.5b at about 10 → 3B at 5.
+            (10.0, 1.5, Some(1.5)),
+            // A Pi 4 at half that: 0.5B would write about 15.
+            (5.0, 1.5, Some(0.5)),
+            // A desktop at 30 with 3B: 7B at about 13.
+            (30.0, 3.0, Some(7.0)),
+            // Too slow even for 0.5B.
+            (2.0, 1.5, None),
+        ];
+        for (rate, params, want) in cases {
+            assert_eq!(
+                fitting_size(rate, params),
+                want,
+                "{rate} tokens/s at {params}B"
+            );
+        }
+        assert!(advice(19.4, Some(0.5)).ends_with("0.5B is the right size for this machine"));
+        assert!(
+            advice(34.8, Some(0.5)).contains("a 1.5B model would still write about 12 tokens/s"),
+            "{}",
+            advice(34.8, Some(0.5))
+        );
+        assert!(advice(5.0, Some(1.5)).contains("a 0.5B model would write about 15 tokens/s"));
+        assert!(advice(2.0, Some(1.5)).contains("no model size keeps up here"));
+        // A size between the usual ones that keeps up is right as it is.
+        assert!(advice(9.0, Some(2.0)).ends_with("2B is the right size for this machine"));
     }
 
     #[test]
@@ -122,10 +259,16 @@ mod tests {
             took: Duration::from_secs(4),
         };
         assert_eq!(
-            line(&m),
+            line(&m, "llama3.2:latest"),
             "wrote 40 tokens in 4.0 s (10.0 tokens/s, a 150-character packet in about 4 s): \
              good for the radio: a packet takes a few seconds, about what the mesh takes to \
              carry it"
+        );
+        assert_eq!(
+            line(&m, "qwen2.5:1.5b"),
+            "wrote 40 tokens in 4.0 s (10.0 tokens/s, a 150-character packet in about 4 s): \
+             good for the radio: a packet takes a few seconds, about what the mesh takes to \
+             carry it; 1.5B is the right size for this machine"
         );
     }
 }
