@@ -264,21 +264,14 @@ pub async fn run_with(
         ..settings
     };
     let stop_knowledge = CancellationToken::new();
-    let indexer = config.knowledge.dir.clone().map(|dir| {
-        let watch = knowledge::reload::Watch {
-            dir,
-            private_readers: !config.knowledge.private_to.is_empty()
-                || !config.access.allow.is_empty(),
-            embedder: settings.embedder.clone(),
-        };
-        tokio::spawn(knowledge::reload::serve(
-            store.clone(),
-            watch,
-            reindex.clone(),
-            indexed_tx,
-            stop_knowledge.clone(),
-        ))
-    });
+    let indexer = spawn_indexer(
+        &config,
+        &settings,
+        &store,
+        reindex,
+        indexed_tx,
+        &stop_knowledge,
+    );
     let stop_expiry = CancellationToken::new();
     let expiry = tokio::spawn(store::retention::daily(
         store.clone(),
@@ -288,21 +281,7 @@ pub async fn run_with(
     ));
     let llm = llm_pool(&config)?;
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
-    // The mesh view the last run kept: readings told with their age until the node's
-    // handshake and broadcasts bring newer ones.
-    let kept = match store
-        .load_mesh(config.retention.cutoff(clock::unix_now()))
-        .await
-    {
-        Ok(view) => {
-            info!(nodes = view.len(), "mesh view kept from the last run");
-            view
-        }
-        Err(e) => {
-            warn!(error = %e, "the kept mesh view could not be read; starting without it");
-            radio::MeshView::new()
-        }
-    };
+    let kept = kept_view(&store, &config).await;
     let radio = Radio::spawn_seeded(config.radio.clone(), inbound_tx, kept);
     let stop_mesh = CancellationToken::new();
     let keeper = tokio::spawn(store::mesh::keep(
@@ -323,31 +302,9 @@ pub async fn run_with(
         slots: resolve_slots(&config, llm.primary()).await,
         ..settings
     };
-    let responder = Responder::spawn(
-        settings,
-        store.clone(),
-        llm,
-        Sink::Radio(radio.outbox()),
-        RadioWatch {
-            link: radio.state(),
-            channel: radio.channel(),
-            activity: radio.activity(),
-            mesh: radio.mesh(),
-        },
-        inbound_rx,
-    );
-    info!(
-        model = %config.llm.model,
-        llm = %redact_urls(&config.llm.base_url),
-        fallbacks = config.llm.fallbacks.len(),
-        "meshai running"
-    );
-    // A model the server does not have fails every answer with a 404: say so, with the fix,
-    // before the first DM. Bounded by its timeout; nothing waits for it.
-    tokio::spawn(check_model(
-        config.llm.base_url.clone(),
-        config.llm.model.clone(),
-    ));
+    let (outbox, watch) = (Sink::Radio(radio.outbox()), radio_watch(&radio));
+    let responder = Responder::spawn(settings, store.clone(), llm, outbox, watch, inbound_rx);
+    announce(&config);
 
     let outcome = supervise(&radio, &shutdown).await;
     info!("shutting down: no new messages, finishing sends");
@@ -368,6 +325,74 @@ pub async fn run_with(
     }
     info!("stopped");
     outcome
+}
+
+/// What the responder watches of the radio: the link, the channel, the activity, the mesh.
+fn radio_watch(radio: &Radio) -> RadioWatch {
+    RadioWatch {
+        link: radio.state(),
+        channel: radio.channel(),
+        activity: radio.activity(),
+        mesh: radio.mesh(),
+    }
+}
+
+/// Logs that meshai runs, and checks in the background that the server has the model: a
+/// model it does not have fails every answer with a 404, so that is said, with the fix,
+/// before the first DM (bounded by its timeout; nothing waits for it).
+fn announce(config: &Config) {
+    info!(
+        model = %config.llm.model,
+        llm = %redact_urls(&config.llm.base_url),
+        fallbacks = config.llm.fallbacks.len(),
+        "meshai running"
+    );
+    tokio::spawn(check_model(
+        config.llm.base_url.clone(),
+        config.llm.model.clone(),
+    ));
+}
+
+/// The knowledge folder's indexer, when `[knowledge] dir` is set.
+fn spawn_indexer(
+    config: &Config,
+    settings: &ResponderSettings,
+    store: &Store,
+    reindex: Reindex,
+    indexed: tokio::sync::watch::Sender<bool>,
+    stop: &CancellationToken,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let dir = config.knowledge.dir.clone()?;
+    let watch = knowledge::reload::Watch {
+        dir,
+        private_readers: !config.knowledge.private_to.is_empty() || !config.access.allow.is_empty(),
+        embedder: settings.embedder.clone(),
+    };
+    Some(tokio::spawn(knowledge::reload::serve(
+        store.clone(),
+        watch,
+        reindex,
+        indexed,
+        stop.clone(),
+    )))
+}
+
+/// The mesh view the last run kept: readings told with their age until the node's handshake
+/// and broadcasts bring newer ones (an empty view when it cannot be read).
+async fn kept_view(store: &Store, config: &Config) -> radio::MeshView {
+    match store
+        .load_mesh(config.retention.cutoff(clock::unix_now()))
+        .await
+    {
+        Ok(view) => {
+            info!(nodes = view.len(), "mesh view kept from the last run");
+            view
+        }
+        Err(e) => {
+            warn!(error = %e, "the kept mesh view could not be read; starting without it");
+            radio::MeshView::new()
+        }
+    }
 }
 
 /// Whether the knowledge index holds passages (false when it cannot be read: the indexer

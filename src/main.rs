@@ -228,105 +228,112 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(async {
-        match cli.command {
-            Command::Init(args) => {
-                let env = |name: &str| std::env::var_os(name);
-                match init::run(&args, &env, &mut std::io::stdout()).await {
-                    Ok(written) => passed(written),
-                    Err(e) => report(Err(e)),
-                }
-            }
-            Command::Run { config } => run(&config).await,
-            Command::Check { config, connect } => {
-                let options = check::Options { connect };
-                let env = |name: &str| std::env::var_os(name);
-                match check::run(config.locate(), options, &env, &mut std::io::stdout()).await {
-                    Ok(all) => passed(all),
-                    Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
-                }
-            }
-            Command::Chat { config, from } => {
-                let Some(config) = load(&config) else {
-                    return ExitCode::FAILURE;
-                };
-                let opts = chat::ChatOptions {
-                    from,
-                    interactive: std::io::stdin().is_terminal(),
-                    ..chat::ChatOptions::default()
-                };
-                let input = match stdin() {
-                    Ok(file) => tokio::io::BufReader::new(file),
-                    Err(e) => {
-                        error!("cannot read stdin: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                };
-                report(chat::run(config, opts, input, &mut std::io::stdout()).await)
-            }
-            Command::History {
-                node,
-                config,
-                limit,
-            } => match load(&config) {
-                Some(c) => report(admin::history(&c, node, limit, &mut std::io::stdout()).await),
-                None => ExitCode::FAILURE,
-            },
-            Command::Forget {
-                node,
-                older_than,
-                follow,
-                config,
-            } => match (load(&config), node, older_than) {
-                (Some(c), Some(node), _) => {
-                    report(admin::forget(&c, node, follow, &mut std::io::stdout()).await)
-                }
-                (Some(c), None, Some(days)) => report(
-                    admin::forget_older_than(
-                        &c,
-                        days,
-                        meshai::clock::unix_now(),
-                        &mut std::io::stdout(),
-                    )
-                    .await,
-                ),
-                _ => ExitCode::FAILURE,
-            },
-            Command::Trust {
-                node,
-                key,
-                yes,
-                follow,
-                config,
-            } => match load(&config) {
-                Some(c) => {
-                    let stdin = std::io::stdin();
-                    let interactive = stdin.is_terminal();
-                    let mut lines = stdin.lock();
-                    let answer: Option<&mut dyn std::io::BufRead> =
-                        interactive.then_some(&mut lines);
-                    let options = admin::TrustOptions { key, yes, follow };
-                    let out = &mut std::io::stdout();
-                    report(admin::trust(&c, node, &options, answer, out).await)
-                }
-                None => ExitCode::FAILURE,
-            },
-            Command::Stats { config } => match load(&config) {
-                Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
-                None => ExitCode::FAILURE,
-            },
-            Command::Mail { cancel, config } => match load(&config) {
-                Some(c) => report(admin::mail(&c, cancel, &mut std::io::stdout()).await),
-                None => ExitCode::FAILURE,
-            },
-            Command::Knowledge { command } => knowledge_command(command).await,
-        }
-    });
+    let code = runtime.block_on(dispatch(cli.command));
     // Dropping the runtime would wait for every blocking task, however long: a read of the
     // knowledge folder stuck on a hung network mount would hold the exit. `run` has drained
     // what matters (sends, the database) by now.
     runtime.shutdown_timeout(EXIT_WAIT);
     code
+}
+
+/// Runs one command to its exit code.
+async fn dispatch(command: Command) -> ExitCode {
+    let env = |name: &str| std::env::var_os(name);
+    match command {
+        Command::Init(args) => match init::run(&args, &env, &mut std::io::stdout()).await {
+            Ok(written) => passed(written),
+            Err(e) => report(Err(e)),
+        },
+        Command::Run { config } => run(&config).await,
+        Command::Check { config, connect } => {
+            let options = check::Options { connect };
+            match check::run(config.locate(), options, &env, &mut std::io::stdout()).await {
+                Ok(all) => passed(all),
+                Err(e) => report(Err(anyhow::Error::new(e).context("cannot write the report"))),
+            }
+        }
+        Command::Chat { config, from } => chat_command(&config, from).await,
+        Command::History {
+            node,
+            config,
+            limit,
+        } => match load(&config) {
+            Some(c) => report(admin::history(&c, node, limit, &mut std::io::stdout()).await),
+            None => ExitCode::FAILURE,
+        },
+        Command::Forget {
+            node,
+            older_than,
+            follow,
+            config,
+        } => forget_command(&config, node, older_than, follow).await,
+        Command::Trust {
+            node,
+            key,
+            yes,
+            follow,
+            config,
+        } => match load(&config) {
+            Some(c) => trust_command(&c, node, admin::TrustOptions { key, yes, follow }).await,
+            None => ExitCode::FAILURE,
+        },
+        Command::Stats { config } => match load(&config) {
+            Some(c) => report(admin::stats(&c, &mut std::io::stdout()).await),
+            None => ExitCode::FAILURE,
+        },
+        Command::Mail { cancel, config } => match load(&config) {
+            Some(c) => report(admin::mail(&c, cancel, &mut std::io::stdout()).await),
+            None => ExitCode::FAILURE,
+        },
+        Command::Knowledge { command } => knowledge_command(command).await,
+    }
+}
+
+/// `meshai chat`: the console conversation, reading standard input.
+async fn chat_command(config: &ConfigArg, from: NodeId) -> ExitCode {
+    let Some(config) = load(config) else {
+        return ExitCode::FAILURE;
+    };
+    let opts = chat::ChatOptions {
+        from,
+        interactive: std::io::stdin().is_terminal(),
+        ..chat::ChatOptions::default()
+    };
+    let input = match stdin() {
+        Ok(file) => tokio::io::BufReader::new(file),
+        Err(e) => {
+            error!("cannot read stdin: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    report(chat::run(config, opts, input, &mut std::io::stdout()).await)
+}
+
+/// `meshai forget`: one node (`--follow` to the number it became), or everything older than
+/// some days.
+async fn forget_command(
+    config: &ConfigArg,
+    node: Option<NodeId>,
+    older_than: Option<u32>,
+    follow: bool,
+) -> ExitCode {
+    let out = &mut std::io::stdout();
+    match (load(config), node, older_than) {
+        (Some(c), Some(node), _) => report(admin::forget(&c, node, follow, out).await),
+        (Some(c), None, Some(days)) => {
+            report(admin::forget_older_than(&c, days, meshai::clock::unix_now(), out).await)
+        }
+        _ => ExitCode::FAILURE,
+    }
+}
+
+/// `meshai trust`: asks on the terminal before pinning, unless told `--yes`.
+async fn trust_command(config: &Config, node: NodeId, options: admin::TrustOptions) -> ExitCode {
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut lines = stdin.lock();
+    let answer: Option<&mut dyn std::io::BufRead> = interactive.then_some(&mut lines);
+    report(admin::trust(config, node, &options, answer, &mut std::io::stdout()).await)
 }
 
 /// How long the exit waits for blocking tasks still running once the command is done.

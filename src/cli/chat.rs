@@ -24,7 +24,8 @@ use crate::radio::{
     ChannelState, Inbound, LinkState, LocalNode, MeshView, NodeNames, PartOutcome, ReplyReport,
     StreamMsg, TextMessage,
 };
-use crate::responder::{ConsoleReply, RadioWatch, Responder, Sink};
+use crate::responder::{ConsoleReply, RadioWatch, Responder, ResponderSettings, Sink};
+use crate::store::Store;
 
 /// The node the lines come from unless `--as` says otherwise.
 pub const DEFAULT_FROM: NodeId = NodeId(0x00c0_ffee);
@@ -85,35 +86,12 @@ where
         .await
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
     let llm = crate::llm_pool(&config)?;
-    let mut settings = crate::responder_settings(&config);
-    // No indexer runs here: the folder is used as the daemon last indexed it.
-    let indexed = crate::knowledge::Indexed::fixed(crate::knowledge_indexed(&store).await);
-    settings.system_prompt = settings.system_prompt.follow(indexed);
-    // The console is the operator: no rate limit, and none of a new node's budget.
-    settings.limits.node_messages = u32::MAX;
-    settings.limits.new_node_parts = usize::MAX;
-    // No radio feeds the mesh view: a question about the mesh gets the daemon's "no radio
-    // here", not the model's guess.
-    settings.mesh.radio = false;
-    let (_link_tx, link_rx) = watch::channel(chat_link());
-    // No radio: no channel readings, so the airtime policy never shortens or holds.
-    let (_channel_tx, channel_rx) = watch::channel(ChannelState::default());
+    let settings = console_settings(&config, &store).await;
+    let (radio, _senders) = console_watch();
     let (console_tx, mut console_rx) = mpsc::channel(CONSOLE_QUEUE);
     let (inbound_tx, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
-    let responder = Responder::spawn(
-        settings,
-        store.clone(),
-        llm,
-        Sink::Console(console_tx),
-        RadioWatch {
-            link: link_rx,
-            channel: channel_rx,
-            activity: Default::default(),
-            // No radio: an empty mesh view, whose facts say every node is unknown.
-            mesh: watch::channel(Arc::new(MeshView::new())).1,
-        },
-        inbound_rx,
-    );
+    let sink = Sink::Console(console_tx);
+    let responder = Responder::spawn(settings, store.clone(), llm, sink, radio, inbound_rx);
 
     let wait = config.llm.timeout + opts.margin;
     let gap = config.radio.send_gap;
@@ -141,26 +119,7 @@ where
         }
         let id = next_id;
         next_id = next_id.wrapping_add(1).max(1);
-        let dm = Inbound::Dm(TextMessage {
-            from: opts.from,
-            to: LOCAL_NODE,
-            channel: 0,
-            packet_id: id,
-            text: text.to_string(),
-            // Typed on the console, not heard over the mesh: no hops, SNR or position for the
-            // model's "who is asking" line, only the local time.
-            hops: None,
-            hop_fields: crate::radio::HopFields::default(),
-            snr: None,
-            position: None,
-            local_position: None,
-            received_at: SystemTime::now(),
-            names: None,
-            pki: false,
-            public_key: None,
-            via_mqtt: false,
-            signed: false,
-        });
+        let dm = console_dm(opts.from, id, text);
         if inbound_tx.send(dm).await.is_err() {
             break Err(anyhow!("the responder stopped"));
         }
@@ -181,6 +140,63 @@ where
         .await
         .context("the database did not close cleanly");
     outcome.and(closed)
+}
+
+/// The daemon's responder settings as the console uses them.
+async fn console_settings(config: &Config, store: &Store) -> ResponderSettings {
+    let mut settings = crate::responder_settings(config);
+    // No indexer runs here: the folder is used as the daemon last indexed it.
+    let indexed = crate::knowledge::Indexed::fixed(crate::knowledge_indexed(store).await);
+    settings.system_prompt = settings.system_prompt.follow(indexed);
+    // The console is the operator: no rate limit, and none of a new node's budget.
+    settings.limits.node_messages = u32::MAX;
+    settings.limits.new_node_parts = usize::MAX;
+    // No radio feeds the mesh view: a question about the mesh gets the daemon's "no radio
+    // here", not the model's guess.
+    settings.mesh.radio = false;
+    settings
+}
+
+/// What the responder watches instead of a radio, and the senders that keep it open: a
+/// fixed chat-mode link, no channel readings (so the airtime policy never shortens or
+/// holds), and an empty mesh view, whose facts say every node is unknown.
+fn console_watch() -> (
+    RadioWatch,
+    (watch::Sender<LinkState>, watch::Sender<ChannelState>),
+) {
+    let (link_tx, link) = watch::channel(chat_link());
+    let (channel_tx, channel) = watch::channel(ChannelState::default());
+    let radio = RadioWatch {
+        link,
+        channel,
+        activity: Default::default(),
+        mesh: watch::channel(Arc::new(MeshView::new())).1,
+    };
+    (radio, (link_tx, channel_tx))
+}
+
+/// A line typed on the console as the DM `id` from `from`.
+fn console_dm(from: NodeId, id: u32, text: &str) -> Inbound {
+    Inbound::Dm(TextMessage {
+        from,
+        to: LOCAL_NODE,
+        channel: 0,
+        packet_id: id,
+        text: text.to_string(),
+        // Typed on the console, not heard over the mesh: no hops, SNR or position for the
+        // model's "who is asking" line, only the local time.
+        hops: None,
+        hop_fields: crate::radio::HopFields::default(),
+        snr: None,
+        position: None,
+        local_position: None,
+        received_at: SystemTime::now(),
+        names: None,
+        pki: false,
+        public_key: None,
+        via_mqtt: false,
+        signed: false,
+    })
 }
 
 /// The link state chat mode shows the responder: a ready node that is clearly not a radio.

@@ -108,49 +108,8 @@ pub async fn sync(store: &Store, dir: &Path) -> Result<Report, SyncError> {
         })
         .await?;
         let is_new = !stored.iter().any(|s| s.path == f.path);
-        match text {
-            Ok((hash, _)) if Some(hash) == *indexed_hash => {
-                report.touched += 1;
-                batch.push(
-                    KnowledgeChange::Touch {
-                        path: f.path.clone(),
-                        size: f.size,
-                        mtime_ns: f.mtime_ns,
-                    },
-                    0,
-                );
-            }
-            Ok((hash, split)) => {
-                if is_new {
-                    report.added += 1;
-                } else {
-                    report.changed += 1;
-                }
-                let n = split.passages.len();
-                report.passages += n;
-                let file = KnowledgeFile {
-                    path: f.path.clone(),
-                    size: f.size,
-                    mtime_ns: f.mtime_ns,
-                    hash: Some(hash),
-                    private: f.private || split.private,
-                    passages: n,
-                    skipped: None,
-                    indexed_at: 0,
-                };
-                batch.push(
-                    KnowledgeChange::Put {
-                        file,
-                        passages: split.passages,
-                    },
-                    n,
-                );
-            }
-            Err(skip) => {
-                batch.push(skipped(f, &skip), 0);
-                report.skipped.push((f.path.clone(), skip));
-            }
-        }
+        let (change, passages) = read_change(f, *indexed_hash, text, is_new, &mut report);
+        batch.push(change, passages);
         batch.flush_if_full(store).await?;
     }
     for path in &plan.remove {
@@ -164,6 +123,55 @@ pub async fn sync(store: &Store, dir: &Path) -> Result<Report, SyncError> {
         .await?;
     report.took = started.elapsed();
     Ok(report)
+}
+
+/// The change a file read anew makes to the index, and its passages, counted in `report`:
+/// a touch when its text is what was indexed (`indexed`), its passages when new or changed,
+/// or the reason it is skipped.
+fn read_change(
+    f: &Found,
+    indexed: Option<u64>,
+    read: Result<(u64, split::Split), Skip>,
+    is_new: bool,
+    report: &mut Report,
+) -> (KnowledgeChange, usize) {
+    match read {
+        Ok((hash, _)) if Some(hash) == indexed => {
+            report.touched += 1;
+            let touch = KnowledgeChange::Touch {
+                path: f.path.clone(),
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+            };
+            (touch, 0)
+        }
+        Ok((hash, split)) => {
+            if is_new {
+                report.added += 1;
+            } else {
+                report.changed += 1;
+            }
+            let n = split.passages.len();
+            report.passages += n;
+            let file = KnowledgeFile {
+                path: f.path.clone(),
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+                hash: Some(hash),
+                private: f.private || split.private,
+                passages: n,
+                skipped: None,
+                indexed_at: 0,
+            };
+            let passages = split.passages;
+            (KnowledgeChange::Put { file, passages }, n)
+        }
+        Err(skip) => {
+            let change = skipped(f, &skip);
+            report.skipped.push((f.path.clone(), skip));
+            (change, 0)
+        }
+    }
 }
 
 /// The row of a file that is not indexed, and why.

@@ -31,6 +31,14 @@ macro_rules! texts {
     };
 }
 
+/// One language's table of a text kind, a text a line (rustfmt leaves it so):
+/// `table! { Say: StoreFailed => "…", … }`.
+macro_rules! table {
+    ($kind:ident: $($text:ident => $words:expr,)*) => {
+        &[$(($kind::$text, $words)),*]
+    };
+}
+
 pub mod aside;
 mod de;
 mod en;
@@ -50,32 +58,40 @@ pub use prompt::Part;
 pub use say::{Say, fill};
 pub use sticky::Sticky;
 
+/// One language's words for each text of a kind ([`Say`], [`Part`]): a pair per text, every
+/// text once (`tests::every_table_has_every_text_once`), so a new text is one line per
+/// language and a missing one fails the tests, not a user.
+type Table<T> = &'static [(T, &'static str)];
+
+/// `t`'s words in `table`; English's when the table lacks it (the tests rule that out), and
+/// nothing when English lacks it too.
+fn look_up<T: PartialEq + Copy>(table: Table<T>, english: Table<T>, t: T) -> &'static str {
+    let find = |table: Table<T>| table.iter().find(|(k, _)| *k == t).map(|(_, v)| *v);
+    find(table).or_else(|| find(english)).unwrap_or_default()
+}
+
+/// The bot's texts and the prompt's parts of `lang`.
+fn tables(lang: Lang) -> (Table<Say>, Table<Part>) {
+    match lang {
+        Lang::En => (en::SAY, en::PART),
+        Lang::De => (de::SAY, de::PART),
+        Lang::Es => (es::SAY, es::PART),
+        Lang::Pt => (pt::SAY, pt::PART),
+        Lang::Fr => (fr::SAY, fr::PART),
+        Lang::It => (it::SAY, it::PART),
+        Lang::Nl => (nl::SAY, nl::PART),
+        Lang::Pl => (pl::SAY, pl::PART),
+    }
+}
+
 /// The bot's own text `s` in `lang`.
 pub fn say(lang: Lang, s: Say) -> &'static str {
-    match lang {
-        Lang::En => en::say(s),
-        Lang::De => de::say(s),
-        Lang::Es => es::say(s),
-        Lang::Pt => pt::say(s),
-        Lang::Fr => fr::say(s),
-        Lang::It => it::say(s),
-        Lang::Nl => nl::say(s),
-        Lang::Pl => pl::say(s),
-    }
+    look_up(tables(lang).0, en::SAY, s)
 }
 
 /// The prompt's part `p` in `lang`.
 pub fn part(lang: Lang, p: Part) -> &'static str {
-    match lang {
-        Lang::En => en::part(p),
-        Lang::De => de::part(p),
-        Lang::Es => es::part(p),
-        Lang::Pt => pt::part(p),
-        Lang::Fr => fr::part(p),
-        Lang::It => it::part(p),
-        Lang::Nl => nl::part(p),
-        Lang::Pl => pl::part(p),
-    }
+    look_up(tables(lang).1, en::PART, p)
 }
 
 /// The form a count's noun takes (CLDR's plural categories, as far as meshai's languages and

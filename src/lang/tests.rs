@@ -108,3 +108,25 @@ fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
         assert_eq!(detect(text), None, "{text:?}");
     }
 }
+
+#[test]
+fn every_table_has_every_text_once() {
+    fn check<T: PartialEq + Copy + std::fmt::Debug>(lang: Lang, table: Table<T>, all: &[T]) {
+        for t in all {
+            let n = table.iter().filter(|(k, _)| k == t).count();
+            assert_eq!(n, 1, "{lang}: {t:?} is in its table {n} times");
+            let (_, words) = table
+                .iter()
+                .find(|(k, _)| k == t)
+                .copied()
+                .unwrap_or((*t, ""));
+            assert!(!words.trim().is_empty(), "{lang}: {t:?} is empty");
+        }
+        assert_eq!(table.len(), all.len(), "{lang}: a text twice or too many");
+    }
+    for lang in Lang::ALL {
+        let (says, parts) = tables(lang);
+        check(lang, says, &Say::ALL);
+        check(lang, parts, &Part::ALL);
+    }
+}

@@ -327,119 +327,150 @@ fn whereabouts(t: &Texts, from: GeoPoint, to: GeoPoint, units: Units) -> String 
     format!("{} {}", geo::length(km, units, Fineness::Fine), point())
 }
 
+/// What a node's sentences are made with: the language's texts, the node's name, the time.
+struct Writer<'a> {
+    t: &'a Texts,
+    name: String,
+    now: i64,
+}
+
+impl Writer<'_> {
+    /// `template` with the node's name and `extra` filled in.
+    fn with(&self, template: &str, extra: &[(&str, &str)]) -> String {
+        let mut values = vec![("name", self.name.as_str())];
+        values.extend_from_slice(extra);
+        fill(template, &values)
+    }
+
+    /// The reading labelled `what`, its value and how long ago it was reported.
+    fn reading(&self, what: usize, value: &str, at: i64) -> String {
+        let reported = age(self.t, self.now - at);
+        let what = self.t.labels[what];
+        self.with(
+            self.t.reading,
+            &[("what", what), ("value", value), ("age", &reported)],
+        )
+    }
+
+    /// That the node reported no reading labelled `what`.
+    fn none(&self, what: usize) -> String {
+        self.with(self.t.no_reading, &[("what", self.t.labels[what])])
+    }
+}
+
 /// The sentence for `field` of `seen`.
 fn sentence(t: &Texts, seen: &Seen<'_>, field: Field, low: bool, at: &Place, now: i64) -> String {
     let name = super::facts::name(seen.names(), seen.id);
+    let w = Writer { t, name, now };
     let node = seen.node;
     let heard = node.last_heard.map(|h| age(t, now - h));
     let heard_or = || heard.clone().unwrap_or_else(|| "?".to_string());
-    let with = |template: &str, extra: &[(&str, &str)]| {
-        let mut values = vec![("name", name.as_str())];
-        values.extend_from_slice(extra);
-        fill(template, &values)
-    };
-    let reading = |what: usize, value: &str, at: i64| {
-        let reported = age(t, now - at);
-        with(
-            t.reading,
-            &[
-                ("what", t.labels[what]),
-                ("value", value),
-                ("age", &reported),
-            ],
-        )
-    };
-    let none = |what: usize| with(t.no_reading, &[("what", t.labels[what])]);
     match field {
         Field::Heard => match &heard {
-            Some(a) => with(t.heard, &[("age", a)]),
-            None => with(t.never_heard, &[]),
+            Some(a) => w.with(t.heard, &[("age", a)]),
+            None => w.with(t.never_heard, &[]),
         },
         Field::Up => match (&heard, node.last_heard) {
-            (Some(a), Some(h)) if now - h < 3600 => with(t.up_yes, &[("age", a)]),
-            (Some(a), _) => with(t.up_no, &[("age", a)]),
-            _ => with(t.never_heard, &[]),
+            (Some(a), Some(h)) if now - h < 3600 => w.with(t.up_yes, &[("age", a)]),
+            (Some(a), _) => w.with(t.up_no, &[("age", a)]),
+            _ => w.with(t.never_heard, &[]),
         },
         Field::Hops => match node.hops_away {
-            Some(0) => with(t.hops_zero, &[("age", &heard_or())]),
-            Some(1) => with(t.hops_one, &[("age", &heard_or())]),
-            Some(n) => with(t.hops, &[("n", &n.to_string()), ("age", &heard_or())]),
-            None => with(t.hops_unknown, &[]),
+            Some(0) => w.with(t.hops_zero, &[("age", &heard_or())]),
+            Some(1) => w.with(t.hops_one, &[("age", &heard_or())]),
+            Some(n) => w.with(t.hops, &[("n", &n.to_string()), ("age", &heard_or())]),
+            None => w.with(t.hops_unknown, &[]),
         },
-        Field::Battery => {
-            let Some((level, reported)) = node
-                .device
-                .and_then(|d| d.value.battery_level.map(|l| (l, d.at)))
-            else {
-                return none(0);
-            };
-            let (text, is_low) = if level > 100 {
-                let reported = age(t, now - reported);
-                (with(t.external, &[("age", &reported)]), false)
-            } else {
-                let judged = t.battery[match level {
-                    0..=20 => 0,
-                    21..=50 => 1,
-                    51..=89 => 2,
-                    _ => 3,
-                }];
-                let value = format!("{level} % ({judged})");
-                (reading(0, &value, reported), level <= 20)
-            };
-            match low {
-                true => format!("{}. {text}", if is_low { t.yes } else { t.no }),
-                false => text,
-            }
-        }
+        Field::Battery => battery(&w, seen, low),
         Field::Voltage => match node.device.and_then(|d| d.value.voltage.map(|v| (v, d.at))) {
-            Some((v, reported)) => reading(1, &format!("{v:.2} V"), reported),
-            None => none(1),
+            Some((v, reported)) => w.reading(1, &format!("{v:.2} V"), reported),
+            None => w.none(1),
         },
         Field::Temperature | Field::Humidity | Field::Pressure | Field::Wind | Field::Light => {
-            let (what, r) = match field {
-                Field::Temperature => (2, Reading::Temperature),
-                Field::Humidity => (3, Reading::Humidity),
-                Field::Pressure => (4, Reading::Pressure),
-                Field::Wind => (5, Reading::Wind),
-                _ => (6, Reading::Light),
-            };
-            let value = node.environment.and_then(|e| {
-                super::facts::environment_value(r, &e.value, at.units).map(|v| (v, e.at))
-            });
-            match value {
-                // A wind's direction is a compass point in English: said only as a speed.
-                Some((v, reported)) if r == Reading::Wind => {
-                    let speed = v.split(" from ").next().unwrap_or(&v).to_string();
-                    reading(what, &speed, reported)
-                }
-                Some((v, reported)) => reading(what, &v, reported),
-                None => none(what),
-            }
+            environment(&w, seen, field, at)
         }
         Field::Signal => match (node.snr.filter(|v| v.is_finite()), node.last_heard) {
-            (Some(snr), Some(h)) => reading(7, &format!("{snr:.1} dB"), h),
-            _ => none(7),
+            (Some(snr), Some(h)) => w.reading(7, &format!("{snr:.1} dB"), h),
+            _ => w.none(7),
         },
-        Field::Distance => {
-            if !at.positions {
-                return t.positions_off.to_string();
-            }
-            let Some(p) = seen.position else {
-                return with(t.no_position, &[]);
-            };
-            let since = age(t, now - p.at);
-            match (at.asker, at.ours) {
-                (Some(a), _) => {
-                    let w = whereabouts(t, a, p.value, at.units);
-                    with(t.from_you, &[("where", &w), ("age", &since)])
-                }
-                (None, Some(o)) => {
-                    let w = whereabouts(t, o, p.value, at.units);
-                    with(t.from_ours, &[("where", &w), ("age", &since)])
-                }
-                (None, None) => with(t.no_reference, &[]),
-            }
+        Field::Distance => distance(&w, seen, at),
+    }
+}
+
+/// The battery's level judged in words ("12 % (low)"), or external power; with `low` (the
+/// question asks whether it is low) it starts with yes or no, judged by the reading.
+fn battery(w: &Writer<'_>, seen: &Seen<'_>, low: bool) -> String {
+    let t = w.t;
+    let Some((level, reported)) = seen
+        .node
+        .device
+        .and_then(|d| d.value.battery_level.map(|l| (l, d.at)))
+    else {
+        return w.none(0);
+    };
+    let (text, is_low) = if level > 100 {
+        let reported = age(t, w.now - reported);
+        (w.with(t.external, &[("age", &reported)]), false)
+    } else {
+        let judged = t.battery[match level {
+            0..=20 => 0,
+            21..=50 => 1,
+            51..=89 => 2,
+            _ => 3,
+        }];
+        let value = format!("{level} % ({judged})");
+        (w.reading(0, &value, reported), level <= 20)
+    };
+    match low {
+        true => format!("{}. {text}", if is_low { t.yes } else { t.no }),
+        false => text,
+    }
+}
+
+/// An environment sensor's reading (`field` is one of them), in `at`'s units.
+fn environment(w: &Writer<'_>, seen: &Seen<'_>, field: Field, at: &Place) -> String {
+    let (what, r) = match field {
+        Field::Temperature => (2, Reading::Temperature),
+        Field::Humidity => (3, Reading::Humidity),
+        Field::Pressure => (4, Reading::Pressure),
+        Field::Wind => (5, Reading::Wind),
+        _ => (6, Reading::Light),
+    };
+    let value = seen
+        .node
+        .environment
+        .and_then(|e| super::facts::environment_value(r, &e.value, at.units).map(|v| (v, e.at)));
+    match value {
+        // A wind's direction is a compass point in English: said only as a speed.
+        Some((v, reported)) if r == Reading::Wind => {
+            let speed = v.split(" from ").next().unwrap_or(&v).to_string();
+            w.reading(what, &speed, reported)
         }
+        Some((v, reported)) => w.reading(what, &v, reported),
+        None => w.none(what),
+    }
+}
+
+/// Where the node is from the asker (or from our node), when positions may be told.
+fn distance(w: &Writer<'_>, seen: &Seen<'_>, at: &Place) -> String {
+    let t = w.t;
+    if !at.positions {
+        return t.positions_off.to_string();
+    }
+    let Some(p) = seen.position else {
+        return w.with(t.no_position, &[]);
+    };
+    let since = age(t, w.now - p.at);
+    match (at.asker, at.ours) {
+        (Some(a), _) => {
+            let place = whereabouts(t, a, p.value, at.units);
+            w.with(t.from_you, &[("where", &place), ("age", &since)])
+        }
+        (None, Some(o)) => {
+            let place = whereabouts(t, o, p.value, at.units);
+            w.with(t.from_ours, &[("where", &place), ("age", &since)])
+        }
+        (None, None) => w.with(t.no_reference, &[]),
     }
 }
 

@@ -112,37 +112,15 @@ pub async fn run(
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<bool> {
     let who = who_am_i();
-    let output = args
-        .output
-        .clone()
-        .or_else(|| plan::default_output(who, env));
-    let database = args
-        .database
-        .clone()
-        .or_else(|| plan::default_database(who, env));
-    let (output, database) = match (output, database) {
-        (Some(o), Some(d)) => (o, d),
-        (None, _) => {
-            return refuse(
-                out,
-                &["no place for the config: $HOME is not set; name one with --output FILE".into()],
-            );
-        }
-        (_, None) => {
-            return refuse(
-                out,
-                &[
-                    "no place for the database: $HOME is not set; name one with --database FILE"
-                        .into(),
-                ],
-            );
-        }
+    let (output, database) = match places(args, who, env) {
+        Ok(places) => places,
+        Err(problem) => return refuse(out, &[problem]),
     };
     if output.exists() && !args.force {
+        let shown = output.display();
         writeln!(
             out,
-            "✗ {} exists: nothing written (--force replaces it)",
-            output.display()
+            "✗ {shown} exists: nothing written (--force replaces it)"
         )?;
         return Ok(false);
     }
@@ -153,17 +131,7 @@ pub async fn run(
     let databases = daemons::databases(&database, env);
     let (nodes, servers) = tokio::join!(find_nodes(args, &databases), find_servers(args));
     let nodes = nodes?;
-    print_nodes(out, &nodes)?;
-    let searched = args.serial.is_none() && args.tcp.is_none();
-    if searched && !nodes.iter().any(|(c, _)| matches!(c, Candidate::Serial(_))) {
-        let dev = args.probe.dev.display();
-        writeln!(
-            out,
-            "  ✗ serial: no device in {dev}/serial/by-id/ (nor {dev}/ttyUSB*, {dev}/ttyACM*): is the \
-             node plugged in over a data cable (not a charge-only one)?"
-        )?;
-    }
-    print_servers(out, &servers)?;
+    print_found(out, args, &nodes, &servers)?;
 
     let named = args.serial.is_some() || args.tcp.is_some();
     let node = plan::choose_node(&nodes, named);
@@ -177,30 +145,19 @@ pub async fn run(
     };
     let (candidate, probe) = &nodes[choice.index];
     let server = &servers[server];
-    let db_note = match prepare_database(&database, who) {
-        Ok(note) => note,
+    let prepared = prepare_database(&database, who)
+        .and_then(|db| Ok((db, knowledge_folder(args, who, &database)?)));
+    let (db_note, (knowledge, knowledge_note)) = match prepared {
+        Ok((db, folder)) => (db, folder.unzip()),
         Err(problem) => return refuse(out, &[problem]),
     };
-    let knowledge = match (&args.knowledge, args.no_knowledge) {
-        (_, true) => None,
-        (Some(dir), false) => Some(dir.clone()),
-        (None, false) => Some(plan::default_knowledge(&database)),
-    };
-    let knowledge_note = match knowledge
-        .as_deref()
-        .map(|k| prepare_knowledge(k, who, &database))
-    {
-        None => None,
-        Some(Ok(note)) => Some(note),
-        Some(Err(problem)) => return refuse(out, &[problem]),
-    };
 
-    let found = match probe {
-        Probe::Node(facts) => facts.summary.clone(),
-        Probe::Busy(why) | Probe::Failed(why) => format!("not confirmed: {why}"),
-    };
-    writeln!(out, "using:")?;
-    writeln!(out, "  node      {} ({found})", candidate.describe())?;
+    let found = probe.summary();
+    writeln!(
+        out,
+        "using:\n  node      {} ({found})",
+        candidate.describe()
+    )?;
     if let Some(why) = &choice.why {
         writeln!(out, "            chosen: {why}")?;
     }
@@ -211,11 +168,7 @@ pub async fn run(
         redact_urls(&server.base_url)
     )?;
     if args.probe.time_model {
-        writeln!(out, "  speed     timing one short answer…")?;
-        match speed::measure(&server.base_url, &model).await {
-            Ok(m) => writeln!(out, "  speed     {}", speed::line(&m))?,
-            Err(e) => writeln!(out, "  speed     not measured: {}", redact_urls(&e))?,
-        }
+        print_speed(out, &server.base_url, &model).await?;
     }
     writeln!(out, "  database  {}{db_note}", database.display())?;
     if let (Some(dir), Some(note)) = (&knowledge, &knowledge_note) {
@@ -228,24 +181,106 @@ pub async fn run(
         model: model.clone(),
         database: database.display().to_string(),
         knowledge: knowledge.as_ref().map(|d| d.display().to_string()),
-        header: vec![
-            format!(
-                "Written by `meshai init` for this machine: {} ({found}),",
-                candidate.describe()
-            ),
-            format!(
-                "model {model} on {} ({}). Every other key is at its default.",
-                server.kind.name(),
-                server.base_url
-            ),
-        ],
+        header: header(candidate, &found, &model, server),
     };
-    let text = template::render(template::EXAMPLE, &values)?;
-    write_config(&output, &text, args.force)
+    write(out, &output, &values, args.force, env)
+}
+
+/// Renders the config from `values`, writes it to `output` and says what to do next.
+fn write(
+    out: &mut (dyn Write + Send),
+    output: &Path,
+    values: &Values,
+    force: bool,
+    env: Env<'_>,
+) -> anyhow::Result<bool> {
+    let text = template::render(template::EXAMPLE, values)?;
+    write_config(output, &text, force)
         .with_context(|| format!("cannot write {}", output.display()))?;
     writeln!(out, "wrote {}", output.display())?;
-    writeln!(out, "next: {}", next_steps(&output, env))?;
+    writeln!(out, "next: {}", next_steps(output, env))?;
     Ok(true)
+}
+
+/// Prints the nodes and the servers found, and where no serial node was when `init` looked.
+fn print_found(
+    out: &mut (dyn Write + Send),
+    args: &InitArgs,
+    nodes: &[(Candidate, Probe)],
+    servers: &[ServerProbe],
+) -> anyhow::Result<()> {
+    print_nodes(out, nodes)?;
+    let searched = args.serial.is_none() && args.tcp.is_none();
+    if searched && !nodes.iter().any(|(c, _)| matches!(c, Candidate::Serial(_))) {
+        let dev = args.probe.dev.display();
+        writeln!(
+            out,
+            "  ✗ serial: no device in {dev}/serial/by-id/ (nor {dev}/ttyUSB*, {dev}/ttyACM*): is the \
+             node plugged in over a data cable (not a charge-only one)?"
+        )?;
+    }
+    Ok(print_servers(out, servers)?)
+}
+
+/// Times one short answer of `model` and prints what the rate means.
+async fn print_speed(
+    out: &mut (dyn Write + Send),
+    base_url: &str,
+    model: &str,
+) -> anyhow::Result<()> {
+    writeln!(out, "  speed     timing one short answer…")?;
+    match speed::measure(base_url, model).await {
+        Ok(m) => writeln!(out, "  speed     {}", speed::line(&m, model))?,
+        Err(e) => writeln!(out, "  speed     not measured: {}", redact_urls(&e))?,
+    }
+    Ok(())
+}
+
+/// Where the config and the database go: the flags', else this user's defaults (a problem
+/// when `$HOME` is needed and not set).
+fn places(args: &InitArgs, who: Who, env: Env<'_>) -> Result<(PathBuf, PathBuf), String> {
+    let output = args
+        .output
+        .clone()
+        .or_else(|| plan::default_output(who, env))
+        .ok_or("no place for the config: $HOME is not set; name one with --output FILE")?;
+    let database = args
+        .database
+        .clone()
+        .or_else(|| plan::default_database(who, env))
+        .ok_or("no place for the database: $HOME is not set; name one with --database FILE")?;
+    Ok((output, database))
+}
+
+/// The knowledge folder the config names, made ready, with what was done to it (`None`
+/// with `--no-knowledge`).
+fn knowledge_folder(
+    args: &InitArgs,
+    who: Who,
+    database: &Path,
+) -> Result<Option<(PathBuf, String)>, String> {
+    let dir = match (&args.knowledge, args.no_knowledge) {
+        (_, true) => return Ok(None),
+        (Some(dir), false) => dir.clone(),
+        (None, false) => plan::default_knowledge(database),
+    };
+    let note = prepare_knowledge(&dir, who, database)?;
+    Ok(Some((dir, note)))
+}
+
+/// The config's first lines: what `init` found and chose.
+fn header(candidate: &Candidate, found: &str, model: &str, server: &ServerProbe) -> Vec<String> {
+    vec![
+        format!(
+            "Written by `meshai init` for this machine: {} ({found}),",
+            candidate.describe()
+        ),
+        format!(
+            "model {model} on {} ({}). Every other key is at its default.",
+            server.kind.name(),
+            server.base_url
+        ),
+    ]
 }
 
 /// Prints the problems and that nothing was written; the command then exits 1.

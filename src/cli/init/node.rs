@@ -75,6 +75,16 @@ pub enum Probe {
     Failed(String),
 }
 
+impl Probe {
+    /// What the probe found, in the words `init` prints and writes into the config's header.
+    pub fn summary(&self) -> String {
+        match self {
+            Probe::Node(facts) => facts.summary.clone(),
+            Probe::Busy(why) | Probe::Failed(why) => format!("not confirmed: {why}"),
+        }
+    }
+}
+
 /// What the handshake told about the node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeFacts {
