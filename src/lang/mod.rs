@@ -185,30 +185,36 @@ impl Lang {
             Lang::De => &[
                 "ich", "ist", "und", "der", "die", "das", "mein", "meine", "dein", "wie", "was",
                 "wo", "nicht", "ein", "eine", "mit", "für", "auf", "du", "sich", "heißt", "kann",
+                "hallo", "heiße", "bin", "habe", "wohne",
             ],
             Lang::Es => &[
                 "el", "la", "los", "las", "es", "mi", "me", "tu", "qué", "cómo", "dónde", "cuál",
                 "se", "y", "un", "una", "con", "para", "por", "del", "hola", "llamo", "está",
+                "soy",
             ],
             Lang::Pt => &[
                 "o", "os", "as", "é", "meu", "minha", "você", "não", "um", "uma", "com", "para",
-                "do", "da", "no", "na", "qual", "como", "onde", "olá", "eu", "que",
+                "do", "da", "no", "na", "qual", "como", "onde", "olá", "eu", "que", "chamo", "sou",
+                "moro",
             ],
             Lang::Fr => &[
                 "le", "la", "les", "est", "je", "mon", "ma", "mes", "tu", "vous", "et", "un",
                 "une", "des", "du", "pour", "pas", "quel", "quelle", "comment", "où", "sur",
+                "bonjour", "salut", "appelle", "suis", "habite",
             ],
             Lang::It => &[
                 "il", "lo", "la", "gli", "è", "mio", "mia", "io", "tu", "che", "un", "una", "per",
-                "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao",
+                "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao", "chiamo",
+                "sono", "abito",
             ],
             Lang::Nl => &[
                 "de", "het", "een", "is", "ik", "mijn", "je", "jij", "wat", "hoe", "waar", "welke",
-                "niet", "en", "met", "voor", "op", "van", "zijn", "heet", "hallo",
+                "niet", "en", "met", "voor", "op", "van", "zijn", "heet", "hallo", "ben", "woon",
             ],
             Lang::Pl => &[
                 "jest", "nie", "mój", "moja", "moje", "mam", "jak", "co", "gdzie", "się", "to",
                 "na", "w", "z", "dla", "czy", "jaki", "jaka", "ja", "ty", "cześć", "mnie",
+                "jestem", "mieszkam", "imię",
             ],
         }
     }

@@ -69,6 +69,16 @@ fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
         ("Mi indicativo es EA7KLM.", Es),
         ("Wo wohne ich?", De),
         ("Mi perro se llama Pepper.", Es),
+        // A first message as people write it: taken for no language, it started a German
+        // conversation in English, and the next message re-read the whole prompt in German
+        // (issue 37: the first two replies of every German run read 229 + 271 tokens).
+        ("Hallo, ich heiße Tomasz. (session 28-0-0)", De),
+        ("Hallo, ich heiße Mia.", De),
+        ("Bonjour, je m'appelle Camille.", Fr),
+        ("Ciao, mi chiamo Giulia.", It),
+        ("Olá, eu me chamo João.", Pt),
+        ("Hallo, ik ben Daan.", Nl),
+        ("Cześć, jestem Kasia.", Pl),
     ] {
         assert_eq!(detect(text), Some(want), "{text:?}");
     }
