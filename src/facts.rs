@@ -19,7 +19,8 @@
 //! others such a sentence can still be kept. The list keeps the newest `facts_max` statements, and drops one that names
 //! nothing before one that does ([`is_anchored`]), so such a sentence cannot push a callsign
 //! out. Pure: the store saves what this module picks, in the summary's transaction. Which
-//! kept statement a new one corrects ("Update: my new callsign is …") is [`replace`]'s.
+//! kept statement a new one corrects ("Update: my new callsign is …") is [`replace`]'s, and
+//! what a save does to the kept facts [`saving`]'s.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -27,6 +28,7 @@ use crate::text::cap;
 
 pub mod replace;
 pub mod request;
+pub mod saving;
 
 /// A kept statement is cut to this many characters (one packet's worth).
 pub const FACT_CHARS: usize = 150;
@@ -87,9 +89,10 @@ pub fn is_anchored(sentence: &str) -> bool {
     digit || inner_capital || proper
 }
 
-/// The ids of the facts that go when `kept` (oldest first) holds more than `max`: those
-/// that name nothing ([`is_anchored`]) first, oldest first, then the oldest of the rest.
-pub fn evicted(kept: &[(i64, String)], max: usize) -> Vec<i64> {
+/// The keys of the facts that go when `kept` (key, text; oldest first) holds more than
+/// `max`: those that name nothing ([`is_anchored`]) first, oldest first, then the oldest of
+/// the rest.
+pub fn evicted<K: Copy>(kept: &[(K, String)], max: usize) -> Vec<K> {
     let over = kept.len().saturating_sub(max);
     let bare = kept.iter().filter(|(_, text)| !is_anchored(text));
     let named = kept.iter().filter(|(_, text)| is_anchored(text));

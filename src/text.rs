@@ -1,8 +1,9 @@
 //! Text helpers the memory's modules share: cutting a text to a length for the prompt or a
-//! kept fact, the key two statements are compared by, and a name made one plain line before
-//! it reaches a prompt; and an English count with its noun (`1 node`, `2 nodes`) for the
-//! operator's lines. Pure; a leaf below `facts`, `store`, `memory::prompt` and the
-//! responder's asker line, so each of them can use it without importing the others.
+//! kept fact, the key two statements are compared by, a text folded for matching words, and
+//! a name made one plain line before it reaches a prompt; and an English count with its noun
+//! (`1 node`, `2 nodes`) for the operator's lines. Pure; a leaf below `facts`, `store`,
+//! `mesh`, `memory::prompt` and the responder's asker line, so each of them can use it
+//! without importing the others.
 
 pub mod unicode;
 
@@ -38,6 +39,37 @@ pub fn key(text: &str) -> String {
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// Folds a text for matching: lowercase, Latin diacritics removed. Hand-written for the
+/// letters of Western and Central European names (no normalisation crate for one table);
+/// other scripts pass through lowercased.
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        match c {
+            'à'..='å' | 'ā' | 'ă' | 'ą' => out.push('a'),
+            'æ' => out.push_str("ae"),
+            'ç' | 'ć' | 'č' => out.push('c'),
+            'ď' | 'đ' => out.push('d'),
+            'è'..='ë' | 'ē' | 'ė' | 'ę' | 'ě' => out.push('e'),
+            'ì'..='ï' | 'ī' | 'į' | 'ı' => out.push('i'),
+            'ł' | 'ľ' | 'ĺ' => out.push('l'),
+            'ñ' | 'ń' | 'ň' => out.push('n'),
+            'ò'..='ö' | 'ø' | 'ō' | 'ő' => out.push('o'),
+            'œ' => out.push_str("oe"),
+            'ř' | 'ŕ' => out.push('r'),
+            'ś' | 'š' | 'ş' => out.push('s'),
+            'ß' => out.push_str("ss"),
+            'ť' | 'ţ' => out.push('t'),
+            'ù'..='ü' | 'ū' | 'ů' | 'ű' | 'ų' => out.push('u'),
+            'ý' | 'ÿ' => out.push('y'),
+            'ź' | 'ż' | 'ž' => out.push('z'),
+            '’' | '‘' => out.push('\''),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Chat templates' special tokens written as text: ChatML's and Llama 3's `<|…|>`, Llama 2's

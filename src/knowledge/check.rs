@@ -56,7 +56,7 @@ fn names(text: &str) -> Vec<String> {
             && !word.chars().any(|c| c.is_ascii_digit())
         {
             let f = fold(word);
-            if !matcher::NOT_NAMES.contains(&f.as_str()) {
+            if !matcher::not_a_name(&f) {
                 out.push(f);
             }
         }

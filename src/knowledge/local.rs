@@ -358,7 +358,7 @@ const PL: Words = Words {
 };
 
 /// Capitalised words that name no place or person of the documents, besides the kit the
-/// mesh's matcher knows (`matcher::NOT_NAMES`): more of the radio's.
+/// mesh's matcher knows (`matcher::not_a_name`): more of the radio's.
 const NOT_NAMES: &[&str] = &["i", "aprs", "dmr", "vhf", "uhf", "hf", "fm", "ok"];
 
 /// Words of `about` that say nothing of the group ("the club, its repeaters and events").
@@ -429,7 +429,7 @@ fn names_what_the_documents_name(question: &str, found: &Found) -> bool {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2)
         .filter(|w| {
             let f = fold(w);
-            !NOT_NAMES.contains(&f.as_str()) && !matcher::NOT_NAMES.contains(&f.as_str())
+            !NOT_NAMES.contains(&f.as_str()) && !matcher::not_a_name(&f)
         })
         .any(|name| {
             found.hits.iter().any(|h| {

@@ -9,9 +9,16 @@
 //! an everyday word (or written in the name's own capitals). A message that asks about a node
 //! ("node", "battery", "last heard", …) but names none the view holds is [`Topic::Unknown`]:
 //! the daemon says it does not know that node rather than leave it to the model.
+//!
+//! The words are data, one table per language (`words`), each looked for in every language
+//! at once; the functions here only read them.
+
+mod words;
 
 use crate::node::NodeId;
 use crate::radio::NodeNames;
+pub use crate::text::fold;
+use words::{All, Entries, all};
 
 /// What the message asks about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,186 +62,6 @@ pub struct Asked {
     /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
     /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
     pub surely_a_node: bool,
-}
-
-/// Words that are part of many node names and name nothing alone.
-const GENERIC: &[&str] = &[
-    "node",
-    "nodes",
-    "relay",
-    "repeater",
-    "router",
-    "station",
-    "base",
-    "mesh",
-    "meshtastic",
-    "gateway",
-    "client",
-    "mobile",
-    "portable",
-    "tracker",
-    "the",
-    "my",
-    "of",
-    "at",
-    "on",
-    "in",
-    "a",
-    "an",
-    "and",
-    "de",
-    "la",
-    "le",
-    "el",
-    "der",
-    "die",
-    "das",
-    "von",
-    "mt",
-    "st",
-    "unit",
-    "radio",
-    "lora",
-    "device",
-    "t",
-    "v2",
-    "v3",
-    "heltec",
-    "tbeam",
-    "rak",
-    "solar",
-    // The word for a node in the other languages ("der Lighthouse-Knoten").
-    "knoten",
-    "nodo",
-    "nodos",
-    "nodi",
-    "noeud",
-    "noeuds",
-    "knooppunt",
-    "wezel",
-    "wezla",
-];
-
-/// Everyday words a short name must not be taken for (unless written in its capitals).
-const EVERYDAY: &[&str] = &[
-    "a", "i", "is", "it", "at", "on", "in", "up", "to", "do", "go", "me", "my", "we", "us", "you",
-    "how", "who", "the", "and", "are", "was", "far", "any", "all", "low", "one", "two", "new",
-    "old", "now", "off", "out", "for", "not", "can", "has", "had", "her", "his", "him", "its",
-    "our", "see", "say", "way", "get", "got", "be", "by", "of", "or", "so", "no", "yes", "an",
-    "as", "if", "hi", "ok", "what", "when", "where", "why", "which", "this", "that", "here",
-    "there", "then", "than", "with", "from", "last", "hear", "near", "busy", "time", "node",
-    "what's", "whats", "much", "many", "some", "good", "well", "home", "work", "temp", "wx", "bat",
-    "batt", "snr", "hops", "hop", "km", "mi", "am", "pm", "day", "days", "min", "mins", "long",
-    "ago", "did", "does", "will", "just", "like", "very", "more", "most", "ever",
-];
-
-/// Words that make a message a question about a node, even when it names none the view holds.
-const ABOUT_A_NODE: &[&str] = &[
-    "node", "relay", "repeater", "router", "station", "gateway", "sensor", "battery", "batt",
-    "heard", "hear", "snr", "signal", "hops", "hop", "rssi", "voltage", "online", "offline",
-];
-
-/// Words for a node itself.
-const NODE_WORDS: &[&str] = &[
-    "node", "relay", "repeater", "router", "station", "gateway", "sensor",
-];
-
-/// Readings and the words that ask for them.
-const READINGS: &[(Reading, &[&str])] = &[
-    (
-        Reading::LastHeard,
-        &["heard", "hear", "seen", "online", "offline", "alive"],
-    ),
-    (
-        Reading::Battery,
-        &[
-            "battery", "batt", "charge", "charged", "charging", "powered", "power", "percent",
-        ],
-    ),
-    (Reading::Voltage, &["voltage", "volts", "volt"]),
-    (
-        Reading::Temperature,
-        &[
-            "temperature",
-            "temp",
-            "warm",
-            "cold",
-            "hot",
-            "degrees",
-            "celsius",
-            "fahrenheit",
-            "freezing",
-            "weather",
-        ],
-    ),
-    (Reading::Humidity, &["humidity", "humid", "weather"]),
-    (
-        Reading::Pressure,
-        &[
-            "pressure",
-            "barometer",
-            "barometric",
-            "hpa",
-            "mbar",
-            "weather",
-        ],
-    ),
-    (Reading::Wind, &["wind", "windy", "gust", "gusts"]),
-    (Reading::Light, &["lux", "light", "bright", "dark"]),
-    (
-        Reading::Distance,
-        &[
-            "far",
-            "distance",
-            "where",
-            "location",
-            "located",
-            "position",
-            "away",
-            "km",
-            "miles",
-            "direction",
-            "close",
-            "closer",
-            "nearby",
-        ],
-    ),
-    (Reading::Hops, &["hops", "hop"]),
-    (
-        Reading::Signal,
-        &["snr", "signal", "rssi", "reception", "strength"],
-    ),
-];
-
-/// Folds a text for matching: lowercase, Latin diacritics removed. Hand-written for the
-/// letters of Western and Central European names (no normalisation crate for one table);
-/// other scripts pass through lowercased.
-pub fn fold(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars().flat_map(char::to_lowercase) {
-        match c {
-            'à'..='å' | 'ā' | 'ă' | 'ą' => out.push('a'),
-            'æ' => out.push_str("ae"),
-            'ç' | 'ć' | 'č' => out.push('c'),
-            'ď' | 'đ' => out.push('d'),
-            'è'..='ë' | 'ē' | 'ė' | 'ę' | 'ě' => out.push('e'),
-            'ì'..='ï' | 'ī' | 'į' | 'ı' => out.push('i'),
-            'ł' | 'ľ' | 'ĺ' => out.push('l'),
-            'ñ' | 'ń' | 'ň' => out.push('n'),
-            'ò'..='ö' | 'ø' | 'ō' | 'ő' => out.push('o'),
-            'œ' => out.push_str("oe"),
-            'ř' | 'ŕ' => out.push('r'),
-            'ś' | 'š' | 'ş' => out.push('s'),
-            'ß' => out.push_str("ss"),
-            'ť' | 'ţ' => out.push('t'),
-            'ù'..='ü' | 'ū' | 'ů' | 'ű' | 'ų' => out.push('u'),
-            'ý' | 'ÿ' => out.push('y'),
-            'ź' | 'ż' | 'ž' => out.push('z'),
-            '’' | '‘' => out.push('\''),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The words of a folded text: letters and digits; a possessive `'s` is dropped.
@@ -321,7 +148,7 @@ fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 
     let distinctive: Vec<&str> = long_words
         .iter()
         .copied()
-        .filter(|w| !GENERIC.contains(w) && w.chars().count() >= 2)
+        .filter(|w| !all().generic.holds(w) && w.chars().count() >= 2)
         .collect();
     if another_name(original, &long_words, &distinctive) {
         return 0;
@@ -346,8 +173,7 @@ fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 
         let as_written = original
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| w == short_raw);
-        let as_word =
-            cue && message.contains(&short.as_str()) && !EVERYDAY.contains(&short.as_str());
+        let as_word = cue && message.contains(&short.as_str()) && !all().everyday.holds(&short);
         if as_written && short_raw.chars().any(char::is_uppercase) || as_word {
             score += 4;
         }
@@ -384,8 +210,8 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
         j > 0
             && w.chars().next().is_some_and(char::is_uppercase)
             && !name_words.contains(&f)
-            && !GENERIC.contains(&f)
-            && !EVERYDAY.contains(&f)
+            && !all().generic.holds(f)
+            && !all().everyday.holds(f)
     };
     folded.iter().enumerate().any(|(i, w)| {
         distinctive.contains(&w.trim_end_matches("'s"))
@@ -393,74 +219,30 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
     })
 }
 
-/// Words written with a capital that name no node: the kit and the protocols people ask about.
-pub const NOT_NAMES: &[&str] = &[
-    "lora",
-    "meshtastic",
-    "snr",
-    "rssi",
-    "gps",
-    "usb",
-    "wifi",
-    "bluetooth",
-    "mqtt",
-    "ham",
-    "tx",
-    "rx",
-    "uk",
-    "us",
-    "eu",
-];
-
-/// Words between "the" and a node word that say which kind, not which node ("the club
-/// repeater", "the nearest node").
-const NOT_NAMED_BY: &[&str] = &[
-    "club",
-    "group",
-    "local",
-    "new",
-    "old",
-    "best",
-    "main",
-    "nearest",
-    "closest",
-    "first",
-    "next",
-    "other",
-    "same",
-    "public",
-    "whole",
-    "mesh",
-    "lora",
-    "meshtastic",
-    "solar",
-    "big",
-    "small",
-];
-
-/// Whether `message` writes a name: "the foobar node" (one or two words), or a word after its first that starts
-/// with a capital (not "I", a node word, or [`NOT_NAMES`]). "Where is a good place to put a
-/// repeater?" and "How can I make my node's battery last longer?" name none — everyday
-/// questions, for the model — where "What's the battery of the Foobar relay?" does: only then
-/// may the daemon itself say it does not know the node. German writes every noun with a
-/// capital, so there a capital names nothing ("Was ist der Unterschied zwischen einem Router
-/// und einem Client-Knoten?" got "no node by that name" facts, issue 37).
-fn names_something(message: &str) -> bool {
-    let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
-    // "the foobar node": a word between "the" and a node word, typed in lowercase.
-    let folded = fold(message);
-    let w = words(&folded);
+/// Whether `message` writes a name: "the foobar node" (one or two words), or a word after
+/// its first that starts with a capital (not "I", a node word, or a word of `not_names`).
+/// "Where is a good place to put a repeater?" and "How can I make my node's battery last
+/// longer?" name none — everyday questions, for the model — where "What's the battery of the
+/// Foobar relay?" does: only then may the daemon itself say it does not know the node. German
+/// writes every noun with a capital, so there a capital names nothing ("Was ist der
+/// Unterschied zwischen einem Router und einem Client-Knoten?" got "no node by that name"
+/// facts, issue 37).
+fn names_something(message: &str, said: &Said<'_>) -> bool {
+    let all = all();
+    let w = &said.words;
+    // "the foobar node": one or two words between the article and a node word, not a kind
+    // ("the golden cabin node", not "the club repeater").
     let the_x_node = w.iter().enumerate().any(|(i, word)| {
-        // One or two words between: "the foobar node", "the golden cabin node".
-        NODE_WORDS.contains(word)
+        all.node.holds(word)
             && (1..=2).any(|n| {
                 i > n
-                    && w[i - n - 1] == "the"
+                    && all.the.holds(w[i - n - 1])
                     && w[i - n..i]
                         .iter()
-                        .all(|x| !GENERIC.contains(x) && !NOT_NAMED_BY.contains(x))
+                        .all(|x| !all.generic.holds(x) && !all.kinds.holds(x))
             })
     });
+    let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
     the_x_node
         || (capitals_name
             && message
@@ -471,9 +253,15 @@ fn names_something(message: &str) -> bool {
                     let folded = fold(w);
                     w.chars().next().is_some_and(char::is_uppercase)
                         && w.chars().count() >= 2
-                        && !GENERIC.contains(&folded.as_str())
-                        && !NOT_NAMES.contains(&folded.as_str())
+                        && !all.generic.holds(&folded)
+                        && !all.not_names.holds(&folded)
                 }))
+}
+
+/// Whether the folded `word`, capitalised, still names no node: the kit and the protocols
+/// people ask about ("LoRa", "MQTT"), in any language's table.
+pub fn not_a_name(word: &str) -> bool {
+    all().not_names.holds(word)
 }
 
 /// The nodes `message` names, with how well, best first, ties in the order `nodes` come in
@@ -506,6 +294,36 @@ pub fn scored<'a>(
 /// At most this many nodes are named by one message.
 const MAX_NAMED: usize = 3;
 
+/// A message as the tables read it: folded, and its words.
+struct Said<'a> {
+    folded: &'a str,
+    words: Vec<&'a str>,
+}
+
+impl<'a> Said<'a> {
+    fn new(folded: &'a str) -> Said<'a> {
+        Said {
+            folded,
+            words: words(folded),
+        }
+    }
+
+    /// Whether it says an entry of the field `pick` in any language.
+    fn says(&self, pick: fn(&All) -> &Entries) -> bool {
+        pick(all()).said(self.folded, &self.words)
+    }
+
+    /// The readings it asks for, in [`Reading`]'s order.
+    fn readings(&self) -> Vec<Reading> {
+        all()
+            .readings
+            .iter()
+            .filter(|(_, entries)| entries.said(self.folded, &self.words))
+            .map(|(r, _)| *r)
+            .collect()
+    }
+}
+
 /// What `message` asks of the mesh, among `nodes` (the nodes the lens lets be described,
 /// with their names) and with `asker` the sender; `None` when it is not about the mesh.
 pub fn ask<'a>(
@@ -514,187 +332,69 @@ pub fn ask<'a>(
     asker: NodeId,
 ) -> Option<Asked> {
     let folded = fold(message);
-    let w = words(&folded);
-    let has = |list: &[&str]| w.iter().any(|x| list.contains(x));
-    let phrase = |p: &str| folded.contains(p);
-    let readings: Vec<Reading> = READINGS
-        .iter()
-        .filter(|(_, words)| has(words))
-        .map(|(r, _)| *r)
-        .collect();
-
-    let about_me = has(&["me", "i", "i'm", "im"]);
-    let cue = has(ABOUT_A_NODE) || !readings.is_empty();
+    let said = Said::new(&folded);
+    let readings = said.readings();
+    let about_me = said.says(|a| &a.me);
+    let cue = said.says(|a| &a.about_a_node) || !readings.is_empty();
     let scored = scored(message, nodes, cue);
-    if let Some(&(best, _)) = scored.first() {
-        let named: Vec<NodeId> = scored
-            .iter()
-            .take_while(|(s, _)| *s == best || *s >= 3)
-            .take(MAX_NAMED)
-            .map(|(_, id)| *id)
-            .collect();
-        return Some(Asked {
-            topic: Topic::Nodes(named),
+    let Some(&(best, _)) = scored.first() else {
+        return unnamed(message, &said, asker, readings, about_me);
+    };
+    let named: Vec<NodeId> = scored
+        .iter()
+        .take_while(|(s, _)| *s == best || *s >= 3)
+        .take(MAX_NAMED)
+        .map(|(_, id)| *id)
+        .collect();
+    Some(Asked {
+        topic: Topic::Nodes(named),
+        readings,
+        about_me,
+        surely_a_node: false,
+    })
+}
+
+/// What a message that names no node of the view asks (`readings` and `about_me` as [`ask`]
+/// read them), in this order: how the asker's own message came (`None`: the asker's radio
+/// note answers that, from the message itself), the asker's own node, the channel, the
+/// nearest nodes, who is around, and a node the view lacks.
+fn unnamed(
+    message: &str,
+    said: &Said<'_>,
+    asker: NodeId,
+    readings: Vec<Reading>,
+    about_me: bool,
+) -> Option<Asked> {
+    let asked = |topic, readings| {
+        Some(Asked {
+            topic,
             readings,
             about_me,
             surely_a_node: false,
-        });
-    }
-    // How the asker's own message came (its SNR, hops): the asker's radio note answers that,
-    // from the message itself.
-    if [
-        "my signal",
-        "my snr",
-        "my rssi",
-        "my hops",
-        "my reception",
-        "hear me",
-        "my message",
-    ]
-    .iter()
-    .any(|p| phrase(p))
-    {
+        })
+    };
+    if said.says(|a| &a.my_message) {
         return None;
     }
-    if ["my node", "my radio", "my device", "my battery"]
-        .iter()
-        .any(|p| phrase(p))
-    {
-        return Some(Asked {
-            topic: Topic::Nodes(vec![asker]),
-            readings,
-            about_me,
-            surely_a_node: false,
-        });
+    if said.says(|a| &a.my_node) {
+        return asked(Topic::Nodes(vec![asker]), readings);
     }
-    // How busy, in the eight languages (folded: no diacritics).
-    let channel_words = [
-        "busy",
-        "utilization",
-        "utilisation",
-        "traffic",
-        "congested",
-        "load",
-        "airtime",
-        "usage",
-        "quiet",
-        "crowded",
-        // de
-        "auslastung",
-        "belegt",
-        "auslastet",
-        "ausgelastet",
-        "voll",
-        // es, pt
-        "ocupado",
-        "ocupacion",
-        "ocupacao",
-        "carga",
-        "saturado",
-        // fr
-        "occupe",
-        "occupation",
-        "sature",
-        // it
-        "occupato",
-        "occupazione",
-        "carico",
-        "utilizzo",
-        // nl
-        "druk",
-        "bezetting",
-        "belasting",
-        // pl
-        "zajety",
-        "obciazenie",
-        "obciazony",
-        "zatloczony",
-    ];
-    let channel_nouns = [
-        "channel",
-        "mesh",
-        "network",
-        "frequency",
-        "kanal",
-        "kanals",
-        "netz",
-        "netzwerk",
-        "canal",
-        "red",
-        "rede",
-        "reseau",
-        "canale",
-        "rete",
-        "kanaal",
-        "netwerk",
-        "siec",
-    ];
-    if (has(&channel_nouns) && has(&channel_words))
-        || has(&[
-            "airtime",
-            "utilization",
-            "utilisation",
-            "kanalauslastung",
-            "sendezeit",
-        ])
-        || phrase("duty cycle")
-    {
-        return Some(Asked {
-            topic: Topic::Channel,
-            readings: Vec::new(),
-            about_me,
-            surely_a_node: false,
-        });
+    if said.says(|a| &a.channel) && said.says(|a| &a.busy) || said.says(|a| &a.channel_use) {
+        return asked(Topic::Channel, Vec::new());
     }
-    if has(&["nearest", "closest", "nearby"]) || phrase("near me") || phrase("close to me") {
-        return Some(Asked {
-            topic: Topic::Nearest,
-            readings,
-            about_me,
-            surely_a_node: false,
-        });
+    if said.says(|a| &a.nearest) {
+        return asked(Topic::Nearest, readings);
     }
-    let around = [
-        "who is around",
-        "who's around",
-        "whos around",
-        "anyone around",
-        "anybody around",
-        "who is on",
-        "who's on",
-        "who is online",
-        "who's online",
-        "heard lately",
-        "heard recently",
-        "hear lately",
-        "hear recently",
-        "can you hear",
-        "do you hear",
-        "which nodes",
-        "what nodes",
-        "how many nodes",
-        "list nodes",
-        "nodes online",
-        "nodes around",
-        "active nodes",
-        "who is out there",
-        "anyone out there",
-    ];
-    if around.iter().any(|p| phrase(p)) {
-        return Some(Asked {
-            topic: Topic::Around,
-            readings: Vec::new(),
-            about_me,
-            surely_a_node: false,
-        });
+    if said.says(|a| &a.around) {
+        return asked(Topic::Around, Vec::new());
     }
     // A node word with no name written ("my node's battery", "a repeater") asks about nodes
     // in general: the model's, without mesh facts, as an everyday question.
-    if has(ABOUT_A_NODE) && names_something(message) {
+    if said.says(|a| &a.about_a_node) && names_something(message, said) {
         return Some(Asked {
             topic: Topic::Unknown,
-            surely_a_node: has(NODE_WORDS)
-                && (!readings.is_empty() || has(&["read", "reads", "reading", "readings"])),
+            surely_a_node: said.says(|a| &a.node)
+                && (!readings.is_empty() || said.says(|a| &a.read)),
             readings,
             about_me,
         });

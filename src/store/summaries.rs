@@ -3,17 +3,38 @@
 //! cursor and new facts in one transaction, compare-and-swap on the cursor. A new fact that
 //! corrects a kept one retires it there: out of the prompt, kept for the record (at most
 //! `facts_max` retired ones per node), and the saved summary loses its sentences that say the
-//! old value. Which sentences are facts, which go first over the bound and which one a new
-//! statement replaces is `crate::facts`'s.
+//! old value.
+//!
+//! Which sentences are facts, which go first over the bound and which one a new statement
+//! replaces is `crate::facts`'s, decided outside the transaction: the save reads the node's
+//! fact rows, `facts::saving::plan` makes the plan on the caller's task, and the transaction
+//! writes it only while those rows are still the node's. They change only in a save, a
+//! reset, a renumbering or expiry, and a node's saves run one at a time (its worker's
+//! summary lock, `responder::fold`); but the admin CLI's process writes the same file, so the
+//! check stays: rows that changed are read and planned again, and a save never loses or
+//! doubles a fact.
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::sql::{message, node_sql};
 use super::{FoldRule, RetiredFact, Role, Store, StoreError, Summary, SummaryJob, SummarySave};
 use crate::clock::unix_now;
-use crate::facts;
+use crate::facts::saving::{self, Fact, Plan, Row as FactRow};
 use crate::node::NodeId;
-use crate::text;
+
+/// A save whose fact rows changed between its read and its write is planned again this many
+/// times at most, then discarded like one whose cursor moved.
+const SAVE_TRIES: usize = 3;
+
+/// What a summary's write did.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Written {
+    Saved,
+    /// The cursor moved or its message is gone: nothing written.
+    Refused,
+    /// The node's fact rows are not those the plan was made from: nothing written.
+    FactsChanged,
+}
 
 impl Store {
     /// A fold, when one is due: the node has more than `keep + threshold` messages before
@@ -37,9 +58,24 @@ impl Store {
     /// Saves the summary, its cursor and the new facts in one transaction, only if the stored
     /// cursor still equals `save.expected_previous` and message `save.through_id` still
     /// exists for the node. Otherwise changes nothing and returns false: a reset or another
-    /// save happened while the LLM was summarising.
+    /// save happened while the LLM was summarising. What the new facts do to the kept ones
+    /// is planned here, on the caller's task, from the rows read just before (see the module
+    /// comment).
     pub async fn save_summary(&self, node: NodeId, save: SummarySave) -> Result<bool, StoreError> {
-        self.call(move |c| save_summary(c, node, &save)).await
+        let (through, expected) = (save.through_id, save.expected_previous);
+        for _ in 0..SAVE_TRIES {
+            let rows = self.call(move |c| fact_rows(c, node)).await?;
+            let plan = saving::plan(&rows, &save.facts, &save.text, save.facts_max);
+            let written = self
+                .call(move |c| write_summary(c, node, (through, expected), &rows, &plan))
+                .await?;
+            match written {
+                Written::Saved => return Ok(true),
+                Written::Refused => return Ok(false),
+                Written::FactsChanged => continue,
+            }
+        }
+        Ok(false)
     }
 
     /// The node's kept facts, oldest first (not those a newer one replaced).
@@ -84,6 +120,25 @@ pub(super) fn facts(c: &Connection, node: NodeId) -> Result<Vec<String>, StoreEr
         .query_map([node_sql(node)], |row| row.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(facts)
+}
+
+/// All the node's fact rows, by id: what a save's plan is made from.
+pub(super) fn fact_rows(c: &Connection, node: NodeId) -> Result<Vec<FactRow>, StoreError> {
+    let rows = c
+        .prepare_cached(
+            "SELECT id, text, retired_at IS NOT NULL, replaced_by FROM facts
+             WHERE node = ?1 ORDER BY id",
+        )?
+        .query_map([node_sql(node)], |row| {
+            Ok(FactRow {
+                id: row.get(0)?,
+                text: row.get(1)?,
+                retired: row.get(2)?,
+                replaced_by: row.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }
 
 /// The node's retired facts, oldest first, each with what replaced it.
@@ -179,41 +234,35 @@ pub(super) fn pending_fold(
     }))
 }
 
-pub(super) fn save_summary(
+/// Writes the summary through `cursor` (its newest message, the cursor it was computed
+/// from) and `plan`, made from `rows`: see [`Written`].
+pub(super) fn write_summary(
     c: &mut Connection,
     node: NodeId,
-    save: &SummarySave,
-) -> Result<bool, StoreError> {
+    (through_id, expected_previous): (i64, Option<i64>),
+    rows: &[FactRow],
+    plan: &Plan,
+) -> Result<Written, StoreError> {
     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let current = summary(&tx, node)?.map(|s| s.through_id);
-    if current != save.expected_previous {
-        return Ok(false);
-    }
-    if save
-        .expected_previous
-        .is_some_and(|prev| save.through_id <= prev)
-    {
-        return Ok(false);
+    if current != expected_previous || expected_previous.is_some_and(|prev| through_id <= prev) {
+        return Ok(Written::Refused);
     }
     // The cursor must name a message that still exists: after a reset, a summary computed
     // from the old messages would bring forgotten memory back.
     let exists = tx
         .prepare_cached("SELECT 1 FROM messages WHERE id = ?1 AND node = ?2")?
-        .query_row(params![save.through_id, node_sql(node)], |_| Ok(()))
+        .query_row(params![through_id, node_sql(node)], |_| Ok(()))
         .optional()?
         .is_some();
     if !exists {
-        return Ok(false);
+        return Ok(Written::Refused);
+    }
+    if fact_rows(&tx, node)? != rows {
+        return Ok(Written::FactsChanged);
     }
     let now = unix_now();
-    add_facts(&tx, node, save, now)?;
-    // What the model wrote may still say a corrected value (this fold's correction, or an
-    // older one it took from the conversation): the sentences that do go.
-    let replaced: Vec<(String, String)> = retired_facts(&tx, node)?
-        .into_iter()
-        .map(|r| (r.text, r.replaced_by.unwrap_or_default()))
-        .collect();
-    let text = facts::replace::without_stale(&save.text, &replaced, &facts(&tx, node)?);
+    write_facts(&tx, node, plan, now)?;
     tx.prepare_cached(
         "INSERT INTO summaries(node, text, through_id, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT(node) DO UPDATE SET
@@ -221,60 +270,40 @@ pub(super) fn save_summary(
              through_id = excluded.through_id,
              updated_at = excluded.updated_at",
     )?
-    .execute(params![node_sql(node), text, save.through_id, now])?;
+    .execute(params![node_sql(node), plan.text, through_id, now])?;
     tx.commit()?;
-    Ok(true)
+    Ok(Written::Saved)
 }
 
-/// Adds `save`'s facts to the node's at `now`, a restated one moved to the end, each kept
-/// one that a new one replaces retired; then keeps at most `save.facts_max` current ones and
-/// as many retired ones.
-fn add_facts(
-    tx: &Connection,
-    node: NodeId,
-    save: &SummarySave,
-    now: i64,
-) -> Result<(), StoreError> {
-    let mut current: Vec<(i64, String)> = tx
-        .prepare_cached(
-            "SELECT id, text FROM facts WHERE node = ?1 AND retired_at IS NULL ORDER BY id",
-        )?
-        .query_map([node_sql(node)], |row| Ok((row.get(0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (text, source) in &save.facts {
+/// Writes `plan`'s facts at `now`: the new ones, then the retirements, the moved
+/// replacements and the deletions.
+fn write_facts(tx: &Connection, node: NodeId, plan: &Plan, now: i64) -> Result<(), StoreError> {
+    let mut added = Vec::with_capacity(plan.add.len());
+    for (text, source) in &plan.add {
         tx.prepare_cached("INSERT INTO facts(node, text, source_id, at) VALUES (?1, ?2, ?3, ?4)")?
             .execute(params![node_sql(node), text, source, now])?;
-        let id = tx.last_insert_rowid();
-        // A restated fact moves to the end (newest) instead of being kept twice; what it
-        // replaced before, the new row replaced.
-        let k = text::key(text);
-        for (old, _) in current.iter().filter(|(_, t)| text::key(t) == k) {
-            tx.prepare_cached("UPDATE facts SET replaced_by = ?1 WHERE replaced_by = ?2")?
-                .execute([id, *old])?;
-            tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
-                .execute([old])?;
-        }
-        current.retain(|(_, t)| text::key(t) != k);
-        for old in facts::replace::replaced(&current, text) {
+        added.push(tx.last_insert_rowid());
+    }
+    // A plan names only the node's rows and its own new facts.
+    let id = |fact: Fact| match fact {
+        Fact::Row(id) => Some(id),
+        Fact::New(i) => added.get(i).copied(),
+    };
+    for (fact, by) in &plan.retire {
+        if let (Some(fact), Some(by)) = (id(*fact), id(*by)) {
             tx.prepare_cached("UPDATE facts SET retired_at = ?1, replaced_by = ?2 WHERE id = ?3")?
-                .execute([now, id, old])?;
-            current.retain(|(i, _)| *i != old);
+                .execute([now, by, fact])?;
         }
-        current.push((id, text.clone()));
     }
-    // Over the bound, a statement that names nothing goes before one that does, the oldest
-    // first: a small-talk sentence never pushes a callsign out.
-    for id in facts::evicted(&current, save.facts_max) {
+    for (fact, by) in &plan.repoint {
+        if let (Some(fact), Some(by)) = (id(*fact), id(*by)) {
+            tx.prepare_cached("UPDATE facts SET replaced_by = ?1 WHERE id = ?2")?
+                .execute([by, fact])?;
+        }
+    }
+    for fact in plan.delete.iter().filter_map(|f| id(*f)) {
         tx.prepare_cached("DELETE FROM facts WHERE id = ?1")?
-            .execute([id])?;
+            .execute([fact])?;
     }
-    // The record of corrections is bounded too: the oldest retired facts go first.
-    let keep = i64::try_from(save.facts_max).unwrap_or(i64::MAX);
-    tx.prepare_cached(
-        "DELETE FROM facts WHERE id IN (
-             SELECT id FROM facts WHERE node = ?1 AND retired_at IS NOT NULL
-             ORDER BY id DESC LIMIT -1 OFFSET ?2)",
-    )?
-    .execute(params![node_sql(node), keep])?;
     Ok(())
 }

@@ -256,3 +256,216 @@ fn stale_words_are_what_only_the_old_statement_says() {
     assert!(mentions("Tomasz' Verein trifft sich donnerstags.", &stale));
     assert!(!mentions("Der Verein trifft sich freitags.", &stale));
 }
+
+/// One language's (new, old, replaces) cases: a correction replaces, a friend's statement and
+/// one that says something else of the same subject do not.
+fn check(lang: &str, cases: &[(&str, &str, bool)]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(new, old, want)| replaces(new, old) != *want)
+        .map(|(new, old, want)| format!("{lang}: {new:?} replaces {old:?}: want {want}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn spanish() {
+    check(
+        "es",
+        &[
+            (
+                "Actualización: mi indicativo ahora es EA3XYZ.",
+                "Mi indicativo es EA3ABC.",
+                true,
+            ),
+            ("Mi indicativo es EA3XYZ.", "Mi indicativo es EA3ABC.", true),
+            (
+                "El indicativo de mi amigo es EA1ABC.",
+                "Mi indicativo es EA3ABC.",
+                false,
+            ),
+            ("Mi perro es un beagle.", "Mi perro se llama Rex.", false),
+            (
+                "Mi perro se llama Max ahora.",
+                "Mi perro se llama Rex.",
+                true,
+            ),
+            ("Vivo en Cracovia ahora.", "Vivo en Zakopane.", true),
+            (
+                "Moví mi nodo a la torre de agua.",
+                "Mi nodo está en el tejado de la biblioteca.",
+                true,
+            ),
+            (
+                "Un amigo mío tiene una radio nueva.",
+                "Mi radio es una Heltec V3.",
+                false,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn portuguese() {
+    check(
+        "pt",
+        &[
+            (
+                "Atualização: meu indicativo agora é PY2XYZ.",
+                "Meu indicativo é PY2ABC.",
+                true,
+            ),
+            (
+                "O indicativo do meu amigo é PY1ABC.",
+                "Meu indicativo é PY2ABC.",
+                false,
+            ),
+            (
+                "Meu cachorro é um beagle.",
+                "Meu cachorro se chama Rex.",
+                false,
+            ),
+            (
+                "A minha antena agora está no telhado.",
+                "A minha antena está na varanda.",
+                true,
+            ),
+            ("Moro em Lisboa agora.", "Moro no Porto.", true),
+            (
+                "Mudei meu repetidor para a caixa d'água.",
+                "Meu repetidor está no telhado da biblioteca.",
+                true,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn french() {
+    check(
+        "fr",
+        &[
+            (
+                "Mise à jour : mon indicatif est maintenant F4XYZ.",
+                "Mon indicatif est F4ABC.",
+                true,
+            ),
+            (
+                "L'indicatif de mon ami est F1ABC.",
+                "Mon indicatif est F4ABC.",
+                false,
+            ),
+            (
+                "Mon chien est un beagle.",
+                "Mon chien s'appelle Rex.",
+                false,
+            ),
+            ("J'habite à Lyon maintenant.", "J'habite à Paris.", true),
+            (
+                "J'ai déplacé mon nœud sur le château d'eau.",
+                "Mon nœud est sur le toit de la bibliothèque.",
+                true,
+            ),
+            (
+                "Le club ne se réunit plus le jeudi, c'est le vendredi.",
+                "Notre club se réunit le jeudi.",
+                true,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn italian() {
+    check(
+        "it",
+        &[
+            (
+                "Aggiornamento: il mio nominativo ora è IK2XYZ.",
+                "Il mio nominativo è IK2ABC.",
+                true,
+            ),
+            (
+                "Il nominativo del mio amico è IK1ABC.",
+                "Il mio nominativo è IK2ABC.",
+                false,
+            ),
+            (
+                "Il mio cane è un beagle.",
+                "Il mio cane si chiama Rex.",
+                false,
+            ),
+            ("Abito a Milano adesso.", "Abito a Roma.", true),
+            (
+                "Ho spostato il mio nodo sulla torre dell'acqua.",
+                "Il mio nodo è sul tetto della biblioteca.",
+                true,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn dutch() {
+    check(
+        "nl",
+        &[
+            (
+                "Update: mijn roepnaam is nu PA3XYZ.",
+                "Mijn roepnaam is PA3ABC.",
+                true,
+            ),
+            (
+                "De roepnaam van mijn vriend is PA1ABC.",
+                "Mijn roepnaam is PA3ABC.",
+                false,
+            ),
+            ("Mijn hond is een beagle.", "Mijn hond heet Rex.", false),
+            ("Ik woon nu in Utrecht.", "Ik woon in Zwolle.", true),
+            (
+                "Ik heb mijn node naar de watertoren verplaatst.",
+                "Mijn node staat op het dak van de bibliotheek.",
+                true,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn polish() {
+    check(
+        "pl",
+        &[
+            (
+                "Aktualizacja: mój znak wywoławczy to teraz SP2KWT.",
+                "Mój znak wywoławczy to SP9QRZ.",
+                true,
+            ),
+            (
+                "Znak wywoławczy mojego kolegi to SP1ABC.",
+                "Mój znak wywoławczy to SP9QRZ.",
+                false,
+            ),
+            ("Mój pies to beagle.", "Mój pies nazywa się Rex.", false),
+            ("Mieszkam teraz w Krakowie.", "Mieszkam w Zakopanem.", true),
+            (
+                "Przeniosłem mój węzeł na wieżę ciśnień.",
+                "Mój węzeł stoi na dachu biblioteki.",
+                true,
+            ),
+        ],
+    );
+}
+
+/// The words each language's statement is read with are its own: "son" is French "his", not
+/// the English noun, and Polish "my" (we) is not English "my".
+#[test]
+fn a_statement_is_read_in_the_language_it_opens_with() {
+    check(
+        "en",
+        &[
+            ("My son is called Max now.", "My son is called Tom.", true),
+            ("My son is a ham now.", "My son is called Tom.", false),
+        ],
+    );
+}

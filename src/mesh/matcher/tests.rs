@@ -203,3 +203,204 @@ fn a_german_noun_is_not_a_node_name() {
         Some((Topic::Unknown, _))
     ));
 }
+
+/// One language's questions and what each asks: a node's battery asked by name, who is
+/// around, the channel, the nearest node, a node the view lacks, and an everyday question
+/// about nodes that is not about this mesh. Every language's words are looked for at once.
+fn check_language(lang: &str, cases: &[(&str, Want)]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(message, want)| {
+            let got = check(message);
+            (got != *want).then(|| format!("{lang}: {message:?}: got {got:?}, want {want:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn hill(readings: &[Reading]) -> Want {
+    Some((Topic::Nodes(vec![NodeId(1)]), readings.to_vec()))
+}
+
+fn topic(topic: Topic, readings: &[Reading]) -> Want {
+    Some((topic, readings.to_vec()))
+}
+
+#[test]
+fn english() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "en",
+        &[
+            ("What's the battery of the Hilltop Relay?", hill(&[Battery])),
+            ("Who is around?", topic(Around, &[])),
+            ("How busy is the channel?", topic(Channel, &[])),
+            ("Which node is nearest to me?", topic(Nearest, &[])),
+            (
+                "What's the battery of the Foobar relay?",
+                topic(Unknown, &[Battery]),
+            ),
+            // Spanish "red" is network: here it is a colour, and "busy" no channel's.
+            ("Is the red relay busy?", topic(Unknown, &[])),
+            ("How long does a LoRa node's battery last?", None),
+        ],
+    );
+}
+
+#[test]
+fn german() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "de",
+        &[
+            ("Wie viel Akku hat Hilltop noch?", hill(&[Battery])),
+            ("Wer ist online?", topic(Around, &[])),
+            ("Ist der Kanal gerade ausgelastet?", topic(Channel, &[])),
+            (
+                "Welcher Knoten ist in meiner Nähe?",
+                topic(Nearest, &[Distance]),
+            ),
+            (
+                "Wie ist der Akku vom Foobar-Knoten?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Was ist der beste Knoten für Anfänger?", None),
+        ],
+    );
+}
+
+#[test]
+fn spanish() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "es",
+        &[
+            ("¿Cuál es la batería de Hilltop Relay?", hill(&[Battery])),
+            ("¿Quién está conectado?", topic(Around, &[])),
+            ("¿Está ocupada la red?", topic(Channel, &[])),
+            ("¿Cuál es el nodo más cercano?", topic(Nearest, &[])),
+            (
+                "¿Cuál es la batería del nodo Foobar?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("¿Cuánto dura la batería de un nodo Heltec?", None),
+            ("¿Qué sabes acerca de mí?", None),
+        ],
+    );
+}
+
+#[test]
+fn portuguese() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "pt",
+        &[
+            ("Qual é a bateria do Hilltop Relay?", hill(&[Battery])),
+            ("Quem está online?", topic(Around, &[])),
+            ("A rede está congestionada?", topic(Channel, &[])),
+            ("Qual é o repetidor mais próximo?", topic(Nearest, &[])),
+            (
+                "Qual é a bateria do repetidor Foobar?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Quanto tempo dura a bateria de um repetidor solar?", None),
+        ],
+    );
+}
+
+#[test]
+fn french() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "fr",
+        &[
+            (
+                "Quelle est la batterie de Hilltop Relay ?",
+                hill(&[Battery]),
+            ),
+            ("Qui est en ligne ?", topic(Around, &[])),
+            ("Le réseau est-il encombré ?", topic(Channel, &[])),
+            (
+                "Quel est le nœud le plus proche ?",
+                topic(Nearest, &[Distance]),
+            ),
+            (
+                "Quelle est la batterie du relais Foobar ?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Combien de temps dure la batterie d'un nœud ?", None),
+        ],
+    );
+}
+
+#[test]
+fn italian() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "it",
+        &[
+            ("Com'è la batteria di Hilltop Relay?", hill(&[Battery])),
+            ("Chi è online?", topic(Around, &[])),
+            ("Quanto è carico il canale?", topic(Channel, &[])),
+            ("Qual è il nodo più vicino?", topic(Nearest, &[Distance])),
+            (
+                "Qual è la batteria del nodo Foobar?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Quanto dura la batteria di un nodo solare?", None),
+        ],
+    );
+}
+
+#[test]
+fn dutch() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "nl",
+        &[
+            (
+                "Hoe vol is de batterij van Hilltop Relay?",
+                hill(&[Battery]),
+            ),
+            ("Wie is er online?", topic(Around, &[])),
+            ("Is het netwerk druk?", topic(Channel, &[])),
+            (
+                "Welk knooppunt is het dichtstbijzijnde?",
+                topic(Nearest, &[]),
+            ),
+            // A name in lowercase, after "het".
+            (
+                "Wat is de batterij van het foobar knooppunt?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Hoe lang gaat de batterij van een node mee?", None),
+        ],
+    );
+}
+
+#[test]
+fn polish() {
+    use Reading::*;
+    use Topic::*;
+    check_language(
+        "pl",
+        &[
+            ("Jaki jest stan baterii Hilltop Relay?", hill(&[Battery])),
+            ("Kto jest online?", topic(Around, &[])),
+            ("Jakie jest obciążenie sieci?", topic(Channel, &[])),
+            ("Który węzeł jest najbliżej mnie?", topic(Nearest, &[])),
+            (
+                "Jaki jest poziom baterii węzła Foobar?",
+                topic(Unknown, &[Battery]),
+            ),
+            ("Jak długo działa bateria w węźle solarnym?", None),
+        ],
+    );
+}

@@ -404,3 +404,44 @@ async fn retired_facts_are_bounded() {
         ]
     );
 }
+
+/// A plan made from fact rows that changed before its write (another save: the admin CLI's
+/// process writes the same file) is not written; `save_summary` reads the rows and plans
+/// again, so the correction still retires the old fact and nothing is kept twice.
+#[tokio::test]
+async fn a_plan_made_from_rows_that_changed_is_not_written() {
+    use crate::facts::saving;
+    use crate::store::summaries::{Written, fact_rows, write_summary};
+    let (_dir, store) = open_temp();
+    let (u1, a1) = exchange(&store, A, "My callsign is SP9QRZ.", "Noted", 1).await;
+    let (u2, a2) = exchange(&store, A, "Update: my callsign is SP2KWT now.", "Ok", 3).await;
+    let rows = store.call(move |c| fact_rows(c, A)).await.unwrap();
+    assert!(rows.is_empty());
+    let first = SummarySave {
+        facts: vec![("My callsign is SP9QRZ.".into(), u1)],
+        facts_max: 5,
+        ..save("s1", a1, None)
+    };
+    assert!(store.save_summary(A, first).await.unwrap());
+    // Planned from the rows read before that save, the correction retires nothing.
+    let correction = vec![("Update: my callsign is SP2KWT now.".to_string(), u2)];
+    let stale = saving::plan(&rows, &correction, "s2", 5);
+    assert!(stale.retire.is_empty());
+    let written = store
+        .call(move |c| write_summary(c, A, (a2, Some(a1)), &rows, &stale))
+        .await
+        .unwrap();
+    assert_eq!(written, Written::FactsChanged);
+    assert_eq!(store.facts(A).await.unwrap(), ["My callsign is SP9QRZ."]);
+    let second = SummarySave {
+        facts: correction,
+        facts_max: 5,
+        ..save("s2", a2, Some(a1))
+    };
+    assert!(store.save_summary(A, second).await.unwrap());
+    assert_eq!(
+        store.facts(A).await.unwrap(),
+        ["Update: my callsign is SP2KWT now."]
+    );
+    assert_eq!(store.retired_facts(A).await.unwrap().len(), 1);
+}

@@ -1,0 +1,113 @@
+//! Spanish. The head noun comes first ("mi nodo solar"). A clause often has no pronoun: the
+//! verb says who ("vivo", "tengo"), and the first-person forms the rule knows are in
+//! `i_verbs` and `we_verbs`; "nos" opens "nos reunimos". Left out: "he" (of "he movido": I
+//! have moved) is English "he"; "esta" (this) folds to "está" and is read as the verb.
+
+use super::{Kind, Words};
+
+pub(super) const WORDS: Words = Words {
+    my: &["mi", "mis"],
+    our: &["nuestro", "nuestra", "nuestros", "nuestras"],
+    articles: &["el", "la", "los", "las", "un", "una", "unos", "unas"],
+    others: &[
+        "tu", "tus", "su", "sus", "vuestro", "vuestra", "vuestros", "vuestras",
+    ],
+    nobody: &["un", "una", "unos", "unas"],
+    i: &["yo"],
+    we: &["nosotros", "nosotras", "nos"],
+    i_verbs: &[
+        "vivo", "tengo", "uso", "movi", "compre", "cambie", "puse", "instale",
+    ],
+    we_verbs: &[
+        "vivimos",
+        "tenemos",
+        "usamos",
+        "movimos",
+        "compramos",
+        "cambiamos",
+    ],
+    genitives: &["de", "del"],
+    not_noun: &[
+        "de", "del", "en", "a", "al", "con", "por", "para", "sobre", "desde", "hasta", "entre",
+        "y", "e", "o", "u", "pero", "que", "cada", "aqui", "alli", "hoy", "usa", "funciona",
+    ],
+    age: &[
+        "nuevo", "nueva", "nuevos", "nuevas", "viejo", "vieja", "antiguo", "antigua", "actual",
+    ],
+    adverbs: &[
+        "ahora",
+        "ya",
+        "no",
+        "todavia",
+        "aun",
+        "tambien",
+        "solo",
+        "finalmente",
+        "realmente",
+        "se",
+        "me",
+        "te",
+        "nos",
+    ],
+    bringing: &[
+        "tengo",
+        "tenemos",
+        "movi",
+        "movimos",
+        "compre",
+        "compramos",
+        "puse",
+        "pusimos",
+        "uso",
+        "usamos",
+        "cambie",
+        "cambiamos",
+        "instale",
+    ],
+    verbs: &[
+        (Kind::Name, &["llama", "llaman", "llamo"]),
+        (
+            Kind::Meet,
+            &["reune", "reunen", "reunimos", "encontramos", "quedamos"],
+        ),
+        (
+            Kind::Be,
+            &["es", "son", "esta", "estan", "era", "fue", "queda"],
+        ),
+        (Kind::Have, &["tiene", "tienen", "tengo", "tenemos"]),
+        (Kind::Live, &["vive", "viven", "vivo", "vivimos"]),
+    ],
+    naming: &["llamado", "llamada"],
+    value_verbs: &["usa", "conduzco"],
+    markers: &[
+        "ahora",
+        "actualizacion",
+        "actualizado",
+        "correccion",
+        "nuevo",
+        "nueva",
+        "nuevos",
+        "nuevas",
+        "cambiado",
+        "cambie",
+        "cambio",
+        "movi",
+        "mude",
+        "mudado",
+        "ya no",
+        "en vez",
+        "en lugar",
+    ],
+    openings: &[
+        "actualizacion",
+        "correccion",
+        "hola",
+        "bueno",
+        "pues",
+        "vale",
+        "oye",
+        "por cierto",
+    ],
+    elided: &[],
+    head_first: true,
+};

@@ -1,0 +1,198 @@
+//! The words the matcher reads a message by, one table per language (`en.rs` … `pl.rs`): the
+//! words of node names that name nothing alone, the everyday words a short name is not taken
+//! for, the words for a node and its readings, and the words and phrases that ask about the
+//! asker's own node or message, the channel, the nearest nodes and who is around.
+//!
+//! Every entry is folded (`text::fold`: lowercase, no diacritics). An entry without a space
+//! is a word of the message, one ending in `*` any word it starts ("nachstgelegen*"); an entry
+//! with a space is a phrase, found anywhere in the folded message as written, so "my node"
+//! holds "my nodes" too. (The lookups' tables read a phrase as whole words; the matcher's
+//! English phrases were always found as written, and keep that.)
+//!
+//! A word is looked for in every language's table at once: a German question in an English
+//! conversation is still matched. So a word that means something else in another language
+//! stays out, or goes in as a phrase: Spanish "red" (network) is an English colour ("Is the
+//! red relay busy?" is no channel question) and is written "la red"; Portuguese "nó" (node)
+//! folds to "no" and is left out. Each file says what it leaves out.
+//!
+//! To add a word: write it, folded, in its language's file under the field whose comment
+//! fits, and add a question that needs it to that language's table in `matcher/tests.rs`.
+
+mod de;
+mod en;
+mod es;
+mod fr;
+mod it;
+mod nl;
+mod pl;
+mod pt;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::LazyLock;
+
+use super::Reading;
+use crate::lang::Lang;
+
+/// A list of entries: words, `*` prefixes and phrases.
+pub type List = &'static [&'static str];
+
+/// One language's words.
+pub struct Words {
+    /// Words of node names that name nothing alone: the words for a node, the kit, the small
+    /// words ("Base Station", "der Lighthouse-Knoten").
+    pub generic: List,
+    /// Everyday words a short name is not taken for, unless written in the name's own
+    /// capitals ("hi", "ok", "wo").
+    pub everyday: List,
+    /// Words for a node itself ("relay", "Knoten"): with a reading, a question surely about
+    /// one node.
+    pub node: List,
+    /// Other words that make a question about a node even when it names none the view holds
+    /// ("battery", "heard"); the words of `node` do too.
+    pub about_a_node: List,
+    /// Each reading and the words that ask for it.
+    pub readings: &'static [(Reading, List)],
+    /// Words that ask what a node reads ("read", "Messwert"): with a node word, a question
+    /// surely about one node.
+    pub read: List,
+    /// The asker ("me", "I"): a distance is then the asker's.
+    pub me: List,
+    /// How the asker's own message came ("my signal", "hear me"): the radio note answers.
+    pub my_message: List,
+    /// The asker's own node ("my node", "my battery").
+    pub my_node: List,
+    /// The channel ("channel", "network"), asked about with a word of `busy`.
+    pub channel: List,
+    /// How busy it is ("busy", "traffic").
+    pub busy: List,
+    /// The channel's use, asked with no other word ("airtime", "duty cycle").
+    pub channel_use: List,
+    /// The nodes nearest to the asker ("nearest", "near me").
+    pub nearest: List,
+    /// Who is around ("who is around", "which nodes").
+    pub around: List,
+    /// The definite article a name written in lowercase follows, before its node word ("the
+    /// foobar node"); empty where a name follows its node word ("el nodo Foobar").
+    pub the: List,
+    /// Words between the article and the node word that say which kind, not which node
+    /// ("the club repeater", "the nearest node").
+    pub kinds: List,
+    /// Capitalised words that name no node: the kit and the protocols people ask about.
+    pub not_names: List,
+}
+
+/// The words of `lang`.
+pub fn table(lang: Lang) -> &'static Words {
+    match lang {
+        Lang::En => &en::WORDS,
+        Lang::De => &de::WORDS,
+        Lang::Es => &es::WORDS,
+        Lang::Pt => &pt::WORDS,
+        Lang::Fr => &fr::WORDS,
+        Lang::It => &it::WORDS,
+        Lang::Nl => &nl::WORDS,
+        Lang::Pl => &pl::WORDS,
+    }
+}
+
+/// One field's entries in every language, ready to be looked in.
+pub struct Entries {
+    words: HashSet<&'static str>,
+    prefixes: Vec<&'static str>,
+    phrases: Vec<&'static str>,
+}
+
+impl Entries {
+    fn of(lists: impl IntoIterator<Item = List>) -> Entries {
+        let mut e = Entries {
+            words: HashSet::new(),
+            prefixes: Vec::new(),
+            phrases: Vec::new(),
+        };
+        for entry in lists.into_iter().flatten() {
+            if entry.contains(' ') {
+                e.phrases.push(entry);
+            } else if let Some(prefix) = entry.strip_suffix('*') {
+                e.prefixes.push(prefix);
+            } else {
+                e.words.insert(entry);
+            }
+        }
+        e
+    }
+
+    /// Whether the folded `word` is one of the entries' words.
+    pub fn holds(&self, word: &str) -> bool {
+        self.words.contains(word) || self.prefixes.iter().any(|p| word.starts_with(p))
+    }
+
+    /// Whether a message says one of the entries: `folded` as written, `words` its words.
+    pub fn said(&self, folded: &str, words: &[&str]) -> bool {
+        words.iter().any(|w| self.holds(w)) || self.phrases.iter().any(|p| folded.contains(p))
+    }
+}
+
+/// Every field of [`Words`], each in every language at once.
+pub struct All {
+    pub generic: Entries,
+    pub everyday: Entries,
+    pub node: Entries,
+    /// `about_a_node` and `node`.
+    pub about_a_node: Entries,
+    /// In [`Reading`]'s order.
+    pub readings: Vec<(Reading, Entries)>,
+    pub read: Entries,
+    pub me: Entries,
+    pub my_message: Entries,
+    pub my_node: Entries,
+    pub channel: Entries,
+    pub busy: Entries,
+    pub channel_use: Entries,
+    pub nearest: Entries,
+    pub around: Entries,
+    pub the: Entries,
+    pub kinds: Entries,
+    pub not_names: Entries,
+}
+
+/// The tables of all the languages, merged once.
+pub fn all() -> &'static All {
+    static ALL: LazyLock<All> = LazyLock::new(|| {
+        let field = |pick: fn(&'static Words) -> List| {
+            Entries::of(Lang::ALL.iter().map(move |l| pick(table(*l))))
+        };
+        let mut readings: BTreeMap<Reading, Vec<List>> = BTreeMap::new();
+        for lang in Lang::ALL {
+            for (reading, list) in table(lang).readings {
+                readings.entry(*reading).or_default().push(list);
+            }
+        }
+        All {
+            generic: field(|t| t.generic),
+            everyday: field(|t| t.everyday),
+            node: field(|t| t.node),
+            about_a_node: Entries::of(
+                Lang::ALL
+                    .iter()
+                    .flat_map(|l| [table(*l).about_a_node, table(*l).node]),
+            ),
+            readings: readings
+                .into_iter()
+                .map(|(r, lists)| (r, Entries::of(lists)))
+                .collect(),
+            read: field(|t| t.read),
+            me: field(|t| t.me),
+            my_message: field(|t| t.my_message),
+            my_node: field(|t| t.my_node),
+            channel: field(|t| t.channel),
+            busy: field(|t| t.busy),
+            channel_use: field(|t| t.channel_use),
+            nearest: field(|t| t.nearest),
+            around: field(|t| t.around),
+            the: field(|t| t.the),
+            kinds: field(|t| t.kinds),
+            not_names: field(|t| t.not_names),
+        }
+    });
+    &ALL
+}

@@ -1,0 +1,93 @@
+//! French. A name follows its node word ("le nœud Foobar") and is told by its capital, so
+//! `the` is empty. Left out: "pile" (battery: English "pile"), "vent" alone (English "vent",
+//! written "du vent"), "gel" (frost: English "gel"), "charge" (load: the English battery
+//! word, so "charge my network node" is no channel question), "tension" (English),
+//! "entendu" as a node question ("bien entendu": of course), "où" (folds to "ou", or),
+//! "qui est là" ("qui est la présidente ?"), "auprès de moi" (beside me, not near).
+
+use super::Words;
+use crate::mesh::matcher::Reading;
+
+pub(super) const WORDS: Words = Words {
+    generic: &[
+        "le",
+        "la",
+        "les",
+        "de",
+        "du",
+        "des",
+        "et",
+        "noeud",
+        "noeuds",
+        "relais",
+        "passerelle",
+        "repeteur",
+    ],
+    everyday: &[
+        "je", "tu", "il", "elle", "on", "nous", "vous", "est", "et", "ou", "de", "du", "le", "la",
+        "les", "un", "une", "que", "qui", "quoi", "comment", "quand", "oui", "non", "pas", "ne",
+        "me", "te", "se", "en", "au", "aux", "pour", "avec", "sans", "bien", "bon", "salut", "ca",
+        "mon", "ma", "mes", "ce",
+    ],
+    node: &["noeud", "relais", "passerelle", "repeteur"],
+    about_a_node: &["batterie", "sauts", "joignable"],
+    readings: &[
+        (
+            Reading::LastHeard,
+            &["entendu", "vu", "en ligne", "joignable", "actif"],
+        ),
+        (Reading::Battery, &["batterie", "chargee", "pourcentage"]),
+        (Reading::Voltage, &["volts"]),
+        (Reading::Temperature, &["chaud", "froid", "degres", "meteo"]),
+        (Reading::Humidity, &["humidite", "humide", "meteo"]),
+        (Reading::Pressure, &["pression", "barometre", "meteo"]),
+        (Reading::Wind, &["du vent", "le vent", "rafale*"]),
+        (Reading::Light, &["lumiere", "luminosite"]),
+        (
+            Reading::Distance,
+            &["loin", "ou est", "ou se trouve", "emplacement", "proche"],
+        ),
+        (Reading::Hops, &["sauts", "saut"]),
+        (Reading::Signal, &["couverture"]),
+    ],
+    read: &["mesure*", "indique", "releve*"],
+    me: &["moi"],
+    my_message: &[
+        "mon signal",
+        "mon snr",
+        "mon rssi",
+        "mes sauts",
+        "ma reception",
+        "m'entends",
+        "me recois",
+        "mon message",
+    ],
+    my_node: &["mon noeud", "mon appareil", "ma batterie", "mon relais"],
+    channel: &["canal", "reseau"],
+    busy: &[
+        "occupe",
+        "occupee",
+        "occupation",
+        "sature",
+        "saturee",
+        "encombre",
+        "encombree",
+        "trafic",
+    ],
+    channel_use: &["temps d'antenne", "temps d'emission", "taux d'occupation"],
+    nearest: &["plus proche", "plus proches", "plus pres", "proche de moi"],
+    around: &[
+        "qui est en ligne",
+        "qui est dans le coin",
+        "qui est actif",
+        "qui est connecte",
+        "quels noeuds",
+        "combien de noeuds",
+        "qui entends",
+        "noeuds actifs",
+        "noeuds en ligne",
+    ],
+    the: &[],
+    kinds: &[],
+    not_names: &[],
+};

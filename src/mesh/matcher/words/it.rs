@@ -1,0 +1,105 @@
+//! Italian. A name follows its node word ("il nodo Foobar") and is told by its capital, so
+//! `the` is empty. Left out: "tempo" (weather, but also time), "tempo in aria" (it starts
+//! "tempo in aria aperta"), "chi c'è" ("chi c'è al club stasera?": who comes).
+
+use super::Words;
+use crate::mesh::matcher::Reading;
+
+pub(super) const WORDS: Words = Words {
+    generic: &[
+        "il",
+        "lo",
+        "gli",
+        "di",
+        "del",
+        "della",
+        "nodo",
+        "nodi",
+        "ripetitore",
+    ],
+    everyday: &[
+        "io", "tu", "lui", "lei", "noi", "voi", "e", "o", "di", "del", "il", "lo", "la", "un",
+        "una", "che", "come", "dove", "quando", "chi", "si", "no", "gia", "oggi", "mi", "ti", "ci",
+        "ha", "ho", "molto", "piu", "per", "con", "senza", "bene", "ciao", "mio", "mia",
+    ],
+    node: &["nodo", "ripetitore"],
+    about_a_node: &["batteria", "segnale", "salti", "tensione", "sentito"],
+    readings: &[
+        (
+            Reading::LastHeard,
+            &["sentito", "visto", "in linea", "attivo", "raggiungibile"],
+        ),
+        (Reading::Battery, &["batteria", "carica", "percentuale"]),
+        (Reading::Voltage, &["tensione", "voltaggio"]),
+        (
+            Reading::Temperature,
+            &["temperatura", "caldo", "freddo", "gradi", "gelo", "meteo"],
+        ),
+        (Reading::Humidity, &["umidita", "umido", "meteo"]),
+        (Reading::Pressure, &["pressione", "barometro", "meteo"]),
+        (Reading::Wind, &["vento", "raffica", "raffiche"]),
+        (Reading::Light, &["luce", "luminosita"]),
+        (
+            Reading::Distance,
+            &[
+                "lontano",
+                "distanza",
+                "dove",
+                "posizione",
+                "direzione",
+                "vicino",
+            ],
+        ),
+        (Reading::Hops, &["salti", "salto"]),
+        (Reading::Signal, &["segnale", "ricezione", "copertura"]),
+    ],
+    read: &["lettur*", "misura", "misure", "segna"],
+    me: &["io"],
+    my_message: &[
+        "mio segnale",
+        "mio snr",
+        "mio rssi",
+        "miei salti",
+        "mia ricezione",
+        "mi senti",
+        "mi ricevi",
+        "mio messaggio",
+    ],
+    my_node: &[
+        "mio nodo",
+        "mia radio",
+        "mio dispositivo",
+        "mia batteria",
+        "mio ripetitore",
+    ],
+    channel: &["canale", "rete"],
+    busy: &[
+        "occupato",
+        "occupata",
+        "occupazione",
+        "carico",
+        "utilizzo",
+        "saturo",
+        "satura",
+        "congestionato",
+        "traffico",
+        "pieno",
+    ],
+    channel_use: &["tempo di trasmissione"],
+    nearest: &["piu vicino", "piu vicina", "piu vicini", "vicino a me"],
+    around: &[
+        "chi e online",
+        "chi e in linea",
+        "chi e in giro",
+        "chi c'e in giro",
+        "chi e attivo",
+        "quali nodi",
+        "quanti nodi",
+        "chi senti",
+        "nodi attivi",
+        "nodi online",
+    ],
+    the: &[],
+    kinds: &[],
+    not_names: &[],
+};

@@ -1,0 +1,145 @@
+//! Polish. Nouns change their ending with their case, so a node word and a reading are
+//! written as the start of the word ("wezl*": węzła, węzły, węzłem). There is no article: a
+//! name follows its node word ("węzeł Foobar") and is told by its capital, so `the` is
+//! empty. Left out: "najbliższy" alone (nearest, but also next: "najbliższe spotkanie"),
+//! "czy ktoś jest" ("czy ktoś jest w stanie …": is anyone able), "ja" (I: German "yes").
+
+use super::Words;
+use crate::mesh::matcher::Reading;
+
+pub(super) const WORDS: Words = Words {
+    generic: &[
+        "w",
+        "na",
+        "i",
+        "z",
+        "wezel",
+        "wezl*",
+        "wezle",
+        "przekaznik*",
+        "przemiennik*",
+    ],
+    everyday: &[
+        "ty", "on", "ona", "my", "wy", "jest", "sa", "i", "a", "o", "w", "na", "z", "do", "to",
+        "co", "jak", "gdzie", "kiedy", "kto", "czy", "tak", "nie", "juz", "dzis", "mi", "mnie",
+        "sie", "ma", "mam", "bardzo", "dla", "bez", "przez", "dobrze", "czesc", "moj", "moja",
+    ],
+    node: &["wezel", "wezl*", "wezle", "przekaznik*", "przemiennik*"],
+    about_a_node: &[
+        "bateri*",
+        "akumulator*",
+        "sygnal*",
+        "skok*",
+        "napiecie",
+        "slyszal*",
+        "slyszan*",
+    ],
+    readings: &[
+        (
+            Reading::LastHeard,
+            &[
+                "slyszal*", "slyszan*", "widzian*", "aktywny", "dostepny", "ostatnio",
+            ],
+        ),
+        (
+            Reading::Battery,
+            &["bateri*", "akumulator*", "naladowan*", "procent*"],
+        ),
+        (Reading::Voltage, &["napiecie", "napiecia", "wolt*"]),
+        (
+            Reading::Temperature,
+            &[
+                "temperatur*",
+                "cieplo",
+                "zimno",
+                "stopni*",
+                "mroz",
+                "pogoda",
+                "pogody",
+            ],
+        ),
+        (
+            Reading::Humidity,
+            &["wilgotnosc", "wilgotn*", "pogoda", "pogody"],
+        ),
+        (
+            Reading::Pressure,
+            &["cisnienie", "cisnienia", "barometr*", "pogoda", "pogody"],
+        ),
+        (Reading::Wind, &["wiatr", "wiatru", "wietrznie", "porywy"]),
+        (Reading::Light, &["swiatlo", "jasnosc", "ciemno"]),
+        (
+            Reading::Distance,
+            &[
+                "daleko",
+                "odleglosc",
+                "gdzie",
+                "polozenie",
+                "pozycja",
+                "lokalizacja",
+                "kierunek",
+                "blisko",
+            ],
+        ),
+        (Reading::Hops, &["skok*"]),
+        (Reading::Signal, &["sygnal*", "odbior", "zasieg"]),
+    ],
+    read: &["odczyt*", "pomiar*", "mierzy"],
+    me: &["mnie"],
+    my_message: &[
+        "moj sygnal",
+        "moj snr",
+        "moje snr",
+        "moje rssi",
+        "moje skoki",
+        "moj odbior",
+        "slyszysz mnie",
+        "odbierasz mnie",
+        "moja wiadomosc",
+    ],
+    my_node: &[
+        "moj wezel",
+        "mojego wezla",
+        "moim wezle",
+        "moj node",
+        "moje radio",
+        "mojego radia",
+        "moje urzadzenie",
+        "moja bateria",
+        "mojej baterii",
+    ],
+    channel: &["kanal", "kanale", "kanalu", "siec", "sieci"],
+    busy: &[
+        "zajety",
+        "zajete",
+        "obciazenie",
+        "obciazony",
+        "zatloczony",
+        "przeciazony",
+        "ruch",
+    ],
+    channel_use: &["czas nadawania", "wykorzystanie kanalu"],
+    nearest: &[
+        "najblizszy wezel",
+        "najblizsze wezly",
+        "najblizszych wezlow",
+        "najblizszy przemiennik",
+        "najblizej mnie",
+        "blisko mnie",
+        "w poblizu mnie",
+    ],
+    around: &[
+        "kto jest online",
+        "kto jest w poblizu",
+        "kto jest aktywny",
+        "jakie wezly",
+        "ktore wezly",
+        "ile wezlow",
+        "kogo slyszysz",
+        "kogo slyszales",
+        "aktywne wezly",
+    ],
+    the: &[],
+    kinds: &[],
+    not_names: &[],
+};
