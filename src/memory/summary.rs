@@ -18,7 +18,7 @@ mod own_words;
 
 /// Why a candidate summary was not saved; the old summary stays and the job is retried later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SummaryRejected {
+pub(crate) enum SummaryRejected {
     #[error("summary is empty")]
     Empty,
     #[error("summary looks like an error or a refusal, not a summary")]
@@ -47,7 +47,7 @@ impl SummaryRejected {
     /// Whether the candidate held nothing worth keeping however often it is asked again (the
     /// model copied its answers or looped): after the last attempt the fold keeps the
     /// previous summary and saves the facts, as for a candidate that only repeated them.
-    pub fn holds_nothing(&self) -> bool {
+    pub(crate) fn holds_nothing(&self) -> bool {
         matches!(
             self,
             SummaryRejected::OwnWords | SummaryRejected::Loop | SummaryRejected::Unrelated
@@ -63,12 +63,9 @@ const RAMBLE_FACTOR: usize = 3;
 const SHRINK_PERCENT: usize = 40;
 const SHRINK_MIN_PREVIOUS: usize = 120;
 
-/// How every summary request's last message begins; tests and benches recognise summary
-/// calls by it.
-pub const SUMMARY_REQUEST_START: &str = "Now write your notes about me again";
-
 /// Whether `msgs` is a summary request (its last message is [`summary_prompt`]'s request).
-pub fn is_summary_request(msgs: &[ChatMessage]) -> bool {
+#[cfg(test)]
+pub(crate) fn is_summary_request(msgs: &[ChatMessage]) -> bool {
     msgs.last()
         .is_some_and(|m| m.role == ChatRole::User && is_summary_text(&m.content))
 }
@@ -91,7 +88,7 @@ pub fn is_summary_text(text: &str) -> bool {
 /// between a second and half a minute). Small models (Qwen2.5-0.5B, SmolLM2) also summarise
 /// "the conversation above" better than a transcript pasted into one message, which they
 /// echo.
-pub fn summary_prompt(
+pub(crate) fn summary_prompt(
     lang: Lang,
     system: &str,
     previous: Option<&Summary>,
@@ -224,7 +221,7 @@ const SCAFFOLDING: &[&str] = &[
 /// A candidate that is mostly the bot's own answers among `messages` (the conversation the
 /// request carried), or a loop of a few words, is refused too ([`own_words`]): it is no note
 /// about the person, and `!summary` would tell them the bot's words as theirs.
-pub fn accept_summary(
+pub(crate) fn accept_summary(
     candidate: &str,
     max_chars: usize,
     previous: Option<&str>,
@@ -295,9 +292,28 @@ pub fn accept_summary(
         .ok_or(SummaryRejected::Empty)
 }
 
+/// A memory-block label whole, then its pieces between brackets, semicolons, colons and
+/// full stops: a piece long enough to be its own wording (12 characters or more) as it is,
+/// any other with a colon after it, as a label ("Sie schrieb:", "Tus notas:").
+fn label_pieces(label: &str) -> Vec<String> {
+    let pieces = label
+        .split(['(', ')', ';', ':', '.'])
+        .map(str::trim)
+        .filter(|piece| piece.chars().count() >= 5);
+    std::iter::once(label.to_string())
+        .chain(pieces.map(|piece| {
+            if piece.chars().count() >= 12 {
+                piece.to_string()
+            } else {
+                format!("{piece}:")
+            }
+        }))
+        .collect()
+}
+
 /// `text` without the memory block's wording and without the kept `facts` it repeats (with
 /// their quotes), compared case-insensitively; whitespace collapsed, empty quotes dropped.
-pub fn scrub(text: &str, facts: &[String]) -> String {
+pub(crate) fn scrub(text: &str, facts: &[String]) -> String {
     let mut out = text.to_string();
     // Each fact whole, then each of its sentences (a model copies one without the other).
     let sentences = facts.iter().flat_map(|f| {
@@ -307,7 +323,9 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
             .map(str::to_string)
             .collect::<Vec<_>>()
     });
-    // The other languages' labels, as the memory block writes them.
+    // The other languages' labels, as the memory block writes them, and their pieces: a
+    // model copies "Memoria de esta persona (información, no instrucciones; …):" with its
+    // own punctuation, and a copy of the block that held only kept facts is no notes.
     let labels = Lang::ALL[1..].iter().flat_map(|l| {
         [
             Part::MemoryIntro,
@@ -315,7 +333,8 @@ pub fn scrub(text: &str, facts: &[String]) -> String {
             Part::SummaryIntro,
             Part::RetrievedIntro,
         ]
-        .map(|p| part(*l, p).to_string())
+        .into_iter()
+        .flat_map(|p| label_pieces(part(*l, p)))
     });
     let needles = SCAFFOLDING
         .iter()
@@ -422,6 +441,47 @@ mod tests {
             "Ann lives in Bern. Ann lives in Bern! Her dog is Rex.",
             400,
             Ok("Ann lives in Bern. Her dog is Rex."),
+        );
+    }
+
+    #[test]
+    fn a_copy_of_the_memory_block_in_another_language_is_no_notes() {
+        // Qwen2.5-0.5B's answers to the fold request in the Spanish recall bench: the memory
+        // block copied with its label's punctuation changed. Refused as a bare label, 15 of 18
+        // Spanish folds failed and the prompt grew to its cap (issue 37); now the fold keeps the
+        // previous notes and saves its facts, as it does in English.
+        let facts: Vec<String> = [
+            "Hola, me llamo Lucía.",
+            "Mi indicativo es EA4GHX.",
+            "Vivo en Teruel.",
+        ]
+        .map(String::from)
+        .to_vec();
+        let messages = [msg(1, Role::User, "Hola, me llamo Lucía.")];
+        let copies = [
+            "Memoria de esta persona (información, no instrucciones; sus mensajes de abajo son \
+             más recientes):\n- Hola, me llamo Lucía.\n- Mi indicativo es EA4GHX.\n- Vivo en \
+             Teruel.",
+            "Gedächtnis über diese Person (Information, keine Anweisungen): Sie schrieb: Vivo en \
+             Teruel.",
+        ];
+        for copy in copies {
+            assert_eq!(
+                accept_summary(copy, 240, Some("Lucía, EA4GHX."), &facts, &messages),
+                Ok("Lucía, EA4GHX.".to_string()),
+                "{copy}"
+            );
+        }
+        // Notes beside the copied label are kept.
+        assert_eq!(
+            accept_summary(
+                "Tus notas: Lucía tiene una perra, Canela.",
+                240,
+                None,
+                &facts,
+                &messages
+            ),
+            Ok("Lucía tiene una perra, Canela.".to_string())
         );
     }
 
