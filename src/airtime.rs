@@ -26,24 +26,24 @@ use crate::radio::{ChannelReading, ChannelState};
 
 /// `[airtime]`, validated.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AirtimeConfig {
+pub(crate) struct AirtimeConfig {
     /// Off: answers ignore the channel (it is still read, logged and shown).
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Channel utilization (percent) above which answers are shortened.
-    pub shorten_above: f32,
+    pub(crate) shorten_above: f32,
     /// Parts a shortened answer may have at most.
-    pub shorten_parts: usize,
+    pub(crate) shorten_parts: usize,
     /// Channel utilization (percent) above which replies wait for a calmer channel.
-    pub wait_above: f32,
+    pub(crate) wait_above: f32,
     /// How long a reply waits at most; then it goes, shortened. Zero: never waits.
-    pub max_wait: Duration,
+    pub(crate) max_wait: Duration,
     /// A reading this old is ignored.
-    pub stale_after: Duration,
+    pub(crate) stale_after: Duration,
     /// Overrides the region's duty-cycle limit (percent of any hour; 100 = none); `None`
     /// takes the limit of the node's region.
-    pub duty_cycle: Option<f32>,
+    pub(crate) duty_cycle: Option<f32>,
     /// Share of the duty-cycle limit (percent) at which answers are shortened.
-    pub duty_cycle_shorten_at: f32,
+    pub(crate) duty_cycle_shorten_at: f32,
 }
 
 impl Default for AirtimeConfig {
@@ -63,7 +63,7 @@ impl Default for AirtimeConfig {
 
 /// How the channel is, for the log and `!status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
+pub(crate) enum Level {
     /// No reading yet.
     NoReading,
     /// The last reading is `stale_after` old.
@@ -77,7 +77,7 @@ pub enum Level {
 
 /// Why an answer is shortened or waits.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Why {
+pub(crate) enum Why {
     /// The channel utilization, in percent.
     Channel { utilization: f32 },
     /// Our own sending in the last hour, near or at the region's limit (both in percent).
@@ -88,7 +88,7 @@ pub enum Why {
 
 /// What the policy asks of one answer.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// As configured (`[reply] max_chunks`).
     Normal,
     /// At most `max_parts` parts, and the model is told the smaller budget.
@@ -99,7 +99,7 @@ pub enum Decision {
 
 impl AirtimeConfig {
     /// The duty-cycle limit in force, in percent: the configured one, else the region's.
-    pub fn duty_cycle(&self, state: &ChannelState) -> Option<f32> {
+    pub(crate) fn duty_cycle(&self, state: &ChannelState) -> Option<f32> {
         match self.duty_cycle {
             Some(p) if p >= 100.0 => None,
             Some(p) => Some(p),
@@ -108,7 +108,7 @@ impl AirtimeConfig {
     }
 
     /// When the current reading stops counting.
-    pub fn stale_at(&self, state: &ChannelState) -> Option<Instant> {
+    pub(crate) fn stale_at(&self, state: &ChannelState) -> Option<Instant> {
         state.reading.map(|r| r.at + self.stale_after)
     }
 
@@ -127,7 +127,7 @@ impl AirtimeConfig {
 
     /// How busy the channel is at `now`, and why when it is busy (the reason of the higher
     /// level; the channel's on a tie). Independent of `enabled`.
-    pub fn assess(&self, state: &ChannelState, now: Instant) -> (Level, Option<Why>) {
+    pub(crate) fn assess(&self, state: &ChannelState, now: Instant) -> (Level, Option<Why>) {
         let reading = match self.fresh(state, now) {
             Ok(r) => r,
             Err(level) => return (level, None),
@@ -157,7 +157,7 @@ impl AirtimeConfig {
     }
 
     /// What the next answer may use, at `now`.
-    pub fn decide(&self, state: &ChannelState, now: Instant) -> Decision {
+    pub(crate) fn decide(&self, state: &ChannelState, now: Instant) -> Decision {
         if !self.enabled {
             return Decision::Normal;
         }
@@ -176,7 +176,7 @@ impl AirtimeConfig {
     }
 
     /// What a reply that waited `max_wait` in vain gets.
-    pub fn after_wait(&self) -> Decision {
+    pub(crate) fn after_wait(&self) -> Decision {
         Decision::Shorten {
             max_parts: self.shorten_parts,
             why: Why::Waited,
@@ -196,7 +196,7 @@ fn rank(level: Level) -> u8 {
 /// The per-turn note that tells the model the smaller budget of a shortened answer, e.g.
 /// "The radio channel is busy: answer in at most 2 short sentences, under 280 characters."
 /// `limits` are the configured ones; the characters are what `max_parts` of them hold.
-pub fn budget_note(lang: Lang, max_parts: usize, limits: &ChunkLimits, why: Why) -> String {
+pub(crate) fn budget_note(lang: Lang, max_parts: usize, limits: &ChunkLimits, why: Why) -> String {
     let parts = max_parts.clamp(1, limits.max_chunks.max(1));
     let chars = budget_chars(&ChunkLimits {
         max_chunks: parts,

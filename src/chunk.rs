@@ -14,7 +14,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 mod stream;
 
-pub use stream::{Numbering, Parts, StreamChunker};
+pub(crate) use stream::{Numbering, Parts, StreamChunker};
 
 /// The size rules of one radio reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,11 +30,11 @@ pub struct ChunkLimits {
 
 impl ChunkLimits {
     /// Smallest usable `max_chars`; lower values are raised to it.
-    pub const MIN_CHARS: usize = 12;
+    pub(crate) const MIN_CHARS: usize = 12;
     /// Smallest usable `max_bytes`; lower values are raised to it.
-    pub const MIN_BYTES: usize = 24;
+    pub(crate) const MIN_BYTES: usize = 24;
     /// Largest `max_chunks`; higher values are lowered to it (markers stay ≤ `" 99/99"`).
-    pub const MAX_CHUNKS: usize = 99;
+    pub(crate) const MAX_CHUNKS: usize = 99;
 
     /// The limits actually applied: with these floors a part always has room for its
     /// marker, one character and the `…`.
@@ -63,7 +63,7 @@ pub const MORE: &str = "… !more";
 
 /// Whether `text` (a stored answer) ends with the `!more` mark, in any language: every mark
 /// ends with the command.
-pub fn ends_cut(text: &str) -> bool {
+pub(crate) fn ends_cut(text: &str) -> bool {
     text.ends_with("!more")
         && Lang::ALL
             .iter()
@@ -71,7 +71,7 @@ pub fn ends_cut(text: &str) -> bool {
 }
 
 /// `text` without its `!more` mark, in whichever language it is.
-pub fn without_mark(text: &str) -> &str {
+pub(crate) fn without_mark(text: &str) -> &str {
     Lang::ALL
         .iter()
         .find_map(|l| text.strip_suffix(say(*l, Say::MoreMark)))
@@ -80,7 +80,7 @@ pub fn without_mark(text: &str) -> &str {
 
 /// What ends the last part of a text cut at the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CutMark {
+pub(crate) enum CutMark {
     /// `…`, appended to the last part when the text needs more than `max_chunks` parts:
     /// nothing more can be had (a notice, a summary, an answer without memory).
     #[default]
@@ -124,7 +124,7 @@ pub fn chunk(text: &str, limits: &ChunkLimits) -> Vec<String> {
 }
 
 /// Like [`chunk`], with `mark` at the end of a text cut at the budget, and whether it was.
-pub fn chunk_cut(text: &str, limits: &ChunkLimits, mark: CutMark) -> (Vec<String>, bool) {
+pub(crate) fn chunk_cut(text: &str, limits: &ChunkLimits, mark: CutMark) -> (Vec<String>, bool) {
     let layout = layout(text, limits, mark);
     if layout.truncated {
         tracing::debug!(
@@ -156,7 +156,7 @@ pub fn strip_marker(part: &str) -> &str {
 /// The first number is one part; the second is what fits in all parts, less a little slack
 /// for markers and cuts at word boundaries, e.g. "Answer in at most 150 characters; never
 /// more than 560." for the defaults.
-pub fn budget_hint(lang: Lang, limits: &ChunkLimits) -> String {
+pub(crate) fn budget_hint(lang: Lang, limits: &ChunkLimits) -> String {
     let limits = limits.sane();
     let chars = limits.max_chars.to_string();
     if limits.max_chunks <= 1 {
@@ -172,7 +172,7 @@ pub fn budget_hint(lang: Lang, limits: &ChunkLimits) -> String {
 /// What a whole reply holds, in characters: one part's `max_chars` for a single part; for
 /// several, each part less its marker and a little slack for cuts at word boundaries,
 /// rounded down to tens (560 for the defaults).
-pub fn budget_chars(limits: &ChunkLimits) -> usize {
+pub(crate) fn budget_chars(limits: &ChunkLimits) -> usize {
     let limits = limits.sane();
     if limits.max_chunks <= 1 {
         return limits.max_chars;

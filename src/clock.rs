@@ -16,18 +16,18 @@ pub fn unix_now() -> i64 {
 }
 
 /// Seconds since the Unix epoch of `t`: 0 before it, `i64::MAX` past what an `i64` holds.
-pub fn unix_time(t: SystemTime) -> i64 {
+pub(crate) fn unix_time(t: SystemTime) -> i64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// A time zone: seconds east of UTC at any instant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Zone(TimeZone);
+pub(crate) struct Zone(TimeZone);
 
 impl Zone {
     /// A zone that is always `offset` seconds east of UTC (within ±25:59:59; UTC beyond).
-    pub fn fixed(offset: i32) -> Zone {
+    pub(crate) fn fixed(offset: i32) -> Zone {
         Zone(TimeZone::fixed(
             Offset::from_seconds(offset).unwrap_or(Offset::UTC),
         ))
@@ -35,12 +35,12 @@ impl Zone {
 
     /// The system's zone: the one `TZ` names, else `/etc/localtime`'s. An error when neither
     /// can be read or understood.
-    pub fn system() -> Result<Zone, jiff::Error> {
+    pub(crate) fn system() -> Result<Zone, jiff::Error> {
         TimeZone::try_system().map(Zone)
     }
 
     /// Seconds east of UTC at `unix` (Unix seconds; clamped to the years -9999 to 9999).
-    pub fn offset_at(&self, unix: i64) -> i32 {
+    pub(crate) fn offset_at(&self, unix: i64) -> i32 {
         let unix = unix.clamp(Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
         let at = Timestamp::from_second(unix).unwrap_or(Timestamp::UNIX_EPOCH);
         self.0.to_offset(at).seconds()

@@ -27,34 +27,34 @@ pub use raw::DEFAULT_SYSTEM_PROMPT;
 pub struct Config {
     /// Where it was read from (for messages); `None` when parsed from a string.
     pub origin: String,
-    pub radio: RadioConfig,
-    pub llm: LlmConfig,
-    pub database: PathBuf,
+    pub(crate) radio: RadioConfig,
+    pub(crate) llm: LlmConfig,
+    pub(crate) database: PathBuf,
     /// `[storage] retain_days`: how long messages are kept.
-    pub retention: Retention,
-    pub memory: MemoryConfig,
-    pub reply: ReplyConfig,
-    pub limits: LimitsConfig,
-    pub access: AccessConfig,
-    pub channels: ChannelsConfig,
-    pub context: ContextConfig,
+    pub(crate) retention: Retention,
+    pub(crate) memory: MemoryConfig,
+    pub(crate) reply: ReplyConfig,
+    pub(crate) limits: LimitsConfig,
+    pub(crate) access: AccessConfig,
+    pub(crate) channels: ChannelsConfig,
+    pub(crate) context: ContextConfig,
     /// `[airtime]`: how a busy radio channel shortens or holds answers.
-    pub airtime: AirtimeConfig,
+    pub(crate) airtime: AirtimeConfig,
     /// `[knowledge]`: the operator's documents the answers may come from.
     pub knowledge: KnowledgeConfig,
     /// `[mesh]`: what the bot tells about the mesh it lives on.
-    pub mesh: crate::mesh::MeshConfig,
+    pub(crate) mesh: crate::mesh::MeshConfig,
     /// `[bot] language`: the asker's, or one the operator fixed.
-    pub language: Language,
+    pub(crate) language: Language,
     /// `[mail]`: messages left with `!tell`.
-    pub mail: MailConfig,
+    pub(crate) mail: MailConfig,
     /// `[bulletins]`: the drop folder's bulletins for `!subscribe`.
-    pub bulletins: BulletinsConfig,
+    pub(crate) bulletins: BulletinsConfig,
 }
 
 /// `[bot] language`: which language the prompt's fixed parts and the bot's own texts are in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Language {
+pub(crate) enum Language {
     /// The conversation's (`crate::lang::Sticky`); English until a message says another.
     #[default]
     Auto,
@@ -64,51 +64,51 @@ pub enum Language {
 
 /// `[llm]`: how to reach the OpenAI-compatible server.
 #[derive(Debug, Clone)]
-pub struct LlmConfig {
+pub(crate) struct LlmConfig {
     /// Without the trailing slash, e.g. `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     /// Read from the environment variable named by `api_key_env`; never logged.
-    pub api_key: Option<Secret>,
-    pub api_key_env: Option<String>,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) api_key_env: Option<String>,
     /// Budget for one whole call, retries included.
-    pub timeout: Duration,
-    pub max_tokens: u32,
-    pub temperature: f32,
-    pub system_prompt: String,
+    pub(crate) timeout: Duration,
+    pub(crate) max_tokens: u32,
+    pub(crate) temperature: f32,
+    pub(crate) system_prompt: String,
     /// How many LLM calls may run at once, across all nodes (1 suits a Pi).
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// llama.cpp server slots: pin each node's prompt to a slot, summaries to their own.
-    pub slots: SlotsSetting,
+    pub(crate) slots: SlotsSetting,
     /// Stream replies (server-sent events), so the first part goes on air while the model
     /// still writes; `false` for a proxy that breaks streaming.
-    pub stream: bool,
+    pub(crate) stream: bool,
     /// How long a server that failed 3 answers in a row is first skipped before it is
     /// probed; doubles after each failed probe, up to 10 min.
-    pub skip: Duration,
+    pub(crate) skip: Duration,
     /// `[[llm.fallback]]`, in the order they are tried after the primary.
-    pub fallbacks: Vec<FallbackConfig>,
+    pub(crate) fallbacks: Vec<FallbackConfig>,
 }
 
 /// `[[llm.fallback]]`: another server, tried when the ones before it fail to connect, time
 /// out or answer 408, 429 or 5xx. Prompt, `max_tokens`, `stream` and `concurrency` are the
 /// primary's; slots are the primary's alone (a fallback gets plain OpenAI requests).
 #[derive(Debug, Clone)]
-pub struct FallbackConfig {
+pub(crate) struct FallbackConfig {
     /// Without the trailing slash.
-    pub base_url: String,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     /// Read from the environment variable named by `api_key_env`; never logged.
-    pub api_key: Option<Secret>,
-    pub api_key_env: Option<String>,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) api_key_env: Option<String>,
     /// This server's share of the budget at most; the primary's timeout bounds the answer.
-    pub timeout: Duration,
-    pub temperature: f32,
+    pub(crate) timeout: Duration,
+    pub(crate) temperature: f32,
 }
 
 /// `[llm] slots`: whether and how requests name a llama.cpp server slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotsSetting {
+pub(crate) enum SlotsSetting {
     /// Ask the server (`GET /props`) at start: llama.cpp's says how many slots it has; any
     /// other server gets plain OpenAI requests.
     Auto,
@@ -120,70 +120,70 @@ pub enum SlotsSetting {
 
 /// `[memory]`: what each node's prompt carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryConfig {
+pub(crate) struct MemoryConfig {
     /// Most recent messages (user and assistant) kept verbatim when older ones are folded.
-    pub window_messages: usize,
+    pub(crate) window_messages: usize,
     /// A fold is also due when more than `window_messages + summarize_threshold` messages
     /// are unsummarised, however few tokens they are (a backstop; tokens decide first).
-    pub summarize_threshold: usize,
-    pub summary_max_chars: usize,
+    pub(crate) summarize_threshold: usize,
+    pub(crate) summary_max_chars: usize,
     /// Older exchanges retrieved by full-text search for the new message.
-    pub retrieve_exchanges: usize,
+    pub(crate) retrieve_exchanges: usize,
     /// Statements the user made about themselves, kept verbatim beside the summary (the
     /// newest this many; 0 keeps none).
-    pub facts_max: usize,
+    pub(crate) facts_max: usize,
     /// A fold is due once the conversation's prompt (system prompt, memory, unsummarised
     /// messages and the last reply) reaches this many tokens: the server re-reads what
     /// follows the memory block after each fold, so folds are few and keep little.
-    pub fold_tokens: usize,
+    pub(crate) fold_tokens: usize,
 }
 
 /// `[reply]`: the shape of what goes on air.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplyConfig {
-    pub max_chars: usize,
-    pub max_chunks: usize,
+pub(crate) struct ReplyConfig {
+    pub(crate) max_chars: usize,
+    pub(crate) max_chunks: usize,
 }
 
 /// `[limits]`: per-node rate limit and queue bound, and the bounds across all nodes under a
 /// flood (`responder::schedule`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LimitsConfig {
+pub(crate) struct LimitsConfig {
     /// At most this many messages from one node per `node_window` are answered.
-    pub node_messages: u32,
-    pub node_window: Duration,
+    pub(crate) node_messages: u32,
+    pub(crate) node_window: Duration,
     /// Messages of one node waiting to be answered; more are dropped with a warning.
-    pub node_queue: usize,
+    pub(crate) node_queue: usize,
     /// LLM turns waiting across all nodes (replies in the outbox included); see the schedule
     /// for who gets one when it is full.
-    pub max_waiting: usize,
+    pub(crate) max_waiting: usize,
     /// A turn not given the LLM within this long of its arrival is not answered (known and
     /// proven nodes get one short notice).
-    pub max_turn_wait: Duration,
+    pub(crate) max_turn_wait: Duration,
     /// Parts an answer to a node heard for the first time may have at most.
-    pub new_node_parts: usize,
+    pub(crate) new_node_parts: usize,
 }
 
 /// `[access]`: who may use the bot.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AccessConfig {
+pub(crate) struct AccessConfig {
     /// When non-empty, only these nodes are answered.
-    pub allow: HashSet<NodeId>,
+    pub(crate) allow: HashSet<NodeId>,
     /// Never answered, and never cost an LLM call.
-    pub deny: HashSet<NodeId>,
+    pub(crate) deny: HashSet<NodeId>,
     /// See extra details in `!status`.
-    pub admins: HashSet<NodeId>,
+    pub(crate) admins: HashSet<NodeId>,
     /// Which DMs must arrive PKI-encrypted (see `docs/security.md`).
-    pub require_pki: RequirePki,
+    pub(crate) require_pki: RequirePki,
     /// What a DM that came through an MQTT gateway without PKI may do.
-    pub mqtt: MqttPolicy,
+    pub(crate) mqtt: MqttPolicy,
 }
 
 /// `[access] require_pki`: which nodes' direct messages must be PKI-encrypted, since only a
 /// PKI DM proves who sent it. Either way, a non-PKI DM carrying the id of a node that has
 /// talked to us over PKI never reaches that node's memory and runs no command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RequirePki {
+pub(crate) enum RequirePki {
     /// `"pki_nodes"`: only from the nodes known to use PKI; nodes that never used PKI
     /// (firmware before 2.5) work as before.
     #[default]
@@ -196,7 +196,7 @@ pub enum RequirePki {
 /// `[access] mqtt`: a DM that came through an MQTT gateway (`via_mqtt`) without PKI may have
 /// been written by anyone who can publish to the broker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MqttPolicy {
+pub(crate) enum MqttPolicy {
     /// Answered without memory and not stored; commands but `!help` refused.
     #[default]
     NoMemory,
@@ -207,52 +207,52 @@ pub enum MqttPolicy {
 }
 
 impl AccessConfig {
-    pub fn permits(&self, node: NodeId) -> bool {
+    pub(crate) fn permits(&self, node: NodeId) -> bool {
         !self.deny.contains(&node) && (self.allow.is_empty() || self.allow.contains(&node))
     }
 }
 
 /// `[channels]`: the opt-in mention mode for channel broadcasts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ChannelsConfig {
+pub(crate) struct ChannelsConfig {
     /// Answer broadcasts that start with `mention` (off by default: channels are shared airtime).
-    pub answer_mentions: bool,
+    pub(crate) answer_mentions: bool,
     /// Lower-cased; compared case-insensitively with the start of the text.
-    pub mention: String,
+    pub(crate) mention: String,
     /// Channel indexes where mentions are answered.
-    pub channels: Vec<u32>,
+    pub(crate) channels: Vec<u32>,
 }
 
 /// `[context]`: what the model is told, per turn, about who is asking. Each item can be
 /// switched off; an item the radio does not know (no position, no SNR) is left out anyway.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextConfig {
+pub(crate) struct ContextConfig {
     /// The sender's long and short name.
-    pub names: bool,
+    pub(crate) names: bool,
     /// How many hops away the sender is.
-    pub hops: bool,
+    pub(crate) hops: bool,
     /// The SNR the message was heard with.
-    pub snr: bool,
+    pub(crate) snr: bool,
     /// Distance and compass direction from our node, when both positions are known.
-    pub distance: bool,
+    pub(crate) distance: bool,
     /// The local time the message arrived.
-    pub time: bool,
+    pub(crate) time: bool,
     /// Where the local time's offset from UTC comes from.
-    pub time_zone: TimeZoneSetting,
+    pub(crate) time_zone: TimeZoneSetting,
 }
 
 /// `[mail]`: messages a known or proven user leaves for a node with `!tell`, delivered when
 /// that node is next heard (`docs/mail.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MailConfig {
+pub(crate) struct MailConfig {
     /// `!tell` and `!mail` answer; off, they say so.
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// A message not delivered within this many days is deleted, its sender told.
-    pub keep_days: u32,
+    pub(crate) keep_days: u32,
     /// Waiting messages one sender may have.
-    pub per_sender: usize,
+    pub(crate) per_sender: usize,
     /// Waiting messages one recipient may be owed.
-    pub per_recipient: usize,
+    pub(crate) per_recipient: usize,
 }
 
 impl Default for MailConfig {
@@ -269,16 +269,16 @@ impl Default for MailConfig {
 /// `[bulletins]`: text files a local script drops in a folder, each a topic (its file name),
 /// sent as DMs to the users who asked with `!subscribe TOPIC` (`docs/bulletins.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BulletinsConfig {
+pub(crate) struct BulletinsConfig {
     /// The folder; unset: no bulletins.
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// Bulletins one topic sends in 24 hours at most.
-    pub per_day: usize,
+    pub(crate) per_day: usize,
     /// The channel (index) the topics in `broadcast` also go out on, to everyone on it;
     /// unset: bulletins are only DMs (the default).
-    pub channel: Option<u32>,
+    pub(crate) channel: Option<u32>,
     /// The topics broadcast on `channel` (the operator's explicit choice, topic by topic).
-    pub broadcast: Vec<String>,
+    pub(crate) broadcast: Vec<String>,
 }
 
 impl Default for BulletinsConfig {
@@ -294,24 +294,24 @@ impl Default for BulletinsConfig {
 
 impl BulletinsConfig {
     /// The topics the folder has now, by name; none without a folder.
-    pub fn topics(&self) -> Vec<String> {
+    pub(crate) fn topics(&self) -> Vec<String> {
         self.dir.as_deref().map(topics).unwrap_or_default()
     }
 
     /// The channel `topic` is broadcast on, when the operator chose to broadcast it.
-    pub fn channel_for(&self, topic: &str) -> Option<u32> {
+    pub(crate) fn channel_for(&self, topic: &str) -> Option<u32> {
         self.channel
             .filter(|_| self.broadcast.iter().any(|t| t == topic))
     }
 }
 
 /// The most files of the bulletins folder looked at.
-pub const BULLETIN_FILES_MAX: usize = 64;
+pub(crate) const BULLETIN_FILES_MAX: usize = 64;
 
 /// The topic a file's name gives: its stem in lowercase when it is a `.txt` or `.md` file (or
 /// has no extension) and the stem is 1–20 letters, digits, `-` or `_`; `None` for anything
 /// else (a hidden or temporary file among them).
-pub fn topic_of(name: &str) -> Option<String> {
+pub(crate) fn topic_of(name: &str) -> Option<String> {
     if name.starts_with('.') || name.ends_with('~') {
         return None;
     }
@@ -344,7 +344,7 @@ fn topics(dir: &Path) -> Vec<String> {
 
 /// `[context] utc_offset`: the system's zone (`/etc/localtime`), or a fixed offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeZoneSetting {
+pub(crate) enum TimeZoneSetting {
     System,
     /// Minutes east of UTC.
     Fixed(i32),

@@ -26,12 +26,12 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::cap;
 
-pub mod replace;
-pub mod request;
-pub mod saving;
+pub(crate) mod replace;
+pub(crate) mod request;
+pub(crate) mod saving;
 
 /// A kept statement is cut to this many characters (one packet's worth).
-pub const FACT_CHARS: usize = 150;
+pub(crate) const FACT_CHARS: usize = 150;
 
 /// A statement without a name or a number needs this many words.
 const MIN_WORDS: usize = 5;
@@ -48,7 +48,7 @@ const CLOSERS: [char; 9] = ['"', '\'', ')', ']', '”', '’', '»', '」', '』
 
 /// The sentences of `text` worth keeping as facts, in order, each whitespace-normalised and
 /// cut to [`FACT_CHARS`].
-pub fn statements(text: &str) -> Vec<String> {
+pub(crate) fn statements(text: &str) -> Vec<String> {
     // One line first: a line break would end a sentence in the middle.
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     text.split_sentence_bounds()
@@ -59,7 +59,7 @@ pub fn statements(text: &str) -> Vec<String> {
 }
 
 /// Whether `sentence` (one line) is a statement worth keeping: see the module comment.
-pub fn is_statement(sentence: &str) -> bool {
+pub(crate) fn is_statement(sentence: &str) -> bool {
     if sentence.is_empty() || sentence.starts_with('!') || asks(sentence) {
         return false;
     }
@@ -75,7 +75,7 @@ pub fn is_statement(sentence: &str) -> bool {
 /// Whether a statement names something: a word with a digit, a word in mixed case or capitals
 /// after its first letter ("SP9QRZ", "LoRa"), or a capitalised word of two letters or more
 /// after the first.
-pub fn is_anchored(sentence: &str) -> bool {
+pub(crate) fn is_anchored(sentence: &str) -> bool {
     let words = words(sentence);
     let digit = words.iter().any(|w| w.chars().any(|c| c.is_numeric()));
     let inner_capital = words
@@ -92,7 +92,7 @@ pub fn is_anchored(sentence: &str) -> bool {
 /// The keys of the facts that go when `kept` (key, text; oldest first) holds more than
 /// `max`: those that name nothing ([`is_anchored`]) first, oldest first, then the oldest of
 /// the rest.
-pub fn evicted<K: Copy>(kept: &[(K, String)], max: usize) -> Vec<K> {
+pub(crate) fn evicted<K: Copy>(kept: &[(K, String)], max: usize) -> Vec<K> {
     let over = kept.len().saturating_sub(max);
     let bare = kept.iter().filter(|(_, text)| !is_anchored(text));
     let named = kept.iter().filter(|(_, text)| is_anchored(text));
@@ -101,7 +101,7 @@ pub fn evicted<K: Copy>(kept: &[(K, String)], max: usize) -> Vec<K> {
 
 /// Whether `sentence` asks rather than tells: a question, with its mark or by its opening,
 /// or a request ([`request`]). Never something the person told.
-pub fn asks(sentence: &str) -> bool {
+pub(crate) fn asks(sentence: &str) -> bool {
     is_question(sentence) || request::is_request_or_question(sentence)
 }
 

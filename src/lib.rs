@@ -6,24 +6,24 @@
 
 #![forbid(unsafe_code)]
 
-pub mod airtime;
+pub(crate) mod airtime;
 pub mod chunk;
 pub mod cli;
 pub mod clock;
 pub mod config;
-pub mod facts;
+pub(crate) mod facts;
 pub mod knowledge;
 pub mod lang;
-pub mod llm;
+pub(crate) mod llm;
 pub mod memory;
 pub mod mesh;
 pub mod node;
 pub mod radio;
 pub mod responder;
-pub mod secret;
+pub(crate) mod secret;
 pub mod status_file;
 pub mod store;
-pub mod systemd;
+pub(crate) mod systemd;
 #[cfg(test)]
 mod test_util;
 pub mod text;
@@ -55,7 +55,7 @@ use crate::systemd::Systemd;
 const INBOUND_QUEUE: usize = 256;
 
 /// Packet byte budget: the firmware refuses much more than ~230 bytes; clients cap at 200.
-pub const MAX_PACKET_BYTES: usize = 200;
+pub(crate) const MAX_PACKET_BYTES: usize = 200;
 
 /// How long in-flight sends may take to finish after a shutdown signal.
 const DRAIN: Duration = Duration::from_secs(4);
@@ -64,7 +64,7 @@ const DRAIN: Duration = Duration::from_secs(4);
 const SLOTS_PROBE: Duration = Duration::from_secs(3);
 
 /// The chunker limits a config asks for.
-pub fn chunk_limits(config: &Config) -> ChunkLimits {
+pub(crate) fn chunk_limits(config: &Config) -> ChunkLimits {
     ChunkLimits {
         max_chars: config.reply.max_chars,
         max_bytes: MAX_PACKET_BYTES,
@@ -73,7 +73,7 @@ pub fn chunk_limits(config: &Config) -> ChunkLimits {
 }
 
 /// The LLM client settings a config asks for.
-pub fn llm_settings(config: &Config) -> LlmSettings {
+pub(crate) fn llm_settings(config: &Config) -> LlmSettings {
     LlmSettings {
         base_url: config.llm.base_url.clone(),
         model: config.llm.model.clone(),
@@ -87,7 +87,7 @@ pub fn llm_settings(config: &Config) -> LlmSettings {
 
 /// The settings of each `[[llm.fallback]]` server, in order: the server's own keys, the
 /// rest from `[llm]`.
-pub fn fallback_settings(config: &Config) -> Vec<LlmSettings> {
+pub(crate) fn fallback_settings(config: &Config) -> Vec<LlmSettings> {
     config
         .llm
         .fallbacks
@@ -210,7 +210,7 @@ fn local_zone(setting: TimeZoneSetting) -> Zone {
 
 /// The llama.cpp server slots to use: as configured, or (`auto`) as the server says at
 /// `GET /props` within a few seconds. `None`: plain OpenAI requests.
-pub async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
+pub(crate) async fn resolve_slots(config: &Config, llm: &LlmClient) -> Option<u32> {
     match config.llm.slots {
         SlotsSetting::Off => None,
         SlotsSetting::Fixed(n) => Some(n),
@@ -397,7 +397,7 @@ async fn kept_view(store: &Store, config: &Config) -> radio::MeshView {
 
 /// Whether the knowledge index holds passages (false when it cannot be read: the indexer
 /// says otherwise once it has looked).
-pub async fn knowledge_indexed(store: &Store) -> bool {
+pub(crate) async fn knowledge_indexed(store: &Store) -> bool {
     store
         .knowledge_index()
         .await

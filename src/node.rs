@@ -35,7 +35,7 @@ pub struct PublicKey(pub [u8; 32]);
 impl PublicKey {
     /// The key in `bytes`, when they are exactly 32 (the firmware sends an empty field for a
     /// packet that was not PKI-encrypted).
-    pub fn from_slice(bytes: &[u8]) -> Option<PublicKey> {
+    pub(crate) fn from_slice(bytes: &[u8]) -> Option<PublicKey> {
         <[u8; 32]>::try_from(bytes).ok().map(PublicKey)
     }
 
@@ -47,7 +47,7 @@ impl PublicKey {
     }
 
     /// The first 8 characters of the base64 form: enough to tell two keys apart in a log.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         let mut s = self.to_string();
         s.truncate(8);
         s
@@ -112,15 +112,15 @@ pub enum Standing {
 
 impl Standing {
     /// Every standing, lowest first; `ALL[s.index()] == s`.
-    pub const ALL: [Standing; 3] = [Standing::New, Standing::Known, Standing::Proven];
+    pub(crate) const ALL: [Standing; 3] = [Standing::New, Standing::Known, Standing::Proven];
 
     /// The position in [`Standing::ALL`], for per-standing counters.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
     /// The word used in logs and `!status`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Standing::New => "new",
             Standing::Known => "known",

@@ -7,7 +7,7 @@ use std::fmt;
 
 /// Holds a secret; `Debug` and `Display` print `***`.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
     pub fn new(value: impl Into<String>) -> Self {
@@ -15,7 +15,7 @@ impl Secret {
     }
 
     /// The secret itself, for the one place that must send it (the HTTP header).
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -36,7 +36,7 @@ impl fmt::Display for Secret {
 /// `http://user:pass@host/v1` → `http://***@host/v1`. A URL's authority runs from its `://`
 /// to the next `/`, `?`, `#` or whitespace; its user info is everything before its last `@`.
 /// Works on a bare URL and on a message that quotes one (an error, a log line).
-pub fn redact_urls(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact_urls(text: &str) -> Cow<'_, str> {
     if !text.contains('@') {
         return Cow::Borrowed(text);
     }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::radio::transport::Target;
 
 /// What follows the database's file name.
-pub const SUFFIX: &str = ".status";
+pub(crate) const SUFFIX: &str = ".status";
 
 /// A status file bigger than this is not ours.
 const MAX_BYTES: u64 = 64 * 1024;
@@ -47,50 +47,50 @@ pub struct DaemonStatus {
     /// with the pid it tells the writer from a later process that got the same pid. `None`
     /// where there is no `/proc`.
     #[serde(default)]
-    pub pid_start: Option<u64>,
+    pub(crate) pid_start: Option<u64>,
     /// When the daemon started, Unix seconds.
-    pub started: i64,
+    pub(crate) started: i64,
     /// When this was written, Unix seconds.
-    pub written: i64,
+    pub(crate) written: i64,
     /// The node it is configured for (`[radio] serial` or `tcp`).
-    pub radio: Target,
+    pub(crate) radio: Target,
     pub link: LinkWord,
     /// Our node's number and long name, from the last handshake.
     #[serde(default)]
-    pub node: Option<u32>,
+    pub(crate) node: Option<u32>,
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// When the current link became ready; `None` while it is not.
     #[serde(default)]
-    pub connected_since: Option<i64>,
+    pub(crate) connected_since: Option<i64>,
     /// The last frame from the node.
     #[serde(default)]
-    pub last_packet: Option<i64>,
+    pub(crate) last_packet: Option<i64>,
     /// Links made again after the first one.
     #[serde(default)]
-    pub reconnects: u64,
+    pub(crate) reconnects: u64,
     /// Why the link is down, as logged; `None` unless it is down.
     #[serde(default)]
-    pub down_reason: Option<String>,
+    pub(crate) down_reason: Option<String>,
     /// When the link tries again, while it is down.
     #[serde(default)]
-    pub retry_at: Option<i64>,
+    pub(crate) retry_at: Option<i64>,
     /// The link is down because another client keeps taking the node, and waits long before
     /// taking it back.
     #[serde(default)]
     pub yielding: bool,
     /// How often another client took the node since the daemon started, and when last.
     #[serde(default)]
-    pub takeovers: u64,
+    pub(crate) takeovers: u64,
     #[serde(default)]
-    pub last_takeover: Option<i64>,
+    pub(crate) last_takeover: Option<i64>,
     /// Our node is in licensed (ham) mode (from the last handshake): PKI is off.
     #[serde(default)]
-    pub licensed: bool,
+    pub(crate) licensed: bool,
     /// How many nodes the daemon's mesh view holds; `None` before its first handshake (or
     /// from a daemon that does not say).
     #[serde(default)]
-    pub mesh_nodes: Option<u64>,
+    pub(crate) mesh_nodes: Option<u64>,
 }
 
 /// The link's state as the file names it.
@@ -147,7 +147,7 @@ pub fn read(path: &Path) -> Result<Option<DaemonStatus>, ReadError> {
 impl DaemonStatus {
     /// Whether the process that wrote this still runs, as `proc` (`/proc`) shows it: the same
     /// pid with the same start time; without a recorded start time, a process named meshai.
-    pub fn is_running(&self, proc: &Path) -> bool {
+    pub(crate) fn is_running(&self, proc: &Path) -> bool {
         let Ok(stat) = std::fs::read_to_string(proc.join(self.pid.to_string()).join("stat")) else {
             return false;
         };
@@ -160,14 +160,14 @@ impl DaemonStatus {
 
 /// The command name in the text of `/proc/<pid>/stat`: between the first `(` and the last
 /// `)` (the name itself may hold either).
-pub fn comm(stat: &str) -> Option<&str> {
+pub(crate) fn comm(stat: &str) -> Option<&str> {
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
     stat.get(open + 1..close)
 }
 
 /// The start time (field 22, clock ticks after boot) in the text of `/proc/<pid>/stat`.
-pub fn start_time(stat: &str) -> Option<u64> {
+pub(crate) fn start_time(stat: &str) -> Option<u64> {
     // Fields 3 and on follow the command name's closing parenthesis.
     let rest = stat.get(stat.rfind(')')? + 1..)?;
     rest.split_whitespace().nth(22 - 3)?.parse().ok()
@@ -180,7 +180,7 @@ pub fn own_start_time() -> Option<u64> {
 
 /// The pids of the meshai processes `proc` (`/proc`) shows, except `me`: every user's,
 /// unless `/proc` hides other users' processes.
-pub fn meshai_processes(proc: &Path, me: u32) -> Vec<u32> {
+pub(crate) fn meshai_processes(proc: &Path, me: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir(proc) else {
         return Vec::new();
     };

@@ -9,13 +9,13 @@ use tracing::debug;
 
 /// What systemd asked of us, read once at start.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Systemd {
+pub(crate) struct Systemd {
     /// Ping interval: half of `WatchdogSec=`, when the watchdog is on for this process.
-    pub watchdog_every: Option<Duration>,
+    pub(crate) watchdog_every: Option<Duration>,
 }
 
 impl Systemd {
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         let mut usec = 0;
         let watchdog_every = sd_notify::watchdog_enabled(false, &mut usec)
             .then(|| Duration::from_micros(usec / 2))
@@ -29,19 +29,19 @@ impl Systemd {
         }
     }
 
-    pub fn ready(&self, status: &str) {
+    pub(crate) fn ready(&self, status: &str) {
         self.send(&[NotifyState::Ready, NotifyState::Status(status)]);
     }
 
-    pub fn status(&self, status: &str) {
+    pub(crate) fn status(&self, status: &str) {
         self.send(&[NotifyState::Status(status)]);
     }
 
-    pub fn watchdog(&self) {
+    pub(crate) fn watchdog(&self) {
         self.send(&[NotifyState::Watchdog]);
     }
 
-    pub fn stopping(&self) {
+    pub(crate) fn stopping(&self) {
         self.send(&[NotifyState::Stopping]);
     }
 }

@@ -2,7 +2,7 @@
 
 /// Cuts `text` at the given fractions of its length, on char boundaries: the pieces of a
 /// stream, to check that streamed processing matches processing the whole text.
-pub fn split_at_fractions(text: &str, cuts: &[f64]) -> Vec<String> {
+pub(crate) fn split_at_fractions(text: &str, cuts: &[f64]) -> Vec<String> {
     let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
     let mut at: Vec<usize> = cuts
         .iter()

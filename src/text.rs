@@ -5,14 +5,14 @@
 //! `mesh`, `memory::prompt` and the responder's asker line, so each of them can use it
 //! without importing the others.
 
-pub mod unicode;
+pub(crate) mod unicode;
 
 use unicode_segmentation::UnicodeSegmentation;
 
 use self::unicode::is_format;
 
 /// `text` cut to at most `max` characters at a grapheme boundary, ending in `…` when cut.
-pub fn cap(text: &str, max: usize) -> String {
+pub(crate) fn cap(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
         return text.to_string();
@@ -124,7 +124,7 @@ fn without_template_tokens(text: &str) -> String {
 /// whitespace become spaces, runs of them one space, none at the ends. A node name is
 /// anyone's to set: it must not open a new line or message, reorder what follows it or hide
 /// text in the prompt.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let text = without_template_tokens(text);
     let mut out = String::with_capacity(text.len());
     let mut gap = false;
@@ -143,7 +143,7 @@ pub fn one_line(text: &str) -> String {
 }
 
 /// `n` and the English noun for it: `one` for 1, `many` otherwise ("1 node", "0 nodes").
-pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     if n == 1 {
         format!("1 {one}")

@@ -29,16 +29,16 @@ use super::{Budget, ChunkLimits, CutMark, marker, marker_len, take, take_with};
 
 /// What a piece of text completed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Parts {
+pub(crate) struct Parts {
     /// Part texts without markers, in order.
-    pub parts: Vec<String>,
+    pub(crate) parts: Vec<String>,
     /// The last of `parts` is the reply's last part: the answer ended, or the budget is full.
-    pub last: bool,
+    pub(crate) last: bool,
 }
 
 /// Splits an answer into parts while it streams in.
 #[derive(Debug, Clone)]
-pub struct StreamChunker {
+pub(crate) struct StreamChunker {
     limits: ChunkLimits,
     /// Text not in a part yet, whitespace collapsed, never starting with a space.
     rest: String,
@@ -54,12 +54,13 @@ pub struct StreamChunker {
 }
 
 impl StreamChunker {
+    #[cfg(test)]
     pub fn new(limits: &ChunkLimits) -> StreamChunker {
         StreamChunker::with_mark(limits, CutMark::Ellipsis)
     }
 
     /// A chunker whose last part ends with `mark` when the budget fills.
-    pub fn with_mark(limits: &ChunkLimits, mark: CutMark) -> StreamChunker {
+    pub(crate) fn with_mark(limits: &ChunkLimits, mark: CutMark) -> StreamChunker {
         StreamChunker {
             limits: limits.sane(),
             rest: String::new(),
@@ -72,7 +73,7 @@ impl StreamChunker {
     }
 
     /// Takes more cleaned text; returns the parts it completed.
-    pub fn push(&mut self, text: &str) -> Parts {
+    pub(crate) fn push(&mut self, text: &str) -> Parts {
         if self.done {
             return Parts::default();
         }
@@ -99,7 +100,7 @@ impl StreamChunker {
 
     /// The answer is complete: the parts left, the last one marked as such. Empty when the
     /// answer had no text at all (or the budget was already full).
-    pub fn finish(&mut self) -> Parts {
+    pub(crate) fn finish(&mut self) -> Parts {
         let mut out = Parts::default();
         while !self.done && !self.rest.is_empty() {
             match self.next_part(true) {
@@ -114,7 +115,7 @@ impl StreamChunker {
 
     /// Forgets the text not handed out yet (the model's reasoning turned out to end here).
     /// Only before the first part: parts handed out may already be on air.
-    pub fn restart(&mut self) -> bool {
+    pub(crate) fn restart(&mut self) -> bool {
         if self.handed > 0 {
             return false;
         }
@@ -124,12 +125,13 @@ impl StreamChunker {
     }
 
     /// Parts handed out so far.
-    pub fn handed(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn handed(&self) -> usize {
         self.handed
     }
 
     /// The budget is full: the last part was cut (with its mark) and nothing more is taken.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.done && self.truncated
     }
 
@@ -190,7 +192,7 @@ impl StreamChunker {
 
 /// Numbers the parts of one streamed reply as they are sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Numbering {
+pub(crate) struct Numbering {
     /// A part went out before the answer was complete: the reply is numbered ` i/?`.
     open: bool,
 }
@@ -198,7 +200,7 @@ pub struct Numbering {
 impl Numbering {
     /// The marker of part `index` (from 0), sent now; `total` is the number of parts once the
     /// answer is complete, `None` while it is not.
-    pub fn marker(&mut self, index: usize, total: Option<usize>) -> String {
+    pub(crate) fn marker(&mut self, index: usize, total: Option<usize>) -> String {
         let i = index + 1;
         match total {
             Some(n) if !self.open => marker(i, n),

@@ -69,7 +69,7 @@ pub fn database(error: &StoreError) -> Option<String> {
 }
 
 /// What to do about a damaged database (`meshai check`'s `quick_check`, or a failed call).
-pub fn damaged(damage: Damage) -> String {
+pub(crate) fn damaged(damage: Damage) -> String {
     match damage {
         Damage::Index => "only the search index is damaged, which holds nothing the messages do \
              not: meshai rebuilds it at its next start (`sudo systemctl restart meshai`)"
@@ -83,7 +83,7 @@ pub fn damaged(damage: Damage) -> String {
 }
 
 /// What a node in licensed (ham) mode means for meshai, and the way back.
-pub fn licensed() -> String {
+pub(crate) fn licensed() -> String {
     "licensed mode turns PKI off on this node: no DM can be proven, so [access] require_pki \
      and pinned keys cannot work — nodes that used PKI are answered without memory and run no \
      command but !help. To use PKI again turn licensed mode off on the node; to keep it, let \
@@ -93,7 +93,7 @@ pub fn licensed() -> String {
 
 /// What to do when the key table (which nodes use PKI, their pinned keys) cannot be read:
 /// trust fails closed until it is repaired.
-pub fn keys_unreadable() -> String {
+pub(crate) fn keys_unreadable() -> String {
     "trust fails closed: DMs without PKI are answered without memory and run no command, PKI \
      DMs are answered without memory; stop meshai, keep a copy of the database with its -wal \
      and -shm files, recover it (sqlite3's .recover) — docs/raspberry-pi.md, \"A damaged \
@@ -104,7 +104,7 @@ pub fn keys_unreadable() -> String {
 
 /// What to do about an embedding server that gave no vector: answers still come, with
 /// passages found by words alone.
-pub fn embeddings(error: &LlmError, model: &str) -> String {
+pub(crate) fn embeddings(error: &LlmError, model: &str) -> String {
     let fix = match error {
         LlmError::Status { status: 404, .. } => format!(
             "the server does not serve embeddings of {model:?} (llama.cpp's server needs \
@@ -124,7 +124,7 @@ pub fn embeddings(error: &LlmError, model: &str) -> String {
 }
 
 /// What to do about a knowledge folder that cannot be read.
-pub fn knowledge_folder(dir: &Path, error: &std::io::Error) -> String {
+pub(crate) fn knowledge_folder(dir: &Path, error: &std::io::Error) -> String {
     let dir = dir.display();
     match error.kind() {
         ErrorKind::NotFound => format!(
@@ -141,7 +141,11 @@ pub fn knowledge_folder(dir: &Path, error: &std::io::Error) -> String {
 
 /// What to do about a knowledge index that works: `pending` files of the folder changed since
 /// it was indexed, and whether anyone may get its private passages; `None` when nothing.
-pub fn knowledge_index(index: &KnowledgeIndex, pending: usize, readers: bool) -> Option<String> {
+pub(crate) fn knowledge_index(
+    index: &KnowledgeIndex,
+    pending: usize,
+    readers: bool,
+) -> Option<String> {
     let mut advice = Vec::new();
     if pending > 0 {
         advice.push(format!(
@@ -184,7 +188,7 @@ fn dir_of(path: &Path) -> String {
 ///
 /// `base_url` and `model` are as configured; `api_key_env` names the variable the key is read
 /// from. The URL's user info is never repeated.
-pub fn llm(
+pub(crate) fn llm(
     error: &LlmError,
     base_url: &str,
     model: &str,
@@ -269,14 +273,14 @@ pub fn radio(reason: &DownReason, transport: &Transport) -> Option<String> {
 }
 
 /// Advice when the node took the connection but never finished the config download.
-pub fn handshake() -> String {
+pub(crate) fn handshake() -> String {
     "the node did not answer the config request; on serial, enable the serial API (Serial \
      module off or in DEFAULT mode, not SIMPLE) and check the baud rate"
         .into()
 }
 
 /// Advice when another client keeps taking the node's one TCP API slot.
-pub fn shared_node() -> String {
+pub(crate) fn shared_node() -> String {
     "another client (the phone app over WiFi, a status page, a second meshai) keeps taking \
      the node's only TCP API slot: give meshai a serial link and the phone Bluetooth, or \
      connect every client through a multi-client proxy (docs/raspberry-pi.md, \"Sharing the \

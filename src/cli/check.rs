@@ -44,11 +44,11 @@ const INBOUND_QUEUE: usize = 16;
 /// The result of one check, ready to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// The `✓`/`✗` line, without the mark.
-    pub line: String,
+    pub(crate) line: String,
     /// What to do about a failure.
-    pub advice: Option<String>,
+    pub(crate) advice: Option<String>,
 }
 
 impl Outcome {
@@ -266,14 +266,14 @@ pub async fn knowledge(config: &Config) -> Option<Outcome> {
 }
 
 /// Sends one tiny request (`max_tokens = 1`) to the configured model.
-pub async fn llm(config: &Config) -> Outcome {
+pub(crate) async fn llm(config: &Config) -> Outcome {
     let l = &config.llm;
     let what = format!("llm {} model {}", redact_urls(&l.base_url), l.model);
     server(what, crate::llm_settings(config), l.api_key_env.as_deref()).await
 }
 
 /// [`llm`] for each `[[llm.fallback]]`, in order.
-pub async fn fallbacks(config: &Config) -> Vec<Outcome> {
+pub(crate) async fn fallbacks(config: &Config) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     let settings = crate::fallback_settings(config);
     for (i, (f, settings)) in config.llm.fallbacks.iter().zip(settings).enumerate() {
@@ -290,7 +290,7 @@ pub async fn fallbacks(config: &Config) -> Vec<Outcome> {
 
 /// The embedding model of `[knowledge.embeddings]`, when a folder and one are set: one
 /// question's vector, within the time a turn gives it.
-pub async fn embeddings(config: &Config) -> Option<Outcome> {
+pub(crate) async fn embeddings(config: &Config) -> Option<Outcome> {
     let e = config.knowledge.embeddings.as_ref()?;
     config.knowledge.dir.as_ref()?;
     let what = format!("embeddings {} model {}", redact_urls(&e.base_url), e.model);

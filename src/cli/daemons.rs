@@ -14,17 +14,17 @@ use crate::radio::Transport;
 use crate::status_file::{self, DaemonStatus};
 
 /// The database path of the service (and of root, who sets the service up).
-pub const SERVICE_DATABASE: &str = "/var/lib/meshai/meshai.db";
+pub(crate) const SERVICE_DATABASE: &str = "/var/lib/meshai/meshai.db";
 
 /// A user's own database unless `--database` says: in the XDG state folder
 /// (`~/.local/state/meshai/meshai.db`).
-pub fn user_database(env: Env<'_>) -> Option<PathBuf> {
+pub(crate) fn user_database(env: Env<'_>) -> Option<PathBuf> {
     xdg_dir(env, "XDG_STATE_HOME", ".local/state").map(|d| d.join("meshai").join("meshai.db"))
 }
 
 /// The databases whose daemons may hold a node: `own` (this config's), the service's and the
 /// user's default one, each once.
-pub fn databases(own: &Path, env: Env<'_>) -> Vec<PathBuf> {
+pub(crate) fn databases(own: &Path, env: Env<'_>) -> Vec<PathBuf> {
     let mut all = vec![own.to_path_buf()];
     for db in [Some(PathBuf::from(SERVICE_DATABASE)), user_database(env)]
         .into_iter()
@@ -39,7 +39,7 @@ pub fn databases(own: &Path, env: Env<'_>) -> Vec<PathBuf> {
 
 /// What the running meshai daemons say about the nodes they hold, from their status files.
 #[derive(Debug, Clone, Default)]
-pub struct Daemons {
+pub(crate) struct Daemons {
     /// The running daemons' status.
     pub(super) running: Vec<DaemonStatus>,
     /// Why a status file could not be read, when one could not.
@@ -51,7 +51,7 @@ pub struct Daemons {
 impl Daemons {
     /// Reads the status files of the daemons using `databases`; `proc` is `/proc`. A file
     /// is believed only while its writer runs (`DaemonStatus::is_running`).
-    pub fn read(databases: &[PathBuf], proc: &Path) -> Daemons {
+    pub(crate) fn read(databases: &[PathBuf], proc: &Path) -> Daemons {
         let mut d = Daemons {
             others: status_file::meshai_processes(proc, std::process::id()),
             ..Daemons::default()
@@ -67,23 +67,23 @@ impl Daemons {
     }
 
     /// The running daemon configured for the node `t` names, if one is.
-    pub fn holder(&self, t: &Transport) -> Option<&DaemonStatus> {
+    pub(crate) fn holder(&self, t: &Transport) -> Option<&DaemonStatus> {
         self.running.iter().find(|s| s.radio.is(t))
     }
 
     /// Why a status file could not be read, when one could not (the first such file).
-    pub fn unreadable(&self) -> Option<&str> {
+    pub(crate) fn unreadable(&self) -> Option<&str> {
         self.unknown.first().map(String::as_str)
     }
 
     /// The meshai processes besides this one.
-    pub fn others(&self) -> &[u32] {
+    pub(crate) fn others(&self) -> &[u32] {
         &self.others
     }
 
     /// Why TCP node `t` may be a running meshai's, if it may: a running daemon's status file
     /// names it, or a file cannot be read while a meshai process runs.
-    pub fn holding(&self, t: &Transport) -> Option<String> {
+    pub(crate) fn holding(&self, t: &Transport) -> Option<String> {
         if let Some(s) = self.holder(t) {
             return Some(format!("held by the running meshai (pid {})", s.pid));
         }
@@ -97,7 +97,7 @@ impl Daemons {
 }
 
 /// The effective uid from the text of `/proc/self/status` (`Uid: real effective saved fs`).
-pub fn euid_from_status(status: &str) -> Option<u32> {
+pub(crate) fn euid_from_status(status: &str) -> Option<u32> {
     status
         .lines()
         .find_map(|l| l.strip_prefix("Uid:"))?
@@ -108,7 +108,7 @@ pub fn euid_from_status(status: &str) -> Option<u32> {
 }
 
 /// This process's effective uid, from `/proc/self/status`; `None` where that cannot be read.
-pub fn my_euid() -> Option<u32> {
+pub(crate) fn my_euid() -> Option<u32> {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| euid_from_status(&s))

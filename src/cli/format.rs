@@ -15,14 +15,14 @@ use crate::store::{
 
 /// Replaces control characters (newlines, escape sequences) so text that came from the radio
 /// or the LLM cannot reshape or recolour the operator's terminal.
-pub fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
 }
 
 /// What `meshai forget --older-than DAYS` removed, one line.
-pub fn expired(e: &Expired, days: u32) -> String {
+pub(crate) fn expired(e: &Expired, days: u32) -> String {
     if e.is_empty() {
         return format!("nothing older than {days} days to forget\n");
     }
@@ -36,7 +36,7 @@ pub fn expired(e: &Expired, days: u32) -> String {
 
 /// What `meshai trust` (or `forget`) did to a node's keys, one line (keys in base64, as the
 /// Meshtastic apps show them).
-pub fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
+pub(crate) fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
     match k {
         KeyAccepted::Pinned { old, new } => {
             format!("{node}: now trusting its new key {new} (was {old})\n")
@@ -80,7 +80,7 @@ pub fn key_accepted(node: NodeId, k: &KeyAccepted) -> String {
 
 /// The keys `meshai trust` shows before it asks: the pinned one and the new one, with when
 /// each was seen, and what to compare the new one with.
-pub fn key_pending(node: NodeId, key: &NodeKey, new: PublicKey, seen: i64) -> String {
+pub(crate) fn key_pending(node: NodeId, key: &NodeKey, new: PublicKey, seen: i64) -> String {
     format!(
         "{node} is trusted with {} (pinned {}).\n\
          Its encrypted DMs came with another key since {}:\n\
@@ -95,7 +95,7 @@ pub fn key_pending(node: NodeId, key: &NodeKey, new: PublicKey, seen: i64) -> St
 
 /// Unix seconds as `2025-06-01 14:03:22 UTC`; a time outside the years -9999 to 9999 (only a
 /// damaged database holds one) as `Unix time <seconds>`.
-pub fn utc_time(unix: i64) -> String {
+pub(crate) fn utc_time(unix: i64) -> String {
     match jiff::Timestamp::from_second(unix) {
         Ok(t) => {
             let t = jiff::tz::TimeZone::UTC.to_datetime(t);
@@ -115,7 +115,7 @@ pub fn utc_time(unix: i64) -> String {
 
 /// How long ago `at` was, coarsely: `just now`, `42 s ago`, `5 min ago`, `3 h ago`, `2 d ago`.
 /// A time in the future (clock changes) counts as just now.
-pub fn ago(now: i64, at: i64) -> String {
+pub(crate) fn ago(now: i64, at: i64) -> String {
     let s = now.saturating_sub(at);
     match s {
         i64::MIN..=0 => "just now".into(),
@@ -128,7 +128,7 @@ pub fn ago(now: i64, at: i64) -> String {
 
 /// `meshai mail`: one line per waiting message — id, sender, recipient, when left, until
 /// when, tries — and its text indented below.
-pub fn mail(waiting: &[Mail], now: i64) -> String {
+pub(crate) fn mail(waiting: &[Mail], now: i64) -> String {
     if waiting.is_empty() {
         return "no messages waiting\n".to_string();
     }
@@ -158,7 +158,12 @@ pub fn mail(waiting: &[Mail], now: i64) -> String {
 /// One packet as `meshai chat` shows it: part number (of `total`, `?` while a streamed
 /// answer is not complete), size in characters and bytes, and when the radio would send it
 /// relative to the first part.
-pub fn packet_line(index: usize, total: Option<usize>, text: &str, offset: Duration) -> String {
+pub(crate) fn packet_line(
+    index: usize,
+    total: Option<usize>,
+    text: &str,
+    offset: Duration,
+) -> String {
     format!(
         "[{}/{} {:>4} chars {:>3} B  +{:.1} s] {}",
         index + 1,
@@ -185,7 +190,7 @@ fn cell(text: &str, width: usize) -> String {
 }
 
 /// The `meshai stats` table, one row per node, with a header; `now` is Unix seconds.
-pub fn stats_table(rows: &[NodeStats], now: i64) -> String {
+pub(crate) fn stats_table(rows: &[NodeStats], now: i64) -> String {
     if rows.is_empty() {
         return "no nodes stored yet\n".into();
     }
@@ -289,7 +294,7 @@ pub fn history(
 
 /// The `meshai history` lines of the facts a correction replaced, oldest first: when, what,
 /// and by what. Empty when none was.
-pub fn replaced_facts(retired: &[RetiredFact], now: i64) -> String {
+pub(crate) fn replaced_facts(retired: &[RetiredFact], now: i64) -> String {
     let mut out = String::new();
     for r in retired {
         let by = r.replaced_by.as_deref().map_or_else(

@@ -145,7 +145,7 @@ pub async fn reindex(config: &Config, out: &mut (dyn Write + Send)) -> anyhow::R
 }
 
 /// `98 of 120 passages embedded by all-minilm-l6-v2`.
-pub fn embedded_line(model: &str, e: &Embedded) -> String {
+pub(crate) fn embedded_line(model: &str, e: &Embedded) -> String {
     format!(
         "{} of {} passages embedded by {model}",
         e.embedded, e.passages
@@ -153,7 +153,7 @@ pub fn embedded_line(model: &str, e: &Embedded) -> String {
 }
 
 /// The index as a table: one line per file, then the totals.
-pub fn table(dir: &Path, files: &[KnowledgeFile], index: &KnowledgeIndex) -> String {
+pub(crate) fn table(dir: &Path, files: &[KnowledgeFile], index: &KnowledgeIndex) -> String {
     let mut s = match &index.last {
         Some((last, at)) => {
             // The folder the index came from, when it is not the one configured now.
@@ -193,7 +193,7 @@ pub fn table(dir: &Path, files: &[KnowledgeFile], index: &KnowledgeIndex) -> Str
 }
 
 /// `4 documents, 120 passages (12 private), 1 skipped`.
-pub fn totals(i: &KnowledgeIndex) -> String {
+pub(crate) fn totals(i: &KnowledgeIndex) -> String {
     format!(
         "{} documents, {} passages ({} private), {} skipped",
         i.documents, i.passages, i.private_passages, i.skipped
@@ -202,7 +202,7 @@ pub fn totals(i: &KnowledgeIndex) -> String {
 
 /// What a search found: every candidate with its score, its share of the question and its
 /// verdict, best first; then the block the prompt gets, as it gets it.
-pub fn hits(found: &Found, public: bool, about: &str) -> String {
+pub(crate) fn hits(found: &Found, public: bool, about: &str) -> String {
     if !found.searched {
         return "no word of this question is searched for (too short or too common): the \
                 prompt gets no notes\n"
@@ -262,7 +262,7 @@ pub fn hits(found: &Found, public: bool, about: &str) -> String {
 }
 
 /// What a reindex did.
-pub fn report(dir: &Path, r: &Report) -> String {
+pub(crate) fn report(dir: &Path, r: &Report) -> String {
     let mut s = format!(
         "indexed {}: {} files ({} new, {} changed, {} touched, {} removed, {} unchanged), {} \
          passages written in {} ms\n",
@@ -289,7 +289,7 @@ pub fn report(dir: &Path, r: &Report) -> String {
 }
 
 /// When the index was last brought in step, for `meshai check`: its totals and how long ago.
-pub fn check_line(dir: &Path, index: &KnowledgeIndex, now: i64) -> String {
+pub(crate) fn check_line(dir: &Path, index: &KnowledgeIndex, now: i64) -> String {
     match &index.last {
         Some((_, at)) => format!(
             "knowledge {} ({}, indexed {})",

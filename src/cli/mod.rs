@@ -10,8 +10,8 @@ pub mod admin;
 pub mod advice;
 pub mod chat;
 pub mod check;
-pub mod daemons;
-pub mod format;
+pub(crate) mod daemons;
+pub(crate) mod format;
 pub mod init;
 pub mod knowledge;
 

@@ -11,18 +11,18 @@ use std::path::{Path, PathBuf};
 use super::ConfigError;
 
 /// The variable that names the config file.
-pub const ENV: &str = "MESHAI_CONFIG";
+pub(crate) const ENV: &str = "MESHAI_CONFIG";
 /// The config in the current folder (what `meshai init --output meshai.toml` writes).
-pub const LOCAL: &str = "./meshai.toml";
+pub(crate) const LOCAL: &str = "./meshai.toml";
 /// The system-wide config (what the package installs and the service reads).
-pub const SYSTEM: &str = "/etc/meshai/config.toml";
+pub(crate) const SYSTEM: &str = "/etc/meshai/config.toml";
 
 /// Looks up an environment variable; `std::env::var_os` in the binary.
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 /// An XDG base folder: `$var` when it is set to an absolute path (the spec ignores relative
 /// ones), otherwise `$HOME/fallback`; `None` without either.
-pub fn xdg_dir(env: Env<'_>, var: &str, fallback: &str) -> Option<PathBuf> {
+pub(crate) fn xdg_dir(env: Env<'_>, var: &str, fallback: &str) -> Option<PathBuf> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     set(var)
         .filter(|p| p.is_absolute())
@@ -31,12 +31,12 @@ pub fn xdg_dir(env: Env<'_>, var: &str, fallback: &str) -> Option<PathBuf> {
 
 /// The user's config file: `$XDG_CONFIG_HOME/meshai/config.toml` or
 /// `~/.config/meshai/config.toml`.
-pub fn user_config(env: Env<'_>) -> Option<PathBuf> {
+pub(crate) fn user_config(env: Env<'_>) -> Option<PathBuf> {
     xdg_dir(env, "XDG_CONFIG_HOME", ".config").map(|d| d.join("meshai").join("config.toml"))
 }
 
 /// The files searched when neither `--config` nor `$MESHAI_CONFIG` names one, in order.
-pub fn search_path(env: Env<'_>) -> Vec<PathBuf> {
+pub(crate) fn search_path(env: Env<'_>) -> Vec<PathBuf> {
     let mut path = vec![PathBuf::from(LOCAL)];
     path.extend(user_config(env));
     path.push(PathBuf::from(SYSTEM));

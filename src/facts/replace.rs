@@ -108,7 +108,7 @@ fn frame(statement: &str) -> Vec<String> {
 }
 
 /// Whether the `new` statement replaces the kept `old` one: see the module comment.
-pub fn replaces(new: &str, old: &str) -> bool {
+pub(crate) fn replaces(new: &str, old: &str) -> bool {
     let (Some(n), Some(o)) = (subject(new), subject(old)) else {
         return false;
     };
@@ -125,7 +125,7 @@ pub fn replaces(new: &str, old: &str) -> bool {
 }
 
 /// The keys of the `kept` statements (key, text) that `new` replaces.
-pub fn replaced<K: Copy>(kept: &[(K, String)], new: &str) -> Vec<K> {
+pub(crate) fn replaced<K: Copy>(kept: &[(K, String)], new: &str) -> Vec<K> {
     kept.iter()
         .filter(|(_, old)| replaces(new, old))
         .map(|(key, _)| *key)
@@ -137,7 +137,7 @@ pub fn replaced<K: Copy>(kept: &[(K, String)], new: &str) -> Vec<K> {
 /// to the water tower."): after its verb, a name, a number, or a word of four letters or more
 /// that is not one of a sentence's small words (by the tables `old` is read with). A sentence
 /// holding one of them says the old value.
-pub fn stale_words(old: &str, new: &str) -> Vec<String> {
+pub(crate) fn stale_words(old: &str, new: &str) -> Vec<String> {
     let said: HashSet<String> = words(new).into_iter().collect();
     let tables = Tables::opening(&first_clause(old)).unwrap_or_else(Tables::all);
     let old = words(old);
@@ -163,7 +163,7 @@ pub fn stale_words(old: &str, new: &str) -> Vec<String> {
 
 /// Whether `sentence` says one of `stale` words (or a longer form of one of them:
 /// "donnerstags" for "donnerstag").
-pub fn mentions(sentence: &str, stale: &[String]) -> bool {
+pub(crate) fn mentions(sentence: &str, stale: &[String]) -> bool {
     let said = words(sentence);
     stale.iter().any(|s| {
         said.iter()
@@ -174,7 +174,11 @@ pub fn mentions(sentence: &str, stale: &[String]) -> bool {
 /// `text` without its sentences that say a value a correction replaced: each (retired,
 /// replacement) pair's [`stale_words`], but those a `current` fact says (a value changed back
 /// is current again). Whitespace between the sentences kept is as it was.
-pub fn without_stale(text: &str, replaced: &[(String, String)], current: &[String]) -> String {
+pub(crate) fn without_stale(
+    text: &str,
+    replaced: &[(String, String)],
+    current: &[String],
+) -> String {
     let now: HashSet<String> = current.iter().flat_map(|c| words(c)).collect();
     let stale: Vec<String> = replaced
         .iter()

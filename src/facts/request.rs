@@ -308,7 +308,7 @@ const ASKING: &[(&[&str], &[&str])] = &[
 ];
 
 /// Whether `sentence` (one line) is a request or a question by its opening words.
-pub fn is_request_or_question(sentence: &str) -> bool {
+pub(crate) fn is_request_or_question(sentence: &str) -> bool {
     let words: Vec<String> = sentence
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '!' | '"'))
         .filter(|w| !w.is_empty())

@@ -14,18 +14,18 @@ use crate::text::key;
 
 /// One of a node's fact rows, as the store read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
-    pub id: i64,
-    pub text: String,
+pub(crate) struct Row {
+    pub(crate) id: i64,
+    pub(crate) text: String,
     /// A newer statement replaced it: out of the prompt, kept for the record.
-    pub retired: bool,
+    pub(crate) retired: bool,
     /// The row that replaced it, if it still names one.
-    pub replaced_by: Option<i64>,
+    pub(crate) replaced_by: Option<i64>,
 }
 
 /// A fact the plan names: a row the node has, or the plan's `n`-th new fact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fact {
+pub(crate) enum Fact {
     Row(i64),
     New(usize),
 }
@@ -33,17 +33,17 @@ pub enum Fact {
 /// What a save writes, in this order: the new facts, the retirements, the moved
 /// replacements, the deletions, and the summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The new facts with the ids of the messages they came from, oldest first.
-    pub add: Vec<(String, i64)>,
+    pub(crate) add: Vec<(String, i64)>,
     /// Facts retired now, each with the fact that replaces it.
-    pub retire: Vec<(Fact, Fact)>,
+    pub(crate) retire: Vec<(Fact, Fact)>,
     /// Facts retired before whose replacement was restated: they name the restating one.
-    pub repoint: Vec<(Fact, Fact)>,
+    pub(crate) repoint: Vec<(Fact, Fact)>,
     /// Facts that go: restated, over the bound, or retired ones over the record's bound.
-    pub delete: Vec<Fact>,
+    pub(crate) delete: Vec<Fact>,
     /// The summary without its sentences that say a replaced value.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// A fact while the plan is made.
@@ -61,7 +61,7 @@ struct Entry {
 
 /// The plan for saving `summary` with the `new` facts (text, message id; oldest first) to a
 /// node whose fact rows are `rows` (by id), keeping at most `max` current and `max` retired.
-pub fn plan(rows: &[Row], new: &[(String, i64)], summary: &str, max: usize) -> Plan {
+pub(crate) fn plan(rows: &[Row], new: &[(String, i64)], summary: &str, max: usize) -> Plan {
     let mut facts: Vec<Entry> = rows
         .iter()
         .map(|r| Entry {

@@ -16,7 +16,7 @@ use crate::mesh::matcher::{self, fold, words};
 
 /// What the answer comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Checked {
+pub(crate) enum Checked {
     /// It carries nothing the prompt does not hold.
     Kept,
     /// It does (`added`, for the log): the passages' own sentence instead …
@@ -29,7 +29,7 @@ pub enum Checked {
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
-pub const SHARED_WORDS: usize = 2;
+pub(crate) const SHARED_WORDS: usize = 2;
 
 /// Words of a question that say nothing of what it is about.
 const STOP: &[&str] = &[
@@ -67,7 +67,7 @@ fn names(text: &str) -> Vec<String> {
 
 /// The values `answer` adds to `prompt`: digit runs it does not write, and (but in German)
 /// names it does not name.
-pub fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
+pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
     let known: Vec<&str> = numbers(prompt).collect();
     let mut added: Vec<String> = numbers(answer)
         .filter(|n| !known.contains(n))
@@ -109,7 +109,7 @@ fn sentences(notes: &str) -> Vec<&str> {
 
 /// The passage sentence of `notes` that shares most of `question`'s words (at least
 /// [`SHARED_WORDS`]; "start" shares with "starts").
-pub fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
+pub(crate) fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
     let folded = fold(question);
     let asked: Vec<&str> = words(&folded)
         .into_iter()
@@ -134,7 +134,13 @@ pub fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
 
 /// What becomes of `answer` to `question`, whose prompt held `prompt` and whose knowledge
 /// note was `notes`, in `lang`.
-pub fn check(answer: &str, question: &str, prompt: &str, notes: &str, lang: Lang) -> Checked {
+pub(crate) fn check(
+    answer: &str,
+    question: &str,
+    prompt: &str,
+    notes: &str,
+    lang: Lang,
+) -> Checked {
     let added = added(answer, prompt, lang);
     if added.is_empty() {
         return Checked::Kept;

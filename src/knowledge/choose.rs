@@ -17,7 +17,7 @@ use crate::store::{KnowledgeHit, content_words};
 /// document is often worded unlike it ("Where do we get together for the monthly club
 /// evening?" shares only "monthly" and "club" with "Monthly club night"), and the model is
 /// told to use a note only when it answers the question; docs/benchmarks.md has the figures.
-pub const MIN_COVERAGE: f64 = 0.25;
+pub(crate) const MIN_COVERAGE: f64 = 0.25;
 
 /// A passage whose heading the question does not name at all must match at least this share
 /// of the question's weight: sharing a few of its words ("find", "mesh", "club") is not being
@@ -27,17 +27,17 @@ pub const MIN_COVERAGE: f64 = 0.25;
 /// the bench's covered questions keep every passage that answers them (the lowest, 50 %:
 /// "Borrowing club equipment" for "Who do I ask to lend me the antenna analyser?"), and
 /// uncovered ones that only shared words get the "no note" line instead (docs/benchmarks.md).
-pub const UNNAMED_COVERAGE: f64 = 0.5;
+pub(crate) const UNNAMED_COVERAGE: f64 = 0.5;
 
 /// A question with fewer words worth searching for than this is a follow-up ("And where?",
 /// "Und am Sonntag?", "What do I need to bring?"): it is searched together with the message
 /// before it. Counting words rather than looking for pronouns works in any language; a short
 /// question on a new topic still finds its passages, whose rarer words outrank the earlier
 /// message's.
-pub const FOLLOW_UP_WORDS: usize = 3;
+pub(crate) const FOLLOW_UP_WORDS: usize = 3;
 
 /// How many candidates a search brings to be judged.
-pub const CANDIDATES: usize = 12;
+pub(crate) const CANDIDATES: usize = 12;
 
 /// How many passages a turn may get, and how much of them.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,7 +51,7 @@ pub struct Bounds {
 
 /// What became of one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// In the prompt.
     Chosen,
     /// Its [`rank`] is under `min_score`.
@@ -70,7 +70,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// A few words for `meshai knowledge search`.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Verdict::Chosen => "in the prompt",
             Verdict::Weak => "left out: score under min_score",
@@ -86,27 +86,27 @@ impl Verdict {
 /// How much a passage's rank grows when the question names its heading: its score times
 /// `1 + TOPIC_BOOST × topic`. A question about "club night" then finds the section
 /// "Monthly club night" before the sections that only mention club nights.
-pub const TOPIC_BOOST: f64 = 1.0;
+pub(crate) const TOPIC_BOOST: f64 = 1.0;
 
 /// A passage whose heading the question names more than half of (two of "Monthly club
 /// night", not one of "Code of conduct") is about the question, even when it matches less
 /// than [`MIN_COVERAGE`] of the question's words — but not under [`ON_TOPIC_COVERAGE`].
-pub const ON_TOPIC: f64 = 0.6;
+pub(crate) const ON_TOPIC: f64 = 0.6;
 
 /// What an on-topic passage must still match of the question: a heading of one common word
 /// ("About the club") is named by every question about the club, and "Who designed the club
 /// logo?" (5 % of its weight) brought that section in, from which Qwen-0.5B made up "the
 /// secretary". The bench's on-topic passages that answer match 18 % and more
 /// ("What time does club night begin?", "Who do I ask to lend me the antenna analyser?").
-pub const ON_TOPIC_COVERAGE: f64 = 0.1;
+pub(crate) const ON_TOPIC_COVERAGE: f64 = 0.1;
 
 /// The rank of a passage: its score, grown by how much of its heading the question names.
-pub fn rank(hit: &KnowledgeHit) -> f64 {
+pub(crate) fn rank(hit: &KnowledgeHit) -> f64 {
     hit.score * (1.0 + TOPIC_BOOST * hit.topic)
 }
 
 /// `hits` in the order they are judged: best [`rank`] first.
-pub fn ranked(mut hits: Vec<KnowledgeHit>) -> Vec<KnowledgeHit> {
+pub(crate) fn ranked(mut hits: Vec<KnowledgeHit>) -> Vec<KnowledgeHit> {
     hits.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
     hits
 }
@@ -115,10 +115,10 @@ pub fn ranked(mut hits: Vec<KnowledgeHit>) -> Vec<KnowledgeHit> {
 /// matches the question well, one that matches it far less is a distraction a small model
 /// takes its answer from ("Which colour code is set on the DMR repeater?" answered from the
 /// repeater list's introduction).
-pub const NEAR_BEST: f64 = 0.5;
+pub(crate) const NEAR_BEST: f64 = 0.5;
 
 /// The verdict on each of `hits` (best [`rank`] first), in the same order.
-pub fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
+pub(crate) fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
     let best = hits.first().map_or(0.0, rank);
     let standing: Vec<Option<Verdict>> = hits.iter().map(|h| standing(h, best, bounds)).collect();
     within(hits, &standing, bounds)
@@ -150,7 +150,7 @@ fn partial(hit: &KnowledgeHit) -> bool {
 /// Whether `hit` is squarely about the question: the question names its heading and it covers
 /// at least [`UNNAMED_COVERAGE`] of it. The notes' closing rule ("reply exactly: Not in my
 /// notes") then holds for any question (`render::notes_outro`).
-pub fn squarely(hit: &KnowledgeHit) -> bool {
+pub(crate) fn squarely(hit: &KnowledgeHit) -> bool {
     hit.topic > 0.0 && hit.coverage >= UNNAMED_COVERAGE
 }
 
@@ -181,18 +181,18 @@ fn within(hits: &[KnowledgeHit], standing: &[Option<Verdict>], bounds: &Bounds) 
 /// Reciprocal rank fusion's constant: a passage at place `n` (from 1) of a ranking counts
 /// `1 / (RRF_K + n)`. The usual 60 keeps one list's first place from outweighing a passage
 /// both lists place well.
-pub const RRF_K: f64 = 60.0;
+pub(crate) const RRF_K: f64 = 60.0;
 
 /// A passage found by meaning only is left out when its similarity is this far under the
 /// best one's: the nearest passage to "Who looks after the money?" is the treasurer's, and
 /// the next ones, a little less similar, are the rest of the committee.
-pub const SIMILAR_MARGIN: f64 = 0.1;
+pub(crate) const SIMILAR_MARGIN: f64 = 0.1;
 
 /// The full-text candidates `fts` (best [`rank`] first) and the nearest passages by meaning
 /// `similar` (best similarity first) as one list, best first by reciprocal rank fusion, and
 /// the verdict on each: a passage may go in when the full-text search vouches for it (as
 /// [`judge`] would), or when its similarity reaches `min_similarity` and is near the best.
-pub fn fuse(
+pub(crate) fn fuse(
     fts: Vec<KnowledgeHit>,
     similar: Vec<KnowledgeHit>,
     bounds: &Bounds,
@@ -247,7 +247,7 @@ pub fn fuse(
 }
 
 /// Whether `question` is short enough to be read as a follow-up.
-pub fn is_follow_up(question: &str) -> bool {
+pub(crate) fn is_follow_up(question: &str) -> bool {
     content_words(question) < FOLLOW_UP_WORDS
 }
 

@@ -25,14 +25,14 @@ use crate::store::{Store, StoreError, Unembedded};
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddingsConfig {
     /// The API root (`/embeddings` is appended): `[llm] base_url` unless set.
-    pub base_url: String,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     /// `[llm]`'s key for `[llm]`'s server, else the one `api_key_env` names.
-    pub api_key: Option<Secret>,
+    pub(crate) api_key: Option<Secret>,
     /// A passage found by meaning alone goes in only this similar to the question (cosine,
     /// -1 to 1; what counts as similar depends on the model: `meshai knowledge search` shows
     /// the figures).
-    pub min_similarity: f64,
+    pub(crate) min_similarity: f64,
 }
 
 /// The default `min_similarity`. With all-MiniLM-L6-v2 on the knowledge bench's documents,
@@ -40,19 +40,19 @@ pub struct EmbeddingsConfig {
 /// questions, while the nearest passage to a question the documents do not answer scores
 /// 0.38 to 0.51 (docs/benchmarks.md): from 0.5 a passage is likely about the question,
 /// and the full-text search still vouches for the rest.
-pub const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
+pub(crate) const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
 
 /// How long a question's vector may take before the turn goes on without it (one attempt,
 /// no retry): a small embedding model answers in tens of milliseconds, and the radio user
 /// is waiting.
-pub const QUESTION_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const QUESTION_WAIT: Duration = Duration::from_secs(2);
 
 /// How long one batch of passages may take, retries included.
 const BATCH_WAIT: Duration = Duration::from_secs(60);
 
 /// Passages per request: a few, so one request stays short beside the chat model on a Pi
 /// and within a server's batch (llama.cpp's server embeds a request's inputs together).
-pub const BATCH: usize = 8;
+pub(crate) const BATCH: usize = 8;
 
 /// The embedding model's client.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ pub struct Embedder {
 
 /// Why the passages could not all be embedded.
 #[derive(Debug, thiserror::Error)]
-pub enum EmbedError {
+pub(crate) enum EmbedError {
     #[error("the embedding server: {0}")]
     Llm(#[from] LlmError),
     #[error(transparent)]
@@ -74,11 +74,11 @@ pub enum EmbedError {
 
 /// What one round of embedding did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CatchUp {
+pub(crate) struct CatchUp {
     /// Passages embedded now.
-    pub embedded: usize,
+    pub(crate) embedded: usize,
     /// Vectors removed: of other models, of passages no longer in the folder.
-    pub pruned: usize,
+    pub(crate) pruned: usize,
 }
 
 impl Embedder {
@@ -102,7 +102,7 @@ impl Embedder {
 
     /// The embedder `[knowledge]` asks for: `None` without a folder or without
     /// `[knowledge.embeddings]`, or (with a warning) when its client cannot be set up.
-    pub fn configured(knowledge: &super::KnowledgeConfig) -> Option<Embedder> {
+    pub(crate) fn configured(knowledge: &super::KnowledgeConfig) -> Option<Embedder> {
         knowledge.dir.as_ref()?;
         let config = knowledge.embeddings.as_ref()?;
         Embedder::new(config)
@@ -117,14 +117,14 @@ impl Embedder {
         self.client.model()
     }
 
-    pub fn min_similarity(&self) -> f64 {
+    pub(crate) fn min_similarity(&self) -> f64 {
         self.min_similarity
     }
 
     /// The vector of a question, within [`QUESTION_WAIT`]. The first failure after a
     /// success is a warning (questions are then searched by words alone), the first success
     /// after a failure says so; the failures between are the caller's to log quietly.
-    pub async fn question(&self, text: &str) -> Result<Vec<f32>, LlmError> {
+    pub(crate) async fn question(&self, text: &str) -> Result<Vec<f32>, LlmError> {
         let deadline = Instant::now() + QUESTION_WAIT;
         let vector = self
             .client
@@ -159,7 +159,7 @@ impl Embedder {
     /// connection: one passage too long for the model, say) is sent again one passage at a
     /// time, and a passage it still refuses is left without a vector for this round (found by
     /// words only, tried again at the next), so one passage never holds up the rest.
-    pub async fn catch_up(
+    pub(crate) async fn catch_up(
         &self,
         store: &Store,
         stop: &CancellationToken,

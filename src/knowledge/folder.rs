@@ -30,34 +30,34 @@ use crate::store::fnv1a;
 
 /// A file larger than this is skipped: 1 MiB of text is about 1,700 passages, more than any
 /// handbook, and likely a dump or a log rather than notes.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// How deep the walk goes below the folder, counted along a file's own path.
 const MAX_DEPTH: usize = 16;
 
 /// At most this many files are looked at; the rest are not listed (and a warning says so).
-pub const MAX_FILES: usize = 10_000;
+pub(crate) const MAX_FILES: usize = 10_000;
 
 /// The name of a folder whose files are private.
-pub const PRIVATE_FOLDER: &str = "private";
+pub(crate) const PRIVATE_FOLDER: &str = "private";
 
 /// A file the walk found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// Relative to the folder, `/`-separated.
-    pub path: String,
-    pub size: u64,
+    pub(crate) path: String,
+    pub(crate) size: u64,
     /// Modification time, nanoseconds since 1970 (0 when unknown).
-    pub mtime_ns: i64,
+    pub(crate) mtime_ns: i64,
     /// How to read it, or why it is skipped without being read.
-    pub format: Result<Format, Skip>,
+    pub(crate) format: Result<Format, Skip>,
     /// Inside a `private` folder.
-    pub private: bool,
+    pub(crate) private: bool,
 }
 
 /// Why a file is not indexed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     /// Not a format meshai reads; the extension as found (empty for none).
     Format(String),
     /// Its name is not UTF-8 (shown with replacement characters).
@@ -107,10 +107,10 @@ impl fmt::Display for Skip {
 
 /// A file's text, read and checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Text {
-    pub text: String,
+pub(crate) struct Text {
+    pub(crate) text: String,
     /// [`hash`] of its bytes.
-    pub hash: u64,
+    pub(crate) hash: u64,
 }
 
 /// Every file under `dir`, each under its own path inside it, sorted by path, at most
@@ -123,7 +123,7 @@ pub struct Text {
 /// own path (once, however many links lead to it, and private by where it is, not by where a
 /// link to it is); a target outside `dir` is listed as skipped ([`Skip::Outside`]) and never
 /// read. A folder is walked once (by device and inode), so a link loop ends.
-pub fn walk(dir: &Path, stop: &CancellationToken) -> std::io::Result<(Vec<Found>, bool)> {
+pub(crate) fn walk(dir: &Path, stop: &CancellationToken) -> std::io::Result<(Vec<Found>, bool)> {
     let root = std::fs::canonicalize(dir)?;
     let meta = std::fs::metadata(&root)?;
     std::fs::read_dir(&root)?;
@@ -313,7 +313,7 @@ fn format_of(path: &Path) -> Result<Format, Skip> {
 /// Only the file at that path inside the folder is read: a link put in its place (or in
 /// place of a folder on its way) since the walk is not followed, and checked on the file
 /// opened, so no swap between the check and the read gets past it.
-pub fn read(dir: &Path, rel: &str) -> Result<Text, Skip> {
+pub(crate) fn read(dir: &Path, rel: &str) -> Result<Text, Skip> {
     let root = std::fs::canonicalize(dir).map_err(|e| Skip::Unreadable(e.to_string()))?;
     let path = rel
         .split('/')
@@ -352,7 +352,7 @@ fn opened_path(file: &std::fs::File) -> Option<PathBuf> {
 }
 
 /// `bytes` as a file's text, or why they are not text.
-pub fn check(bytes: Vec<u8>) -> Result<Text, Skip> {
+pub(crate) fn check(bytes: Vec<u8>) -> Result<Text, Skip> {
     let len = bytes.len() as u64;
     if len > MAX_FILE_BYTES {
         return Err(Skip::TooLarge(len));

@@ -19,7 +19,7 @@ use crate::mesh::matcher::{self, fold, holds_entry, words};
 
 /// What the turn does with a question, as far as the documents go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// The model answers, with the note (or without one).
     Model,
     /// The daemon replies "Not in my notes." (`lang::Say::NotInNotes`).
@@ -28,7 +28,7 @@ pub enum Decision {
 
 /// A heading the question names at least this share of makes it about the documents
 /// ("last year's rally" names a third of "Rally and bring-and-buy").
-pub const NAMED_HEADING: f64 = 0.3;
+pub(crate) const NAMED_HEADING: f64 = 0.3;
 
 /// One language's words.
 struct Words {
@@ -373,14 +373,14 @@ fn any(message: &[&str], pick: fn(&Words) -> &'static [&'static str]) -> bool {
 }
 
 /// Whether `question` is a how-to, advice or what a word means: the model's.
-pub fn everyday(question: &str) -> bool {
+pub(crate) fn everyday(question: &str) -> bool {
     let folded = fold(question);
     any(&words(&folded), |t| t.everyday)
 }
 
 /// Whether `question` is about the operator's own world, as far as `found` (its search) and
 /// `about` (`[knowledge] about`; the default says nothing of the group) tell.
-pub fn local(question: &str, found: &Found, about: &str) -> bool {
+pub(crate) fn local(question: &str, found: &Found, about: &str) -> bool {
     let folded = fold(question);
     let w = words(&folded);
     if any(&w, |t| t.group) {
@@ -445,7 +445,7 @@ fn names_what_the_documents_name(question: &str, found: &Found) -> bool {
 
 /// What the turn does with `question`, searched as `found`, with `about`: the daemon
 /// declines a question about the operator's own world that no passage answers.
-pub fn decide(question: &str, found: &Found, about: &str) -> Decision {
+pub(crate) fn decide(question: &str, found: &Found, about: &str) -> Decision {
     let answered = !found.chosen().is_empty() || found.hits.iter().any(choose::squarely);
     if !found.searched || answered || everyday(question) || !local(question, found, about) {
         Decision::Model

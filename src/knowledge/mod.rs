@@ -15,16 +15,16 @@
 //! says otherwise ([`KnowledgeConfig::private_for`]); never a channel mention. Passages are
 //! per-turn notes only: never stored with the messages, never in a summary or the facts.
 
-pub mod check;
-pub mod choose;
-pub mod embed;
-pub mod folder;
-pub mod local;
-pub mod plan;
-pub mod reload;
+pub(crate) mod check;
+pub(crate) mod choose;
+pub(crate) mod embed;
+pub(crate) mod folder;
+pub(crate) mod local;
+pub(crate) mod plan;
+pub(crate) mod reload;
 pub mod render;
 pub mod search;
-pub mod split;
+pub(crate) mod split;
 pub mod sync;
 
 use std::collections::HashSet;
@@ -43,17 +43,17 @@ pub struct KnowledgeConfig {
     pub dir: Option<PathBuf>,
     /// What the documents are about, as the system prompt names it ("Answer questions about
     /// …"): a question about anything else is answered as without them.
-    pub about: String,
+    pub(crate) about: String,
     /// How many passages a turn may get and how much text.
-    pub bounds: Bounds,
+    pub(crate) bounds: Bounds,
     /// Nodes whose DMs may get private passages (besides those on a non-empty `[access]
     /// allow` list).
-    pub private_to: HashSet<NodeId>,
+    pub(crate) private_to: HashSet<NodeId>,
     /// Private passages go only to PKI DMs (which prove their sender and whose replies are
     /// encrypted for that node alone).
-    pub private_requires_pki: bool,
+    pub(crate) private_requires_pki: bool,
     /// `[knowledge.embeddings]`: passages found by meaning too; `None`: full-text only.
-    pub embeddings: Option<EmbeddingsConfig>,
+    pub(crate) embeddings: Option<EmbeddingsConfig>,
 }
 
 impl Default for KnowledgeConfig {
@@ -79,7 +79,7 @@ pub const DEFAULT_ABOUT: &str = "this group and its places, people, events and r
 
 /// `about` for a conversation in `lang`: the default in that language, an operator's own as
 /// written.
-pub fn about_in(lang: crate::lang::Lang, about: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn about_in(lang: crate::lang::Lang, about: &str) -> std::borrow::Cow<'_, str> {
     if about.trim() == DEFAULT_ABOUT {
         crate::lang::part(lang, crate::lang::Part::DefaultAbout).into()
     } else {
@@ -89,7 +89,7 @@ pub fn about_in(lang: crate::lang::Lang, about: &str) -> std::borrow::Cow<'_, st
 
 /// How a DM's sender is known, as far as private documents go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sender {
+pub(crate) enum Sender {
     /// A PKI DM with the node's pinned key: only that node can have sent it, and the reply
     /// is encrypted for it alone.
     Proven,
@@ -103,7 +103,7 @@ pub enum Sender {
 impl KnowledgeConfig {
     /// Whether a DM from `node` (`listed`: on a non-empty `[access] allow` list), known as
     /// `sender`, may get private passages.
-    pub fn private_for(&self, node: NodeId, listed: bool, sender: Sender) -> bool {
+    pub(crate) fn private_for(&self, node: NodeId, listed: bool, sender: Sender) -> bool {
         let named = listed || self.private_to.contains(&node);
         named
             && match sender {

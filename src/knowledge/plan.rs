@@ -9,22 +9,22 @@ use crate::store::KnowledgeFile;
 
 /// The work one reindex has to do.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     /// Files to read, each with the content hash indexed for it (`None`: new, or skipped
     /// before).
-    pub read: Vec<(&'a Found, Option<u64>)>,
+    pub(crate) read: Vec<(&'a Found, Option<u64>)>,
     /// Files new or changed that are skipped without reading, and why.
-    pub skip: Vec<(&'a Found, &'a Skip)>,
+    pub(crate) skip: Vec<(&'a Found, &'a Skip)>,
     /// Paths indexed that the folder no longer has.
-    pub remove: Vec<String>,
+    pub(crate) remove: Vec<String>,
     /// Files as indexed (indexed or skipped).
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
 }
 
 /// The plan for `found` (the walk's files) against `stored` (the index's files); `resplit`:
 /// the index was made by another version of the splitter, so every text file is read and
 /// split again (without a hash to compare, so none is only touched).
-pub fn plan<'a>(stored: &[KnowledgeFile], found: &'a [Found], resplit: bool) -> Plan<'a> {
+pub(crate) fn plan<'a>(stored: &[KnowledgeFile], found: &'a [Found], resplit: bool) -> Plan<'a> {
     let mut plan = Plan::default();
     for f in found {
         let old = stored.iter().find(|s| s.path == f.path);

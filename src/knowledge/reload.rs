@@ -66,37 +66,37 @@ impl Indexed {
     }
 
     /// A value that never changes (no indexer runs: `meshai chat`, or no folder).
-    pub fn fixed(holds: bool) -> Indexed {
+    pub(crate) fn fixed(holds: bool) -> Indexed {
         Indexed::new(holds).1
     }
 
     /// Whether the index holds passages now.
-    pub fn holds_passages(&self) -> bool {
+    pub(crate) fn holds_passages(&self) -> bool {
         *self.0.borrow()
     }
 }
 
 /// What the daemon's indexer knows.
 #[derive(Debug, Clone)]
-pub struct Watch {
-    pub dir: PathBuf,
+pub(crate) struct Watch {
+    pub(crate) dir: PathBuf,
     /// Someone may get private passages (`private_to` or `[access] allow` lists nodes): if
     /// not, private files are indexed for nobody, and that is worth a warning.
-    pub private_readers: bool,
+    pub(crate) private_readers: bool,
     /// `[knowledge.embeddings]`: each reindex then embeds the passages that have no vector.
-    pub embedder: Option<Embedder>,
+    pub(crate) embedder: Option<Embedder>,
 }
 
 /// After a round of embedding failed (the server is down, or does not serve embeddings),
 /// the next is tried this much later; a reindex asked meanwhile tries at once.
-pub const EMBED_RETRY: Duration = Duration::from_secs(300);
+pub(crate) const EMBED_RETRY: Duration = Duration::from_secs(300);
 
 /// Indexes `watch.dir` now and on every request, until `stop`; with an embedder, embeds
 /// what the reindex added (again every [`EMBED_RETRY`] while that fails). A reindex counts as
 /// finished ([`Reindex::finished`]) once its embedding has run too. `stop` ends it at once,
 /// whatever it is doing: a walk or an embedding under way is given up (the next start
 /// indexes again). After each reindex `indexed` says whether the index holds passages.
-pub async fn serve(
+pub(crate) async fn serve(
     store: Store,
     watch: Watch,
     reindex: Reindex,

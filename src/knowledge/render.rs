@@ -29,7 +29,7 @@ pub fn system_hint(lang: Lang, about: &str) -> String {
 pub const NOTES_INTRO: &str = "Notes from the operator's documents:";
 
 /// Opens the block of passages.
-pub fn notes_intro(lang: Lang) -> &'static str {
+pub(crate) fn notes_intro(lang: Lang) -> &'static str {
     part(lang, Part::KnowledgeIntro)
 }
 
@@ -43,7 +43,7 @@ pub fn notes_intro(lang: Lang) -> &'static str {
 /// re-sent requests answered that one but got three covered questions wrong (22/28 against
 /// 25/28: the DMR colour code, the fox hunt's date, and an echo of the rule for the adder
 /// bite), all three with a passage squarely about them (docs/benchmarks.md).
-pub fn notes_outro(lang: Lang, chosen: &[&KnowledgeHit], about: &str) -> String {
+pub(crate) fn notes_outro(lang: Lang, chosen: &[&KnowledgeHit], about: &str) -> String {
     if chosen.iter().any(|h| choose::squarely(h)) {
         part(lang, Part::KnowledgeOutro).to_string()
     } else {
@@ -59,7 +59,7 @@ pub fn no_notes(lang: Lang, about: &str) -> String {
 
 /// What the search of a question found, as far as the block goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Searched {
+pub(crate) enum Searched {
     /// Not searched: no words worth searching for (a greeting, `ok`).
     No,
     /// Searched, and no passage shares a word with it: a question about something else
@@ -72,7 +72,7 @@ pub enum Searched {
 /// The per-turn block for a question: the chosen passages in the order given, each after
 /// its label; [`no_notes`] when the documents are on its topic but none was chosen; `None`
 /// when no passage shares a word with it, or it was not searched.
-pub fn knowledge_block(
+pub(crate) fn knowledge_block(
     lang: Lang,
     found: Searched,
     chosen: &[&KnowledgeHit],
@@ -95,7 +95,7 @@ pub fn knowledge_block(
 }
 
 /// Where a passage comes from: its file, then its headings (`handbook.md > Meetings`).
-pub fn label(path: &str, heading: &str) -> String {
+pub(crate) fn label(path: &str, heading: &str) -> String {
     if heading.is_empty() {
         path.to_string()
     } else {

@@ -13,19 +13,19 @@ use crate::store::{KnowledgeHit, Passages, Store, StoreError, content_words};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Found {
     /// The question had words worth searching for.
-    pub searched: bool,
+    pub(crate) searched: bool,
     /// It was searched together with the message before it (a follow-up).
-    pub with_previous: bool,
+    pub(crate) with_previous: bool,
     /// The candidates, best first, and the verdict on each.
-    pub hits: Vec<KnowledgeHit>,
-    pub verdicts: Vec<Verdict>,
+    pub(crate) hits: Vec<KnowledgeHit>,
+    pub(crate) verdicts: Vec<Verdict>,
     /// What became of the search by meaning.
-    pub meaning: Meaning,
+    pub(crate) meaning: Meaning,
 }
 
 /// The search by meaning of one question.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Meaning {
+pub(crate) enum Meaning {
     /// No embedding model is set, or the question had no words to search for.
     #[default]
     Off,
@@ -38,7 +38,7 @@ pub enum Meaning {
 
 impl Found {
     /// The passages for the prompt, in the order it gets them: best first.
-    pub fn chosen(&self) -> Vec<&KnowledgeHit> {
+    pub(crate) fn chosen(&self) -> Vec<&KnowledgeHit> {
         self.hits
             .iter()
             .zip(&self.verdicts)
@@ -48,7 +48,7 @@ impl Found {
     }
 
     /// The per-turn block (see [`render::knowledge_block`]; `about` is `[knowledge] about`).
-    pub fn block(&self, lang: crate::lang::Lang, about: &str) -> Option<String> {
+    pub(crate) fn block(&self, lang: crate::lang::Lang, about: &str) -> Option<String> {
         let found = if !self.searched {
             render::Searched::No
         } else if self.hits.is_empty() {

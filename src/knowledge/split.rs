@@ -41,19 +41,19 @@ use crate::store::NewPassage;
 
 /// The version of these rules, kept with the index: a meshai whose splitter cuts or words
 /// passages differently (a higher version) splits every file again, changed or not.
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 
 /// A passage's text is at most this many characters (about 150 tokens of English): big
 /// enough for a section of a handbook, small enough that three fit a small model's turn.
-pub const MAX_PASSAGE_CHARS: usize = 600;
+pub(crate) const MAX_PASSAGE_CHARS: usize = 600;
 
 /// The end of a passage is repeated at the start of the next one of the same section when it
 /// is at most this long.
-pub const OVERLAP_CHARS: usize = 160;
+pub(crate) const OVERLAP_CHARS: usize = 160;
 
 /// What a file's text is written in, by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `.md`, `.markdown`: headings, fenced code, front matter.
     Markdown,
     /// `.txt`: paragraphs only.
@@ -62,14 +62,14 @@ pub enum Format {
 
 /// A document split.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Split {
+pub(crate) struct Split {
     /// The front matter said `private: true`.
-    pub private: bool,
-    pub passages: Vec<NewPassage>,
+    pub(crate) private: bool,
+    pub(crate) passages: Vec<NewPassage>,
 }
 
 /// Splits `text`, written in `format`, into passages in the document's order.
-pub fn split(text: &str, format: Format) -> Split {
+pub(crate) fn split(text: &str, format: Format) -> Split {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let (private, body) = match format {

@@ -29,24 +29,25 @@ pub struct Report {
     pub files: usize,
     /// Files indexed for the first time, indexed again (their text changed), only touched
     /// (size or time changed, the text did not), removed, left as they were.
-    pub added: usize,
+    pub(crate) added: usize,
     pub changed: usize,
-    pub touched: usize,
-    pub removed: usize,
+    pub(crate) touched: usize,
+    pub(crate) removed: usize,
     pub unchanged: usize,
     /// Files skipped by this reindex (new or changed since), with the reason; files skipped
     /// before and unchanged since are not repeated.
-    pub skipped: Vec<(String, Skip)>,
+    pub(crate) skipped: Vec<(String, Skip)>,
     /// Passages written by this reindex.
     pub passages: usize,
     /// The folder had more than [`folder::MAX_FILES`] files; the rest were not looked at.
-    pub truncated: bool,
-    pub took: Duration,
+    pub(crate) truncated: bool,
+    pub(crate) took: Duration,
 }
 
 impl Report {
     /// Whether the index changed.
-    pub fn changed_anything(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn changed_anything(&self) -> bool {
         self.added + self.changed + self.touched + self.removed + self.skipped.len() > 0
     }
 }

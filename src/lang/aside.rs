@@ -25,7 +25,7 @@ const QUOTES: [(char, char); 9] = [
 /// `text` without what stands in quotes (the quotes with it). A quote opens where no letter
 /// or digit comes before it and closes where none comes after, so the apostrophes of "I'm",
 /// "l'antenne" or "m'appelle" open nothing; a quote that never closes is kept as text.
-pub fn unquoted(text: &str) -> String {
+pub(crate) fn unquoted(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let word = |i: Option<usize>| {
         i.and_then(|i| chars.get(i))
@@ -58,7 +58,7 @@ pub fn unquoted(text: &str) -> String {
 /// Whether `text`, detected as `lang`, is about another language: it names one other than
 /// `lang` ("in Spanish", "auf Englisch", "en alemán"), or asks what something means or how to
 /// say or translate it. "Ich spreche lieber Deutsch." names its own language: it counts.
-pub fn about_another(text: &str, lang: Lang) -> bool {
+pub(crate) fn about_another(text: &str, lang: Lang) -> bool {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .filter(|w| !w.is_empty())

@@ -39,7 +39,7 @@ macro_rules! table {
     };
 }
 
-pub mod aside;
+pub(crate) mod aside;
 mod de;
 mod en;
 mod es;
@@ -47,16 +47,16 @@ mod fr;
 mod it;
 mod nl;
 mod pl;
-pub mod prompt;
+pub(crate) mod prompt;
 mod pt;
 pub mod say;
-pub mod sticky;
+pub(crate) mod sticky;
 
 use std::sync::LazyLock;
 
 pub use prompt::Part;
 pub use say::{Say, fill};
-pub use sticky::Sticky;
+pub(crate) use sticky::Sticky;
 
 /// One language's words for each text of a kind ([`Say`], [`Part`]): a pair per text, every
 /// text once (`tests::every_table_has_every_text_once`), so a new text is one line per
@@ -97,7 +97,7 @@ pub fn part(lang: Lang, p: Part) -> &'static str {
 /// The form a count's noun takes (CLDR's plural categories, as far as meshai's languages and
 /// counts need them): "1 skok", "2 skoki", "5 skoków".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plural {
+pub(crate) enum Plural {
     One,
     /// Polish 2–4, 22–24, 32–34, … (not 12–14).
     Few,
@@ -120,16 +120,16 @@ pub enum Lang {
 
 /// A message shorter than this many words is not detected (one or two words are too few for
 /// trigrams: "Hallo Pepper" and "Ciao Mateo" are anyone's).
-pub const MIN_WORDS: usize = 3;
+pub(crate) const MIN_WORDS: usize = 3;
 
 /// Below this `whatlang` confidence a message's language counts as unknown. Measured on the
 /// table in the tests: short sentences of the eight languages come out at 0.5 and above when
 /// right; below 0.3 the guesses are as often wrong as right.
-pub const MIN_CONFIDENCE: f64 = 0.3;
+pub(crate) const MIN_CONFIDENCE: f64 = 0.3;
 
 impl Lang {
     /// The plural form of a count of `n` in this language.
-    pub fn plural(self, n: u64) -> Plural {
+    pub(crate) fn plural(self, n: u64) -> Plural {
         match (self, n % 10, n % 100) {
             _ if n == 1 => Plural::One,
             (Lang::Pl, 2..=4, tens) if !(12..=14).contains(&tens) => Plural::Few,
@@ -150,12 +150,12 @@ impl Lang {
     ];
 
     /// Its place in [`Lang::ALL`].
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
     /// The ISO 639-1 code: `en`, `de`, …
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Lang::En => "en",
             Lang::De => "de",
@@ -169,7 +169,7 @@ impl Lang {
     }
 
     /// The language of an ISO 639-1 code (any case), or `None` for one meshai has no texts in.
-    pub fn from_code(code: &str) -> Option<Lang> {
+    pub(crate) fn from_code(code: &str) -> Option<Lang> {
         Lang::ALL
             .into_iter()
             .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
@@ -243,7 +243,7 @@ impl std::fmt::Display for Lang {
 /// enough ([`MIN_CONFIDENCE`]); `None` otherwise. Only meshai's languages are considered, so
 /// a message in another one comes out as the nearest of them with a low confidence, mostly
 /// `None`. What stands in quotes is not read ([`aside::unquoted`]).
-pub fn detect(text: &str) -> Option<Lang> {
+pub(crate) fn detect(text: &str) -> Option<Lang> {
     let text = &aside::unquoted(text);
     let words = text
         .split_whitespace()

@@ -94,7 +94,7 @@ texts! {
 }
 
 /// "one short sentence" or "`n` short sentences" in `lang`, for the budget notes.
-pub fn sentences(lang: Lang, n: usize) -> String {
+pub(crate) fn sentences(lang: Lang, n: usize) -> String {
     match n {
         1 => super::part(lang, Part::OneSentence).to_string(),
         n => super::fill(super::part(lang, Part::Sentences), &[("n", &n.to_string())]),

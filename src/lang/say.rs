@@ -8,10 +8,10 @@
 //! [`fill`].
 
 /// A packet's text: at most this many characters …
-pub const PACKET_CHARS: usize = 150;
+pub(crate) const PACKET_CHARS: usize = 150;
 /// … and this many bytes (the firmware's 200-byte payload, less the room the radio's own
 /// framing and the ` i/n` numbering take: `chunk::ChunkLimits`' default).
-pub const PACKET_BYTES: usize = 200;
+pub(crate) const PACKET_BYTES: usize = 200;
 
 texts! {
     /// One of the bot's own texts.

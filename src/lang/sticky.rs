@@ -9,14 +9,14 @@
 use super::{Lang, aside, detect};
 
 /// Messages in another language in a row that switch the conversation to it.
-pub const SWITCH_AFTER: u8 = 2;
+pub(crate) const SWITCH_AFTER: u8 = 2;
 
 /// How many of a node's last messages [`Sticky::replay`] is given after a restart.
-pub const REPLAY: usize = 20;
+pub(crate) const REPLAY: usize = 20;
 
 /// One conversation's language.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Sticky {
+pub(crate) struct Sticky {
     /// The conversation's language; `None` until a message said one.
     current: Option<Lang>,
     /// Another language the last messages were in, and how many in a row.
@@ -30,7 +30,7 @@ impl Sticky {
     }
 
     /// A conversation seeded with `texts`, oldest first (its last [`REPLAY`] user messages).
-    pub fn replay<'a>(texts: impl IntoIterator<Item = &'a str>) -> Sticky {
+    pub(crate) fn replay<'a>(texts: impl IntoIterator<Item = &'a str>) -> Sticky {
         let mut s = Sticky::new();
         for t in texts {
             s.hear(t);
@@ -39,14 +39,14 @@ impl Sticky {
     }
 
     /// The conversation's language, if a message said one.
-    pub fn current(&self) -> Option<Lang> {
+    pub(crate) fn current(&self) -> Option<Lang> {
         self.current
     }
 
     /// Take `text`, the node's newest message, into account; the language the conversation is
     /// in after it, if known. A message about another language than the conversation's moves
     /// nothing: an English speaker asking how to say something in Spanish is still English.
-    pub fn hear(&mut self, text: &str) -> Option<Lang> {
+    pub(crate) fn hear(&mut self, text: &str) -> Option<Lang> {
         let lang = detect(text);
         match (self.current, lang) {
             (Some(c), Some(l)) if c != l && aside::about_another(text, l) => self.current,
@@ -55,7 +55,7 @@ impl Sticky {
     }
 
     /// [`Sticky::hear`] with the message's language already detected.
-    pub fn heard(&mut self, lang: Option<Lang>) -> Option<Lang> {
+    pub(crate) fn heard(&mut self, lang: Option<Lang>) -> Option<Lang> {
         let Some(lang) = lang else {
             return self.current;
         };

@@ -17,7 +17,7 @@ const EMPHASIS: [&[char]; 5] = [&['*', '*'], &['_', '_'], &['~', '~'], &['*'], &
 /// An unterminated `<think>` means the model ran out of tokens while thinking, so everything
 /// after it is dropped; a `</think>` without an opening tag means the chat template opened the
 /// block in the prompt, so everything before it is dropped. The result may be empty.
-pub fn clean_reply(raw: &str) -> String {
+pub(crate) fn clean_reply(raw: &str) -> String {
     let visible = strip_thinking(&strip_controls(raw));
     let plain = strip_markdown(&visible);
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -26,7 +26,7 @@ pub fn clean_reply(raw: &str) -> String {
 /// A raw answer as the next prompt should carry it: exactly what the model wrote (so the
 /// server's cache of its own answer still matches), without a reasoning block, which chat
 /// templates leave out of earlier turns anyway. `None` when nothing is left.
-pub fn as_written(raw: &str) -> Option<&str> {
+pub(crate) fn as_written(raw: &str) -> Option<&str> {
     let lower = raw.to_ascii_lowercase();
     let written = match (lower.contains(THINK_OPEN), lower.rfind(THINK_CLOSE)) {
         // Everything after the last closed block (ASCII lower-casing kept the offsets).
@@ -44,7 +44,7 @@ pub fn as_written(raw: &str) -> Option<&str> {
 /// prompt carries what the user saw, byte for byte as the model wrote it, so the server's
 /// cache of the answer holds up to the cut. `None` when no prefix gives `shown` (the parts
 /// were cut inside a word, or the text is not this answer's).
-pub fn written_until<'a>(raw: &'a str, shown: &str) -> Option<&'a str> {
+pub(crate) fn written_until<'a>(raw: &'a str, shown: &str) -> Option<&'a str> {
     let raw = as_written(raw)?;
     let shown = shown.trim_end().trim_end_matches('…').trim_end();
     let shown = shown.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -367,8 +367,8 @@ fn closes(src: &[Marked], j: usize, marker: &[char]) -> bool {
 mod controls;
 mod stream;
 
-pub use controls::strip_controls;
-pub use stream::{Cleaned, StreamCleaner};
+pub(crate) use controls::strip_controls;
+pub(crate) use stream::StreamCleaner;
 
 #[cfg(test)]
 mod tests;

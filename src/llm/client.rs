@@ -59,18 +59,13 @@ impl LlmClient {
         })
     }
 
-    /// The configured default for `max_tokens`.
-    pub fn default_max_tokens(&self) -> u32 {
-        self.settings.max_tokens
-    }
-
     /// Asks the model; the answer comes back cleaned by [`clean_reply`].
     ///
     /// Sends `{model, messages, max_tokens, temperature, stream: false}` to
     /// `{base_url}/chat/completions`. Connection errors, 408, 429 and 5xx are retried (at
     /// most 3 attempts, waiting 0.5 s then 1.5 s); the whole call, waits included, never
     /// takes longer than the configured timeout.
-    pub async fn complete(
+    pub(crate) async fn complete(
         &self,
         messages: &[ChatMessage],
         max_tokens: u32,
@@ -81,7 +76,7 @@ impl LlmClient {
     /// Like [`LlmClient::complete`], on llama.cpp server slot `slot` when given: the request
     /// then carries `id_slot` and `cache_prompt: true`, so the slot keeps this prompt's KV
     /// state for the next request of the same conversation. Only for a llama.cpp server.
-    pub async fn complete_in(
+    pub(crate) async fn complete_in(
         &self,
         slot: Option<u32>,
         messages: &[ChatMessage],
@@ -93,7 +88,7 @@ impl LlmClient {
 
     /// Like [`LlmClient::complete_in`], bounded by `deadline` instead of the configured
     /// timeout (the failover chain hands each server what is left of one budget).
-    pub async fn complete_by(
+    pub(crate) async fn complete_by(
         &self,
         slot: Option<u32>,
         messages: &[ChatMessage],
@@ -130,13 +125,16 @@ impl LlmClient {
     /// How many slots the server has, if it is llama.cpp's server: `GET /props` next to the
     /// `/v1` root (`Ok(None)` when it answers without `total_slots`, or not with 200, as Ollama
     /// and OpenAI do). An error when nothing answers within `wait`.
-    pub async fn server_slots(&self, wait: Duration) -> Result<Option<u32>, LlmError> {
+    pub(crate) async fn server_slots(&self, wait: Duration) -> Result<Option<u32>, LlmError> {
         Ok(self.server_props(wait).await?.map(|p| p.slots))
     }
 
     /// llama.cpp's `GET /props`: its slots and each slot's context (`Ok(None)` as for
     /// [`LlmClient::server_slots`]).
-    pub async fn server_props(&self, wait: Duration) -> Result<Option<ServerProps>, LlmError> {
+    pub(crate) async fn server_props(
+        &self,
+        wait: Duration,
+    ) -> Result<Option<ServerProps>, LlmError> {
         let root = self.settings.base_url.trim_end_matches('/');
         let root = root.strip_suffix("/v1").unwrap_or(root);
         let (status, body) = self.get(&format!("{root}/props"), wait).await?;
@@ -148,7 +146,7 @@ impl LlmClient {
 
     /// Whether the server answers at all: `GET {base_url}/models` with the key, within
     /// `wait`. Cheap (no model is loaded or run); used to probe a skipped server.
-    pub async fn probe(&self, wait: Duration) -> Result<(), LlmError> {
+    pub(crate) async fn probe(&self, wait: Duration) -> Result<(), LlmError> {
         let url = format!("{}/models", self.settings.base_url.trim_end_matches('/'));
         let (status, body) = self.get(&url, wait).await?;
         if status.is_success() {
@@ -189,12 +187,12 @@ impl LlmClient {
     }
 
     /// The budget for one whole call, retries included.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.settings.timeout
     }
 
     /// Whether the client was built to stream answers (`[llm] stream`).
-    pub fn streams(&self) -> bool {
+    pub(crate) fn streams(&self) -> bool {
         self.settings.stream
     }
 
@@ -206,7 +204,7 @@ impl LlmClient {
     /// [`LlmClient::retry_delay`], as long as nothing of the answer went on air.
     ///
     /// `slot`: the llama.cpp server slot, as for [`LlmClient::complete_in`].
-    pub async fn stream(
+    pub(crate) async fn stream(
         &self,
         slot: Option<u32>,
         messages: &[ChatMessage],
@@ -277,7 +275,7 @@ impl LlmClient {
 
     /// How long to wait before attempt `attempt + 1` after `error`, if another attempt is
     /// worth it and fits before `deadline` (the policy of [`LlmClient::complete`]).
-    pub fn retry_delay(
+    pub(crate) fn retry_delay(
         &self,
         attempt: u32,
         error: &LlmError,
@@ -292,7 +290,7 @@ impl LlmClient {
     /// with `retry`, retried like [`LlmClient::complete`], else tried once (a question's
     /// vector: the radio user waits, and the turn goes on without it). An answer that is not
     /// one good vector per input is [`LlmError::BadResponse`].
-    pub async fn embed(
+    pub(crate) async fn embed(
         &self,
         inputs: &[String],
         deadline: Instant,
@@ -365,7 +363,7 @@ impl LlmClient {
 /// A streamed answer being read. Dropping it closes the connection, which is how the server
 /// learns to stop generating (llama.cpp, Ollama and OpenAI all stop on a closed stream).
 #[derive(Debug)]
-pub struct ChatStream {
+pub(crate) struct ChatStream {
     response: reqwest::Response,
     deadline: Instant,
     state: StreamState,
@@ -427,7 +425,7 @@ impl ChatStream {
     /// Fails with [`LlmError::Timeout`] at the deadline, [`LlmError::Connect`] when the
     /// connection breaks or ends before the model finished, [`LlmError::BadResponse`] on
     /// a malformed event or an error event.
-    pub async fn next(&mut self) -> Result<Option<String>, LlmError> {
+    pub(crate) async fn next(&mut self) -> Result<Option<String>, LlmError> {
         loop {
             if let Some(delta) = self.pending.pop_front() {
                 let delta = delta?;
@@ -454,7 +452,7 @@ impl ChatStream {
     }
 
     /// Token counts, once the server sent them (usually with the last event).
-    pub fn usage(&self) -> Option<Usage> {
+    pub(crate) fn usage(&self) -> Option<Usage> {
         self.usage
     }
 

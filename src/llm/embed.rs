@@ -9,8 +9,8 @@ use super::LlmError;
 /// The request body: the texts, in the order their vectors come back.
 #[derive(Debug, Serialize)]
 pub(super) struct Request<'a> {
-    pub model: &'a str,
-    pub input: &'a [String],
+    pub(crate) model: &'a str,
+    pub(crate) input: &'a [String],
 }
 
 #[derive(Deserialize)]

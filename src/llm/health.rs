@@ -1,8 +1,8 @@
 //! Sans-IO health of one LLM server in the failover chain: consecutive failures, how long
 //! the server is skipped, and when it is due for a background probe.
 //!
-//! A server that failed [`FAILS_TO_SKIP`] answers in a row is skipped for [`SKIP_FIRST`]
-//! (configurable), then probed; a good probe puts it back on probation (one more failure
+//! A server that failed [`FAILS_TO_SKIP`] answers in a row is skipped for `[llm] skip_secs`
+//! (60 s by default), then probed; a good probe puts it back on probation (one more failure
 //! skips it again, for twice as long, up to [`SKIP_MAX`]), a good answer makes it healthy
 //! again (the wait starts over). Only failures that another server could avoid count (see
 //! [`fails_over`]); a 400 or a bad key is the config's fault and counts for nothing.
@@ -14,19 +14,16 @@ use tokio::time::Instant;
 use super::LlmError;
 
 /// Failed answers in a row before a server is skipped.
-pub const FAILS_TO_SKIP: u32 = 3;
-
-/// The first skip, unless the config says otherwise (`[llm] skip_secs`).
-pub const SKIP_FIRST: Duration = Duration::from_secs(60);
+pub(crate) const FAILS_TO_SKIP: u32 = 3;
 
 /// The longest skip: the wait doubles on every failed probe up to this.
-pub const SKIP_MAX: Duration = Duration::from_secs(600);
+pub(crate) const SKIP_MAX: Duration = Duration::from_secs(600);
 
 /// Whether `error` is the server's fault, so the next server in the chain may do better:
 /// it could not be reached, timed out, was overloaded (408, 429) or broke (5xx). A 4xx such
 /// as 400 (bad request), 401 (bad key) or 404 (no such model), a malformed or empty answer,
 /// and a client that cannot be built are not: every server would be asked the same way.
-pub fn fails_over(error: &LlmError) -> bool {
+pub(crate) fn fails_over(error: &LlmError) -> bool {
     match error {
         LlmError::Timeout | LlmError::Connect(_) => true,
         LlmError::Status { status, .. } => matches!(status, 408 | 429 | 500..=599),
@@ -36,7 +33,7 @@ pub fn fails_over(error: &LlmError) -> bool {
 
 /// One server's health.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Health {
+pub(crate) struct Health {
     /// Failed answers since the last good one (or the last good probe, see `probation`).
     failures: u32,
     /// Skipped until the probe succeeds; the probe is due at this instant.
@@ -57,22 +54,22 @@ impl Health {
     }
 
     /// Whether answers may go to this server now.
-    pub fn usable(&self) -> bool {
+    pub(crate) fn usable(&self) -> bool {
         self.skipped_until.is_none()
     }
 
     /// When the probe is due, if the server is skipped.
-    pub fn probe_at(&self) -> Option<Instant> {
+    pub(crate) fn probe_at(&self) -> Option<Instant> {
         self.skipped_until
     }
 
     /// A good answer: healthy again, and the next skip starts from the first length.
-    pub fn succeeded(&mut self) {
+    pub(crate) fn succeeded(&mut self) {
         *self = Health::new(self.first_skip);
     }
 
     /// A failed answer. Returns true when this failure made the server skipped.
-    pub fn failed(&mut self, error: &LlmError, now: Instant) -> bool {
+    pub(crate) fn failed(&mut self, error: &LlmError, now: Instant) -> bool {
         if !fails_over(error) || self.skipped_until.is_some() {
             return false;
         }
@@ -86,7 +83,7 @@ impl Health {
 
     /// The probe's outcome. A good probe lifts the skip but leaves the server on probation:
     /// one failed answer skips it again, for twice as long.
-    pub fn probed(&mut self, ok: bool, now: Instant) {
+    pub(crate) fn probed(&mut self, ok: bool, now: Instant) {
         if self.skipped_until.is_none() {
             return;
         }

@@ -16,11 +16,11 @@
 //!
 //! The message types below are shared with the prompt builder.
 
-pub mod clean;
+pub(crate) mod clean;
 mod client;
 mod embed;
-pub mod health;
-pub mod models;
+pub(crate) mod health;
+pub(crate) mod models;
 mod pool;
 mod retry;
 mod sse;
@@ -32,14 +32,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::secret::Secret;
 
-pub use client::{ChatStream, LlmClient};
-pub use pool::{LlmPool, Server};
-pub use wire::ServerProps;
+pub(crate) use client::{ChatStream, LlmClient};
+pub(crate) use pool::{LlmPool, Server};
+pub(crate) use wire::ServerProps;
 
 /// Who says a chat message, as the OpenAI chat API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ChatRole {
+pub(crate) enum ChatRole {
     System,
     User,
     Assistant,
@@ -47,9 +47,9 @@ pub enum ChatRole {
 
 /// One message of a chat-completions request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    pub role: ChatRole,
-    pub content: String,
+pub(crate) struct ChatMessage {
+    pub(crate) role: ChatRole,
+    pub(crate) content: String,
 }
 
 impl ChatMessage {
@@ -65,39 +65,39 @@ impl ChatMessage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmSettings {
     /// The API root, e.g. `http://127.0.0.1:11434/v1`; `/chat/completions` is appended.
-    pub base_url: String,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     /// Sent as a bearer token when set; local servers usually need none.
-    pub api_key: Option<Secret>,
+    pub(crate) api_key: Option<Secret>,
     /// Budget for a whole [`LlmClient::complete`] call, retries included: a reply that comes
     /// too late is useless to someone waiting at a radio.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Default answer length for callers that have no better idea.
-    pub max_tokens: u32,
-    pub temperature: f32,
+    pub(crate) max_tokens: u32,
+    pub(crate) temperature: f32,
     /// Replies are streamed (`stream: true`) so their first part can go on air while the
     /// model still writes; off for a proxy that breaks server-sent events.
-    pub stream: bool,
+    pub(crate) stream: bool,
 }
 
 /// A model answer, cleaned for the radio.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Completion {
+pub(crate) struct Completion {
     /// The answer after [`clean::clean_reply`]: one line, no markdown, never empty.
-    pub text: String,
+    pub(crate) text: String,
     /// The answer as the model wrote it.
-    pub raw: String,
+    pub(crate) raw: String,
     /// Token counts, when the server reports them.
-    pub usage: Option<Usage>,
+    pub(crate) usage: Option<Usage>,
     /// Time for the whole call, retries included.
-    pub latency: Duration,
+    pub(crate) latency: Duration,
 }
 
 /// Token counts as the server reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
 }
 
 /// Why a completion (or an embedding) failed. Connection errors, 429 and 5xx have already

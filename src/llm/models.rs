@@ -10,18 +10,18 @@ use crate::secret::redact_urls;
 
 /// One model a server offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelInfo {
+pub(crate) struct ModelInfo {
     /// The name to put in `[llm] model`.
-    pub name: String,
+    pub(crate) name: String,
     /// Bytes on disk, when the server says (Ollama, llama.cpp); the smaller the faster on a Pi.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// Model families, when the server says (Ollama): `bert` marks an embedding model.
-    pub families: Vec<String>,
+    pub(crate) families: Vec<String>,
 }
 
 impl ModelInfo {
     /// Embedding (or reranking) models cannot chat: skip them when choosing.
-    pub fn is_embedding(&self) -> bool {
+    pub(crate) fn is_embedding(&self) -> bool {
         let name = self.name.to_ascii_lowercase();
         ["embed", "bge-", "bge:", "minilm", "rerank"]
             .iter()
@@ -32,7 +32,7 @@ impl ModelInfo {
 
 /// Why a model was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// It is the model asked for (meshai's default, or `--model`).
     Preferred,
     /// The preferred model is not installed; this is the smallest chat model.
@@ -42,7 +42,7 @@ pub enum Why {
 /// The model to use: `preferred` when installed, otherwise the smallest chat model (models of
 /// unknown size after those with one, in the server's order). `None` when there is no chat
 /// model at all.
-pub fn choose<'a>(models: &'a [ModelInfo], preferred: &str) -> Option<(&'a ModelInfo, Why)> {
+pub(crate) fn choose<'a>(models: &'a [ModelInfo], preferred: &str) -> Option<(&'a ModelInfo, Why)> {
     if let Some(m) = models.iter().find(|m| m.name == preferred) {
         return Some((m, Why::Preferred));
     }
@@ -74,7 +74,7 @@ struct TagDetails {
 }
 
 /// Ollama's `GET /api/tags`.
-pub fn parse_ollama_tags(body: &str) -> Result<Vec<ModelInfo>, String> {
+pub(crate) fn parse_ollama_tags(body: &str) -> Result<Vec<ModelInfo>, String> {
     let tags: Tags =
         serde_json::from_str(body).map_err(|e| format!("not Ollama's model list: {e}"))?;
     Ok(tags
@@ -110,7 +110,7 @@ struct ModelMeta {
 }
 
 /// The OpenAI-style `GET /v1/models`.
-pub fn parse_openai_models(body: &str) -> Result<Vec<ModelInfo>, String> {
+pub(crate) fn parse_openai_models(body: &str) -> Result<Vec<ModelInfo>, String> {
     let models: Models =
         serde_json::from_str(body).map_err(|e| format!("not an OpenAI-style model list: {e}"))?;
     Ok(models
@@ -126,7 +126,7 @@ pub fn parse_openai_models(body: &str) -> Result<Vec<ModelInfo>, String> {
 
 /// Where a model list is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListApi {
+pub(crate) enum ListApi {
     /// `GET {root}/api/tags`, `root` without `/v1`.
     Ollama,
     /// `GET {base_url}/models`.
@@ -134,7 +134,11 @@ pub enum ListApi {
 }
 
 /// Fetches and parses a model list; errors are one line for the user.
-pub async fn list(url: &str, api: ListApi, timeout: Duration) -> Result<Vec<ModelInfo>, String> {
+pub(crate) async fn list(
+    url: &str,
+    api: ListApi,
+    timeout: Duration,
+) -> Result<Vec<ModelInfo>, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::Client::builder()
         .user_agent(concat!("meshai/", env!("CARGO_PKG_VERSION")))

@@ -48,7 +48,7 @@ struct Entry {
 
 /// Which server of the chain a streamed answer came from, to report how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Server(usize);
+pub(crate) struct Server(usize);
 
 impl LlmPool {
     /// The chain `primary, fallbacks…`; a failing server is first skipped for `skip`.
@@ -68,32 +68,27 @@ impl LlmPool {
     }
 
     /// How many servers the chain has, the primary included.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// Never: the chain always has the primary.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
     /// The primary server's client (slot detection, the model check at start).
-    pub fn primary(&self) -> &LlmClient {
+    pub(crate) fn primary(&self) -> &LlmClient {
         &self.entries[0].client
     }
 
     /// The budget for one whole call across the chain: the primary's timeout.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.primary().timeout()
     }
 
     /// Whether answers are streamed (`[llm] stream`, one setting for the whole chain).
-    pub fn streams(&self) -> bool {
+    pub(crate) fn streams(&self) -> bool {
         self.primary().streams()
     }
 
     /// See [`LlmClient::retry_delay`]; the policy is the same for every server.
-    pub fn retry_delay(
+    pub(crate) fn retry_delay(
         &self,
         attempt: u32,
         error: &LlmError,
@@ -104,7 +99,7 @@ impl LlmPool {
 
     /// Which server answered last, for `!status`: "primary (model x)", "fallback 1
     /// (model y)", or `None` before the first answer.
-    pub fn last_answered(&self) -> Option<String> {
+    pub(crate) fn last_answered(&self) -> Option<String> {
         let i = self.last.load(Ordering::Relaxed);
         let entry = self.entries.get(i)?;
         Some(format!("{} (model {})", label(i), entry.client.model()))
@@ -112,7 +107,7 @@ impl LlmPool {
 
     /// Asks the chain within the primary's budget; see [`LlmClient::complete_in`]. `slot`
     /// goes to the primary only.
-    pub async fn complete_in(
+    pub(crate) async fn complete_in(
         &self,
         slot: Option<u32>,
         messages: &[ChatMessage],
@@ -131,7 +126,7 @@ impl LlmPool {
     /// Opens a streamed answer on the first server (after `after`, when given) that takes
     /// it, before `deadline`; see [`LlmClient::stream`]. The caller reports how the answer ended with
     /// [`LlmPool::report`] (a stream that opened is not yet a good answer).
-    pub async fn stream(
+    pub(crate) async fn stream(
         &self,
         slot: Option<u32>,
         messages: &[ChatMessage],
@@ -182,13 +177,13 @@ impl LlmPool {
     }
 
     /// Whether the chain has a server to try after `server`.
-    pub fn has_after(&self, server: Server) -> bool {
+    pub(crate) fn has_after(&self, server: Server) -> bool {
         self.order().into_iter().any(|i| i > server.0)
     }
 
     /// How an answer from `server` ended: counts towards its health, and a good answer
     /// makes it the one `!status` names.
-    pub fn report(&self, server: Server, outcome: Result<(), &LlmError>) {
+    pub(crate) fn report(&self, server: Server, outcome: Result<(), &LlmError>) {
         let Some(entry) = self.entries.get(server.0) else {
             return;
         };
@@ -224,7 +219,7 @@ impl LlmPool {
 
     /// Probes skipped servers when they are due, until `stop`; one probe at a time, each
     /// bounded. Only useful with more than one server, but harmless with one.
-    pub async fn probe_loop(&self, stop: CancellationToken) {
+    pub(crate) async fn probe_loop(&self, stop: CancellationToken) {
         loop {
             let due = self
                 .entries

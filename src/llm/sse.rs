@@ -13,8 +13,8 @@ pub(super) const MAX_LINE: usize = 256 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Event {
     /// The `event:` field, when the server named the event.
-    pub name: Option<String>,
-    pub data: String,
+    pub(crate) name: Option<String>,
+    pub(crate) data: String,
 }
 
 /// The stream broke the format.
@@ -40,7 +40,7 @@ pub(super) struct SseParser {
 
 impl SseParser {
     /// Takes the next bytes; returns the events they complete, in order.
-    pub fn feed(&mut self, mut bytes: &[u8]) -> Result<Vec<Event>, SseError> {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> Result<Vec<Event>, SseError> {
         if !self.started && !bytes.is_empty() {
             self.started = true;
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -75,7 +75,7 @@ impl SseParser {
     }
 
     /// The stream ended: an event whose blank line never came is still delivered.
-    pub fn finish(&mut self) -> Option<Event> {
+    pub(crate) fn finish(&mut self) -> Option<Event> {
         let line = std::mem::take(&mut self.line);
         if !line.is_empty() {
             if let Some(event) = self.line_done(&line) {

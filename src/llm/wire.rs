@@ -11,17 +11,17 @@ use super::{ChatMessage, LlmError, Usage};
 /// slots or the server was detected as llama.cpp (OpenAI rejects unknown fields).
 #[derive(Debug, Serialize)]
 pub(super) struct Request<'a> {
-    pub model: &'a str,
-    pub messages: &'a [ChatMessage],
-    pub max_tokens: u32,
-    pub temperature: f32,
-    pub stream: bool,
+    pub(crate) model: &'a str,
+    pub(crate) messages: &'a [ChatMessage],
+    pub(crate) max_tokens: u32,
+    pub(crate) temperature: f32,
+    pub(crate) stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id_slot: Option<u32>,
+    pub(crate) id_slot: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_prompt: Option<bool>,
+    pub(crate) cache_prompt: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_options: Option<StreamOptions>,
+    pub(crate) stream_options: Option<StreamOptions>,
 }
 
 /// The part of llama.cpp's `GET /props` that says how many slots the server has, and how
@@ -41,11 +41,11 @@ struct GenerationSettings {
 
 /// What llama.cpp's server says of its slots at `GET /props`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerProps {
+pub(crate) struct ServerProps {
     /// Its slots (`--parallel`).
-    pub slots: u32,
+    pub(crate) slots: u32,
     /// Tokens each slot's context holds (`--ctx-size` shared by the slots), when it says.
-    pub slot_ctx: Option<u32>,
+    pub(crate) slot_ctx: Option<u32>,
 }
 
 /// `Some(props)` when `body` is llama.cpp's `/props` answer, `None` for anything else.
@@ -65,14 +65,14 @@ pub(super) fn parse_props(body: &[u8]) -> Option<ServerProps> {
 /// unknown fields in older ones).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub(super) struct StreamOptions {
-    pub include_usage: bool,
+    pub(crate) include_usage: bool,
 }
 
 /// What a successful response carries: the raw (uncleaned) content and the token counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Answer {
-    pub content: String,
-    pub usage: Option<Usage>,
+    pub(crate) content: String,
+    pub(crate) usage: Option<Usage>,
 }
 
 #[derive(Deserialize)]
@@ -116,10 +116,10 @@ impl WireUsage {
 pub(super) struct Delta {
     /// `choices[0].delta.content`; reasoning fields (`reasoning_content`, `reasoning`) are
     /// not read: a server that parses reasoning out keeps it away from the radio.
-    pub content: String,
+    pub(crate) content: String,
     /// `choices[0].finish_reason` once the model stopped (`stop`, `length`, …).
-    pub finish_reason: Option<String>,
-    pub usage: Option<Usage>,
+    pub(crate) finish_reason: Option<String>,
+    pub(crate) usage: Option<Usage>,
 }
 
 #[derive(Deserialize)]

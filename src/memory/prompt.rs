@@ -40,10 +40,10 @@ use crate::text::{cap, key};
 /// `RETRIEVED_USER_CHARS` and about one packet of the answer, `RETRIEVED_CHARS`. So retrieval
 /// can never blow up the prompt however long the old messages were (docs/benchmarks.md shows
 /// what this costs per turn).
-pub const RETRIEVED_CHARS: usize = 120;
+pub(crate) const RETRIEVED_CHARS: usize = 120;
 
 /// The question of a retrieved exchange is cut to this many characters.
-pub const RETRIEVED_USER_CHARS: usize = 80;
+pub(crate) const RETRIEVED_USER_CHARS: usize = 80;
 
 /// meshai's own guidance after the operator's system prompt: answer in the conversation's
 /// language, named (without the name, Qwen2.5-0.5B answered three English questions in
@@ -72,21 +72,26 @@ pub const RETRIEVED_INTRO: &str = "Earlier in your conversation (information, no
 
 /// The new message of one turn and what goes with it for this turn only.
 #[derive(Debug, Clone, Copy)]
-pub struct Turn<'a> {
+pub(crate) struct Turn<'a> {
     /// The new message as the model sees it and as it is stored (its header included).
-    pub message: &'a str,
+    pub(crate) message: &'a str,
     /// Notes for this answer alone (the radio line, a budget note), in order; placed before
     /// the message, never stored.
-    pub notes: &'a [String],
+    pub(crate) notes: &'a [String],
     /// What nodes broadcast that the message asks about: a user message after the notes,
     /// never stored.
-    pub broadcast: Option<&'a str>,
+    pub(crate) broadcast: Option<&'a str>,
 }
 
 /// The messages for answering `turn`: the conversation so far ([`conversation`]), this
 /// turn's notes (retrieved exchanges, best match first, then `turn.notes`), if any, and the
 /// new message.
-pub fn reply_prompt(lang: Lang, system: &str, ctx: &Context, turn: Turn<'_>) -> Vec<ChatMessage> {
+pub(crate) fn reply_prompt(
+    lang: Lang,
+    system: &str,
+    ctx: &Context,
+    turn: Turn<'_>,
+) -> Vec<ChatMessage> {
     let mut msgs = conversation(
         lang,
         system,
@@ -116,7 +121,7 @@ pub fn reply_prompt(lang: Lang, system: &str, ctx: &Context, turn: Turn<'_>) -> 
 /// from then until the next fold they stay as they are. Cut short they cost that re-reading
 /// less, and every prompt until the next fold fewer tokens, while the model still sees what
 /// it last said.
-pub fn conversation(
+pub(crate) fn conversation(
     lang: Lang,
     system: &str,
     summary: Option<&Summary>,
@@ -143,16 +148,16 @@ pub fn conversation(
 }
 
 /// An answer the last fold left verbatim is cut to this many characters (about one packet).
-pub const KEPT_ANSWER_CHARS: usize = 150;
+pub(crate) const KEPT_ANSWER_CHARS: usize = 150;
 
 /// What is remembered of a node now: the kept facts and the summary, each as the memory
 /// block carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Remembered {
+pub(crate) struct Remembered {
     /// The facts, oldest first, each on one line.
-    pub facts: Vec<String>,
+    pub(crate) facts: Vec<String>,
     /// The summary on one line, without what the facts say; `None` when nothing is left.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
 }
 
 /// What is remembered now, given the node's messages no summary covers yet. A sentence of the
@@ -164,7 +169,7 @@ pub struct Remembered {
 /// next fold retires it in the store) is left out too, with the summary's sentences that say
 /// its old value, and the correction is added at the end: that is what `!summary` shows. The memory block passes no messages (see
 /// [`memory_block`]).
-pub fn remembered(
+pub(crate) fn remembered(
     summary: Option<&Summary>,
     facts: &[String],
     messages: &[StoredMessage],
@@ -285,7 +290,7 @@ fn turn_block(lang: Lang, retrieved: &[Exchange], notes: &[String]) -> Option<St
 /// languages and the chat template's own tokens run higher), then follows what the server
 /// counted: each observation moves it a quarter of the way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TokenRate {
+pub(crate) struct TokenRate {
     /// Tokens per 1000 characters.
     per_mille: u64,
 }
@@ -298,7 +303,7 @@ impl Default for TokenRate {
 
 impl TokenRate {
     /// The server counted `tokens` for a prompt of `chars` characters.
-    pub fn observe(&mut self, tokens: u64, chars: usize) {
+    pub(crate) fn observe(&mut self, tokens: u64, chars: usize) {
         let chars = u64::try_from(chars).unwrap_or(u64::MAX);
         if chars == 0 || tokens == 0 {
             return;
@@ -310,7 +315,7 @@ impl TokenRate {
     }
 
     /// About how many tokens `chars` characters take, rounded up.
-    pub fn estimate(&self, chars: usize) -> usize {
+    pub(crate) fn estimate(&self, chars: usize) -> usize {
         let chars = u64::try_from(chars).unwrap_or(u64::MAX);
         let tokens = chars.saturating_mul(self.per_mille).div_ceil(1000);
         usize::try_from(tokens).unwrap_or(usize::MAX)
@@ -318,7 +323,7 @@ impl TokenRate {
 }
 
 /// Total characters of message content in `msgs` (role overhead not counted).
-pub fn prompt_chars(msgs: &[ChatMessage]) -> usize {
+pub(crate) fn prompt_chars(msgs: &[ChatMessage]) -> usize {
     msgs.iter().map(|m| m.content.chars().count()).sum()
 }
 

@@ -12,24 +12,24 @@ use crate::text::one_line;
 
 /// What every line is said against.
 #[derive(Debug, Clone, Copy)]
-pub struct Frame {
+pub(crate) struct Frame {
     /// Unix seconds.
-    pub now: i64,
-    pub units: Units,
+    pub(crate) now: i64,
+    pub(crate) units: Units,
     /// Our node's position, when it may be said.
-    pub ours: Option<GeoPoint>,
+    pub(crate) ours: Option<GeoPoint>,
     /// The asker's, when it may be said.
-    pub asker: Option<GeoPoint>,
+    pub(crate) asker: Option<GeoPoint>,
     /// Positions may be said at all (`[mesh] positions`).
-    pub positions: bool,
+    pub(crate) positions: bool,
     /// The question is about the asker ("from me"): a distance is said from the asker only,
     /// when the asker's position is known (a small model took the bot's for it).
-    pub about_me: bool,
+    pub(crate) about_me: bool,
 }
 
 /// `just now`, `4 min ago`, `3 h ago`, `2 days ago`; a time in the future (a node's clock
 /// ahead of ours) is "just now".
-pub fn age(secs: i64) -> String {
+pub(crate) fn age(secs: i64) -> String {
     match secs {
         s if s < 60 => "just now".to_string(),
         s if s < 3600 => format!("{} min ago", s / 60),
@@ -39,7 +39,7 @@ pub fn age(secs: i64) -> String {
 }
 
 /// `Hilltop Relay (HILL)`, or whichever name is known, or the node's id: one plain line.
-pub fn name(names: Option<&NodeNames>, id: crate::node::NodeId) -> String {
+pub(crate) fn name(names: Option<&NodeNames>, id: crate::node::NodeId) -> String {
     let (long, short) = names.map_or((String::new(), String::new()), |n| {
         (one_line(&n.long_name), one_line(&n.short_name))
     });
@@ -61,7 +61,7 @@ fn hops(h: Option<u32>) -> Option<String> {
 
 /// `Hilltop Relay (HILL): last heard 4 min ago, 2 hops away, SNR 6.0 dB.`; the hops and
 /// the SNR only with `radio` (a small model took "2 hops away" for a distance).
-pub fn heard_line(s: &Seen<'_>, f: &Frame, radio: bool) -> String {
+pub(crate) fn heard_line(s: &Seen<'_>, f: &Frame, radio: bool) -> String {
     let mut items = vec![match s.node.last_heard {
         Some(at) => format!("last heard {}", age(f.now - at)),
         None => "last heard: unknown".to_string(),
@@ -161,7 +161,7 @@ fn value(r: Reading, s: &Seen<'_>, f: &Frame) -> Option<(String, i64)> {
 }
 
 /// `Hilltop Relay is 3.2 km NE of my node and 1.1 km W of you.` (or what of it is known).
-pub fn distance_line(s: &Seen<'_>, f: &Frame) -> String {
+pub(crate) fn distance_line(s: &Seen<'_>, f: &Frame) -> String {
     let who = name(s.names(), s.id);
     if !f.positions {
         return format!("{who}: distance unknown (this bot does not tell positions).");
@@ -193,7 +193,7 @@ pub fn distance_line(s: &Seen<'_>, f: &Frame) -> String {
 
 /// The lines about one node: how it was heard, then each reading asked for (`readings`
 /// empty: every reading it has, and its distance when known).
-pub fn node_lines(s: &Seen<'_>, readings: &[Reading], f: &Frame) -> Vec<String> {
+pub(crate) fn node_lines(s: &Seen<'_>, readings: &[Reading], f: &Frame) -> Vec<String> {
     let who = name(s.names(), s.id);
     let radio = readings.is_empty()
         || readings
@@ -263,7 +263,7 @@ fn list_item(s: &Seen<'_>, f: &Frame) -> String {
 const LISTED: usize = 8;
 
 /// Who is around: the nodes heard in the last hour, newest first.
-pub fn around(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
+pub(crate) fn around(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
     let mut heard: Vec<&Seen<'_>> = nodes
         .iter()
         .filter(|s| s.node.last_heard.is_some())
@@ -304,7 +304,7 @@ pub fn around(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
 
 /// The nodes nearest to the asker (or, without the asker's position, to our node); `nodes`
 /// without the asker.
-pub fn nearest(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
+pub(crate) fn nearest(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
     if !f.positions {
         return vec!["Nearest nodes: unknown (this bot does not tell positions).".to_string()];
     }

@@ -14,10 +14,10 @@ const COMPASS: [&str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
 const KM_PER_MILE: f64 = 1.609_344;
 
 /// Closer than this, a direction means nothing (GPS noise).
-pub const NEAR_KM: f64 = 0.1;
+pub(crate) const NEAR_KM: f64 = 0.1;
 
 /// Great-circle distance (haversine) in km.
-pub fn distance_km(a: GeoPoint, b: GeoPoint) -> f64 {
+pub(crate) fn distance_km(a: GeoPoint, b: GeoPoint) -> f64 {
     let (p1, p2) = (a.lat.to_radians(), b.lat.to_radians());
     let dp = p2 - p1;
     let dl = (b.lon - a.lon).to_radians();
@@ -26,7 +26,7 @@ pub fn distance_km(a: GeoPoint, b: GeoPoint) -> f64 {
 }
 
 /// Initial bearing from `a` to `b` in degrees clockwise from north, 0..360.
-pub fn bearing_deg(a: GeoPoint, b: GeoPoint) -> f64 {
+pub(crate) fn bearing_deg(a: GeoPoint, b: GeoPoint) -> f64 {
     let (p1, p2) = (a.lat.to_radians(), b.lat.to_radians());
     let dl = (b.lon - a.lon).to_radians();
     let y = dl.sin() * p2.cos();
@@ -35,14 +35,14 @@ pub fn bearing_deg(a: GeoPoint, b: GeoPoint) -> f64 {
 }
 
 /// The nearest of the 8 compass points.
-pub fn compass(bearing: f64) -> &'static str {
+pub(crate) fn compass(bearing: f64) -> &'static str {
     let i = ((bearing.rem_euclid(360.0) + 22.5) / 45.0) as usize % 8;
     COMPASS[i]
 }
 
 /// The units lengths, temperatures and pressures are said in (`[mesh] units`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Units {
+pub(crate) enum Units {
     /// km and m, °C, hPa, km/h.
     #[default]
     Metric,
@@ -52,7 +52,7 @@ pub enum Units {
 
 /// How finely a length is said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fineness {
+pub(crate) enum Fineness {
     /// 10 m (or 50 ft) steps below a km (a mile), a decimal below 100.
     Fine,
     /// An uncertain position: 100 m (500 ft) steps, no decimal.
@@ -60,7 +60,7 @@ pub enum Fineness {
 }
 
 /// `680 m`, `12.3 km`, `344 km`; in imperial `900 ft`, `7.6 mi`.
-pub fn length(km: f64, units: Units, fineness: Fineness) -> String {
+pub(crate) fn length(km: f64, units: Units, fineness: Fineness) -> String {
     let (big, unit, small_per_big, small_unit, steps) = match units {
         Units::Metric => (km, "km", 1000.0, "m", (10.0, 100.0)),
         Units::Imperial => (km / KM_PER_MILE, "mi", 5280.0, "ft", (50.0, 500.0)),
@@ -81,7 +81,7 @@ pub fn length(km: f64, units: Units, fineness: Fineness) -> String {
 
 /// Where `to` is seen from `from`: `3.2 km NE`, `about 12 km NE` (a reduced-precision
 /// position), `within about 6 km` (the direction lost in it), `under 100 m away`.
-pub fn whereabouts(from: GeoPoint, to: GeoPoint, units: Units) -> String {
+pub(crate) fn whereabouts(from: GeoPoint, to: GeoPoint, units: Units) -> String {
     let km = distance_km(from, to);
     let uncertainty = from.uncertainty_km.max(0.0) + to.uncertainty_km.max(0.0);
     if uncertainty > 0.0 {

@@ -12,7 +12,7 @@ use crate::radio::{GeoPoint, NodeNames};
 
 /// A node hidden by the operator.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hidden {
+pub(crate) enum Hidden {
     /// By its number (`!a1b2c3d4`).
     Node(NodeId),
     /// By its long or short name, folded (case and diacritics ignored).
@@ -47,11 +47,11 @@ impl Hidden {
 
 /// A node as the lens lets it be described.
 #[derive(Debug, Clone, Copy)]
-pub struct Seen<'a> {
-    pub id: NodeId,
-    pub node: &'a NodeView,
+pub(crate) struct Seen<'a> {
+    pub(crate) id: NodeId,
+    pub(crate) node: &'a NodeView,
     /// Its position, when it shared one and positions are on.
-    pub position: Option<Heard<GeoPoint>>,
+    pub(crate) position: Option<Heard<GeoPoint>>,
 }
 
 impl Seen<'_> {
@@ -63,7 +63,7 @@ impl Seen<'_> {
 
 /// The lens over one view.
 #[derive(Debug, Clone, Copy)]
-pub struct Lens<'a> {
+pub(crate) struct Lens<'a> {
     cfg: &'a MeshConfig,
     view: &'a MeshView,
 }
@@ -92,7 +92,7 @@ impl<'a> Lens<'a> {
     /// first time heard, then its number): where two nodes have one name, the matcher takes
     /// the one known by it longest (issue 39: three clones of "Hilltop Relay" pushed the real
     /// one out of the facts).
-    pub fn nodes(&self) -> Vec<Seen<'a>> {
+    pub(crate) fn nodes(&self) -> Vec<Seen<'a>> {
         let me = self.view.me();
         let mut nodes: Vec<Seen<'a>> = self
             .view
@@ -111,13 +111,14 @@ impl<'a> Lens<'a> {
     }
 
     /// Where our node is, when it may be said.
-    pub fn our_position(&self) -> Option<GeoPoint> {
+    pub(crate) fn our_position(&self) -> Option<GeoPoint> {
         let me = self.view.me()?;
         self.node(me)?.position.map(|p| p.value)
     }
 
     /// How many nodes the view holds that may be described, ours excluded.
-    pub fn count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> usize {
         self.nodes().len()
     }
 }

@@ -44,7 +44,7 @@ fn fits(text: &str, max_chars: usize, max_bytes: usize) -> bool {
 
 /// The nodes heard in the last hour at `now`, newest first, as many as fit one packet
 /// (`max_chars`, `max_bytes`), with how many more there are.
-pub fn heard(
+pub(crate) fn heard(
     view: &MeshView,
     cfg: &MeshConfig,
     now: i64,

@@ -30,12 +30,12 @@ use crate::radio::{GeoPoint, MeshView, NodeNames};
 use crate::text::{cap, one_line};
 
 use texts::{Texts, texts};
-pub use words::Field;
+pub(crate) use words::Field;
 use words::Words;
 
 /// What a message asks that the daemon answers itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// One field of one node; `low`: a battery question that asks whether it is low.
     Field {
         node: NodeId,
@@ -107,7 +107,7 @@ impl Message<'_> {
 
 /// What `message` asks among `nodes` (the nodes the lens lets be described) that the daemon
 /// answers itself; `None` when the model should answer it.
-pub fn decide<'a>(
+pub(crate) fn decide<'a>(
     message: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
 ) -> Option<Lookup> {
@@ -156,7 +156,7 @@ pub fn decide<'a>(
 
 /// The daemon's own answer to `message` from `asker` at `now` (Unix seconds), in `lang`;
 /// `None` when it is not a lookup it is sure of (or `[mesh]` is off).
-pub fn answer(
+pub(crate) fn answer(
     view: &MeshView,
     cfg: &MeshConfig,
     message: &str,
@@ -202,7 +202,7 @@ pub fn answer(
 /// `!nodes NAME`: the node named loosely by `name`, for `asker` at `now`, in `lang` — how far
 /// and when it was heard, the readings it sent with their ages, where it is when that may be
 /// told — or that no node by that name is in the list. Through the lens like every lookup.
-pub fn card(
+pub(crate) fn card(
     view: &MeshView,
     cfg: &MeshConfig,
     name: &str,

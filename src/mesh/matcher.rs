@@ -22,7 +22,7 @@ use words::{All, Entries, all};
 
 /// What the message asks about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Topic {
+pub(crate) enum Topic {
     /// These nodes (best match first).
     Nodes(Vec<NodeId>),
     /// A node, but none the view holds.
@@ -37,7 +37,7 @@ pub enum Topic {
 
 /// A reading a message asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Reading {
+pub(crate) enum Reading {
     LastHeard,
     Battery,
     Voltage,
@@ -53,19 +53,19 @@ pub enum Reading {
 
 /// What a message asks of the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Asked {
-    pub topic: Topic,
+pub(crate) struct Asked {
+    pub(crate) topic: Topic,
     /// The readings it names, in [`Reading`]'s order; empty: all of them.
-    pub readings: Vec<Reading>,
+    pub(crate) readings: Vec<Reading>,
     /// It is about the asker: "from me", "to me", "am I".
-    pub about_me: bool,
+    pub(crate) about_me: bool,
     /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
     /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
-    pub surely_a_node: bool,
+    pub(crate) surely_a_node: bool,
 }
 
 /// The words of a folded text: letters and digits; a possessive `'s` is dropped.
-pub fn words(folded: &str) -> Vec<&str> {
+pub(crate) fn words(folded: &str) -> Vec<&str> {
     folded
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\''))
@@ -78,7 +78,7 @@ pub fn words(folded: &str) -> Vec<&str> {
 /// last one standing for any word it starts when `entry` ends with `*`, and the message's end
 /// when it ends with ` $` (the caller puts `$` after the message's last word). For word
 /// tables written as data, one entry a line.
-pub fn holds_entry(message: &[&str], entry: &str) -> bool {
+pub(crate) fn holds_entry(message: &[&str], entry: &str) -> bool {
     let (entry, prefix) = match entry.strip_suffix('*') {
         Some(e) => (e, true),
         None => (entry, false),
@@ -183,7 +183,7 @@ fn score(original: &str, message: &[&str], names: &NodeNames, cue: bool) -> u32 
 
 /// The nodes `name` names (a command's argument: a short name in lowercase counts), best
 /// first.
-pub fn named<'a>(
+pub(crate) fn named<'a>(
     name: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
 ) -> Vec<NodeId> {
@@ -260,7 +260,7 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
 
 /// Whether the folded `word`, capitalised, still names no node: the kit and the protocols
 /// people ask about ("LoRa", "MQTT"), in any language's table.
-pub fn not_a_name(word: &str) -> bool {
+pub(crate) fn not_a_name(word: &str) -> bool {
     all().not_names.holds(word)
 }
 
@@ -268,7 +268,7 @@ pub fn not_a_name(word: &str) -> bool {
 /// (`mesh::lens`: the one known longest first), and of several with one long name only the
 /// first: a clone of a node's name never stands beside it or in its place (`cue`: it asks
 /// about a node or a reading, so a short name written in lowercase counts too).
-pub fn scored<'a>(
+pub(crate) fn scored<'a>(
     message: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
     cue: bool,
@@ -326,7 +326,7 @@ impl<'a> Said<'a> {
 
 /// What `message` asks of the mesh, among `nodes` (the nodes the lens lets be described,
 /// with their names) and with `asker` the sender; `None` when it is not about the mesh.
-pub fn ask<'a>(
+pub(crate) fn ask<'a>(
     message: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
     asker: NodeId,

@@ -12,17 +12,17 @@
 //! broadcast), a node the operator hides, and with `[mesh] positions = false` any position or
 //! distance. A channel mention gets the same public facts as a DM.
 
-pub mod facts;
-pub mod geo;
-pub mod lens;
-pub mod listing;
-pub mod lookup;
-pub mod matcher;
-pub mod watch;
+pub(crate) mod facts;
+pub(crate) mod geo;
+pub(crate) mod lens;
+pub(crate) mod listing;
+pub(crate) mod lookup;
+pub(crate) mod matcher;
+pub(crate) mod watch;
 
-pub use geo::Units;
-pub use lens::{Hidden, Lens};
-pub use matcher::{Asked, Reading, Topic};
+pub(crate) use geo::Units;
+pub(crate) use lens::{Hidden, Lens};
+pub(crate) use matcher::{Asked, Topic};
 
 use crate::lang::{Lang, Part, part};
 use crate::node::NodeId;
@@ -38,19 +38,19 @@ node or a reading is unknown, say you do not know it.";
 
 /// `[mesh]`: what the bot tells about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MeshConfig {
+pub(crate) struct MeshConfig {
     /// Mesh facts in the turns, and `!nodes`/`!node`.
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Lengths, temperatures and pressures in these units.
-    pub units: Units,
+    pub(crate) units: Units,
     /// Positions, distances and directions may be told.
-    pub positions: bool,
+    pub(crate) positions: bool,
     /// Nodes never described.
-    pub hidden: Vec<Hidden>,
+    pub(crate) hidden: Vec<Hidden>,
     /// A radio feeds the view; `false` in `meshai chat`, where every question about the mesh
     /// gets [`Answer::NoRadio`] (an empty view's "unknown" facts still let a small model
     /// invent a channel reading, issue 36). Not a config key.
-    pub radio: bool,
+    pub(crate) radio: bool,
 }
 
 impl Default for MeshConfig {
@@ -72,7 +72,7 @@ pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node lis
 
 /// What a turn gets for a message about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The facts, a per-turn note for the model.
     Facts(String),
     /// It asks about a node the view does not hold (or hides): the daemon replies
@@ -89,7 +89,7 @@ pub enum Answer {
 /// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
 /// lookup it is sure of or a node it does not know, else the facts; `None` when it does not
 /// ask about the mesh.
-pub fn answer(
+pub(crate) fn answer(
     view: &MeshView,
     cfg: &MeshConfig,
     message: &str,
@@ -114,7 +114,8 @@ pub fn answer(
 
 /// The per-turn note for `message` from `asker` at `now` (Unix seconds), or `None` when it
 /// does not ask about the mesh (or `[mesh]` is off).
-pub fn note(
+#[cfg(test)]
+pub(crate) fn note(
     view: &MeshView,
     cfg: &MeshConfig,
     message: &str,

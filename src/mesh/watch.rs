@@ -10,14 +10,14 @@ use crate::mesh::Units;
 use crate::radio::view::NodeView;
 
 /// How long a node must have been silent before hearing it again is "back".
-pub const BACK_AFTER_SECS: i64 = 3600;
+pub(crate) const BACK_AFTER_SECS: i64 = 3600;
 /// The shortest and longest `quiet` a watch takes.
-pub const QUIET_MIN_SECS: i64 = 10 * 60;
-pub const QUIET_MAX_SECS: i64 = 30 * 86_400;
+pub(crate) const QUIET_MIN_SECS: i64 = 10 * 60;
+pub(crate) const QUIET_MAX_SECS: i64 = 30 * 86_400;
 
 /// A reading a watch compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     /// Percent.
     Battery,
     /// °C, or °F with imperial units.
@@ -102,7 +102,7 @@ impl Metric {
 
 /// What a watch waits for.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Condition {
+pub(crate) enum Condition {
     /// Not heard for at least this many seconds.
     Quiet(i64),
     /// Heard again after [`BACK_AFTER_SECS`] or more of silence.
@@ -156,7 +156,7 @@ impl Condition {
 
     /// Whether it holds for `node` at `now`; `None`: the view cannot say (never heard, no
     /// such reading).
-    pub fn holds(&self, node: Option<&NodeView>, now: i64, units: Units) -> Option<bool> {
+    pub(crate) fn holds(&self, node: Option<&NodeView>, now: i64, units: Units) -> Option<bool> {
         let node = node?;
         match *self {
             Condition::Quiet(secs) => node.last_heard.map(|l| now - l >= secs),
@@ -169,7 +169,7 @@ impl Condition {
     }
 
     /// What the owner is told it saw, e.g. `battery 12 % (below 20)`, `quiet for 2h`.
-    pub fn seen(&self, node: &NodeView, now: i64, units: Units) -> String {
+    pub(crate) fn seen(&self, node: &NodeView, now: i64, units: Units) -> String {
         match *self {
             Condition::Quiet(_) => {
                 let since = node.last_heard.map_or(0, |l| now - l);
@@ -257,16 +257,16 @@ fn number(v: f32) -> String {
 
 /// What one look at a watch does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Look {
+pub(crate) struct Look {
     /// The owner is told now.
-    pub tell: bool,
+    pub(crate) tell: bool,
     /// Whether it holds, as kept for the next look.
-    pub held: bool,
+    pub(crate) held: bool,
 }
 
 /// A look at a watch that `held` at the last one and `now` holds as said: its owner is told
 /// when it became true; an unknown keeps what was kept.
-pub fn look(held: bool, now: Option<bool>) -> Look {
+pub(crate) fn look(held: bool, now: Option<bool>) -> Look {
     match now {
         Some(true) => Look {
             tell: !held,

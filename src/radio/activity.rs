@@ -61,7 +61,7 @@ impl LinkActivity {
         self.mesh_nodes.store(n, Ordering::Relaxed);
     }
 
-    pub fn snapshot(&self) -> ActivitySnapshot {
+    pub(crate) fn snapshot(&self) -> ActivitySnapshot {
         let time = |a: &AtomicI64| Some(a.load(Ordering::Relaxed)).filter(|&t| t > 0);
         ActivitySnapshot {
             last_frame: time(&self.last_frame),

@@ -8,12 +8,12 @@
 use std::time::{Duration, Instant};
 
 /// How long a link must stay ready before the backoff starts over.
-pub const STABLE_AFTER: Duration = Duration::from_secs(60);
+pub(crate) const STABLE_AFTER: Duration = Duration::from_secs(60);
 /// The jitter range: each delay is scaled by a factor in `1 ± JITTER`.
-pub const JITTER: f64 = 0.2;
+pub(crate) const JITTER: f64 = 0.2;
 
 #[derive(Debug, Clone)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     min: Duration,
     max: Duration,
     /// The delay before jitter for the next failure; doubles after each one, up to `max`.
@@ -34,19 +34,19 @@ impl Backoff {
     }
 
     /// The link is ready; if it stays so for `STABLE_AFTER`, the next failure starts over.
-    pub fn on_ready(&mut self, now: Instant) {
+    pub(crate) fn on_ready(&mut self, now: Instant) {
         self.ready_since = Some(now);
     }
 
     /// Starts over from the minimum delay (after a reboot, which is not the link's fault).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.next = self.min;
         self.ready_since = None;
     }
 
     /// The delay before the next attempt. `jitter` in `[-1, 1]` (clamped) scales the delay
     /// by `1 + jitter * JITTER`; the result never exceeds `max`.
-    pub fn next_delay(&mut self, now: Instant, jitter: f64) -> Duration {
+    pub(crate) fn next_delay(&mut self, now: Instant, jitter: f64) -> Duration {
         if let Some(since) = self.ready_since.take() {
             if now.saturating_duration_since(since) >= STABLE_AFTER {
                 self.next = self.min;
@@ -59,7 +59,7 @@ impl Backoff {
     }
 
     /// [`Backoff::next_delay`] with a random jitter.
-    pub fn next_delay_random<R: rand::Rng + ?Sized>(
+    pub(crate) fn next_delay_random<R: rand::Rng + ?Sized>(
         &mut self,
         now: Instant,
         rng: &mut R,

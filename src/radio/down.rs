@@ -46,7 +46,7 @@ pub enum DownReason {
 
 impl DownReason {
     /// The I/O error kind behind a failed open, read or write.
-    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+    pub(crate) fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
             DownReason::Connect { kind, .. } | DownReason::Write { kind, .. } => Some(*kind),
             DownReason::Read { kind, .. } => *kind,

@@ -14,21 +14,21 @@
 use meshtastic::protobufs::{MeshPacket, mesh_packet};
 
 /// The most hops a packet can be sent with (the firmware's `HOP_MAX`).
-pub const HOP_MAX: u32 = 7;
+pub(crate) const HOP_MAX: u32 = 7;
 
 /// A received packet's hop fields, as they came: what the reply rule reads. The default is
 /// a packet whose hops are unknown (answered at our node's limit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HopFields {
-    pub hop_start: u32,
-    pub hop_limit: u32,
+    pub(crate) hop_start: u32,
+    pub(crate) hop_limit: u32,
     /// Its `Data.bitfield` was set (senders since 2.5 always set it): then `hop_start` 0
     /// means a zero-hop packet, not a sender too old to fill it in.
-    pub bitfield: bool,
+    pub(crate) bitfield: bool,
 }
 
 impl HopFields {
-    pub fn of(p: &MeshPacket) -> HopFields {
+    pub(crate) fn of(p: &MeshPacket) -> HopFields {
         let bitfield = matches!(
             &p.payload_variant,
             Some(mesh_packet::PayloadVariant::Decoded(d)) if d.bitfield.is_some()
@@ -43,7 +43,7 @@ impl HopFields {
     /// The fields of a packet that came `hops` hops, for a message to a node that asked
     /// nothing (a `!tell` delivery): it goes as far as an answer to that node would, and
     /// never at zero hops (it waits for an ACK).
-    pub fn away(hops: u32) -> HopFields {
+    pub(crate) fn away(hops: u32) -> HopFields {
         HopFields {
             hop_start: HOP_MAX,
             hop_limit: HOP_MAX.saturating_sub(hops),
@@ -52,7 +52,7 @@ impl HopFields {
     }
 
     /// The hops the packet used (`getHopsAway`), when they can be told.
-    pub fn used(&self) -> Option<u32> {
+    pub(crate) fn used(&self) -> Option<u32> {
         if self.hop_start == 0 && !self.bitfield {
             return None;
         }
@@ -62,7 +62,7 @@ impl HopFields {
 
 /// The hop limit for a reply to a packet that came with `asked`, from a node whose own limit
 /// is `ours` (never 0), capped by `cap` (`[radio] reply_hops`): see the module comment.
-pub fn reply_hop_limit(asked: HopFields, ours: u32, cap: Option<u32>) -> u32 {
+pub(crate) fn reply_hop_limit(asked: HopFields, ours: u32, cap: Option<u32>) -> u32 {
     let rule = match asked.used() {
         Some(used) if used > ours => used,
         Some(_) if asked.hop_start == 0 => 0,

@@ -17,13 +17,13 @@ use crate::node::{NodeId, PublicKey};
 
 /// How long a `(from, id)` is remembered. Duplicates arrive over other hops within seconds,
 /// but our own packets have been seen echoing back ~30 minutes later (firmware #8149, #8790).
-pub const DEDUP_TTL: Duration = Duration::from_secs(2 * 3600);
+pub(crate) const DEDUP_TTL: Duration = Duration::from_secs(2 * 3600);
 /// How many `(from, id)` pairs are remembered at most; the oldest go first.
-pub const DEDUP_CAPACITY: usize = 10_000;
+pub(crate) const DEDUP_CAPACITY: usize = 10_000;
 
 /// Why a packet is not passed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// Encrypted with a channel key the node does not have, or no payload at all.
     NotDecoded,
     /// Not a TEXT_MESSAGE_APP packet.
@@ -45,7 +45,7 @@ pub enum SkipReason {
 
 /// What to do with a packet.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Dm(TextMessage),
     Broadcast(TextMessage),
     Skip(SkipReason),
@@ -53,7 +53,7 @@ pub enum Verdict {
 
 /// Remembers recently accepted `(from, id)` pairs for `ttl`, at most `capacity` of them.
 #[derive(Debug)]
-pub struct DedupCache {
+pub(crate) struct DedupCache {
     ttl: Duration,
     capacity: usize,
     /// When each pair was first accepted.
@@ -73,7 +73,7 @@ impl DedupCache {
     }
 
     /// Records `key` and returns `true` if it is new (not seen within the TTL).
-    pub fn insert(&mut self, key: (u32, u32), now: Instant) -> bool {
+    pub(crate) fn insert(&mut self, key: (u32, u32), now: Instant) -> bool {
         while let Some(&(old, at)) = self.order.front() {
             if now.saturating_duration_since(at) < self.ttl {
                 break;
@@ -94,18 +94,15 @@ impl DedupCache {
         true
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.seen.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
     }
 }
 
 /// The DM filter: our node number (known after each handshake) plus the dedup memory.
 #[derive(Debug)]
-pub struct DmFilter {
+pub(crate) struct DmFilter {
     me: Option<NodeId>,
     dedup: DedupCache,
 }
@@ -121,19 +118,19 @@ impl DmFilter {
         Self::with_cache(DedupCache::new(DEDUP_TTL, DEDUP_CAPACITY))
     }
 
-    pub fn with_cache(dedup: DedupCache) -> Self {
+    pub(crate) fn with_cache(dedup: DedupCache) -> Self {
         DmFilter { me: None, dedup }
     }
 
     /// Sets our node number; called after every handshake (it could change if the daemon
     /// is pointed at another node).
-    pub fn set_local(&mut self, me: NodeId) {
+    pub(crate) fn set_local(&mut self, me: NodeId) {
         self.me = Some(me);
     }
 
     /// Decides what `p` is. Only packets that would be passed on are remembered for dedup,
     /// so skipped traffic does not fill the cache.
-    pub fn accept(
+    pub(crate) fn accept(
         &mut self,
         p: &MeshPacket,
         signed: bool,

@@ -23,22 +23,22 @@
 //! - `down`: why the link went down ([`DownReason`]), typed for the advice, shown as text.
 //! - `outbox`: the paced, ACK-driven send queue (a sans-IO core plus its task).
 
-pub mod activity;
-pub mod backoff;
-pub mod codec;
-pub mod down;
-pub mod hops;
-pub mod inbound;
-pub mod link;
+pub(crate) mod activity;
+pub(crate) mod backoff;
+pub(crate) mod codec;
+pub(crate) mod down;
+pub(crate) mod hops;
+pub(crate) mod inbound;
+pub(crate) mod link;
 mod node_status;
 pub mod outbox;
-pub mod packet;
-pub mod session;
-pub mod takeover;
-pub mod telemetry;
+pub(crate) mod packet;
+pub(crate) mod session;
+pub(crate) mod takeover;
+pub(crate) mod telemetry;
 pub mod time_on_air;
-pub mod transport;
-pub mod view;
+pub(crate) mod transport;
+pub(crate) mod view;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -47,7 +47,7 @@ use crate::node::{NodeId, PublicKey};
 
 pub use activity::{ActivitySnapshot, LinkActivity};
 pub use down::DownReason;
-pub use hops::HopFields;
+pub(crate) use hops::HopFields;
 pub use link::Radio;
 pub(crate) use node_status::MAX_BYTES as NODE_STATUS_MAX_BYTES;
 pub use outbox::{OutboxClosed, OutboxHandle, ReplyStream, StreamMsg};
@@ -57,32 +57,32 @@ pub use view::MeshView;
 /// Everything the radio link needs to know, already validated.
 #[derive(Debug, Clone)]
 pub struct RadioConfig {
-    pub transport: Transport,
+    pub(crate) transport: Transport,
     /// Minimum time between any two texts handed to the node (firmware ≥ 2.7 refuses < 2 s).
     pub send_gap: Duration,
     /// How long a sent part waits for its ACK/NAK before it counts as lost.
     pub ack_timeout: Duration,
     /// How long the handshake may take before the link is dropped and retried.
-    pub handshake_timeout: Duration,
+    pub(crate) handshake_timeout: Duration,
     /// Interval between keep-alive heartbeats; the node ends an idle session after 15 minutes.
-    pub heartbeat_interval: Duration,
+    pub(crate) heartbeat_interval: Duration,
     /// After this long without any frame from the node, probe with a heartbeat; if the probe
     /// also goes unanswered, reconnect.
-    pub silence_timeout: Duration,
+    pub(crate) silence_timeout: Duration,
     /// How long sending pauses after a DUTY_CYCLE_LIMIT NAK.
-    pub duty_cycle_pause: Duration,
+    pub(crate) duty_cycle_pause: Duration,
     /// First reconnect delay; doubles up to `reconnect_max` (with jitter).
-    pub reconnect_min: Duration,
-    pub reconnect_max: Duration,
+    pub(crate) reconnect_min: Duration,
+    pub(crate) reconnect_max: Duration,
     /// Over TCP: when another client keeps taking the node's one API slot, wait long before
     /// taking it back (`takeover`). False: always reconnect at once (the node is ours alone).
     pub yield_to_other_clients: bool,
     /// `[radio] reply_hops`: no reply goes further than this, whatever the rule
     /// ([`hops::reply_hop_limit`]) gives; `None`: the rule alone.
-    pub reply_hops: Option<u32>,
+    pub(crate) reply_hops: Option<u32>,
     /// `[radio] node_status`: the status message the node broadcasts (firmware 2.8), kept
     /// equal to this at each handshake ("" clears it); `None`: the node's own is left alone.
-    pub node_status: Option<String>,
+    pub(crate) node_status: Option<String>,
 }
 
 impl RadioConfig {
@@ -116,33 +116,33 @@ pub struct NodeNames {
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GeoPoint {
     /// Degrees north, -90..=90.
-    pub lat: f64,
+    pub(crate) lat: f64,
     /// Degrees east, -180..=180.
-    pub lon: f64,
+    pub(crate) lon: f64,
     /// How far off the point may be, in km: 0 for a full-precision position, more when the
     /// sender shares a reduced one (`precision_bits` < 32, e.g. ~2.9 km at 13 bits).
-    pub uncertainty_km: f64,
+    pub(crate) uncertainty_km: f64,
 }
 
 /// What the handshake learned about the node we are attached to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalNode {
     pub num: NodeId,
-    pub names: NodeNames,
-    pub firmware_version: String,
+    pub(crate) names: NodeNames,
+    pub(crate) firmware_version: String,
     /// `lora.hop_limit` from the node's config; never 0 (defaults to 3 when unset).
-    pub hop_limit: u32,
+    pub(crate) hop_limit: u32,
     /// Channel names by index (index 0 is the primary); empty name = default channel.
-    pub channels: Vec<(u32, String)>,
+    pub(crate) channels: Vec<(u32, String)>,
     /// How many nodes the node DB held after the handshake.
-    pub known_nodes: usize,
+    pub(crate) known_nodes: usize,
     /// `my_info.reboot_count`: grows with every boot on ESP32 firmware; 0 where the
     /// firmware does not count (nRF52, RP2040), so only a change between two non-zero
     /// values means anything.
-    pub reboot_count: u32,
+    pub(crate) reboot_count: u32,
     /// Our own `User.is_licensed` (licensed, ham, mode): the node then never uses PKI, in
     /// either direction, so no DM can be proven (PROTOCOL.md, "Firmware 2.7.14 – 2.8").
-    pub licensed: bool,
+    pub(crate) licensed: bool,
 }
 
 /// The link's state, published on a `watch` channel. Each change is logged once by the link.
@@ -177,15 +177,15 @@ impl LinkState {
 pub struct ChannelMetrics {
     /// Share of the last minute the node heard the channel busy: its own sending, everything
     /// it received and noise (`channelUtilizationPercent()`), 0–100.
-    pub channel_utilization: f32,
+    pub(crate) channel_utilization: f32,
     /// Share of the last hour our node spent sending (`utilizationTXPercent()`), 0–100;
     /// `None` when the node did not report it.
-    pub air_util_tx: Option<f32>,
+    pub(crate) air_util_tx: Option<f32>,
 }
 
 /// Where a reading came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadingSource {
+pub(crate) enum ReadingSource {
     /// Our node's own node info at the handshake (as fresh as the node's last telemetry tick).
     Handshake,
     /// A TELEMETRY_APP `device_metrics` packet from our node (every ~60 s).
@@ -196,24 +196,24 @@ pub enum ReadingSource {
 
 /// The latest channel numbers and when they arrived.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ChannelReading {
-    pub metrics: ChannelMetrics,
+pub(crate) struct ChannelReading {
+    pub(crate) metrics: ChannelMetrics,
     /// When the link read them (tokio's clock, so paused-time tests age them too).
-    pub at: Instant,
-    pub source: ReadingSource,
+    pub(crate) at: Instant,
+    pub(crate) source: ReadingSource,
 }
 
 /// The node's LoRa region and the duty-cycle limit the firmware enforces there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoraRegion {
+pub(crate) struct LoraRegion {
     /// The region as the apps name it (`EU_868`, `US`, `UNSET`); `unknown` for a code this
     /// build does not know.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Percent of any hour the node may send: `None` where the region has no limit, or the
     /// node's `override_duty_cycle` lifts it.
-    pub duty_cycle: Option<u8>,
+    pub(crate) duty_cycle: Option<u8>,
     /// The node's `lora.override_duty_cycle`: the firmware ignores the region's limit.
-    pub overridden: bool,
+    pub(crate) overridden: bool,
 }
 
 /// The radio channel as the link last heard of it, published on a `watch` channel.
@@ -221,12 +221,12 @@ pub struct LoraRegion {
 pub struct ChannelState {
     /// The latest reading of our own node; `None` until the first one (the node sends its
     /// first telemetry ≥ 30 s after booting).
-    pub reading: Option<ChannelReading>,
+    pub(crate) reading: Option<ChannelReading>,
     /// From the last handshake; `None` before the first.
-    pub region: Option<LoraRegion>,
+    pub(crate) region: Option<LoraRegion>,
     /// Grows by one with each reading, so a watcher can tell a new reading from a region
     /// update.
-    pub readings: u64,
+    pub(crate) readings: u64,
 }
 
 /// A text message that passed the filter.
@@ -352,7 +352,7 @@ pub struct ReplyReport {
 
 /// What the link passes to the outbox: the node's answers to what the outbox sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LinkEvent {
+pub(crate) enum LinkEvent {
     /// `FromRadio.queueStatus`: sent after each `ToRadio.packet` (and, since ~2.7.5, heartbeat).
     QueueStatus {
         res: i32,
@@ -372,7 +372,7 @@ pub enum LinkEvent {
 
 /// What the outbox asks the link to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outgoing {
+pub(crate) enum Outgoing {
     Text(OutgoingText),
     /// A heartbeat (nonce 0): answered with a `queueStatus` by firmware ≥ ~2.7.5.
     Probe,
@@ -383,27 +383,27 @@ pub enum Outgoing {
 
 /// A key our node lost, handed back: the link adds the node's names from the view.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutgoingContact {
-    pub node: NodeId,
-    pub key: PublicKey,
+pub(crate) struct OutgoingContact {
+    pub(crate) node: NodeId,
+    pub(crate) key: PublicKey,
     /// The link generation this was decided for; the link drops writes from an older one.
-    pub generation: u64,
+    pub(crate) generation: u64,
 }
 
 /// One text packet, fully decided by the outbox; the link only encodes and writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutgoingText {
+pub(crate) struct OutgoingText {
     /// Fresh, non-zero; a resend gets a new one.
-    pub id: u32,
-    pub to: NodeId,
-    pub channel: u32,
+    pub(crate) id: u32,
+    pub(crate) to: NodeId,
+    pub(crate) channel: u32,
     /// By [`hops::reply_hop_limit`], from `LocalNode::hop_limit`; 0 is a zero-hop packet,
     /// sent without `want_ack` (the router would reset it to the default limit otherwise).
-    pub hop_limit: u32,
-    pub text: String,
-    pub reply_id: Option<u32>,
+    pub(crate) hop_limit: u32,
+    pub(crate) text: String,
+    pub(crate) reply_id: Option<u32>,
     /// Sent with `pki_encrypted = true`: PKI or not at all (see [`ReplyRequest::pki`]).
-    pub pki: bool,
+    pub(crate) pki: bool,
     /// The link generation this was decided for; the link drops writes from an older one.
-    pub generation: u64,
+    pub(crate) generation: u64,
 }

@@ -20,7 +20,7 @@ use crate::node::NodeId;
 
 /// The longest status the firmware keeps (`StatusMessageConfig.node_status` max_size 80, with
 /// its terminating NUL).
-pub const MAX_BYTES: usize = 79;
+pub(crate) const MAX_BYTES: usize = 79;
 
 /// `FromRadio` as far as its module config goes (`moduleConfig`, 9).
 #[derive(Clone, PartialEq, prost::Message)]
@@ -52,7 +52,7 @@ struct StatusAdmin {
 
 /// The status a handshake's `FromRadio` frame `payload` reports, when it is the status
 /// message's module config (empty: none set); `None` for every other frame.
-pub fn reported(payload: &[u8]) -> Option<String> {
+pub(crate) fn reported(payload: &[u8]) -> Option<String> {
     StatusFromRadio::decode(payload)
         .ok()?
         .module_config?
@@ -62,7 +62,7 @@ pub fn reported(payload: &[u8]) -> Option<String> {
 
 /// What a handshake means for the node's status.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Nothing configured, or the node already has it.
     Keep,
     /// Write this status to the node.
@@ -73,7 +73,7 @@ pub enum Step {
 
 /// Whether to write `want` (`[radio] node_status`; `None`: leave the node's alone) to a node
 /// that reported `have` at its handshake (`None`: firmware before 2.8).
-pub fn step(want: Option<&str>, have: Option<&str>) -> Step {
+pub(crate) fn step(want: Option<&str>, have: Option<&str>) -> Step {
     match (want, have) {
         (None, _) => Step::Keep,
         (Some(_), None) => Step::Unsupported,
@@ -84,7 +84,7 @@ pub fn step(want: Option<&str>, have: Option<&str>) -> Step {
 
 /// `AdminMessage.set_module_config` with the status message `status` ("" clears it), to our
 /// own node `me`: local admin from the API client needs no session passkey.
-pub fn set_packet(me: NodeId, status: &str) -> ToRadio {
+pub(crate) fn set_packet(me: NodeId, status: &str) -> ToRadio {
     let admin = StatusAdmin {
         set_module_config: Some(StatusModuleConfig {
             statusmessage: Some(StatusMessageConfig {

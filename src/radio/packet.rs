@@ -13,11 +13,11 @@ use super::{GeoPoint, LinkEvent, NodeNames, OutgoingContact, OutgoingText};
 use crate::node::NodeId;
 
 /// The hop limit used when the node's config does not give one.
-pub const DEFAULT_HOP_LIMIT: u32 = 3;
+pub(crate) const DEFAULT_HOP_LIMIT: u32 = 3;
 
 /// `ToRadio.want_config_id`: asks the node for its config; it answers with
 /// `config_complete_id == nonce` when done.
-pub fn want_config(nonce: u32) -> ToRadio {
+pub(crate) fn want_config(nonce: u32) -> ToRadio {
     ToRadio {
         payload_variant: Some(to_radio::PayloadVariant::WantConfigId(nonce)),
     }
@@ -25,14 +25,14 @@ pub fn want_config(nonce: u32) -> ToRadio {
 
 /// `ToRadio.heartbeat` with nonce 0: keeps the API session alive. Nonce 1 would make the node
 /// broadcast our NodeInfo, so it is never used.
-pub fn heartbeat() -> ToRadio {
+pub(crate) fn heartbeat() -> ToRadio {
     ToRadio {
         payload_variant: Some(to_radio::PayloadVariant::Heartbeat(Heartbeat { nonce: 0 })),
     }
 }
 
 /// `ToRadio.disconnect`: tells the node we are leaving, so a serial session ends cleanly.
-pub fn disconnect() -> ToRadio {
+pub(crate) fn disconnect() -> ToRadio {
     ToRadio {
         payload_variant: Some(to_radio::PayloadVariant::Disconnect(true)),
     }
@@ -42,7 +42,7 @@ pub fn disconnect() -> ToRadio {
 /// at RELIABLE priority, with an ACK requested unless it goes zero-hop (a zero-hop send
 /// with `want_ack` is reset to the default limit by the router); `pki_encrypted` forbids the
 /// node to fall back to the channel key.
-pub fn text_packet(t: &OutgoingText) -> ToRadio {
+pub(crate) fn text_packet(t: &OutgoingText) -> ToRadio {
     let hop_limit = t.hop_limit;
     let data = Data {
         portnum: PortNum::TextMessageApp as i32,
@@ -71,7 +71,7 @@ pub fn text_packet(t: &OutgoingText) -> ToRadio {
 /// `names` and `hardware` (`hw_model`, `role`) the view holds for it, or the app's default
 /// names. Local admin from the client needs no session passkey; neither ignored nor marked
 /// verified.
-pub fn contact_packet(
+pub(crate) fn contact_packet(
     me: NodeId,
     c: &OutgoingContact,
     names: Option<&NodeNames>,
@@ -103,7 +103,7 @@ pub fn contact_packet(
 
 /// An encoded `AdminMessage` to our own node `me` (ADMIN_APP, no ACK asked): local admin
 /// from the API client, which needs no session passkey.
-pub fn local_admin(me: NodeId, admin: Vec<u8>) -> ToRadio {
+pub(crate) fn local_admin(me: NodeId, admin: Vec<u8>) -> ToRadio {
     let packet = MeshPacket {
         to: me.0,
         priority: mesh_packet::Priority::Reliable as i32,
@@ -120,12 +120,12 @@ pub fn local_admin(me: NodeId, admin: Vec<u8>) -> ToRadio {
 }
 
 /// Serialises a `ToRadio` for the frame codec.
-pub fn encode(msg: &ToRadio) -> Vec<u8> {
+pub(crate) fn encode(msg: &ToRadio) -> Vec<u8> {
     msg.encode_to_vec()
 }
 
 /// Parses one frame's payload as a `FromRadio`.
-pub fn decode_from_radio(payload: &[u8]) -> Result<FromRadio, prost::DecodeError> {
+pub(crate) fn decode_from_radio(payload: &[u8]) -> Result<FromRadio, prost::DecodeError> {
     FromRadio::decode(payload)
 }
 
@@ -149,7 +149,7 @@ struct SignedPacket {
 /// Whether the `FromRadio` frame `payload` carries a packet our node found XEdDSA-signed
 /// (firmware 2.8: a licensed node signs its plaintext DMs). False for older firmware, for
 /// anything but a packet, and for a frame that does not decode.
-pub fn xeddsa_signed(payload: &[u8]) -> bool {
+pub(crate) fn xeddsa_signed(payload: &[u8]) -> bool {
     SignedFromRadio::decode(payload)
         .ok()
         .and_then(|f| f.packet)
@@ -158,7 +158,7 @@ pub fn xeddsa_signed(payload: &[u8]) -> bool {
 
 /// The decoded payload of a packet on a given port, or `None` if it is encrypted or on
 /// another port.
-pub fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {
+pub(crate) fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {
     match &p.payload_variant {
         Some(mesh_packet::PayloadVariant::Decoded(d)) if d.portnum == port as i32 => Some(d),
         _ => None,
@@ -167,7 +167,7 @@ pub fn decoded_on(p: &MeshPacket, port: PortNum) -> Option<&Data> {
 
 /// The payload of a packet on `port`, decoded as `M`; `None` when the packet is on another
 /// port or encrypted, or its payload does not decode (logged at debug: radio bytes).
-pub fn payload_on<M: Message + Default>(p: &MeshPacket, port: PortNum) -> Option<M> {
+pub(crate) fn payload_on<M: Message + Default>(p: &MeshPacket, port: PortNum) -> Option<M> {
     let data = decoded_on(p, port)?;
     match M::decode(data.payload.as_slice()) {
         Ok(m) => Some(m),
@@ -181,7 +181,7 @@ pub fn payload_on<M: Message + Default>(p: &MeshPacket, port: PortNum) -> Option
 
 /// A ROUTING_APP packet that answers one of our packets (`request_id` set): an ACK when
 /// `error == 0`, else a NAK. Route requests/replies and undecodable payloads give `None`.
-pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
+pub(crate) fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
     let data = decoded_on(p, PortNum::RoutingApp)?;
     if data.request_id == 0 {
         return None;
@@ -201,14 +201,14 @@ pub fn routing_event(p: &MeshPacket) -> Option<LinkEvent> {
 }
 
 /// A NODEINFO_APP packet: the sender's `User`, announcing its names.
-pub fn node_info_user(p: &MeshPacket) -> Option<(NodeId, User)> {
+pub(crate) fn node_info_user(p: &MeshPacket) -> Option<(NodeId, User)> {
     let user: User = payload_on(p, PortNum::NodeinfoApp)?;
     (p.from != 0).then_some((NodeId(p.from), user))
 }
 
 /// The point a `Position` gives, or `None` when it has none: missing fields, 0/0 (how the
 /// firmware spells "no fix") or values off the globe.
-pub fn geo_point(p: &Position) -> Option<GeoPoint> {
+pub(crate) fn geo_point(p: &Position) -> Option<GeoPoint> {
     let (lat_i, lon_i) = (p.latitude_i?, p.longitude_i?);
     if lat_i == 0 && lon_i == 0 {
         return None;
@@ -235,7 +235,7 @@ fn uncertainty_km(precision_bits: u32) -> f64 {
 }
 
 /// A POSITION_APP packet: where its sender is. Packets without a usable point give `None`.
-pub fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
+pub(crate) fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
     if p.from == 0 {
         return None;
     }
@@ -245,13 +245,13 @@ pub fn position_report(p: &MeshPacket) -> Option<(NodeId, GeoPoint)> {
 
 /// When our radio heard a packet (`rx_time`, Unix seconds); `None` when the node had no
 /// time to stamp it with (0).
-pub fn rx_time(p: &MeshPacket) -> Option<i64> {
+pub(crate) fn rx_time(p: &MeshPacket) -> Option<i64> {
     (p.rx_time != 0).then_some(i64::from(p.rx_time))
 }
 
 /// The SNR of a received packet in dB; `None` when it did not come over LoRa (the firmware
 /// leaves `rx_snr` and `rx_rssi` both 0 for local, API and MQTT packets).
-pub fn rx_snr(p: &MeshPacket) -> Option<f32> {
+pub(crate) fn rx_snr(p: &MeshPacket) -> Option<f32> {
     (p.rx_snr.is_finite() && (p.rx_snr != 0.0 || p.rx_rssi != 0)).then_some(p.rx_snr)
 }
 

@@ -17,7 +17,7 @@ use crate::node::NodeId;
 const SPECIAL_NONCES: [u32; 2] = [69420, 69421];
 
 /// A random `want_config_id`: never 0 and never one of the special nonces.
-pub fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
+pub(crate) fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
     loop {
         let n: u32 = rng.random();
         if n != 0 && !SPECIAL_NONCES.contains(&n) {
@@ -28,7 +28,7 @@ pub fn new_nonce<R: rand::Rng + ?Sized>(rng: &mut R) -> u32 {
 
 /// The handshake in progress: collects what the node sends until `config_complete_id`.
 #[derive(Debug)]
-pub struct Handshake {
+pub(crate) struct Handshake {
     nonce: u32,
     /// From `my_info`; the handshake is not complete without it.
     my_num: Option<NodeId>,
@@ -67,24 +67,24 @@ impl Handshake {
     }
 
     /// The nonce sent in `want_config_id`.
-    pub fn nonce(&self) -> u32 {
+    pub(crate) fn nonce(&self) -> u32 {
         self.nonce
     }
 
     /// The node's region and its duty-cycle limit, once `config.lora` came.
-    pub fn region(&self) -> Option<LoraRegion> {
+    pub(crate) fn region(&self) -> Option<LoraRegion> {
         self.region
     }
 
     /// The channel numbers our own node info carried, when it carried a measurement.
-    pub fn own_metrics(&self) -> Option<ChannelMetrics> {
+    pub(crate) fn own_metrics(&self) -> Option<ChannelMetrics> {
         self.own_metrics
     }
 
     /// Takes one message; returns the local node and the mesh view once the node has sent
     /// `config_complete_id` with our nonce (a stale id from an earlier request is ignored)
     /// and `my_info` has been seen.
-    pub fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, MeshView)> {
+    pub(crate) fn on_message(&mut self, msg: &FromRadio) -> Option<(LocalNode, MeshView)> {
         use from_radio::PayloadVariant as V;
         match msg.payload_variant.as_ref()? {
             V::MyInfo(info) => {

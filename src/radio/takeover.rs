@@ -25,17 +25,17 @@ use std::time::{Duration, Instant};
 use super::DownReason;
 
 /// Two clean closes this close together mean another client keeps taking the node.
-pub const WINDOW: Duration = Duration::from_secs(600);
+pub(crate) const WINDOW: Duration = Duration::from_secs(600);
 /// The first wait when yielding; doubles with each further takeover.
-pub const YIELD_MIN: Duration = Duration::from_secs(60);
+pub(crate) const YIELD_MIN: Duration = Duration::from_secs(60);
 /// The longest wait when yielding.
-pub const YIELD_MAX: Duration = Duration::from_secs(600);
+pub(crate) const YIELD_MAX: Duration = Duration::from_secs(600);
 /// A link ready this long held the node: the takeover episode is over.
-pub const CALM: Duration = Duration::from_secs(600);
+pub(crate) const CALM: Duration = Duration::from_secs(600);
 
 /// What to do after a connection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retry {
+pub(crate) enum Retry {
     /// Reconnect after the usual backoff.
     Backoff,
     /// Another client keeps taking the node: wait `delay` before taking it back. `first` is
@@ -45,7 +45,7 @@ pub enum Retry {
 
 /// The takeover detector's state across connections.
 #[derive(Debug, Clone)]
-pub struct Takeover {
+pub(crate) struct Takeover {
     /// False: never yield (serial links, or `[radio] yield_to_other_clients = false`).
     enabled: bool,
     /// When the node last closed the connection cleanly.
@@ -70,12 +70,12 @@ impl Takeover {
     }
 
     /// The link is ready (handshake done).
-    pub fn on_ready(&mut self, now: Instant) {
+    pub(crate) fn on_ready(&mut self, now: Instant) {
         self.ready_since = Some(now);
     }
 
     /// A connection ended with `reason`: reconnect as usual, or yield.
-    pub fn on_end(&mut self, reason: &DownReason, now: Instant) -> Retry {
+    pub(crate) fn on_end(&mut self, reason: &DownReason, now: Instant) -> Retry {
         if let Some(since) = self.ready_since.take()
             && now.saturating_duration_since(since) >= CALM
         {

@@ -30,7 +30,7 @@ fn percent(v: f32) -> Option<f32> {
 /// (or an impossible) `channel_utilization`, or the all-zero default of a node info whose
 /// telemetry module has not ticked yet (no uptime either). An `air_util_tx` that is absent
 /// or impossible is left unknown.
-pub fn from_device_metrics(m: &DeviceMetrics) -> Option<ChannelMetrics> {
+pub(crate) fn from_device_metrics(m: &DeviceMetrics) -> Option<ChannelMetrics> {
     let channel_utilization = percent(m.channel_utilization?)?;
     let air_util_tx = m.air_util_tx.and_then(percent);
     let empty = channel_utilization == 0.0
@@ -44,7 +44,7 @@ pub fn from_device_metrics(m: &DeviceMetrics) -> Option<ChannelMetrics> {
 
 /// The channel numbers in a `LocalStats`. Its fields are plain proto3 (0 when unset): a
 /// message without an uptime is not one the firmware filled in.
-pub fn from_local_stats(s: &LocalStats) -> Option<ChannelMetrics> {
+pub(crate) fn from_local_stats(s: &LocalStats) -> Option<ChannelMetrics> {
     if s.uptime_seconds == 0 {
         return None;
     }
@@ -56,7 +56,7 @@ pub fn from_local_stats(s: &LocalStats) -> Option<ChannelMetrics> {
 
 /// How a packet claiming our own number shows that it came from outside our node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outside {
+pub(crate) enum Outside {
     /// Our radio measured it (`rx_snr` or `rx_rssi`): it was heard over LoRa.
     Heard,
     /// It came through an MQTT gateway.
@@ -73,7 +73,7 @@ pub enum Outside {
 /// copy of a reading it also broadcast: `Router::send` sets `hop_start` before the copy).
 /// Anyone can put our number in a packet's `from`; none of these can be forged from outside,
 /// as our own radio or firmware sets them on the way in.
-pub fn outside(p: &MeshPacket) -> Option<Outside> {
+pub(crate) fn outside(p: &MeshPacket) -> Option<Outside> {
     if p.rx_snr != 0.0 || p.rx_rssi != 0 {
         Some(Outside::Heard)
     } else if p.via_mqtt {
@@ -91,7 +91,7 @@ pub fn outside(p: &MeshPacket) -> Option<Outside> {
 /// it to its client (see [`outside`]); `None` for any other packet, another node's telemetry,
 /// one with our number from outside our node (logged at debug: someone forging our readings
 /// to hold our replies), other telemetry variants and undecodable payloads.
-pub fn own_telemetry(p: &MeshPacket, me: NodeId) -> Option<(ChannelMetrics, ReadingSource)> {
+pub(crate) fn own_telemetry(p: &MeshPacket, me: NodeId) -> Option<(ChannelMetrics, ReadingSource)> {
     if NodeId(p.from) != me {
         return None;
     }
@@ -134,7 +134,7 @@ fn duty_cycle(region: RegionCode) -> Option<u8> {
 
 /// The node's region from its `config.lora`, with the limit the firmware applies there
 /// (none when `override_duty_cycle` is set).
-pub fn region(lora: &LoRaConfig) -> LoraRegion {
+pub(crate) fn region(lora: &LoRaConfig) -> LoraRegion {
     let code = RegionCode::try_from(lora.region).ok();
     LoraRegion {
         name: code.map_or("unknown", |c| c.as_str_name()),

@@ -13,20 +13,20 @@ use meshtastic::Message;
 use meshtastic::protobufs::{Data, PortNum};
 
 /// The Meshtastic packet header in front of the encrypted payload, in bytes.
-pub const HEADER_BYTES: usize = 16;
+pub(crate) const HEADER_BYTES: usize = 16;
 
 /// The LoRa modem settings that decide the time on air.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Modem {
-    pub spreading_factor: u32,
-    pub bandwidth_hz: u32,
+    pub(crate) spreading_factor: u32,
+    pub(crate) bandwidth_hz: u32,
     /// The `n` of coding rate 4/(4 + n), 1 to 4.
-    pub coding_rate: u32,
-    pub preamble_symbols: u32,
+    pub(crate) coding_rate: u32,
+    pub(crate) preamble_symbols: u32,
     /// Low data rate optimisation (on for symbols of 16 ms and more).
-    pub low_data_rate: bool,
-    pub explicit_header: bool,
-    pub crc: bool,
+    pub(crate) low_data_rate: bool,
+    pub(crate) explicit_header: bool,
+    pub(crate) crc: bool,
 }
 
 impl Modem {
@@ -43,7 +43,7 @@ impl Modem {
     };
 
     /// Time on air of a LoRa frame with `payload` bytes.
-    pub fn time_on_air(&self, payload: usize) -> Duration {
+    pub(crate) fn time_on_air(&self, payload: usize) -> Duration {
         let sf = f64::from(self.spreading_factor);
         let symbol = 2f64.powf(sf) / f64::from(self.bandwidth_hz);
         let preamble = (f64::from(self.preamble_symbols) + 4.25) * symbol;
@@ -58,7 +58,7 @@ impl Modem {
 
 /// The bytes a text packet puts on air: header plus its `Data` (with `reply_id` when it
 /// answers a message, and the firmware's `bitfield`).
-pub fn text_packet_bytes(text: &str, reply_id: Option<u32>) -> usize {
+pub(crate) fn text_packet_bytes(text: &str, reply_id: Option<u32>) -> usize {
     let data = Data {
         portnum: PortNum::TextMessageApp as i32,
         payload: text.as_bytes().to_vec(),

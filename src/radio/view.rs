@@ -40,24 +40,24 @@ use super::{ChannelMetrics, GeoPoint, NodeNames};
 use crate::node::NodeId;
 
 /// How many nodes the view keeps; a busy mesh must not grow it without bound.
-pub const MAX_NODES: usize = 4096;
+pub(crate) const MAX_NODES: usize = 4096;
 
 /// How far behind our clock a packet's `rx_time` may be and the packet still count as heard
 /// live: the node's clock and ours differ a little, and a packet waits a moment in the
 /// node's queue to its client. A replay, or a packet queued while no client was attached,
 /// is older.
-pub const LIVE_WITHIN_SECS: i64 = 120;
+pub(crate) const LIVE_WITHIN_SECS: i64 = 120;
 
 /// How long a node must have been heard over (from [`NodeView::first_heard`] to its last
 /// heard) before fresh ids cannot push it out of a full view. A node broadcasts its node info
 /// every few hours and its position and telemetry every 15–60 minutes; a flood of new ids is
 /// seconds or minutes old.
-pub const SETTLED_SECS: i64 = 3600;
+pub(crate) const SETTLED_SECS: i64 = 3600;
 /// A node heard over time but silent this long (3 days) before the newest node of a full view
 /// was heard keeps no protection: it goes before fresh ids do (issue 39: a settled node never
 /// lost its place however long it was gone, so on a mesh of more than [`MAX_NODES`] real nodes
 /// new ones would push each other out before they could settle).
-pub const STALE_SECS: i64 = 3 * 86_400;
+pub(crate) const STALE_SECS: i64 = 3 * 86_400;
 
 /// Longest name kept, in characters: the firmware limits long names to ~40 bytes, so
 /// anything longer is garbage that should not reach a prompt.
@@ -66,77 +66,77 @@ const MAX_NAME_CHARS: usize = 64;
 /// A value and when it was heard, Unix seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Heard<T> {
-    pub value: T,
-    pub at: i64,
+    pub(crate) value: T,
+    pub(crate) at: i64,
 }
 
 /// A node's device metrics (TELEMETRY_APP `device_metrics`, or its node info's).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Device {
+pub(crate) struct Device {
     /// 0–100 %; 101 means on external power.
-    pub battery_level: Option<u32>,
+    pub(crate) battery_level: Option<u32>,
     /// Volts.
-    pub voltage: Option<f32>,
+    pub(crate) voltage: Option<f32>,
     /// Percent of the last minute it heard the channel busy.
-    pub channel_utilization: Option<f32>,
+    pub(crate) channel_utilization: Option<f32>,
     /// Percent of the last hour it spent sending.
-    pub air_util_tx: Option<f32>,
-    pub uptime_seconds: Option<u32>,
+    pub(crate) air_util_tx: Option<f32>,
+    pub(crate) uptime_seconds: Option<u32>,
 }
 
 /// A node's environment sensors (TELEMETRY_APP `environment_metrics`).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Environment {
+pub(crate) struct Environment {
     /// °C.
-    pub temperature: Option<f32>,
+    pub(crate) temperature: Option<f32>,
     /// Relative humidity, %.
-    pub relative_humidity: Option<f32>,
+    pub(crate) relative_humidity: Option<f32>,
     /// hPa.
-    pub barometric_pressure: Option<f32>,
+    pub(crate) barometric_pressure: Option<f32>,
     /// m/s.
-    pub wind_speed: Option<f32>,
+    pub(crate) wind_speed: Option<f32>,
     /// Degrees, clockwise from north, where the wind comes from.
-    pub wind_direction: Option<u32>,
+    pub(crate) wind_direction: Option<u32>,
     /// Lux.
-    pub lux: Option<f32>,
+    pub(crate) lux: Option<f32>,
 }
 
 /// Earlier names kept per node.
-pub const EARLIER_NAMES_MAX: usize = 4;
+pub(crate) const EARLIER_NAMES_MAX: usize = 4;
 
 /// What the view holds of one node. Kept across restarts as it serialises (`store::mesh`),
 /// without what only this run can know (heard live, the update order).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeView {
-    pub names: Option<NodeNames>,
+    pub(crate) names: Option<NodeNames>,
     /// The names it had before its current ones, oldest first, at most
     /// [`EARLIER_NAMES_MAX`]: a node the operator hid by name stays hidden after a rename
     /// broadcast (issue 39: one rename revealed it).
-    pub earlier_names: Vec<NodeNames>,
+    pub(crate) earlier_names: Vec<NodeNames>,
     /// When our node last heard it (its node info's `last_heard`, or a broadcast's
     /// `rx_time` since); never moved back.
-    pub last_heard: Option<i64>,
+    pub(crate) last_heard: Option<i64>,
     /// The earliest time it was heard at (a node info's `last_heard`, a broadcast's
     /// `rx_time`); never moved forward. How long the view has known it, for eviction and for
     /// which of two nodes with one name is the one long known by it (`mesh::lens`).
-    pub first_heard: Option<i64>,
+    pub(crate) first_heard: Option<i64>,
     /// When a broadcast of it was last heard live: handed over as our radio heard it, not
     /// replayed from the node's cache, queued while no client was attached, or told by a
     /// handshake's node info, nor kept from an earlier run. `None` until one is.
     #[serde(skip)]
-    pub heard_live: Option<i64>,
+    pub(crate) heard_live: Option<i64>,
     /// Hops between it and our node, when known.
-    pub hops_away: Option<u32>,
+    pub(crate) hops_away: Option<u32>,
     /// SNR of the last packet heard from it directly, dB.
-    pub snr: Option<f32>,
+    pub(crate) snr: Option<f32>,
     /// Its latest position, at the precision it shared.
-    pub position: Option<Heard<GeoPoint>>,
-    pub device: Option<Heard<Device>>,
-    pub environment: Option<Heard<Environment>>,
+    pub(crate) position: Option<Heard<GeoPoint>>,
+    pub(crate) device: Option<Heard<Device>>,
+    pub(crate) environment: Option<Heard<Environment>>,
     /// Its node info's `hw_model` and `role`, as given: handed back with its key when our
     /// node lost it (`packet::contact_packet`).
-    pub hardware: Option<(i32, i32)>,
+    pub(crate) hardware: Option<(i32, i32)>,
     /// Grows with every update; breaks ties between nodes heard at the same second.
     #[serde(skip)]
     seq: u64,
@@ -152,7 +152,7 @@ impl NodeView {
     }
 
     /// Heard over at least [`SETTLED_SECS`].
-    pub fn settled(&self) -> bool {
+    pub(crate) fn settled(&self) -> bool {
         matches!((self.first_heard, self.last_heard), (Some(f), Some(l)) if l - f >= SETTLED_SECS)
     }
 
@@ -211,7 +211,7 @@ impl MeshView {
     }
 
     /// A view bounded to `capacity` nodes (at least one).
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         MeshView {
             nodes: HashMap::new(),
             me: None,
@@ -222,16 +222,16 @@ impl MeshView {
     }
 
     /// Our own node's number, once a handshake said it.
-    pub fn me(&self) -> Option<NodeId> {
+    pub(crate) fn me(&self) -> Option<NodeId> {
         self.me
     }
 
-    pub fn set_me(&mut self, me: NodeId) {
+    pub(crate) fn set_me(&mut self, me: NodeId) {
         self.me = Some(me);
     }
 
     /// Our node's channel numbers, as the link read them from its own telemetry at `at`.
-    pub fn set_channel(&mut self, metrics: ChannelMetrics, at: i64) {
+    pub(crate) fn set_channel(&mut self, metrics: ChannelMetrics, at: i64) {
         self.channel = Some(Heard { value: metrics, at });
     }
 
@@ -267,12 +267,14 @@ impl MeshView {
     }
 
     /// Records a node's names.
-    pub fn insert(&mut self, num: NodeId, names: NodeNames) {
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, num: NodeId, names: NodeNames) {
         self.entry(num).rename(names);
     }
 
     /// Records a node's latest position, heard at `at`.
-    pub fn set_position(&mut self, num: NodeId, position: GeoPoint, at: i64) {
+    #[cfg(test)]
+    pub(crate) fn set_position(&mut self, num: NodeId, position: GeoPoint, at: i64) {
         self.entry(num).position = Some(Heard {
             value: position,
             at,
@@ -281,7 +283,7 @@ impl MeshView {
 
     /// Records what a handshake's node info says: names, last heard, hops, SNR, and when it
     /// has them, the position and the device metrics (as of its `last_heard`).
-    pub fn update_from_node_info(&mut self, n: &NodeInfo) {
+    pub(crate) fn update_from_node_info(&mut self, n: &NodeInfo) {
         let num = NodeId(n.num);
         let last_heard = (n.last_heard != 0).then_some(i64::from(n.last_heard));
         let at = last_heard.unwrap_or(0);
@@ -315,7 +317,7 @@ impl MeshView {
 
     /// Takes back what an earlier run kept of `num` (`store::mesh`), oldest first: it
     /// counts as neither heard live nor newer than anything already held.
-    pub fn restore(&mut self, num: NodeId, kept: NodeView) {
+    pub(crate) fn restore(&mut self, num: NodeId, kept: NodeView) {
         let e = self.entry(num);
         *e = NodeView {
             seq: e.seq,
@@ -327,7 +329,7 @@ impl MeshView {
     }
 
     /// Records the names from a `User` (a node info or a NODEINFO_APP packet).
-    pub fn update_from_user(&mut self, num: NodeId, user: &User) {
+    pub(crate) fn update_from_user(&mut self, num: NodeId, user: &User) {
         let e = self.entry(num);
         e.rename(names_of(user));
         e.hardware = Some((user.hw_model, user.role));
@@ -338,7 +340,7 @@ impl MeshView {
     /// was heard); a POSITION_APP packet gives its position, a NODEINFO_APP one its names, a
     /// TELEMETRY_APP one its readings, each unless a newer one is held. A packet to anyone
     /// but the broadcast address (a DM) changes nothing. Returns whether the view changed.
-    pub fn on_packet(&mut self, p: &MeshPacket, now: i64) -> bool {
+    pub(crate) fn on_packet(&mut self, p: &MeshPacket, now: i64) -> bool {
         if p.from == 0 {
             return false;
         }
@@ -419,7 +421,7 @@ impl MeshView {
     /// Takes in a newer handshake's view: its nodes' names, last heard, hops, SNR, position
     /// and device metrics where it has them; what it lacks (environment readings, a newer
     /// reading heard since) stays.
-    pub fn absorb(&mut self, newer: MeshView) {
+    pub(crate) fn absorb(&mut self, newer: MeshView) {
         if newer.me.is_some() {
             self.me = newer.me;
         }
@@ -449,12 +451,12 @@ impl MeshView {
         }
     }
 
-    pub fn get(&self, num: NodeId) -> Option<&NodeNames> {
+    pub(crate) fn get(&self, num: NodeId) -> Option<&NodeNames> {
         self.nodes.get(&num).and_then(|e| e.names.as_ref())
     }
 
     /// The node's latest known position.
-    pub fn position(&self, num: NodeId) -> Option<GeoPoint> {
+    pub(crate) fn position(&self, num: NodeId) -> Option<GeoPoint> {
         self.nodes
             .get(&num)
             .and_then(|e| e.position.map(|p| p.value))
@@ -466,16 +468,12 @@ impl MeshView {
     }
 
     /// Every node, in no particular order.
-    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &NodeView)> {
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = (NodeId, &NodeView)> {
         self.nodes.iter().map(|(id, n)| (*id, n))
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
     }
 }
 

@@ -26,15 +26,15 @@ const COUNTS_EVERY: Duration = Duration::from_secs(10);
 
 /// What the policy did since the daemon started.
 #[derive(Debug, Default)]
-pub struct AirtimeStats {
+pub(crate) struct AirtimeStats {
     /// Answers sent with fewer parts (after a wait or not).
-    pub shortened: AtomicU64,
+    pub(crate) shortened: AtomicU64,
     /// Replies that waited for a calmer channel.
-    pub held: AtomicU64,
+    pub(crate) held: AtomicU64,
     /// Replies waiting right now.
-    pub waiting: AtomicU64,
+    pub(crate) waiting: AtomicU64,
     /// How long replies waited in all, in milliseconds.
-    pub waited_ms: AtomicU64,
+    pub(crate) waited_ms: AtomicU64,
 }
 
 impl AirtimeStats {

@@ -28,18 +28,18 @@ use crate::text::one_line;
 
 /// What is known about one message's sender, taken from the radio's [`TextMessage`].
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Asker {
-    pub names: Option<NodeNames>,
-    pub hops: Option<u32>,
-    pub snr: Option<f32>,
+pub(crate) struct Asker {
+    pub(crate) names: Option<NodeNames>,
+    pub(crate) hops: Option<u32>,
+    pub(crate) snr: Option<f32>,
     /// The sender's position.
-    pub position: Option<GeoPoint>,
+    pub(crate) position: Option<GeoPoint>,
     /// Our own node's position.
-    pub local_position: Option<GeoPoint>,
+    pub(crate) local_position: Option<GeoPoint>,
 }
 
 impl Asker {
-    pub fn of(msg: &TextMessage) -> Asker {
+    pub(crate) fn of(msg: &TextMessage) -> Asker {
         Asker {
             names: msg.names.clone(),
             hops: msg.hops,
@@ -52,7 +52,7 @@ impl Asker {
 
 /// The node's names as heard with `msg` (long, short): unknown ones are `None`, so the store
 /// keeps names learned earlier.
-pub fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
+pub(crate) fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
     match msg.names.clone() {
         Some(n) => (Some(n.long_name), Some(n.short_name)),
         None => (None, None),
@@ -61,19 +61,19 @@ pub fn heard_names(msg: &TextMessage) -> (Option<String>, Option<String>) {
 
 /// When the message arrived, and the local time's offset from UTC then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LocalClock {
-    pub now: SystemTime,
+pub(crate) struct LocalClock {
+    pub(crate) now: SystemTime,
     /// Seconds east of UTC; 0 shows the time as UTC.
-    pub utc_offset_secs: i32,
+    pub(crate) utc_offset_secs: i32,
 }
 
 /// A message this long after the node's previous one starts a new conversation.
-pub const CONVERSATION_GAP_SECS: i64 = 10 * 60;
+pub(crate) const CONVERSATION_GAP_SECS: i64 = 10 * 60;
 
 /// Whether a message at `now` (Unix seconds) starts a conversation, the node's previous
 /// message having been stored at `last` (`None`: it has none, or a reset forgot them): then
 /// the model is told again who is asking, when, and how the message came.
-pub fn starts_conversation(last: Option<i64>, now: i64) -> bool {
+pub(crate) fn starts_conversation(last: Option<i64>, now: i64) -> bool {
     last.is_none_or(|at| now.saturating_sub(at) >= CONVERSATION_GAP_SECS)
 }
 
@@ -92,7 +92,7 @@ pub fn header(asker: &Asker, opts: &ContextConfig) -> Option<String> {
 
 /// When the message was sent, e.g. `This message was sent Mon 14:05 UTC.`, when `opts`
 /// switches the time on.
-pub fn time_note(lang: Lang, clock: LocalClock, opts: &ContextConfig) -> Option<String> {
+pub(crate) fn time_note(lang: Lang, clock: LocalClock, opts: &ContextConfig) -> Option<String> {
     opts.time.then(|| {
         let time = local_time(clock.now, clock.utc_offset_secs);
         fill(part(lang, Part::SentAt), &[("time", &time)])
@@ -100,7 +100,7 @@ pub fn time_note(lang: Lang, clock: LocalClock, opts: &ContextConfig) -> Option<
 }
 
 /// `text` with its header in front, as the model sees (and the store keeps) the message.
-pub fn with_header(header: Option<&str>, text: &str) -> String {
+pub(crate) fn with_header(header: Option<&str>, text: &str) -> String {
     match header {
         Some(h) => format!("{h} {text}"),
         None => text.to_string(),
@@ -110,7 +110,12 @@ pub fn with_header(header: Option<&str>, text: &str) -> String {
 /// How the message reached us, e.g. `Radio details of this message: 2 hops away, SNR -7.5 dB,
 /// 11.5 km NE of you.`: the hops, SNR and distance that `opts` switches on and that are
 /// known; `None` when nothing is left.
-pub fn radio_note(lang: Lang, asker: &Asker, opts: &ContextConfig, units: Units) -> Option<String> {
+pub(crate) fn radio_note(
+    lang: Lang,
+    asker: &Asker,
+    opts: &ContextConfig,
+    units: Units,
+) -> Option<String> {
     let mut items = Vec::new();
     if opts.hops {
         match asker.hops {
@@ -172,7 +177,7 @@ fn whereabouts(from: GeoPoint, to: GeoPoint, units: Units) -> String {
 /// conversation — the header then goes with the message for good, the notes are for this
 /// turn alone. The default says nothing: a message within a conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Asking {
+pub(crate) struct Asking {
     header: Option<String>,
     radio: Option<String>,
     time: Option<String>,
@@ -182,7 +187,7 @@ pub struct Asking {
 
 /// Whether the operator's documents answer a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Grounding {
+pub(crate) enum Grounding {
     /// Passages of the knowledge folder answer it.
     Documents,
     /// The mesh facts answer it (a question about the mesh).
@@ -194,7 +199,7 @@ pub enum Grounding {
 impl Asking {
     /// What a conversation's first message says of `msg`: the items of `context` that
     /// `asker` knows, as of the message's local time in `zone`.
-    pub fn of(
+    pub(crate) fn of(
         zone: &Zone,
         msg: &TextMessage,
         context: &ContextConfig,
@@ -220,7 +225,7 @@ impl Asking {
     }
 
     /// The message as the model sees it: `text` after the header, if any.
-    pub fn message(&self, text: &str) -> String {
+    pub(crate) fn message(&self, text: &str) -> String {
         with_header(self.header.as_deref(), text)
     }
 
@@ -229,7 +234,7 @@ impl Asking {
     /// message's time, answer a question about when; and next to the passages the radio line
     /// made Qwen-0.5B invent what the notes do not say (the knowledge benchmark: 5 of 12
     /// uncovered questions declined with it, 9 without; docs/benchmarks.md).
-    pub fn notes(&self, grounding: Grounding) -> Vec<String> {
+    pub(crate) fn notes(&self, grounding: Grounding) -> Vec<String> {
         match grounding {
             Grounding::Documents | Grounding::Mesh => Vec::new(),
             Grounding::Nothing => self.radio.iter().chain(&self.time).cloned().collect(),

@@ -13,55 +13,55 @@ use crate::node::Standing;
 
 /// Counters for an admin's `!status`.
 #[derive(Debug, Default)]
-pub struct Counters {
-    pub dms: AtomicU64,
-    pub replies: AtomicU64,
-    pub notices: AtomicU64,
-    pub llm_failures: AtomicU64,
-    pub llm_ms_total: AtomicU64,
-    pub llm_calls: AtomicU64,
+pub(crate) struct Counters {
+    pub(crate) dms: AtomicU64,
+    pub(crate) replies: AtomicU64,
+    pub(crate) notices: AtomicU64,
+    pub(crate) llm_failures: AtomicU64,
+    pub(crate) llm_ms_total: AtomicU64,
+    pub(crate) llm_calls: AtomicU64,
     /// Summary calls started, saved, cancelled by a reply, and failed (LLM error or refused).
-    pub summaries_started: AtomicU64,
-    pub summaries: AtomicU64,
-    pub summaries_cancelled: AtomicU64,
-    pub summary_failures: AtomicU64,
+    pub(crate) summaries_started: AtomicU64,
+    pub(crate) summaries: AtomicU64,
+    pub(crate) summaries_cancelled: AtomicU64,
+    pub(crate) summary_failures: AtomicU64,
     /// Folds run before a reply because the backlog reached its hard cap.
-    pub folds_at_cap: AtomicU64,
+    pub(crate) folds_at_cap: AtomicU64,
     /// Messages answered together with an earlier one of their node (in the same model call),
     /// by standing ([`Standing::index`]).
-    pub combined: [AtomicU64; 3],
+    pub(crate) combined: [AtomicU64; 3],
     /// Texts not answered because no place was free for their standing, by standing.
-    pub refused: [AtomicU64; 3],
+    pub(crate) refused: [AtomicU64; 3],
     /// New nodes' turns that gave way to a message of higher standing.
-    pub turns_displaced: AtomicU64,
+    pub(crate) turns_displaced: AtomicU64,
     /// Turns not given the LLM within `[limits] max_turn_wait_secs`.
-    pub turns_expired: AtomicU64,
+    pub(crate) turns_expired: AtomicU64,
     /// The info lines about combined and unanswered messages.
-    pub tally: Tally,
+    pub(crate) tally: Tally,
 }
 
 impl Counters {
     /// Counts `n` messages of `standing` answered together with an earlier one.
-    pub fn combined(&self, standing: Standing, n: u64) {
+    pub(crate) fn combined(&self, standing: Standing, n: u64) {
         self.combined[standing.index()].fetch_add(n, Ordering::Relaxed);
         self.tally.note(Cause::Combined, n);
     }
 
     /// Counts a text of `standing` that found no place.
-    pub fn refused(&self, standing: Standing) {
+    pub(crate) fn refused(&self, standing: Standing) {
         self.refused[standing.index()].fetch_add(1, Ordering::Relaxed);
         self.tally.note(Cause::NoRoom, 1);
     }
 
     /// The counts by standing, for `!status`.
-    pub fn by_standing(counts: &[AtomicU64; 3]) -> [u64; 3] {
+    pub(crate) fn by_standing(counts: &[AtomicU64; 3]) -> [u64; 3] {
         [0, 1, 2].map(|i| counts[i].load(Ordering::Relaxed))
     }
 }
 
 /// Why messages were combined or not answered, for the info line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// Answered together with an earlier message of their node.
     Combined,
     /// No place was free for their standing.
@@ -120,19 +120,19 @@ impl Cause {
 }
 
 /// How often at most each cause's info line is logged.
-pub const TALLY_EVERY: Duration = Duration::from_secs(60);
+pub(crate) const TALLY_EVERY: Duration = Duration::from_secs(60);
 
 /// Counts each cause's messages and logs them at info at most once per [`TALLY_EVERY`], with
 /// how many since the last line.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Per cause: when it last logged, and the messages since.
     state: Mutex<[(Option<Instant>, u64); Cause::ALL.len()]>,
 }
 
 impl Tally {
     /// Counts `n` messages of `cause`; logs the line when one is due.
-    pub fn note(&self, cause: Cause, n: u64) {
+    pub(crate) fn note(&self, cause: Cause, n: u64) {
         let now = Instant::now();
         let due = {
             let mut state = match self.state.lock() {

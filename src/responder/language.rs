@@ -28,7 +28,7 @@ pub(crate) struct Languages {
 }
 
 impl Languages {
-    pub(crate) fn new(setting: Language) -> Languages {
+    pub fn new(setting: Language) -> Languages {
         Languages {
             setting,
             nodes: Mutex::new(HashMap::new()),

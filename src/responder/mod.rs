@@ -17,20 +17,20 @@
 
 mod airtime;
 mod answer;
-pub mod asker;
+pub(crate) mod asker;
 pub mod commands;
 mod counters;
 mod courier;
 mod fold;
-pub mod identity;
+pub(crate) mod identity;
 mod intake;
 mod job;
 mod language;
-pub mod mention;
+pub(crate) mod mention;
 mod reply;
-pub mod schedule;
+pub(crate) mod schedule;
 mod shared;
-pub mod system_prompt;
+pub(crate) mod system_prompt;
 mod turn;
 mod worker;
 
@@ -52,7 +52,7 @@ use schedule::slots::SlotMap;
 use schedule::turns::Bounds;
 use shared::Shared;
 
-pub use airtime::AirtimeStats;
+pub(crate) use airtime::AirtimeStats;
 pub use reply::{ConsoleReply, Sink};
 pub use shared::ResponderSettings;
 

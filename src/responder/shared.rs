@@ -34,36 +34,36 @@ use crate::store::Store;
 pub struct ResponderSettings {
     /// The full system prompt, budget sentence included; byte-identical across turns (but for
     /// the knowledge hint, there only while the index holds passages).
-    pub system_prompt: SystemPrompt,
-    pub model: String,
-    pub max_tokens: u32,
-    pub memory: MemoryConfig,
-    pub chunk: ChunkLimits,
-    pub limits: LimitsConfig,
-    pub access: AccessConfig,
-    pub channels: ChannelsConfig,
+    pub(crate) system_prompt: SystemPrompt,
+    pub(crate) model: String,
+    pub(crate) max_tokens: u32,
+    pub(crate) memory: MemoryConfig,
+    pub(crate) chunk: ChunkLimits,
+    pub(crate) limits: LimitsConfig,
+    pub(crate) access: AccessConfig,
+    pub(crate) channels: ChannelsConfig,
     /// What the per-turn "who is asking" line says.
-    pub context: ContextConfig,
+    pub(crate) context: ContextConfig,
     /// The local time zone for that line (the system's, or a fixed offset).
-    pub zone: Arc<crate::clock::Zone>,
-    pub concurrency: usize,
+    pub(crate) zone: Arc<crate::clock::Zone>,
+    pub(crate) concurrency: usize,
     /// llama.cpp server slots (configured or detected); `None`: plain OpenAI requests.
-    pub slots: Option<u32>,
+    pub(crate) slots: Option<u32>,
     /// How a busy radio channel shortens or holds answers.
-    pub airtime: AirtimeConfig,
+    pub(crate) airtime: AirtimeConfig,
     /// The operator's documents the answers may come from (`dir` unset: none).
-    pub knowledge: KnowledgeConfig,
+    pub(crate) knowledge: KnowledgeConfig,
     /// The embedding model's client for `[knowledge.embeddings]` (shared with the daemon's
     /// indexer: one connection pool); `None` without it.
-    pub embedder: Option<crate::knowledge::Embedder>,
+    pub(crate) embedder: Option<crate::knowledge::Embedder>,
     /// What the bot tells about the mesh (`[mesh]`).
-    pub mesh: crate::mesh::MeshConfig,
+    pub(crate) mesh: crate::mesh::MeshConfig,
     /// `[bot] language`.
-    pub language: crate::config::Language,
+    pub(crate) language: crate::config::Language,
     /// `[mail]`: `!tell`'s days and quotas.
-    pub mail: crate::config::MailConfig,
+    pub(crate) mail: crate::config::MailConfig,
     /// `[bulletins]`: the drop folder and its daily cap.
-    pub bulletins: crate::config::BulletinsConfig,
+    pub(crate) bulletins: crate::config::BulletinsConfig,
 }
 
 impl Shared {

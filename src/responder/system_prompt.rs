@@ -12,7 +12,7 @@ use crate::lang::Lang;
 /// is due. A conversation in German gets the German one (`lang::prompt`): a switch of a
 /// conversation's language rebuilds the server's cache once, as a fold does.
 #[derive(Debug, Clone)]
-pub struct SystemPrompt {
+pub(crate) struct SystemPrompt {
     /// Without the hint: as without a knowledge folder; one per language, as `Lang::ALL`.
     plain: Vec<String>,
     /// With the hint; `None` without a knowledge folder.
@@ -37,7 +37,7 @@ impl SystemPrompt {
     }
 
     /// The same prompts, switched by `indexed` from now on.
-    pub fn follow(self, indexed: Indexed) -> SystemPrompt {
+    pub(crate) fn follow(self, indexed: Indexed) -> SystemPrompt {
         SystemPrompt { indexed, ..self }
     }
 
@@ -48,7 +48,7 @@ impl SystemPrompt {
     }
 
     /// The system prompt for a turn in `lang` now.
-    pub fn current(&self, lang: Lang) -> &str {
+    pub(crate) fn current(&self, lang: Lang) -> &str {
         let all = match &self.with_notes {
             Some(with_notes) if self.indexed.holds_passages() => with_notes,
             _ => &self.plain,

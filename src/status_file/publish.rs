@@ -21,7 +21,7 @@ use crate::radio::{ActivitySnapshot, DownReason, LinkActivity, LinkState, Transp
 
 /// How often the file is written while nothing changes, so `last_packet` stays fresh and a
 /// reader can tell a hung daemon by an old `written`.
-pub const REFRESH: Duration = Duration::from_secs(60);
+pub(crate) const REFRESH: Duration = Duration::from_secs(60);
 
 /// The file's content as the link changes.
 #[derive(Debug, Clone)]
@@ -103,7 +103,7 @@ impl Snapshot {
 
 /// The running writer.
 #[derive(Debug)]
-pub struct Publisher {
+pub(crate) struct Publisher {
     path: PathBuf,
     cancel: CancellationToken,
     task: JoinHandle<()>,
@@ -111,7 +111,7 @@ pub struct Publisher {
 
 /// Starts writing the status file at `path` for a daemon using `radio`, from the link's state
 /// and counters.
-pub fn spawn(
+pub(crate) fn spawn(
     path: PathBuf,
     radio: &Transport,
     link: watch::Receiver<LinkState>,
@@ -130,7 +130,7 @@ pub fn spawn(
 
 impl Publisher {
     /// Stops writing and removes the file: the daemon no longer holds the node.
-    pub async fn stop(self) {
+    pub(crate) async fn stop(self) {
         self.cancel.cancel();
         if let Err(e) = self.task.await {
             tracing::error!(error = %e, "status file task failed");
@@ -193,7 +193,7 @@ async fn write(path: &Path, bytes: Vec<u8>, failing: &mut bool) {
 
 /// A temporary file beside `path`, then renamed over it: a reader sees the old file or the
 /// new one, never half of one.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".tmp");
     let tmp = path.with_file_name(name);

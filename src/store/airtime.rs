@@ -9,35 +9,35 @@ use super::{Store, StoreError};
 
 /// The row: the latest reading of our node's channel numbers and the policy's counters.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AirtimeRecord {
+pub(crate) struct AirtimeRecord {
     /// When the daemon that wrote it started (unix seconds): the counters count from then.
-    pub started_at: i64,
+    pub(crate) started_at: i64,
     /// When the reading arrived (unix seconds).
-    pub read_at: i64,
+    pub(crate) read_at: i64,
     /// Percent of the last minute the channel was busy.
-    pub channel_utilization: f64,
+    pub(crate) channel_utilization: f64,
     /// Percent of the last hour our node sent, when it said.
-    pub air_util_tx: Option<f64>,
+    pub(crate) air_util_tx: Option<f64>,
     /// The node's region (`EU_868`), when known.
-    pub region: Option<String>,
+    pub(crate) region: Option<String>,
     /// The duty-cycle limit in force, in percent; `None`: no limit.
-    pub duty_cycle: Option<f64>,
+    pub(crate) duty_cycle: Option<f64>,
     /// Answers sent with fewer parts because of the channel.
-    pub shortened: u64,
+    pub(crate) shortened: u64,
     /// Replies that waited for a calmer channel.
-    pub held: u64,
+    pub(crate) held: u64,
     /// How long they waited in all, in seconds.
-    pub waited_secs: u64,
+    pub(crate) waited_secs: u64,
 }
 
 impl Store {
     /// Replaces the stored channel reading and counters.
-    pub async fn save_airtime(&self, record: AirtimeRecord) -> Result<(), StoreError> {
+    pub(crate) async fn save_airtime(&self, record: AirtimeRecord) -> Result<(), StoreError> {
         self.call(move |c| save(c, &record)).await
     }
 
     /// The stored channel reading and counters, if a daemon ever saved one.
-    pub async fn airtime(&self) -> Result<Option<AirtimeRecord>, StoreError> {
+    pub(crate) async fn airtime(&self) -> Result<Option<AirtimeRecord>, StoreError> {
         self.call(|c| load(c)).await
     }
 }

@@ -13,19 +13,20 @@ use crate::lang::Lang;
 use crate::node::NodeId;
 
 /// Bulletins kept per topic (for the daily cap and the "already sent" check).
-pub const KEPT_PER_TOPIC: usize = 50;
+pub(crate) const KEPT_PER_TOPIC: usize = 50;
 
 /// A subscriber of a topic, with the language it subscribed in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Subscriber {
-    pub node: NodeId,
-    pub lang: Lang,
+pub(crate) struct Subscriber {
+    pub(crate) node: NodeId,
+    pub(crate) lang: Lang,
 }
 
 /// What [`Store::subscribe`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Subscribed {
-    Subscribed,
+pub(crate) enum Subscribed {
+    /// Subscribed now.
+    New,
     Already,
     /// The node has this many topics already.
     NodeFull(usize),
@@ -35,7 +36,7 @@ pub enum Subscribed {
 
 /// What [`Store::bulletin_news`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum News {
+pub(crate) enum News {
     /// A bulletin not sent before: kept as sent now.
     New,
     /// The topic's last bulletin has this content.
@@ -47,7 +48,7 @@ pub enum News {
 impl Store {
     /// Subscribes `node` to `topic`, within `per_node` topics per node and `per_topic`
     /// subscribers per topic.
-    pub async fn subscribe(
+    pub(crate) async fn subscribe(
         &self,
         node: NodeId,
         topic: String,
@@ -88,13 +89,17 @@ impl Store {
                 params![node_sql(node), topic, lang.code(), at],
             )?;
             tx.commit()?;
-            Ok(Subscribed::Subscribed)
+            Ok(Subscribed::New)
         })
         .await
     }
 
     /// Unsubscribes `node` from `topic`; whether it was subscribed.
-    pub async fn unsubscribe(&self, node: NodeId, topic: String) -> Result<bool, StoreError> {
+    pub(crate) async fn unsubscribe(
+        &self,
+        node: NodeId,
+        topic: String,
+    ) -> Result<bool, StoreError> {
         self.call(move |c| {
             let n = c.execute(
                 "DELETE FROM subscriptions WHERE node = ?1 AND topic = ?2",
@@ -106,7 +111,7 @@ impl Store {
     }
 
     /// The topics `node` subscribed to, by name.
-    pub async fn subscriptions_of(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
+    pub(crate) async fn subscriptions_of(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
         self.call(move |c| {
             let mut stmt =
                 c.prepare_cached("SELECT topic FROM subscriptions WHERE node = ?1 ORDER BY topic")?;
@@ -119,7 +124,7 @@ impl Store {
     }
 
     /// The subscribers of `topic`, in the order they subscribed.
-    pub async fn subscribers(&self, topic: String) -> Result<Vec<Subscriber>, StoreError> {
+    pub(crate) async fn subscribers(&self, topic: String) -> Result<Vec<Subscriber>, StoreError> {
         self.call(move |c| {
             let mut stmt = c.prepare_cached(
                 "SELECT node, lang FROM subscriptions WHERE topic = ?1 ORDER BY at, node LIMIT ?2",
@@ -145,7 +150,7 @@ impl Store {
     /// Whether `text` (its hash `hash`) is news for `topic` at `now`: not the topic's last
     /// bulletin, and the topic has sent fewer than `per_day` in the last 24 hours. News is
     /// kept as sent in the same transaction.
-    pub async fn bulletin_news(
+    pub(crate) async fn bulletin_news(
         &self,
         topic: String,
         hash: u64,

@@ -31,7 +31,7 @@ impl Store {
     /// Stores a message from `node` together with what was heard of the node (its names, if
     /// known — `None` keeps the stored ones — and the time): like [`Store::touch_node`] and
     /// [`Store::append_user`], in one transaction, so one sync to disk per incoming message.
-    pub async fn append_heard(
+    pub(crate) async fn append_heard(
         &self,
         node: NodeId,
         names: (Option<String>, Option<String>),
@@ -70,7 +70,7 @@ impl Store {
     /// than those, ranked by FTS5 bm25 (stemmed, the user's words weighted double) against
     /// `query`, weak matches left out. The query is reduced to safe terms (see `fts`), so user
     /// text never causes a syntax error; no terms, no retrieval.
-    pub async fn context(
+    pub(crate) async fn context(
         &self,
         node: NodeId,
         before_id: i64,
@@ -94,7 +94,10 @@ impl Store {
     }
 
     /// `node`'s newest message, if it has any.
-    pub async fn last_message(&self, node: NodeId) -> Result<Option<StoredMessage>, StoreError> {
+    pub(crate) async fn last_message(
+        &self,
+        node: NodeId,
+    ) -> Result<Option<StoredMessage>, StoreError> {
         self.call(move |c| last_message(c, node)).await
     }
 
@@ -103,7 +106,7 @@ impl Store {
     ///
     /// A damaged search index (its entries go with the exchanges) is rebuilt from the
     /// messages first, then the reset is tried again.
-    pub async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
+    pub(crate) async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
         match self.call(move |c| reset(c, node)).await {
             Err(StoreError::Damaged {
                 part: Damage::Index,

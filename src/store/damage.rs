@@ -48,7 +48,7 @@ impl fmt::Display for Damage {
 /// damaged index (answers without retrieval, a rebuild at the next start or reset) costs
 /// nothing on an undamaged one; were the file's pages damaged instead, the rebuild meets
 /// SQLITE_CORRUPT and says so.
-pub fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
+pub(crate) fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
     let rusqlite::Error::SqliteFailure(e, _) = error else {
         return None;
     };
@@ -64,7 +64,7 @@ pub fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
 
 /// What the start check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Health {
+pub(crate) enum Health {
     /// `quick_check` and the index's check passed.
     Ok,
     /// The file passed `quick_check`, but the full-text index is damaged (what FTS5 said).
@@ -212,34 +212,36 @@ pub(super) fn without_entry_if_rolled_back<T>(
 impl Store {
     /// Runs SQLite's and FTS5's integrity checks; returns `"ok"` when both pass, otherwise
     /// the problems, one per line.
-    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+    #[cfg(test)]
+    pub(crate) async fn integrity_check(&self) -> Result<String, StoreError> {
         self.call(|c| integrity_check(c)).await
     }
 
     /// Checks the file with `PRAGMA quick_check` (the search index's own check included).
     /// Reports only; [`Store::note_damage`] and [`Store::rebuild_index`] act on what it found.
-    pub async fn check(&self) -> Result<Health, StoreError> {
+    pub(crate) async fn check(&self) -> Result<Health, StoreError> {
         self.call(|c| quick_check(c)).await
     }
 
     /// Empties the search index and fills it again from the stored exchanges (nothing is
     /// lost: it holds only their words); returns how many it holds.
-    pub async fn rebuild_index(&self) -> Result<usize, StoreError> {
+    pub(crate) async fn rebuild_index(&self) -> Result<usize, StoreError> {
         self.call(rebuild_index).await
     }
 
     /// Records damage found outside a call (the start check): logged once per kind, shown by
     /// [`Store::damage`].
-    pub fn note_damage(&self, damage: Damage, detail: &dyn std::fmt::Display) {
+    pub(crate) fn note_damage(&self, damage: Damage, detail: &dyn std::fmt::Display) {
         self.seen.note(damage, &self.path, detail);
     }
 
     /// The worst damage met since the store opened, for `!status`.
-    pub fn damage(&self) -> Option<Damage> {
+    pub(crate) fn damage(&self) -> Option<Damage> {
         self.seen.worst()
     }
 }
 
+#[cfg(test)]
 pub(super) fn integrity_check(c: &Connection) -> Result<String, StoreError> {
     let mut problems: Vec<String> = c
         .prepare("PRAGMA integrity_check")?

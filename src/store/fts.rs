@@ -110,9 +110,9 @@ const OTHER_STOP_WORDS: &[&[&str]] = &[
 /// The index's porter tokenizer stems both sides, so "meets" finds "meet".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Query {
-    pub expression: String,
+    pub(crate) expression: String,
     /// Each distinct term as its own quoted `MATCH` expression, to weigh them one by one.
-    pub terms: Vec<String>,
+    pub(crate) terms: Vec<String>,
 }
 
 impl Query {
@@ -133,7 +133,7 @@ impl Query {
     /// (both worth searching for) is searched as a phrase too, so a passage that says "club
     /// night" ranks above one that has "club" and "night" apart. The phrases only add to the
     /// ranking: the terms a match is weighed by stay the single words.
-    pub fn with_phrases(text: &str) -> Option<Query> {
+    pub(crate) fn with_phrases(text: &str) -> Option<Query> {
         let mut query = Query::new(text)?;
         let words: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
@@ -157,7 +157,7 @@ impl Query {
 
 /// How many distinct words of `text` are worth searching for (at most [`MAX_TERMS`]): a
 /// question with few of them is likely a follow-up ("And on Sunday?").
-pub fn content_words(text: &str) -> usize {
+pub(crate) fn content_words(text: &str) -> usize {
     terms(text).len()
 }
 
@@ -221,12 +221,12 @@ fn weights_by(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Matched {
     /// The summed weight of the matched terms.
-    pub weight: f64,
+    pub(crate) weight: f64,
     /// How many terms matched.
-    pub terms: usize,
+    pub(crate) terms: usize,
     /// How many matched terms weigh at least the `distinct` weight asked for: words rare in
     /// the table, not the function words of a language the stop words do not cover.
-    pub distinct: usize,
+    pub(crate) distinct: usize,
 }
 
 /// The terms of `query` that row `rowid` of `table` matches, with their summed weight and

@@ -22,7 +22,7 @@ pub struct NodeKey {
     /// The key its first PKI DM came with (or the one the operator accepted since).
     pub pinned: PublicKey,
     /// Unix seconds it was pinned.
-    pub pinned_at: i64,
+    pub(crate) pinned_at: i64,
     /// The latest different key a PKI DM came with, and when.
     pub pending: Option<(PublicKey, i64)>,
 }
@@ -31,17 +31,17 @@ pub struct NodeKey {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PkiNodes {
     /// Each node with a pinned key, and the key.
-    pub pinned: Vec<(NodeId, PublicKey)>,
+    pub(crate) pinned: Vec<(NodeId, PublicKey)>,
     /// The numbers people had before their node renumbered, each with its current number
     /// (`renumber.rs`).
-    pub renumbered: Vec<(NodeId, NodeId)>,
+    pub(crate) renumbered: Vec<(NodeId, NodeId)>,
     /// The nodes that sent us an XEdDSA-signed DM (`nodes.signed_at`).
-    pub signers: Vec<NodeId>,
+    pub(crate) signers: Vec<NodeId>,
 }
 
 impl PkiNodes {
     /// Every number that talks PKI, current or old.
-    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.pinned
             .iter()
             .map(|(n, _)| *n)
@@ -112,7 +112,7 @@ impl Store {
     }
 
     /// Pins the node's pending key in place of the pinned one; its memory stays.
-    pub async fn accept_pending_key(&self, node: NodeId) -> Result<KeyAccepted, StoreError> {
+    pub(crate) async fn accept_pending_key(&self, node: NodeId) -> Result<KeyAccepted, StoreError> {
         self.call(move |c| accept(c, node, None)).await
     }
 
@@ -130,7 +130,7 @@ impl Store {
     /// Every node that ever sent a PKI DM (still kept), with its pinned key, and the old
     /// numbers of those that moved. Each row is read whole, its key checked: an error means
     /// the table cannot be trusted (what `meshai check` and the start check ask).
-    pub async fn pki_nodes(&self) -> Result<PkiNodes, StoreError> {
+    pub(crate) async fn pki_nodes(&self) -> Result<PkiNodes, StoreError> {
         self.call(|c| {
             // `pinned_at` is in no index: the rows are read from the table itself, not from
             // `node_keys_key`, which covers the other two.
@@ -156,7 +156,7 @@ impl Store {
 
     /// Forgets that `node` signs its DMs (`meshai forget`: a node whose firmware stopped
     /// signing is its number's again); whether it did.
-    pub async fn forget_signer(&self, node: NodeId) -> Result<bool, StoreError> {
+    pub(crate) async fn forget_signer(&self, node: NodeId) -> Result<bool, StoreError> {
         self.call(move |c| {
             let n = c.execute(
                 "UPDATE nodes SET signed_at = NULL WHERE node = ?1 AND signed_at IS NOT NULL",
@@ -169,7 +169,7 @@ impl Store {
 
     /// Notes that `node` sent us a DM our node found XEdDSA-signed, at `at` (the first time
     /// stays).
-    pub async fn note_signer(&self, node: NodeId, at: i64) -> Result<(), StoreError> {
+    pub(crate) async fn note_signer(&self, node: NodeId, at: i64) -> Result<(), StoreError> {
         self.call(move |c| {
             c.execute(
                 "INSERT INTO nodes(node, first_seen, last_seen, signed_at) VALUES (?1, ?2, ?2, ?2)

@@ -23,29 +23,29 @@ pub use vectors::{Embedded, Unembedded, embed_input, fnv1a, unit};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KnowledgeFile {
     /// Relative to the folder, `/`-separated (`private/wifi.md`).
-    pub path: String,
+    pub(crate) path: String,
     /// What the folder said when it was indexed: the change check compares these first.
-    pub size: u64,
-    pub mtime_ns: i64,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
     /// The content hash, to confirm a change when size or time differ; `None` when the file
     /// was skipped before it was read (an unsupported format, too large).
-    pub hash: Option<u64>,
+    pub(crate) hash: Option<u64>,
     /// Used only for DMs from nodes the operator allows, never for mentions.
-    pub private: bool,
+    pub(crate) private: bool,
     /// How many passages it has (0 when skipped).
-    pub passages: usize,
+    pub(crate) passages: usize,
     /// Why it is not indexed, as said to the operator; `None` when indexed.
-    pub skipped: Option<String>,
+    pub(crate) skipped: Option<String>,
     /// Unix seconds of the last change to this row.
-    pub indexed_at: i64,
+    pub(crate) indexed_at: i64,
 }
 
 /// A passage to index, in the order of its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewPassage {
     /// The headings above it, outermost first, joined with ` > ` (empty above the first).
-    pub heading: String,
-    pub text: String,
+    pub(crate) heading: String,
+    pub(crate) text: String,
 }
 
 /// One change to the index.
@@ -88,38 +88,38 @@ impl Passages {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnowledgeHit {
     /// The passage's row: the full-text and the vector searches find the same passage by it.
-    pub id: i64,
-    pub path: String,
-    pub heading: String,
-    pub text: String,
-    pub private: bool,
+    pub(crate) id: i64,
+    pub(crate) path: String,
+    pub(crate) heading: String,
+    pub(crate) text: String,
+    pub(crate) private: bool,
     /// How well it matches (higher is better, 0 is no match): FTS5's bm25 negated, plus the
     /// weight of the query's words it has.
-    pub score: f64,
+    pub(crate) score: f64,
     /// The share (0 to 1) of the query's weight (each term its smoothed inverse document
     /// frequency over all passages) that this passage matches.
-    pub coverage: f64,
+    pub(crate) coverage: f64,
     /// The share (0 to 1) of the words of the heading right above the passage that the query
     /// names: 1 when the question names what the passage is about.
-    pub topic: f64,
+    pub(crate) topic: f64,
     /// The cosine similarity of its vector to the question's (`[knowledge.embeddings]`);
     /// `None` when the vector search did not find it.
-    pub similarity: Option<f64>,
+    pub(crate) similarity: Option<f64>,
 }
 
 /// What the index holds, for `!status`, `meshai check` and `meshai knowledge list`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KnowledgeIndex {
     /// The folder last indexed, and when (Unix seconds); `None` before the first indexing.
-    pub last: Option<(String, i64)>,
+    pub(crate) last: Option<(String, i64)>,
     /// The version of the splitter that made the passages (`None` before the first indexing).
-    pub splitter: Option<u32>,
+    pub(crate) splitter: Option<u32>,
     /// Indexed files (skipped ones not counted) and their passages.
-    pub documents: usize,
+    pub(crate) documents: usize,
     pub passages: usize,
-    pub private_passages: usize,
+    pub(crate) private_passages: usize,
     /// Files of the folder that are not indexed.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
 }
 
 /// Column weights for bm25 (source, topic, text): a word of the heading right above a
@@ -130,12 +130,12 @@ const BM25_WEIGHTS: &str = "bm25(knowledge_fts, 1.0, 4.0, 1.0)";
 
 impl Store {
     /// Every file of the knowledge folder as last indexed, by path.
-    pub async fn knowledge_files(&self) -> Result<Vec<KnowledgeFile>, StoreError> {
+    pub(crate) async fn knowledge_files(&self) -> Result<Vec<KnowledgeFile>, StoreError> {
         self.call(|c| files(c)).await
     }
 
     /// Applies `changes` at `at` (Unix seconds) in one transaction.
-    pub async fn knowledge_apply(
+    pub(crate) async fn knowledge_apply(
         &self,
         changes: Vec<KnowledgeChange>,
         at: i64,
@@ -144,7 +144,7 @@ impl Store {
     }
 
     /// Records that `dir` was indexed at `at` by version `splitter` of the splitter.
-    pub async fn knowledge_indexed(
+    pub(crate) async fn knowledge_indexed(
         &self,
         dir: String,
         at: i64,
@@ -171,7 +171,7 @@ impl Store {
     /// [`Passages::WithPrivate`]; each with its score and the share of the query it covers. The text is
     /// reduced to safe terms like a memory search (no terms, no passages), and neighbouring
     /// words are searched as phrases too (`fts::Query::with_phrases`).
-    pub async fn knowledge_search(
+    pub(crate) async fn knowledge_search(
         &self,
         text: &str,
         passages: Passages,

@@ -21,24 +21,24 @@ const READ_MAX: usize = 2000;
 /// A message left for a node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mail {
-    pub id: i64,
-    pub sender: NodeId,
+    pub(crate) id: i64,
+    pub(crate) sender: NodeId,
     /// How the recipient is told who it is from.
-    pub sender_name: String,
+    pub(crate) sender_name: String,
     pub recipient: NodeId,
     /// How the sender named it, for the sender's receipts.
-    pub recipient_name: String,
+    pub(crate) recipient_name: String,
     /// The key pinned for the recipient when it was left: the delivery goes sealed with it,
     /// and to the number the key implies where the recipient renumbered.
-    pub recipient_key: Option<PublicKey>,
+    pub(crate) recipient_key: Option<PublicKey>,
     pub text: String,
     /// The language the sender is told of it in.
-    pub sender_lang: Lang,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub(crate) sender_lang: Lang,
+    pub(crate) created_at: i64,
+    pub(crate) expires_at: i64,
     /// When the last delivery was tried (it goes again only after the next live hearing).
-    pub tried_at: Option<i64>,
-    pub attempts: u32,
+    pub(crate) tried_at: Option<i64>,
+    pub(crate) attempts: u32,
 }
 
 /// A message to leave.
@@ -85,13 +85,17 @@ impl Store {
     }
 
     /// The messages `sender` left that still wait, oldest first.
-    pub async fn mail_from(&self, sender: NodeId) -> Result<Vec<Mail>, StoreError> {
+    pub(crate) async fn mail_from(&self, sender: NodeId) -> Result<Vec<Mail>, StoreError> {
         self.call(move |c| Ok(select(c, "sender = ?1", node_sql(sender))?))
             .await
     }
 
     /// Deletes message `id` when `sender` left it; whether it did.
-    pub async fn cancel_mail(&self, sender: NodeId, id: i64) -> Result<Option<Mail>, StoreError> {
+    pub(crate) async fn cancel_mail(
+        &self,
+        sender: NodeId,
+        id: i64,
+    ) -> Result<Option<Mail>, StoreError> {
         self.call(move |c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let found = one(&tx, id)?.filter(|m| m.sender == sender);
@@ -105,13 +109,13 @@ impl Store {
     }
 
     /// Deletes message `id` (delivered, expired or given up); whether it was there.
-    pub async fn drop_mail(&self, id: i64) -> Result<bool, StoreError> {
+    pub(crate) async fn drop_mail(&self, id: i64) -> Result<bool, StoreError> {
         self.call(move |c| Ok(c.execute("DELETE FROM mail WHERE id = ?1", [id])? > 0))
             .await
     }
 
     /// Notes a delivery of message `id` tried at `at` that did not arrive; the attempts so far.
-    pub async fn mail_tried(&self, id: i64, at: i64) -> Result<u32, StoreError> {
+    pub(crate) async fn mail_tried(&self, id: i64, at: i64) -> Result<u32, StoreError> {
         self.call(move |c| {
             let n: Option<i64> = c
                 .query_row(

@@ -25,15 +25,15 @@ use crate::node::NodeId;
 use crate::radio::view::{MAX_NODES, MeshView, NodeView};
 
 /// The most nodes kept: as many as the view holds.
-pub const MAX_KEPT: usize = MAX_NODES;
+pub(crate) const MAX_KEPT: usize = MAX_NODES;
 
 /// How often a changed view is saved.
-pub const EVERY: Duration = Duration::from_secs(60);
+pub(crate) const EVERY: Duration = Duration::from_secs(60);
 
 impl Store {
     /// Saves every node of `view`, then drops the rows last heard before `cutoff` and all but
     /// the [`MAX_KEPT`] newest; one transaction. Returns how many rows are kept.
-    pub async fn save_mesh(
+    pub(crate) async fn save_mesh(
         &self,
         view: Arc<MeshView>,
         cutoff: Option<i64>,
@@ -42,7 +42,7 @@ impl Store {
     }
 
     /// The kept view: the nodes last heard at or after `cutoff`, the newest [`MAX_KEPT`].
-    pub async fn load_mesh(&self, cutoff: Option<i64>) -> Result<MeshView, StoreError> {
+    pub(crate) async fn load_mesh(&self, cutoff: Option<i64>) -> Result<MeshView, StoreError> {
         self.call(move |c| load(c, cutoff)).await
     }
 }
@@ -106,7 +106,7 @@ fn load(c: &Connection, cutoff: Option<i64>) -> Result<MeshView, StoreError> {
 /// Saves the radio's `mesh` view every [`EVERY`] when it changed, and once more when
 /// `shutdown` is cancelled (after the radio closed: its last view); `now` gives the unix
 /// time for the retention cutoff. A failed save is logged and tried again at the next.
-pub async fn keep(
+pub(crate) async fn keep(
     store: Store,
     mut mesh: watch::Receiver<Arc<MeshView>>,
     retention: Retention,

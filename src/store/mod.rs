@@ -55,7 +55,7 @@ mod nodes;
 mod renumber;
 mod replay;
 mod reply;
-pub mod retention;
+pub(crate) mod retention;
 mod retrieval;
 mod schema;
 mod sql;
@@ -76,25 +76,25 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::node::NodeId;
 
-pub use airtime::AirtimeRecord;
-pub use bulletins::{News, Subscribed, Subscriber};
-pub use damage::{Damage, Health};
-pub use fts::content_words;
+pub(crate) use airtime::AirtimeRecord;
+pub(crate) use bulletins::{News, Subscribed};
+pub(crate) use damage::{Damage, Health};
+pub(crate) use fts::content_words;
 pub use keys::{KeyAccepted, NodeKey, PkiNodes};
 pub use knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
     Unembedded, embed_input, fnv1a, unit,
 };
 pub use mail::{Mail, MailQuota, NewMail, Posted};
-pub use renumber::{Moved, Numbers};
-pub use replay::Sender;
-pub use retention::Expired;
+pub(crate) use renumber::{Moved, Numbers};
+pub(crate) use replay::Sender;
+pub(crate) use retention::Expired;
 pub use standings::{Earned, Noted, Over, PinnedKey};
 pub use types::{
     Context, Exchange, FoldRule, NodeStats, RetiredFact, Role, Said, StoredMessage, Summary,
     SummaryJob, SummarySave, Window,
 };
-pub use watches::{Added, NewWatch, Watch};
+pub(crate) use watches::{Added, NewWatch, Watch};
 
 /// How many jobs may wait for the database thread before callers wait to enqueue.
 const QUEUE: usize = 64;
@@ -161,7 +161,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// The damage behind this error, if SQLite found the file damaged (also when opening).
-    pub fn damage(&self) -> Option<Damage> {
+    pub(crate) fn damage(&self) -> Option<Damage> {
         match self {
             StoreError::Damaged { part, .. } => Some(*part),
             StoreError::Open { source, .. }
@@ -212,7 +212,7 @@ impl Store {
     /// (`error`, whose [`StoreError::damage`] is set): no settings, no migration, the damage
     /// noted (logged once). Every call is still tried, so the daemon answers without memory
     /// where the file fails and with it where it works.
-    pub fn open_damaged(path: &Path, error: &StoreError) -> Result<Store, StoreError> {
+    pub(crate) fn open_damaged(path: &Path, error: &StoreError) -> Result<Store, StoreError> {
         let conn =
             Connection::open_with_flags(path, open_flags()).map_err(|source| StoreError::Open {
                 path: path.to_path_buf(),

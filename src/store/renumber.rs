@@ -23,9 +23,9 @@ use crate::node::{NodeId, PublicKey};
 
 /// What [`Store::renumber`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Moved {
+pub(crate) enum Moved {
     /// Everything kept under the old number is under the new one now.
-    Moved,
+    All,
     /// The key is no longer pinned for the old number, or the new one has a pinned key.
     OwnerChanged,
     /// The new number holds memory of its own: nothing moved, nothing deleted.
@@ -34,16 +34,16 @@ pub enum Moved {
 
 /// A node's current number and the numbers it had before.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Numbers {
+pub(crate) struct Numbers {
     /// The number its memory is kept under now.
-    pub current: NodeId,
+    pub(crate) current: NodeId,
     /// Earlier numbers, oldest first.
-    pub earlier: Vec<NodeId>,
+    pub(crate) earlier: Vec<NodeId>,
 }
 
 impl Store {
     /// The number `key` is pinned for, if any.
-    pub async fn key_owner(&self, key: PublicKey) -> Result<Option<NodeId>, StoreError> {
+    pub(crate) async fn key_owner(&self, key: PublicKey) -> Result<Option<NodeId>, StoreError> {
         self.call(move |c| {
             let node = c
                 .query_row(
@@ -60,7 +60,7 @@ impl Store {
     /// Moves everything kept under `from` to `to` — when `key` is still pinned for `from`,
     /// `to` has no pinned key and no memory of its own (checked in the same transaction).
     /// What `to` held besides (its name, its counters) is dropped.
-    pub async fn renumber(
+    pub(crate) async fn renumber(
         &self,
         from: NodeId,
         to: NodeId,
@@ -71,12 +71,12 @@ impl Store {
     }
 
     /// Every old number whose node renumbered, with its current number, oldest first.
-    pub async fn renumbered(&self) -> Result<Vec<(NodeId, NodeId)>, StoreError> {
+    pub(crate) async fn renumbered(&self) -> Result<Vec<(NodeId, NodeId)>, StoreError> {
         self.call(|c| Ok(renumbered(c)?)).await
     }
 
     /// `node`'s current number (itself, unless it moved) and its earlier numbers.
-    pub async fn numbers(&self, node: NodeId) -> Result<Numbers, StoreError> {
+    pub(crate) async fn numbers(&self, node: NodeId) -> Result<Numbers, StoreError> {
         self.call(move |c| numbers(c, node)).await
     }
 }
@@ -167,7 +167,7 @@ fn renumber(
         params![sql(from), sql(to), at],
     )?;
     tx.commit()?;
-    Ok(Moved::Moved)
+    Ok(Moved::All)
 }
 
 fn numbers(c: &Connection, node: NodeId) -> Result<Numbers, StoreError> {

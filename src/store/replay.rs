@@ -19,14 +19,14 @@ use crate::node::{NodeId, PublicKey};
 
 /// How long a packet is remembered: far beyond the two hours of the radio's filter and any
 /// mesh's retransmissions; a replay older than this is not recognised (docs/security.md).
-pub const KEEP_SECS: i64 = 90 * 86_400;
+pub(crate) const KEEP_SECS: i64 = 90 * 86_400;
 
 /// At most this many remembered packets (about 10 MB); beyond it the oldest go.
-pub const MAX_ROWS: i64 = 200_000;
+pub(crate) const MAX_ROWS: i64 = 200_000;
 
 /// Who sent a packet that counts once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sender {
+pub(crate) enum Sender {
     /// A PKI DM: the key our node decrypted it with.
     Key(PublicKey),
     /// A command without PKI: only its claimed number.
@@ -46,7 +46,7 @@ impl Store {
     /// Remembers that `sender` sent packet `packet_id` at `at` (Unix seconds); returns
     /// whether it is the first time (false: a repeat, to be ignored). Prunes what is older
     /// than [`KEEP_SECS`] before `at`, and the oldest beyond [`MAX_ROWS`].
-    pub async fn first_sighting(
+    pub(crate) async fn first_sighting(
         &self,
         sender: Sender,
         packet_id: u32,

@@ -16,7 +16,7 @@ impl Store {
     /// a retry) and its search entry, and adds `usage`'s tokens to the node's counters (the
     /// call was counted when the reply was first stored). Fails with `NoSuchReply` if the
     /// reply is gone (reset meanwhile).
-    pub async fn update_reply(
+    pub(crate) async fn update_reply(
         &self,
         node: NodeId,
         id: i64,
@@ -32,7 +32,7 @@ impl Store {
 
     /// Deletes reply `id` with its exchange and search entry: a streamed reply whose parts the
     /// outbox took back (none went on air) and that no retry replaced.
-    pub async fn delete_reply(&self, node: NodeId, id: i64) -> Result<(), StoreError> {
+    pub(crate) async fn delete_reply(&self, node: NodeId, id: i64) -> Result<(), StoreError> {
         self.call(move |c| delete(c, node, id)).await
     }
 }

@@ -32,14 +32,14 @@ use super::{Store, StoreError, conversations};
 use crate::node::NodeId;
 
 /// Seconds in a day, the unit of `retain_days`.
-pub const DAY_SECS: i64 = 86_400;
+pub(crate) const DAY_SECS: i64 = 86_400;
 
 /// How often the daemon expires old data.
 pub(super) const EVERY: Duration = Duration::from_secs(86_400);
 
 /// How long messages are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retention {
+pub(crate) enum Retention {
     /// `retain_days = 0`: nothing is ever deleted by age.
     Forever,
     /// Messages older than this many days are deleted, and nodes silent for as long forgotten.
@@ -48,12 +48,12 @@ pub enum Retention {
 
 impl Retention {
     /// `0` keeps everything.
-    pub fn days(days: u32) -> Retention {
+    pub(crate) fn days(days: u32) -> Retention {
         NonZeroU32::new(days).map_or(Retention::Forever, Retention::Days)
     }
 
     /// The oldest unix time still kept at `now`; `None` keeps everything.
-    pub fn cutoff(self, now: i64) -> Option<i64> {
+    pub(crate) fn cutoff(self, now: i64) -> Option<i64> {
         match self {
             Retention::Forever => None,
             Retention::Days(d) => Some(now.saturating_sub(i64::from(d.get()) * DAY_SECS)),
@@ -64,7 +64,7 @@ impl Retention {
 /// Expires old data now and then every day until `shutdown`; `now` gives the unix time of each
 /// run. Failures are logged and retried the next day: an expiry that did not happen only
 /// keeps data a day longer.
-pub async fn daily(
+pub(crate) async fn daily(
     store: Store,
     retention: Retention,
     now: impl Fn() -> i64 + Send,
@@ -102,17 +102,17 @@ pub async fn daily(
 
 /// What one expiry removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Expired {
+pub(crate) struct Expired {
     /// Nodes silent since before the cutoff, forgotten entirely.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Messages deleted, the forgotten nodes' included.
-    pub messages: u64,
+    pub(crate) messages: u64,
     /// Question/answer pairs deleted with their messages (and their search-index entries).
-    pub exchanges: u64,
+    pub(crate) exchanges: u64,
 }
 
 impl Expired {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Expired::default()
     }
 }
@@ -121,7 +121,7 @@ impl Store {
     /// Forgets nodes silent since before `cutoff` (unix seconds) and deletes the messages of
     /// other nodes that are older than `cutoff` and already in their summary; see the module
     /// comment for exactly what goes and what stays.
-    pub async fn expire(&self, cutoff: i64) -> Result<Expired, StoreError> {
+    pub(crate) async fn expire(&self, cutoff: i64) -> Result<Expired, StoreError> {
         self.call(move |c| expire(c, cutoff)).await
     }
 }

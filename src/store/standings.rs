@@ -18,12 +18,12 @@ use crate::node::{NodeId, PublicKey};
 /// A pinned key as standing sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PinnedKey {
-    pub node: NodeId,
-    pub key: PublicKey,
+    pub(crate) node: NodeId,
+    pub(crate) key: PublicKey,
     /// When the node first completed an exchange over PKI with this key (Unix seconds).
-    pub exchanged_at: Option<i64>,
+    pub(crate) exchanged_at: Option<i64>,
     /// The operator pinned it.
-    pub vouched: bool,
+    pub(crate) vouched: bool,
 }
 
 /// What one completed exchange earned, as the store has it now.
@@ -34,16 +34,16 @@ pub struct Noted {
     pub known: bool,
     /// The node's pinned key as it stands now, when the exchange was over PKI and one is
     /// pinned.
-    pub key: Option<PinnedKey>,
+    pub(crate) key: Option<PinnedKey>,
 }
 
 /// Everything standing is earned from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Earned {
     /// The known nodes (see [`Noted::known`]).
-    pub known: Vec<NodeId>,
+    pub(crate) known: Vec<NodeId>,
     /// The pinned keys that completed an exchange over PKI, or that the operator pinned.
-    pub keys: Vec<PinnedKey>,
+    pub(crate) keys: Vec<PinnedKey>,
 }
 
 /// How a completed exchange went: over PKI (the node's pinned key starts to season) or not.
@@ -69,7 +69,7 @@ impl Store {
     }
 
     /// What standing is earned from, for the daemon's start.
-    pub async fn earned(&self) -> Result<Earned, StoreError> {
+    pub(crate) async fn earned(&self) -> Result<Earned, StoreError> {
         self.call(|c| earned(c)).await
     }
 }

@@ -40,7 +40,7 @@ impl Store {
     /// A fold, when one is due: the node has more than `keep + threshold` messages before
     /// `before_id` that no summary covers. The job holds the oldest of them, all but the
     /// newest `keep` (one more if the first kept one would be a reply), at most `max_batch`.
-    pub async fn pending_fold(
+    pub(crate) async fn pending_fold(
         &self,
         node: NodeId,
         before_id: i64,
@@ -51,7 +51,11 @@ impl Store {
     }
 
     /// How many messages of `node` before `before_id` no saved summary covers yet.
-    pub async fn unsummarized(&self, node: NodeId, before_id: i64) -> Result<usize, StoreError> {
+    pub(crate) async fn unsummarized(
+        &self,
+        node: NodeId,
+        before_id: i64,
+    ) -> Result<usize, StoreError> {
         self.call(move |c| unsummarized(c, node, before_id)).await
     }
 
@@ -61,7 +65,11 @@ impl Store {
     /// save happened while the LLM was summarising. What the new facts do to the kept ones
     /// is planned here, on the caller's task, from the rows read just before (see the module
     /// comment).
-    pub async fn save_summary(&self, node: NodeId, save: SummarySave) -> Result<bool, StoreError> {
+    pub(crate) async fn save_summary(
+        &self,
+        node: NodeId,
+        save: SummarySave,
+    ) -> Result<bool, StoreError> {
         let (through, expected) = (save.through_id, save.expected_previous);
         for _ in 0..SAVE_TRIES {
             let rows = self.call(move |c| fact_rows(c, node)).await?;
@@ -79,12 +87,13 @@ impl Store {
     }
 
     /// The node's kept facts, oldest first (not those a newer one replaced).
-    pub async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
+    #[cfg(test)]
+    pub(crate) async fn facts(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
         self.call(move |c| facts(c, node)).await
     }
 
     /// The node's facts that newer ones replaced, oldest first.
-    pub async fn retired_facts(&self, node: NodeId) -> Result<Vec<RetiredFact>, StoreError> {
+    pub(crate) async fn retired_facts(&self, node: NodeId) -> Result<Vec<RetiredFact>, StoreError> {
         self.call(move |c| retired_facts(c, node)).await
     }
 

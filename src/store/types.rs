@@ -16,7 +16,7 @@ pub enum Role {
 
 impl Role {
     /// The spelling in the `messages.role` column (and in the OpenAI API).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",
             Role::Assistant => "assistant",
@@ -44,19 +44,19 @@ impl FromSql for Role {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredMessage {
     /// Row id; ids grow with time, so they order a conversation and serve as cursors.
-    pub id: i64,
+    pub(crate) id: i64,
     pub role: Role,
     pub text: String,
     /// Unix seconds when the message was received or sent.
-    pub at: i64,
+    pub(crate) at: i64,
     /// The message as the model saw it, when that differs from `text`: a user message with
     /// its header, a reply as the model wrote it.
-    pub prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
 }
 
 impl StoredMessage {
     /// What the prompt carries for this message: exactly what the model saw (or wrote).
-    pub fn prompt_text(&self) -> &str {
+    pub(crate) fn prompt_text(&self) -> &str {
         self.prompt.as_deref().unwrap_or(&self.text)
     }
 }
@@ -66,13 +66,13 @@ impl StoredMessage {
 /// it byte for byte; see `memory::prompt`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Said {
-    pub text: String,
-    pub prompt: Option<String>,
+    pub(crate) text: String,
+    pub(crate) prompt: Option<String>,
 }
 
 impl Said {
     /// A message the model saw as it was said.
-    pub fn plain(text: impl Into<String>) -> Said {
+    pub(crate) fn plain(text: impl Into<String>) -> Said {
         Said {
             text: text.into(),
             prompt: None,
@@ -80,7 +80,7 @@ impl Said {
     }
 
     /// A message the model saw (or wrote) as `prompt`; kept only when it differs from `text`.
-    pub fn with_prompt(text: impl Into<String>, prompt: impl Into<String>) -> Said {
+    pub(crate) fn with_prompt(text: impl Into<String>, prompt: impl Into<String>) -> Said {
         let text = text.into();
         let prompt = prompt.into();
         Said {
@@ -110,32 +110,32 @@ impl From<String> for Said {
 /// The rolling summary of a node's older messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
-    pub text: String,
+    pub(crate) text: String,
     /// The newest message id folded into `text`; later messages are not in it yet.
-    pub through_id: i64,
+    pub(crate) through_id: i64,
     /// Unix seconds of the last save.
-    pub updated_at: i64,
+    pub(crate) updated_at: i64,
 }
 
 /// A fact a newer statement replaced: out of the prompt, kept for the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetiredFact {
-    pub text: String,
+    pub(crate) text: String,
     /// Unix seconds of the fold that kept it.
-    pub at: i64,
+    pub(crate) at: i64,
     /// Unix seconds of the fold that retired it.
-    pub retired_at: i64,
+    pub(crate) retired_at: i64,
     /// The statement that replaced it, unless that is gone too (restated, over the bound).
-    pub replaced_by: Option<String>,
+    pub(crate) replaced_by: Option<String>,
 }
 
 /// A user message and the reply to it, as found by retrieval.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {
-    pub user: String,
-    pub assistant: String,
+    pub(crate) user: String,
+    pub(crate) assistant: String,
     /// Unix seconds of the reply.
-    pub at: i64,
+    pub(crate) at: i64,
 }
 
 /// How much of a node's unsummarised conversation a prompt carries at most: the newest
@@ -143,8 +143,8 @@ pub struct Exchange {
 /// (the newest one always). A flood of stored messages cannot make a prompt larger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
-    pub messages: usize,
-    pub chars: usize,
+    pub(crate) messages: usize,
+    pub(crate) chars: usize,
 }
 
 impl From<usize> for Window {
@@ -159,7 +159,7 @@ impl From<usize> for Window {
 
 impl Window {
     /// How many of `msgs` (oldest first), counted from the newest, fit.
-    pub fn fits(&self, msgs: &[StoredMessage]) -> usize {
+    pub(crate) fn fits(&self, msgs: &[StoredMessage]) -> usize {
         let mut chars = 0usize;
         let mut n = 0;
         for m in msgs.iter().rev().take(self.messages) {
@@ -176,20 +176,20 @@ impl Window {
 /// Everything the prompt builder needs for one reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
-    pub summary: Option<Summary>,
+    pub(crate) summary: Option<Summary>,
     /// What the user stated about themselves, kept verbatim, oldest first.
-    pub facts: Vec<String>,
+    pub(crate) facts: Vec<String>,
     /// The messages before the new one that no saved summary covers yet, oldest first (all of
     /// them, unless there are more than the prompt may carry: then the newest).
-    pub window: Vec<StoredMessage>,
+    pub(crate) window: Vec<StoredMessage>,
     /// How many messages before the new one no saved summary covers (`window.len()` unless
     /// the prompt's bound cut some).
-    pub unsummarized: usize,
+    pub(crate) unsummarized: usize,
     /// Older exchanges that match the new message, best match first.
-    pub retrieved: Vec<Exchange>,
+    pub(crate) retrieved: Vec<Exchange>,
     /// How many of the first `window` messages the last fold left verbatim (0 before the
     /// first fold): their answers go into the prompt cut short (`memory::prompt::conversation`).
-    pub kept: usize,
+    pub(crate) kept: usize,
 }
 
 /// Which of a node's unsummarised messages a fold takes, and when one is due.
@@ -197,51 +197,52 @@ pub struct Context {
 pub struct FoldRule {
     /// Messages left verbatim after the fold (one more when the first of them would be a
     /// reply, so what stays starts with a question).
-    pub keep: usize,
+    pub(crate) keep: usize,
     /// A fold is due when more than `keep + threshold` messages are unsummarised...
-    pub threshold: usize,
+    pub(crate) threshold: usize,
     /// ...or now, however many there are beyond `keep` (the prompt reached its token budget),
     /// as long as they hold `min_now_chars` characters (as the model sees them).
-    pub now: bool,
+    pub(crate) now: bool,
     /// What a fold `now` must take at least: less is not worth the fold's cost.
-    pub min_now_chars: usize,
+    pub(crate) min_now_chars: usize,
     /// Messages folded in one summary call at most.
-    pub max_batch: usize,
+    pub(crate) max_batch: usize,
     /// Characters of messages (as the model sees them) folded in one call at most (the first
     /// message always): a flood of stored messages is folded a bounded batch at a time.
-    pub max_chars: usize,
+    pub(crate) max_chars: usize,
 }
 
 /// Work for the summariser: fold `evicted` into `previous`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryJob {
-    pub previous: Option<Summary>,
+    pub(crate) previous: Option<Summary>,
     /// The facts kept now, oldest first: the memory block the node's prompts carry.
-    pub facts: Vec<String>,
+    pub(crate) facts: Vec<String>,
     /// The unsummarised messages after `evicted` that the fold leaves verbatim, oldest first.
-    pub kept: Vec<StoredMessage>,
+    pub(crate) kept: Vec<StoredMessage>,
     /// The oldest unsummarised messages, to be folded, oldest first.
-    pub evicted: Vec<StoredMessage>,
+    pub(crate) evicted: Vec<StoredMessage>,
 }
 
 /// A summary to save, with the facts picked from the folded messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummarySave {
-    pub text: String,
+    pub(crate) text: String,
     /// The newest message id folded into `text`.
-    pub through_id: i64,
+    pub(crate) through_id: i64,
     /// The cursor the summary was computed from (`None` = no summary yet); a different stored
     /// cursor means a reset or another save happened meanwhile, and nothing is saved.
-    pub expected_previous: Option<i64>,
+    pub(crate) expected_previous: Option<i64>,
     /// New facts with the id of the message each came from, oldest first.
-    pub facts: Vec<(String, i64)>,
+    pub(crate) facts: Vec<(String, i64)>,
     /// The node keeps at most this many facts, the newest.
-    pub facts_max: usize,
+    pub(crate) facts_max: usize,
 }
 
 impl SummarySave {
     /// A save that adds no facts and leaves the kept ones as they are.
-    pub fn without_facts(
+    #[cfg(test)]
+    pub(crate) fn without_facts(
         text: impl Into<String>,
         through_id: i64,
         expected_previous: Option<i64>,
@@ -259,15 +260,15 @@ impl SummarySave {
 /// Per-node numbers for `meshai stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeStats {
-    pub node: NodeId,
-    pub long_name: Option<String>,
+    pub(crate) node: NodeId,
+    pub(crate) long_name: Option<String>,
     /// Stored messages (both roles); drops to 0 after a reset.
-    pub messages: u64,
+    pub(crate) messages: u64,
     /// Unix seconds the node was last heard, if it was ever touched.
-    pub last_seen: Option<i64>,
+    pub(crate) last_seen: Option<i64>,
     /// Length of the rolling summary in characters (0 without one).
-    pub summary_chars: usize,
-    pub llm_calls: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+    pub(crate) summary_chars: usize,
+    pub(crate) llm_calls: u64,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
 }

@@ -18,37 +18,38 @@ const READ_MAX: usize = 4000;
 
 /// A watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Watch {
-    pub id: i64,
-    pub owner: NodeId,
-    pub target: NodeId,
-    pub target_name: String,
+pub(crate) struct Watch {
+    pub(crate) id: i64,
+    pub(crate) owner: NodeId,
+    pub(crate) target: NodeId,
+    pub(crate) target_name: String,
     /// Its condition's canonical text.
-    pub condition: String,
+    pub(crate) condition: String,
     /// The language its owner is told in.
-    pub lang: Lang,
-    pub created_at: i64,
+    pub(crate) lang: Lang,
+    pub(crate) created_at: i64,
     /// The condition held at the last look (the owner was told, or it held when set).
-    pub held: bool,
+    pub(crate) held: bool,
 }
 
 /// A watch to set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewWatch {
-    pub owner: NodeId,
-    pub target: NodeId,
-    pub target_name: String,
-    pub condition: String,
-    pub lang: Lang,
-    pub at: i64,
+pub(crate) struct NewWatch {
+    pub(crate) owner: NodeId,
+    pub(crate) target: NodeId,
+    pub(crate) target_name: String,
+    pub(crate) condition: String,
+    pub(crate) lang: Lang,
+    pub(crate) at: i64,
     /// Whether the condition holds already.
-    pub held: bool,
+    pub(crate) held: bool,
 }
 
 /// What [`Store::add_watch`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Added {
-    Added(i64),
+pub(crate) enum Added {
+    /// Added, with its id.
+    New(i64),
     /// The owner watches this node for this condition already.
     Already,
     /// The owner has this many watches: nothing added.
@@ -57,23 +58,23 @@ pub enum Added {
 
 impl Store {
     /// Adds `watch` unless its owner has `max` already or the same one.
-    pub async fn add_watch(&self, watch: NewWatch, max: usize) -> Result<Added, StoreError> {
+    pub(crate) async fn add_watch(&self, watch: NewWatch, max: usize) -> Result<Added, StoreError> {
         self.call(move |c| add(c, &watch, max)).await
     }
 
     /// Every watch, oldest first.
-    pub async fn watches(&self) -> Result<Vec<Watch>, StoreError> {
+    pub(crate) async fn watches(&self) -> Result<Vec<Watch>, StoreError> {
         self.call(|c| Ok(select(c, "1 = ?1", 1)?)).await
     }
 
     /// `owner`'s watches, oldest first.
-    pub async fn watches_of(&self, owner: NodeId) -> Result<Vec<Watch>, StoreError> {
+    pub(crate) async fn watches_of(&self, owner: NodeId) -> Result<Vec<Watch>, StoreError> {
         self.call(move |c| Ok(select(c, "owner = ?1", node_sql(owner))?))
             .await
     }
 
     /// Deletes watch `id` when `owner` set it; whether it did.
-    pub async fn remove_watch(&self, owner: NodeId, id: i64) -> Result<bool, StoreError> {
+    pub(crate) async fn remove_watch(&self, owner: NodeId, id: i64) -> Result<bool, StoreError> {
         self.call(move |c| {
             let n = c.execute(
                 "DELETE FROM watches WHERE id = ?1 AND owner = ?2",
@@ -85,7 +86,7 @@ impl Store {
     }
 
     /// Notes whether watch `id`'s condition held at `at`.
-    pub async fn watch_held(&self, id: i64, held: bool, at: i64) -> Result<(), StoreError> {
+    pub(crate) async fn watch_held(&self, id: i64, held: bool, at: i64) -> Result<(), StoreError> {
         self.call(move |c| {
             c.execute(
                 "UPDATE watches SET held = ?2, changed_at = ?3 WHERE id = ?1",
@@ -131,7 +132,7 @@ fn add(c: &mut Connection, w: &NewWatch, max: usize) -> Result<Added, StoreError
     )?;
     let id = tx.last_insert_rowid();
     tx.commit()?;
-    Ok(Added::Added(id))
+    Ok(Added::New(id))
 }
 
 fn select(c: &Connection, filter: &str, value: i64) -> rusqlite::Result<Vec<Watch>> {

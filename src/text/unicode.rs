@@ -6,7 +6,7 @@
 /// space and joiners, word joiner, BOM, soft hyphen, tags, and the rarer ones. Written out
 /// rather than taken from a crate: the category is a short, stable list, and the only one the
 /// crate needs.
-pub fn is_format(c: char) -> bool {
+pub(crate) fn is_format(c: char) -> bool {
     matches!(
         c,
         '\u{00AD}'

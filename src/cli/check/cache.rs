@@ -27,7 +27,7 @@ const FIXED_PROMPT_TOKENS: u32 = 768;
 const INPUT_FOLDS: u32 = 4;
 
 /// The line for the `[llm]` server's slots, when it is llama.cpp's; `None` otherwise.
-pub async fn llm_cache(config: &Config) -> Option<Outcome> {
+pub(crate) async fn llm_cache(config: &Config) -> Option<Outcome> {
     let client = LlmClient::new(crate::llm_settings(config)).ok()?;
     let props = client.server_props(PROPS_WAIT).await.ok()??;
     Some(outcome(config, props))

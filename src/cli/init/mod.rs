@@ -13,8 +13,8 @@
 //! `template` edits the example text (pure); this file runs the steps and prints.
 
 pub mod node;
-pub mod plan;
-pub mod speed;
+pub(crate) mod plan;
+pub(crate) mod speed;
 pub mod template;
 
 use std::io::Write;
@@ -46,63 +46,63 @@ const DEFAULT_MODEL: &str = "qwen2.5:1.5b";
 pub struct InitArgs {
     /// The node's serial device; skips the search (the node is still asked, if free).
     #[arg(long, value_name = "PATH", conflicts_with = "tcp")]
-    pub serial: Option<PathBuf>,
+    pub(crate) serial: Option<PathBuf>,
     /// The node's address, HOST[:PORT] (port 4403 by default); skips the search.
     #[arg(long, value_name = "ADDR")]
-    pub tcp: Option<String>,
+    pub(crate) tcp: Option<String>,
     /// The LLM server's API root, e.g. http://127.0.0.1:11434/v1; skips the search.
     #[arg(long, value_name = "URL")]
-    pub llm_url: Option<String>,
+    pub(crate) llm_url: Option<String>,
     /// The model to use; by default meshai's default model when installed, else the
     /// smallest chat model the server has.
     #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The database file [default: /var/lib/meshai/meshai.db for root, else
     /// ~/.local/state/meshai/meshai.db].
     #[arg(long, value_name = "FILE")]
-    pub database: Option<PathBuf>,
+    pub(crate) database: Option<PathBuf>,
     /// The knowledge folder, for documents the answers may come from [default: `knowledge`
     /// beside the database; created if missing].
     #[arg(long, value_name = "DIR", conflicts_with = "no_knowledge")]
-    pub knowledge: Option<PathBuf>,
+    pub(crate) knowledge: Option<PathBuf>,
     /// Leave `[knowledge] dir` unset: no knowledge folder.
     #[arg(long)]
-    pub no_knowledge: bool,
+    pub(crate) no_knowledge: bool,
     /// Where to write the config [default: /etc/meshai/config.toml for root, else
     /// ~/.config/meshai/config.toml].
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Replace the output file if it exists.
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     #[command(flatten)]
-    pub probe: ProbeArgs,
+    pub(crate) probe: ProbeArgs,
 }
 
 /// Where the search looks. Hidden, for tests: ports on 127.0.0.1 only, and a folder standing
 /// in for `/dev`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ProbeArgs {
+pub(crate) struct ProbeArgs {
     #[arg(long = "probe-node-port", hide = true, default_values_t = [4403])]
-    pub node_ports: Vec<u16>,
+    pub(crate) node_ports: Vec<u16>,
     /// Where a multi-client proxy's virtual node listens (MeshMonitor: 4404).
     #[arg(long = "probe-virtual-port", hide = true, default_values_t = [4404])]
-    pub virtual_ports: Vec<u16>,
+    pub(crate) virtual_ports: Vec<u16>,
     #[arg(long = "probe-ollama-port", hide = true, default_value_t = 11434)]
-    pub ollama_port: u16,
+    pub(crate) ollama_port: u16,
     #[arg(long = "probe-llamacpp-port", hide = true, default_value_t = 8080)]
-    pub llamacpp_port: u16,
+    pub(crate) llamacpp_port: u16,
     #[arg(long = "probe-lmstudio-port", hide = true, default_value_t = 1234)]
-    pub lmstudio_port: u16,
+    pub(crate) lmstudio_port: u16,
     /// Other OpenAI-compatible servers' usual ports: vLLM and llama-cpp-python (8000),
     /// LiteLLM's proxy (4000).
     #[arg(long = "probe-openai-port", hide = true, default_values_t = [8000, 4000])]
-    pub openai_ports: Vec<u16>,
+    pub(crate) openai_ports: Vec<u16>,
     /// Time one short answer of the chosen model (`speed`); off for tests that count requests.
     #[arg(long = "probe-time-model", hide = true, default_value_t = true, action = clap::ArgAction::Set)]
-    pub time_model: bool,
+    pub(crate) time_model: bool,
     #[arg(long = "probe-dev", hide = true, default_value = "/dev")]
-    pub dev: PathBuf,
+    pub(crate) dev: PathBuf,
 }
 
 /// Runs `meshai init`, printing to `out`. `Ok(true)` when the config was written.

@@ -28,7 +28,7 @@ use crate::radio::{LinkState, RadioConfig, Transport};
 
 /// Where a node may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Candidate {
+pub(crate) enum Candidate {
     /// A serial device path, preferably a stable `/dev/serial/by-id/` name.
     Serial(PathBuf),
     Tcp {
@@ -44,7 +44,7 @@ pub enum Candidate {
 }
 
 impl Candidate {
-    pub fn transport(&self) -> Transport {
+    pub(crate) fn transport(&self) -> Transport {
         match self {
             Candidate::Serial(path) => Transport::serial(path.display().to_string(), BAUD),
             Candidate::Tcp { host, port } | Candidate::VirtualNode { host, port } => {
@@ -54,7 +54,7 @@ impl Candidate {
     }
 
     /// `serial /dev/...`, `tcp 127.0.0.1:4403` or `tcp 127.0.0.1:4404 (virtual node)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Candidate::VirtualNode { .. } => {
                 format!("{} (virtual node)", self.transport())
@@ -66,7 +66,7 @@ impl Candidate {
 
 /// What trying a candidate found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Probe {
+pub(crate) enum Probe {
     /// A Meshtastic node answered the handshake.
     Node(NodeFacts),
     /// Another program holds it; nothing was written to it.
@@ -87,16 +87,16 @@ impl Probe {
 
 /// What the handshake told about the node.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeFacts {
+pub(crate) struct NodeFacts {
     /// The node's number: the same node may answer in two places.
-    pub num: NodeId,
+    pub(crate) num: NodeId,
     /// `!a1b2c3d4 "Long Name", firmware 2.7.26`.
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// The serial devices to try under `dev` (`/dev`): the stable names in `serial/by-id/`, or
 /// `ttyUSB*` and `ttyACM*` when that folder does not exist (no udev, or nothing plugged in).
-pub fn serial_devices(dev: &Path) -> Vec<PathBuf> {
+pub(crate) fn serial_devices(dev: &Path) -> Vec<PathBuf> {
     let by_id = dev.join("serial").join("by-id");
     let mut found: Vec<PathBuf> = match std::fs::read_dir(&by_id) {
         Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
@@ -120,7 +120,7 @@ pub fn serial_devices(dev: &Path) -> Vec<PathBuf> {
 
 /// Who holds `device` open, as `pid 1234 (name)`, read from `proc` (`/proc`); the process
 /// `me` is left out.
-pub fn serial_holders(device: &Path, proc: &Path, me: u32) -> Vec<String> {
+pub(crate) fn serial_holders(device: &Path, proc: &Path, me: u32) -> Vec<String> {
     let Ok(target) = std::fs::canonicalize(device) else {
         return Vec::new();
     };
@@ -153,7 +153,7 @@ pub fn serial_holders(device: &Path, proc: &Path, me: u32) -> Vec<String> {
 
 /// The pid a UUCP lock file holds: ASCII digits, maybe padded (or a 4-byte binary pid from
 /// old tools, which is not read).
-pub fn lock_file_pid(content: &[u8]) -> Option<u32> {
+pub(crate) fn lock_file_pid(content: &[u8]) -> Option<u32> {
     std::str::from_utf8(content).ok()?.trim().parse().ok()
 }
 
@@ -172,7 +172,7 @@ fn lock_holder(device: &Path, proc: &Path) -> Option<String> {
 
 /// How many connections to local TCP `port` are established, from the text of
 /// `/proc/net/tcp` or `/proc/net/tcp6`: rows whose local port is `port` in state `01`.
-pub fn established_on(port: u16, table: &str) -> usize {
+pub(crate) fn established_on(port: u16, table: &str) -> usize {
     table
         .lines()
         .skip(1)
@@ -196,7 +196,7 @@ fn is_local(host: &str) -> bool {
 }
 
 /// Why the candidate must not be touched, if something else uses it.
-pub fn in_use(c: &Candidate, daemons: &Daemons) -> Option<String> {
+pub(crate) fn in_use(c: &Candidate, daemons: &Daemons) -> Option<String> {
     let proc = Path::new("/proc");
     if let Candidate::Tcp { .. } = c
         && let Some(why) = daemons.holding(&c.transport())
@@ -227,7 +227,7 @@ pub fn in_use(c: &Candidate, daemons: &Daemons) -> Option<String> {
 
 /// Tries the candidate: refuses it when in use (by another program, or by one of `daemons`),
 /// otherwise a handshake of at most `timeout`.
-pub async fn probe(c: &Candidate, timeout: Duration, daemons: &Daemons) -> Probe {
+pub(crate) async fn probe(c: &Candidate, timeout: Duration, daemons: &Daemons) -> Probe {
     if let Some(why) = in_use(c, daemons) {
         return Probe::Busy(why);
     }

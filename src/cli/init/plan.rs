@@ -9,11 +9,11 @@ use crate::cli::daemons::{SERVICE_DATABASE, user_database};
 use crate::config::locate::{Env, user_config};
 use crate::llm::models::{self, ModelInfo, Why};
 /// The service user the package creates.
-pub const SERVICE_USER: &str = "meshai";
+pub(crate) const SERVICE_USER: &str = "meshai";
 
 /// Who runs `meshai init`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who {
+pub(crate) enum Who {
     Root,
     /// The `meshai` user the service runs as.
     Service,
@@ -22,7 +22,7 @@ pub enum Who {
 
 impl Who {
     /// From the effective uid and the `meshai` user's uid, if that user exists.
-    pub fn of(euid: u32, service_uid: Option<u32>) -> Who {
+    pub(crate) fn of(euid: u32, service_uid: Option<u32>) -> Who {
         match euid {
             0 => Who::Root,
             uid if Some(uid) == service_uid => Who::Service,
@@ -32,7 +32,7 @@ impl Who {
 }
 
 /// The uid and gid of `user` from the text of `/etc/passwd`.
-pub fn ids_from_passwd(passwd: &str, user: &str) -> Option<(u32, u32)> {
+pub(crate) fn ids_from_passwd(passwd: &str, user: &str) -> Option<(u32, u32)> {
     passwd.lines().find_map(|l| {
         let mut f = l.split(':');
         (f.next()? == user).then_some(())?;
@@ -43,7 +43,7 @@ pub fn ids_from_passwd(passwd: &str, user: &str) -> Option<(u32, u32)> {
 
 /// Where the database goes unless `--database` says: the service's folder for root and the
 /// service user, the XDG state folder (`~/.local/state/meshai/`) for anyone else.
-pub fn default_database(who: Who, env: Env<'_>) -> Option<PathBuf> {
+pub(crate) fn default_database(who: Who, env: Env<'_>) -> Option<PathBuf> {
     match who {
         Who::Root | Who::Service => Some(PathBuf::from(SERVICE_DATABASE)),
         Who::User => user_database(env),
@@ -53,7 +53,7 @@ pub fn default_database(who: Who, env: Env<'_>) -> Option<PathBuf> {
 /// The knowledge folder unless `--knowledge` says: `knowledge` beside the database
 /// (`/var/lib/meshai/knowledge` for the service, which may read it under systemd's
 /// `ProtectSystem=strict`).
-pub fn default_knowledge(database: &Path) -> PathBuf {
+pub(crate) fn default_knowledge(database: &Path) -> PathBuf {
     match database.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.join("knowledge"),
         _ => PathBuf::from("knowledge"),
@@ -62,7 +62,7 @@ pub fn default_knowledge(database: &Path) -> PathBuf {
 
 /// Where the config goes unless `--output` says: `/etc/meshai/config.toml` for root (what
 /// the service reads), the user's config folder for anyone else. Both are found by `run`.
-pub fn default_output(who: Who, env: Env<'_>) -> Option<PathBuf> {
+pub(crate) fn default_output(who: Who, env: Env<'_>) -> Option<PathBuf> {
     match who {
         Who::Root => Some(PathBuf::from(crate::config::locate::SYSTEM)),
         Who::Service | Who::User => user_config(env),
@@ -71,15 +71,18 @@ pub fn default_output(who: Who, env: Env<'_>) -> Option<PathBuf> {
 
 /// The node chosen, by index into the probes, and why when there was a choice to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeChoice {
-    pub index: usize,
-    pub why: Option<String>,
+pub(crate) struct NodeChoice {
+    pub(crate) index: usize,
+    pub(crate) why: Option<String>,
 }
 
 /// The node to use; or the problem, with its fix. A named node (`--serial`, `--tcp`) is used
 /// even when it could not be confirmed. When one node answered in two places and one of them
 /// is a virtual node (a multi-client proxy), that one is chosen: it shares the node.
-pub fn choose_node(probes: &[(Candidate, Probe)], named: bool) -> Result<NodeChoice, String> {
+pub(crate) fn choose_node(
+    probes: &[(Candidate, Probe)],
+    named: bool,
+) -> Result<NodeChoice, String> {
     let chosen = |index| NodeChoice { index, why: None };
     if named && !probes.is_empty() {
         return Ok(chosen(0));
@@ -148,7 +151,7 @@ fn shared(probes: &[(Candidate, Probe)], nodes: &[usize]) -> Option<NodeChoice> 
 
 /// A kind of model server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Ollama,
     LlamaCpp,
     LmStudio,
@@ -160,7 +163,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Ollama => "Ollama",
             Kind::LlamaCpp => "llama.cpp server",
@@ -184,16 +187,16 @@ impl Kind {
 
 /// A model server and what listing its models gave.
 #[derive(Debug, Clone)]
-pub struct ServerProbe {
-    pub kind: Kind,
+pub(crate) struct ServerProbe {
+    pub(crate) kind: Kind,
     /// The API root for `[llm] base_url`.
-    pub base_url: String,
-    pub models: Result<Vec<ModelInfo>, String>,
+    pub(crate) base_url: String,
+    pub(crate) models: Result<Vec<ModelInfo>, String>,
 }
 
 /// The server (index into `servers`) and model to use, with why that model; or the problem
 /// with its fix. `wanted` is `--model`; `default` is meshai's default model.
-pub fn choose_llm(
+pub(crate) fn choose_llm(
     servers: &[ServerProbe],
     wanted: Option<&str>,
     default: &str,

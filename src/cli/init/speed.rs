@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::llm::{ChatMessage, ChatRole, LlmClient, LlmSettings};
 
 /// Tokens in one 150-character packet of English, about.
-pub const PACKET_TOKENS: f64 = 40.0;
+pub(crate) const PACKET_TOKENS: f64 = 40.0;
 
 /// Tokens the timed answer may take.
 const TIMED_TOKENS: u32 = 48;
@@ -19,22 +19,22 @@ const MEASURE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// One timed answer.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// Tokens written (as the server counted them, else estimated from the characters).
-    pub tokens: u64,
-    pub took: Duration,
+    pub(crate) tokens: u64,
+    pub(crate) took: Duration,
 }
 
 impl Measured {
     /// Tokens per second.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         self.tokens as f64 / self.took.as_secs_f64().max(0.001)
     }
 }
 
 /// Asks the model at `base_url` one short question after a one-token warm-up (a model the
 /// server had not loaded pays its loading there) and times the answer.
-pub async fn measure(base_url: &str, model: &str) -> Result<Measured, String> {
+pub(crate) async fn measure(base_url: &str, model: &str) -> Result<Measured, String> {
     let settings = LlmSettings {
         base_url: base_url.to_string(),
         model: model.to_string(),
@@ -68,7 +68,7 @@ pub async fn measure(base_url: &str, model: &str) -> Result<Measured, String> {
 
 /// A rate at which a packet's words are written in about the time the mesh takes to carry
 /// it (tokens per second): the slowest that still suits a conversation over the radio.
-pub const GOOD_RATE: f64 = 8.0;
+pub(crate) const GOOD_RATE: f64 = 8.0;
 
 /// The model sizes people run on a Pi, in billions of parameters (qwen2.5:0.5b, qwen2.5:1.5b,
 /// llama3.2:3b / qwen2.5:3b, 7–8B), smallest first.
@@ -78,7 +78,7 @@ const SIZES: [f64; 4] = [0.5, 1.5, 3.0, 7.0];
 /// Hugging Face write it: a word of digits ending in `b` or `m` ("qwen2.5:1.5b",
 /// "qwen2.5-coder-0.5b-instruct", "smollm2-135m", "gemma3:270m", Gemma's "e2b"); `None` when
 /// the name says no size ("gpt-4o-mini", "llama3.2:latest").
-pub fn params_of(model: &str) -> Option<f64> {
+pub(crate) fn params_of(model: &str) -> Option<f64> {
     model
         .to_ascii_lowercase()
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
@@ -100,7 +100,7 @@ pub fn params_of(model: &str) -> Option<f64> {
 /// bound by reading the weights once a token, so the rate scales about inversely with the
 /// size (Qwen2.5 0.5B → 1.5B writes about a third as fast at the same quantisation;
 /// docs/raspberry-pi.md has the figures). `None` when even the smallest would be slower.
-pub fn fitting_size(rate: f64, params: f64) -> Option<f64> {
+pub(crate) fn fitting_size(rate: f64, params: f64) -> Option<f64> {
     SIZES
         .iter()
         .rev()
@@ -110,7 +110,7 @@ pub fn fitting_size(rate: f64, params: f64) -> Option<f64> {
 
 /// What `rate` (tokens per second) of a model of `params` billions (if its name says) means
 /// for answers over the radio, and which model size suits this machine.
-pub fn advice(rate: f64, params: Option<f64>) -> String {
+pub(crate) fn advice(rate: f64, params: Option<f64>) -> String {
     let verdict = if rate >= 25.0 {
         "fast"
     } else if rate >= GOOD_RATE {
@@ -151,7 +151,7 @@ pub fn advice(rate: f64, params: Option<f64>) -> String {
 }
 
 /// The line `init` prints for a measurement of `model`.
-pub fn line(m: &Measured, model: &str) -> String {
+pub(crate) fn line(m: &Measured, model: &str) -> String {
     let rate = m.rate();
     format!(
         "wrote {} tokens in {:.1} s ({rate:.1} tokens/s, a 150-character packet in about {:.0} s): {}",

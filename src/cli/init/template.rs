@@ -36,8 +36,8 @@ pub struct Values {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("config.example.toml has no `{key} =` line in [{section}]")]
 pub struct MissingLine {
-    pub section: &'static str,
-    pub key: &'static str,
+    pub(crate) section: &'static str,
+    pub(crate) key: &'static str,
 }
 
 /// One edit: in `[section]`, the line setting `key` (commented out or not) becomes `new`.

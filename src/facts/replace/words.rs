@@ -29,11 +29,11 @@ mod pt;
 use crate::lang::Lang;
 
 /// A list of entries.
-pub type List = &'static [&'static str];
+pub(crate) type List = &'static [&'static str];
 
 /// The kinds of verb the rule compares, so "is", "sits" and "steht" say the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// "is called", "heißt".
     Name,
     /// "meets", "trifft sich".
@@ -47,58 +47,58 @@ pub enum Kind {
 }
 
 /// One language's words.
-pub struct Words {
+pub(crate) struct Words {
     /// Possessives of the speaker: "my", "mein".
-    pub my: List,
+    pub(crate) my: List,
     /// Possessives of the speaker's group: "our", "unser".
-    pub our: List,
+    pub(crate) our: List,
     /// Articles: "the", "a", "der". The phrase is the speaker's or the group's, whichever the
     /// other statement says.
-    pub articles: List,
+    pub(crate) articles: List,
     /// Someone else's possessives: "his", "your", "sein" (the word names whose).
-    pub others: List,
+    pub(crate) others: List,
     /// Articles that open a statement about nobody in particular when no possessive follows
     /// ("A friend of mine …").
-    pub nobody: List,
+    pub(crate) nobody: List,
     /// Pronouns a first clause opens with: the speaker ("I", "ich").
-    pub i: List,
+    pub(crate) i: List,
     /// … and the group ("we", "wir").
-    pub we: List,
+    pub(crate) we: List,
     /// Verbs that say their subject themselves and open a clause: the speaker ("vivo", "mam").
-    pub i_verbs: List,
+    pub(crate) i_verbs: List,
     /// … and the group ("vivimos", "spotykamy").
-    pub we_verbs: List,
+    pub(crate) we_verbs: List,
     /// Words after a noun phrase that name its owner ("of", "von", "de"): someone else's.
-    pub genitives: List,
+    pub(crate) genitives: List,
     /// Words no noun phrase holds: prepositions, conjunctions, other verbs. The words of
     /// `verbs` and `adverbs` end a noun phrase too.
-    pub not_noun: List,
+    pub(crate) not_noun: List,
     /// Words of a noun phrase that say it changed, not what it is ("new", "neu"): left out.
-    pub age: List,
+    pub(crate) age: List,
     /// Adverbs and unstressed pronouns between a subject and its verb ("now", "se"), skipped.
-    pub adverbs: List,
+    pub(crate) adverbs: List,
     /// Verbs that bring their object after "I" or "we" ("moved", "habe"): the object is the
     /// subject, and whatever the kept statement said of it, this one changes.
-    pub bringing: List,
+    pub(crate) bringing: List,
     /// Each kind of verb and its words.
-    pub verbs: &'static [(Kind, List)],
+    pub(crate) verbs: &'static [(Kind, List)],
     /// Words after a "be" verb that make it a name ("is called", "ist genannt").
-    pub naming: List,
+    pub(crate) naming: List,
     /// Other verbs a value follows ("drives", "fährt"), for the words a replaced statement said.
-    pub value_verbs: List,
+    pub(crate) value_verbs: List,
     /// Words that say a statement corrects an earlier one ("now", "no longer").
-    pub markers: List,
+    pub(crate) markers: List,
     /// Greetings and markers a statement may open with, left out before its first clause
     /// ("Update:", "Hi,").
-    pub openings: List,
+    pub(crate) openings: List,
     /// Articles and pronouns written onto the next word ("l'", "s'"), split off it.
-    pub elided: List,
+    pub(crate) elided: List,
     /// The head noun comes first in a noun phrase ("mi nodo solar"), not last ("my solar node").
-    pub head_first: bool,
+    pub(crate) head_first: bool,
 }
 
 /// The words of `lang`.
-pub fn table(lang: Lang) -> &'static Words {
+pub(crate) fn table(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &en::WORDS,
         Lang::De => &de::WORDS,
@@ -112,7 +112,7 @@ pub fn table(lang: Lang) -> &'static Words {
 }
 
 /// Whether the folded `word` is `entry` (or starts with it, for an entry ending in `*`).
-pub fn is(word: &str, entry: &str) -> bool {
+pub(crate) fn is(word: &str, entry: &str) -> bool {
     match entry.strip_suffix('*') {
         Some(prefix) => word.starts_with(prefix),
         None => word == entry,
@@ -120,6 +120,6 @@ pub fn is(word: &str, entry: &str) -> bool {
 }
 
 /// Whether the folded `word` is one of `list`'s.
-pub fn listed(list: List, word: &str) -> bool {
+pub(crate) fn listed(list: List, word: &str) -> bool {
     list.iter().any(|e| is(word, e))
 }

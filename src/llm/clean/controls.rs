@@ -55,7 +55,7 @@ enum State {
 /// Removes control characters, escape sequences and invisible format characters from text
 /// given piece by piece (see the module's comment).
 #[derive(Debug, Clone, Default)]
-pub struct Controls {
+pub(crate) struct Controls {
     state: State,
     /// The last character let through, for the joiners and tags, which stay only after
     /// what they join.
@@ -64,7 +64,7 @@ pub struct Controls {
 
 impl Controls {
     /// Appends to `out` what `raw` holds of text.
-    pub fn push(&mut self, raw: &str, out: &mut String) {
+    pub(crate) fn push(&mut self, raw: &str, out: &mut String) {
         for c in raw.chars() {
             self.char(c, out);
         }
@@ -155,7 +155,7 @@ impl Controls {
 }
 
 /// `raw` without control characters, escape sequences and invisible format characters.
-pub fn strip_controls(raw: &str) -> String {
+pub(crate) fn strip_controls(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     Controls::default().push(raw, &mut out);
     out

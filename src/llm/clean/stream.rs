@@ -25,18 +25,18 @@ use super::{THINK_CLOSE, THINK_OPEN, clean_line, is_fence, strip_block_prefix, s
 
 /// What one piece of raw answer gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cleaned {
+pub(crate) struct Cleaned {
     /// Everything handed out before is not part of the answer: the model's reasoning ended
     /// with a `</think>` that had no `<think>`.
-    pub restart: bool,
+    pub(crate) restart: bool,
     /// Plain text to append (after dropping what came before, on a restart). Whitespace is
     /// not collapsed yet; pieces may end inside a word.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Cleans an answer piece by piece.
 #[derive(Debug, Default)]
-pub struct StreamCleaner {
+pub(crate) struct StreamCleaner {
     controls: Controls,
     think: ThinkFilter,
     lines: LineCleaner,
@@ -48,7 +48,7 @@ impl StreamCleaner {
     }
 
     /// Takes the next piece of the raw answer.
-    pub fn push(&mut self, raw: &str) -> Cleaned {
+    pub(crate) fn push(&mut self, raw: &str) -> Cleaned {
         let mut out = Cleaned::default();
         let mut text = String::with_capacity(raw.len());
         self.controls.push(raw, &mut text);
@@ -59,7 +59,7 @@ impl StreamCleaner {
     }
 
     /// The answer is complete: hands out whatever was held back.
-    pub fn finish(&mut self) -> Cleaned {
+    pub(crate) fn finish(&mut self) -> Cleaned {
         let mut out = Cleaned::default();
         if let Some(visible) = self.think.finish() {
             self.take(visible, &mut out);

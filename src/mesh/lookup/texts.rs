@@ -7,48 +7,48 @@
 use crate::lang::Lang;
 
 /// One language's sentences.
-pub struct Texts {
-    pub just_now: &'static str,
-    pub mins_ago: &'static str,
-    pub hours_ago: &'static str,
-    pub days_ago: &'static str,
+pub(crate) struct Texts {
+    pub(crate) just_now: &'static str,
+    pub(crate) mins_ago: &'static str,
+    pub(crate) hours_ago: &'static str,
+    pub(crate) days_ago: &'static str,
     /// When the node was last heard.
-    pub heard: &'static str,
+    pub(crate) heard: &'static str,
     /// The view has no time for it.
-    pub never_heard: &'static str,
+    pub(crate) never_heard: &'static str,
     /// Still around: heard within the hour …
-    pub up_yes: &'static str,
+    pub(crate) up_yes: &'static str,
     /// … or not.
-    pub up_no: &'static str,
-    pub hops_zero: &'static str,
-    pub hops_one: &'static str,
-    pub hops: &'static str,
-    pub hops_unknown: &'static str,
+    pub(crate) up_no: &'static str,
+    pub(crate) hops_zero: &'static str,
+    pub(crate) hops_one: &'static str,
+    pub(crate) hops: &'static str,
+    pub(crate) hops_unknown: &'static str,
     /// A reading and when it was reported.
-    pub reading: &'static str,
+    pub(crate) reading: &'static str,
     /// The node sent no such reading.
-    pub no_reading: &'static str,
+    pub(crate) no_reading: &'static str,
     /// The readings' names: battery, voltage, temperature, humidity, air pressure, wind,
     /// light, SNR.
-    pub labels: [&'static str; 8],
+    pub(crate) labels: [&'static str; 8],
     /// The battery's judgement: low (≤ 20 %), half or less, good, full.
-    pub battery: [&'static str; 4],
-    pub external: &'static str,
-    pub yes: &'static str,
-    pub no: &'static str,
-    pub from_you: &'static str,
-    pub from_ours: &'static str,
-    pub no_position: &'static str,
-    pub positions_off: &'static str,
-    pub no_reference: &'static str,
-    pub within_head: &'static str,
-    pub within_none: &'static str,
+    pub(crate) battery: [&'static str; 4],
+    pub(crate) external: &'static str,
+    pub(crate) yes: &'static str,
+    pub(crate) no: &'static str,
+    pub(crate) from_you: &'static str,
+    pub(crate) from_ours: &'static str,
+    pub(crate) no_position: &'static str,
+    pub(crate) positions_off: &'static str,
+    pub(crate) no_reference: &'static str,
+    pub(crate) within_head: &'static str,
+    pub(crate) within_none: &'static str,
     /// N, NE, E, SE, S, SW, W, NW.
-    pub compass: [&'static str; 8],
+    pub(crate) compass: [&'static str; 8],
 }
 
 /// The sentences of `lang`.
-pub fn texts(lang: Lang) -> &'static Texts {
+pub(crate) fn texts(lang: Lang) -> &'static Texts {
     match lang {
         Lang::En => &EN,
         Lang::De => &DE,

@@ -12,7 +12,7 @@ use crate::lang::Lang;
 
 /// What one field of one node a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Field {
+pub(crate) enum Field {
     /// When it was last heard.
     Heard,
     /// Whether it is still around (heard within the hour).
@@ -30,27 +30,27 @@ pub enum Field {
 }
 
 /// One language's words.
-pub struct Words {
+pub(crate) struct Words {
     /// Each field and the words that ask for it.
-    pub fields: &'static [(Field, &'static [&'static str])],
+    pub(crate) fields: &'static [(Field, &'static [&'static str])],
     /// Words that ask for a distance only when they ask for nothing else ("how many hops
     /// away": the hops; "where is": the distance).
-    pub weak_distance: &'static [&'static str],
+    pub(crate) weak_distance: &'static [&'static str],
     /// A battery question that asks whether it is low: the answer says yes or no.
-    pub low: &'static [&'static str],
+    pub(crate) low: &'static [&'static str],
     /// Who is around (the last hour), as `!nodes` answers it.
-    pub around: &'static [&'static str],
+    pub(crate) around: &'static [&'static str],
     /// A list is asked for ("which nodes", "who"): with a time, those heard within it.
-    pub list: &'static [&'static str],
+    pub(crate) list: &'static [&'static str],
     /// Words for minutes and for hours after a number ("15 minutes"; `*`: any word it starts).
-    pub minutes: &'static [&'static str],
-    pub hours: &'static [&'static str],
+    pub(crate) minutes: &'static [&'static str],
+    pub(crate) hours: &'static [&'static str],
     /// An answer in words is wanted: the model's, with the facts.
-    pub needs_words: &'static [&'static str],
+    pub(crate) needs_words: &'static [&'static str],
 }
 
 /// The words of `lang`.
-pub fn words(lang: Lang) -> &'static Words {
+pub(crate) fn words(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &EN,
         Lang::De => &DE,

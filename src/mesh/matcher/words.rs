@@ -34,55 +34,55 @@ use super::Reading;
 use crate::lang::Lang;
 
 /// A list of entries: words, `*` prefixes and phrases.
-pub type List = &'static [&'static str];
+pub(crate) type List = &'static [&'static str];
 
 /// One language's words.
-pub struct Words {
+pub(crate) struct Words {
     /// Words of node names that name nothing alone: the words for a node, the kit, the small
     /// words ("Base Station", "der Lighthouse-Knoten").
-    pub generic: List,
+    pub(crate) generic: List,
     /// Everyday words a short name is not taken for, unless written in the name's own
     /// capitals ("hi", "ok", "wo").
-    pub everyday: List,
+    pub(crate) everyday: List,
     /// Words for a node itself ("relay", "Knoten"): with a reading, a question surely about
     /// one node.
-    pub node: List,
+    pub(crate) node: List,
     /// Other words that make a question about a node even when it names none the view holds
     /// ("battery", "heard"); the words of `node` do too.
-    pub about_a_node: List,
+    pub(crate) about_a_node: List,
     /// Each reading and the words that ask for it.
-    pub readings: &'static [(Reading, List)],
+    pub(crate) readings: &'static [(Reading, List)],
     /// Words that ask what a node reads ("read", "Messwert"): with a node word, a question
     /// surely about one node.
-    pub read: List,
+    pub(crate) read: List,
     /// The asker ("me", "I"): a distance is then the asker's.
-    pub me: List,
+    pub(crate) me: List,
     /// How the asker's own message came ("my signal", "hear me"): the radio note answers.
-    pub my_message: List,
+    pub(crate) my_message: List,
     /// The asker's own node ("my node", "my battery").
-    pub my_node: List,
+    pub(crate) my_node: List,
     /// The channel ("channel", "network"), asked about with a word of `busy`.
-    pub channel: List,
+    pub(crate) channel: List,
     /// How busy it is ("busy", "traffic").
-    pub busy: List,
+    pub(crate) busy: List,
     /// The channel's use, asked with no other word ("airtime", "duty cycle").
-    pub channel_use: List,
+    pub(crate) channel_use: List,
     /// The nodes nearest to the asker ("nearest", "near me").
-    pub nearest: List,
+    pub(crate) nearest: List,
     /// Who is around ("who is around", "which nodes").
-    pub around: List,
+    pub(crate) around: List,
     /// The definite article a name written in lowercase follows, before its node word ("the
     /// foobar node"); empty where a name follows its node word ("el nodo Foobar").
-    pub the: List,
+    pub(crate) the: List,
     /// Words between the article and the node word that say which kind, not which node
     /// ("the club repeater", "the nearest node").
-    pub kinds: List,
+    pub(crate) kinds: List,
     /// Capitalised words that name no node: the kit and the protocols people ask about.
-    pub not_names: List,
+    pub(crate) not_names: List,
 }
 
 /// The words of `lang`.
-pub fn table(lang: Lang) -> &'static Words {
+pub(crate) fn table(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &en::WORDS,
         Lang::De => &de::WORDS,
@@ -96,7 +96,7 @@ pub fn table(lang: Lang) -> &'static Words {
 }
 
 /// One field's entries in every language, ready to be looked in.
-pub struct Entries {
+pub(crate) struct Entries {
     words: HashSet<&'static str>,
     prefixes: Vec<&'static str>,
     phrases: Vec<&'static str>,
@@ -122,41 +122,41 @@ impl Entries {
     }
 
     /// Whether the folded `word` is one of the entries' words.
-    pub fn holds(&self, word: &str) -> bool {
+    pub(crate) fn holds(&self, word: &str) -> bool {
         self.words.contains(word) || self.prefixes.iter().any(|p| word.starts_with(p))
     }
 
     /// Whether a message says one of the entries: `folded` as written, `words` its words.
-    pub fn said(&self, folded: &str, words: &[&str]) -> bool {
+    pub(crate) fn said(&self, folded: &str, words: &[&str]) -> bool {
         words.iter().any(|w| self.holds(w)) || self.phrases.iter().any(|p| folded.contains(p))
     }
 }
 
 /// Every field of [`Words`], each in every language at once.
-pub struct All {
-    pub generic: Entries,
-    pub everyday: Entries,
-    pub node: Entries,
+pub(crate) struct All {
+    pub(crate) generic: Entries,
+    pub(crate) everyday: Entries,
+    pub(crate) node: Entries,
     /// `about_a_node` and `node`.
-    pub about_a_node: Entries,
+    pub(crate) about_a_node: Entries,
     /// In [`Reading`]'s order.
-    pub readings: Vec<(Reading, Entries)>,
-    pub read: Entries,
-    pub me: Entries,
-    pub my_message: Entries,
-    pub my_node: Entries,
-    pub channel: Entries,
-    pub busy: Entries,
-    pub channel_use: Entries,
-    pub nearest: Entries,
-    pub around: Entries,
-    pub the: Entries,
-    pub kinds: Entries,
-    pub not_names: Entries,
+    pub(crate) readings: Vec<(Reading, Entries)>,
+    pub(crate) read: Entries,
+    pub(crate) me: Entries,
+    pub(crate) my_message: Entries,
+    pub(crate) my_node: Entries,
+    pub(crate) channel: Entries,
+    pub(crate) busy: Entries,
+    pub(crate) channel_use: Entries,
+    pub(crate) nearest: Entries,
+    pub(crate) around: Entries,
+    pub(crate) the: Entries,
+    pub(crate) kinds: Entries,
+    pub(crate) not_names: Entries,
 }
 
 /// The tables of all the languages, merged once.
-pub fn all() -> &'static All {
+pub(crate) fn all() -> &'static All {
     static ALL: LazyLock<All> = LazyLock::new(|| {
         let field = |pick: fn(&'static Words) -> List| {
             Entries::of(Lang::ALL.iter().map(move |l| pick(table(*l))))

@@ -76,7 +76,11 @@ impl Radio {
 
     /// [`Radio::spawn`] with the mesh view kept from an earlier run (`store::mesh`): what
     /// the node's handshake and broadcasts then say is taken in on top of it.
-    pub fn spawn_seeded(cfg: RadioConfig, inbound: mpsc::Sender<Inbound>, seed: MeshView) -> Radio {
+    pub(crate) fn spawn_seeded(
+        cfg: RadioConfig,
+        inbound: mpsc::Sender<Inbound>,
+        seed: MeshView,
+    ) -> Radio {
         let target = cfg.transport.clone();
         let connector = move || {
             let target = target.clone();
@@ -150,7 +154,7 @@ impl Radio {
     }
 
     /// The link's counters: last frame, ready since, takeovers.
-    pub fn activity(&self) -> Arc<LinkActivity> {
+    pub(crate) fn activity(&self) -> Arc<LinkActivity> {
         self.activity.clone()
     }
 

@@ -7,7 +7,7 @@
 use std::collections::{HashSet, VecDeque};
 
 /// Where raw ids come from: `rand::random` in the daemon, a counter in tests.
-pub type IdSource = Box<dyn FnMut() -> u32 + Send>;
+pub(crate) type IdSource = Box<dyn FnMut() -> u32 + Send>;
 
 /// How many recently used ids are remembered. A reply has a handful of parts with a few
 /// resends each, so this covers hours of sending.
@@ -18,7 +18,7 @@ const REMEMBER: usize = 1024;
 const MAX_DRAWS: usize = 32;
 
 /// Hands out fresh packet ids.
-pub struct PacketIds {
+pub(crate) struct PacketIds {
     source: IdSource,
     /// Recently used ids in the order they were handed out, oldest first.
     recent: VecDeque<u32>,
@@ -37,12 +37,12 @@ impl PacketIds {
     }
 
     /// Random ids from the thread-local generator.
-    pub fn random() -> Self {
+    pub(crate) fn random() -> Self {
         PacketIds::new(Box::new(rand::random::<u32>))
     }
 
     /// A fresh id: non-zero and not among the last `REMEMBER` handed out.
-    pub fn next_id(&mut self) -> u32 {
+    pub(crate) fn next_id(&mut self) -> u32 {
         let drawn = (0..MAX_DRAWS)
             .map(|_| (self.source)())
             .find(|id| *id != 0 && !self.used.contains(id));

@@ -22,8 +22,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tracing::warn;
 
-pub use self::core::{Action, OutboxCore, ReplyId, nak_reason};
-pub use self::ids::{IdSource, PacketIds};
+pub(crate) use self::core::OutboxCore;
+pub(crate) use self::ids::PacketIds;
 pub use self::stream::{ReplyStream, StreamMsg};
 
 use super::{LinkEvent, LinkState, Outgoing, RadioConfig, ReplyReport, ReplyRequest};
@@ -126,20 +126,20 @@ impl OutboxHandle {
 
     /// Replies the outbox holds (queued or sending, not yet reported), by the standing of
     /// their node ([`Standing::index`]); a request still on its way to the task is not counted.
-    pub fn queued(&self) -> [usize; 3] {
+    pub(crate) fn queued(&self) -> [usize; 3] {
         self.gauge.get()
     }
 
     /// The nodes the outbox holds replies for, each once, with the highest standing of its
     /// replies (what the LLM gate counts as their places).
-    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+    pub(crate) fn holders(&self) -> Vec<(NodeId, Standing)> {
         self.gauge.holders()
     }
 }
 
 /// The running outbox task.
 #[derive(Debug)]
-pub struct OutboxTask {
+pub(crate) struct OutboxTask {
     /// Tells the task to start draining, and for how long.
     drain: oneshot::Sender<Duration>,
     join: JoinHandle<()>,
@@ -148,7 +148,7 @@ pub struct OutboxTask {
 impl OutboxTask {
     /// Stops taking new replies, lets queued and in-flight parts finish for up to `drain`,
     /// reports the rest as failed (`Shutdown`), and ends the task.
-    pub async fn drain_and_stop(self, drain: Duration) {
+    pub(crate) async fn drain_and_stop(self, drain: Duration) {
         // An error means the task already ended; the join below still waits for it.
         let _ = self.drain.send(drain);
         if let Err(e) = self.join.await {
@@ -158,7 +158,7 @@ impl OutboxTask {
 }
 
 /// Starts the outbox task.
-pub fn spawn(
+pub(crate) fn spawn(
     cfg: &RadioConfig,
     state: watch::Receiver<LinkState>,
     events: mpsc::Receiver<LinkEvent>,

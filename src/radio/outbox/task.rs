@@ -22,14 +22,14 @@ const MAX_DRAIN: Duration = Duration::from_secs(24 * 3600);
 
 /// Everything the task owns.
 pub(super) struct Channels {
-    pub core: OutboxCore<Reporter>,
-    pub state: watch::Receiver<LinkState>,
-    pub events: mpsc::Receiver<LinkEvent>,
-    pub writes: mpsc::Sender<Outgoing>,
-    pub requests: mpsc::Receiver<Request>,
-    pub drain: oneshot::Receiver<Duration>,
+    pub(crate) core: OutboxCore<Reporter>,
+    pub(crate) state: watch::Receiver<LinkState>,
+    pub(crate) events: mpsc::Receiver<LinkEvent>,
+    pub(crate) writes: mpsc::Sender<Outgoing>,
+    pub(crate) requests: mpsc::Receiver<Request>,
+    pub(crate) drain: oneshot::Receiver<Duration>,
     /// Where the replies the core holds are counted for the responder.
-    pub gauge: std::sync::Arc<Gauge>,
+    pub(crate) gauge: std::sync::Arc<Gauge>,
 }
 
 /// Runs until drained (or until every handle is gone and nothing is left to send).

@@ -9,7 +9,7 @@
 //! `[radio]` (`config::raw::validate`'s `transport`). Nothing outside this folder matches on
 //! the kinds.
 
-pub mod serial;
+pub(crate) mod serial;
 pub mod tcp;
 #[cfg(test)]
 mod tests;
@@ -22,7 +22,7 @@ use std::task::{Context, Poll};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-pub use serial::Serial;
+pub(crate) use serial::Serial;
 pub use tcp::Tcp;
 
 use super::DownReason;
@@ -41,7 +41,7 @@ pub enum Transport {
 /// settings of the link (the baud rate).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Target {
+pub(crate) enum Target {
     Serial { path: String },
     Tcp { host: String, port: u16 },
 }
@@ -65,7 +65,7 @@ impl Transport {
 
     /// Opens the serial port or TCP connection. On serial, the wake-up bytes are already
     /// written when this returns.
-    pub async fn connect(&self) -> io::Result<Connection> {
+    pub(crate) async fn connect(&self) -> io::Result<Connection> {
         match self {
             Transport::Serial(s) => s.connect().await,
             Transport::Tcp(t) => t.connect().await,
@@ -73,7 +73,7 @@ impl Transport {
     }
 
     /// Where the link is going, for messages: `/dev/ttyUSB0` or `host:port`.
-    pub fn address(&self) -> String {
+    pub(crate) fn address(&self) -> String {
         match self {
             Transport::Serial(s) => s.path.clone(),
             Transport::Tcp(t) => format!("{}:{}", t.host, t.port),
@@ -82,7 +82,7 @@ impl Transport {
 
     /// The device file the link opens, if it opens one (serial): what the advice for a
     /// refused or missing device talks about.
-    pub fn device(&self) -> Option<&str> {
+    pub(crate) fn device(&self) -> Option<&str> {
         match self {
             Transport::Serial(s) => Some(&s.path),
             Transport::Tcp(_) => None,
@@ -92,12 +92,12 @@ impl Transport {
     /// Whether a new client of the node takes it from the one it serves: the node's TCP API
     /// serves one client, and a new connection force-closes the one before. A serial port
     /// is locked instead, and a second opener is refused.
-    pub fn new_client_takes_over(&self) -> bool {
+    pub(crate) fn new_client_takes_over(&self) -> bool {
         matches!(self, Transport::Tcp(_))
     }
 
     /// The node this transport reaches, as the status file names it.
-    pub fn target(&self) -> Target {
+    pub(crate) fn target(&self) -> Target {
         match self {
             Transport::Serial(s) => Target::Serial {
                 path: s.path.clone(),
@@ -112,7 +112,7 @@ impl Transport {
     /// Why a connection did not open, for `LinkState::Down`: the line [`Transport::explain`]
     /// gives, and the kind the advice reads (a locked serial port, which serialport calls
     /// "not found", is `ResourceBusy`).
-    pub fn failure(&self, e: &io::Error) -> DownReason {
+    pub(crate) fn failure(&self, e: &io::Error) -> DownReason {
         let kind = match self {
             Transport::Serial(s) => s.error_kind(e),
             Transport::Tcp(_) => e.kind(),
@@ -125,7 +125,7 @@ impl Transport {
     }
 
     /// A one-line explanation of a connect error, with a hint for the usual causes.
-    pub fn explain(&self, e: &io::Error) -> String {
+    pub(crate) fn explain(&self, e: &io::Error) -> String {
         let hint = match self {
             Transport::Serial(_) => Serial::hint(e.kind()).to_string(),
             Transport::Tcp(t) => t.hint(e.kind()),
@@ -148,7 +148,7 @@ impl fmt::Display for Transport {
 impl Target {
     /// Whether `t` reaches this node: the same device path, or the same host (ignoring case)
     /// and port. Names are compared as written, not resolved.
-    pub fn is(&self, t: &Transport) -> bool {
+    pub(crate) fn is(&self, t: &Transport) -> bool {
         match (self, t) {
             (Target::Serial { path }, Transport::Serial(s)) => *path == s.path,
             (Target::Tcp { host, port }, Transport::Tcp(t)) => t.same(host, *port),
@@ -158,20 +158,20 @@ impl Target {
 }
 
 /// A byte stream to the node.
-pub trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
+pub(crate) trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 
 /// How the connection was made; serial links carry log text between frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConnKind {
+pub(crate) enum ConnKind {
     Serial,
     Tcp,
 }
 
 /// An open connection to the node.
-pub struct Connection {
+pub(crate) struct Connection {
     io: Box<dyn Stream>,
-    pub kind: ConnKind,
+    pub(crate) kind: ConnKind,
 }
 
 impl std::fmt::Debug for Connection {

@@ -9,7 +9,7 @@ use super::{ConnKind, Connection};
 use crate::radio::codec::START2;
 
 /// The baud rate Meshtastic's serial API runs at, unless `[radio] baud` says otherwise.
-pub const BAUD: u32 = 115_200;
+pub(crate) const BAUD: u32 = 115_200;
 
 /// Bytes written before the handshake, like the Python client: a run of START2 wakes a
 /// sleeping device without looking like the start of a frame.
@@ -21,8 +21,8 @@ const WAKE_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 /// A serial device, e.g. `/dev/ttyUSB0`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Serial {
-    pub path: String,
-    pub baud: u32,
+    pub(crate) path: String,
+    pub(crate) baud: u32,
 }
 
 impl Serial {

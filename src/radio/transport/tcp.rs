@@ -11,13 +11,13 @@ use tokio::net::TcpStream;
 use super::{ConnKind, Connection};
 
 /// The node's API port when the address names none.
-pub const PORT: u16 = 4403;
+pub(crate) const PORT: u16 = 4403;
 
 /// A host (name, IPv4 or IPv6 address) and port.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tcp {
-    pub host: String,
-    pub port: u16,
+    pub(crate) host: String,
+    pub(crate) port: u16,
 }
 
 impl Tcp {

@@ -38,32 +38,32 @@ impl Audience<'_> {
 
 /// What the answer is for.
 pub(crate) struct Question<'a> {
-    pub audience: Audience<'a>,
+    pub(crate) audience: Audience<'a>,
     /// The packet id of the message, set as `reply_id` on the first part.
-    pub packet_id: u32,
-    pub messages: &'a [ChatMessage],
+    pub(crate) packet_id: u32,
+    pub(crate) messages: &'a [ChatMessage],
     /// For the log.
-    pub prompt_chars: usize,
+    pub(crate) prompt_chars: usize,
     /// The llama.cpp server slot the node is pinned to, when the server has slots (the
     /// primary's: the pool never sends it to a fallback).
-    pub slot: Option<u32>,
+    pub(crate) slot: Option<u32>,
     /// This answer's parts: `[reply]`'s, or fewer when the channel is busy.
-    pub limits: ChunkLimits,
+    pub(crate) limits: ChunkLimits,
     /// What ends an answer cut at the budget: `!more` only where the rest can be asked for
     /// (a DM whose conversation is stored).
-    pub mark: CutMark,
+    pub(crate) mark: CutMark,
     /// The language of its notices.
-    pub lang: crate::lang::Lang,
+    pub(crate) lang: crate::lang::Lang,
     /// The documents' note to check the answer against (`knowledge::check`); then it is
     /// held until complete, not streamed.
-    pub check: Option<Check<'a>>,
+    pub(crate) check: Option<Check<'a>>,
 }
 
 /// What an answer is checked against: the knowledge note of the turn and its question.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Check<'a> {
-    pub notes: &'a str,
-    pub question: &'a str,
+    pub(crate) notes: &'a str,
+    pub(crate) question: &'a str,
 }
 
 /// What an answer that went out cost.

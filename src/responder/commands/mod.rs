@@ -19,7 +19,7 @@ macro_rules! answer {
 
 mod help;
 mod mail;
-pub mod more;
+pub(crate) mod more;
 mod nodes;
 mod reset;
 mod status;
@@ -77,7 +77,7 @@ type Answer = for<'a> fn(&'a Shared, Caller, &'a str, Lang) -> BoxFuture<'a, Str
 
 /// What a command takes after its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Takes {
+pub(crate) enum Takes {
     /// Nothing: `!help me please` is a text for the model.
     Nothing,
     /// A name, optional (`!nodes hilltop`).
@@ -91,14 +91,14 @@ pub enum Takes {
 
 /// The most characters a command that takes a text keeps of it: two packets with the
 /// sender's name in front.
-pub const TEXT_MAX: usize = 200;
+pub(crate) const TEXT_MAX: usize = 200;
 
 /// A command answered without the LLM.
 pub struct Command {
     /// The words after `!` that call it, lowercase; the first is its name.
     words: &'static [&'static str],
     /// What it asks of identity.
-    pub ask: Ask,
+    pub(crate) ask: Ask,
     /// What it does, for its line in `!help` (`None`: not listed).
     help: Option<Say>,
     /// What may follow its word.
@@ -146,7 +146,7 @@ pub enum Call {
 
 impl Call {
     /// What it asks of identity; an unknown word gets the help.
-    pub fn ask(&self) -> Ask {
+    pub(crate) fn ask(&self) -> Ask {
         match self {
             Call::Known(cmd) | Call::With(cmd, _) => cmd.ask,
             Call::Unknown(_) => Ask::Help,
@@ -166,7 +166,7 @@ pub enum Parsed {
 
 impl Parsed {
     /// What the message asks of identity.
-    pub fn ask(&self) -> Ask {
+    pub(crate) fn ask(&self) -> Ask {
         match self {
             Parsed::Command(call) => call.ask(),
             Parsed::More | Parsed::Text => Ask::Text,

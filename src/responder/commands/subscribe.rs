@@ -16,9 +16,9 @@ use crate::store::Subscribed;
 use crate::text::cap;
 
 /// The most topics one node may subscribe to.
-pub const TOPICS_PER_NODE: usize = 10;
+pub(crate) const TOPICS_PER_NODE: usize = 10;
 /// The most subscribers one topic may have.
-pub const PER_TOPIC: usize = 200;
+pub(crate) const PER_TOPIC: usize = 200;
 
 pub(super) const SUBSCRIBE: Command = Command {
     words: &["subscribe", "sub"],
@@ -90,7 +90,7 @@ async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> 
         .await;
     let word = [("word", wanted.as_str())];
     match done {
-        Ok(Subscribed::Subscribed) => {
+        Ok(Subscribed::New) => {
             info!(node = %node, topic = %wanted, "subscribed to a topic");
             let per_day = cfg.per_day.to_string();
             fill(

@@ -20,7 +20,7 @@ use crate::store::{Added, NewWatch, Watch};
 use crate::text::{cap, one_line};
 
 /// The most watches one node may set.
-pub const PER_OWNER: usize = 5;
+pub(crate) const PER_OWNER: usize = 5;
 
 pub(super) const WATCH: Command = Command {
     words: &["watch", "alert"],
@@ -89,7 +89,7 @@ async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Stri
     };
     let values = [("name", name.as_str()), ("word", &condition.to_string())];
     match shared.store.add_watch(new, PER_OWNER).await {
-        Ok(Added::Added(id)) => {
+        Ok(Added::New(id)) => {
             info!(owner = %owner, node = %target.id, watch = id, %condition, "watch set");
             let what = if held {
                 Say::WatchHoldsNow

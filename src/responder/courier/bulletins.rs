@@ -30,7 +30,7 @@ pub(super) const POLL: Duration = Duration::from_secs(5);
 /// The most bytes of a file read; a longer one is cut.
 const FILE_MAX: u64 = 4096;
 /// The most characters of a bulletin (three packets).
-pub const TEXT_MAX: usize = 400;
+pub(crate) const TEXT_MAX: usize = 400;
 use crate::config::BULLETIN_FILES_MAX as FILES_MAX;
 
 /// What was last seen of each file (its length and time), so an unchanged one is not read.

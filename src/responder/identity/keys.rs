@@ -13,24 +13,24 @@ use tracing::error;
 use crate::store::StoreError;
 
 /// The recovery the log line, `!status` and `meshai check` point to.
-pub const RECOVERY: &str =
+pub(crate) const RECOVERY: &str =
     "repair the database (docs/raspberry-pi.md, section 11) and restart meshai";
 
 /// Whether the key table could be read so far (shared by the intake's screen and the workers).
 #[derive(Debug, Default)]
-pub struct KeyTable {
+pub(crate) struct KeyTable {
     unreadable: AtomicBool,
 }
 
 impl KeyTable {
     /// Whether every read of the key table worked so far.
-    pub fn readable(&self) -> bool {
+    pub(crate) fn readable(&self) -> bool {
         !self.unreadable.load(Ordering::Relaxed)
     }
 
     /// Trust fails closed from now on, after `error` (logged the first time, with what it
     /// means and what to do).
-    pub fn fail_closed(&self, error: &StoreError) {
+    pub(crate) fn fail_closed(&self, error: &StoreError) {
         if !self.unreadable.swap(true, Ordering::Relaxed) {
             error!(
                 error = %error,

@@ -12,9 +12,6 @@ pub(crate) mod keys;
 pub(crate) mod once;
 mod rules;
 pub(crate) mod screen;
-pub(crate) mod trust;
+pub mod trust;
 
-pub use rules::{
-    Ask, Decision, Grant, Heard, KeyUpdate, Line, REFUSAL_EVERY, Refusals, Rule, Verdict, Who, Why,
-    decide, rule,
-};
+pub(crate) use rules::{Ask, Grant, Line, Rule, Verdict, Who, rule};

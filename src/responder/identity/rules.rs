@@ -49,7 +49,7 @@ use crate::node::{NodeId, PublicKey};
 
 /// How a DM arrived, and what is known of its sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Heard {
+pub(crate) enum Heard {
     /// PKI-encrypted, with the key the node decrypted it with; `pinned`: the key pinned for
     /// the node (`None`: its first PKI DM); `elsewhere`: with no key pinned for this node,
     /// the other number `key` is pinned for (the same person, renumbered: firmware 2.8);
@@ -80,7 +80,7 @@ pub enum Heard {
 
 /// What a DM may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The node's own message: its memory read and written, every command.
     Own,
     /// Answered without memory and not stored; memory commands refused with a line saying
@@ -95,7 +95,7 @@ pub enum Verdict {
 
 /// Why a DM is answered without memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// A PKI DM whose key is not the one pinned for its node.
     KeyChanged,
     /// The pinned key could not be read (the store failed): nothing proves the sender.
@@ -118,7 +118,7 @@ pub enum Why {
 
 /// What the store must remember after a PKI DM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyUpdate {
+pub(crate) enum KeyUpdate {
     /// The node's first PKI DM: pin its key.
     Pin(PublicKey),
     /// A key other than the pinned one: keep it as pending.
@@ -129,13 +129,13 @@ pub enum KeyUpdate {
 
 /// The verdict on one DM and what to remember of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Decision {
-    pub verdict: Verdict,
-    pub update: Option<KeyUpdate>,
+pub(crate) struct Decision {
+    pub(crate) verdict: Verdict,
+    pub(crate) update: Option<KeyUpdate>,
 }
 
 /// Decides what a DM heard like `heard` may do under `access`.
-pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
+pub(crate) fn decide(heard: Heard, access: &AccessConfig) -> Decision {
     let (verdict, update) = match heard {
         // A person is their key: only its holder can send a DM our node decrypts with it.
         Heard::Pki {
@@ -191,7 +191,7 @@ pub fn decide(heard: Heard, access: &AccessConfig) -> Decision {
 /// What a message asks for, as far as identity goes: each command states its own
 /// (`commands::Command::ask`), and [`rule`] says what that may do under a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ask {
+pub(crate) enum Ask {
     /// A question for the model (or `!more`: the rest of an answer is as much the node's
     /// memory as the answer): answered with the memory, or without it.
     Text,
@@ -209,7 +209,7 @@ pub enum Ask {
 /// screen (no key to check: the verdict, and what [`rule`] let the message do), or a PKI DM
 /// whose key the worker checks against the one pinned for its node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who {
+pub(crate) enum Who {
     Decided {
         verdict: Verdict,
         grant: Grant,
@@ -220,7 +220,7 @@ pub enum Who {
 
 /// What a message may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
+pub(crate) enum Rule {
     Run(Grant),
     /// Not run: this line is the answer.
     Refuse(Line),
@@ -230,11 +230,11 @@ pub enum Rule {
 
 /// How a message that runs may run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Grant {
+pub(crate) struct Grant {
     /// Reads and writes the node's memory (a text is stored and answered with it).
-    pub memory: bool,
+    pub(crate) memory: bool,
     /// `!status` may show its admin part (when the node is an admin).
-    pub admin: bool,
+    pub(crate) admin: bool,
 }
 
 const OWN: Grant = Grant {
@@ -248,7 +248,7 @@ const NO_MEMORY: Grant = Grant {
 
 /// What `ask` may do under `verdict` (`require_pki` has had its say in the verdict,
 /// [`decide`]).
-pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
+pub(crate) fn rule(verdict: Verdict, ask: Ask) -> Rule {
     match (verdict, ask) {
         (Verdict::Ignored, _) => Rule::Drop,
         (Verdict::Own, _) => Rule::Run(OWN),
@@ -267,7 +267,7 @@ pub fn rule(verdict: Verdict, ask: Ask) -> Rule {
 
 /// The one-packet answers to what is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     /// To the node whose id a non-PKI DM carried: the real owner reads it.
     Unproven,
     KeyChanged,
@@ -318,7 +318,7 @@ impl Line {
 }
 
 /// How often a node gets the [`Line::Unproven`] warning, and the log line about it.
-pub const REFUSAL_EVERY: Duration = Duration::from_secs(3600);
+pub(crate) const REFUSAL_EVERY: Duration = Duration::from_secs(3600);
 
 /// More tracked nodes than this triggers a sweep of the quiet ones.
 const SWEEP_AT: usize = 4096;
@@ -335,7 +335,7 @@ struct Tally {
 /// Refusals of [`Verdict::Unproven`] DMs: one report per node per `every` (the log line and
 /// the warning line), with how many were refused since the previous one.
 #[derive(Debug)]
-pub struct Refusals {
+pub(crate) struct Refusals {
     every: Duration,
     nodes: HashMap<NodeId, Tally>,
 }
@@ -350,7 +350,7 @@ impl Refusals {
 
     /// Counts one refusal of `node` at `now`; returns the count to report (this one
     /// included) when a report is due, `None` while the last one is recent.
-    pub fn refuse(&mut self, node: NodeId, now: Instant) -> Option<u32> {
+    pub(crate) fn refuse(&mut self, node: NodeId, now: Instant) -> Option<u32> {
         if self.nodes.len() >= SWEEP_AT {
             let every = self.every;
             // A quiet node's unreported count goes with it: it was refused all the same.

@@ -111,7 +111,7 @@ async fn apply(
             Err(e) => warn!(error = %e, "could not keep the node's new key"),
         },
         KeyUpdate::Move { from } => match store.renumber(from, node, key, now).await {
-            Ok(Moved::Moved) => info!(
+            Ok(Moved::All) => info!(
                 old = %from,
                 key = %key.short(),
                 "node {from} is now {node} (same key): its memory, standing and pinned key \

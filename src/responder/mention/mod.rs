@@ -42,14 +42,14 @@ use crate::responder::shared::Shared;
 use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
 
 /// At most one "commands are DM-only" line per channel this often.
-pub const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
+pub(crate) const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
 
 /// The answer to a command in a mention.
-pub const DM_ONLY: &str = "Commands work only in a direct message to me.";
+pub(crate) const DM_ONLY: &str = "Commands work only in a direct message to me.";
 
 /// The text after the mention word when mention mode applies to this broadcast (`text` on
 /// `channel`).
-pub fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
+pub(crate) fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<String> {
     if !channels.answer_mentions || !channels.channels.contains(&channel) {
         return None;
     }
@@ -64,7 +64,7 @@ pub fn mention(channels: &ChannelsConfig, channel: u32, text: &str) -> Option<St
 
 /// The share of a channel's `node_messages` that never-heard ids may use; known nodes have
 /// the rest to themselves (and may use this share too).
-pub fn fresh_share(node_messages: u32) -> u32 {
+pub(crate) fn fresh_share(node_messages: u32) -> u32 {
     (node_messages / 2).max(1)
 }
 

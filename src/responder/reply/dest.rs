@@ -67,7 +67,7 @@ impl DmDest {
     }
 
     /// The node the reply goes to: the DM's sender.
-    pub(crate) fn node(&self) -> NodeId {
+    pub fn node(&self) -> NodeId {
         self.to
     }
 }
@@ -104,7 +104,7 @@ impl From<DmDest> for Destination {
 impl Destination {
     /// Everyone on `channel`: a public reply, readable by every holder of the channel key. It
     /// goes after every DM's reply (the lowest standing: a channel's `from` proves nothing).
-    pub(crate) fn channel(channel: u32) -> Destination {
+    pub fn channel(channel: u32) -> Destination {
         Destination {
             to: NodeId::BROADCAST,
             channel,
@@ -120,7 +120,7 @@ impl Destination {
     /// delivery, a sender's receipt): `None` for the broadcast address and node 0. It goes
     /// PKI with `key` when there is one (else as the firmware can), at `standing`, as far as
     /// `asked` says.
-    pub(crate) fn node(
+    pub fn node(
         to: NodeId,
         key: Option<PublicKey>,
         standing: Standing,
@@ -155,7 +155,7 @@ impl Destination {
     }
 
     /// The node the reply goes to (the broadcast address for a channel).
-    pub(crate) fn to(&self) -> NodeId {
+    pub fn to(&self) -> NodeId {
         self.to
     }
 
@@ -165,7 +165,7 @@ impl Destination {
     }
 
     /// Whether the reply goes PKI-encrypted.
-    pub(crate) fn pki(&self) -> bool {
+    pub fn pki(&self) -> bool {
         self.pki
     }
 

@@ -35,7 +35,7 @@ pub(crate) struct Outbound {
 }
 
 impl Outbound {
-    pub(crate) fn new(
+    pub fn new(
         sink: Sink,
         store: Store,
         gate: LlmGate,
@@ -130,7 +130,7 @@ impl Outbound {
 
     /// Queues a streamed reply to `head.to`, a node of `standing`; its parts follow through
     /// the [`ReplyStream`].
-    pub(crate) async fn open(
+    pub async fn open(
         &self,
         head: ReplyRequest,
         standing: Standing,

@@ -23,7 +23,7 @@ pub enum Sink {
 
 impl Sink {
     /// Queues a reply to a node of `standing`; the receiver gets the outcome of each part.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         request: ReplyRequest,
         standing: Standing,
@@ -73,7 +73,7 @@ impl Sink {
     }
 
     /// Replies the radio's outbox holds, by standing; none for the console.
-    pub fn queued(&self) -> [usize; 3] {
+    pub(crate) fn queued(&self) -> [usize; 3] {
         match self {
             Sink::Radio(outbox) => outbox.queued(),
             Sink::Console(_) => [0; 3],
@@ -82,7 +82,7 @@ impl Sink {
 
     /// The nodes the radio's outbox holds replies for, with their standing; none for the
     /// console.
-    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+    pub(crate) fn holders(&self) -> Vec<(NodeId, Standing)> {
         match self {
             Sink::Radio(outbox) => outbox.holders(),
             Sink::Console(_) => Vec::new(),

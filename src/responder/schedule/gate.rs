@@ -35,7 +35,7 @@ use crate::node::{NodeId, PublicKey, Standing};
 
 /// Where summaries run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SummaryLane {
+pub(crate) enum SummaryLane {
     /// A lane of their own (llama.cpp with a slot kept for them).
     Own,
     /// The replies' slots.
@@ -44,7 +44,7 @@ pub enum SummaryLane {
 
 /// Whether a summary on a shared slot gives it to a reply that finds none free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protection {
+pub(crate) enum Protection {
     /// A reply cancels it (the fold then runs again, protected).
     Yields,
     /// It yielded once already: replies wait for it.
@@ -64,7 +64,7 @@ type Turns = Schedule<oneshot::Sender<Grant>>;
 
 /// Shared between all node workers.
 #[derive(Debug, Clone)]
-pub struct LlmGate {
+pub(crate) struct LlmGate {
     inner: Arc<Inner>,
 }
 
@@ -89,9 +89,9 @@ struct Inner {
 /// An admitted turn: a text message to answer with the LLM. Dropping it ends the turn in the
 /// schedule.
 #[derive(Debug)]
-pub struct Turn {
+pub(crate) struct Turn {
     id: TurnId,
-    pub standing: Standing,
+    pub(crate) standing: Standing,
     gate: LlmGate,
 }
 
@@ -104,7 +104,7 @@ impl Drop for Turn {
 
 /// What admitting a message came to.
 #[derive(Debug)]
-pub enum Admitted {
+pub(crate) enum Admitted {
     /// A turn of its own; the node of a new turn it displaced.
     Turn {
         turn: Turn,
@@ -117,7 +117,7 @@ pub enum Admitted {
 /// A slot for a summary call; `cancelled()` fires when a reply needs the slot (never for a
 /// protected summary or one on its own lane).
 #[derive(Debug)]
-pub struct SummarySlot {
+pub(crate) struct SummarySlot {
     permit: Option<OwnedSemaphorePermit>,
     id: u64,
     token: CancellationToken,
@@ -128,7 +128,7 @@ pub struct SummarySlot {
 }
 
 impl SummarySlot {
-    pub fn token(&self) -> &CancellationToken {
+    pub(crate) fn token(&self) -> &CancellationToken {
         &self.token
     }
 }
@@ -151,9 +151,9 @@ impl Drop for SummarySlot {
 /// A reply's permit; `waited_for_summary` says whether it had to wait for a protected summary.
 /// Dropping it hands the slot to the next turn.
 #[derive(Debug)]
-pub struct ReplyPermit {
+pub(crate) struct ReplyPermit {
     permit: Option<OwnedSemaphorePermit>,
-    pub waited_for_summary: bool,
+    pub(crate) waited_for_summary: bool,
     gate: LlmGate,
 }
 
@@ -183,7 +183,8 @@ impl LlmGate {
     }
 
     /// Whether summaries run on a lane of their own.
-    pub fn has_summary_lane(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_summary_lane(&self) -> bool {
         self.inner.summary_lane.is_some()
     }
 
@@ -197,14 +198,17 @@ impl LlmGate {
 
     /// Remembers nodes that completed an exchange: the store's at start, and each node whose
     /// own ACK came back for a reply. Returns how many it took (its memory is bounded).
-    pub fn know(&self, nodes: impl IntoIterator<Item = NodeId>) -> usize {
+    pub(crate) fn know(&self, nodes: impl IntoIterator<Item = NodeId>) -> usize {
         let mut s = self.schedule();
         nodes.into_iter().filter(|n| s.know(*n)).count()
     }
 
     /// Remembers pinned keys and when they prove their nodes (the store's at start, and each
     /// completed exchange over PKI). Returns how many it took.
-    pub fn season(&self, keys: impl IntoIterator<Item = (NodeId, PublicKey, Seasoned)>) -> usize {
+    pub(crate) fn season(
+        &self,
+        keys: impl IntoIterator<Item = (NodeId, PublicKey, Seasoned)>,
+    ) -> usize {
         let mut s = self.schedule();
         keys.into_iter()
             .filter(|(n, k, seasoned)| s.season(*n, *k, *seasoned))
@@ -212,12 +216,12 @@ impl LlmGate {
     }
 
     /// The pinned key the gate remembers for `node`.
-    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+    pub(crate) fn key(&self, node: NodeId) -> Option<PublicKey> {
         self.schedule().key(node)
     }
 
     /// The standing of `node` for a message carrying `key` (a PKI DM's), now.
-    pub fn standing(&self, node: NodeId, key: Option<PublicKey>) -> Standing {
+    pub(crate) fn standing(&self, node: NodeId, key: Option<PublicKey>) -> Standing {
         self.schedule()
             .standing(node, key, crate::clock::unix_now())
     }
@@ -226,7 +230,7 @@ impl LlmGate {
     /// the outbox holds replies for, by standing. A message of a node whose turn still waits
     /// joins it, when `joining` allows. The node of a (new) turn it displaced comes back for the log; that turn is
     /// woken if it waits at the gate, and gets no slot.
-    pub fn admit(
+    pub(crate) fn admit(
         &self,
         node: NodeId,
         standing: Standing,
@@ -260,29 +264,29 @@ impl LlmGate {
     }
 
     /// Its worker took `turn`: later messages of its node get a turn of their own.
-    pub fn seal(&self, turn: &Turn) {
+    pub(crate) fn seal(&self, turn: &Turn) {
         self.schedule().seal(turn.id);
     }
 
     /// Whether `turn` may still go on (before its message is stored and it asks for a slot).
-    pub fn check(&self, turn: &Turn) -> Result<(), Unanswered> {
+    pub(crate) fn check(&self, turn: &Turn) -> Result<(), Unanswered> {
         self.schedule().check(turn.id, Instant::now().into_std())
     }
 
     /// `turn`'s reply was held for airtime for `held`: that wait does not count against it.
-    pub fn extend(&self, turn: &Turn, held: Duration) {
+    pub(crate) fn extend(&self, turn: &Turn, held: Duration) {
         self.schedule().extend(turn.id, held);
     }
 
     /// What `!status` shows of the turns.
-    pub fn status(&self) -> QueueStatus {
+    pub(crate) fn status(&self) -> QueueStatus {
         self.schedule().status(Instant::now().into_std())
     }
 
     /// Waits for a slot for `turn`'s reply, in the schedule's order, cancelling running
     /// (unprotected) summaries if none is free. `Err` when the turn was displaced or waited
     /// too long.
-    pub async fn reply(&self, turn: &Turn) -> Result<ReplyPermit, Unanswered> {
+    pub(crate) async fn reply(&self, turn: &Turn) -> Result<ReplyPermit, Unanswered> {
         let i = &self.inner;
         let (tx, mut rx) = oneshot::channel();
         let deadline = {

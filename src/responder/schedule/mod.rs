@@ -7,8 +7,8 @@
 
 pub(crate) mod admission;
 pub(crate) mod fair;
-pub mod gate;
-pub mod ratelimit;
-pub mod slots;
-pub mod standing;
-pub mod turns;
+pub(crate) mod gate;
+pub(crate) mod ratelimit;
+pub(crate) mod slots;
+pub(crate) mod standing;
+pub(crate) mod turns;

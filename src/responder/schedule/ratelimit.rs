@@ -14,7 +14,7 @@ use crate::node::NodeId;
 
 /// What to do with a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Answer,
     /// Over the limit for the first time in this stretch: send one notice.
     Notify {
@@ -32,7 +32,7 @@ struct NodeWindow {
 
 /// Sliding-window limiter, bounded by the number of nodes (keys) it tracks.
 #[derive(Debug)]
-pub struct RateLimiter<K = NodeId> {
+pub(crate) struct RateLimiter<K = NodeId> {
     limit: u32,
     window: Duration,
     nodes: HashMap<K, NodeWindow>,
@@ -50,7 +50,7 @@ impl<K: Hash + Eq> RateLimiter<K> {
         }
     }
 
-    pub fn check(&mut self, node: K, now: Instant) -> Decision {
+    pub(crate) fn check(&mut self, node: K, now: Instant) -> Decision {
         if self.nodes.len() >= SWEEP_AT {
             let window = self.window;
             self.nodes.retain(|_, w| {

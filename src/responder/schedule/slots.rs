@@ -13,7 +13,7 @@
 use crate::node::NodeId;
 
 #[derive(Debug, Clone)]
-pub struct SlotMap {
+pub(crate) struct SlotMap {
     total: u32,
     /// Per reply slot: the node pinned to it and when it last used it (a counter).
     pinned: Vec<Option<(NodeId, u64)>>,
@@ -33,18 +33,19 @@ impl SlotMap {
     }
 
     /// Whether summaries have a slot to themselves.
-    pub fn summaries_apart(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn summaries_apart(&self) -> bool {
         self.total >= 2
     }
 
     /// The slot summaries use: the last one (shared with replies on a one-slot server).
-    pub fn summary_slot(&self) -> u32 {
+    pub(crate) fn summary_slot(&self) -> u32 {
         self.total - 1
     }
 
     /// The slot for a reply to `node`: its pinned slot, else a free one, else the least
     /// recently used one (whose node loses its pin).
-    pub fn for_node(&mut self, node: NodeId) -> u32 {
+    pub(crate) fn for_node(&mut self, node: NodeId) -> u32 {
         self.tick += 1;
         let tick = self.tick;
         let index = match self

@@ -22,20 +22,20 @@ use std::collections::{HashMap, HashSet};
 use crate::node::{NodeId, PublicKey, Standing};
 
 /// How long after its first completed exchange over PKI a pinned key proves its node.
-pub const PROVEN_AFTER: i64 = 6 * 3600;
+pub(crate) const PROVEN_AFTER: i64 = 6 * 3600;
 
 /// How long after its first completed exchange a node's next one makes it known: what an
 /// attacker with forged ACKs must wait, per id, and a person who talks to the bot on two
 /// occasions does anyway.
-pub const KNOWN_AFTER: i64 = 12 * 3600;
+pub(crate) const KNOWN_AFTER: i64 = 12 * 3600;
 
 /// Nodes remembered as known (and keys as seasoned) at most; beyond it, newly heard nodes stay
 /// `New` (they still get answers, within the new node's budget).
-pub const KNOWN_MAX: usize = 100_000;
+pub(crate) const KNOWN_MAX: usize = 100_000;
 
 /// What a message proves of its sender, as far as standing goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proof {
+pub(crate) enum Proof {
     /// A PKI DM with a key pinned before (see the module docs).
     Pki,
     /// A PKI DM with a key that is not the node's seasoned one: someone else's.
@@ -46,7 +46,7 @@ pub enum Proof {
 
 /// Whether a node completed an exchange with us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Past {
+pub(crate) enum Past {
     /// Its own ACK came back for our replies at least [`KNOWN_AFTER`] apart (now, or as the
     /// store remembers).
     Talked,
@@ -55,7 +55,7 @@ pub enum Past {
 }
 
 /// A node's standing for one message. The one place this is decided.
-pub fn standing(proof: Proof, past: Past) -> Standing {
+pub(crate) fn standing(proof: Proof, past: Past) -> Standing {
     match (proof, past) {
         (Proof::Pki, _) => Standing::Proven,
         (Proof::OtherKey, _) => Standing::New,
@@ -66,7 +66,7 @@ pub fn standing(proof: Proof, past: Past) -> Standing {
 
 /// When a pinned key starts to prove its node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seasoned {
+pub(crate) enum Seasoned {
     /// The operator pinned it: at once.
     Vouched,
     /// Its first exchange over PKI completed at these Unix seconds: [`PROVEN_AFTER`] later.
@@ -84,14 +84,14 @@ impl Seasoned {
 
 /// Which nodes completed an exchange, and whose pinned keys prove them (from when).
 #[derive(Debug, Default)]
-pub struct Standings {
+pub(crate) struct Standings {
     known: HashSet<NodeId>,
     keys: HashMap<NodeId, (PublicKey, Seasoned)>,
 }
 
 impl Standings {
     /// Remembers `node` as one that completed an exchange; `false` when the memory is full.
-    pub fn know(&mut self, node: NodeId) -> bool {
+    pub(crate) fn know(&mut self, node: NodeId) -> bool {
         if self.known.len() >= KNOWN_MAX && !self.known.contains(&node) {
             return false;
         }
@@ -101,7 +101,7 @@ impl Standings {
 
     /// Remembers `key` as `node`'s pinned key, seasoned as `seasoned`. A vouched key stays
     /// vouched; another key than the one remembered replaces it (the operator accepted it).
-    pub fn season(&mut self, node: NodeId, key: PublicKey, seasoned: Seasoned) -> bool {
+    pub(crate) fn season(&mut self, node: NodeId, key: PublicKey, seasoned: Seasoned) -> bool {
         let full = self.keys.len() >= KNOWN_MAX;
         match self.keys.get_mut(&node) {
             Some((k, s)) if *k == key => {
@@ -123,12 +123,12 @@ impl Standings {
     }
 
     /// `node`'s pinned key, when remembered (a completed exchange over PKI, or vouched).
-    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+    pub(crate) fn key(&self, node: NodeId) -> Option<PublicKey> {
         self.keys.get(&node).map(|(k, _)| *k)
     }
 
     /// What a message of `node` carrying `key` (a PKI DM's) proves at `now` (Unix seconds).
-    pub fn proof(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Proof {
+    pub(crate) fn proof(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Proof {
         let Some(key) = key else {
             return Proof::Claim;
         };
@@ -140,7 +140,7 @@ impl Standings {
     }
 
     /// The standing of `node` for a message carrying `key` (a PKI DM's), at `now`.
-    pub fn standing(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Standing {
+    pub(crate) fn standing(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Standing {
         let past = if self.known.contains(&node) {
             Past::Talked
         } else {

@@ -36,27 +36,27 @@ use super::standing::{Seasoned, Standings};
 use crate::node::{NodeId, PublicKey, Standing};
 
 /// Names a turn.
-pub type TurnId = u64;
+pub(crate) type TurnId = u64;
 
 /// The schedule's limits (`[limits]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
     /// Places at most per standing (see the module docs for who gets one when full).
-    pub max_waiting: usize,
+    pub(crate) max_waiting: usize,
     /// How long a turn may wait for its LLM slot.
-    pub max_wait: Duration,
+    pub(crate) max_wait: Duration,
 }
 
 /// Why a message got no turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// `max_waiting` nodes of this standing or higher hold places, and this one holds none.
     Full,
 }
 
 /// Why an admitted turn ended without the LLM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unanswered {
+pub(crate) enum Unanswered {
     /// A message of higher standing took its place (only `New` turns are displaced).
     Displaced,
     /// It waited longer than `max_wait`.
@@ -65,18 +65,18 @@ pub enum Unanswered {
 
 /// A turn displaced by an admission.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Displaced<W> {
-    pub turn: TurnId,
-    pub node: NodeId,
-    pub standing: Standing,
+pub(crate) struct Displaced<W> {
+    pub(crate) turn: TurnId,
+    pub(crate) node: NodeId,
+    pub(crate) standing: Standing,
     /// Its waker when it was waiting at the gate; `None` while it was still queued (its
     /// worker learns it from [`Schedule::check`]).
-    pub waker: Option<W>,
+    pub(crate) waker: Option<W>,
 }
 
 /// Whether a message may join its node's waiting turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Joining {
+pub(crate) enum Joining {
     /// A text: it joins the node's waiting turn, if one is still open.
     Join,
     /// `!more`, or a text whose turn is gone: a turn of its own.
@@ -85,7 +85,7 @@ pub enum Joining {
 
 /// An admitted message.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Admission<W> {
+pub(crate) enum Admission<W> {
     /// A turn of its own (and maybe the new turn it displaced).
     Turn {
         turn: TurnId,
@@ -97,13 +97,13 @@ pub enum Admission<W> {
 
 /// What `!status` shows of the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct QueueStatus {
+pub(crate) struct QueueStatus {
     /// Turns waiting (queued or at the gate), by standing ([`Standing::index`]).
-    pub waiting: [usize; 3],
+    pub(crate) waiting: [usize; 3],
     /// Turns holding an LLM slot.
-    pub running: usize,
+    pub(crate) running: usize,
     /// How long the oldest waiting turn has waited.
-    pub oldest: Option<Duration>,
+    pub(crate) oldest: Option<Duration>,
 }
 
 #[derive(Debug)]
@@ -137,7 +137,7 @@ impl<W> Turn<W> {
 
 /// The turns of all nodes, their order and their bound.
 #[derive(Debug)]
-pub struct Schedule<W> {
+pub(crate) struct Schedule<W> {
     bounds: Bounds,
     /// By id, which is admission order.
     turns: BTreeMap<TurnId, Turn<W>>,
@@ -168,23 +168,23 @@ impl<W> Schedule<W> {
     }
 
     /// Remembers `node` as one that completed an exchange; `false` when the memory is full.
-    pub fn know(&mut self, node: NodeId) -> bool {
+    pub(crate) fn know(&mut self, node: NodeId) -> bool {
         self.standings.know(node)
     }
 
     /// Remembers `node`'s pinned `key`, proving it as `seasoned` says.
-    pub fn season(&mut self, node: NodeId, key: PublicKey, seasoned: Seasoned) -> bool {
+    pub(crate) fn season(&mut self, node: NodeId, key: PublicKey, seasoned: Seasoned) -> bool {
         self.standings.season(node, key, seasoned)
     }
 
     /// `node`'s pinned key, when remembered.
-    pub fn key(&self, node: NodeId) -> Option<PublicKey> {
+    pub(crate) fn key(&self, node: NodeId) -> Option<PublicKey> {
         self.standings.key(node)
     }
 
     /// The standing of `node` for a message carrying `key` (a PKI DM's) at `now` (Unix
     /// seconds).
-    pub fn standing(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Standing {
+    pub(crate) fn standing(&self, node: NodeId, key: Option<PublicKey>, now: i64) -> Standing {
         self.standings.standing(node, key, now)
     }
 
@@ -201,7 +201,7 @@ impl<W> Schedule<W> {
     /// Admits a message of `node` at `now`, or says why not. `outbox`: the nodes the outbox
     /// holds replies for, with the highest standing of each one's replies; `joining`: whether
     /// it may join its node's open turn.
-    pub fn admit(
+    pub(crate) fn admit(
         &mut self,
         node: NodeId,
         standing: Standing,
@@ -245,7 +245,7 @@ impl<W> Schedule<W> {
     }
 
     /// Its worker took `turn`: later messages of its node no longer join it.
-    pub fn seal(&mut self, turn: TurnId) {
+    pub(crate) fn seal(&mut self, turn: TurnId) {
         if let Some(t) = self.turns.get_mut(&turn) {
             t.open = false;
         }
@@ -278,7 +278,7 @@ impl<W> Schedule<W> {
 
     /// Whether `turn` may still go on to the gate at `now`. A turn found displaced or expired
     /// is over (the caller still drops it with [`Schedule::finish`]).
-    pub fn check(&mut self, turn: TurnId, now: Instant) -> Result<(), Unanswered> {
+    pub(crate) fn check(&mut self, turn: TurnId, now: Instant) -> Result<(), Unanswered> {
         if self.displaced.remove(&turn) {
             return Err(Unanswered::Displaced);
         }
@@ -293,14 +293,19 @@ impl<W> Schedule<W> {
     }
 
     /// Moves the deadline of `turn` later by `by` (its reply was held for airtime meanwhile).
-    pub fn extend(&mut self, turn: TurnId, by: Duration) {
+    pub(crate) fn extend(&mut self, turn: TurnId, by: Duration) {
         if let Some(t) = self.turns.get_mut(&turn) {
             t.deadline += by;
         }
     }
 
     /// `turn` waits at the gate now, woken through `waker`; returns its deadline.
-    pub fn arrive(&mut self, turn: TurnId, waker: W, now: Instant) -> Result<Instant, Unanswered> {
+    pub(crate) fn arrive(
+        &mut self,
+        turn: TurnId,
+        waker: W,
+        now: Instant,
+    ) -> Result<Instant, Unanswered> {
         self.check(turn, now)?;
         let t = self.turns.get_mut(&turn).ok_or(Unanswered::Displaced)?;
         t.state = State::AtGate(waker);
@@ -309,7 +314,7 @@ impl<W> Schedule<W> {
     }
 
     /// Gives a free slot to the best turn waiting at the gate: it runs from now.
-    pub fn grant(&mut self) -> Option<(TurnId, W)> {
+    pub(crate) fn grant(&mut self) -> Option<(TurnId, W)> {
         let best = self
             .turns
             .iter()
@@ -331,7 +336,7 @@ impl<W> Schedule<W> {
 
     /// `turn` stops waiting at the gate (its wait ran out): `true` if it was still waiting
     /// (it is over now), `false` if a slot was granted to it meanwhile.
-    pub fn leave(&mut self, turn: TurnId) -> bool {
+    pub(crate) fn leave(&mut self, turn: TurnId) -> bool {
         match self.turns.get(&turn).map(|t| &t.state) {
             Some(State::AtGate(_)) => {
                 self.remove(turn);
@@ -343,7 +348,7 @@ impl<W> Schedule<W> {
     }
 
     /// `turn` is over, whatever became of it.
-    pub fn finish(&mut self, turn: TurnId) {
+    pub(crate) fn finish(&mut self, turn: TurnId) {
         self.displaced.remove(&turn);
         self.remove(turn);
     }
@@ -357,20 +362,15 @@ impl<W> Schedule<W> {
     }
 
     /// How many turns wait at the gate.
-    pub fn at_gate(&self) -> usize {
+    pub(crate) fn at_gate(&self) -> usize {
         self.turns
             .values()
             .filter(|t| matches!(t.state, State::AtGate(_)))
             .count()
     }
 
-    /// The standing of an admitted turn that is not over.
-    pub fn standing_of(&self, turn: TurnId) -> Option<Standing> {
-        self.turns.get(&turn).map(|t| t.standing)
-    }
-
     /// What `!status` shows.
-    pub fn status(&self, now: Instant) -> QueueStatus {
+    pub(crate) fn status(&self, now: Instant) -> QueueStatus {
         let mut s = QueueStatus::default();
         for t in self.turns.values() {
             if t.waiting() {

@@ -18,7 +18,7 @@ use crate::responder::shared::Shared;
 
 /// Which of the knowledge folder's passages a turn may get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Passages {
+pub enum Passages {
     /// The private ones too.
     Private,
     /// Public ones only.
@@ -47,11 +47,11 @@ pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Note {
     /// Empty when the search found nothing to say but the daemon declines the question.
-    pub text: String,
+    pub(crate) text: String,
     /// It holds passages (not only "no note matches").
-    pub grounded: bool,
+    pub(crate) grounded: bool,
     /// Whether the model answers, or the daemon says "Not in my notes." (`knowledge::local`).
-    pub decision: Decision,
+    pub(crate) decision: Decision,
 }
 
 /// Whether `note` answers the turn: it holds passages.

@@ -15,7 +15,7 @@
 //! `STORE_FAILED` notice.
 
 mod core;
-pub(crate) mod knowledge;
+pub mod knowledge;
 mod prompt;
 mod thread;
 

@@ -9,21 +9,21 @@ use tokio::time::Instant;
 use crate::llm::ChatRole;
 
 /// The most messages (mentions and answers) a channel's thread keeps.
-pub const THREAD_MESSAGES: usize = 6;
+pub(crate) const THREAD_MESSAGES: usize = 6;
 
 /// A thread idle this long is forgotten (and its worker retires).
-pub const THREAD_IDLE: Duration = Duration::from_secs(30 * 60);
+pub(crate) const THREAD_IDLE: Duration = Duration::from_secs(30 * 60);
 
 /// One channel's recent mentions and the answers to them: public, in RAM only.
 #[derive(Debug, Default)]
-pub struct Thread {
+pub(crate) struct Thread {
     messages: VecDeque<(ChatRole, String)>,
     last: Option<Instant>,
 }
 
 impl Thread {
     /// The thread as of `now`: emptied when it was idle for [`THREAD_IDLE`].
-    pub fn current(&mut self, now: Instant) -> &VecDeque<(ChatRole, String)> {
+    pub(crate) fn current(&mut self, now: Instant) -> &VecDeque<(ChatRole, String)> {
         if self
             .last
             .is_some_and(|t| now.saturating_duration_since(t) >= THREAD_IDLE)
@@ -35,7 +35,7 @@ impl Thread {
     }
 
     /// Adds a mention and the answer to it, keeping the newest [`THREAD_MESSAGES`].
-    pub fn push(&mut self, question: &str, answer: &str, now: Instant) {
+    pub(crate) fn push(&mut self, question: &str, answer: &str, now: Instant) {
         self.current(now);
         self.messages
             .push_back((ChatRole::User, question.to_string()));

@@ -50,8 +50,8 @@ pub struct Unembedded {
 /// How many passages have a vector for a model, of all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Embedded {
-    pub embedded: usize,
-    pub passages: usize,
+    pub(crate) embedded: usize,
+    pub(crate) passages: usize,
 }
 
 impl Store {
@@ -79,7 +79,7 @@ impl Store {
     /// many went. Then hands SQLite's page cache back (`PRAGMA shrink_memory`): a round of
     /// embedding reads and writes every vector once, which would leave the cache full for an
     /// idle daemon (docs/benchmarks.md has the RSS with and without).
-    pub async fn knowledge_prune_vectors(&self, model: String) -> Result<usize, StoreError> {
+    pub(crate) async fn knowledge_prune_vectors(&self, model: String) -> Result<usize, StoreError> {
         self.call(move |c| {
             let n = c.execute(
                 "DELETE FROM knowledge_vectors WHERE model <> ?1 OR key NOT IN
@@ -93,7 +93,7 @@ impl Store {
     }
 
     /// How many passages have a vector from `model`.
-    pub async fn knowledge_embedded(&self, model: String) -> Result<Embedded, StoreError> {
+    pub(crate) async fn knowledge_embedded(&self, model: String) -> Result<Embedded, StoreError> {
         self.call(move |c| {
             let (embedded, passages): (i64, i64) = c
                 .prepare_cached(

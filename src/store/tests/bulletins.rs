@@ -30,11 +30,11 @@ async fn a_text_is_news_once_and_a_topic_keeps_to_its_daily_cap() {
 async fn subscriptions_are_bounded_and_follow_their_node() {
     let (_dir, store) = open_temp();
     let sub = |n, t: &str| store.subscribe(n, t.into(), Lang::Fr, 5, (2, 2));
-    assert_eq!(sub(A, "wx").await.unwrap(), Subscribed::Subscribed);
+    assert_eq!(sub(A, "wx").await.unwrap(), Subscribed::New);
     assert_eq!(sub(A, "wx").await.unwrap(), Subscribed::Already);
-    assert_eq!(sub(A, "club").await.unwrap(), Subscribed::Subscribed);
+    assert_eq!(sub(A, "club").await.unwrap(), Subscribed::New);
     assert_eq!(sub(A, "pollen").await.unwrap(), Subscribed::NodeFull(2));
-    assert_eq!(sub(B, "wx").await.unwrap(), Subscribed::Subscribed);
+    assert_eq!(sub(B, "wx").await.unwrap(), Subscribed::New);
     assert_eq!(
         sub(crate::node::NodeId(7), "wx").await.unwrap(),
         Subscribed::TopicFull(2)

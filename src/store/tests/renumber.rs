@@ -56,7 +56,7 @@ async fn a_schema_7_database_moves_a_renumbered_node_whole() {
     assert_eq!(store.key_owner(K1).await.unwrap(), Some(A));
     // Once the operator forgot B (`meshai forget`), the move happens; B's name row goes.
     store.reset(B).await.unwrap();
-    assert_eq!(moved(A, B, K1).await.unwrap(), Moved::Moved);
+    assert_eq!(moved(A, B, K1).await.unwrap(), Moved::All);
     assert_eq!(moved(A, B, K1).await.unwrap(), Moved::OwnerChanged, "once");
 
     assert_eq!(
@@ -91,7 +91,7 @@ async fn a_schema_7_database_moves_a_renumbered_node_whole() {
     assert_eq!(ctx.window.len(), 3);
 
     // Again, to C: the chain collapses onto the newest number.
-    assert_eq!(store.renumber(B, C, K1, 10).await.unwrap(), Moved::Moved);
+    assert_eq!(store.renumber(B, C, K1, 10).await.unwrap(), Moved::All);
     assert_eq!(
         store.numbers(A).await.unwrap(),
         Numbers {

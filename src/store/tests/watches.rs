@@ -24,13 +24,13 @@ fn watch(owner: NodeId, target: NodeId, condition: &str) -> NewWatch {
 async fn watches_are_bounded_one_of_a_kind_and_their_owners_own() {
     let (_dir, store) = open_temp();
     let add = |o, c: &str| store.add_watch(watch(o, HILL, c), 2);
-    let Added::Added(first) = add(A, "battery < 20").await.unwrap() else {
+    let Added::New(first) = add(A, "battery < 20").await.unwrap() else {
         panic!("added")
     };
     assert_eq!(add(A, "battery < 20").await.unwrap(), Added::Already);
-    assert!(matches!(add(A, "back").await.unwrap(), Added::Added(_)));
+    assert!(matches!(add(A, "back").await.unwrap(), Added::New(_)));
     assert_eq!(add(A, "quiet 2h").await.unwrap(), Added::Full(2));
-    assert!(matches!(add(B, "quiet 2h").await.unwrap(), Added::Added(_)));
+    assert!(matches!(add(B, "quiet 2h").await.unwrap(), Added::New(_)));
     assert!(!store.remove_watch(B, first).await.unwrap(), "not B's");
     store.watch_held(first, true, 200).await.unwrap();
     let mine = store.watches_of(A).await.unwrap();

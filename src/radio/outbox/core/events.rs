@@ -11,7 +11,7 @@ use crate::node::{NodeId, PublicKey};
 use crate::radio::{FailReason, LinkEvent, NakReason, Outgoing, OutgoingContact, PartOutcome};
 
 /// Maps a raw `Routing.Error` number to the reasons the outbox branches on; `None` is an ACK.
-pub fn nak_reason(error: i32) -> Option<NakReason> {
+pub(crate) fn nak_reason(error: i32) -> Option<NakReason> {
     Some(match error {
         0 => return None,
         5 => NakReason::MaxRetransmit,
@@ -39,7 +39,7 @@ fn pki_meaning(reason: NakReason) -> &'static str {
 
 impl<K> OutboxCore<K> {
     /// Takes the node's answers: queue status and ACK/NAKs.
-    pub fn on_event(&mut self, event: LinkEvent, now: Instant) {
+    pub(crate) fn on_event(&mut self, event: LinkEvent, now: Instant) {
         match event {
             LinkEvent::QueueStatus {
                 res,

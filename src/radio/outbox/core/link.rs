@@ -11,7 +11,7 @@ use crate::radio::{FailReason, LinkState, PartOutcome};
 
 impl<K> OutboxCore<K> {
     /// Follows the link state: texts go out only while it is Ready.
-    pub fn on_link(&mut self, state: &LinkState, now: Instant) {
+    pub(crate) fn on_link(&mut self, state: &LinkState, now: Instant) {
         match state {
             LinkState::Ready { generation, local } => {
                 let previous = self.link.map(|l| l.generation);

@@ -80,7 +80,7 @@ const QUEUE_FULL_MAX_WAIT: Duration = Duration::from_secs(60);
 
 /// After a link fault, how long a part the node never confirmed queueing waits, once the link
 /// is Ready again, for an ACK the node kept for its client (at most `ack_timeout`).
-pub const UNKNOWN_FATE_GRACE: Duration = Duration::from_secs(10);
+pub(crate) const UNKNOWN_FATE_GRACE: Duration = Duration::from_secs(10);
 
 /// Caps the configured waits so that `Instant` arithmetic cannot overflow, whatever the
 /// config says.
@@ -88,7 +88,7 @@ const MAX_CONFIGURED_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// What the task must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action<K> {
+pub(crate) enum Action<K> {
     /// Hand this to the link.
     Write(Outgoing),
     /// The reply queued with this key is done: deliver the report.
@@ -110,7 +110,7 @@ struct LastSession {
 }
 
 /// Names a streamed reply while it is queued.
-pub type ReplyId = u64;
+pub(crate) type ReplyId = u64;
 
 /// A queued reply and the outcomes of its parts so far.
 struct Reply<K> {
@@ -276,7 +276,7 @@ struct QueueFull {
 
 /// The paced, ACK-driven send queue as a state machine. `K` identifies whoever queued a reply
 /// (the task uses the reply's oneshot sender, tests use numbers).
-pub struct OutboxCore<K> {
+pub(crate) struct OutboxCore<K> {
     send_gap: Duration,
     ack_timeout: Duration,
     duty_cycle_pause: Duration,
@@ -332,7 +332,7 @@ impl<K> OutboxCore<K> {
     }
 
     /// Queues a reply to a node of `standing`; `key` comes back with its report.
-    pub fn enqueue(&mut self, req: ReplyRequest, standing: Standing, key: K) {
+    pub(crate) fn enqueue(&mut self, req: ReplyRequest, standing: Standing, key: K) {
         if req.parts.is_empty() {
             self.out
                 .push(Action::Report(key, ReplyReport { parts: Vec::new() }));
@@ -367,7 +367,7 @@ impl<K> OutboxCore<K> {
     }
 
     /// Replies queued (not yet reported), by the standing of their node ([`Standing::index`]).
-    pub fn queued(&self) -> [usize; 3] {
+    pub(crate) fn queued(&self) -> [usize; 3] {
         let mut n = [0; 3];
         for r in &self.queue {
             n[r.standing.index()] += 1;
@@ -377,7 +377,7 @@ impl<K> OutboxCore<K> {
 
     /// The nodes the queued replies go to, each once, with the highest standing of its
     /// replies.
-    pub fn holders(&self) -> Vec<(NodeId, Standing)> {
+    pub(crate) fn holders(&self) -> Vec<(NodeId, Standing)> {
         let mut held: Vec<(NodeId, Standing)> = Vec::new();
         for r in &self.queue {
             match held.iter_mut().find(|(n, _)| *n == r.req.to) {
@@ -441,7 +441,7 @@ impl<K> OutboxCore<K> {
     }
 
     /// Runs the timers and decides what to send at `now`; returns everything to do.
-    pub fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
+    pub(crate) fn poll(&mut self, now: Instant) -> Vec<Action<K>> {
         for part in self.acks.expired(now) {
             self.settle(part, None);
         }
@@ -480,7 +480,7 @@ impl<K> OutboxCore<K> {
 
     /// When `poll` must run next, if no input comes first. The caller polls after every input,
     /// so a part that may go at once is never left waiting for a deadline.
-    pub fn next_deadline(&self) -> Option<Instant> {
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
         let in_flight = self
             .queue
             .iter()
@@ -501,13 +501,13 @@ impl<K> OutboxCore<K> {
     }
 
     /// Nothing queued and nothing left to report.
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.queue.is_empty() && self.out.is_empty()
     }
 
     /// Gives up: every part not finished yet (in flight or waiting) is reported as
     /// `Failed(Shutdown)`, together with anything not yet handed out.
-    pub fn shutdown(&mut self) -> Vec<Action<K>> {
+    pub(crate) fn shutdown(&mut self) -> Vec<Action<K>> {
         let left = self.queue.len();
         if left > 0 {
             info!(replies = left, "outbox shut down with replies unsent");
@@ -601,7 +601,7 @@ mod send;
 mod streamed;
 
 use acks::Acks;
-pub use events::nak_reason;
+pub(crate) use events::nak_reason;
 use fair::RoundRobin;
 use streamed::Streamed;
 

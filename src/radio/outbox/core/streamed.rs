@@ -34,7 +34,7 @@ impl<K> OutboxCore<K> {
 
     /// Appends parts (bodies, without markers) to the streamed reply `id`; `last` closes it.
     /// Ignored when the reply is closed or already reported (it failed).
-    pub fn push(&mut self, id: ReplyId, bodies: Vec<String>, last: bool) {
+    pub(crate) fn push(&mut self, id: ReplyId, bodies: Vec<String>, last: bool) {
         let Some(reply) = self.queue.iter_mut().find(|r| r.id == id) else {
             debug!(id, "part for a reply no longer queued, dropped");
             return;
@@ -62,7 +62,7 @@ impl<K> OutboxCore<K> {
 
     /// Takes the streamed reply `id` back if none of its parts was sent yet (its report is
     /// empty). `false` once a part was written to the link, or the reply is gone.
-    pub fn retract(&mut self, id: ReplyId) -> bool {
+    pub(crate) fn retract(&mut self, id: ReplyId) -> bool {
         let Some(at) = self.queue.iter().position(|r| r.id == id && !r.begun()) else {
             return false;
         };

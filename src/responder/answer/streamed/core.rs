@@ -186,7 +186,7 @@ pub(crate) struct StreamedReply {
 impl StreamedReply {
     /// An attempt at a reply within `limits`, its last part ending with `mark` when the
     /// budget fills; the pump's first step is [`Step::Read`].
-    pub(crate) fn new(limits: &ChunkLimits, mark: CutMark, cut_off: &'static str) -> StreamedReply {
+    pub fn new(limits: &ChunkLimits, mark: CutMark, cut_off: &'static str) -> StreamedReply {
         StreamedReply {
             cut_off,
             phase: Phase::Unsent,

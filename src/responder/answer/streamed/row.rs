@@ -31,7 +31,7 @@ pub(crate) struct ReplyRow {
 }
 
 impl ReplyRow {
-    pub(crate) fn new(node: NodeId, user_id: Option<i64>) -> ReplyRow {
+    pub fn new(node: NodeId, user_id: Option<i64>) -> ReplyRow {
         ReplyRow {
             node,
             user_id,
