@@ -30,11 +30,11 @@ pub struct ChunkLimits {
 
 impl ChunkLimits {
     /// Smallest usable `max_chars`; lower values are raised to it.
-    pub(crate) const MIN_CHARS: usize = 12;
+    pub const MIN_CHARS: usize = 12;
     /// Smallest usable `max_bytes`; lower values are raised to it.
-    pub(crate) const MIN_BYTES: usize = 24;
+    pub const MIN_BYTES: usize = 24;
     /// Largest `max_chunks`; higher values are lowered to it (markers stay ≤ `" 99/99"`).
-    pub(crate) const MAX_CHUNKS: usize = 99;
+    pub const MAX_CHUNKS: usize = 99;
 
     /// The limits actually applied: with these floors a part always has room for its
     /// marker, one character and the `…`.

@@ -16,16 +16,16 @@ pub(crate) const START1: u8 = 0x94;
 /// Second byte of every frame.
 pub(crate) const START2: u8 = 0xC3;
 /// Start marker plus the two length bytes.
-pub(crate) const HEADER_LEN: usize = 4;
+pub const HEADER_LEN: usize = 4;
 /// Largest payload either side accepts (`MAX_TO_FROM_RADIO_SIZE` in the firmware).
-pub(crate) const MAX_PAYLOAD: usize = 512;
+pub const MAX_PAYLOAD: usize = 512;
 
 /// The longest log line kept for tracing; the rest of a longer line is dropped.
 const MAX_LOG_LINE: usize = 256;
 
 /// Why a frame could not be encoded or the stream could not be read.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CodecError {
+pub enum CodecError {
     /// A payload longer than the node accepts; the caller built something wrong.
     #[error("frame payload of {0} bytes exceeds the {MAX_PAYLOAD}-byte limit")]
     TooLarge(usize),
@@ -35,7 +35,7 @@ pub(crate) enum CodecError {
 
 /// The frame codec. Holds only the partial log line it is skipping over.
 #[derive(Debug, Default)]
-pub(crate) struct FrameCodec {
+pub struct FrameCodec {
     /// Bytes of the log line being skipped, so a whole line can be traced once it ends.
     /// Bounded by `MAX_LOG_LINE`: a stream of garbage without newlines cannot grow it.
     log_line: Vec<u8>,

@@ -25,7 +25,7 @@
 
 pub(crate) mod activity;
 pub(crate) mod backoff;
-pub(crate) mod codec;
+pub mod codec;
 pub(crate) mod down;
 pub(crate) mod hops;
 pub(crate) mod inbound;
