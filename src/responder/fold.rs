@@ -293,7 +293,11 @@ async fn fold(
             }
             r = shared.llm.complete_in(slot, &messages, max_tokens) => r,
         };
-        drop(lane);
+        // The lane is held until the summary is saved (or refused): a reply that waited for
+        // it then reads the folded memory. Let go before the save, a reply read its context
+        // between the save's read of the fact rows and its write (the save plans outside the
+        // transaction, `facts::saving`), went out on the old memory, and the next reply
+        // re-read the whole fold (the one-slot cache guard, `tests/it/prompt_cache.rs`).
         let text = match result {
             Ok(done) => summary::accept_summary(
                 &done.text,
