@@ -185,7 +185,8 @@ impl Lang {
             Lang::De => &[
                 "ich", "ist", "und", "der", "die", "das", "mein", "meine", "dein", "wie", "was",
                 "wo", "nicht", "ein", "eine", "mit", "für", "auf", "du", "sich", "heißt", "kann",
-                "hallo", "heiße", "bin", "habe", "wohne",
+                "hallo", "heiße", "bin", "habe", "wohne", "warum", "zwischen", "welche", "welcher",
+                "wann", "wer", "sind", "einen", "einem", "dem", "von", "zu", "im", "über",
             ],
             Lang::Es => &[
                 "el", "la", "los", "las", "es", "mi", "me", "tu", "qué", "cómo", "dónde", "cuál",
