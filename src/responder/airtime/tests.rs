@@ -288,12 +288,14 @@ async fn moved_counters_are_saved_between_readings() {
     };
     assert!(saved_with(0).await, "the reading was saved");
     stats.shortened.fetch_add(2, Ordering::Relaxed);
-    let before = tokio::time::Instant::now();
+    // No bound on the paused clock here: while the store's thread works, the runtime is idle
+    // and the clock jumps to the monitor's next tick, so under load one save can take several
+    // ticks of it. That the counters reach the store at all, with no reading after them, is
+    // what failed before (`COUNTS_EVERY` is the wait).
     assert!(
         saved_with(2).await,
         "the counters were saved without a new reading"
     );
-    assert!(before.elapsed() <= Duration::from_secs(11));
     stop.cancel();
     task.await.unwrap();
     store.close().await.unwrap();
