@@ -3,6 +3,19 @@
 //! `main.rs` only parses the command line, sets up logging and signals, and calls into this
 //! crate; [`run`] is the whole daemon, so tests run it in-process. See `docs/architecture.md`
 //! for the codemap and the invariants.
+//!
+//! The public surface is what the binary, the integration tests (`tests/it/`), the benches,
+//! the examples and the fuzz targets use, and nothing else: everything is `pub(crate)` unless
+//! one of them needs it (about 450 items). Who needs what:
+//! - the binary: [`run`], `config` (load, locate), `cli` (each command's `run`), `knowledge`'s
+//!   `Reindex`, `node::NodeId`;
+//! - the tests and benches: the same, plus what they assert on or drive — `store::Store` and
+//!   its rows, `radio` (the codec, packets, the simulated node's frames), `lang` (the texts
+//!   the bot says), `memory::prompt`'s and `knowledge::render`'s wording, `chunk`'s limits,
+//!   `status_file`, `responder`'s settings ([`run_with`], [`responder_settings`], [`llm_pool`]);
+//! - the fuzz targets: `radio::codec` and `chunk::chunk`.
+//!
+//! A new item starts `pub(crate)`; it becomes `pub` when one of those uses it.
 
 #![forbid(unsafe_code)]
 
