@@ -293,11 +293,8 @@ async fn fold(
             }
             r = shared.llm.complete_in(slot, &messages, max_tokens) => r,
         };
-        // The lane is held until the summary is saved (or refused): a reply that waited for
-        // it then reads the folded memory. Let go before the save, a reply read its context
-        // between the save's read of the fact rows and its write (the save plans outside the
-        // transaction, `facts::saving`), went out on the old memory, and the next reply
-        // re-read the whole fold (the one-slot cache guard, `tests/it/prompt_cache.rs`).
+        // The lane is held until the summary is saved or refused, so a reply that waited reads
+        // the folded memory, not the rows between the save's read and its write (`save`).
         let text = match result {
             Ok(done) => summary::accept_summary(
                 &done.text,
@@ -381,7 +378,10 @@ fn request(shared: &Shared, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> 
 }
 
 /// Saves the summary, its cursor and the facts in one store call, unless the history changed
-/// meanwhile.
+/// meanwhile. Called while the fold holds its lane: the store reads the fact rows, plans
+/// (`facts::saving`) and writes, and a reply let go before that read its context in between,
+/// went out on the old memory, and the next reply re-read the whole fold (the one-slot cache
+/// guard, `tests/it/prompt_cache.rs`).
 async fn save(
     shared: &Shared,
     node: NodeId,
