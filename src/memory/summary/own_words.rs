@@ -68,35 +68,47 @@ const CONTENT_MIN_CHARS: usize = 4;
 const UNRELATED_MIN_WORDS: usize = 5;
 const RELATED_PERCENT: usize = 25;
 
+/// A word this long in a short candidate may be a name of theirs ("Ann", "Tom").
+const NAME_MIN_CHARS: usize = 3;
+
 /// Whether `candidate` is made up: of its distinct content words (at least
-/// [`UNRELATED_MIN_WORDS`], and some messages of the person's to compare with), fewer than [`RELATED_PERCENT`] are anywhere in what the person
-/// wrote, the `facts` or the `previous` notes. Notes name the person's own things ("Marta
-/// (EA3MRT) asked about an antenna for 868 MHz": most of it is theirs); a third-person verb
-/// or two are not enough to fail them.
+/// [`UNRELATED_MIN_WORDS`], and some messages of the person's to compare with), fewer than
+/// [`RELATED_PERCENT`] are anywhere in what the person wrote, the `facts` or the `previous`
+/// notes. Notes name the person's own things ("Marta (EA3MRT) asked about an antenna for 868
+/// MHz": most of it is theirs); a third-person verb or two are not enough to fail them.
+///
+/// A shorter candidate is too short to tell by share, unless it has no content word, no
+/// digit, and no word of [`NAME_MIN_CHARS`] or more that is theirs ("Ann."): "No.",
+/// SmolLM2's whole summary in CI on 2026-12-06, passed as notes before. A refused one costs
+/// nothing: the fold keeps the facts.
 pub(super) fn is_unrelated(
     candidate: &str,
     messages: &[StoredMessage],
     previous: Option<&str>,
     facts: &[String],
 ) -> bool {
-    let content = |text: &str| -> HashSet<String> {
-        words(text)
-            .into_iter()
-            .filter(|w| w.chars().count() >= CONTENT_MIN_CHARS)
-            .collect()
-    };
-    let mine = content(candidate);
     // Without the person's messages there is nothing to tell it by.
-    if mine.len() < UNRELATED_MIN_WORDS || !messages.iter().any(|m| m.role == Role::User) {
+    if !messages.iter().any(|m| m.role == Role::User) {
         return false;
     }
     let theirs: HashSet<String> = messages
         .iter()
         .filter(|m| m.role == Role::User)
-        .flat_map(|m| content(&m.text).into_iter().chain(content(m.prompt_text())))
-        .chain(previous.into_iter().flat_map(content))
-        .chain(facts.iter().flat_map(|f| content(f)))
+        .flat_map(|m| words(&m.text).into_iter().chain(words(m.prompt_text())))
+        .chain(previous.into_iter().flat_map(words))
+        .chain(facts.iter().flat_map(|f| words(f)))
         .collect();
+    let mine: HashSet<String> = words(candidate)
+        .into_iter()
+        .filter(|w| w.chars().count() >= CONTENT_MIN_CHARS)
+        .collect();
+    if mine.len() < UNRELATED_MIN_WORDS {
+        // Too short to tell by share, unless it names nothing of theirs.
+        let names = |w: &String| w.chars().count() >= NAME_MIN_CHARS && theirs.contains(w);
+        return mine.is_empty()
+            && !candidate.contains(char::is_numeric)
+            && !words(candidate).iter().any(names);
+    }
     let shared = mine.iter().filter(|w| theirs.contains(*w)).count();
     shared * 100 < mine.len() * RELATED_PERCENT
 }
@@ -126,7 +138,10 @@ mod tests {
     #[test]
     fn made_up_notes_are_told_apart_from_notes_about_the_person() {
         let conversation = [
-            msg(Role::User, "Hi, I am Marta, callsign EA3MRT."),
+            msg(
+                Role::User,
+                "Hi, I am Marta, callsign EA3MRT. Ann is my sister.",
+            ),
             msg(Role::Assistant, "Hello Marta! How can I help?"),
             msg(Role::User, "What is a good antenna for 868 MHz?"),
             msg(Role::User, "Give me a tip for hiking in the rain"),
@@ -146,9 +161,17 @@ mod tests {
             "Marta wohnt in Barcelona und fährt einen alten Seat; Rufzeichen EA3MRT.",
             // Too short to tell.
             "Marta, EA3MRT.",
+            "Chatted about radios.",
+            "Ana, 73.",
+            // Her name, though shorter than a content word.
+            "Ann.",
         ];
         for n in notes {
             assert!(!is_unrelated(n, &conversation, None, &[]), "{n}");
+        }
+        // Short and naming nothing: no notes (SmolLM2's "No." was saved as the summary).
+        for made_up in ["No.", "Yes, it is.", "OK, you got it!", "Ok"] {
+            assert!(is_unrelated(made_up, &conversation, None, &[]), "{made_up}");
         }
         // What the previous notes or the facts hold counts as theirs.
         let later = "Tomasz lives in Zakopane, drives a Land Rover, dog Biscuit.";
