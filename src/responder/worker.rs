@@ -249,7 +249,7 @@ async fn text_turn(
     }
     let earlier: Vec<String> = batch.into_iter().map(|d| d.msg.text).collect();
     let (msg, dest) = (&dm.msg, dm.dest);
-    let lang = language(shared, grant.memory, msg, &earlier).await;
+    let lang = language(shared, grant, msg, &earlier).await;
     let memory = if grant.memory {
         Memory::Node {
             dest,
@@ -282,12 +282,12 @@ async fn seed_language(shared: &Shared, node: NodeId) {
     }
 }
 
-/// The language a turn speaks: with the node's memory, its conversation's after these
-/// messages (seeded from its last stored messages when the daemon has not heard it since it
-/// started); without, the message's own.
-async fn language(shared: &Shared, memory: bool, msg: &TextMessage, earlier: &[String]) -> Lang {
+/// The language a turn speaks: where `grant` gives the node's memory, its conversation's
+/// after these messages (seeded from its last stored messages when the daemon has not heard
+/// it since it started); without, the message's own.
+async fn language(shared: &Shared, grant: Grant, msg: &TextMessage, earlier: &[String]) -> Lang {
     let languages = &shared.languages;
-    if !memory {
+    if !grant.memory {
         return languages.of_text(&msg.text);
     }
     let node = msg.from;
