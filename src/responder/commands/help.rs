@@ -5,7 +5,6 @@
 use super::{Caller, Command, help_for, help_text};
 use crate::lang::Lang;
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 
 pub(super) const HELP: Command = Command {
     words: &["help", "h", "?"],
@@ -17,6 +16,7 @@ pub(super) const HELP: Command = Command {
     answer: answer!(answer),
 };
 
-async fn answer(_: &Shared, _: Caller, word: &str, lang: Lang) -> String {
+/// It needs nothing of the daemon: any context will do.
+async fn answer<C>(_: &C, _: Caller, word: &str, lang: Lang) -> String {
     help_for(word, lang).unwrap_or_else(|| help_text(lang))
 }

@@ -4,11 +4,11 @@
 
 use tracing::info;
 
+use super::context::Mailroom;
 use super::{Caller, Command, Takes, nth, numbered, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 use crate::store::Mail;
 use crate::text::cap;
 
@@ -25,12 +25,12 @@ pub(super) const MAIL: Command = Command {
 /// The words that cancel one.
 const CANCEL: [&str; 3] = ["cancel", "delete", "del"];
 
-async fn answer(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
-    if !shared.settings.mail.enabled {
+async fn answer(ctx: &impl Mailroom, caller: Caller, words: &str, lang: Lang) -> String {
+    if !ctx.mail().enabled {
         return say(lang, Say::MailOff).to_string();
     }
     let sender = caller.node();
-    let waiting = match shared.store.mail_from(sender).await {
+    let waiting = match ctx.mail_from(sender).await {
         Ok(w) => w,
         Err(e) => return store_failed(lang, sender, "read the node's waiting mail", &e),
     };
@@ -45,7 +45,7 @@ async fn answer(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Str
     let Some(mail) = nth(&waiting, which) else {
         return fill(say(lang, Say::MailNoSuch), &[("word", &cap(which, 20))]);
     };
-    match shared.store.cancel_mail(sender, mail.id).await {
+    match ctx.cancel_mail(sender, mail.id).await {
         Ok(Some(gone)) => {
             info!(from = %sender, mail = gone.id, "waiting message cancelled by its sender");
             fill(

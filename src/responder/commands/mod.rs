@@ -8,15 +8,20 @@
 //! the DM's verdict, whether it runs and with which grant.
 //!
 //! Adding a command is a file that defines its [`Command`] (the words that call it, what it
-//! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`].
+//! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`]. Its answer
+//! never sees the responder's [`Shared`] handle: it is an `async fn(&impl Need, Caller, &str,
+//! Lang) -> String`, generic over the traits of `context.rs` it uses; this file implements them
+//! for [`Shared`] (the adapter, written once) and [`answer!`] instantiates the answer with it.
 
-/// A command's `async fn(&Shared, Caller, &str, Lang) -> String` as its [`Command::answer`].
+/// A command's `async fn(&impl Need, Caller, &str, Lang) -> String` as its
+/// [`Command::answer`], its context the responder's [`Shared`].
 macro_rules! answer {
     ($f:path) => {
         |shared, caller, words, lang| Box::pin($f(shared, caller, words, lang))
     };
 }
 
+mod context;
 mod help;
 mod mail;
 pub(crate) mod more;
@@ -30,15 +35,27 @@ mod watch;
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
+use crate::chunk::ChunkLimits;
+use crate::config::{BulletinsConfig, MailConfig, MemoryConfig};
+use crate::knowledge::KnowledgeConfig;
 use crate::lang::{Lang, Say, fill, say};
+use crate::mesh::MeshConfig;
 use crate::node::NodeId;
+use crate::radio::{ActivitySnapshot, LinkState, MeshView};
+use crate::responder::counters::Counters;
 use crate::responder::identity::{Ask, Grant, Line};
 use crate::responder::reply::DmDest;
+use crate::responder::schedule::turns::QueueStatus;
 use crate::responder::shared::Shared;
-use crate::store::StoreError;
+use crate::store::{
+    Added, Context, Damage, Embedded, KnowledgeIndex, Mail, MailQuota, NewMail, NewWatch, NodeKey,
+    NodeStats, Posted, StoreError, StoredMessage, Subscribed, Watch,
+};
+use context::{Bulletins, Mailroom, Memory, Packets, Roster, Status, Watches};
 
 pub use more::{CONTINUE, NOTHING_MORE};
 
@@ -330,145 +347,184 @@ pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: D
         .await;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+// The adapter: the responder's handle is every command's context, each need read where it
+// lives.
 
-    #[test]
-    fn recognises_commands() {
-        let known = |c: &'static Command| Parsed::Command(Call::Known(c));
-        let cases: &[(&str, Parsed)] = &[
-            ("!help", known(&help::HELP)),
-            ("  !HELP ", known(&help::HELP)),
-            ("!h", known(&help::HELP)),
-            ("!?", known(&help::HELP)),
-            ("!reset", known(&reset::RESET)),
-            ("!forget", known(&reset::RESET)),
-            ("!status", known(&status::STATUS)),
-            ("!Summary", known(&summary::SUMMARY)),
-            ("!memory", known(&summary::SUMMARY)),
-            ("!more", Parsed::More),
-            ("!MORE", Parsed::More),
-            ("!rest", Parsed::Command(Call::Unknown("rest".into()))),
-            ("!", Parsed::Text),
-            ("! help", Parsed::Text),
-            ("!help me please", Parsed::Text),
-            ("!help me", Parsed::Text),
-            (
-                "!help tell",
-                Parsed::Command(Call::With(&help::HELP, "tell".into())),
-            ),
-            (
-                "!tell Carol: back at 6\nok",
-                Parsed::Command(Call::With(&tell::TELL, "Carol: back at 6 ok".into())),
-            ),
-            ("!tell", known(&tell::TELL)),
-            ("!mail", known(&mail::MAIL)),
-            ("!watch", known(&watch::WATCH)),
-            (
-                "!watch Hilltop battery 20",
-                Parsed::Command(Call::With(&watch::WATCH, "Hilltop battery 20".into())),
-            ),
-            (
-                "!unwatch 2",
-                Parsed::Command(Call::With(&watch::UNWATCH, "2".into())),
-            ),
-            ("!subscribe", known(&subscribe::SUBSCRIBE)),
-            (
-                "!unsub weather",
-                Parsed::Command(Call::With(&subscribe::UNSUBSCRIBE, "weather".into())),
-            ),
-            (
-                "!mail cancel 2",
-                Parsed::Command(Call::With(&mail::MAIL, "cancel 2".into())),
-            ),
-            ("!nodes", known(&nodes::NODES)),
-            ("!node", known(&nodes::NODES)),
-            (
-                "!node  Hilltop\nRelay ",
-                Parsed::Command(Call::With(&nodes::NODES, "Hilltop Relay".into())),
-            ),
-            ("!nodex hilltop", Parsed::Text),
-            ("what is !help", Parsed::Text),
-            ("hello", Parsed::Text),
-        ];
-        for (input, want) in cases {
-            assert_eq!(&parse(input), want, "{input:?}");
-        }
+impl Memory for Shared {
+    fn memory(&self) -> &MemoryConfig {
+        &self.settings.memory
     }
 
-    #[test]
-    fn each_command_asks_identity_for_what_it_touches() {
-        let cases = [
-            ("!help", Ask::Help),
-            ("!rest", Ask::Help),
-            ("!status", Ask::Status),
-            ("!reset", Ask::Memory),
-            ("!summary", Ask::Memory),
-            ("!tell Carol hi", Ask::Memory),
-            ("!mail", Ask::Memory),
-            ("!watch Hilltop back", Ask::Memory),
-            ("!unwatch 1", Ask::Memory),
-            ("!subscribe weather", Ask::Memory),
-            ("!more", Ask::Text),
-            ("hello", Ask::Text),
-        ];
-        for (input, want) in cases {
-            assert_eq!(parse(input).ask(), want, "{input:?}");
-        }
+    async fn context(&self, node: NodeId, messages: usize) -> Result<Context, StoreError> {
+        self.store.context(node, i64::MAX, messages, "", 0).await
     }
 
-    #[test]
-    fn the_help_lists_more_and_every_command_in_one_packet_in_every_language() {
-        let help = help_text(Lang::En);
-        assert_eq!(
-            help,
-            "Ask me anything. Commands: !more !summary !reset !status !nodes !tell !mail !watch \
-             !unwatch !subscribe. !help WORD: what one does."
-        );
-        for lang in Lang::ALL {
-            let help = help_text(lang);
-            assert!(
-                help.chars().count() <= crate::lang::say::PACKET_CHARS
-                    && help.len() <= crate::lang::say::PACKET_BYTES,
-                "{lang}: {} chars: {help}",
-                help.chars().count()
-            );
-        }
-        assert_eq!(
-            unknown(Lang::En, "rest"),
-            format!("Unknown command !rest. {help}")
-        );
+    async fn history(&self, node: NodeId, limit: usize) -> Result<Vec<StoredMessage>, StoreError> {
+        self.store.history(node, limit).await
     }
 
-    #[test]
-    fn help_with_a_word_says_what_that_command_does() {
-        let cases = [
-            (
-                "tell",
-                Some(
-                    "!tell NAME TEXT: I keep your message and pass it on when NAME is next \
-                     heard. !mail: yours waiting.",
-                ),
-            ),
-            ("!TELL", Some(say(Lang::En, Say::TellUsage))),
-            ("watch", Some(say(Lang::En, Say::WatchUsage))),
-            ("nodes", Some("!nodes [NAME]: the mesh.")),
-            ("node", Some("!nodes [NAME]: the mesh.")),
-            (
-                "mail",
-                Some("!mail [cancel N]: your messages still waiting."),
-            ),
-            ("more", Some("!more: rest of a cut answer.")),
-            ("me", None),
-            ("help", None),
-        ];
-        for (word, want) in cases {
-            assert_eq!(help_for(word, Lang::En).as_deref(), want, "{word}");
-        }
-        assert_eq!(
-            help_for("nodes", Lang::De).as_deref(),
-            Some("!nodes [NAME]: das Mesh.")
-        );
+    async fn reset(&self, node: NodeId) -> Result<(), StoreError> {
+        self.store.reset(node).await
+    }
+
+    fn forget_language(&self, node: NodeId) {
+        self.languages.forget(node);
     }
 }
+
+impl Roster for Shared {
+    fn mesh(&self) -> &MeshConfig {
+        &self.settings.mesh
+    }
+
+    fn view(&self) -> Arc<MeshView> {
+        self.mesh.borrow().clone()
+    }
+}
+
+impl Packets for Shared {
+    fn chunk(&self) -> ChunkLimits {
+        self.settings.chunk
+    }
+}
+
+impl Mailroom for Shared {
+    fn mail(&self) -> MailConfig {
+        self.settings.mail
+    }
+
+    async fn node_key(&self, node: NodeId) -> Result<Option<NodeKey>, StoreError> {
+        self.store.node_key(node).await
+    }
+
+    async fn post_mail(&self, mail: NewMail, quota: MailQuota) -> Result<Posted, StoreError> {
+        self.store.post_mail(mail, quota).await
+    }
+
+    async fn mail_from(&self, sender: NodeId) -> Result<Vec<Mail>, StoreError> {
+        self.store.mail_from(sender).await
+    }
+
+    async fn cancel_mail(&self, sender: NodeId, id: i64) -> Result<Option<Mail>, StoreError> {
+        self.store.cancel_mail(sender, id).await
+    }
+}
+
+impl Watches for Shared {
+    async fn watches_of(&self, owner: NodeId) -> Result<Vec<Watch>, StoreError> {
+        self.store.watches_of(owner).await
+    }
+
+    async fn add_watch(&self, watch: NewWatch, max: usize) -> Result<Added, StoreError> {
+        self.store.add_watch(watch, max).await
+    }
+
+    async fn remove_watch(&self, owner: NodeId, id: i64) -> Result<bool, StoreError> {
+        self.store.remove_watch(owner, id).await
+    }
+}
+
+impl Bulletins for Shared {
+    fn bulletins(&self) -> &BulletinsConfig {
+        &self.settings.bulletins
+    }
+
+    async fn subscriptions_of(&self, node: NodeId) -> Result<Vec<String>, StoreError> {
+        self.store.subscriptions_of(node).await
+    }
+
+    async fn subscribe(
+        &self,
+        node: NodeId,
+        topic: String,
+        lang: Lang,
+        at: i64,
+        limits: (usize, usize),
+    ) -> Result<Subscribed, StoreError> {
+        self.store.subscribe(node, topic, lang, at, limits).await
+    }
+
+    async fn unsubscribe(&self, node: NodeId, topic: String) -> Result<bool, StoreError> {
+        self.store.unsubscribe(node, topic).await
+    }
+}
+
+impl Status for Shared {
+    fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn model(&self) -> &str {
+        &self.settings.model
+    }
+
+    fn link(&self) -> LinkState {
+        self.link.borrow().clone()
+    }
+
+    async fn node_stats(&self) -> Result<Vec<NodeStats>, StoreError> {
+        self.store.stats().await
+    }
+
+    fn damage(&self) -> Option<Damage> {
+        self.store.damage()
+    }
+
+    fn keys_readable(&self) -> bool {
+        self.keys.readable()
+    }
+
+    fn activity(&self) -> ActivitySnapshot {
+        self.activity.snapshot()
+    }
+
+    fn llm_servers(&self) -> usize {
+        self.llm.len()
+    }
+
+    fn llm_answered_last(&self) -> Option<String> {
+        self.llm.last_answered()
+    }
+
+    fn knowledge(&self) -> &KnowledgeConfig {
+        &self.settings.knowledge
+    }
+
+    async fn knowledge_index(&self) -> Result<KnowledgeIndex, StoreError> {
+        self.store.knowledge_index().await
+    }
+
+    async fn knowledge_embedded(&self) -> Option<Result<Embedded, StoreError>> {
+        let model = self.settings.embedder.as_ref()?.model().to_string();
+        Some(self.store.knowledge_embedded(model).await)
+    }
+
+    fn airtime_line(&self) -> Option<String> {
+        let channel = *self.channel.borrow();
+        let now = tokio::time::Instant::now();
+        crate::responder::airtime::status_line(&self.settings.airtime, &channel, &self.airtime, now)
+    }
+
+    fn is_admin(&self, node: NodeId) -> bool {
+        self.settings.access.admins.contains(&node)
+    }
+
+    fn licensed(&self) -> bool {
+        Shared::licensed(self)
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn queue(&self) -> QueueStatus {
+        self.gate.status()
+    }
+
+    fn outbox(&self) -> [usize; 3] {
+        self.out.queued()
+    }
+}
+
+#[cfg(test)]
+mod tests;

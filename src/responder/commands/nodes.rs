@@ -4,12 +4,12 @@
 //! mesh lens (`[mesh]`): hidden nodes are never listed, positions only when they may be told.
 //! It asks identity for the bot's state (like `!status`), nothing of the node's memory.
 
+use super::context::{Packets, Roster};
 use super::{Caller, Command, Takes};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::mesh::{listing, lookup};
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 
 pub(super) const NODES: Command = Command {
     words: &["nodes", "node"],
@@ -21,24 +21,25 @@ pub(super) const NODES: Command = Command {
     answer: answer!(answer),
 };
 
-async fn answer(shared: &Shared, caller: Caller, name: &str, lang: Lang) -> String {
+async fn answer(ctx: &(impl Roster + Packets), caller: Caller, name: &str, lang: Lang) -> String {
     let node = caller.node();
-    let s = &shared.settings;
-    if !s.mesh.enabled {
+    let mesh = ctx.mesh();
+    if !mesh.enabled {
         return say(lang, Say::MeshOff).to_string();
     }
-    let view = shared.mesh.borrow().clone();
+    let view = ctx.view();
     let name = name.trim();
     if name.is_empty() {
+        let chunk = ctx.chunk();
         listing::heard(
             &view,
-            &s.mesh,
+            mesh,
             unix_now(),
-            s.chunk.max_chars,
-            s.chunk.max_bytes,
+            chunk.max_chars,
+            chunk.max_bytes,
             lang,
         )
     } else {
-        lookup::card(&view, &s.mesh, name, node, unix_now(), lang)
+        lookup::card(&view, mesh, name, node, unix_now(), lang)
     }
 }

@@ -11,15 +11,14 @@
 
 use std::sync::atomic::Ordering;
 
+use super::context::{Roster, Status};
 use super::{Caller, Command};
 use crate::lang::{Lang, Say};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
-use crate::responder::airtime;
 use crate::responder::counters::Counters;
 use crate::responder::identity::{Ask, Grant};
 use crate::responder::schedule::turns::QueueStatus;
-use crate::responder::shared::Shared;
 use crate::store::{Damage, Embedded, KnowledgeIndex};
 
 pub(super) const STATUS: Command = Command {
@@ -33,82 +32,68 @@ pub(super) const STATUS: Command = Command {
 };
 
 /// `!status` is the operator's: in English, as the logs and `meshai check` are.
-async fn answer(shared: &Shared, caller: Caller, _: &str, _: Lang) -> String {
-    text(shared, caller.node(), caller.grant).await
+async fn answer(ctx: &(impl Status + Roster), caller: Caller, _: &str, _: Lang) -> String {
+    text(ctx, caller.node(), caller.grant).await
 }
 
 /// The `!status` text for `node`, within `grant`.
-async fn text(shared: &Shared, node: NodeId, grant: Grant) -> String {
-    let uptime = uptime(shared.started.elapsed().as_secs());
-    let radio = if shared.settings.mesh.radio {
-        radio_word(&shared.link.borrow())
+async fn text(ctx: &(impl Status + Roster), node: NodeId, grant: Grant) -> String {
+    let uptime = uptime(ctx.uptime().as_secs());
+    let mesh = ctx.mesh();
+    let radio = if mesh.radio {
+        radio_word(&ctx.link())
     } else {
         "none (meshai chat)"
     };
     // One aggregate query (per-node counts), not the node's whole history.
-    let stats = shared.store.stats().await.unwrap_or_default();
+    let stats = ctx.node_stats().await.unwrap_or_default();
     let mine = stats
         .iter()
         .find(|s| s.node == node)
         .map_or(0, |s| s.messages);
-    let mut text = format!(
-        "meshai up {uptime}, radio {radio}, model {}.",
-        shared.settings.model
-    );
+    let mut text = format!("meshai up {uptime}, radio {radio}, model {}.", ctx.model());
     if grant.memory {
         text.push_str(&format!(" I hold {mine} messages of ours."));
     }
-    if let Some(line) = damage_line(shared.store.damage()) {
+    if let Some(line) = damage_line(ctx.damage()) {
         text.push(' ');
         text.push_str(line);
     }
-    if !shared.keys.readable() {
+    if !ctx.keys_readable() {
         text.push(' ');
         text.push_str(KEYS_UNREADABLE);
     }
-    if let Some(line) = takeover_line(&shared.activity.snapshot(), crate::clock::unix_now()) {
+    if let Some(line) = takeover_line(&ctx.activity(), crate::clock::unix_now()) {
         text.push(' ');
         text.push_str(&line);
     }
-    if shared.llm.len() > 1
-        && let Some(server) = shared.llm.last_answered()
+    if ctx.llm_servers() > 1
+        && let Some(server) = ctx.llm_answered_last()
     {
         text.push_str(&format!(" LLM: {server}."));
     }
-    if shared.settings.knowledge.dir.is_some() {
+    if ctx.knowledge().dir.is_some() {
         text.push(' ');
-        let embedded = match &shared.settings.embedder {
-            Some(e) => shared
-                .store
-                .knowledge_embedded(e.model().to_string())
-                .await
-                .ok(),
-            None => None,
-        };
+        let embedded = ctx.knowledge_embedded().await.and_then(Result::ok);
         text.push_str(&knowledge_line(
-            shared.store.knowledge_index().await.ok().as_ref(),
+            ctx.knowledge_index().await.ok().as_ref(),
             embedded,
         ));
     }
-    if shared.settings.mesh.enabled && shared.settings.mesh.radio {
-        text.push_str(&mesh_line(shared.mesh.borrow().len()));
+    if mesh.enabled && mesh.radio {
+        text.push_str(&mesh_line(ctx.view().len()));
     }
-    let channel = *shared.channel.borrow();
-    let now = tokio::time::Instant::now();
-    if let Some(line) =
-        airtime::status_line(&shared.settings.airtime, &channel, &shared.airtime, now)
-    {
+    if let Some(line) = ctx.airtime_line() {
         text.push(' ');
         text.push_str(&line);
     }
-    if grant.admin && shared.settings.access.admins.contains(&node) {
-        if shared.licensed() {
+    if grant.admin && ctx.is_admin(node) {
+        if ctx.licensed() {
             text.push(' ');
             text.push_str(LICENSED);
         }
-        text.push_str(&admin_line(&shared.counters, stats.len()));
-        let queue = shared.gate.status();
-        text.push_str(&queue_line(&queue, shared.out.queued(), &shared.counters));
+        text.push_str(&admin_line(ctx.counters(), stats.len()));
+        text.push_str(&queue_line(&ctx.queue(), ctx.outbox(), ctx.counters()));
     }
     text
 }

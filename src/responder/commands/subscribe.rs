@@ -6,12 +6,12 @@
 
 use tracing::info;
 
+use super::context::Bulletins;
 use super::{Caller, Command, Takes, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::node::Standing;
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 use crate::store::Subscribed;
 use crate::text::cap;
 
@@ -49,8 +49,8 @@ fn topic(words: &str) -> String {
         .to_string()
 }
 
-async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
-    let cfg = &shared.settings.bulletins;
+async fn subscribe(ctx: &impl Bulletins, caller: Caller, words: &str, lang: Lang) -> String {
+    let cfg = ctx.bulletins();
     if cfg.dir.is_none() {
         return say(lang, Say::BulletinsOff).to_string();
     }
@@ -61,7 +61,7 @@ async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> 
         .unwrap_or_default();
     let wanted = topic(words);
     if wanted.is_empty() {
-        let mine = match shared.store.subscriptions_of(node).await {
+        let mine = match ctx.subscriptions_of(node).await {
             Ok(m) => m,
             Err(e) => return store_failed(lang, node, "read the node's subscriptions", &e),
         };
@@ -84,8 +84,7 @@ async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> 
         return fill(say(lang, Say::NoTopic), &[("word", &cap(&wanted, 20))]);
     }
     let limits = (TOPICS_PER_NODE, PER_TOPIC);
-    let done = shared
-        .store
+    let done = ctx
         .subscribe(node, wanted.clone(), lang, unix_now(), limits)
         .await;
     let word = [("word", wanted.as_str())];
@@ -106,11 +105,11 @@ async fn subscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> 
     }
 }
 
-async fn unsubscribe(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+async fn unsubscribe(ctx: &impl Bulletins, caller: Caller, words: &str, lang: Lang) -> String {
     let node = caller.node();
     let wanted = topic(words);
     let word = [("word", wanted.as_str())];
-    match shared.store.unsubscribe(node, wanted.clone()).await {
+    match ctx.unsubscribe(node, wanted.clone()).await {
         Ok(true) => {
             info!(node = %node, topic = %wanted, "unsubscribed from a topic");
             fill(say(lang, Say::Unsubscribed), &word)

@@ -3,12 +3,12 @@
 //! is left out already (`memory::prompt::remembered`). It asks identity for the node's
 //! memory: only the node's own DM runs it.
 
+use super::context::Memory;
 use super::{Caller, Command, store_failed};
 use crate::lang::{Lang, Say, say};
 use crate::memory::prompt;
 use crate::node::NodeId;
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 use crate::store::StoreError;
 
 pub(super) const SUMMARY: Command = Command {
@@ -21,9 +21,9 @@ pub(super) const SUMMARY: Command = Command {
     answer: answer!(answer),
 };
 
-async fn answer(shared: &Shared, caller: Caller, _: &str, lang: Lang) -> String {
+async fn answer(ctx: &impl Memory, caller: Caller, _: &str, lang: Lang) -> String {
     let node = caller.node();
-    match summary(shared, node, lang).await {
+    match summary(ctx, node, lang).await {
         Ok(text) => text,
         Err(e) => store_failed(lang, node, "read the summary", &e),
     }
@@ -31,16 +31,16 @@ async fn answer(shared: &Shared, caller: Caller, _: &str, lang: Lang) -> String 
 
 /// The summary and the facts kept about the node, or that there are none (the history is
 /// read only then).
-async fn summary(shared: &Shared, node: NodeId, lang: Lang) -> Result<String, StoreError> {
+async fn summary(ctx: &impl Memory, node: NodeId, lang: Lang) -> Result<String, StoreError> {
     // As many unsummarised messages as a prompt may carry.
-    let m = &shared.settings.memory;
+    let m = ctx.memory();
     let max = m.window_messages + 4 * m.summarize_threshold.max(1);
-    let ctx = shared.store.context(node, i64::MAX, max, "", 0).await?;
-    let now = prompt::remembered(ctx.summary.as_ref(), &ctx.facts, &ctx.window);
+    let kept = ctx.context(node, max).await?;
+    let now = prompt::remembered(kept.summary.as_ref(), &kept.facts, &kept.window);
     if let Some(text) = remembered(lang, now.summary.as_deref(), &now.facts) {
         return Ok(text);
     }
-    let any = !shared.store.history(node, 1).await?.is_empty();
+    let any = !ctx.history(node, 1).await?.is_empty();
     Ok(say(
         lang,
         if any {

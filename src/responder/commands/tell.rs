@@ -7,6 +7,7 @@
 
 use tracing::info;
 
+use super::context::{Mailroom, Roster};
 use super::{Caller, Command, Takes, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
@@ -14,7 +15,6 @@ use crate::mesh::lens::{Lens, Seen};
 use crate::mesh::matcher::fold;
 use crate::node::{NodeId, Standing};
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 use crate::store::{MailQuota, NewMail, Posted};
 use crate::text::{cap, one_line};
 
@@ -33,20 +33,20 @@ const NAME_WORDS: usize = 6;
 /// How many characters of a node's name the texts carry.
 pub(crate) const NAME_CHARS: usize = 24;
 
-async fn answer(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
-    tell(shared, caller, words, lang).await
+async fn answer(ctx: &(impl Mailroom + Roster), caller: Caller, words: &str, lang: Lang) -> String {
+    tell(ctx, caller, words, lang).await
 }
 
-async fn tell(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
-    let cfg = shared.settings.mail;
+async fn tell(ctx: &(impl Mailroom + Roster), caller: Caller, words: &str, lang: Lang) -> String {
+    let cfg = ctx.mail();
     if !cfg.enabled {
         return say(lang, Say::MailOff).to_string();
     }
     if caller.dest.standing() == Standing::New {
         return say(lang, Say::TellNotKnown).to_string();
     }
-    let view = shared.mesh.borrow().clone();
-    let lens = Lens::new(&shared.settings.mesh, &view);
+    let view = ctx.view();
+    let lens = Lens::new(ctx.mesh(), &view);
     let (to, text) = match addressee(&lens, words) {
         Ok(found) => found,
         Err(Miss::Usage) => return say(lang, Say::TellUsage).to_string(),
@@ -63,7 +63,7 @@ async fn tell(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Strin
             .filter(|n| !n.is_empty())
             .map_or_else(|| id.to_string(), |n| cap(&n, NAME_CHARS))
     };
-    let recipient_key = match shared.store.node_key(to.id).await {
+    let recipient_key = match ctx.node_key(to.id).await {
         Ok(key) => key.map(|k| k.pinned),
         Err(e) => return store_failed(lang, to.id, "read the recipient's key for !tell", &e),
     };
@@ -84,7 +84,7 @@ async fn tell(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Strin
         per_sender: cfg.per_sender,
         per_recipient: cfg.per_recipient,
     };
-    match shared.store.post_mail(mail, quota).await {
+    match ctx.post_mail(mail, quota).await {
         Ok(Posted::Kept(id)) => {
             info!(from = %sender, to = %to.id, mail = id, "message kept until its node is heard");
             fill(

@@ -7,6 +7,7 @@
 
 use tracing::info;
 
+use super::context::{Roster, Watches};
 use super::tell::{Miss, NAME_CHARS, addressee};
 use super::{Caller, Command, Takes, nth, numbered, store_failed};
 use crate::clock::unix_now;
@@ -15,7 +16,6 @@ use crate::mesh::lens::Lens;
 use crate::mesh::watch::Condition;
 use crate::node::Standing;
 use crate::responder::identity::Ask;
-use crate::responder::shared::Shared;
 use crate::store::{Added, NewWatch, Watch};
 use crate::text::{cap, one_line};
 
@@ -42,14 +42,14 @@ pub(super) const UNWATCH: Command = Command {
     answer: answer!(unwatch),
 };
 
-async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
-    let mesh = &shared.settings.mesh;
+async fn watch(ctx: &(impl Watches + Roster), caller: Caller, words: &str, lang: Lang) -> String {
+    let mesh = ctx.mesh();
     if !mesh.enabled {
         return say(lang, Say::MeshOff).to_string();
     }
     let owner = caller.node();
     if words.trim().is_empty() {
-        return match shared.store.watches_of(owner).await {
+        return match ctx.watches_of(owner).await {
             Ok(w) => listing(&w, lang),
             Err(e) => store_failed(lang, owner, "read the node's watches", &e),
         };
@@ -57,7 +57,7 @@ async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Stri
     if caller.dest.standing() == Standing::New {
         return say(lang, Say::TellNotKnown).to_string();
     }
-    let view = shared.mesh.borrow().clone();
+    let view = ctx.view();
     let lens = Lens::new(mesh, &view);
     let (target, rest) = match addressee(&lens, words) {
         Ok(found) => found,
@@ -88,7 +88,7 @@ async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Stri
         held,
     };
     let values = [("name", name.as_str()), ("word", &condition.to_string())];
-    match shared.store.add_watch(new, PER_OWNER).await {
+    match ctx.add_watch(new, PER_OWNER).await {
         Ok(Added::New(id)) => {
             info!(owner = %owner, node = %target.id, watch = id, %condition, "watch set");
             let what = if held {
@@ -104,9 +104,9 @@ async fn watch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> Stri
     }
 }
 
-async fn unwatch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> String {
+async fn unwatch(ctx: &impl Watches, caller: Caller, words: &str, lang: Lang) -> String {
     let owner = caller.node();
-    let watches = match shared.store.watches_of(owner).await {
+    let watches = match ctx.watches_of(owner).await {
         Ok(w) => w,
         Err(e) => return store_failed(lang, owner, "read the node's watches", &e),
     };
@@ -117,7 +117,7 @@ async fn unwatch(shared: &Shared, caller: Caller, words: &str, lang: Lang) -> St
         }
         return fill(say(lang, Say::WatchNoSuch), &[("word", &cap(which, 20))]);
     };
-    match shared.store.remove_watch(owner, w.id).await {
+    match ctx.remove_watch(owner, w.id).await {
         Ok(true) => {
             info!(owner = %owner, watch = w.id, "watch stopped");
             fill(say(lang, Say::WatchRemoved), &[("name", &w.target_name)])
