@@ -4,8 +4,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{counter, counter_sql};
-use super::{Store, StoreError};
 
 /// The row: the latest reading of our node's channel numbers and the policy's counters.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,12 +6,14 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::damage::{Entry, Indexing, index_exchange, without_entry_if_rolled_back};
+use super::error::{Damage, StoreError};
 use super::fts::{self, Query};
+use super::handle::Store;
 use super::nodes::{record_usage, touch_node};
 use super::retrieval::retrieve_exchanges;
 use super::sql::{limit, message, node_sql};
 use super::summaries::{facts, retired_facts, summary};
-use super::{Context, Damage, Role, Said, Store, StoreError, StoredMessage, Window};
+use super::types::{Context, Role, Said, StoredMessage, Window};
 use crate::llm::Usage;
 use crate::node::NodeId;
 

@@ -1,7 +1,8 @@
-//! A damaged database file: which part SQLite found damaged, the one log line per kind that
-//! says what to do, the start check (`PRAGMA quick_check`, which runs the index's own check),
-//! and the full-text indexes written best-effort and rebuilt from what they index (the stored
-//! messages, the knowledge passages).
+//! What the store does about a damaged database file: the start check (`PRAGMA
+//! quick_check`, which runs the index's own check), and the full-text indexes written
+//! best-effort and rebuilt from what they index (the stored messages, the knowledge passages).
+//! Which part SQLite found damaged (`Damage`) and the one log line per kind that says what to
+//! do live with `StoreError` in `error`.
 //!
 //! The store keeps working on a damaged file: every call is still tried (a part that works, or
 //! was repaired, keeps serving), a failure comes back as `StoreError::Damaged`, and the
@@ -9,58 +10,10 @@
 //! nothing the messages do not, so a damaged index costs retrieval alone: a reply is stored
 //! without its index entry, and the index can be rebuilt from the messages at any time.
 
-use std::fmt;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
-use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, ffi, params};
-use tracing::{debug, error, warn};
-
-use super::{Store, StoreError};
-
-/// Which part of the database file is damaged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Damage {
-    /// The full-text search index (SQLITE_CORRUPT_VTAB from FTS5, or SQLITE_NOMEM: see
-    /// [`damage_of`]): retrieval fails, the rest works; it is rebuilt from the messages (at
-    /// start, or by a reset that needs it).
-    Index,
-    /// The file itself: its pages (SQLITE_CORRUPT) or its header (SQLITE_NOTADB).
-    File,
-}
-
-impl fmt::Display for Damage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Damage::Index => "its search index is damaged",
-            Damage::File => "the file is damaged",
-        })
-    }
-}
-
-/// The damage `error` reports, if it reports one.
-///
-/// SQLITE_NOMEM counts as a damaged index: FTS5 reading a damaged segment can take a
-/// nonsense length for a real one, and the allocation it asks for fails as "out of memory"
-/// (about one in sixteen random overwrites of the index's records does this; the store's
-/// damage tests hold such overwrites). A real shortage is not told apart, and need not be:
-/// the daemon's own allocations abort the process first, and what the store does for a
-/// damaged index (answers without retrieval, a rebuild at the next start or reset) costs
-/// nothing on an undamaged one; were the file's pages damaged instead, the rebuild meets
-/// SQLITE_CORRUPT and says so.
-pub(crate) fn damage_of(error: &rusqlite::Error) -> Option<Damage> {
-    let rusqlite::Error::SqliteFailure(e, _) = error else {
-        return None;
-    };
-    match e.code {
-        ErrorCode::DatabaseCorrupt if e.extended_code == ffi::SQLITE_CORRUPT_VTAB => {
-            Some(Damage::Index)
-        }
-        ErrorCode::OutOfMemory => Some(Damage::Index),
-        ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(Damage::File),
-        _ => None,
-    }
-}
+use super::error::{Damage, StoreError, damage_of};
+use super::handle::Store;
 
 /// What the start check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,94 +211,5 @@ pub(super) fn integrity_check(c: &Connection) -> Result<String, StoreError> {
         Ok("ok".to_string())
     } else {
         Ok(problems.join("\n"))
-    }
-}
-
-/// What damage the store met since it opened; each kind is logged once (an error with what to
-/// do, or a warning for the index), later ones at debug, so a damaged file does not flood the
-/// journal with one line per message.
-#[derive(Debug, Default)]
-pub(super) struct Seen {
-    index: AtomicBool,
-    file: AtomicBool,
-}
-
-impl Seen {
-    /// Records `damage` of the database at `path`, with what SQLite said.
-    pub(super) fn note(&self, damage: Damage, path: &Path, detail: &dyn fmt::Display) {
-        let flag = match damage {
-            Damage::Index => &self.index,
-            Damage::File => &self.file,
-        };
-        if flag.swap(true, Ordering::Relaxed) {
-            debug!(%damage, problem = %detail, "database damage met again");
-            return;
-        }
-        let database = path.display();
-        match damage {
-            Damage::File => error!(
-                %database,
-                problem = %detail,
-                "the database file is damaged: meshai answers without memory until it is \
-                 repaired. Stop meshai, copy the file with its -wal and -shm files as a backup, \
-                 then recover it or delete it (docs/raspberry-pi.md, \"A damaged database\"); \
-                 `meshai check` reports the damage"
-            ),
-            Damage::Index => warn!(
-                %database,
-                problem = %detail,
-                "the database's search index is damaged: answers go on without older \
-                 exchanges and notes; restart meshai to rebuild the index from the stored \
-                 messages and passages"
-            ),
-        }
-    }
-
-    /// The worst damage met so far.
-    pub(super) fn worst(&self) -> Option<Damage> {
-        if self.file.load(Ordering::Relaxed) {
-            Some(Damage::File)
-        } else if self.index.load(Ordering::Relaxed) {
-            Some(Damage::Index)
-        } else {
-            None
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn failure(code: i32) -> rusqlite::Error {
-        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
-    }
-
-    #[test]
-    fn damage_is_read_from_the_error_code() {
-        let cases = [
-            (failure(ffi::SQLITE_CORRUPT), Some(Damage::File)),
-            (failure(ffi::SQLITE_CORRUPT_VTAB), Some(Damage::Index)),
-            (failure(ffi::SQLITE_NOTADB), Some(Damage::File)),
-            (failure(ffi::SQLITE_NOMEM), Some(Damage::Index)),
-            (failure(ffi::SQLITE_BUSY), None),
-            (failure(ffi::SQLITE_FULL), None),
-            (rusqlite::Error::QueryReturnedNoRows, None),
-        ];
-        for (error, want) in cases {
-            assert_eq!(damage_of(&error), want, "{error:?}");
-        }
-    }
-
-    #[test]
-    fn the_worst_damage_met_is_kept() {
-        let seen = Seen::default();
-        let path = Path::new("x.db");
-        assert_eq!(seen.worst(), None);
-        seen.note(Damage::Index, path, &"malformed");
-        assert_eq!(seen.worst(), Some(Damage::Index));
-        seen.note(Damage::File, path, &"malformed");
-        seen.note(Damage::Index, path, &"again");
-        assert_eq!(seen.worst(), Some(Damage::File));
     }
 }

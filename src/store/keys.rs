@@ -13,7 +13,8 @@
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::{Store, StoreError};
+use super::error::StoreError;
+use super::handle::Store;
 use crate::node::{NodeId, PublicKey};
 
 /// What is kept about a node that talks to us over PKI.

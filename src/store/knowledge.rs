@@ -14,8 +14,9 @@ mod vectors;
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use super::error::StoreError;
 use super::fts::{self, Query};
-use super::{Store, StoreError};
+use super::handle::Store;
 use vectors::embed_key;
 pub use vectors::{Embedded, Unembedded, embed_input, fnv1a, unit};
 

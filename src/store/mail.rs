@@ -10,8 +10,9 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{limit, node_sql};
-use super::{Store, StoreError};
 use crate::lang::Lang;
 use crate::node::{NodeId, PublicKey};
 

@@ -18,9 +18,10 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::retention::Retention;
 use super::sql::{limit, node_sql};
-use super::{Store, StoreError};
 use crate::node::NodeId;
 use crate::radio::view::{MAX_NODES, MeshView, NodeView};
 

@@ -4,8 +4,10 @@
 
 use rusqlite::{Connection, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{counter, counter_sql, node_sql};
-use super::{NodeStats, Store, StoreError};
+use super::types::NodeStats;
 use crate::node::NodeId;
 
 impl Store {

@@ -18,7 +18,8 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::{Store, StoreError};
+use super::error::StoreError;
+use super::handle::Store;
 use crate::node::{NodeId, PublicKey};
 
 /// What [`Store::renumber`] did.

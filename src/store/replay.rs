@@ -14,7 +14,8 @@
 
 use rusqlite::{Connection, TransactionBehavior, params};
 
-use super::{Store, StoreError};
+use super::error::StoreError;
+use super::handle::Store;
 use crate::node::{NodeId, PublicKey};
 
 /// How long a packet is remembered: far beyond the two hours of the radio's filter and any

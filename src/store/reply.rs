@@ -6,8 +6,10 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::damage::{Entry, Indexing, index_exchange, without_entry_if_rolled_back};
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{counter_sql, node_sql};
-use super::{Said, Store, StoreError};
+use super::types::Said;
 use crate::llm::Usage;
 use crate::node::NodeId;
 

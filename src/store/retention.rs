@@ -28,7 +28,9 @@ use rusqlite::{Connection, ToSql, TransactionBehavior, params};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::{Store, StoreError, conversations};
+use super::conversations;
+use super::error::StoreError;
+use super::handle::Store;
 use crate::node::NodeId;
 
 /// Seconds in a day, the unit of `retain_days`.

@@ -5,9 +5,10 @@
 
 use rusqlite::{Connection, params};
 
+use super::error::StoreError;
 use super::fts::{self, Query};
 use super::sql::{limit, node_sql};
-use super::{Exchange, StoreError};
+use super::types::Exchange;
 use crate::facts;
 use crate::node::NodeId;
 use crate::text;

@@ -6,10 +6,21 @@
 //! Migrations are append-only: never edit one that has shipped.
 
 use std::path::Path;
+use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use super::{BUSY_TIMEOUT, StoreError, open_flags};
+use super::error::StoreError;
+
+/// How long a statement waits for a lock held by another connection (the admin CLI).
+pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The open flags: read-write, create, no URI interpretation of the path.
+pub(super) fn open_flags() -> OpenFlags {
+    OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+}
 
 /// The ordered migrations; the schema version is the number applied.
 pub(super) const MIGRATIONS: &[&str] = &[

@@ -3,7 +3,7 @@
 
 use rusqlite::Row;
 
-use super::StoredMessage;
+use super::types::StoredMessage;
 use crate::node::NodeId;
 
 /// A node number as stored: SQLite integers are i64, a u32 always fits.

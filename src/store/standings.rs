@@ -11,8 +11,9 @@
 
 use rusqlite::{Connection, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::node_sql;
-use super::{Store, StoreError};
 use crate::node::{NodeId, PublicKey};
 
 /// A pinned key as standing sees it.

@@ -16,8 +16,10 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{message, node_sql};
-use super::{FoldRule, RetiredFact, Role, Store, StoreError, Summary, SummaryJob, SummarySave};
+use super::types::{FoldRule, RetiredFact, Role, Summary, SummaryJob, SummarySave};
 use crate::clock::unix_now;
 use crate::facts::saving::{self, Fact, Plan, Row as FactRow};
 use crate::node::NodeId;

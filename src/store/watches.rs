@@ -8,8 +8,9 @@
 
 use rusqlite::{Connection, Row, TransactionBehavior, params};
 
+use super::error::StoreError;
+use super::handle::Store;
 use super::sql::{limit, node_sql};
-use super::{Store, StoreError};
 use crate::lang::Lang;
 use crate::node::NodeId;
 

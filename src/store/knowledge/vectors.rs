@@ -13,7 +13,8 @@
 use rusqlite::{Connection, params};
 
 use super::{KnowledgeHit, Passages};
-use crate::store::{Store, StoreError};
+use crate::store::error::StoreError;
+use crate::store::handle::Store;
 
 /// FNV-1a, 64 bits: a content hash that only has to tell one text from another (a file's
 /// content, a passage's input). Written here rather than taken from std, whose

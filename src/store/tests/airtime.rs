@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 use super::*;
-use crate::store::AirtimeRecord;
+use crate::store::airtime::AirtimeRecord;
 
 fn record(read_at: i64, cu: f64, held: u64) -> AirtimeRecord {
     AirtimeRecord {

@@ -4,7 +4,7 @@
 use super::{A, B, open_temp};
 use crate::lang::Lang;
 use crate::node::PublicKey;
-use crate::store::{News, Subscribed};
+use crate::store::bulletins::{News, Subscribed};
 
 #[tokio::test]
 async fn a_text_is_news_once_and_a_topic_keeps_to_its_daily_cap() {
@@ -12,7 +12,7 @@ async fn a_text_is_news_once_and_a_topic_keeps_to_its_daily_cap() {
     let news = |text: &str, at| {
         store.bulletin_news(
             "wx".into(),
-            crate::store::fnv1a(text.as_bytes()),
+            crate::store::knowledge::fnv1a(text.as_bytes()),
             text.into(),
             at,
             2,

@@ -5,7 +5,8 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::*;
-use crate::store::*;
+use crate::store::error::StoreError;
+use crate::store::types::{Context, Role};
 
 #[tokio::test]
 async fn context_window_boundaries() {

@@ -9,7 +9,9 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::llm::Usage;
-use crate::store::*;
+use crate::store::damage::Health;
+use crate::store::error::{Damage, StoreError};
+use crate::store::types::Context;
 
 /// Overwrites the search index's segment rows with bytes drawn from `seed` (`all`: its
 /// structure and averages records too), as a bad sector under them would.

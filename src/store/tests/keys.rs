@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{KeyAccepted, NodeKey, PkiNodes};
+use crate::store::keys::{KeyAccepted, NodeKey, PkiNodes};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);
@@ -167,7 +167,7 @@ async fn migrates_a_schema_3_database() {
 
 #[tokio::test]
 async fn migrates_a_schema_7_database_to_remember_packets() {
-    use crate::store::Sender;
+    use crate::store::replay::Sender;
     let (_dir, path) = temp();
     old_database(&path, 7);
     let store = Store::open(&path).unwrap();

@@ -3,7 +3,10 @@
 //! after damage; the migration from the schema before it.
 
 use super::*;
-use crate::store::*;
+use crate::store::damage::Health;
+use crate::store::knowledge::{
+    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeIndex, NewPassage, Passages, embed_input,
+};
 
 fn file(path: &str, private: bool) -> KnowledgeFile {
     KnowledgeFile {

@@ -3,7 +3,8 @@
 use rusqlite::Connection;
 
 use super::*;
-use crate::store::*;
+use crate::store::error::StoreError;
+use crate::store::schema;
 
 #[tokio::test]
 async fn migrates_from_empty_and_reopens_idempotently() {

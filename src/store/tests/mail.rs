@@ -3,7 +3,7 @@
 
 use super::{A, B, open_temp};
 use crate::node::{NodeId, PublicKey};
-use crate::store::{MailQuota, NewMail, Posted};
+use crate::store::mail::{MailQuota, NewMail, Posted};
 
 const C: NodeId = NodeId(0x0000_0c0c);
 const QUOTA: MailQuota = MailQuota {
@@ -75,7 +75,7 @@ async fn a_renumbered_node_keeps_the_mail_it_left_and_is_owed() {
     store.post_mail(mail(C, A, "for A"), QUOTA).await.unwrap();
     assert_eq!(
         store.renumber(A, new, key, 20).await.unwrap(),
-        crate::store::Moved::All
+        crate::store::renumber::Moved::All
     );
     assert_eq!(store.mail_from(new).await.unwrap()[0].text, "from A");
     assert!(store.mail_from(A).await.unwrap().is_empty());

@@ -19,7 +19,8 @@ mod watches;
 
 use std::path::PathBuf;
 
-use super::{Store, StoredMessage, SummarySave};
+use super::handle::Store;
+use super::types::{StoredMessage, SummarySave};
 use crate::node::NodeId;
 
 pub(super) const A: NodeId = NodeId(0xa1b2c3d4);

@@ -5,7 +5,8 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::llm::Usage;
-use crate::store::*;
+use crate::store::error::StoreError;
+use crate::store::types::NodeStats;
 
 #[tokio::test]
 async fn a_heard_message_and_its_reply_each_land_whole() {

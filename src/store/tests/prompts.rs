@@ -1,7 +1,7 @@
 //! Messages as the model saw or wrote them (`messages.prompt`, schema 5).
 
 use super::*;
-use crate::store::Said;
+use crate::store::types::Said;
 
 #[tokio::test]
 async fn a_message_keeps_what_the_model_saw_beside_what_was_said() {

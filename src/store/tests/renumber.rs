@@ -5,7 +5,8 @@
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{Moved, Numbers, Said};
+use crate::store::renumber::{Moved, Numbers};
+use crate::store::types::Said;
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);

@@ -10,7 +10,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::store::Expired;
+use crate::store::retention::Expired;
 use crate::store::retention::{DAY_SECS, EVERY, Retention, daily};
 
 /// The cutoff every case is placed around.

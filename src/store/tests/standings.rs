@@ -6,7 +6,8 @@
 
 use super::*;
 use crate::node::PublicKey;
-use crate::store::{Earned, KeyAccepted, Noted, Over, PinnedKey};
+use crate::store::keys::KeyAccepted;
+use crate::store::standings::{Earned, Noted, Over, PinnedKey};
 
 const K1: PublicKey = PublicKey([1; 32]);
 const K2: PublicKey = PublicKey([2; 32]);

@@ -1,7 +1,7 @@
 //! The summary cursor: pending work and compare-and-swap saves.
 
 use super::*;
-use crate::store::{FoldRule, SummarySave};
+use crate::store::types::{FoldRule, SummarySave};
 
 fn rule(keep: usize, threshold: usize, max_batch: usize) -> FoldRule {
     FoldRule {
@@ -37,7 +37,7 @@ async fn a_stored_flood_is_folded_and_carried_within_a_bound_of_characters() {
         .expect("due");
     assert_eq!(job.evicted.len(), 10);
     // The prompt carries the newest that fit in 2,000 characters.
-    let window = crate::store::Window {
+    let window = crate::store::types::Window {
         messages: 42,
         chars: 2_000,
     };
@@ -45,7 +45,7 @@ async fn a_stored_flood_is_folded_and_carried_within_a_bound_of_characters() {
     assert_eq!(ctx.window.len(), 20);
     assert_eq!(ctx.unsummarized, 500);
     // The newest one always, however long.
-    let one = crate::store::Window {
+    let one = crate::store::types::Window {
         messages: 42,
         chars: 10,
     };

@@ -4,7 +4,7 @@
 use super::{A, B, open_temp};
 use crate::lang::Lang;
 use crate::node::{NodeId, PublicKey};
-use crate::store::{Added, NewWatch};
+use crate::store::watches::{Added, NewWatch};
 
 const HILL: NodeId = NodeId(0x0000_0b0b);
 

@@ -26,9 +26,11 @@
 //! no room imports from the folder's own `mod.rs`, which is above them all.
 //!
 //! Here: the rules and the report; `read`: the modules and the paths they name; `lex`: the
-//! tokens; `cases`: the check on small made-up crates.
+//! tokens; `cases`: the check on small made-up crates. `hub`: a second check, that no file
+//! inside a folder (`store/`) imports what its `mod.rs` re-exports.
 
 mod cases;
+mod hub;
 mod lex;
 mod read;
 

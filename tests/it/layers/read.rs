@@ -76,24 +76,17 @@ impl Crate {
     /// it declares (returned, to be read from their files).
     fn scan(&mut self, t: &[(Tok, usize)], file_module: &ModPath, file: &str) -> Vec<ModPath> {
         let mut children = Vec::new();
-        // Inline modules open here: the module and the brace depth inside it.
-        let mut stack: Vec<(ModPath, usize)> = vec![(file_module.clone(), 0)];
-        let mut depth = 0usize;
+        let mut scopes = Scopes::new(file_module.clone());
         let mut i = 0;
         while i < t.len() {
-            let module = stack.last().map(|(m, _)| m.clone()).unwrap_or_default();
+            let module = scopes.module();
             if let Some(after) = cfg_test(t, i) {
                 i = skip_item(t, skip_attributes(t, after));
                 continue;
             }
             match &t[i].0 {
-                Tok::Punct('{') => depth += 1,
-                Tok::Punct('}') => {
-                    if stack.len() > 1 && stack.last().is_some_and(|(_, d)| *d == depth) {
-                        stack.pop();
-                    }
-                    depth = depth.saturating_sub(1);
-                }
+                Tok::Punct('{') => scopes.open(),
+                Tok::Punct('}') => scopes.close(),
                 Tok::Ident(k) if k == "mod" => {
                     if let Some(Tok::Ident(name)) = tok(t, i + 1) {
                         let child = [module.clone(), vec![name.clone()]].concat();
@@ -104,9 +97,7 @@ impl Crate {
                                 continue;
                             }
                             Some(Tok::Punct('{')) => {
-                                self.modules.insert(child.clone());
-                                depth += 1;
-                                stack.push((child, depth));
+                                self.modules.insert(scopes.enter(name));
                                 i += 3;
                                 continue;
                             }
@@ -114,10 +105,7 @@ impl Crate {
                         }
                     }
                 }
-                Tok::Ident(k)
-                    if stack.last().is_some_and(|(_, d)| *d == depth)
-                        && ITEMS.iter().any(|(word, _)| word == k) =>
-                {
+                Tok::Ident(k) if scopes.at_top() && ITEMS.iter().any(|(word, _)| word == k) => {
                     let name = match (tok(t, i + 1), tok(t, i + 2)) {
                         (Some(Tok::Ident(f)), Some(Tok::Ident(n))) if f == "fn" || f == "mut" => n,
                         (Some(Tok::Ident(n)), _) => n,
@@ -153,13 +141,8 @@ impl Crate {
                     i = end;
                     continue;
                 }
-                Tok::Ident(k) if is_path_start(t, i) => {
-                    let mut segs = vec![k.clone()];
-                    let mut j = i + 1;
-                    while let (Some(Tok::Sep), Some(Tok::Ident(s))) = (tok(t, j), tok(t, j + 1)) {
-                        segs.push(s.clone());
-                        j += 2;
-                    }
+                Tok::Ident(_) if is_path_start(t, i) => {
+                    let (segs, j) = path_at(t, i);
                     self.refs.push(Ref {
                         module,
                         file: file.to_string(),
@@ -231,10 +214,74 @@ impl Crate {
     }
 }
 
+/// The modules open at a token of a file: the file's own, then each inline `mod x { … }`
+/// around the token, each with the brace depth inside it.
+pub struct Scopes {
+    stack: Vec<(ModPath, usize)>,
+    depth: usize,
+}
+
+impl Scopes {
+    pub fn new(file_module: ModPath) -> Scopes {
+        Scopes {
+            stack: vec![(file_module, 0)],
+            depth: 0,
+        }
+    }
+
+    /// The innermost open module.
+    pub fn module(&self) -> ModPath {
+        self.stack
+            .last()
+            .map(|(m, _)| m.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether the token is in the module's own body, not inside an item's braces.
+    pub fn at_top(&self) -> bool {
+        self.stack.last().is_some_and(|(_, d)| *d == self.depth)
+    }
+
+    /// A `{` that opens no module.
+    pub fn open(&mut self) {
+        self.depth += 1;
+    }
+
+    /// A `}`, which closes the inline module it ends.
+    pub fn close(&mut self) {
+        if self.stack.len() > 1 && self.at_top() {
+            self.stack.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The `{` of inline module `name`: returns the module it opens.
+    pub fn enter(&mut self, name: &str) -> ModPath {
+        let child = [self.module(), vec![name.to_string()]].concat();
+        self.depth += 1;
+        self.stack.push((child.clone(), self.depth));
+        child
+    }
+}
+
+/// The path in code that starts at token `i` (`a::b::c`), and the index after it.
+pub fn path_at(t: &[(Tok, usize)], mut i: usize) -> (Vec<String>, usize) {
+    let mut segs = Vec::new();
+    if let Some(Tok::Ident(first)) = tok(t, i) {
+        segs.push(first.clone());
+        i += 1;
+        while let (Some(Tok::Sep), Some(Tok::Ident(s))) = (tok(t, i), tok(t, i + 1)) {
+            segs.push(s.clone());
+            i += 2;
+        }
+    }
+    (segs, i)
+}
+
 /// Whether token `i` starts a path in code (`name::`): not the middle of one, not `$crate::`
 /// in a macro, not the `crate` of `pub(in crate::x)`. Which of them lead into the crate
 /// (`crate::`, `super::`, a child module, a name a `use` brought in) is found later.
-fn is_path_start(t: &[(Tok, usize)], i: usize) -> bool {
+pub fn is_path_start(t: &[(Tok, usize)], i: usize) -> bool {
     let prev = i.checked_sub(1).and_then(|p| tok(t, p));
     tok(t, i + 1) == Some(&Tok::Sep)
         && !matches!(prev, Some(Tok::Sep | Tok::Punct('$')))
@@ -243,7 +290,7 @@ fn is_path_start(t: &[(Tok, usize)], i: usize) -> bool {
 
 /// One `use` tree from `i`, its leaves added to `out` as (path, name it brings in; `None`
 /// for a glob). Returns the index after the tree.
-fn use_tree(
+pub fn use_tree(
     t: &[(Tok, usize)],
     mut i: usize,
     mut segs: Vec<String>,
