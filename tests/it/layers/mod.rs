@@ -27,9 +27,11 @@
 //!
 //! Here: the rules and the report; `read`: the modules and the paths they name; `lex`: the
 //! tokens; `cases`: the check on small made-up crates. `hub`: a second check, that no file
-//! inside a folder (`store/`) imports what its `mod.rs` re-exports.
+//! inside a folder (`store/`) imports what its `mod.rs` re-exports; `doc`: that
+//! `docs/architecture.md` names only paths and names that exist.
 
 mod cases;
+mod doc;
 mod hub;
 mod lex;
 mod read;
