@@ -216,7 +216,9 @@ fn layout(text: &str, limits: &ChunkLimits, mark: CutMark) -> Layout {
         };
     }
     // Cuts at sentence ends read better but waste room; drop them before dropping text.
-    if let Some(parts) = fit(&text, &limits, true).or_else(|| fit(&text, &limits, false)) {
+    if let Some(parts) =
+        fit(&text, &limits, Ends::Sentence).or_else(|| fit(&text, &limits, Ends::Word))
+    {
         return Layout {
             parts: numbered(&parts),
             truncated: false,
@@ -225,7 +227,7 @@ fn layout(text: &str, limits: &ChunkLimits, mark: CutMark) -> Layout {
     // These are the first parts `fit` tried with `max_chunks` as the total, so `rest` does
     // not fit the last part: the `…` always stands for text that was really cut.
     let last = limits.max_chunks;
-    let (mut parts, rest) = split(&text, &limits, last, last - 1, true);
+    let (mut parts, rest) = split(&text, &limits, last, last - 1, Ends::Sentence);
     let tail = ellipsized(rest, Budget::new(&limits, marker_len(last, last)), mark);
     parts.push(&tail);
     Layout {
@@ -241,12 +243,12 @@ fn layout(text: &str, limits: &ChunkLimits, mark: CutMark) -> Layout {
 /// fits a part alone leaves a short part before it), so every width is tried, narrowest
 /// first, each with the largest total of that width. Fewer parts than that total is fine:
 /// their real markers are no wider.
-fn fit<'a>(text: &'a str, limits: &ChunkLimits, sentences: bool) -> Option<Vec<&'a str>> {
+fn fit<'a>(text: &'a str, limits: &ChunkLimits, ends: Ends) -> Option<Vec<&'a str>> {
     let max = limits.max_chunks;
     (2..=max)
         .filter(|&total| total == max || marker_len(1, total + 1) > marker_len(1, total))
         .find_map(|total| {
-            let (parts, rest) = split(text, limits, total, total, sentences);
+            let (parts, rest) = split(text, limits, total, total, ends);
             rest.is_empty().then_some(parts)
         })
 }
@@ -258,13 +260,13 @@ fn split<'a>(
     limits: &ChunkLimits,
     total: usize,
     cap: usize,
-    sentences: bool,
+    ends: Ends,
 ) -> (Vec<&'a str>, &'a str) {
     let mut parts = Vec::new();
     let mut rest = text;
     while !rest.is_empty() && parts.len() < cap {
         let budget = Budget::new(limits, marker_len(parts.len() + 1, total));
-        let cut = take(rest, budget, sentences);
+        let cut = take(rest, budget, ends);
         parts.push(rest.get(..cut.end).unwrap_or(rest));
         rest = rest.get(cut.next..).unwrap_or("");
     }
@@ -273,7 +275,7 @@ fn split<'a>(
 
 /// The last part of a truncated text: as much as fits with `mark` after it.
 fn ellipsized(rest: &str, budget: Budget, mark: CutMark) -> String {
-    let cut = take(rest, budget.less(mark.room()), false);
+    let cut = take(rest, budget.less(mark.room()), Ends::Word);
     let mut part = rest.get(..cut.end).unwrap_or("").to_owned();
     part.push_str(mark.text());
     part
@@ -337,6 +339,22 @@ impl Budget {
     }
 }
 
+/// Where a part prefers to end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    /// At a sentence's end where one leaves the part full enough, else at a word's.
+    Sentence,
+    /// At the last word boundary that fits.
+    Word,
+}
+
+/// Whether the text being cut is all there, or a streamed answer that may go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Text {
+    Whole,
+    Growing,
+}
+
 /// Where a part ends in the remaining text and where the next one starts (after a space
 /// for a cut at a word boundary, right there for a cut inside a word).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,16 +366,17 @@ struct Cut {
 /// Chooses the end of the next part of `rest` (normalized text, not starting with a space).
 ///
 /// In order of preference: all of `rest`; the last sentence end that leaves the part full
-/// enough (when `sentences`); the last word boundary; inside a word that is too long for
+/// enough (with [`Ends::Sentence`]); the last word boundary; inside a word that is too long for
 /// any part. The returned part is never empty.
-fn take(rest: &str, budget: Budget, sentences: bool) -> Cut {
-    take_with(rest, budget, sentences, true).unwrap_or_else(|| first_char(rest))
+fn take(rest: &str, budget: Budget, ends: Ends) -> Cut {
+    take_with(rest, budget, ends, Text::Whole).unwrap_or_else(|| first_char(rest))
 }
 
-/// [`take`] for a text that may go on (`complete == false`): `None` while text still to come
+/// [`take`] for a text that may go on ([`Text::Growing`]): `None` while text still to come
 /// could change the cut — all of `rest` still fits, or the choice depends on the length of a
 /// word not finished yet.
-fn take_with(rest: &str, budget: Budget, sentences: bool, complete: bool) -> Option<Cut> {
+fn take_with(rest: &str, budget: Budget, ends: Ends, text: Text) -> Option<Cut> {
+    let complete = text == Text::Whole;
     if budget.fits(rest.chars().count(), rest.len()) {
         return complete.then_some(Cut {
             end: rest.len(),
@@ -375,7 +394,7 @@ fn take_with(rest: &str, budget: Budget, sentences: bool, complete: bool) -> Opt
         }
         word_cut = Some((at, chars));
         let prefix = rest.get(..at).unwrap_or("");
-        if sentences && ends_sentence(prefix) && budget.full_enough(chars, at) {
+        if ends == Ends::Sentence && ends_sentence(prefix) && budget.full_enough(chars, at) {
             sentence_cut = Some(at);
         }
     }

@@ -25,7 +25,7 @@
 //! would cost every slow answer its head start to prettify the numbering of fast ones. The
 //! last part is never handed over before the answer ends, so ` n/n` is always right.
 
-use super::{Budget, ChunkLimits, CutMark, marker, marker_len, take, take_with};
+use super::{Budget, ChunkLimits, CutMark, Ends, Text, marker, marker_len, take, take_with};
 
 /// What a piece of text completed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -157,9 +157,9 @@ impl StreamChunker {
             }
             let room = budget.less(self.mark.room());
             let cut = if complete {
-                take(&self.rest, room, false)
+                take(&self.rest, room, Ends::Word)
             } else {
-                take_with(&self.rest, room, false, false)?
+                take_with(&self.rest, room, Ends::Word, Text::Growing)?
             };
             let mut part = self.rest.get(..cut.end).unwrap_or("").to_owned();
             part.push_str(self.mark.text());
@@ -170,9 +170,9 @@ impl StreamChunker {
             return Some(part);
         }
         let cut = if complete {
-            take(&self.rest, budget, true)
+            take(&self.rest, budget, Ends::Sentence)
         } else {
-            take_with(&self.rest, budget, true, false)?
+            take_with(&self.rest, budget, Ends::Sentence, Text::Growing)?
         };
         let part = self.rest.get(..cut.end).unwrap_or("").to_owned();
         self.rest.drain(..cut.next.min(self.rest.len()));

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 
-use super::super::{ChunkLimits, CutMark, fit, layout, strip_marker};
+use super::super::{ChunkLimits, CutMark, Ends, fit, layout, strip_marker};
 use super::{Numbering, Parts, StreamChunker};
 
 /// Feeds `pieces` one by one; returns every part with whether it was handed out before the
@@ -195,7 +195,7 @@ proptest! {
         let sane = limits.sane();
         let word_fallback = !out.truncated
             && out.parts.len() > 1
-            && fit(&normalized, &sane, true).is_none();
+            && fit(&normalized, &sane, Ends::Sentence).is_none();
         if !word_fallback {
             prop_assert_eq!(&bodies, &want);
         } else {
