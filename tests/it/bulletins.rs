@@ -1,14 +1,15 @@
 //! Bulletins from the drop folder end to end (issue 42): a file a local script writes goes as
 //! a DM to the users who asked with `!subscribe`, once per content, within the daily cap,
 //! held while the channel is busy, never to a stranger, and broadcast only the topics the
-//! operator chose, on the channel chosen, at the node's own hop limit.
+//! operator chose, on the channel chosen, at the node's own hop limit. In paused time
+//! (`harness::paced`): the folder's looks are virtual.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::harness::{Daemon, SOON, db_dir, know_before, sim_config};
+use crate::harness::{Daemon, SOON, db_dir, know_before, paced, sim_config};
 use crate::support::fake_llm::FakeLlm;
-use crate::support::sim_node::{BROADCAST, SentText, SimConfig, SimNode, SimPeer};
+use crate::support::sim_node::{BROADCAST, SentText, SimConfig, SimLog, SimNode, SimPeer};
 use crate::trust::joined;
 
 const ANN: u32 = 0x0a33_0001;
@@ -51,8 +52,15 @@ fn bulletins(texts: &[SentText], to: u32) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
+/// Waits until the node's record satisfies `went` (a bulletin went); panics if it does not.
+async fn until_sent(d: &Daemon, went: impl Fn(&SimLog) -> bool) {
+    let sent = d.sim.wait_for(SOON, went).await;
+    assert!(sent, "not sent: {:#?}", d.sim.texts());
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_dropped_file_goes_to_its_subscribers_once_within_the_daily_cap() {
+    let _pace = paced();
     let (d, folder) = daemon(node()).await;
     let listed = joined(&d.ask(ANN, "!subscribe", SOON).await);
     assert_eq!(
@@ -73,7 +81,7 @@ async fn a_dropped_file_goes_to_its_subscribers_once_within_the_daily_cap() {
     assert!(bulletins(&d.sim.texts(), ANN).is_empty());
     let file = folder.path().join("weather.txt");
     std::fs::write(&file, "Storm warning\nlifted").unwrap();
-    tokio::time::sleep(FOLDER_LOOKED).await;
+    until_sent(&d, |l| !bulletins(&l.texts, ANN).is_empty()).await;
     assert_eq!(
         bulletins(&d.sim.texts(), ANN),
         ["[weather] Storm warning lifted"]
@@ -103,8 +111,9 @@ async fn a_dropped_file_goes_to_its_subscribers_once_within_the_daily_cap() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_busy_channel_holds_a_bulletin_until_it_calms_down() {
+    let _pace = paced();
     let (d, folder) = daemon(SimConfig {
         device_metrics: Some((45.0, 1.0)),
         ..node()
@@ -119,17 +128,21 @@ async fn a_busy_channel_holds_a_bulletin_until_it_calms_down() {
         "sent on a busy channel"
     );
     d.sim.inject_telemetry(15.0, 1.0);
-    tokio::time::sleep(FOLDER_LOOKED).await;
+    until_sent(&d, |l| !bulletins(&l.texts, ANN).is_empty()).await;
     assert_eq!(bulletins(&d.sim.texts(), ANN), ["[weather] Gale warning"]);
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn only_the_topics_the_operator_chose_are_broadcast_and_on_their_channel() {
+    let _pace = paced();
     let (d, folder) = daemon_with(node(), "channel = 2\nbroadcast = [\"weather\"]\n").await;
-    tokio::time::sleep(FOLDER_LOOKED).await;
+    // The first look found the text there at start.
+    until_sent(&d, |l| !bulletins(&l.texts, BROADCAST).is_empty()).await;
     std::fs::write(folder.path().join("club.txt"), "Meeting moved to Friday").unwrap();
     std::fs::write(folder.path().join("weather.txt"), "Frost at dawn").unwrap();
+    until_sent(&d, |l| bulletins(&l.texts, BROADCAST).len() >= 2).await;
+    // A look more: the club's notice would be on air by now.
     tokio::time::sleep(FOLDER_LOOKED).await;
     let texts = d.sim.texts();
     let on_air: Vec<_> = texts.iter().filter(|t| t.to == BROADCAST).collect();

@@ -3,7 +3,8 @@
 //! every user message the daemon acknowledged (by answering it) is stored, and every summary
 //! agrees with its cursor (text and cursor are written in one transaction). And a kill in the
 //! middle of a streamed answer keeps the parts that went on air: the next turn's prompt
-//! carries them as the assistant's message.
+//! carries them as the assistant's message. On the wall clock: the daemon is a child process,
+//! killed at moments of real time.
 
 use std::collections::HashSet;
 use std::process::Stdio;

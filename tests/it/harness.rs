@@ -144,6 +144,21 @@ pub const GAP_MS: u64 = 60;
 /// Generous upper bound for anything the daemon should do promptly.
 pub const SOON: Duration = Duration::from_secs(20);
 
+/// Longer than the link's 2 s between two publications of the mesh view.
+pub const VIEW_SETTLES: Duration = Duration::from_millis(2500);
+
+/// Waits until the daemon's mesh view has what `sim` sent so far: the packets have left the
+/// node's queue to the daemon, then [`VIEW_SETTLES`] passes, in which the link publishes its
+/// view (at most every 2 s). Nothing outside the daemon shows that publication but an
+/// answer from the view, so this waits the interval out (virtual time in a paused test).
+pub async fn view_settled(sim: &SimNode) {
+    assert!(
+        sim.wait_idle(SOON).await,
+        "the node's packets reach the daemon"
+    );
+    tokio::time::sleep(VIEW_SETTLES).await;
+}
+
 pub fn sim_config() -> SimConfig {
     SimConfig {
         ack_delay: Duration::from_millis(5),

@@ -1,12 +1,12 @@
 //! A reading counts from when our radio heard it (`rx_time`), not from when the daemon got
 //! it: firmware 2.7's packets queued while no client was attached, and firmware 2.8's
 //! thin node infos followed by the replayed positions and telemetry, never make a node
-//! "heard in the last hour" that was heard three hours ago; a fresh packet does.
+//! "heard in the last hour" that was heard three hours ago; a fresh packet does. In paused
+//! time (`harness::paced`): the waits for the view are virtual.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::harness::{Daemon, SOON, db_dir, sim_config};
+use crate::harness::{Daemon, SOON, db_dir, paced, sim_config, view_settled};
 use crate::support::fake_llm::FakeLlm;
 use crate::support::sim_node::{MeshPacketSpec, SimConfig, SimNode, SimPeer};
 use crate::trust::{ask_with, joined};
@@ -15,8 +15,6 @@ const ASKER: u32 = 0x0a5c_0001;
 const HILLTOP: u32 = 0x0a5c_0002;
 const LAKESIDE: u32 = 0x0a5c_0003;
 const THREE_HOURS: u32 = 3 * 3600;
-/// Longer than the link's 2 s between two publications of the view.
-const VIEW_SETTLES: Duration = Duration::from_millis(2500);
 
 /// Two nodes our node last heard three hours ago, with a position and a battery.
 fn peers() -> Vec<SimPeer> {
@@ -49,7 +47,7 @@ async fn daemon(sim: SimNode) -> Daemon {
 
 /// `!nodes`'s answer (no model).
 async fn nodes(d: &Daemon) -> String {
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     let calls = d.llm.requests().len();
     let reply = d.ask(ASKER, "!nodes", SOON).await;
     assert_eq!(d.llm.requests().len(), calls, "!nodes asked the model");
@@ -60,8 +58,9 @@ async fn nodes(d: &Daemon) -> String {
         .join(" ")
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn packets_queued_while_no_client_was_attached_keep_their_time() {
+    let _pace = paced();
     // Firmware 2.7: the node heard Hilltop's position three hours ago and Lakeside's just
     // now while no client was attached; it hands both over after the handshake.
     let sim = SimNode::start(SimConfig {
@@ -77,8 +76,9 @@ async fn packets_queued_while_no_client_was_attached_keep_their_time() {
     assert!(!listed.contains("Hilltop"), "{listed}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn firmware_28s_replayed_readings_keep_their_time() {
+    let _pace = paced();
     // Firmware 2.8: thin node infos, then both nodes' positions and batteries replayed with
     // their three-hour-old rx_time; later a fresh position from Lakeside.
     let d = daemon(node_28(peers()).await).await;
@@ -96,11 +96,12 @@ async fn firmware_28s_replayed_readings_keep_their_time() {
     assert!(!listed.contains("Hilltop"), "{listed}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_nodes_last_reading_survives_a_restart_with_its_age() {
+    let _pace = paced();
     // Firmware 2.8 hands over Hilltop's battery once, replayed; the daemon stops.
     let d = daemon(node_28(peers()).await).await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     let before = joined(&d.ask(ASKER, "!nodes hilltop", SOON).await);
     assert!(before.contains("87"), "{before}");
     let (result, _, llm, dir) = d.stop().await;
@@ -114,7 +115,7 @@ async fn a_nodes_last_reading_survives_a_restart_with_its_age() {
     .map(|p| p.heard(THREE_HOURS, 2, -6.5))
     .collect();
     let d = Daemon::start_with(Arc::new(node_28(bare).await), llm, dir, "").await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     // Another id than the first run's command (a new sim numbers from the same start, and a
     // command counts once across restarts).
     let asked = |text: &str, id: u32| MeshPacketSpec {

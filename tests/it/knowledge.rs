@@ -283,7 +283,8 @@ fn collect(stderr: tokio::process::ChildStderr) -> Arc<Mutex<Vec<String>>> {
     lines
 }
 
-/// Waits until `n` log lines contain `want`; returns all lines.
+/// Waits until `n` log lines contain `want`; returns all lines. On the wall clock: the log is a
+/// child process's.
 async fn wait_log(lines: &Arc<Mutex<Vec<String>>>, want: &str, n: usize) -> Vec<String> {
     let deadline = tokio::time::Instant::now() + SOON;
     loop {

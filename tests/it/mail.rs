@@ -3,7 +3,8 @@
 //! sender, and the sender is told once the ACK came. From a known or proven sender only
 //! (never a fresh id, never a DM that cannot use the memory); quotas and `!mail cancel`; kept
 //! across a restart; delivered at the number a renumbered recipient's key implies; held
-//! while the airtime policy holds replies; never in a prompt.
+//! while the airtime policy holds replies; never in a prompt. In paused time
+//! (`harness::paced`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +12,9 @@ use std::time::Duration;
 use meshai::node::{NodeId, PublicKey};
 use meshai::store::Store;
 
-use crate::harness::{Daemon, SOON, db_dir, know_before, sim_config};
+use crate::harness::{
+    Daemon, SOON, VIEW_SETTLES, db_dir, know_before, paced, sim_config, view_settled,
+};
 use crate::support::fake_llm::FakeLlm;
 use crate::support::sim_node::{MeshPacketSpec, SentText, SimConfig, SimNode, SimPeer};
 use crate::trust::{ask_with, joined};
@@ -20,8 +23,6 @@ const ANN: u32 = 0x0a11_0001;
 const CAROL: u32 = 0x0a11_0002;
 const STRANGER: u32 = 0x0a11_0009;
 const THREE_HOURS: u32 = 3 * 3600;
-/// Longer than the link's 2 s between two publications of the view.
-const VIEW_SETTLES: Duration = Duration::from_millis(2500);
 const ANN_KEY: [u8; 32] = [0x41; 32];
 const CAROL_KEY: [u8; 32] = [0x43; 32];
 
@@ -43,7 +44,7 @@ async fn daemon(sim: SimConfig, extra: &str) -> Daemon {
     know_before(&dir.path().join("meshai.db"), [ANN]).await;
     let sim = Arc::new(SimNode::start(sim).await);
     let d = Daemon::start_with(sim, FakeLlm::start_echo().await, dir, extra).await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     d
 }
 
@@ -83,6 +84,18 @@ fn carol_heard(d: &Daemon, num: u32, ago: u32) {
         .inject_position_heard(num, 474_100_000, 85_500_000, ago);
 }
 
+/// Waits until the wall clock's second is past `at`: the store's times are its seconds, which
+/// paused time does not move (a blocking task, during which the paused clock stands still).
+async fn wall_second_after(at: i64) {
+    tokio::task::spawn_blocking(move || {
+        while meshai::clock::unix_now() <= at {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    })
+    .await
+    .expect("the wait");
+}
+
 /// What waits in the database of a stopped daemon.
 async fn waiting(dir: &tempfile::TempDir) -> Vec<meshai::store::Mail> {
     let store = Store::open(&dir.path().join("meshai.db")).expect("opens");
@@ -91,14 +104,16 @@ async fn waiting(dir: &tempfile::TempDir) -> Vec<meshai::store::Mail> {
     w
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_message_waits_for_its_recipient_to_be_heard_live_and_its_sender_gets_the_receipt() {
+    let _pace = paced();
     let d = daemon(node_28(), "").await;
     let kept = joined(
         &d.ask(ANN, "!tell carol jones: see you at the hut at 6", SOON)
             .await,
     );
     assert!(kept.starts_with("Kept for Carol Jones: "), "{kept}");
+    // A quiet while: nothing may go.
     tokio::time::sleep(VIEW_SETTLES).await;
     assert!(
         to(&d.sim.texts(), CAROL).is_empty(),
@@ -106,7 +121,7 @@ async fn a_message_waits_for_its_recipient_to_be_heard_live_and_its_sender_gets_
     );
     // Carol's reading from three hours ago, replayed: not heard now.
     carol_heard(&d, CAROL, THREE_HOURS);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     assert!(
         to(&d.sim.texts(), CAROL).is_empty(),
         "a replay counted as heard"
@@ -135,8 +150,9 @@ async fn a_message_waits_for_its_recipient_to_be_heard_live_and_its_sender_gets_
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_stranger_or_a_dm_that_cannot_use_the_memory_leaves_no_message() {
+    let _pace = paced();
     let d = daemon(node_28(), "").await;
     let refused = joined(&d.ask(STRANGER, "!tell Carol Jones hi", SOON).await);
     assert!(
@@ -145,10 +161,8 @@ async fn a_stranger_or_a_dm_that_cannot_use_the_memory_leaves_no_message() {
     );
     // Ann talks over PKI; a DM without PKI in her name proves nothing.
     ask_with(&d, ANN, MeshPacketSpec::pki(ANN, "hello", ANN_KEY)).await;
-    let before = d.sim.texts().len();
-    d.sim.inject_dm(ANN, "!tell Carol Jones forged words", None);
-    tokio::time::sleep(VIEW_SETTLES).await;
-    let answers = d.sim.texts()[before..].to_vec();
+    // Its answer (the warning) shows the intake has taken it.
+    let answers = d.ask(ANN, "!tell Carol Jones forged words", SOON).await;
     assert!(
         answers.iter().all(|t| !t.text.starts_with("Kept for")),
         "{answers:#?}"
@@ -171,8 +185,9 @@ async fn a_stranger_or_a_dm_that_cannot_use_the_memory_leaves_no_message() {
     assert_eq!(w[0].recipient, NodeId(CAROL));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn quotas_hold_and_a_sender_lists_and_cancels_its_own() {
+    let _pace = paced();
     let d = daemon(node_28(), "[mail]\nper_sender = 2\n").await;
     for text in ["!tell Carol Jones alpha", "!tell CARO bravo"] {
         let kept = joined(&d.ask(ANN, text, SOON).await);
@@ -204,8 +219,9 @@ async fn quotas_hold_and_a_sender_lists_and_cancels_its_own() {
     assert_eq!(texts, ["bravo"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_message_survives_a_restart() {
+    let _pace = paced();
     let d = daemon(node_28(), "").await;
     let kept = joined(
         &d.ask(ANN, "!tell Carol Jones after the restart", SOON)
@@ -216,7 +232,7 @@ async fn a_message_survives_a_restart() {
     result.unwrap();
     let sim = Arc::new(SimNode::start(node_28()).await);
     let d = Daemon::start_with(sim, llm, dir, "").await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     assert!(to(&d.sim.texts(), CAROL).is_empty(), "the replay counted");
     carol_heard(&d, CAROL, 0);
     let sent = wait_text(&d, CAROL, "From Ann Smith: ").await;
@@ -225,13 +241,14 @@ async fn a_message_survives_a_restart() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_renumbered_recipient_gets_it_at_the_number_its_key_implies() {
+    let _pace = paced();
     let d = daemon(node_28(), "").await;
     // Carol talked to the bot over PKI: her key is pinned.
     ask_with(&d, CAROL, MeshPacketSpec::pki(CAROL, "hello", CAROL_KEY)).await;
     // Later than that DM (the same second would count as hearing her now, at the old number).
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    wall_second_after(meshai::clock::unix_now()).await;
     let kept = joined(&d.ask(ANN, "!tell Carol Jones sealed", SOON).await);
     assert!(kept.starts_with("Kept for"), "{kept}");
     // Firmware 2.8 gave her the number her key implies; she is heard there.
@@ -248,8 +265,9 @@ async fn a_renumbered_recipient_gets_it_at_the_number_its_key_implies() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_busy_channel_holds_the_delivery_until_it_calms_down() {
+    let _pace = paced();
     let sim = SimConfig {
         device_metrics: Some((45.0, 1.0)),
         ..node_28()
@@ -261,7 +279,9 @@ async fn a_busy_channel_holds_the_delivery_until_it_calms_down() {
         "commands are never held: {kept}"
     );
     carol_heard(&d, CAROL, 0);
-    tokio::time::sleep(VIEW_SETTLES * 2).await;
+    // The view has her, then a quiet while: nothing may go.
+    view_settled(&d.sim).await;
+    tokio::time::sleep(VIEW_SETTLES).await;
     assert!(
         to(&d.sim.texts(), CAROL).is_empty(),
         "sent on a busy channel"
@@ -272,8 +292,9 @@ async fn a_busy_channel_holds_the_delivery_until_it_calms_down() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_expired_message_is_deleted_and_its_sender_told() {
+    let _pace = paced();
     // A message Ann left eight days ago, kept seven: the daemon finds it past its expiry.
     let dir = db_dir();
     let db = dir.path().join("meshai.db");
@@ -306,7 +327,7 @@ async fn an_expired_message_is_deleted_and_its_sender_told() {
         "Nicht zugestellt: Carol Jones war 7 Tage nicht zu hören. Deine Nachricht ist gelöscht."
     );
     carol_heard(&d, CAROL, 0);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     assert!(to(&d.sim.texts(), CAROL).is_empty());
     let (result, _, _, dir) = d.stop().await;
     result.unwrap();

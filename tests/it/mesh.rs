@@ -1,24 +1,21 @@
 //! Answers about the mesh through the daemon, against the simulated mesh
 //! (`support::mesh`): a telemetry broadcast changes the next answer's facts, a hidden node is
 //! never named, positions off means no distance, nothing of one user's DM reaches another's
-//! prompt, and `!nodes` fits one packet however many nodes were heard.
+//! prompt, and `!nodes` fits one packet however many nodes were heard. In paused time
+//! (`harness::paced`): the waits for the view are virtual.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::harness::{Daemon, SOON, db_dir, replies, sim_config};
+use crate::harness::{Daemon, SOON, db_dir, paced, replies, sim_config, view_settled};
 use crate::support::fake_llm::{FakeLlm, FakeRequest};
 use crate::support::mesh::{self, ANN, BOB, HILLTOP};
 use crate::support::sim_node::{SimConfig, SimNode, SimPeer};
-
-/// Longer than the link's 2 s between two publications of the view.
-const VIEW_SETTLES: Duration = Duration::from_millis(2500);
 
 /// The daemon on the simulated mesh, its sensors' readings broadcast and in the view.
 async fn start(extra: &str) -> Daemon {
     let d = start_on(mesh::sim_config(sim_config()), extra).await;
     mesh::broadcast_sensors(&d.sim);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     d
 }
 
@@ -79,8 +76,9 @@ async fn command(d: &Daemon, node: u32, text: &str) -> Vec<String> {
     reply.into_iter().map(|t| t.text).collect()
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
+    let _pace = paced();
     let d = start("").await;
     // One field of one node: the daemon's own answer, from the view.
     let (req, first) = ask_any(&d, ANN, "what's the battery of the hilltop relay?").await;
@@ -90,7 +88,7 @@ async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
         "{first}"
     );
     d.sim.inject_battery(HILLTOP, 41, 3.61);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     let (_, second) = ask_any(&d, ANN, "and now, the hilltop relay's battery?").await;
     assert!(
         second.contains("Hilltop Relay (HILL): battery 41 % (half or less), reported just now"),
@@ -132,8 +130,9 @@ async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_hidden_node_is_never_named() {
+    let _pace = paced();
     let d = start("[mesh]\nhidden = [\"Secret Cabin\"]\n").await;
     let questions = [
         "who is around?",
@@ -170,8 +169,9 @@ async fn a_hidden_node_is_never_named() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn positions_off_means_no_distance() {
+    let _pace = paced();
     let d = start("[mesh]\npositions = false\n").await;
     let (req, reply) = ask_any(&d, ANN, "how far is the hilltop relay?").await;
     assert!(req.is_none(), "{req:?}");
@@ -203,13 +203,14 @@ async fn positions_off_means_no_distance() {
     d2.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn nothing_of_one_users_dm_reaches_another_users_prompt() {
+    let _pace = paced();
     let d = start("").await;
     // Bob's Base tells the bot a secret in a DM: the mesh view does not even learn that it
     // was heard (its node DB said 20 min ago).
     ask(&d, BOB, "my locker code is 4711, keep it safe").await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     for q in [
         "when did you last hear bob's base?",
         "who is around?",
@@ -246,8 +247,9 @@ async fn nothing_of_one_users_dm_reaches_another_users_prompt() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn nodes_fits_one_packet_with_many_nodes() {
+    let _pace = paced();
     let many: Vec<SimPeer> = (0..80u32)
         .map(|i| {
             SimPeer::new(
@@ -277,8 +279,9 @@ async fn nodes_fits_one_packet_with_many_nodes() {
 
 /// Every question of the mesh benchmark (`benches/mesh/questions.tsv`) gets facts that
 /// answer it: a known one's facts hold one of its keys, a missing one's say unknown.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_facts_answer_every_benchmark_question() {
+    let _pace = paced();
     let d = start("").await;
     let tsv = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mesh/questions.tsv"),
@@ -352,8 +355,9 @@ async fn the_facts_answer_every_benchmark_question() {
 /// view, in the asker's language — the model is not asked — stored as the bot's reply, so the
 /// next prompt has it (issue 38's wrong answers: the hops, the 15 minutes, the node still
 /// around, the low battery).
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn lookups_are_answered_by_the_daemon_and_kept_as_replies() {
+    let _pace = paced();
     let d = start("").await;
     let daemon = |q: &'static str, want: &'static [&'static str], not: &'static [&'static str]| {
         (q, want, not)

@@ -7,6 +7,7 @@
 //! the answers come in order per node, none twice. The daemon is the real `meshai` binary in its own process, so
 //! its RSS is its own (the simulated node and the fake LLM keep every packet and request for
 //! the assertions, and live in this process). The bigger run is `cargo bench --bench soak`.
+//! On the wall clock: the daemon's timers run in that process, which paused time cannot reach.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,12 +1,12 @@
 //! `!watch` end to end (issue 42): one DM naming the node and the reading when a report below
 //! the value comes, none for a report above it, none for the next low one, again after it has
 //! been high; `back` when a node silent for hours is heard; from known senders only; listed
-//! and stopped with `!unwatch`; what held survives a restart.
+//! and stopped with `!unwatch`; what held survives a restart. In paused time
+//! (`harness::paced`) but for the battery watch.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::harness::{Daemon, SOON, db_dir, know_before, sim_config};
+use crate::harness::{Daemon, SOON, db_dir, know_before, paced, sim_config, view_settled};
 use crate::support::fake_llm::FakeLlm;
 use crate::support::sim_node::{SentText, SimConfig, SimNode, SimPeer};
 use crate::trust::joined;
@@ -16,8 +16,6 @@ const HILLTOP: u32 = 0x0a22_0002;
 const CAROL: u32 = 0x0a22_0003;
 const STRANGER: u32 = 0x0a22_0009;
 const THREE_HOURS: u32 = 3 * 3600;
-/// Longer than the link's 2 s between two publications of the view.
-const VIEW_SETTLES: Duration = Duration::from_millis(2500);
 
 fn node_28() -> SimConfig {
     SimConfig {
@@ -42,7 +40,7 @@ async fn daemon_on(sim: SimConfig) -> Daemon {
     know_before(&dir.path().join("meshai.db"), [ANN]).await;
     let sim = Arc::new(SimNode::start(sim).await);
     let d = Daemon::start_with(sim, FakeLlm::start_echo().await, dir, "").await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     d
 }
 
@@ -55,11 +53,21 @@ fn alerts(texts: &[SentText]) -> Vec<String> {
         .collect()
 }
 
+/// A battery report from Hilltop, in the view once this returns.
 async fn battery(d: &Daemon, level: u32) {
     d.sim.inject_battery(HILLTOP, level, 3.7);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
 }
 
+/// Ann's watch alerts once there are `n`; panics without them.
+async fn alerts_at_least(d: &Daemon, n: usize) -> Vec<String> {
+    let came = d.sim.wait_for(SOON, |l| alerts(&l.texts).len() >= n).await;
+    assert!(came, "no {n} alerts: {:#?}", d.sim.texts());
+    alerts(&d.sim.texts())
+}
+
+// On the wall clock: each report must reach the watch (the courier reads the store first)
+// before the next is published 2 s later; paused time could run those 2 s meanwhile.
 #[tokio::test]
 async fn a_battery_watch_tells_once_when_a_low_report_comes() {
     let d = daemon().await;
@@ -73,9 +81,9 @@ async fn a_battery_watch_tells_once_when_a_low_report_comes() {
         alerts(&d.sim.texts()).is_empty(),
         "a report above the value"
     );
-    battery(&d, 12).await;
+    d.sim.inject_battery(HILLTOP, 12, 3.7);
     assert_eq!(
-        alerts(&d.sim.texts()),
+        alerts_at_least(&d, 1).await,
         ["Watch: Hilltop Relay reports battery 12 % (< 20)."]
     );
     battery(&d, 11).await;
@@ -85,7 +93,7 @@ async fn a_battery_watch_tells_once_when_a_low_report_comes() {
     result.unwrap();
     let sim = Arc::new(SimNode::start(node_28()).await);
     let d = Daemon::start_with(sim, llm, dir, "").await;
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     battery(&d, 10).await;
     assert!(
         alerts(&d.sim.texts()).is_empty(),
@@ -93,9 +101,9 @@ async fn a_battery_watch_tells_once_when_a_low_report_comes() {
     );
     // High, then low again: told again.
     battery(&d, 60).await;
-    battery(&d, 15).await;
+    d.sim.inject_battery(HILLTOP, 15, 3.7);
     assert_eq!(
-        alerts(&d.sim.texts()),
+        alerts_at_least(&d, 1).await,
         ["Watch: Hilltop Relay reports battery 15 % (< 20)."]
     );
     // No model was asked for any of it.
@@ -103,28 +111,29 @@ async fn a_battery_watch_tells_once_when_a_low_report_comes() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_node_silent_for_hours_is_told_back_once_heard() {
+    let _pace = paced();
     let d = daemon().await;
     let set = joined(&d.ask(ANN, "!watch carol jones back", SOON).await);
     assert!(set.starts_with("Watching Carol Jones: back."), "{set}");
     // A replay of her old position is not her being back.
     d.sim
         .inject_position_heard(CAROL, 474_000_000, 85_000_000, THREE_HOURS);
-    tokio::time::sleep(VIEW_SETTLES).await;
+    view_settled(&d.sim).await;
     assert!(alerts(&d.sim.texts()).is_empty(), "{:?}", d.sim.texts());
     d.sim
         .inject_position_heard(CAROL, 474_000_000, 85_000_000, 0);
-    tokio::time::sleep(VIEW_SETTLES).await;
     assert_eq!(
-        alerts(&d.sim.texts()),
+        alerts_at_least(&d, 1).await,
         ["Watch: Carol Jones is heard again."]
     );
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn watches_are_listed_stopped_bounded_and_kept_from_strangers() {
+    let _pace = paced();
     let d = daemon().await;
     let refused = joined(
         &d.ask(STRANGER, "!watch Hilltop Relay battery 20", SOON)
@@ -172,8 +181,9 @@ async fn watches_are_listed_stopped_bounded_and_kept_from_strangers() {
     d.stop().await.0.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_busy_channel_holds_the_alert_until_it_calms_down() {
+    let _pace = paced();
     let d = daemon_on(SimConfig {
         device_metrics: Some((45.0, 1.0)),
         ..node_28()
@@ -190,9 +200,8 @@ async fn a_busy_channel_holds_the_alert_until_it_calms_down() {
         "an alert on a busy channel"
     );
     d.sim.inject_telemetry(15.0, 1.0);
-    tokio::time::sleep(VIEW_SETTLES).await;
     assert_eq!(
-        alerts(&d.sim.texts()),
+        alerts_at_least(&d, 1).await,
         ["Watch: Hilltop Relay reports battery 12 % (< 20)."]
     );
     d.stop().await.0.unwrap();

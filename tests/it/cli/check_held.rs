@@ -2,6 +2,7 @@
 //! so the check reads the daemon's status file instead of connecting, and only opens the node
 //! when no daemon holds it — or when asked to with `--connect` while the daemon's state
 //! cannot be read. The daemon runs in-process or as the binary; `meshai check` as the binary.
+//! On the wall clock: the checks are child processes, which paused time cannot reach.
 
 use std::net::SocketAddr;
 use std::path::Path;
