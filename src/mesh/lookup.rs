@@ -129,7 +129,8 @@ pub(crate) fn decide<'a>(
     if fields.is_empty() && m.any(|t| t.weak_distance) {
         fields.push(Field::Distance);
     }
-    if fields.contains(&Field::Heard) {
+    // "When was it last heard", "is it running on battery": not whether it is up.
+    if fields.contains(&Field::Heard) || fields.contains(&Field::Battery) {
         fields.retain(|f| *f != Field::Up);
     }
     let around = m.any(|t| t.around);

@@ -64,12 +64,26 @@ pub(crate) struct Asked {
     pub(crate) surely_a_node: bool,
 }
 
-/// The words of a folded text: letters and digits; a possessive `'s` is dropped.
+/// French and Italian words that lose their vowel before one that starts with a vowel
+/// ("l'Hilltop Relay", "dell'umidità", "qu'il"), folded.
+const ELIDED: &[&str] = &[
+    "l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "all", "dall",
+    "dell", "nell", "sull", "coll", "un", "quell", "quest", "po",
+];
+
+/// The words of a folded text: letters and digits; a possessive `'s` is dropped, and so is
+/// an elided article or preposition before its word ("l'hilltop" is "hilltop": as one word,
+/// Italian and French questions named no node of the view, and the daemon said it did not
+/// know "L'Hilltop Relay").
 pub(crate) fn words(folded: &str) -> Vec<&str> {
     folded
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\''))
         .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .map(|w| match w.split_once('\'') {
+            Some((head, word)) if ELIDED.contains(&head) && !word.is_empty() => word,
+            _ => w,
+        })
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -219,8 +233,9 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
     })
 }
 
-/// Whether `message` writes a name: "the foobar node" (one or two words), or a word after
-/// its first that starts with a capital (not "I", a node word, or a word of `not_names`).
+/// Whether `message` writes a name: "the foobar node" (one or two words), a capital right
+/// after a node word ("der Knoten Crystal Peak"), or a word after its first that starts with
+/// a capital (not "I", a node word, or a word of `not_names`).
 /// "Where is a good place to put a repeater?" and "How can I make my node's battery last
 /// longer?" name none — everyday questions, for the model — where "What's the battery of the
 /// Foobar relay?" does: only then may the daemon itself say it does not know the node. German
@@ -242,8 +257,26 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
                         .all(|x| !all.generic.holds(x) && !all.kinds.holds(x))
             })
     });
+    // "der Knoten Crystal Peak", "o nó Crystal Peak": a capitalised word right after a node
+    // word, in German too (a noun does not follow "Knoten" bare).
+    let written: Vec<&str> = message
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let node_x = written.windows(2).any(|pair| match pair {
+        [node, name] => {
+            let folded = fold(name);
+            all.node.holds(&fold(node))
+                && name.chars().next().is_some_and(char::is_uppercase)
+                && name.chars().count() >= 2
+                && !all.generic.holds(&folded)
+                && !all.not_names.holds(&folded)
+        }
+        _ => false,
+    });
     let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
     the_x_node
+        || node_x
         || (capitals_name
             && message
                 .split(|c: char| !c.is_alphanumeric())

@@ -295,6 +295,16 @@ fn german() {
         Lang::De,
         &[
             (
+                "Läuft das Harbour Gateway auf Akku?",
+                field(GATEWAY, Battery),
+                "Harbour Gateway (HRBR) hängt am Netz, nicht am Akku (gemeldet vor 2 min).",
+            ),
+            (
+                "Wer ist gerade in der Nähe?",
+                Some(Lookup::Around),
+                "Gehört in 1 h (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
+            ),
+            (
                 "Wie viele Hops ist Harbor Base entfernt?",
                 field(HARBOR, Hops),
                 "Harbor Base (HRB) ist 2 Hops entfernt (zuletzt gehört vor 4 min).",
@@ -325,6 +335,11 @@ fn spanish() {
     check(
         Lang::Es,
         &[
+            (
+                "¿Quién está por aquí ahora?",
+                Some(Lookup::Around),
+                "Oídos en 1 h (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
+            ),
             (
                 "¿A cuántos saltos está Harbor Base?",
                 field(HARBOR, Hops),
@@ -357,6 +372,16 @@ fn portuguese() {
         Lang::Pt,
         &[
             (
+                "Quem está por aqui agora?",
+                Some(Lookup::Around),
+                "Ouvidos em 1 h (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
+            ),
+            (
+                "O Harbour Gateway está funcionando na bateria?",
+                field(GATEWAY, Battery),
+                "Harbour Gateway (HRBR) está na energia externa, não na bateria (informado há 2 min).",
+            ),
+            (
                 "Quantos saltos até Harbor Base?",
                 field(HARBOR, Hops),
                 "Harbor Base (HRB) está a 2 saltos (ouvido há 4 min).",
@@ -387,6 +412,11 @@ fn french() {
     check(
         Lang::Fr,
         &[
+            (
+                "Quelle est l'humidité à Ridge Weather ?",
+                field(WX, Humidity),
+                "Ridge Weather (RWX) n'a envoyé aucune mesure (humidité).",
+            ),
             (
                 "À combien de sauts est Harbor Base ?",
                 field(HARBOR, Hops),
@@ -423,6 +453,16 @@ fn italian() {
         Lang::It,
         &[
             (
+                "Quanta batteria ha l'Harbor Base?",
+                field(HARBOR, Battery),
+                "Harbor Base (HRB): batteria 64 % (buona), riferito 4 min fa.",
+            ),
+            (
+                "Quando hai sentito Harbor Base l'ultima volta?",
+                field(HARBOR, Heard),
+                "Harbor Base (HRB) è stato sentito l'ultima volta 4 min fa.",
+            ),
+            (
                 "A quanti salti è Harbor Base?",
                 field(HARBOR, Hops),
                 "Harbor Base (HRB) è a 2 salti (sentito 4 min fa).",
@@ -454,6 +494,11 @@ fn dutch() {
         Lang::Nl,
         &[
             (
+                "Wie is er nu in de buurt?",
+                Some(Lookup::Around),
+                "Gehoord in 1 u (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
+            ),
+            (
                 "Hoeveel hops is Harbor Base verwijderd?",
                 field(HARBOR, Hops),
                 "Harbor Base (HRB) is 2 hops ver (gehoord 4 min geleden).",
@@ -484,6 +529,11 @@ fn polish() {
     check(
         Lang::Pl,
         &[
+            (
+                "Kto jest teraz w pobliżu?",
+                Some(Lookup::Around),
+                "Słyszane w 1 h (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
+            ),
             (
                 "Ile skoków do Harbor Base?",
                 field(HARBOR, Hops),

@@ -231,7 +231,7 @@ const FR: Texts = Texts {
     hops: "{name} est à {n} sauts (entendu {age}).",
     hops_unknown: "Je ne sais pas à combien de sauts est {name}.",
     reading: "{name} : {what} {value}, signalé {age}.",
-    no_reading: "{name} n'a envoyé aucune valeur de {what}.",
+    no_reading: "{name} n'a envoyé aucune mesure ({what}).",
     labels: [
         "batterie",
         "tension",

@@ -144,6 +144,35 @@ fn what_a_message_asks_of_the_mesh() {
     }
 }
 
+/// French and Italian elide an article before a vowel: "l'Hilltop Relay" is the Hilltop
+/// Relay (as one word it named no node, and the daemon said it did not know it); a French
+/// channel "chargé" is busy, a battery's "charge" is not.
+#[test]
+fn elided_articles_and_french_channel_words() {
+    use Reading::*;
+    let nodes = |ids: &[u32]| Topic::Nodes(ids.iter().map(|&i| NodeId(i)).collect());
+    assert_eq!(
+        check("Quanta batteria ha l'Hilltop Relay?"),
+        Some((nodes(&[1]), vec![Battery]))
+    );
+    assert_eq!(
+        check("Quelle est l'humidité à l'Hilltop Relay ?"),
+        Some((nodes(&[1]), vec![Humidity]))
+    );
+    assert_eq!(
+        check("Le canal est-il chargé en ce moment ?"),
+        Some((Topic::Channel, vec![]))
+    );
+    assert_eq!(
+        check("Wer ist gerade in der Nähe?"),
+        Some((Topic::Around, vec![]))
+    );
+    assert_eq!(
+        check("Welcher Knoten ist mir am nächsten?"),
+        Some((Topic::Nearest, vec![]))
+    );
+}
+
 #[test]
 fn folding_and_words() {
     assert_eq!(
@@ -168,6 +197,19 @@ fn only_a_question_surely_about_a_node_the_view_lacks_is_declined_by_the_daemon(
     assert!(surely("What's the battery of the Foobar relay?"));
     assert!(surely("What does the Crystal Peak node read?"));
     assert!(surely("When did you last hear the Golden Tower repeater?"));
+    // The mesh bench's questions in the other languages (2026-12-06): a name right after the
+    // node word, and each language's word for what a node reads.
+    for message in [
+        "Was misst der Knoten Crystal Peak?",
+        "¿Qué marca el nodo Crystal Peak?",
+        "¿Cuándo oíste por última vez el repetidor Golden Tower?",
+        "Cosa misura il nodo Crystal Peak?",
+        "Wat meet de node Crystal Peak?",
+        "Co pokazuje węzeł Crystal Peak?",
+    ] {
+        assert!(surely(message), "{message}");
+    }
+    assert!(!surely("Wie viele Knoten gibt es in Zürich?"));
     assert!(!surely("What is a LoRa node?"));
     assert!(!surely("is the hilltop relay up?"));
     assert!(!surely("have you heard the news?"));

@@ -45,6 +45,8 @@ pub(super) const WORDS: Words = Words {
             &[
                 "escuchado",
                 "oido",
+                "oiste",
+                "ultima vez",
                 "visto",
                 "en linea",
                 "conectado",
@@ -83,7 +85,7 @@ pub(super) const WORDS: Words = Words {
             &["senal", "recepcion", "cobertura", "intensidad"],
         ),
     ],
-    read: &["lectura*", "medicion*", "mide"],
+    read: &["lectura*", "medicion*", "mide", "marca"],
     me: &["mi"],
     my_message: &[
         "mi senal",
@@ -118,11 +120,14 @@ pub(super) const WORDS: Words = Words {
         "mas proximo",
         "mas proxima",
         "nodos cerca",
+        "mas cerca de mi",
     ],
     around: &[
         "quien esta conectado",
         "quien esta en linea",
         "quien anda por ahi",
+        "quien esta por aqui",
+        "quien esta cerca",
         "hay alguien ahi",
         "alguien por ahi",
         "que nodos",

@@ -65,6 +65,10 @@ pub(super) const WORDS: Words = Words {
     my_node: &["mon noeud", "mon appareil", "ma batterie", "mon relais"],
     channel: &["canal", "reseau"],
     busy: &[
+        // "chargé" folds to English "charge" (a battery's): only as a phrase.
+        "est-il charge",
+        "est charge",
+        "tres charge",
         "occupe",
         "occupee",
         "occupation",

@@ -46,7 +46,7 @@ pub(super) const WORDS: Words = Words {
         (Reading::Hops, &["sprongen"]),
         (Reading::Signal, &["signaal", "ontvangst", "bereik"]),
     ],
-    read: &["meting*", "waarde*"],
+    read: &["meting*", "waarde*", "meet"],
     me: &["ik", "mij"],
     my_message: &[
         "mijn signaal",
@@ -87,6 +87,8 @@ pub(super) const WORDS: Words = Words {
         "wie is online",
         "wie is er actief",
         "wie is er in de buurt",
+        "wie is er nu",
+        "wie zijn er nu",
         "iemand online",
         "welke nodes",
         "welke knooppunten",

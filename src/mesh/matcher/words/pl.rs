@@ -84,7 +84,7 @@ pub(super) const WORDS: Words = Words {
         (Reading::Hops, &["skok*"]),
         (Reading::Signal, &["sygnal*", "odbior", "zasieg"]),
     ],
-    read: &["odczyt*", "pomiar*", "mierzy"],
+    read: &["odczyt*", "pomiar*", "mierzy", "pokazuje"],
     me: &["mnie"],
     my_message: &[
         "moj sygnal",
@@ -131,6 +131,7 @@ pub(super) const WORDS: Words = Words {
     around: &[
         "kto jest online",
         "kto jest w poblizu",
+        "kto jest teraz",
         "kto jest aktywny",
         "jakie wezly",
         "ktore wezly",

@@ -60,7 +60,7 @@ pub(super) const WORDS: Words = Words {
         (Reading::Hops, &["saltos", "salto"]),
         (Reading::Signal, &["sinal", "recepcao", "cobertura"]),
     ],
-    read: &["leitura*", "medicao*", "medicoes", "mede"],
+    read: &["leitura*", "medicao*", "medicoes", "mede", "marca"],
     me: &["mim"],
     my_message: &[
         "meu sinal",
@@ -101,6 +101,8 @@ pub(super) const WORDS: Words = Words {
         "quem esta online",
         "quem esta on-line",
         "quem esta por ai",
+        "quem esta por aqui",
+        "quem esta perto",
         "alguem por ai",
         "tem alguem ai",
         "quem voce ouve",
