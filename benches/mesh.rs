@@ -15,7 +15,8 @@
 //! Per subject: known questions right, missing ones declined, prompt tokens and tokens the
 //! server evaluated per reply; then every answer. Run with `MESHAI_REAL_LLM_URL` set (e.g.
 //! under `flock /tmp/llm.lock`); without it, it prints SKIPPED. `MESHAI_MESH_SUBJECTS=with`
-//! runs one subject; `MESHAI_MESH_DUMP=1` prints each prompt's per-turn block.
+//! runs one subject; `MESHAI_MESH_DUMP=1` prints each prompt's per-turn block;
+//! `MESHAI_MESH_LANG=de` (es, pt, fr, it, nl, pl) asks the same questions in that language.
 
 // A test, bench or example: its unwraps and panics are its assertions, and it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -90,9 +91,18 @@ struct Question {
     keys: Vec<String>,
 }
 
+/// The questions file: `questions.tsv` (English), or with `MESHAI_MESH_LANG=de` (es, pt, fr,
+/// it, nl, pl) the same questions in that language, `questions.de.tsv`, whose `missing`
+/// lines carry the phrases that decline in it (English ones: [`DECLINES`]).
 fn questions() -> Vec<Question> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mesh/questions.tsv");
-    let text = std::fs::read_to_string(path).expect("questions.tsv");
+    let name = match std::env::var("MESHAI_MESH_LANG") {
+        Ok(lang) if !lang.is_empty() && lang != "en" => format!("questions.{lang}.tsv"),
+        _ => "questions.tsv".to_string(),
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/mesh")
+        .join(&name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
@@ -150,9 +160,14 @@ struct Reply {
 }
 
 impl Reply {
+    /// The answer declines: by the question's own phrases (its language's), or English ones.
     fn declines(&self) -> bool {
         let a = self.answer.to_lowercase().replace('’', "'");
-        DECLINES.iter().any(|p| a.contains(p))
+        if self.question.keys.is_empty() {
+            DECLINES.iter().any(|p| a.contains(p))
+        } else {
+            self.question.keys.iter().any(|p| a.contains(p.as_str()))
+        }
     }
 
     fn right(&self) -> bool {
@@ -281,8 +296,9 @@ async fn main() {
     };
     let only = std::env::var("MESHAI_MESH_SUBJECTS").unwrap_or_default();
     println!(
-        "mesh bench: {} questions, server {url}, streamed",
-        questions().len()
+        "mesh bench: {} questions ({}), server {url}, streamed",
+        questions().len(),
+        std::env::var("MESHAI_MESH_LANG").unwrap_or_else(|_| "en".into())
     );
     println!(
         "| subject | right | known: right | missing: declined | prompt tokens per reply | evaluated per reply |"
