@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use meshai::chunk::{ChunkLimits, chunk};
-use meshai::memory::prompt::estimate_tokens;
+use meshai::memory::layout::estimate_tokens;
 use support::fake_llm::{FakeLlm, FakeRequest, FakeResponse};
 use support::sim_node::{SimConfig, SimNode};
 use tokio_util::sync::CancellationToken;

@@ -580,7 +580,7 @@ async fn same_transcript_tokens(url: &str, seen: &Recorded) -> Vec<u64> {
                     .as_str()
                     .unwrap_or_default()
                     .split("\n\n")
-                    .filter(|p| !p.starts_with(meshai::memory::prompt::RETRIEVED_INTRO))
+                    .filter(|p| !p.starts_with(meshai::memory::layout::RETRIEVED_INTRO))
                     .collect();
                 kept.join("\n\n")
             }
@@ -732,7 +732,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                 evaluated,
                 folded: exchange
                     .request
-                    .contains(meshai::memory::prompt::MEMORY_INTRO),
+                    .contains(meshai::memory::layout::MEMORY_INTRO),
             });
             // The user reads the answer and types the next message.
             tokio::time::sleep(Duration::from_secs(2)).await;

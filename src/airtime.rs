@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use crate::chunk::{ChunkLimits, budget_chars};
-use crate::lang::prompt::sentences;
+use crate::lang::parts::sentences;
 use crate::lang::{Lang, Part, fill, part};
 use crate::radio::{ChannelReading, ChannelState};
 

@@ -11,7 +11,7 @@
 //!   `Reindex`, `node::NodeId`;
 //! - the tests and benches: the same, plus what they assert on or drive — `store::Store` and
 //!   its rows, `radio` (the codec, packets, the simulated node's frames), `lang` (the texts
-//!   the bot says), `memory::prompt`'s and `knowledge::render`'s wording, `chunk`'s limits,
+//!   the bot says), `memory::layout`'s and `knowledge::render`'s wording, `chunk`'s limits,
 //!   `status_file`, `responder`'s settings ([`run_with`], [`responder_settings`], [`llm_pool`]);
 //! - the fuzz targets: `radio::codec` and `chunk::chunk`.
 //!
@@ -131,7 +131,7 @@ pub fn llm_pool(config: &Config) -> anyhow::Result<LlmPool> {
 }
 
 /// The responder settings a config asks for; the system prompt gets the character budget
-/// and meshai's own guidance (`memory::prompt::GUIDANCE`: the asker's language, what the
+/// and meshai's own guidance (`memory::layout::GUIDANCE`: the asker's language, what the
 /// memory and the notes are). With a knowledge folder it also tells the model how to use its
 /// notes — as soon as the index holds passages (until [`SystemPrompt::follow`] is given the
 /// indexer's watch, whenever a folder is set).

@@ -2,8 +2,8 @@
 //! kept fact, the key two statements are compared by, a text folded for matching words, and
 //! a name made one plain line before it reaches a prompt; and an English count with its noun
 //! (`1 node`, `2 nodes`) for the operator's lines. Pure; a leaf below `facts`, `store`,
-//! `mesh`, `memory::prompt` and the responder's asker line, so each of them can use it
-//! without importing the others.
+//! `mesh`, `memory::layout` and the responder's `sender`, so each of them can use it without
+//! importing the others.
 
 pub(crate) mod unicode;
 

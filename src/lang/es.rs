@@ -1,6 +1,6 @@
 //! Spanish: the bot's own texts ([`Say`]) and the prompt's parts ([`Part`]), one table each.
 
-use super::prompt::Part;
+use super::parts::Part;
 use super::say::Say;
 
 /// The bot's own texts ([`Say`]) in this file's language.

@@ -4,7 +4,7 @@
 //! is largely in the German-speaking countries, Brazil and Portugal, Spain, France, Italy, the
 //! Netherlands and Poland): for these the prompt's fixed parts and the bot's own texts exist
 //! in the language; any other language gets English ones. The texts are named once, with
-//! what each means, in [`say`] (the bot's own) and [`prompt`] (the prompt's parts); each
+//! what each means, in [`say`] (the bot's own) and [`parts`] (the prompt's parts); each
 //! language's words for them are one file, `en.rs` … `pl.rs` (English byte-identical to what
 //! it was before there were others). A new text is one variant and one line per language.
 //!
@@ -46,15 +46,15 @@ mod es;
 mod fr;
 mod it;
 mod nl;
+pub(crate) mod parts;
 mod pl;
-pub(crate) mod prompt;
 mod pt;
 pub mod say;
 pub(crate) mod sticky;
 
 use std::sync::LazyLock;
 
-pub use prompt::Part;
+pub use parts::Part;
 pub use say::{Say, fill};
 pub(crate) use sticky::Sticky;
 

@@ -2,5 +2,5 @@
 //! The SQLite store they read and write is `crate::store`; the facts kept verbatim beside the
 //! summary are picked by `crate::facts`, and the text helpers are `crate::text`.
 
-pub mod prompt;
+pub mod layout;
 pub mod summary;

@@ -10,7 +10,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::chunk::{ChunkLimits, chunk};
 use crate::lang::{Lang, Part, fill, part};
 use crate::llm::{ChatMessage, ChatRole};
-use crate::memory::prompt;
+use crate::memory::layout;
 use crate::store::{StoredMessage, Summary};
 use crate::text::key;
 
@@ -81,7 +81,7 @@ pub fn is_summary_text(text: &str) -> bool {
 /// and those that stay verbatim after them), in at most `max_chars`: the conversation as the
 /// node's reply prompts have it — the system prompt, the memory block with the `previous`
 /// summary and the kept `facts`, the messages as the model saw and wrote them — followed by
-/// one request. `kept`: as for the node's reply prompts (see [`prompt::conversation`]).
+/// one request. `kept`: as for the node's reply prompts (see [`layout::conversation`]).
 ///
 /// Being the reply prompts' own beginning, it reuses the server's cache of the conversation:
 /// the server evaluates only the request (on a one-slot Raspberry Pi that is the difference
@@ -97,7 +97,7 @@ pub(crate) fn summary_prompt(
     kept: usize,
     max_chars: usize,
 ) -> Vec<ChatMessage> {
-    let mut msgs = prompt::conversation(lang, system, previous, facts, messages, kept);
+    let mut msgs = layout::conversation(lang, system, previous, facts, messages, kept);
     let max_chars = max_chars.to_string();
     msgs.push(ChatMessage::new(
         ChatRole::User,
@@ -725,7 +725,7 @@ mod tests {
             1,
             400,
         );
-        let conversation = prompt::conversation(
+        let conversation = layout::conversation(
             crate::lang::Lang::En,
             "SYS",
             Some(&previous),

@@ -275,7 +275,7 @@ fn readings(t: &Texts, seen: &Seen<'_>, units: Units, now: i64) -> Vec<String> {
             (6, Reading::Light),
         ];
         for (label, r) in sensors {
-            if let Some(v) = super::facts::environment_value(r, &e.value, units) {
+            if let Some(v) = super::readout::environment_value(r, &e.value, units) {
                 // A wind's direction is a compass point in English: said only as a speed.
                 let v = v.split(" from ").next().unwrap_or(&v).to_string();
                 out.push(format!("{} {v} ({})", t.labels[label], age(t, now - e.at)));
@@ -361,7 +361,7 @@ impl Writer<'_> {
 
 /// The sentence for `field` of `seen`.
 fn sentence(t: &Texts, seen: &Seen<'_>, field: Field, low: bool, at: &Place, now: i64) -> String {
-    let name = super::facts::name(seen.names(), seen.id);
+    let name = super::readout::name(seen.names(), seen.id);
     let w = Writer { t, name, now };
     let node = seen.node;
     let heard = node.last_heard.map(|h| age(t, now - h));
@@ -440,7 +440,7 @@ fn environment(w: &Writer<'_>, seen: &Seen<'_>, field: Field, at: &Place) -> Str
     let value = seen
         .node
         .environment
-        .and_then(|e| super::facts::environment_value(r, &e.value, at.units).map(|v| (v, e.at)));
+        .and_then(|e| super::readout::environment_value(r, &e.value, at.units).map(|v| (v, e.at)));
     match value {
         // A wind's direction is a compass point in English: said only as a speed.
         Some((v, reported)) if r == Reading::Wind => {

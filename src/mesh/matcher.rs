@@ -53,7 +53,7 @@ pub(crate) enum Reading {
 
 /// What a message asks of the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Asked {
+pub(crate) struct MeshQuestion {
     pub(crate) topic: Topic,
     /// The readings it names, in [`Reading`]'s order; empty: all of them.
     pub(crate) readings: Vec<Reading>,
@@ -359,11 +359,11 @@ impl<'a> Said<'a> {
 
 /// What `message` asks of the mesh, among `nodes` (the nodes the lens lets be described,
 /// with their names) and with `asker` the sender; `None` when it is not about the mesh.
-pub(crate) fn ask<'a>(
+pub(crate) fn question<'a>(
     message: &str,
     nodes: impl IntoIterator<Item = (NodeId, &'a NodeNames)>,
     asker: NodeId,
-) -> Option<Asked> {
+) -> Option<MeshQuestion> {
     let folded = fold(message);
     let said = Said::new(&folded);
     let readings = said.readings();
@@ -379,7 +379,7 @@ pub(crate) fn ask<'a>(
         .take(MAX_NAMED)
         .map(|(_, id)| *id)
         .collect();
-    Some(Asked {
+    Some(MeshQuestion {
         topic: Topic::Nodes(named),
         readings,
         about_me,
@@ -387,7 +387,7 @@ pub(crate) fn ask<'a>(
     })
 }
 
-/// What a message that names no node of the view asks (`readings` and `about_me` as [`ask`]
+/// What a message that names no node of the view asks (`readings` and `about_me` as [`question`]
 /// read them), in this order: how the asker's own message came (`None`: the asker's radio
 /// note answers that, from the message itself), the asker's own node, the channel, the
 /// nearest nodes, who is around, and a node the view lacks.
@@ -397,9 +397,9 @@ fn unnamed(
     asker: NodeId,
     readings: Vec<Reading>,
     about_me: bool,
-) -> Option<Asked> {
+) -> Option<MeshQuestion> {
     let asked = |topic, readings| {
-        Some(Asked {
+        Some(MeshQuestion {
             topic,
             readings,
             about_me,
@@ -424,7 +424,7 @@ fn unnamed(
     // A node word with no name written ("my node's battery", "a repeater") asks about nodes
     // in general: the model's, without mesh facts, as an everyday question.
     if said.says(|a| &a.about_a_node) && names_something(message, said) {
-        return Some(Asked {
+        return Some(MeshQuestion {
             topic: Topic::Unknown,
             surely_a_node: said.says(|a| &a.node)
                 && (!readings.is_empty() || said.says(|a| &a.read)),

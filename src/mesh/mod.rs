@@ -1,6 +1,6 @@
 //! Answers about the mesh the bot lives on, from our node's own view (`radio::MeshView`):
-//! whether a message asks about it (`matcher`), the facts the daemon works out for it
-//! (`facts`), what may be told at all (`lens`), and what a `!watch` waits for (`watch`).
+//! whether a message asks about it (`matcher`), the readout the daemon works out for
+//! it (`readout`), what may be told at all (`lens`), and what a `!watch` waits for (`watch`).
 //! Sans-IO: the view, the message and the time go in, one per-turn note comes out ([`note`]).
 //!
 //! Why the daemon and not the model: Qwen2.5-0.5B given the raw node list swapped readings
@@ -12,17 +12,17 @@
 //! broadcast), a node the operator hides, and with `[mesh] positions = false` any position or
 //! distance. A channel mention gets the same public facts as a DM.
 
-pub(crate) mod facts;
 pub(crate) mod geo;
 pub(crate) mod lens;
 pub(crate) mod listing;
 pub(crate) mod lookup;
 pub(crate) mod matcher;
+pub(crate) mod readout;
 pub(crate) mod watch;
 
 pub(crate) use geo::Units;
 pub(crate) use lens::{Hidden, Lens};
-pub(crate) use matcher::{Asked, Topic};
+pub(crate) use matcher::{MeshQuestion, Topic};
 
 use crate::lang::{Lang, Part, part};
 use crate::node::NodeId;
@@ -73,8 +73,8 @@ pub const UNKNOWN_NODE: &str = "I don't know that node: it is not in my node lis
 /// What a turn gets for a message about the mesh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Answer {
-    /// The facts, a per-turn note for the model.
-    Facts(String),
+    /// The readout, a per-turn note for the model.
+    Readout(String),
     /// It asks about a node the view does not hold (or hides): the daemon replies
     /// [`UNKNOWN_NODE`] itself. Qwen2.5-0.5B gave such a node a battery, a reading or a time in
     /// 4 of 4 questions even with a note that said to reply exactly that (docs/benchmarks.md).
@@ -87,7 +87,7 @@ pub(crate) enum Answer {
 }
 
 /// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
-/// lookup it is sure of or a node it does not know, else the facts; `None` when it does not
+/// lookup it is sure of or a node it does not know, else the readout; `None` when it does not
 /// ask about the mesh.
 pub(crate) fn answer(
     view: &MeshView,
@@ -105,10 +105,10 @@ pub(crate) fn answer(
     if let Some(said) = said {
         return Some(Answer::Said(said));
     }
-    let (asked, text) = build(view, cfg, message, asker, now, lang)?;
-    Some(match asked.topic {
-        Topic::Unknown if asked.surely_a_node => Answer::UnknownNode,
-        _ => Answer::Facts(text),
+    let (question, text) = build(view, cfg, message, asker, now, lang)?;
+    Some(match question.topic {
+        Topic::Unknown if question.surely_a_node => Answer::UnknownNode,
+        _ => Answer::Readout(text),
     })
 }
 
@@ -134,31 +134,31 @@ fn build(
     asker: NodeId,
     now: i64,
     lang: Lang,
-) -> Option<(Asked, String)> {
+) -> Option<(MeshQuestion, String)> {
     if !cfg.enabled {
         return None;
     }
     let lens = Lens::new(cfg, view);
     let nodes = lens.nodes();
-    let asked = matcher::ask(
+    let question = matcher::question(
         message,
         nodes.iter().filter_map(|s| s.names().map(|n| (s.id, n))),
         asker,
     )?;
-    let frame = facts::Frame {
+    let frame = readout::Frame {
         now,
         units: cfg.units,
         ours: lens.our_position(),
         asker: lens.node(asker).and_then(|s| s.position).map(|p| p.value),
         positions: cfg.positions,
-        about_me: asked.about_me,
+        about_me: question.about_me,
     };
-    let lines = match &asked.topic {
+    let lines = match &question.topic {
         Topic::Nodes(ids) => {
             let mut lines = Vec::new();
             for id in ids {
                 match lens.node(*id) {
-                    Some(s) => lines.extend(facts::node_lines(&s, &asked.readings, &frame)),
+                    Some(s) => lines.extend(readout::node_lines(&s, &question.readings, &frame)),
                     None => lines
                         .push("Your node: unknown to my node (not in its node list).".to_string()),
                 }
@@ -171,14 +171,14 @@ fn build(
              {UNKNOWN_NODE}",
             nodes.len()
         )],
-        Topic::Around => facts::around(&nodes, &frame),
+        Topic::Around => readout::around(&nodes, &frame),
         Topic::Nearest => {
             let others: Vec<_> = nodes.iter().filter(|s| s.id != asker).copied().collect();
-            facts::nearest(&others, &frame)
+            readout::nearest(&others, &frame)
         }
-        Topic::Channel => facts::channel(view.channel(), &frame),
+        Topic::Channel => readout::channel(view.channel(), &frame),
     };
-    // The facts themselves are English (data the model reads); their frame speaks the
+    // The readout's lines are English (data the model reads); their frame speaks the
     // conversation's language.
     let text = format!(
         "{}\n{}\n{}",
@@ -186,7 +186,7 @@ fn build(
         lines.join("\n"),
         part(lang, Part::MeshClosing)
     );
-    Some((asked, text))
+    Some((question, text))
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ impl Intake {
         } else {
             NodeMode::Pki
         };
-        let (dest, next) = match self.screen.admit(&msg, parsed.ask(), access, now, mode) {
+        let (dest, next) = match self.screen.admit(&msg, parsed.scope(), access, now, mode) {
             Screened::Pass { dest, who } => (dest, Next::Run(who)),
             Screened::Refused { dest, line } => (dest, Next::Refuse(line)),
             Screened::Unproven { dest, line } => {

@@ -1,6 +1,6 @@
 //! Which language the bot speaks with each node: the conversation's ([`Sticky`], kept per
 //! node in memory and seeded from the node's last stored messages after a restart), or the
-//! one `[bot] language` fixes. The prompt's fixed parts (`lang::prompt`) and the bot's own
+//! one `[bot] language` fixes. The prompt's fixed parts (`lang::parts`) and the bot's own
 //! texts (`lang::say`) follow it.
 //!
 //! Only a turn with the node's memory moves a conversation's language and reads its history:

@@ -15,9 +15,8 @@
 //!   how they leave), `schedule` (the LLM gate and the fair order of turns) and the leaves
 //!   (`airtime`, `asker`, `counters`).
 
-mod airtime;
 mod answer;
-pub(crate) mod asker;
+mod budget;
 pub mod commands;
 mod counters;
 mod courier;
@@ -29,6 +28,7 @@ mod language;
 pub(crate) mod mention;
 mod reply;
 pub(crate) mod schedule;
+pub(crate) mod sender;
 mod shared;
 pub(crate) mod system_prompt;
 mod turn;
@@ -52,7 +52,7 @@ use schedule::slots::SlotMap;
 use schedule::turns::Bounds;
 use shared::Shared;
 
-pub(crate) use airtime::AirtimeStats;
+pub(crate) use budget::AirtimeStats;
 pub use reply::{ConsoleReply, Sink};
 pub use shared::ResponderSettings;
 
@@ -93,7 +93,7 @@ impl Responder {
             tracker.spawn(async move { llm.probe_loop(stop).await });
         }
         let airtime = Arc::new(AirtimeStats::default());
-        tracker.spawn(airtime::monitor(
+        tracker.spawn(budget::monitor(
             settings.airtime.clone(),
             radio.channel.clone(),
             store.clone(),

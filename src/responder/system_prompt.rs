@@ -9,7 +9,7 @@ use crate::knowledge::Indexed;
 use crate::lang::Lang;
 
 /// The system prompt with and without the knowledge hint, in each language, and which one
-/// is due. A conversation in German gets the German one (`lang::prompt`): a switch of a
+/// is due. A conversation in German gets the German one (`lang::parts`): a switch of a
 /// conversation's language rebuilds the server's cache once, as a fold does.
 #[derive(Debug, Clone)]
 pub(crate) struct SystemPrompt {

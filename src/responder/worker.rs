@@ -19,19 +19,19 @@ use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::node::{NodeId, Standing};
 use crate::radio::TextMessage;
-use crate::responder::asker::{Asking, heard_names};
 use crate::responder::commands;
 use crate::responder::fold::SummaryState;
 use crate::responder::identity::once::{self, Kind};
 use crate::responder::identity::trust::{self, keep_unanswered};
-use crate::responder::identity::{self, Ask, Grant, Rule, Verdict, Who};
+use crate::responder::identity::{self, Grant, Rule, Scope, Verdict, Who};
 use crate::responder::job::{Dm, Job};
 use crate::responder::language::SEED_MESSAGES;
 use crate::responder::schedule::admission::{self, Joining, Place};
 use crate::responder::schedule::gate::Turn;
+use crate::responder::sender::{SenderIntro, heard_names};
 use crate::responder::shared::Shared;
 use crate::responder::turn::knowledge;
-use crate::responder::turn::{self, Asks, Memory};
+use crate::responder::turn::{self, Memory, Wants};
 use crate::store::Role;
 
 /// A known or proven node's worker with nothing to do for this long retires (a new one
@@ -143,7 +143,7 @@ async fn handle(
             if !once::first_time(&shared.store, &dm.msg, Kind::Command).await {
                 return;
             }
-            let Some((_, grant)) = settle(shared, &dm, call.ask()).await else {
+            let Some((_, grant)) = settle(shared, &dm, call.scope()).await else {
                 return;
             };
             if grant.memory {
@@ -158,7 +158,7 @@ async fn handle(
             // already is answered with this one.
             shared.gate.seal(&turn);
             let batch = queue.batch(dm);
-            text_turn(shared, batch, turn, Asks::Text, summarizing).await;
+            text_turn(shared, batch, turn, Wants::Text, summarizing).await;
         }
         Job::Join { dm } => {
             // It joined a turn its worker had already taken: it gets one of its own now.
@@ -169,7 +169,7 @@ async fn handle(
                 Ok(Place::Turn(turn)) => {
                     shared.gate.seal(&turn);
                     let batch = queue.batch(dm);
-                    text_turn(shared, batch, turn, Asks::Text, summarizing).await;
+                    text_turn(shared, batch, turn, Wants::Text, summarizing).await;
                 }
                 Ok(Place::Joined) | Err(_) => {
                     keep_unanswered(&shared.store, &shared.keys, &dm.msg, dm.who).await;
@@ -186,14 +186,16 @@ async fn handle(
                 }
             }
         }
-        Job::More { dm, turn } => text_turn(shared, vec![*dm], turn, Asks::More, summarizing).await,
+        Job::More { dm, turn } => {
+            text_turn(shared, vec![*dm], turn, Wants::More, summarizing).await
+        }
     }
 }
 
 /// What `dm`, asking for `ask`, may do: its verdict and grant — decided at the intake, or now
 /// by its key (`trust`) and the identity rules — or `None` when it runs nothing (its refusal
 /// line sent).
-async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Grant)> {
+async fn settle(shared: &Arc<Shared>, dm: &Dm, scope: Scope) -> Option<(Verdict, Grant)> {
     let msg = &dm.msg;
     // The text itself only at debug: logs are not the place for people's messages.
     info!(chars = msg.text.chars().count(), hops = ?msg.hops, pki = msg.pki, standing = %dm.dest.standing(), "message received");
@@ -204,7 +206,7 @@ async fn settle(shared: &Arc<Shared>, dm: &Dm, ask: Ask) -> Option<(Verdict, Gra
             let access = &shared.settings.access;
             let keys = &shared.keys;
             let verdict = trust::check_key(&shared.store, keys, access, msg.from, key).await;
-            (verdict, identity::rule(verdict, ask))
+            (verdict, identity::rule(verdict, scope))
         }
     };
     if verdict != Verdict::Own {
@@ -228,14 +230,14 @@ async fn text_turn(
     shared: &Arc<Shared>,
     mut batch: Vec<Dm>,
     turn: Turn,
-    asks: Asks,
+    wants: Wants,
     summarizing: &Arc<SummaryState>,
 ) {
     let Some(dm) = batch.pop() else { return };
     if !once::first_time(&shared.store, &dm.msg, Kind::Text).await {
         return;
     }
-    let Some((verdict, grant)) = settle(shared, &dm, Ask::Text).await else {
+    let Some((verdict, grant)) = settle(shared, &dm, Scope::Text).await else {
         for earlier in batch {
             keep_unanswered(&shared.store, &shared.keys, &earlier.msg, earlier.who).await;
         }
@@ -260,8 +262,8 @@ async fn text_turn(
         Memory::Without { dest }
     };
     let s = &shared.settings;
-    let asking = Asking::of(&s.zone, msg, &s.context, s.mesh.units, lang);
-    turn::run(shared, msg, &earlier, turn, asks, asking, memory).await;
+    let intro = SenderIntro::of(&s.zone, msg, &s.context, s.mesh.units, lang);
+    turn::run(shared, msg, &earlier, turn, wants, intro, memory).await;
 }
 
 /// Seeds `node`'s conversation language from its last stored messages, once after a start.

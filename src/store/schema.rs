@@ -130,7 +130,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
         pending_at  INTEGER
     );
     ",
-    // 5: a message as the model saw it, when that differs from `text` (see `memory::prompt`):
+    // 5: a message as the model saw it, when that differs from `text` (see `memory::layout`):
     // a user message with the header it was sent with (the sender's name and local time at
     // the start of a conversation), a reply as the model wrote it (before clean-up
     // and numbering). The next turn's prompt repeats it byte for byte, so the server's cache

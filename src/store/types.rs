@@ -63,7 +63,7 @@ impl StoredMessage {
 
 /// A message to store: its text (what was said, as people see it in `!summary`, the history
 /// and retrieval) and, when it differs, what the model saw or wrote (the next prompts repeat
-/// it byte for byte; see `memory::prompt`).
+/// it byte for byte; see `memory::layout`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Said {
     pub(crate) text: String,
@@ -188,7 +188,7 @@ pub struct Context {
     /// Older exchanges that match the new message, best match first.
     pub(crate) retrieved: Vec<Exchange>,
     /// How many of the first `window` messages the last fold left verbatim (0 before the
-    /// first fold): their answers go into the prompt cut short (`memory::prompt::conversation`).
+    /// first fold): their answers go into the prompt cut short (`memory::layout::conversation`).
     pub(crate) kept: usize,
 }
 

@@ -188,7 +188,7 @@ async fn summary_keeps_the_prompt_flat_and_carries_a_planted_fact() {
     let last = reqs.last().map(|r| r.messages.clone()).unwrap_or_default();
     let summary = last
         .iter()
-        .find(|m| m.content.starts_with(meshai::memory::prompt::MEMORY_INTRO));
+        .find(|m| m.content.starts_with(meshai::memory::layout::MEMORY_INTRO));
     let summary = summary.map(|m| m.content.clone()).unwrap_or_default();
     assert!(
         summary.contains("KD9XYZ"),

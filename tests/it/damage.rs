@@ -71,7 +71,7 @@ fn request_for(llm: &FakeLlm, text: &str) -> FakeRequest {
 fn retrieved(req: &FakeRequest, word: &str) -> bool {
     req.messages.iter().any(|m| {
         m.role == "system"
-            && m.content.contains(meshai::memory::prompt::RETRIEVED_INTRO)
+            && m.content.contains(meshai::memory::layout::RETRIEVED_INTRO)
             && m.content.contains(word)
     })
 }
@@ -112,7 +112,7 @@ async fn a_damaged_search_index_costs_only_retrieval() {
     assert!(
         req.messages
             .iter()
-            .any(|m| m.content.starts_with(meshai::memory::prompt::MEMORY_INTRO)),
+            .any(|m| m.content.starts_with(meshai::memory::layout::MEMORY_INTRO)),
         "the summary is still there: {:#?}",
         req.messages
     );

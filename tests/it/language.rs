@@ -59,7 +59,7 @@ async fn a_german_conversation_is_spoken_to_in_german_and_keeps_it_through_one_e
         "{english}"
     );
     assert!(
-        english.ends_with(meshai::memory::prompt::GUIDANCE),
+        english.ends_with(meshai::memory::layout::GUIDANCE),
         "{english}"
     );
 

@@ -6,7 +6,6 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod airtime;
-mod asker;
 mod bulletins;
 mod cli;
 mod crash;
@@ -34,6 +33,7 @@ mod real_llm;
 mod renumber;
 mod replay;
 mod secrets;
+mod sender;
 mod sim_selftest;
 mod soak;
 mod streaming;

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use meshai::chunk::strip_marker;
-use meshai::memory::prompt::MEMORY_INTRO;
+use meshai::memory::layout::MEMORY_INTRO;
 
 use crate::harness::{Daemon, SOON, db_dir, is_summary, paced, replies, sim_config, summarizer};
 use crate::support::fake_llm::{FakeLlm, FakeMessage, FakeRequest, FakeResponse, without_header};

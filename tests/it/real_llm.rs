@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use meshai::lang::{Lang, Say, say};
-use meshai::memory::prompt::MEMORY_INTRO;
+use meshai::memory::layout::MEMORY_INTRO;
 use meshai::text::key;
 use rusqlite::Connection;
 use unicode_segmentation::UnicodeSegmentation;

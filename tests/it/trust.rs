@@ -218,7 +218,7 @@ async fn a_mention_sees_no_dm_memory_and_runs_no_command() {
         "Elm",
         "how far does it reach",
         "antenna",
-        meshai::memory::prompt::MEMORY_INTRO,
+        meshai::memory::layout::MEMORY_INTRO,
     ] {
         assert!(
             !text.contains(secret),

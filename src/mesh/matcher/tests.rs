@@ -26,7 +26,7 @@ type Want = Option<(Topic, Vec<Reading>)>;
 
 fn check(message: &str) -> Want {
     let m = mesh();
-    ask(message, m.iter().map(|(id, n)| (*id, n)), ASKER).map(|a| (a.topic, a.readings))
+    question(message, m.iter().map(|(id, n)| (*id, n)), ASKER).map(|a| (a.topic, a.readings))
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn folding_and_words() {
 fn only_a_question_surely_about_a_node_the_view_lacks_is_declined_by_the_daemon() {
     let m = mesh();
     let surely = |message: &str| {
-        ask(message, m.iter().map(|(id, n)| (*id, n)), ASKER)
+        question(message, m.iter().map(|(id, n)| (*id, n)), ASKER)
             .is_some_and(|a| a.topic == Topic::Unknown && a.surely_a_node)
     };
     assert!(surely("What's the battery of the Foobar relay?"));

@@ -70,7 +70,7 @@ pub(crate) struct Check<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Answered {
     /// Tokens of the prompt and the reply: as the server counted them, or estimated from
-    /// their characters (`memory::prompt::TokenRate`) when it did not say.
+    /// their characters (`memory::layout::TokenRate`) when it did not say.
     pub(crate) tokens: usize,
     /// The reply's row in the node's memory, when it was stored: the fold after the turn
     /// continues the conversation through it.

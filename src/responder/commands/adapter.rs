@@ -172,7 +172,7 @@ impl Status for Shared {
     fn airtime_line(&self) -> Option<String> {
         let channel = *self.channel.borrow();
         let now = tokio::time::Instant::now();
-        crate::responder::airtime::status_line(&self.settings.airtime, &channel, &self.airtime, now)
+        crate::responder::budget::status_line(&self.settings.airtime, &channel, &self.airtime, now)
     }
 
     fn is_admin(&self, node: NodeId) -> bool {

@@ -4,11 +4,11 @@
 
 use super::{Caller, Command, help_for, help_text};
 use crate::lang::Lang;
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 
 pub(super) const HELP: Command = Command {
     words: &["help", "h", "?"],
-    ask: Ask::Help,
+    scope: Scope::Help,
     help: None,
     takes: super::Takes::Topic,
     args: "",

@@ -8,13 +8,13 @@ use super::context::Mailroom;
 use super::{Caller, Command, Takes, nth, numbered, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 use crate::store::Mail;
 use crate::text::cap;
 
 pub(super) const MAIL: Command = Command {
     words: &["mail", "inbox"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpMail),
     takes: Takes::Name,
     args: " [cancel N]",

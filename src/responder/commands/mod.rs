@@ -4,11 +4,11 @@
 //! worker continues a cut answer, or says there is nothing to continue. Commands are never
 //! held for a busy channel and never stored as messages. They run for the sender of a DM only
 //! (`DmDest`), within what the identity rules grant (`identity::Grant`): each command states
-//! what it asks of identity ([`Command::ask`]), and `identity::rule` decides, from that and
+//! what it reaches ([`Command::scope`]), and `identity::rule` decides, from that and
 //! the DM's verdict, whether it runs and with which grant.
 //!
 //! Adding a command is a file that defines its [`Command`] (the words that call it, what it
-//! asks of identity, its line in `!help`, its answer) and its line in [`COMMANDS`]. Its answer
+//! reaches, its line in `!help`, its answer) and its line in [`COMMANDS`]. Its answer
 //! never sees the responder's [`Shared`] handle: it is an `async fn(&impl Need, Caller, &str,
 //! Lang) -> String`, generic over the traits of `context.rs` it uses; `adapter.rs` implements them
 //! for [`Shared`] (written once) and [`answer!`] instantiates the answer with it.
@@ -41,7 +41,7 @@ use futures_util::future::BoxFuture;
 
 use crate::lang::{Lang, Say, fill, say};
 use crate::node::NodeId;
-use crate::responder::identity::{Ask, Grant, Line};
+use crate::responder::identity::{Grant, Line, Scope};
 use crate::responder::reply::DmDest;
 use crate::responder::shared::Shared;
 use crate::store::StoreError;
@@ -103,8 +103,8 @@ pub(crate) const TEXT_MAX: usize = 200;
 pub struct Command {
     /// The words after `!` that call it, lowercase; the first is its name.
     words: &'static [&'static str],
-    /// What it asks of identity.
-    pub(crate) ask: Ask,
+    /// What it reaches, as far as identity goes.
+    pub(crate) scope: Scope,
     /// What it does, for its line in `!help` (`None`: not listed).
     help: Option<Say>,
     /// What may follow its word.
@@ -151,11 +151,11 @@ pub enum Call {
 }
 
 impl Call {
-    /// What it asks of identity; an unknown word gets the help.
-    pub(crate) fn ask(&self) -> Ask {
+    /// What it reaches, as far as identity goes; an unknown word gets the help.
+    pub(crate) fn scope(&self) -> Scope {
         match self {
-            Call::Known(cmd) | Call::With(cmd, _) => cmd.ask,
-            Call::Unknown(_) => Ask::Help,
+            Call::Known(cmd) | Call::With(cmd, _) => cmd.scope,
+            Call::Unknown(_) => Scope::Help,
         }
     }
 }
@@ -171,11 +171,11 @@ pub enum Parsed {
 }
 
 impl Parsed {
-    /// What the message asks of identity.
-    pub(crate) fn ask(&self) -> Ask {
+    /// What the message reaches, as far as identity goes.
+    pub(crate) fn scope(&self) -> Scope {
         match self {
-            Parsed::Command(call) => call.ask(),
-            Parsed::More | Parsed::Text => Ask::Text,
+            Parsed::Command(call) => call.scope(),
+            Parsed::More | Parsed::Text => Scope::Text,
         }
     }
 }
@@ -323,7 +323,7 @@ pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: D
     let caller = Caller { dest, grant };
     let text = match call {
         // The identity rules refuse it without memory; this only keeps it so.
-        Call::Known(cmd) | Call::With(cmd, _) if cmd.ask == Ask::Memory && !grant.memory => {
+        Call::Known(cmd) | Call::With(cmd, _) if cmd.scope == Scope::Memory && !grant.memory => {
             say(lang, Line::Unchecked.say()).to_string()
         }
         Call::Known(cmd) => (cmd.answer)(shared, caller, "", lang).await,

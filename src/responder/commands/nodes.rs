@@ -9,11 +9,11 @@ use super::{Caller, Command, Takes};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
 use crate::mesh::{listing, lookup};
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 
 pub(super) const NODES: Command = Command {
     words: &["nodes", "node"],
-    ask: Ask::Status,
+    scope: Scope::Status,
     help: Some(Say::HelpNodes),
     takes: Takes::Name,
     args: " [NAME]",

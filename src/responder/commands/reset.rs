@@ -7,11 +7,11 @@ use super::context::Memory;
 use super::{Caller, Command};
 use crate::lang::{Lang, Say, say};
 use crate::node::NodeId;
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 
 pub(super) const RESET: Command = Command {
     words: &["reset", "forget"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpReset),
     takes: super::Takes::Nothing,
     args: "",

@@ -17,13 +17,13 @@ use crate::lang::{Lang, Say};
 use crate::node::{NodeId, Standing};
 use crate::radio::{ActivitySnapshot, DownReason, LinkState};
 use crate::responder::counters::Counters;
-use crate::responder::identity::{Ask, Grant};
+use crate::responder::identity::{Grant, Scope};
 use crate::responder::schedule::turns::QueueStatus;
 use crate::store::{Damage, Embedded, KnowledgeIndex};
 
 pub(super) const STATUS: Command = Command {
     words: &["status"],
-    ask: Ask::Status,
+    scope: Scope::Status,
     help: Some(Say::HelpStatus),
     takes: super::Takes::Nothing,
     args: "",

@@ -11,7 +11,7 @@ use super::{Caller, Command, Takes, store_failed};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, fill, say};
 use crate::node::Standing;
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 use crate::store::Subscribed;
 use crate::text::cap;
 
@@ -22,7 +22,7 @@ pub(crate) const PER_TOPIC: usize = 200;
 
 pub(super) const SUBSCRIBE: Command = Command {
     words: &["subscribe", "sub"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpSubscribe),
     takes: Takes::Name,
     args: " [TOPIC]",
@@ -32,7 +32,7 @@ pub(super) const SUBSCRIBE: Command = Command {
 
 pub(super) const UNSUBSCRIBE: Command = Command {
     words: &["unsubscribe", "unsub"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: None,
     takes: Takes::Name,
     args: " TOPIC",

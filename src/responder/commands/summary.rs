@@ -1,19 +1,19 @@
 //! `!summary` (`!memory`): what the bot remembers of the node — its summary and the facts kept
 //! about it, as the node's next prompt has them: a fact the node corrected since the last fold
-//! is left out already (`memory::prompt::remembered`). It asks identity for the node's
+//! is left out already (`memory::layout::remembered`). It asks identity for the node's
 //! memory: only the node's own DM runs it.
 
 use super::context::Memory;
 use super::{Caller, Command, store_failed};
 use crate::lang::{Lang, Say, say};
-use crate::memory::prompt;
+use crate::memory::layout;
 use crate::node::NodeId;
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 use crate::store::StoreError;
 
 pub(super) const SUMMARY: Command = Command {
     words: &["summary", "memory"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpSummary),
     takes: super::Takes::Nothing,
     args: "",
@@ -36,7 +36,7 @@ async fn summary(ctx: &impl Memory, node: NodeId, lang: Lang) -> Result<String, 
     let m = ctx.memory();
     let max = m.window_messages + 4 * m.summarize_threshold.max(1);
     let kept = ctx.context(node, max).await?;
-    let now = prompt::remembered(kept.summary.as_ref(), &kept.facts, &kept.window);
+    let now = layout::remembered(kept.summary.as_ref(), &kept.facts, &kept.window);
     if let Some(text) = remembered(lang, now.summary.as_deref(), &now.facts) {
         return Ok(text);
     }

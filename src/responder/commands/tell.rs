@@ -14,13 +14,13 @@ use crate::lang::{Lang, Say, fill, say};
 use crate::mesh::lens::{Lens, Seen};
 use crate::mesh::matcher::fold;
 use crate::node::{NodeId, Standing};
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 use crate::store::{MailQuota, NewMail, Posted};
 use crate::text::{cap, one_line};
 
 pub(super) const TELL: Command = Command {
     words: &["tell"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpTell),
     takes: Takes::NameText,
     args: " NAME TEXT",

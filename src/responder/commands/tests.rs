@@ -68,21 +68,21 @@ fn recognises_commands() {
 #[test]
 fn each_command_asks_identity_for_what_it_touches() {
     let cases = [
-        ("!help", Ask::Help),
-        ("!rest", Ask::Help),
-        ("!status", Ask::Status),
-        ("!reset", Ask::Memory),
-        ("!summary", Ask::Memory),
-        ("!tell Carol hi", Ask::Memory),
-        ("!mail", Ask::Memory),
-        ("!watch Hilltop back", Ask::Memory),
-        ("!unwatch 1", Ask::Memory),
-        ("!subscribe weather", Ask::Memory),
-        ("!more", Ask::Text),
-        ("hello", Ask::Text),
+        ("!help", Scope::Help),
+        ("!rest", Scope::Help),
+        ("!status", Scope::Status),
+        ("!reset", Scope::Memory),
+        ("!summary", Scope::Memory),
+        ("!tell Carol hi", Scope::Memory),
+        ("!mail", Scope::Memory),
+        ("!watch Hilltop back", Scope::Memory),
+        ("!unwatch 1", Scope::Memory),
+        ("!subscribe weather", Scope::Memory),
+        ("!more", Scope::Text),
+        ("hello", Scope::Text),
     ];
     for (input, want) in cases {
-        assert_eq!(parse(input).ask(), want, "{input:?}");
+        assert_eq!(parse(input).scope(), want, "{input:?}");
     }
 }
 

@@ -15,7 +15,7 @@ use crate::lang::{Lang, Say, fill, say};
 use crate::mesh::lens::Lens;
 use crate::mesh::watch::Condition;
 use crate::node::Standing;
-use crate::responder::identity::Ask;
+use crate::responder::identity::Scope;
 use crate::store::{Added, NewWatch, Watch};
 use crate::text::{cap, one_line};
 
@@ -24,7 +24,7 @@ pub(crate) const PER_OWNER: usize = 5;
 
 pub(super) const WATCH: Command = Command {
     words: &["watch", "alert"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpWatch),
     takes: Takes::NameText,
     args: " NAME CONDITION",
@@ -34,7 +34,7 @@ pub(super) const WATCH: Command = Command {
 
 pub(super) const UNWATCH: Command = Command {
     words: &["unwatch"],
-    ask: Ask::Memory,
+    scope: Scope::Memory,
     help: Some(Say::HelpUnwatch),
     takes: Takes::Name,
     args: " N",

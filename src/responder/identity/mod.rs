@@ -14,4 +14,4 @@ mod rules;
 pub(crate) mod screen;
 pub mod trust;
 
-pub(crate) use rules::{Ask, Grant, Line, Rule, Verdict, Who, rule};
+pub(crate) use rules::{Grant, Line, Rule, Scope, Verdict, Who, rule};

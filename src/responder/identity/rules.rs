@@ -188,10 +188,10 @@ pub(crate) fn decide(heard: Heard, access: &AccessConfig) -> Decision {
     Decision { verdict, update }
 }
 
-/// What a message asks for, as far as identity goes: each command states its own
-/// (`commands::Command::ask`), and [`rule`] says what that may do under a verdict.
+/// What a message reaches, as far as identity goes: each command states its own
+/// (`commands::Command::scope`), and [`rule`] says what that may do under a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ask {
+pub(crate) enum Scope {
     /// A question for the model (or `!more`: the rest of an answer is as much the node's
     /// memory as the answer): answered with the memory, or without it.
     Text,
@@ -246,19 +246,19 @@ const NO_MEMORY: Grant = Grant {
     admin: false,
 };
 
-/// What `ask` may do under `verdict` (`require_pki` has had its say in the verdict,
-/// [`decide`]).
-pub(crate) fn rule(verdict: Verdict, ask: Ask) -> Rule {
-    match (verdict, ask) {
+/// What a message of `scope` may do under `verdict` (`require_pki` has had its say in the
+/// verdict, [`decide`]).
+pub(crate) fn rule(verdict: Verdict, scope: Scope) -> Rule {
+    match (verdict, scope) {
         (Verdict::Ignored, _) => Rule::Drop,
         (Verdict::Own, _) => Rule::Run(OWN),
         // Whatever it asks: a forger learns nothing, the owner gets the warning.
         (Verdict::Unproven, _) => Rule::Refuse(Line::Unproven),
         // Possibly forged: answered from the message alone, no command at all.
-        (Verdict::NoMemory(Why::KeysUnreadable), Ask::Text) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeysUnreadable), Scope::Text) => Rule::Run(NO_MEMORY),
         (Verdict::NoMemory(Why::KeysUnreadable), _) => Rule::Refuse(Line::KeysUnreadable),
-        (Verdict::NoMemory(_), Ask::Text | Ask::Help) => Rule::Run(NO_MEMORY),
-        (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked | Why::Renumbered), Ask::Status) => {
+        (Verdict::NoMemory(_), Scope::Text | Scope::Help) => Rule::Run(NO_MEMORY),
+        (Verdict::NoMemory(Why::KeyChanged | Why::Unchecked | Why::Renumbered), Scope::Status) => {
             Rule::Run(NO_MEMORY)
         }
         (Verdict::NoMemory(why), _) => Rule::Refuse(Line::from(why)),

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::keys::KeyTable;
-use super::rules::{self, Ask, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Who};
+use super::rules::{self, Heard, Line, REFUSAL_EVERY, Refusals, Rule, Scope, Who};
 use crate::config::AccessConfig;
 use crate::node::{NodeId, PublicKey};
 use crate::radio::TextMessage;
@@ -124,7 +124,7 @@ impl Screen {
     pub(crate) fn admit(
         &mut self,
         msg: &TextMessage,
-        ask: Ask,
+        scope: Scope,
         access: &AccessConfig,
         now: Instant,
         mode: NodeMode,
@@ -184,7 +184,7 @@ impl Screen {
         if msg.signed && verdict == rules::Verdict::Own {
             self.learn_signer(node);
         }
-        match rules::rule(verdict, ask) {
+        match rules::rule(verdict, scope) {
             Rule::Drop => {
                 debug!(node = %node, "not answered: came through MQTT");
                 Screened::Drop

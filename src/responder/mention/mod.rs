@@ -31,15 +31,15 @@ use tracing::{Instrument, debug, info, info_span, warn};
 use crate::config::{ChannelsConfig, ContextConfig, MqttPolicy};
 use crate::node::Standing;
 use crate::radio::TextMessage;
-use crate::responder::asker::Asking;
 use crate::responder::commands::{self, Parsed};
 use crate::responder::counters::Cause;
 use crate::responder::reply::Destination;
 use crate::responder::schedule::gate::Admitted;
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
 use crate::responder::schedule::turns::Joining;
+use crate::responder::sender::SenderIntro;
 use crate::responder::shared::Shared;
-use crate::responder::turn::{self, Asks, Memory, THREAD_IDLE, Thread};
+use crate::responder::turn::{self, Memory, THREAD_IDLE, Thread, Wants};
 
 /// At most one "commands are DM-only" line per channel this often.
 pub(crate) const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
@@ -211,7 +211,7 @@ async fn handle(
     let s = &shared.settings;
     // A mention is spoken to in its own language: a channel mixes people and languages.
     let lang = shared.languages.of_text(&msg.text);
-    let asking = Asking::of(
+    let intro = SenderIntro::of(
         &s.zone,
         &public_message(&msg),
         &public_context(&s.context),
@@ -222,7 +222,7 @@ async fn handle(
         dest: Destination::mention(&msg),
         thread,
     };
-    turn::run(shared, &msg, &[], turn, Asks::Text, asking, memory).await;
+    turn::run(shared, &msg, &[], turn, Wants::Text, intro, memory).await;
 }
 
 /// What the model may know of a mention's sender: its name, as the mesh announces it, and

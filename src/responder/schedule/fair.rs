@@ -5,7 +5,7 @@
 //! (`commands`).
 
 use crate::chunk::{ChunkLimits, budget_chars};
-use crate::lang::prompt::sentences;
+use crate::lang::parts::sentences;
 use crate::lang::{Lang, Part, fill, part};
 use crate::node::Standing;
 

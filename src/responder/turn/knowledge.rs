@@ -12,8 +12,8 @@ use crate::knowledge::{Sender, search};
 use crate::lang::Lang;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
-use crate::responder::asker::Grounding;
 use crate::responder::identity::Verdict;
+use crate::responder::sender::Grounding;
 use crate::responder::shared::Shared;
 
 /// Which of the knowledge folder's passages a turn may get.

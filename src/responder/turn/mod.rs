@@ -16,7 +16,7 @@
 
 mod core;
 pub mod knowledge;
-mod prompt;
+mod messages;
 mod thread;
 
 use std::sync::atomic::Ordering;
@@ -26,27 +26,27 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use self::core::{
-    Action, Ask, End, Event, History, Kind, Last, Limits, Notice, Read, Slot, Start, Stored,
+    Action, End, Event, History, Kind, Last, Limits, ModelCall, Notice, Read, Slot, Start, Stored,
     TurnCore,
 };
 use self::knowledge::Passages;
 use crate::chunk::{chunk, ends_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::lang::{Lang, Say, say};
-use crate::memory::prompt::prompt_chars;
+use crate::memory::layout::prompt_chars;
 use crate::radio::TextMessage;
-use crate::responder::airtime;
 use crate::responder::answer::{self, Audience, Check, Question};
-use crate::responder::asker::{Asking, heard_names};
+use crate::responder::budget;
 use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
 use crate::responder::reply::{self, Destination, DmDest};
 use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
 use crate::responder::schedule::turns::Unanswered;
+use crate::responder::sender::{SenderIntro, heard_names};
 use crate::responder::shared::Shared;
 use crate::store::{Context, Role, Said, StoreError};
 
-pub(super) use self::core::Asks;
+pub(super) use self::core::Wants;
 pub(super) use thread::{THREAD_IDLE, Thread};
 
 /// What a turn's answer may draw on, and where it goes.
@@ -85,7 +85,7 @@ impl Memory<'_> {
     }
 }
 
-/// Runs `msg`'s turn, asking `asks` with `memory`; `asking` is who is asking, as the first
+/// Runs `msg`'s turn, for what it `wants`, with `memory`; `intro` is who is asking, as the first
 /// message of a conversation says it. `earlier`: the node's messages before `msg` that the
 /// turn answers too, in order.
 pub(super) async fn run(
@@ -93,18 +93,18 @@ pub(super) async fn run(
     msg: &TextMessage,
     earlier: &[String],
     turn: Turn,
-    asks: Asks,
-    asking: Asking,
+    wants: Wants,
+    intro: SenderIntro,
     memory: Memory<'_>,
 ) {
-    let lang = asking.lang();
+    let lang = intro.lang();
     let s = &shared.settings;
     let mut core = TurnCore::new(Start {
         kind: memory.kind(),
-        asks,
+        wants,
         text: msg.text.clone(),
         earlier: earlier.to_vec(),
-        asking,
+        intro,
         standing: turn.standing,
         limits: Limits {
             chunk: s.chunk,
@@ -198,7 +198,7 @@ impl Driver<'_> {
             Action::Airtime => {
                 let held_from = Instant::now();
                 let s = &shared.settings;
-                let budget = airtime::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+                let budget = budget::budget(&s.airtime, &shared.channel, &shared.airtime).await;
                 Event::Budget {
                     budget,
                     held: held_from.elapsed(),
@@ -231,7 +231,7 @@ impl Driver<'_> {
                 Event::Found(note.await)
             }
             Action::Mesh(text) => Event::Mesh(self.mesh(&text)),
-            Action::Answer(ask) => Event::Answered(self.answer(*ask).await),
+            Action::Answer(call) => Event::Answered(self.answer(*call).await),
             Action::End(_) => Event::Done,
         }
     }
@@ -463,13 +463,13 @@ impl Driver<'_> {
 
     /// Asks the model and sends the answer; the tokens of its prompt and reply when it went
     /// out.
-    async fn answer(&mut self, ask: Ask) -> Option<usize> {
+    async fn answer(&mut self, call: ModelCall) -> Option<usize> {
         let shared = self.shared;
-        let messages = prompt::messages(shared.settings.system_prompt.current(ask.lang), &ask);
+        let messages = messages::messages(shared.settings.system_prompt.current(call.lang), &call);
         let chars = prompt_chars(&messages);
-        let slot = match ask.slot {
+        let slot = match call.slot {
             Slot::Node => {
-                if let History::Memory(ctx) = &ask.history {
+                if let History::Memory(ctx) = &call.history {
                     debug!(
                         prompt_chars = chars,
                         messages = messages.len(),
@@ -488,7 +488,7 @@ impl Driver<'_> {
         let audience = match &self.memory {
             Memory::Node { dest, .. } | Memory::Without { dest } => Audience::Dm {
                 dest: *dest,
-                stored: ask.stored,
+                stored: call.stored,
             },
             Memory::Channel { dest, .. } => Audience::Channel {
                 dest: *dest,
@@ -501,12 +501,12 @@ impl Driver<'_> {
             messages: &messages,
             prompt_chars: chars,
             slot,
-            limits: ask.limits,
-            mark: ask.mark,
-            lang: ask.lang,
-            check: ask.checked.as_deref().map(|notes| Check {
+            limits: call.limits,
+            mark: call.mark,
+            lang: call.lang,
+            check: call.checked.as_deref().map(|notes| Check {
                 notes,
-                question: &ask.message,
+                question: &call.message,
             }),
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
@@ -514,7 +514,7 @@ impl Driver<'_> {
         if let Memory::Channel { thread, .. } = &mut self.memory
             && let Some(said) = self.said.get()
         {
-            thread.push(&ask.message, said, Instant::now());
+            thread.push(&call.message, said, Instant::now());
         }
         // The background fold after the turn continues the conversation through its reply,
         // as the next reply's prompt does: on a one-slot server the fold then leaves the

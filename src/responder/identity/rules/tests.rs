@@ -223,17 +223,17 @@ fn what_each_dm_may_do() {
 
 #[test]
 fn what_each_verdict_lets_a_message_do() {
-    use Ask::{Help, Memory, Status};
+    use Scope::{Help, Memory, Status};
     let run = |memory, admin| Rule::Run(Grant { memory, admin });
     let unproven = Rule::Refuse(Line::Unproven);
     // (verdict, ask, rule): `require_pki` has had its say in the verdict.
-    let cases: &[(Verdict, Ask, Rule)] = &[
-        (Verdict::Own, Ask::Text, run(true, true)),
+    let cases: &[(Verdict, Scope, Rule)] = &[
+        (Verdict::Own, Scope::Text, run(true, true)),
         (Verdict::Own, Memory, run(true, true)),
         (Verdict::Ignored, Help, Rule::Drop),
         // Unproven: no model, no memory, no command at all; only the warning line.
-        (Verdict::Unproven, Ask::Text, unproven),
-        (Verdict::Unproven, Ask::Text, unproven),
+        (Verdict::Unproven, Scope::Text, unproven),
+        (Verdict::Unproven, Scope::Text, unproven),
         (Verdict::Unproven, Help, unproven),
         (Verdict::Unproven, Help, unproven),
         (Verdict::Unproven, Memory, unproven),
@@ -243,7 +243,7 @@ fn what_each_verdict_lets_a_message_do() {
         // Answered without memory; memory commands say why not.
         (
             Verdict::NoMemory(Why::KeyChanged),
-            Ask::Text,
+            Scope::Text,
             run(false, false),
         ),
         (
@@ -264,7 +264,7 @@ fn what_each_verdict_lets_a_message_do() {
         // Licensed: the question and `!help` without memory, no other command.
         (
             Verdict::NoMemory(Why::Licensed),
-            Ask::Text,
+            Scope::Text,
             run(false, false),
         ),
         (Verdict::NoMemory(Why::Licensed), Help, run(false, false)),
@@ -282,7 +282,7 @@ fn what_each_verdict_lets_a_message_do() {
         // alone, no command at all, not even `!help`.
         (
             Verdict::NoMemory(Why::KeysUnreadable),
-            Ask::Text,
+            Scope::Text,
             run(false, false),
         ),
         (
@@ -311,7 +311,7 @@ fn what_each_verdict_lets_a_message_do() {
             Memory,
             Rule::Refuse(Line::Mqtt),
         ),
-        (Verdict::NoMemory(Why::Mqtt), Ask::Text, run(false, false)),
+        (Verdict::NoMemory(Why::Mqtt), Scope::Text, run(false, false)),
         // A key on a number its chat cannot move to: like a changed key.
         (
             Verdict::NoMemory(Why::Renumbered),
@@ -324,8 +324,12 @@ fn what_each_verdict_lets_a_message_do() {
             Rule::Refuse(Line::Renumbered),
         ),
     ];
-    for (i, (verdict, ask, want)) in cases.iter().enumerate() {
-        assert_eq!(rule(*verdict, *ask), *want, "case {i}: {verdict:?} {ask:?}");
+    for (i, (verdict, scope, want)) in cases.iter().enumerate() {
+        assert_eq!(
+            rule(*verdict, *scope),
+            *want,
+            "case {i}: {verdict:?} {scope:?}"
+        );
     }
 }
 

@@ -9,7 +9,7 @@
 //!   waited in its node's queue ends there, its text stored when it is the node's own. A
 //!   mention's turn was admitted just before by its own worker.
 //! - With memory, the node's last message says whether the message starts a conversation
-//!   (then it carries who is asking, [`Asking`]) and whether `!more` has a cut answer to
+//!   (then it carries who is asking, [`SenderIntro`]) and whether `!more` has a cut answer to
 //!   continue (else [`Notice::NothingMore`], and no model). Then the message is stored,
 //!   before the LLM is asked — with the node's messages queued before it that the turn
 //!   answers too ([`Start::earlier`]), each stored in order, as the conversation stores it; a damaged store leaves the turn without memory, any other store
@@ -44,19 +44,19 @@ use crate::lang::{Lang, Part, Say, fill, part, say};
 use crate::llm::ChatRole;
 use crate::mesh::Answer;
 use crate::node::Standing;
-use crate::responder::airtime::Budget;
-use crate::responder::asker::{self, Asking, Grounding};
+use crate::responder::budget::Budget;
 use crate::responder::commands::{self, Parsed};
 use crate::responder::schedule::fair;
 use crate::responder::schedule::turns::Unanswered;
+use crate::responder::sender::{self, Grounding, SenderIntro};
 use crate::responder::turn::knowledge::{self, Note, Passages};
 use crate::store::{Context, Role, Said};
 
 #[cfg(test)]
 pub(crate) use steps::PUBLIC_NOTE;
 pub(crate) use steps::{
-    Action, Ask, Asks, End, Event, History, Kind, Last, Limits, Notice, Read, Search, Slot, Start,
-    Stored,
+    Action, End, Event, History, Kind, Last, Limits, ModelCall, Notice, Read, Search, Slot, Start,
+    Stored, Wants,
 };
 
 /// Where the turn stands: the outcome each phase waits for.
@@ -158,15 +158,15 @@ impl TurnCore {
                 self.reply(text)
             }
             (Phase::Meshing, Event::Mesh(Some(Answer::Said(text)))) => self.reply(text),
-            (Phase::Meshing, Event::Mesh(facts)) => {
+            (Phase::Meshing, Event::Mesh(answer)) => {
                 let documents = self.documents.take();
-                let facts = facts.and_then(|a| match a {
-                    Answer::Facts(text) => Some(text),
+                let readout = answer.and_then(|a| match a {
+                    Answer::Readout(text) => Some(text),
                     Answer::UnknownNode | Answer::Said(_) | Answer::NoRadio => None,
                 });
-                match facts {
+                match readout {
                     None => self.documented(documents),
-                    facts => self.ask(documents, facts),
+                    readout => self.model_call(documents, readout),
                 }
             }
             (Phase::Answering, Event::Answered(size)) => self.answered(size),
@@ -200,19 +200,19 @@ impl TurnCore {
     }
 
     fn checked(&mut self) -> Action {
-        match (self.start.kind, self.start.asks) {
+        match (self.start.kind, self.start.wants) {
             (Kind::Node(_), _) => self.then(Phase::ReadingLast, Action::ReadLast),
             // Without memory there is no answer to continue.
-            (_, Asks::More) => self.notice(Notice::NothingMore, End::Over),
-            (_, Asks::Text) => self.airtime(),
+            (_, Wants::More) => self.notice(Notice::NothingMore, End::Over),
+            (_, Wants::Text) => self.airtime(),
         }
     }
 
     /// A turn found over before its message was stored: the node's own text is stored,
     /// unanswered.
     fn not_reached(&mut self, why: Unanswered) -> Action {
-        match (self.start.kind, self.start.asks) {
-            (Kind::Node(_), Asks::Text) => self.then(Phase::Keeping(why), Action::KeepUnanswered),
+        match (self.start.kind, self.start.wants) {
+            (Kind::Node(_), Wants::Text) => self.then(Phase::Keeping(why), Action::KeepUnanswered),
             _ => self.give_up(why, End::Over),
         }
     }
@@ -239,26 +239,26 @@ impl TurnCore {
             Last::Unknown => (None, false),
             Last::Known { at, cut } => (at, cut),
         };
-        if self.start.asks == Asks::More && !cut {
+        if self.start.wants == Wants::More && !cut {
             return self.notice(Notice::NothingMore, End::Over);
         }
         let starts = match last {
             Last::Unknown => true,
-            Last::Known { .. } => asker::starts_conversation(at, now),
+            Last::Known { .. } => sender::starts_conversation(at, now),
         };
         if !starts {
-            self.start.asking = Asking::default();
+            self.start.intro = SenderIntro::default();
         }
         // Each message as the conversation stores it: who is asking heads the first.
-        let texts: Vec<(&str, &str)> = match self.start.asks {
-            Asks::Text => self
+        let texts: Vec<(&str, &str)> = match self.start.wants {
+            Wants::Text => self
                 .start
                 .earlier
                 .iter()
                 .chain([&self.start.text])
                 .map(|t| (t.as_str(), t.as_str()))
                 .collect(),
-            Asks::More => vec![(
+            Wants::More => vec![(
                 commands::more::STORED,
                 part(self.start.lang, Part::Continue),
             )],
@@ -266,7 +266,7 @@ impl TurnCore {
         let mut pending = VecDeque::new();
         for (i, (text, prompt)) in texts.into_iter().enumerate() {
             let prompt = match i {
-                0 => self.start.asking.message(prompt),
+                0 => self.start.intro.message(prompt),
                 _ => prompt.to_string(),
             };
             pending.push_back(Said::with_prompt(text, prompt));
@@ -314,7 +314,7 @@ impl TurnCore {
 
     fn airtime(&mut self) -> Action {
         if self.message.is_empty() {
-            self.message = self.start.asking.message(&self.all_text());
+            self.message = self.start.intro.message(&self.all_text());
         }
         self.then(Phase::Budgeting, Action::Airtime)
     }
@@ -369,10 +369,10 @@ impl TurnCore {
     fn read(&mut self) -> Action {
         match (self.start.kind, self.user) {
             (Kind::Node(_), Some(user_id)) => {
-                let query = match self.start.asks {
-                    Asks::Text => self.all_text(),
+                let query = match self.start.wants {
+                    Wants::Text => self.all_text(),
                     // `!more` has no query of its own.
-                    Asks::More => String::new(),
+                    Wants::More => String::new(),
                 };
                 self.then(Phase::Reading, Action::ReadMemory { user_id, query })
             }
@@ -402,9 +402,9 @@ impl TurnCore {
         let (question, previous, passages) = match (&self.history, self.start.kind) {
             (History::Memory(ctx), Kind::Node(passages)) => {
                 let mut before = asked_before(ctx);
-                let (question, previous) = match self.start.asks {
-                    Asks::More => (before.next(), None),
-                    Asks::Text => (Some(text), before.next()),
+                let (question, previous) = match self.start.wants {
+                    Wants::More => (before.next(), None),
+                    Wants::Text => (Some(text), before.next()),
                 };
                 (question, previous, passages)
             }
@@ -427,15 +427,15 @@ impl TurnCore {
     /// The documents' note is in: the mesh view is asked about a text (not `!more`, which
     /// continues an answer), when `[mesh]` is on.
     fn found(&mut self, documents: Option<Note>) -> Action {
-        match (self.start.mesh, self.start.asks) {
-            (true, Asks::Text) => {
+        match (self.start.mesh, self.start.wants) {
+            (true, Wants::Text) => {
                 self.documents = documents;
                 let text = self.start.text.clone();
                 self.then(Phase::Meshing, Action::Mesh(text))
             }
-            (false, Asks::Text) => self.documented(documents),
+            (false, Wants::Text) => self.documented(documents),
             // `!more` continues an answer: nothing to decline.
-            (_, Asks::More) => self.ask(documents, None),
+            (_, Wants::More) => self.model_call(documents, None),
         }
     }
 
@@ -447,14 +447,14 @@ impl TurnCore {
                 let text = say(self.start.lang, Say::NotInNotes).to_string();
                 self.reply(text)
             }
-            documents => self.ask(documents, None),
+            documents => self.model_call(documents, None),
         }
     }
 
     /// The question, its notes and its budget. The mesh facts, when there are any, come
     /// last (nearest the question), and, like the documents, leave out the asker's radio and
     /// time notes: the model answered "how busy is the channel?" with the asker's own line.
-    fn ask(&mut self, documents: Option<Note>, mesh: Option<String>) -> Action {
+    fn model_call(&mut self, documents: Option<Note>, mesh: Option<String>) -> Action {
         let budget = self.budget.unwrap_or_default();
         let chunk = self.start.limits.chunk;
         let lang = self.start.lang;
@@ -479,7 +479,7 @@ impl TurnCore {
             (Some(n), None) if !n.text.is_empty() => Some(n.text.clone()),
             _ => None,
         };
-        let mut notes = self.start.asking.notes(grounding);
+        let mut notes = self.start.intro.notes(grounding);
         notes.extend(together(lang, self.start.earlier.len()));
         notes.extend(budget.note(lang, &chunk));
         notes.extend(extra);
@@ -488,7 +488,7 @@ impl TurnCore {
             Kind::Node(_) => self.user,
             Kind::Without | Kind::Channel => None,
         };
-        let ask = Ask {
+        let call = ModelCall {
             history: std::mem::replace(&mut self.history, History::Memory(Context::default())),
             message: std::mem::take(&mut self.message),
             notes,
@@ -509,7 +509,7 @@ impl TurnCore {
             checked,
             lang,
         };
-        self.then(Phase::Answering, Action::Answer(Box::new(ask)))
+        self.then(Phase::Answering, Action::Answer(Box::new(call)))
     }
 
     /// The daemon's own answer instead of the model's (a mesh lookup, a node it does not

@@ -7,9 +7,9 @@ use crate::chunk::{ChunkLimits, CutMark};
 use crate::lang::Lang;
 use crate::llm::ChatRole;
 use crate::node::Standing;
-use crate::responder::airtime::Budget;
-use crate::responder::asker::Asking;
+use crate::responder::budget::Budget;
 use crate::responder::schedule::turns::Unanswered;
+use crate::responder::sender::SenderIntro;
 use crate::responder::turn::knowledge::{Note, Passages};
 use crate::store::{Context, Said};
 
@@ -32,9 +32,9 @@ pub(crate) enum Kind {
     Channel,
 }
 
-/// What a turn asks the model.
+/// What a turn wants answered: the message, or more of the last answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Asks {
+pub(crate) enum Wants {
     /// The message, as written.
     Text,
     /// `!more`: the continuation of the node's last answer, when it was cut at the budget.
@@ -56,7 +56,7 @@ pub(crate) struct Limits {
 #[derive(Debug, Clone)]
 pub(crate) struct Start {
     pub(crate) kind: Kind,
-    pub(crate) asks: Asks,
+    pub(crate) wants: Wants,
     /// The message as written.
     pub(crate) text: String,
     /// The node's messages before it that this turn answers too, in order (queued behind
@@ -64,7 +64,7 @@ pub(crate) struct Start {
     /// it, and answered in the same reply.
     pub(crate) earlier: Vec<String>,
     /// Who is asking, as the first message of a conversation says it.
-    pub(crate) asking: Asking,
+    pub(crate) intro: SenderIntro,
     pub(crate) standing: Standing,
     pub(crate) limits: Limits,
     /// The mesh view is asked about the message (`[mesh] enabled`).
@@ -178,7 +178,7 @@ pub(crate) enum Slot {
 
 /// The question for the model, and the answer's shape.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Ask {
+pub(crate) struct ModelCall {
     pub(crate) history: History,
     /// The message as the model sees it.
     pub(crate) message: String,
@@ -248,7 +248,7 @@ pub(crate) enum Action {
     /// Ask the mesh view about this message: [`Event::Mesh`].
     Mesh(String),
     /// Ask the model and send the answer: [`Event::Answered`].
-    Answer(Box<Ask>),
+    Answer(Box<ModelCall>),
     /// The turn is over.
     End(End),
 }

@@ -10,7 +10,7 @@ fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
     let cases = vec![
         Case {
             name: "a conversation's first message",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -33,7 +33,7 @@ fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
         },
         Case {
             name: "within a conversation: no header, no notes",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -66,7 +66,7 @@ fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
         },
         Case {
             name: "the backlog at its hard cap folds before the reply",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -93,7 +93,7 @@ fn more_continues_a_cut_answer_and_searches_with_its_question() {
     let cases = vec![
         Case {
             name: "a cut answer to continue",
-            start: node(Asks::More),
+            start: node(Wants::More),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -114,7 +114,7 @@ fn more_continues_a_cut_answer_and_searches_with_its_question() {
         },
         Case {
             name: "the last answer was whole",
-            start: node(Asks::More),
+            start: node(Wants::More),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -124,7 +124,7 @@ fn more_continues_a_cut_answer_and_searches_with_its_question() {
         },
         Case {
             name: "the store cannot say",
-            start: node(Asks::More),
+            start: node(Wants::More),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -139,7 +139,7 @@ fn more_continues_a_cut_answer_and_searches_with_its_question() {
         },
         Case {
             name: "without memory there is nothing to continue",
-            start: start(Kind::Without, Asks::More, Standing::Proven),
+            start: start(Kind::Without, Wants::More, Standing::Proven),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "notice NothingMore"),
@@ -148,7 +148,7 @@ fn more_continues_a_cut_answer_and_searches_with_its_question() {
         },
         Case {
             name: "a cut answer, but the store is damaged: no search without a question",
-            start: node(Asks::More),
+            start: node(Wants::More),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -178,7 +178,7 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
     let cases = vec![
         Case {
             name: "the message cannot be stored",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "read last"),
@@ -189,7 +189,7 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
         },
         Case {
             name: "the memory cannot be read",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: [
                 to_memory(5),
@@ -202,7 +202,7 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
         },
         Case {
             name: "a damaged memory: answered, stored after the message, no summary",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: [
                 to_memory(5),
@@ -228,7 +228,7 @@ fn a_store_that_fails_ends_the_turn_and_a_damaged_one_leaves_it_without_memory()
 fn messages_that_waited_together_are_stored_in_order_and_answered_in_one_call() {
     let combined = |kind| Start {
         earlier: vec!["hi there".into(), "are you a bot?".into()],
-        ..start(kind, Asks::Text, Standing::New)
+        ..start(kind, Wants::Text, Standing::New)
     };
     let note = "The asker sent 3 messages since your last answer (the last one below): answer \
                 them all in this one reply.";

@@ -30,7 +30,7 @@ fn chunk() -> ChunkLimits {
 }
 
 /// Who is asking as a conversation's first message says it: the names and the time.
-fn asking() -> Asking {
+fn intro() -> SenderIntro {
     let msg = TextMessage {
         from: NodeId(7),
         to: NodeId(100),
@@ -60,7 +60,7 @@ fn asking() -> Asking {
         time: true,
         ..ContextConfig::default()
     };
-    Asking::of(
+    SenderIntro::of(
         &Zone::fixed(0),
         &msg,
         &context,
@@ -71,13 +71,13 @@ fn asking() -> Asking {
 
 const TIME: &str = "This message was sent Mon 14:05 UTC.";
 
-fn start(kind: Kind, asks: Asks, standing: Standing) -> Start {
+fn start(kind: Kind, wants: Wants, standing: Standing) -> Start {
     Start {
         kind,
-        asks,
+        wants,
         text: "what is lora?".into(),
         earlier: Vec::new(),
-        asking: asking(),
+        intro: intro(),
         standing,
         limits: Limits {
             chunk: chunk(),
@@ -89,8 +89,8 @@ fn start(kind: Kind, asks: Asks, standing: Standing) -> Start {
     }
 }
 
-fn node(asks: Asks) -> Start {
-    start(Kind::Node(Passages::Private), asks, Standing::Proven)
+fn node(wants: Wants) -> Start {
+    start(Kind::Node(Passages::Private), wants, Standing::Proven)
 }
 
 fn said(id: i64, role: Role, text: &str) -> StoredMessage {
@@ -184,16 +184,16 @@ fn brief(action: &Action) -> String {
             s.question, s.previous, s.passages
         ),
         Action::Mesh(text) => format!("mesh {text:?}"),
-        Action::Answer(ask) => format!(
+        Action::Answer(call) => format!(
             "answer {} parts {:?}, slot {:?}, stored {:?}: {:?} | {}",
-            ask.limits.max_chunks,
-            ask.mark,
-            ask.slot,
-            ask.stored,
-            ask.message,
-            ask.notes
+            call.limits.max_chunks,
+            call.mark,
+            call.slot,
+            call.stored,
+            call.message,
+            call.notes
                 .iter()
-                .chain(&ask.broadcast)
+                .chain(&call.broadcast)
                 .cloned()
                 .collect::<Vec<_>>()
                 .join(" / ")

@@ -7,7 +7,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
     let cases = vec![
         Case {
             name: "expired in the queue, a proven node",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Checked(Err(Unanswered::Expired)), "keep unanswered"),
@@ -18,7 +18,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
         },
         Case {
             name: "expired in the queue, a new node",
-            start: start(Kind::Node(Passages::Public), Asks::Text, Standing::New),
+            start: start(Kind::Node(Passages::Public), Wants::Text, Standing::New),
             first: "check",
             steps: vec![
                 step(Event::Checked(Err(Unanswered::Expired)), "keep unanswered"),
@@ -28,7 +28,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
         },
         Case {
             name: "a displaced !more is not stored",
-            start: start(Kind::Node(Passages::Public), Asks::More, Standing::New),
+            start: start(Kind::Node(Passages::Public), Wants::More, Standing::New),
             first: "check",
             steps: vec![
                 step(
@@ -40,7 +40,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
         },
         Case {
             name: "without memory nothing is stored",
-            start: start(Kind::Without, Asks::Text, Standing::Known),
+            start: start(Kind::Without, Wants::Text, Standing::Known),
             first: "check",
             steps: vec![
                 step(Event::Checked(Err(Unanswered::Expired)), "give up Expired"),
@@ -50,7 +50,7 @@ fn a_turn_given_up_is_stored_counted_and_only_a_known_node_told() {
         },
         Case {
             name: "expired at the gate after it was stored: the summary may still be due",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: [
                 to_slot(5),
@@ -78,7 +78,7 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
     let cases = vec![
         Case {
             name: "a new node's DM without memory: fewer parts, and a note says so",
-            start: start(Kind::Without, Asks::Text, Standing::New),
+            start: start(Kind::Without, Wants::Text, Standing::New),
             first: "check",
             steps: vec![
                 step(Event::Checked(Ok(())), "airtime"),
@@ -100,7 +100,7 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
         },
         Case {
             name: "a mention: its thread, public passages, the public note, no new node's cap",
-            start: start(Kind::Channel, Asks::Text, Standing::New),
+            start: start(Kind::Channel, Wants::Text, Standing::New),
             first: "airtime",
             steps: vec![
                 step(budget(), "slot"),
@@ -121,7 +121,7 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
         },
         Case {
             name: "a mention that gets no slot is neither counted nor told",
-            start: start(Kind::Channel, Asks::Text, Standing::New),
+            start: start(Kind::Channel, Wants::Text, Standing::New),
             first: "airtime",
             steps: vec![
                 step(budget(), "slot"),
@@ -140,7 +140,7 @@ fn a_busy_channel_shortens_the_answer_and_says_so() {
         .unwrap_or_default();
     let cases = vec![Case {
         name: "shortened to one part",
-        start: start(Kind::Without, Asks::Text, Standing::Proven),
+        start: start(Kind::Without, Wants::Text, Standing::Proven),
         first: "check",
         steps: vec![
             step(Event::Checked(Ok(())), "airtime"),
@@ -174,7 +174,7 @@ fn an_event_out_of_order_ends_the_turn() {
     let cases = vec![
         Case {
             name: "a slot before the check",
-            start: node(Asks::Text),
+            start: node(Wants::Text),
             first: "check",
             steps: vec![
                 step(Event::Slot(Ok(())), "end Over"),
@@ -183,7 +183,7 @@ fn an_event_out_of_order_ends_the_turn() {
         },
         Case {
             name: "an answer to a mention that was never asked",
-            start: start(Kind::Channel, Asks::Text, Standing::New),
+            start: start(Kind::Channel, Wants::Text, Standing::New),
             first: "airtime",
             steps: vec![step(Event::Answered(Some(1)), "end Over")],
         },
@@ -207,15 +207,16 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
         ]
     };
     let header = "\"[Ann (ANN)] what is lora?\"";
-    let cases = vec![
+    let cases =
+        vec![
         Case {
             name: "a question about the mesh: its facts last, no radio or time note",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_found(),
                 vec![step(
-                    Event::Mesh(Some(Answer::Facts("Mesh facts: HILL battery 87 %.".into()))),
+                    Event::Mesh(Some(Answer::Readout("Mesh facts: HILL battery 87 %.".into()))),
                     &format!(
                         "answer 4 parts Ellipsis, slot Any, stored None: {header} | Mesh facts: \
                          HILL battery 87 %."
@@ -226,7 +227,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
         },
         Case {
             name: "a node the view lacks: the daemon says so, no model",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_found(),
@@ -242,7 +243,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
         },
         Case {
             name: "a lookup the daemon is sure of: its own sentence, no model",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_found(),
@@ -258,7 +259,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
         },
         Case {
             name: "not about the mesh: the notes as without it",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_found(),
@@ -271,7 +272,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
         },
         Case {
             name: "a mention gets the same facts after its public note",
-            start: mesh(start(Kind::Channel, Asks::Text, Standing::New)),
+            start: mesh(start(Kind::Channel, Wants::Text, Standing::New)),
             first: "airtime",
             steps: vec![
                 step(budget(), "slot"),
@@ -282,7 +283,7 @@ fn with_the_mesh_on_a_text_asks_the_view_and_its_facts_replace_the_asker_notes()
                 ),
                 step(Event::Found(None), "mesh \"what is lora?\""),
                 step(
-                    Event::Mesh(Some(Answer::Facts("Mesh facts: none.".into()))),
+                    Event::Mesh(Some(Answer::Readout("Mesh facts: none.".into()))),
                     &format!(
                         "answer 4 parts Ellipsis, slot Any, stored None: {header} | {PUBLIC_NOTE} \
                          / Mesh facts: none."
@@ -319,7 +320,7 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
     let cases = vec![
         Case {
             name: "no mesh: the daemon's reply, no model",
-            start: start(Kind::Without, Asks::Text, Standing::Proven),
+            start: start(Kind::Without, Wants::Text, Standing::Proven),
             first: "check",
             steps: [
                 to_search(),
@@ -332,7 +333,7 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
         },
         Case {
             name: "the mesh has nothing for it: the daemon's reply",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_search(),
@@ -346,14 +347,14 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
         },
         Case {
             name: "the mesh has facts for it: the model, with them",
-            start: mesh(start(Kind::Without, Asks::Text, Standing::Proven)),
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
             first: "check",
             steps: [
                 to_search(),
                 vec![
                     step(declined(), "mesh \"what is lora?\""),
                     step(
-                        Event::Mesh(Some(Answer::Facts("Mesh facts: none.".into()))),
+                        Event::Mesh(Some(Answer::Readout("Mesh facts: none.".into()))),
                         "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
                          lora?\" | Mesh facts: none.",
                     ),

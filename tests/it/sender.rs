@@ -62,7 +62,7 @@ fn last_reply(d: &Daemon) -> FakeRequest {
 }
 
 /// `text` is `This message was sent Ddd HH:MM.` (`Ddd HH:MM UTC.` with `utc`): the time
-/// note (the clock is the machine's; the exact time is table-tested in `responder::asker`).
+/// note (the clock is the machine's; the exact time is table-tested in `responder::sender`).
 fn is_time_note(text: &str, utc: bool) -> bool {
     let Some(time) = text
         .strip_prefix("This message was sent ")
@@ -250,7 +250,7 @@ async fn context_items_can_be_switched_off() {
 /// The per-turn block without the line that opens every one (`NOTES_INTRO`).
 fn notes(p: &crate::memory::Parts) -> Option<&str> {
     p.turn.as_deref().map(|t| {
-        t.strip_prefix(meshai::memory::prompt::NOTES_INTRO)
+        t.strip_prefix(meshai::memory::layout::NOTES_INTRO)
             .unwrap_or(t)
             .trim_start()
     })

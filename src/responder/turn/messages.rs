@@ -1,31 +1,31 @@
-//! A turn's prompt from what the core put in its [`Ask`]: a DM's from its node's memory
-//! (`memory::prompt::reply_prompt`: the system prompt, the memory block, the unsummarised
+//! A turn's prompt from what the core put in its [`ModelCall`]: a DM's from its node's memory
+//! (`memory::layout::reply_prompt`: the system prompt, the memory block, the unsummarised
 //! messages, the per-turn block, the message), a mention's from its channel's public thread
 //! (the system prompt, the thread, the notes, the message: placed as in a DM's prompt).
 
-use super::core::{Ask, History};
+use super::core::{History, ModelCall};
 use crate::llm::{ChatMessage, ChatRole};
-use crate::memory::prompt::{self, Turn};
+use crate::memory::layout::{self, Turn};
 
 /// The messages for the model: `system`, then what `ask` holds.
-pub(super) fn messages(system: &str, ask: &Ask) -> Vec<ChatMessage> {
-    match &ask.history {
-        History::Memory(ctx) => prompt::reply_prompt(
-            ask.lang,
+pub(super) fn messages(system: &str, call: &ModelCall) -> Vec<ChatMessage> {
+    match &call.history {
+        History::Memory(ctx) => layout::reply_prompt(
+            call.lang,
             system,
             ctx,
             Turn {
-                message: &ask.message,
-                notes: &ask.notes,
-                broadcast: ask.broadcast.as_deref(),
+                message: &call.message,
+                notes: &call.notes,
+                broadcast: call.broadcast.as_deref(),
             },
         ),
         History::Thread(thread) => thread_prompt(
             system,
             thread,
-            &ask.notes,
-            ask.broadcast.as_deref(),
-            &ask.message,
+            &call.notes,
+            call.broadcast.as_deref(),
+            &call.message,
         ),
     }
 }

@@ -1,4 +1,4 @@
-//! The facts the daemon computes for a question about the mesh: a few compact lines, every
+//! The readout the daemon computes for a question about the mesh: a few compact lines, every
 //! number worked out here (ages as "4 min ago", distances and directions, units, how busy
 //! the channel is) so the model only has to read them; a node or a reading the view lacks is
 //! said to be unknown, not left out. Pure: the caller passes the time.

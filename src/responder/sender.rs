@@ -7,7 +7,7 @@
 //! conversation (after a quiet spell: the turn's core decides), so that later turns leave the
 //! server's prompt cache intact. The header is stored with that message (`messages.prompt`)
 //! and repeated with it in every later prompt, so the model keeps it; the radio note and the
-//! time note are notes for that one turn (`memory::prompt::Turn::notes`): positions and SNR
+//! time note are notes for that one turn (`memory::layout::Turn::notes`): positions and SNR
 //! are never stored. The time is not in the header, right before the question: there a
 //! small model takes it for the answer to a question about a date ("On what date is the
 //! AGM?" → "Tuesday 15:16 UTC", with the date in the notes); and the turn leaves it out
@@ -28,7 +28,7 @@ use crate::text::one_line;
 
 /// What is known about one message's sender, taken from the radio's [`TextMessage`].
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Asker {
+pub(crate) struct SenderInfo {
     pub(crate) names: Option<NodeNames>,
     pub(crate) hops: Option<u32>,
     pub(crate) snr: Option<f32>,
@@ -38,9 +38,9 @@ pub(crate) struct Asker {
     pub(crate) local_position: Option<GeoPoint>,
 }
 
-impl Asker {
-    pub(crate) fn of(msg: &TextMessage) -> Asker {
-        Asker {
+impl SenderInfo {
+    pub(crate) fn of(msg: &TextMessage) -> SenderInfo {
+        SenderInfo {
             names: msg.names.clone(),
             hops: msg.hops,
             snr: msg.snr,
@@ -79,7 +79,7 @@ pub(crate) fn starts_conversation(last: Option<i64>, now: i64) -> bool {
 
 /// The message's header, e.g. `[Ann Smith (ANN)]`: the names, when `opts` switches them on
 /// and they are known; `None` otherwise.
-pub fn header(asker: &Asker, opts: &ContextConfig) -> Option<String> {
+pub fn header(asker: &SenderInfo, opts: &ContextConfig) -> Option<String> {
     if !opts.names {
         return None;
     }
@@ -112,7 +112,7 @@ pub(crate) fn with_header(header: Option<&str>, text: &str) -> String {
 /// known; `None` when nothing is left.
 pub(crate) fn radio_note(
     lang: Lang,
-    asker: &Asker,
+    asker: &SenderInfo,
     opts: &ContextConfig,
     units: Units,
 ) -> Option<String> {
@@ -177,7 +177,7 @@ fn whereabouts(from: GeoPoint, to: GeoPoint, units: Units) -> String {
 /// conversation — the header then goes with the message for good, the notes are for this
 /// turn alone. The default says nothing: a message within a conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Asking {
+pub(crate) struct SenderIntro {
     header: Option<String>,
     radio: Option<String>,
     time: Option<String>,
@@ -196,7 +196,7 @@ pub(crate) enum Grounding {
     Nothing,
 }
 
-impl Asking {
+impl SenderIntro {
     /// What a conversation's first message says of `msg`: the items of `context` that
     /// `asker` knows, as of the message's local time in `zone`.
     pub(crate) fn of(
@@ -205,13 +205,13 @@ impl Asking {
         context: &ContextConfig,
         units: Units,
         lang: Lang,
-    ) -> Asking {
-        let who = Asker::of(msg);
+    ) -> SenderIntro {
+        let who = SenderInfo::of(msg);
         let clock = LocalClock {
             now: msg.received_at,
             utc_offset_secs: zone.offset_at(unix_time(msg.received_at)),
         };
-        Asking {
+        SenderIntro {
             header: header(&who, context),
             radio: radio_note(lang, &who, context, units),
             time: time_note(lang, clock, context),

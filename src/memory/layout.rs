@@ -64,7 +64,7 @@ pub const MEMORY_INTRO: &str =
 
 // The kept facts follow `Part::FactsIntro`, each on a line of its own, oldest first: where a
 // correction slipped past `facts::replace`, the later line is the newer one. The summary
-// follows `Part::SummaryIntro`. Every label here is `lang::prompt`'s, in the conversation's
+// follows `Part::SummaryIntro`. Every label here is `lang::parts`'s, in the conversation's
 // language; the English ones are these constants.
 
 /// Introduces the retrieved exchanges.

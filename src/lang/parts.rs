@@ -3,7 +3,7 @@
 //! request. A 0.5B model answers in the language it reads most (measured: with English
 //! labels and notes around a German conversation, 4 of 8 answers began in English), so the
 //! prompt speaks the conversation's language. Each part is short and plain: what it says and
-//! why is documented where it is used (`memory::prompt`, `memory::summary`, `lib.rs`, the
+//! why is documented where it is used (`memory::layout`, `memory::summary`, `lib.rs`, the
 //! responder's notes); the English texts are byte-identical to what they were before.
 //!
 //! A part with a placeholder (`{chars}`, `{n}`, …) is filled by [`super::fill`].
