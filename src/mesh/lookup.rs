@@ -1,8 +1,10 @@
 //! Lookups the daemon answers itself: a question that asks for one field of one node (when
 //! it was last heard, whether it is still around, its hops, battery, voltage, a sensor, its
-//! distance, its SNR), who is around, or who was heard within a time gets a sentence
-//! written here from the view, in the asker's language, the way `!nodes` answers — the
-//! model is not asked. Pure: the view, the message and the time go in, the sentence comes
+//! distance, its SNR), what one node reads (its card, as `!nodes NAME`), the nearest nodes,
+//! who is around, or who was heard within a time gets a sentence written here from the
+//! view, in the asker's language, the way `!nodes` answers — the model is not asked. (Given
+//! the readout, Qwen2.5-0.5B answered "Welcher Knoten ist mir am nächsten?" with the second
+//! nearest and "Was misst die Wetterstation Ridge Weather?" with no reading: mesh bench.) Pure: the view, the message and the time go in, the sentence comes
 //! out, through the lens like every fact (hidden nodes, `positions`).
 //!
 //! Why: given the facts, Qwen2.5-0.5B answered "How many hops away is Harbor Base?" with
@@ -46,6 +48,10 @@ pub(crate) enum Lookup {
     Around,
     /// Who was heard within this many minutes.
     Within(i64),
+    /// What one node reads, all of it: its card, as `!nodes NAME` gives it.
+    Card(NodeId),
+    /// The nodes nearest the asker (or, without the asker's position, our node).
+    Nearest,
 }
 
 /// A list goes back at most this far (a week).
@@ -138,9 +144,11 @@ pub(crate) fn decide<'a>(
     let named = matcher::scored(message, nodes, !fields.is_empty());
     let Some(&(best, node)) = named.first() else {
         let heard = fields.iter().all(|f| matches!(f, Field::Heard | Field::Up));
+        let distance = fields.iter().all(|f| *f == Field::Distance);
         return match m.minutes() {
             Some(mins) if list && heard => Some(Lookup::Within(mins)),
             _ if around || (list && heard && !fields.is_empty()) => Some(Lookup::Around),
+            _ if distance && matcher::asks_nearest(message) => Some(Lookup::Nearest),
             _ => None,
         };
     };
@@ -151,6 +159,7 @@ pub(crate) fn decide<'a>(
             field: *field,
             low: *field == Field::Battery && m.any(|t| t.low),
         }),
+        [] if alone && !around && matcher::asks_what_it_reads(message) => Some(Lookup::Card(node)),
         _ => None,
     }
 }
@@ -186,6 +195,8 @@ pub(crate) fn answer(
             };
             listing::within(view, cfg, now, packet, &heads)
         }
+        Lookup::Card(node) => node_card(&lens, &lens.node(node)?, cfg, asker, now, lang),
+        Lookup::Nearest => nearest(&lens, cfg, asker, lang)?,
         Lookup::Field { node, field, low } => {
             let seen = lens.node(node)?;
             let asker = lens.node(asker).and_then(|s| s.position).map(|p| p.value);
@@ -221,6 +232,22 @@ pub(crate) fn card(
         let word = cap(&one_line(name), 24);
         return fill(say(lang, Say::NoNodeNamed), &[("word", &word)]);
     };
+    format!(
+        "{} {}",
+        seen.id,
+        node_card(&lens, &seen, cfg, asker, now, lang)
+    )
+}
+
+/// The card of `seen` without its id (see [`card`]): the answer to "what does it read?".
+fn node_card(
+    lens: &Lens<'_>,
+    seen: &Seen<'_>,
+    cfg: &MeshConfig,
+    asker: NodeId,
+    now: i64,
+    lang: Lang,
+) -> String {
     let t = texts(lang);
     let at = Place {
         ours: lens.our_position(),
@@ -232,18 +259,49 @@ pub(crate) fn card(
         Some(_) => Field::Hops,
         None => Field::Heard,
     };
-    let mut lines = vec![
-        seen.id.to_string(),
-        sentence(t, &seen, first, false, &at, now),
-    ];
-    let readings = readings(t, &seen, cfg.units, now);
+    let mut lines = vec![sentence(t, seen, first, false, &at, now)];
+    let readings = readings(t, seen, cfg.units, now);
     if !readings.is_empty() {
-        lines.push(format!("{}.", readings.join(", ")));
+        // A sentence of its own: its first letter a capital ("Temperature 3.5 °C (5 min ago).").
+        let text = readings.join(", ");
+        let mut chars = text.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+        lines.push(format!("{}{}.", first.unwrap_or_default(), chars.as_str()));
     }
     if cfg.positions {
-        lines.push(sentence(t, &seen, Field::Distance, false, &at, now));
+        lines.push(sentence(t, seen, Field::Distance, false, &at, now));
     }
     lines.join(" ")
+}
+
+/// The nodes nearest the asker, or our node when the asker shares no position: the three
+/// nearest with how far and which way. `None` where the daemon cannot say (positions off,
+/// no reference, no node placed): the model then has the readout, which says why.
+fn nearest(lens: &Lens<'_>, cfg: &MeshConfig, asker: NodeId, lang: Lang) -> Option<String> {
+    if !cfg.positions {
+        return None;
+    }
+    let t = texts(lang);
+    let mine = lens.node(asker).and_then(|s| s.position).map(|p| p.value);
+    let (from, head) = match (mine, lens.our_position()) {
+        (Some(a), _) => (a, t.nearest_you),
+        (None, Some(o)) => (o, t.nearest_ours),
+        (None, None) => return None,
+    };
+    let mut placed: Vec<(f64, String)> = lens
+        .nodes()
+        .iter()
+        .filter(|s| s.id != asker)
+        .filter_map(|s| {
+            let p = s.position?.value;
+            let name = super::readout::name(s.names(), s.id);
+            let place = whereabouts(t, from, p, cfg.units);
+            Some((geo::distance_km(from, p), format!("{name} {place}")))
+        })
+        .collect();
+    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let list: Vec<String> = placed.into_iter().take(3).map(|(_, s)| s).collect();
+    (!list.is_empty()).then(|| fill(head, &[("list", &list.join(", "))]))
 }
 
 /// `battery 87 % (3 h ago)`, one for each reading `seen` sent, in the language.

@@ -291,6 +291,20 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
                 }))
 }
 
+/// Whether `message` asks what a node reads ("What does Ridge Weather read?", "Was misst …",
+/// "¿Qué marca …?"), in any language.
+pub(crate) fn asks_what_it_reads(message: &str) -> bool {
+    let folded = fold(message);
+    all().read.said(&folded, &words(&folded))
+}
+
+/// Whether `message` asks for the nodes nearest the asker ("Which node is closest to me?",
+/// "Welcher Knoten ist mir am nächsten?"), in any language.
+pub(crate) fn asks_nearest(message: &str) -> bool {
+    let folded = fold(message);
+    all().nearest.said(&folded, &words(&folded))
+}
+
 /// Whether the folded `word`, capitalised, still names no node: the kit and the protocols
 /// people ask about ("LoRa", "MQTT"), in any language's table.
 pub(crate) fn not_a_name(word: &str) -> bool {

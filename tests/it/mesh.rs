@@ -102,7 +102,11 @@ async fn a_telemetry_broadcast_changes_the_next_answers_facts() {
         hill.body
     );
     assert!(hill.messages[0].content.contains(meshai::mesh::SYSTEM_HINT));
-    let (wx, _) = ask(&d, ANN, "what does ridge weather read?").await;
+    // What a node reads, all of it: the daemon's card, the model not asked.
+    let (req, wx) = ask_any(&d, ANN, "what does ridge weather read?").await;
+    assert!(req.is_none(), "{req:?}");
+    assert!(wx.contains("temperature 3.5 °C (just now)"), "{wx}");
+    let (wx, _) = ask(&d, ANN, "why is ridge weather so cold?").await;
     assert!(
         wx.body.contains("Ridge Weather (RWX) temperature: 3.5 °C"),
         "{}",

@@ -193,6 +193,16 @@ fn english() {
         Lang::En,
         &[
             (
+                "Which node is closest to me?",
+                Some(Lookup::Nearest),
+                "Nearest to my node (yours shares no position): Harbor Base (HRB) 2.8 km N.",
+            ),
+            (
+                "What does Ridge Weather read?",
+                Some(Lookup::Card(NodeId(WX))),
+                "Ridge Weather (RWX) is 3 hops away (last heard 5 min ago). Temperature 3.5 °C (5 min ago). Ridge Weather (RWX) shares no position, so I don't know how far it is.",
+            ),
+            (
                 "How many hops away is Harbor Base?",
                 field(HARBOR, Hops),
                 "Harbor Base (HRB) is 2 hops away (last heard 4 min ago).",
@@ -295,6 +305,16 @@ fn german() {
         Lang::De,
         &[
             (
+                "Welcher Knoten ist mir am nächsten?",
+                Some(Lookup::Nearest),
+                "Am nächsten bei meinem Knoten (deiner teilt keine Position): Harbor Base (HRB) 2.8 km N.",
+            ),
+            (
+                "Was misst die Wetterstation Ridge Weather?",
+                Some(Lookup::Card(NodeId(WX))),
+                "Ridge Weather (RWX) ist 3 Hops entfernt (zuletzt gehört vor 5 min). Temperatur 3.5 °C (vor 5 min). Ridge Weather (RWX) teilt keine Position, daher weiß ich nicht, wie weit er weg ist.",
+            ),
+            (
                 "Läuft das Harbour Gateway auf Akku?",
                 field(GATEWAY, Battery),
                 "Harbour Gateway (HRBR) hängt am Netz, nicht am Akku (gemeldet vor 2 min).",
@@ -335,6 +355,11 @@ fn spanish() {
     check(
         Lang::Es,
         &[
+            (
+                "¿Qué nodo está más cerca de mí?",
+                Some(Lookup::Nearest),
+                "Lo más cerca de mi nodo (el tuyo no comparte posición): Harbor Base (HRB) 2.8 km N.",
+            ),
             (
                 "¿Quién está por aquí ahora?",
                 Some(Lookup::Around),
@@ -530,6 +555,11 @@ fn polish() {
         Lang::Pl,
         &[
             (
+                "Co pokazuje stacja Ridge Weather?",
+                Some(Lookup::Card(NodeId(WX))),
+                "Ridge Weather (RWX): liczba skoków 3 (słyszany 5 min temu). Temperatura 3.5 °C (5 min temu). Ridge Weather (RWX) nie udostępnia pozycji, więc nie wiem, jak daleko jest.",
+            ),
+            (
                 "Kto jest teraz w pobliżu?",
                 Some(Lookup::Around),
                 "Słyszane w 1 h (5): Ann 1m, Harbour Gateway 2m, Harbor Base 4m, Ridge Weather 5m, Lighthouse 25m",
@@ -629,7 +659,7 @@ fn a_nodes_card_is_in_the_askers_language() {
         (
             "harbor",
             Lang::En,
-            "!00000300 Harbor Base (HRB) is 2 hops away (last heard 4 min ago). battery 64 % \
+            "!00000300 Harbor Base (HRB) is 2 hops away (last heard 4 min ago). Battery 64 % \
              (4 min ago), voltage 3.40 V (4 min ago). Harbor Base (HRB) is 2.8 km N of my \
              node (position from 4 min ago).",
         ),
@@ -637,7 +667,7 @@ fn a_nodes_card_is_in_the_askers_language() {
             "ridge weather",
             Lang::En,
             "!00000700 Ridge Weather (RWX) is 3 hops away (last heard 5 min ago). \
-             temperature 3.5 °C (5 min ago). Ridge Weather (RWX) shares no position, so I \
+             Temperature 3.5 °C (5 min ago). Ridge Weather (RWX) shares no position, so I \
              don't know how far it is.",
         ),
         (
