@@ -52,6 +52,8 @@ pub(crate) enum Lookup {
     Card(NodeId),
     /// The nodes nearest the asker (or, without the asker's position, our node).
     Nearest,
+    /// How busy the channel is, as our node measured it.
+    Channel,
 }
 
 /// A list goes back at most this far (a week).
@@ -148,6 +150,8 @@ pub(crate) fn decide<'a>(
         return match m.minutes() {
             Some(mins) if list && heard => Some(Lookup::Within(mins)),
             _ if around || (list && heard && !fields.is_empty()) => Some(Lookup::Around),
+            // Whatever reading words it holds: Dutch "druk" is busy here, not a pressure.
+            _ if matcher::asks_about_the_channel(message) => Some(Lookup::Channel),
             _ if distance && matcher::asks_nearest(message) => Some(Lookup::Nearest),
             _ => None,
         };
@@ -197,6 +201,7 @@ pub(crate) fn answer(
         }
         Lookup::Card(node) => node_card(&lens, &lens.node(node)?, cfg, asker, now, lang),
         Lookup::Nearest => nearest(&lens, cfg, asker, lang)?,
+        Lookup::Channel => channel(view, t, now),
         Lookup::Field { node, field, low } => {
             let seen = lens.node(node)?;
             let asker = lens.node(asker).and_then(|s| s.position).map(|p| p.value);
@@ -272,6 +277,26 @@ fn node_card(
         lines.push(sentence(t, seen, Field::Distance, false, &at, now));
     }
     lines.join(" ")
+}
+
+/// How busy the channel is, by the firmware's thresholds (it holds back its own traffic
+/// above 25 % and 40 %), as our node last measured it.
+fn channel(view: &MeshView, t: &Texts, now: i64) -> String {
+    let Some(r) = view.channel() else {
+        return t.channel_unknown.to_string();
+    };
+    let pct = r.value.channel_utilization;
+    let busy = match pct {
+        p if p < 10.0 => t.busy[0],
+        p if p < 25.0 => t.busy[1],
+        p if p < 40.0 => t.busy[2],
+        _ => t.busy[3],
+    };
+    let pct = format!("{pct:.1}");
+    fill(
+        t.channel,
+        &[("busy", busy), ("pct", &pct), ("age", &age(t, now - r.at))],
+    )
 }
 
 /// The nodes nearest the asker, or our node when the asker shares no position: the three

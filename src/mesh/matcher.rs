@@ -298,6 +298,14 @@ pub(crate) fn asks_what_it_reads(message: &str) -> bool {
     all().read.said(&folded, &words(&folded))
 }
 
+/// Whether `message` asks how busy the channel is ("How busy is the channel?", "Le canal
+/// est-il chargé ?"), in any language.
+pub(crate) fn asks_about_the_channel(message: &str) -> bool {
+    let folded = fold(message);
+    let said = Said::new(&folded);
+    said.says(|a| &a.channel) && said.says(|a| &a.busy) || said.says(|a| &a.channel_use)
+}
+
 /// Whether `message` asks for the nodes nearest the asker ("Which node is closest to me?",
 /// "Welcher Knoten ist mir am nächsten?"), in any language.
 pub(crate) fn asks_nearest(message: &str) -> bool {

@@ -193,6 +193,11 @@ fn english() {
         Lang::En,
         &[
             (
+                "How busy is the channel?",
+                Some(Lookup::Channel),
+                "My node has not measured the channel yet.",
+            ),
+            (
                 "Which node is closest to me?",
                 Some(Lookup::Nearest),
                 "Nearest to my node (yours shares no position): Harbor Base (HRB) 2.8 km N.",
@@ -438,6 +443,16 @@ fn french() {
         Lang::Fr,
         &[
             (
+                "Il fait combien à Ridge Weather en ce moment ?",
+                field(WX, Temperature),
+                "Ridge Weather (RWX) : température 3.5 °C, signalé il y a 5 min.",
+            ),
+            (
+                "Le canal est-il chargé en ce moment ?",
+                Some(Lookup::Channel),
+                "Mon nœud n'a pas encore mesuré le canal.",
+            ),
+            (
                 "Quelle est l'humidité à Ridge Weather ?",
                 field(WX, Humidity),
                 "Ridge Weather (RWX) n'a envoyé aucune mesure (humidité).",
@@ -518,6 +533,11 @@ fn dutch() {
     check(
         Lang::Nl,
         &[
+            (
+                "Hoe druk is het kanaal op dit moment?",
+                Some(Lookup::Channel),
+                "Mijn node heeft het kanaal nog niet gemeten.",
+            ),
             (
                 "Wie is er nu in de buurt?",
                 Some(Lookup::Around),

@@ -452,7 +452,7 @@ const FR: Words = Words {
         (Field::Voltage, &["tension", "voltage", "volts"]),
         (
             Field::Temperature,
-            &["temperature", "froid", "chaud", "degres"],
+            &["temperature", "froid", "chaud", "degres", "il fait combien"],
         ),
         (Field::Humidity, &["humidite", "humide"]),
         (Field::Pressure, &["pression", "hpa", "barometrique"]),
