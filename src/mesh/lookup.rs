@@ -151,7 +151,7 @@ pub(crate) fn decide<'a>(
             Some(mins) if list && heard => Some(Lookup::Within(mins)),
             _ if around || (list && heard && !fields.is_empty()) => Some(Lookup::Around),
             // Whatever reading words it holds: Dutch "druk" is busy here, not a pressure.
-            _ if matcher::asks_about_the_channel(message) => Some(Lookup::Channel),
+            _ if matcher::asks_how_busy_the_channel_is(message) => Some(Lookup::Channel),
             _ if distance && matcher::asks_nearest(message) => Some(Lookup::Nearest),
             _ => None,
         };

@@ -299,11 +299,13 @@ pub(crate) fn asks_what_it_reads(message: &str) -> bool {
 }
 
 /// Whether `message` asks how busy the channel is ("How busy is the channel?", "Le canal
-/// est-il chargé ?"), in any language.
-pub(crate) fn asks_about_the_channel(message: &str) -> bool {
+/// est-il chargé ?"), in any language: a channel word and a busy word. The channel's use
+/// named alone ("What does the channel utilization number tell me?") asks for an
+/// explanation: the model's, with the readout.
+pub(crate) fn asks_how_busy_the_channel_is(message: &str) -> bool {
     let folded = fold(message);
     let said = Said::new(&folded);
-    said.says(|a| &a.channel) && said.says(|a| &a.busy) || said.says(|a| &a.channel_use)
+    said.says(|a| &a.channel) && said.says(|a| &a.busy)
 }
 
 /// Whether `message` asks for the nodes nearest the asker ("Which node is closest to me?",

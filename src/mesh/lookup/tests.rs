@@ -192,6 +192,12 @@ fn english() {
     check(
         Lang::En,
         &[
+            // The channel's use named alone asks for an explanation: the model's.
+            (
+                "What does the channel utilization number tell me?",
+                None,
+                "",
+            ),
             (
                 "How busy is the channel?",
                 Some(Lookup::Channel),
@@ -309,6 +315,7 @@ fn german() {
     check(
         Lang::De,
         &[
+            ("Was sagt mir die Zahl der Kanalauslastung?", None, ""),
             (
                 "Welcher Knoten ist mir am nächsten?",
                 Some(Lookup::Nearest),
