@@ -95,9 +95,9 @@ struct Question {
 /// it, nl, pl) the same questions in that language, `questions.de.tsv`, whose `missing`
 /// lines carry the phrases that decline in it (English ones: [`DECLINES`]).
 fn questions() -> Vec<Question> {
-    let name = match std::env::var("MESHAI_MESH_LANG") {
-        Ok(lang) if !lang.is_empty() && lang != "en" => format!("questions.{lang}.tsv"),
-        _ => "questions.tsv".to_string(),
+    let name = match lang().as_str() {
+        "en" => "questions.tsv".to_string(),
+        lang => format!("questions.{lang}.tsv"),
     };
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("benches/mesh")
@@ -172,11 +172,61 @@ impl Reply {
 
     fn right(&self) -> bool {
         let a = self.answer.to_lowercase();
-        match self.question.kind {
+        let said = match self.question.kind {
             Kind::Known => self.question.keys.iter().any(|k| a.contains(k.as_str())),
             Kind::Missing => self.declines(),
-        }
+        };
+        said && !self.in_english()
     }
+
+    /// In a run of another language, the answer is English (two of [`ENGLISH`]'s words): the
+    /// right value in the wrong language is a miss (a short question around English node
+    /// names once went undetected and got the daemon's English sentence).
+    fn in_english(&self) -> bool {
+        if lang() == "en" {
+            return false;
+        }
+        let a = self.answer.to_lowercase();
+        let english = a
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| ENGLISH.contains(w))
+            .count();
+        english >= 2
+    }
+}
+
+/// Words of the daemon's English sentences that no other of its languages writes.
+const ENGLISH: &[&str] = &[
+    "ago",
+    "reported",
+    "heard",
+    "away",
+    "battery",
+    "don't",
+    "know",
+    "shares",
+    "position",
+    "power",
+    "temperature",
+    "humidity",
+    "pressure",
+    "voltage",
+    "yes",
+    "nearest",
+    "around",
+    "the",
+    "of",
+    "you",
+    "was",
+    "last",
+];
+
+/// `MESHAI_MESH_LANG`, or "en".
+fn lang() -> String {
+    std::env::var("MESHAI_MESH_LANG")
+        .ok()
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "en".to_string())
 }
 
 /// The per-turn block of a request: the system message before the question.
@@ -277,7 +327,11 @@ fn report(subject: Subject, replies: &[Reply]) {
     for r in replies {
         println!(
             "  {} [{:?}] {:?} → {:?}",
-            if r.right() { "ok  " } else { "MISS" },
+            match (r.right(), r.in_english()) {
+                (true, _) => "ok  ",
+                (false, true) => "EN  ",
+                (false, false) => "MISS",
+            },
             r.question.kind,
             r.question.text,
             r.answer

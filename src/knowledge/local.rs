@@ -68,6 +68,11 @@ const EN: Words = Words {
         "president",
     ],
     everyday: &[
+        "what size",
+        "how big",
+        "how large",
+        "do i need",
+        "how much power",
         "how do i",
         "how can i",
         "how to",
@@ -108,6 +113,9 @@ const DE: Words = Words {
         "vorsitzende*",
     ],
     everyday: &[
+        "wie gross",
+        "welche grosse",
+        "brauche ich",
         "wie kann ich",
         "wie mache ich",
         "wie sollte",
@@ -151,6 +159,9 @@ const ES: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "que tamano",
+        "que tan grande",
+        "necesito",
         "como puedo",
         "como hago",
         "como se",
@@ -190,6 +201,9 @@ const PT: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "que tamanho",
+        "quao grande",
+        "preciso",
         "como posso",
         "como faco",
         "como se",
@@ -229,6 +243,9 @@ const FR: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "quelle taille",
+        "ai je besoin",
+        "faut il",
         "comment puis je",
         "comment faire",
         "comment on",
@@ -269,6 +286,9 @@ const IT: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "che dimensione",
+        "quanto grande",
+        "mi serve",
         "come posso",
         "come faccio",
         "come si",
@@ -304,6 +324,9 @@ const NL: Words = Words {
         "voorzitter",
     ],
     everyday: &[
+        "hoe groot",
+        "welke maat",
+        "heb ik nodig",
         "hoe kan ik",
         "hoe moet ik",
         "hoe doe ik",
@@ -336,6 +359,9 @@ const PL: Words = Words {
         "prezes*",
     ],
     everyday: &[
+        "jaki rozmiar",
+        "jak duzy",
+        "potrzebuje",
         "jak moge",
         "jak zrobic",
         "jak mam",

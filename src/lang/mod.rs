@@ -180,42 +180,49 @@ impl Lang {
         match self {
             Lang::En => &[
                 "the", "and", "is", "are", "my", "you", "your", "what", "how", "which", "with",
-                "of", "to", "it", "do", "does", "can", "i", "this", "that", "where", "who",
+                "of", "to", "it", "do", "does", "can", "i", "this", "that", "where", "who", "when",
+                "did", "many", "much", "still",
             ],
             Lang::De => &[
                 "ich", "ist", "und", "der", "die", "das", "mein", "meine", "dein", "wie", "was",
                 "wo", "nicht", "ein", "eine", "mit", "für", "auf", "du", "sich", "heißt", "kann",
                 "hallo", "heiße", "bin", "habe", "wohne", "warum", "zwischen", "welche", "welcher",
-                "wann", "wer", "sind", "einen", "einem", "dem", "von", "zu", "im", "über",
+                "wann", "wer", "sind", "einen", "einem", "dem", "von", "zu", "im", "über", "viele",
+                "viel", "noch", "hast",
             ],
             Lang::Es => &[
                 "el", "la", "los", "las", "es", "mi", "me", "tu", "qué", "cómo", "dónde", "cuál",
                 "se", "y", "un", "una", "con", "para", "por", "del", "hola", "llamo", "está",
-                "soy",
+                "soy", "cuántos", "cuántas", "cuánto", "cuánta", "cuándo", "quién", "hay", "tiene",
+                "sigue",
             ],
             Lang::Pt => &[
                 "o", "os", "as", "é", "meu", "minha", "você", "não", "um", "uma", "com", "para",
                 "do", "da", "no", "na", "qual", "como", "onde", "olá", "eu", "que", "chamo", "sou",
-                "moro",
+                "moro", "está", "quantos", "quando", "quem", "agora", "aqui", "ainda", "tem",
             ],
             Lang::Fr => &[
                 "le", "la", "les", "est", "je", "mon", "ma", "mes", "tu", "vous", "et", "un",
                 "une", "des", "du", "pour", "pas", "quel", "quelle", "comment", "où", "sur",
-                "bonjour", "salut", "appelle", "suis", "habite",
+                "bonjour", "salut", "appelle", "suis", "habite", "combien", "ce", "quand", "qui",
+                "encore",
             ],
             Lang::It => &[
                 "il", "lo", "la", "gli", "è", "mio", "mia", "io", "tu", "che", "un", "una", "per",
                 "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao", "chiamo",
-                "sono", "abito",
+                "sono", "abito", "quanto", "quanta", "quando", "cosa", "hai", "adesso", "allo",
+                "ma", "me", "chi", "ancora", "quanti", "ci",
             ],
             Lang::Nl => &[
                 "de", "het", "een", "is", "ik", "mijn", "je", "jij", "wat", "hoe", "waar", "welke",
                 "niet", "en", "met", "voor", "op", "van", "zijn", "heet", "hallo", "ben", "woon",
+                "hoeveel", "wanneer", "nog", "heb",
             ],
             Lang::Pl => &[
                 "jest", "nie", "mój", "moja", "moje", "mam", "jak", "co", "gdzie", "się", "to",
                 "na", "w", "z", "dla", "czy", "jaki", "jaka", "ja", "ty", "cześć", "mnie",
-                "jestem", "mieszkam", "imię",
+                "jestem", "mieszkam", "imię", "kiedy", "ile", "ostatnio", "który", "która",
+                "które", "jaką", "jakie", "teraz", "ma", "kto", "daleko", "jeszcze",
             ],
         }
     }
@@ -267,15 +274,20 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
     static DETECTOR: LazyLock<whatlang::Detector> = LazyLock::new(|| {
         whatlang::Detector::with_allowlist(Lang::ALL.map(Lang::whatlang).to_vec())
     });
-    let trigrams = DETECTOR
-        .detect(text)
-        .filter(|info| info.confidence() >= MIN_CONFIDENCE)
-        .and_then(|info| Lang::ALL.into_iter().find(|l| l.whatlang() == info.lang()))
+    let info = DETECTOR.detect(text);
+    let guess = info
+        .as_ref()
+        .and_then(|info| Lang::ALL.into_iter().find(|l| l.whatlang() == info.lang()));
+    let trigrams = guess
+        .filter(|_| {
+            info.as_ref()
+                .is_some_and(|info| info.confidence() >= MIN_CONFIDENCE)
+        })
         .filter(|guess| {
             let own = small(*guess);
             own >= 1 && (*guess == Lang::En || own >= small(Lang::En))
         });
-    trigrams.or_else(|| by_small_words(small))
+    trigrams.or_else(|| by_small_words(small, guess))
 }
 
 /// The language whose small words the message holds at least two of, more than any other's:
@@ -283,11 +295,12 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
 /// "Mi perro se llama Pepper." taken for Italian). Without it a conversation whose first
 /// messages are short started in English, and the model, reading its own English answers,
 /// stayed in English (11 of 28 answers in a Spanish run).
-fn by_small_words(small: impl Fn(Lang) -> usize) -> Option<Lang> {
+fn by_small_words(small: impl Fn(Lang) -> usize, guess: Option<Lang>) -> Option<Lang> {
     let mut counts: Vec<(usize, Lang)> = Lang::ALL.iter().map(|l| (small(*l), *l)).collect();
     counts.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
     match counts.as_slice() {
         [(best, lang), (second, _), ..] if *best >= 2 && best > second => Some(*lang),
+        [(1, lang), (0, _), ..] if guess == Some(*lang) => Some(*lang),
         _ => None,
     }
 }

@@ -151,8 +151,8 @@ pub(crate) fn decide<'a>(
             Some(mins) if list && heard => Some(Lookup::Within(mins)),
             _ if around || (list && heard && !fields.is_empty()) => Some(Lookup::Around),
             // Whatever reading words it holds: Dutch "druk" is busy here, not a pressure.
-            _ if matcher::asks_how_busy_the_channel_is(message) => Some(Lookup::Channel),
-            _ if distance && matcher::asks_nearest(message) => Some(Lookup::Nearest),
+            _ if matcher::asks_how_busy_the_channel_is(&folded) => Some(Lookup::Channel),
+            _ if distance && matcher::asks_nearest(&folded) => Some(Lookup::Nearest),
             _ => None,
         };
     };
@@ -163,7 +163,7 @@ pub(crate) fn decide<'a>(
             field: *field,
             low: *field == Field::Battery && m.any(|t| t.low),
         }),
-        [] if alone && !around && matcher::asks_what_it_reads(message) => Some(Lookup::Card(node)),
+        [] if alone && !around && matcher::asks_what_it_reads(&folded) => Some(Lookup::Card(node)),
         _ => None,
     }
 }
@@ -286,12 +286,7 @@ fn channel(view: &MeshView, t: &Texts, now: i64) -> String {
         return t.channel_unknown.to_string();
     };
     let pct = r.value.channel_utilization;
-    let busy = match pct {
-        p if p < 10.0 => t.busy[0],
-        p if p < 25.0 => t.busy[1],
-        p if p < 40.0 => t.busy[2],
-        _ => t.busy[3],
-    };
+    let busy = t.busy[super::readout::busy_level(pct)];
     let pct = format!("{pct:.1}");
     fill(
         t.channel,
@@ -313,19 +308,15 @@ fn nearest(lens: &Lens<'_>, cfg: &MeshConfig, asker: NodeId, lang: Lang) -> Opti
         (None, Some(o)) => (o, t.nearest_ours),
         (None, None) => return None,
     };
-    let mut placed: Vec<(f64, String)> = lens
-        .nodes()
-        .iter()
-        .filter(|s| s.id != asker)
-        .filter_map(|s| {
-            let p = s.position?.value;
-            let name = super::readout::name(s.names(), s.id);
-            let place = whereabouts(t, from, p, cfg.units);
-            Some((geo::distance_km(from, p), format!("{name} {place}")))
-        })
-        .collect();
-    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let list: Vec<String> = placed.into_iter().take(3).map(|(_, s)| s).collect();
+    let nodes = lens.nodes();
+    let list: Vec<String> =
+        super::readout::nearest_placed(nodes.iter().filter(|s| s.id != asker), from)
+            .into_iter()
+            .map(|(s, p)| {
+                let name = super::readout::name(s.names(), s.id);
+                format!("{name} {}", whereabouts(t, from, p, cfg.units))
+            })
+            .collect();
     (!list.is_empty()).then(|| fill(head, &[("list", &list.join(", "))]))
 }
 

@@ -291,28 +291,25 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
                 }))
 }
 
-/// Whether `message` asks what a node reads ("What does Ridge Weather read?", "Was misst …",
+/// Whether the message, `folded` ([`fold`]), asks what a node reads ("What does Ridge Weather read?", "Was misst …",
 /// "¿Qué marca …?"), in any language.
-pub(crate) fn asks_what_it_reads(message: &str) -> bool {
-    let folded = fold(message);
-    all().read.said(&folded, &words(&folded))
+pub(crate) fn asks_what_it_reads(folded: &str) -> bool {
+    all().read.said(folded, &words(folded))
 }
 
-/// Whether `message` asks how busy the channel is ("How busy is the channel?", "Le canal
+/// Whether the message, `folded` ([`fold`]), asks how busy the channel is ("How busy is the channel?", "Le canal
 /// est-il chargé ?"), in any language: a channel word and a busy word. The channel's use
 /// named alone ("What does the channel utilization number tell me?") asks for an
 /// explanation: the model's, with the readout.
-pub(crate) fn asks_how_busy_the_channel_is(message: &str) -> bool {
-    let folded = fold(message);
-    let said = Said::new(&folded);
+pub(crate) fn asks_how_busy_the_channel_is(folded: &str) -> bool {
+    let said = Said::new(folded);
     said.says(|a| &a.channel) && said.says(|a| &a.busy)
 }
 
-/// Whether `message` asks for the nodes nearest the asker ("Which node is closest to me?",
+/// Whether the message, `folded` ([`fold`]), asks for the nodes nearest the asker ("Which node is closest to me?",
 /// "Welcher Knoten ist mir am nächsten?"), in any language.
-pub(crate) fn asks_nearest(message: &str) -> bool {
-    let folded = fold(message);
-    all().nearest.said(&folded, &words(&folded))
+pub(crate) fn asks_nearest(folded: &str) -> bool {
+    all().nearest.said(folded, &words(folded))
 }
 
 /// Whether the folded `word`, capitalised, still names no node: the kit and the protocols

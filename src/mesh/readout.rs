@@ -318,19 +318,13 @@ pub(crate) fn nearest(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
             ];
         }
     };
-    let mut placed: Vec<(f64, &Seen<'_>, GeoPoint)> = nodes
-        .iter()
-        .filter_map(|s| s.position.map(|p| (s, p.value)))
-        .map(|(s, p)| (super::geo::distance_km(from, p), s, p))
-        .collect();
-    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let placed = nearest_placed(nodes.iter(), from);
     if placed.is_empty() {
         return vec!["Nearest nodes: unknown (no node shares a position).".to_string()];
     }
     let items: Vec<String> = placed
         .iter()
-        .take(3)
-        .map(|(_, s, p)| {
+        .map(|(s, p)| {
             format!(
                 "{} ({})",
                 name(s.names(), s.id),
@@ -352,15 +346,41 @@ pub(crate) fn nearest(nodes: &[Seen<'_>], f: &Frame) -> Vec<String> {
     lines
 }
 
-/// How busy the channel is, in a word, from the firmware's own thresholds (it holds back
-/// its own traffic above 25 % and 40 %).
-fn busy(percent: f32) -> &'static str {
+/// How many nearest nodes an answer names.
+const NEAREST: usize = 3;
+
+/// The [`NEAREST`] nodes of `nodes` that share a position, nearest to `from` first, with
+/// where each is (the readout's line and the daemon's own answer both list these).
+pub(crate) fn nearest_placed<'s, 'v: 's>(
+    nodes: impl Iterator<Item = &'s Seen<'v>>,
+    from: GeoPoint,
+) -> Vec<(&'s Seen<'v>, GeoPoint)> {
+    let mut placed: Vec<(f64, &Seen<'_>, GeoPoint)> = nodes
+        .filter_map(|s| s.position.map(|p| (s, p.value)))
+        .map(|(s, p)| (super::geo::distance_km(from, p), s, p))
+        .collect();
+    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    placed
+        .into_iter()
+        .take(NEAREST)
+        .map(|(_, s, p)| (s, p))
+        .collect()
+}
+
+/// How busy the channel is, 0 (quiet) to 3 (very busy), by the firmware's own thresholds (it
+/// holds back its own traffic above 25 % and 40 %): an index into a language's four words.
+pub(crate) fn busy_level(percent: f32) -> usize {
     match percent {
-        p if p < 10.0 => "quiet",
-        p if p < 25.0 => "moderately used",
-        p if p < 40.0 => "busy",
-        _ => "very busy",
+        p if p < 10.0 => 0,
+        p if p < 25.0 => 1,
+        p if p < 40.0 => 2,
+        _ => 3,
     }
+}
+
+/// How busy the channel is, in English words.
+fn busy(percent: f32) -> &'static str {
+    ["quiet", "moderately used", "busy", "very busy"][busy_level(percent)]
 }
 
 /// Our node's channel numbers.

@@ -234,6 +234,17 @@ fn every_language() {
         "Cosa significa SNR?",
         "Wat betekent SNR?",
         "Co oznacza SNR?",
+        // Sizes are advice, whatever the folder's headings name ("What size solar panel does
+        // a small node need?" got the daemon's "Not in my notes." in the knowledge bench: a
+        // heading named its solar node).
+        "What size solar panel does a small node need?",
+        "Wie groß muss das Solarpanel für einen kleinen Knoten sein?",
+        "¿Qué tamaño de panel solar necesito para un nodo pequeño?",
+        "Que tamanho de painel solar preciso para um nó pequeno?",
+        "Quelle taille de panneau solaire pour un petit nœud ?",
+        "Che dimensione di pannello solare per un nodo piccolo?",
+        "Hoe groot moet het zonnepaneel voor een kleine node zijn?",
+        "Jaki rozmiar panelu słonecznego dla małego węzła?",
     ] {
         assert_eq!(decide(q, &nothing(), ABOUT), Model, "{q}");
     }

@@ -446,3 +446,30 @@ fn polish() {
         ],
     );
 }
+
+/// A place the question names with "where" in its middle, or a Dutch reading word in
+/// English, is no node: "What is the postcode of the fire station where we meet?" got "I don't
+/// know that node" in the knowledge bench (the station a node word, "where" a distance, and
+/// Dutch "meet" a reading). "Where is …" still asks for a distance.
+#[test]
+fn a_place_where_we_meet_is_no_node() {
+    let q = question(
+        "What is the postcode of the fire station where we meet?",
+        std::iter::empty(),
+        NodeId(1),
+    );
+    assert!(q.as_ref().is_none_or(|q| !q.surely_a_node), "{q:?}");
+    for m in [
+        "Where is the Foobar relay?",
+        "Wo steht der Knoten Foobar?",
+        "¿Dónde está el repetidor Foobar?",
+        "Onde fica o repetidor Foobar?",
+        "Dove si trova il nodo Foobar?",
+        "Waar staat de node Foobar?",
+        "Gdzie jest przekaźnik Foobar?",
+        "Wat meet de node Foobar?",
+    ] {
+        let q = question(m, std::iter::empty(), NodeId(1));
+        assert!(q.as_ref().is_some_and(|q| q.surely_a_node), "{m}: {q:?}");
+    }
+}

@@ -107,7 +107,10 @@ pub(super) const WORDS: Words = Words {
             &[
                 "far",
                 "distance",
-                "where",
+                "where is",
+                "where are",
+                "where's",
+                "wheres",
                 "location",
                 "located",
                 "position",

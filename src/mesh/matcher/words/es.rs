@@ -71,7 +71,10 @@ pub(super) const WORDS: Words = Words {
             &[
                 "lejos",
                 "distancia",
-                "donde",
+                "donde esta",
+                "donde estan",
+                "donde queda",
+                "donde se encuentra",
                 "ubicacion",
                 "ubicado",
                 "posicion",

@@ -44,7 +44,10 @@ pub(super) const WORDS: Words = Words {
             &[
                 "lontano",
                 "distanza",
-                "dove",
+                "dove e",
+                "dove sono",
+                "dove si trova",
+                "dov'e",
                 "posizione",
                 "direzione",
                 "vicino",

@@ -73,7 +73,9 @@ pub(super) const WORDS: Words = Words {
             &[
                 "daleko",
                 "odleglosc",
-                "gdzie",
+                "gdzie jest",
+                "gdzie sa",
+                "gdzie znajduje",
                 "polozenie",
                 "pozycja",
                 "lokalizacja",

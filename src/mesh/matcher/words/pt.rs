@@ -50,7 +50,10 @@ pub(super) const WORDS: Words = Words {
             &[
                 "longe",
                 "distancia",
-                "onde",
+                "onde esta",
+                "onde estao",
+                "onde fica",
+                "onde ficam",
                 "localizacao",
                 "posicao",
                 "direcao",
