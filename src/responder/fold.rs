@@ -11,17 +11,40 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, warn};
 
 use crate::config::MemoryConfig;
 use crate::facts;
-use crate::llm::ChatMessage;
+use crate::llm::{ChatMessage, LlmPool};
 use crate::memory::summary;
 use crate::node::NodeId;
-use crate::responder::schedule::gate::Protection;
-use crate::responder::shared::Shared;
-use crate::store::{FoldRule, SummaryJob, SummarySave, Window};
+use crate::responder::counters::Counters;
+use crate::responder::language::Languages;
+use crate::responder::schedule::gate::{LlmGate, Protection};
+use crate::responder::schedule::slots::SlotMap;
+use crate::responder::system_prompt::SystemPrompt;
+use crate::store::{FoldRule, Store, SummaryJob, SummarySave, Window};
 use crate::store::{Role, StoredMessage};
+
+/// What a fold may touch: the node's memory in the store, the model (through the gate's
+/// summary lane, on the summary slot when the server has slots), the counters, the
+/// conversation's language and its system prompt (the request continues the reply's prompt),
+/// and the tasks a background fold runs among.
+pub(super) struct FoldCtx {
+    pub(super) store: Store,
+    pub(super) llm: Arc<LlmPool>,
+    pub(super) gate: LlmGate,
+    /// Which server slot each call names, when the server is llama.cpp (shared with the turns).
+    pub(super) slots: Option<Arc<std::sync::Mutex<SlotMap>>>,
+    pub(super) counters: Arc<Counters>,
+    pub(super) languages: Arc<Languages>,
+    pub(super) system_prompt: SystemPrompt,
+    pub(super) memory: MemoryConfig,
+    pub(super) tracker: TaskTracker,
+    pub(super) stop: CancellationToken,
+}
 
 /// Summary rounds per trigger: a backlog larger than this many batches waits for later turns.
 const SUMMARY_ROUNDS: usize = 3;
@@ -156,13 +179,13 @@ pub(super) struct Rounds {
 /// else only if the unsummarised messages passed the count backstop. Only messages before
 /// `before` are folded (the turn's own message and those before it).
 pub(super) fn start_summary(
-    shared: &Arc<Shared>,
+    ctx: &Arc<FoldCtx>,
     node: NodeId,
     state: &Arc<SummaryState>,
     size: Option<usize>,
     before: i64,
 ) {
-    let limits = Limits::of(&shared.settings.memory);
+    let limits = Limits::of(&ctx.memory);
     let due = if size.is_some_and(|tokens| tokens >= limits.fold_tokens) {
         Due::Now
     } else {
@@ -171,9 +194,9 @@ pub(super) fn start_summary(
     let Ok(guard) = state.lock.clone().try_lock_owned() else {
         return;
     };
-    let shared2 = shared.clone();
+    let ctx2 = ctx.clone();
     let state = state.clone();
-    shared.tracker.spawn(
+    ctx.tracker.spawn(
         async move {
             let rounds = Rounds {
                 before,
@@ -181,8 +204,8 @@ pub(super) fn start_summary(
                 due,
             };
             tokio::select! {
-                _ = shared2.stop.cancelled() => {}
-                _ = fold_rounds(&shared2, node, rounds, &state, &guard) => {}
+                _ = ctx2.stop.cancelled() => {}
+                _ = fold_rounds(&ctx2, node, rounds, &state, &guard) => {}
             }
             drop(guard);
         }
@@ -205,21 +228,21 @@ enum Fold {
 /// Folds due messages into the node's summary, one batch per round, while folds are due
 /// (see [`Rounds`]). The caller holds the node's summary lock (`_guard`).
 pub(super) async fn fold_rounds(
-    shared: &Arc<Shared>,
+    ctx: &FoldCtx,
     node: NodeId,
     rounds: Rounds,
     state: &SummaryState,
     _guard: &OwnedMutexGuard<()>,
 ) {
-    let limits = Limits::of(&shared.settings.memory);
-    let c = &shared.counters;
+    let limits = Limits::of(&ctx.memory);
+    let c = &ctx.counters;
     for round in 0..SUMMARY_ROUNDS {
         let due = if round == 0 {
             rounds.due
         } else {
             Due::Backstop
         };
-        let job = match shared
+        let job = match ctx
             .store
             .pending_fold(node, rounds.before, limits.rule(due))
             .await
@@ -236,7 +259,7 @@ pub(super) async fn fold_rounds(
             Protection::Yields => state.protection(),
         };
         c.summaries_started.fetch_add(1, Ordering::Relaxed);
-        match fold(shared, node, &job, protection).await {
+        match fold(ctx, node, &job, protection).await {
             Fold::Saved => {
                 c.summaries.fetch_add(1, Ordering::Relaxed);
                 state.yielded.store(false, Ordering::SeqCst);
@@ -257,20 +280,15 @@ pub(super) async fn fold_rounds(
 
 /// One summary call (two attempts) for `job`, and the save of the summary with the facts
 /// found in the folded messages.
-async fn fold(
-    shared: &Arc<Shared>,
-    node: NodeId,
-    job: &SummaryJob,
-    protection: Protection,
-) -> Fold {
-    let m = &shared.settings.memory;
+async fn fold(ctx: &FoldCtx, node: NodeId, job: &SummaryJob, protection: Protection) -> Fold {
+    let m = &ctx.memory;
     let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
     let Some(through) = job.evicted.last().map(|m| m.id) else {
         return Fold::Discarded;
     };
     let previous = job.previous.as_ref().map(|s| s.text.as_str());
-    let messages = request(shared, node, job);
-    let slot = shared.slots.as_ref().map(|map| match map.lock() {
+    let messages = request(ctx, node, job);
+    let slot = ctx.slots.as_ref().map(|map| match map.lock() {
         Ok(map) => map.summary_slot(),
         Err(poisoned) => poisoned.into_inner().summary_slot(),
     });
@@ -282,7 +300,7 @@ async fn fold(
     // write notes must not keep the prompt from ever shrinking).
     let mut fallback: Option<String> = None;
     for attempt in 1..=2 {
-        let lane = shared.gate.summary(protection).await;
+        let lane = ctx.gate.summary(protection).await;
         let started = tokio::time::Instant::now();
         let result = tokio::select! {
             // Dropping the call closes its connection: llama.cpp's server then stops
@@ -291,7 +309,7 @@ async fn fold(
                 info!(folded = job.evicted.len(), "summary yielded to a reply; it runs again after it");
                 return Fold::Yielded;
             }
-            r = shared.llm.complete_in(slot, &messages, max_tokens) => r,
+            r = ctx.llm.complete_in(slot, &messages, max_tokens) => r,
         };
         // The lane is held until the summary is saved or refused, so a reply that waited reads
         // the folded memory, not the rows between the save's read and its write (`save`).
@@ -333,7 +351,7 @@ async fn fold(
             facts: picked_facts(job, m.facts_max),
             facts_max: m.facts_max,
         };
-        return save(shared, node, job, saved, started).await;
+        return save(ctx, node, job, saved, started).await;
     }
     Fold::Failed
 }
@@ -341,8 +359,8 @@ async fn fold(
 /// The summary request for `job`. It goes on from the node's whole conversation (the messages
 /// it folds and those it keeps), as the node's last prompt and reply have it: on a one-slot
 /// server the slot then holds that conversation still, whether the fold is saved or yields.
-fn request(shared: &Shared, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> {
-    let m = &shared.settings.memory;
+fn request(ctx: &FoldCtx, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> {
+    let m = &ctx.memory;
     // The messages folded, then as many of those kept as the input bound leaves room for,
     // in order: a stored flood cannot make the request larger.
     let mut chars = 0usize;
@@ -365,10 +383,10 @@ fn request(shared: &Shared, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> 
     };
     // In the conversation's language, as its reply prompts are: the same prefix, and notes
     // in the language the node writes in.
-    let lang = shared.languages.of(node);
+    let lang = ctx.languages.of(node);
     summary::summary_prompt(
         lang,
-        shared.settings.system_prompt.current(lang),
+        ctx.system_prompt.current(lang),
         job.previous.as_ref(),
         &job.facts,
         &conversation,
@@ -383,14 +401,14 @@ fn request(shared: &Shared, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> 
 /// went out on the old memory, and the next reply re-read the whole fold (the one-slot cache
 /// guard, `tests/it/prompt_cache.rs`).
 async fn save(
-    shared: &Shared,
+    ctx: &FoldCtx,
     node: NodeId,
     job: &SummaryJob,
     saved: SummarySave,
     started: tokio::time::Instant,
 ) -> Fold {
     let (kept, through) = (saved.facts.len(), saved.through_id);
-    match shared.store.save_summary(node, saved).await {
+    match ctx.store.save_summary(node, saved).await {
         Ok(true) => {
             info!(
                 folded = job.evicted.len(),

@@ -9,36 +9,70 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, info_span};
 
+use crate::config::{AccessConfig, LimitsConfig};
 use crate::lang::{Say, fill, say};
 use crate::node::{NodeId, Standing};
-use crate::radio::{Inbound, TextMessage};
+use crate::radio::{Inbound, LinkState, TextMessage};
 use crate::responder::commands::{self, Parsed};
-use crate::responder::counters::Cause;
+use crate::responder::counters::{Cause, Counters};
+use crate::responder::identity::keys::KeyTable;
 use crate::responder::identity::screen::{NodeMode, Screen, Screened};
 use crate::responder::identity::trust::keep_unanswered;
 use crate::responder::identity::{Line, Who};
 use crate::responder::job::{Dm, Job};
-use crate::responder::mention::Mentions;
-use crate::responder::reply::DmDest;
+use crate::responder::language::Languages;
+use crate::responder::mention::{MentionCtx, Mentions};
+use crate::responder::reply::{DmDest, Outbound};
 use crate::responder::schedule::admission::{self, Joining, Place};
+use crate::responder::schedule::gate::LlmGate;
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
-use crate::responder::shared::Shared;
-use crate::responder::worker;
+use crate::responder::shared::licensed;
+use crate::responder::worker::{self, WorkerCtx};
+use crate::store::Store;
+
+/// What the intake may touch: the store and the key table (the screen, what is not answered
+/// kept), the LLM gate (standings, admission), the outbox's holders, the counters, the
+/// languages of its notices, the access lists and limits, the link (whether our node is
+/// licensed), the courier's queue of DMs heard, and what it starts: the node workers
+/// ([`WorkerCtx`]) and the mentions ([`MentionCtx`]).
+pub(super) struct IntakeCtx {
+    pub(super) store: Store,
+    /// Whether the key table could be read (trust fails closed when not).
+    pub(super) keys: Arc<KeyTable>,
+    pub(super) gate: LlmGate,
+    pub(super) out: Outbound,
+    pub(super) counters: Arc<Counters>,
+    pub(super) languages: Arc<Languages>,
+    pub(super) access: AccessConfig,
+    pub(super) limits: LimitsConfig,
+    pub(super) link: watch::Receiver<LinkState>,
+    /// The nodes whose DMs the intake took, with when: each is heard live, for the courier
+    /// (`responder::courier`), which delivers what waits for them; full, one is skipped
+    /// (its next packet counts as well).
+    pub(super) heard_dm: mpsc::Sender<(NodeId, i64)>,
+    pub(super) workers: Arc<WorkerCtx>,
+    pub(super) mentions: Arc<MentionCtx>,
+    pub(super) tracker: TaskTracker,
+    pub(super) stop: CancellationToken,
+}
 
 /// Reads `inbound` until shutdown or until the radio is gone.
-pub(super) async fn run(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound>) {
-    let mut intake = Intake::new(shared.clone()).await;
+pub(super) async fn run(ctx: IntakeCtx, mut inbound: mpsc::Receiver<Inbound>) {
+    let ctx = Arc::new(ctx);
+    let mut intake = Intake::new(ctx.clone()).await;
     tokio::select! {
-        _ = shared.stop.cancelled() => return,
-        () = admission::know_stored(&shared.store, &shared.gate) => {}
+        _ = ctx.stop.cancelled() => return,
+        () = admission::know_stored(&ctx.store, &ctx.gate) => {}
     }
     loop {
         let event = tokio::select! {
-            _ = shared.stop.cancelled() => break,
+            _ = ctx.stop.cancelled() => break,
             ev = inbound.recv() => match ev {
                 Some(ev) => ev,
                 None => break,
@@ -46,7 +80,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut inbound: mpsc::Receiver<Inbound
         };
         match event {
             Inbound::Dm(msg) => intake.dm(msg).await,
-            Inbound::Broadcast(msg) => intake.mentions.take(&shared, msg),
+            Inbound::Broadcast(msg) => intake.mentions.take(msg),
         }
     }
     debug!("intake stopped");
@@ -75,7 +109,7 @@ struct WorkerHandle {
 
 /// The intake's state: the node workers, the rate limit, the screen, the mentions.
 struct Intake {
-    shared: Arc<Shared>,
+    ctx: Arc<IntakeCtx>,
     workers: HashMap<NodeId, WorkerHandle>,
     limiter: RateLimiter,
     screen: Screen,
@@ -83,26 +117,26 @@ struct Intake {
 }
 
 impl Intake {
-    async fn new(shared: Arc<Shared>) -> Intake {
-        let limits = &shared.settings.limits;
+    async fn new(ctx: Arc<IntakeCtx>) -> Intake {
+        let limits = &ctx.limits;
         Intake {
             workers: HashMap::new(),
             limiter: RateLimiter::new(limits.node_messages, limits.node_window),
-            screen: Screen::load(&shared.store, shared.keys.clone()).await,
-            mentions: Mentions::new(&shared),
-            shared,
+            screen: Screen::load(&ctx.store, ctx.keys.clone()).await,
+            mentions: Mentions::new(ctx.mentions.clone()),
+            ctx,
         }
     }
 
     /// Takes one DM: access, screen, standing, rate limit, then its job.
     async fn dm(&mut self, msg: TextMessage) {
-        let shared = self.shared.clone();
+        let ctx = self.ctx.clone();
         let node = msg.from;
-        if !shared.settings.access.permits(node) {
+        if !ctx.access.permits(node) {
             debug!(node = %node, "not answered: access list");
             return;
         }
-        shared.counters.dms.fetch_add(1, Ordering::Relaxed);
+        ctx.counters.dms.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
         let parsed = commands::parse(&msg.text);
         // Proven: a PKI DM with a key pinned before (seen in an exchange hours ago, or pinned
@@ -113,8 +147,8 @@ impl Intake {
         let owner = key
             .and_then(|k| self.screen.owner(&k))
             .filter(|o| *o != node);
-        let access = &shared.settings.access;
-        let mode = if shared.licensed() {
+        let access = &ctx.access;
+        let mode = if licensed(&ctx.link) {
             NodeMode::Licensed
         } else {
             NodeMode::Pki
@@ -132,14 +166,12 @@ impl Intake {
             Screened::Drop => return,
         };
         // Heard live: what waits for it may go (`courier`); a full queue skips one.
-        let _ = shared
+        let _ = ctx
             .heard_dm
             .try_send((node, crate::clock::unix_time(msg.received_at)));
-        let standing = shared.gate.standing(node, key);
-        let standing = owner.map_or(standing, |o| standing.max(shared.gate.standing(o, key)));
-        let dest = dest
-            .with_standing(standing)
-            .with_pinned(shared.gate.key(node));
+        let standing = ctx.gate.standing(node, key);
+        let standing = owner.map_or(standing, |o| standing.max(ctx.gate.standing(o, key)));
+        let dest = dest.with_standing(standing).with_pinned(ctx.gate.key(node));
         match self.limiter.check(node, now) {
             Decision::Answer => self.answer(msg, dest, next, parsed).await,
             Decision::Notify { retry_in } => {
@@ -147,13 +179,13 @@ impl Intake {
                 // Not answered, but part of the conversation record like the silent ones.
                 self.unanswered(&msg, &next, &parsed).await;
                 let mins = retry_in.as_secs().div_ceil(60).max(1).to_string();
-                let lang = shared.languages.of_text(&msg.text);
+                let lang = ctx.languages.of_text(&msg.text);
                 let text = fill(say(lang, Say::RateLimited), &[("mins", &mins)]);
                 self.hand(node, notice(&text, dest, &msg)).await;
             }
             Decision::Silent => {
                 debug!(node = %node, "rate limited: silent");
-                shared.counters.tally.note(Cause::RateLimited, 1);
+                ctx.counters.tally.note(Cause::RateLimited, 1);
                 // Stored anyway, so the conversation record is complete.
                 self.unanswered(&msg, &next, &parsed).await;
             }
@@ -178,14 +210,14 @@ impl Intake {
                 call,
             },
             Parsed::Text | Parsed::More => {
-                let shared = &self.shared;
+                let ctx = &self.ctx;
                 let joining = match parsed {
                     Parsed::More => Joining::Alone,
                     _ => Joining::Join,
                 };
                 let standing = dest.standing();
-                let (gate, counters) = (&shared.gate, &shared.counters);
-                let outbox = shared.out.holders();
+                let (gate, counters) = (&ctx.gate, &ctx.counters);
+                let outbox = ctx.out.holders();
                 let admitted = admission::admit(gate, counters, node, standing, &outbox, joining);
                 let dm = Box::new(Dm { msg, dest, who });
                 match (admitted, joining) {
@@ -200,7 +232,7 @@ impl Intake {
                         if standing == Standing::New {
                             return;
                         }
-                        let lang = self.shared.languages.of_text(&dm.msg.text);
+                        let lang = self.ctx.languages.of_text(&dm.msg.text);
                         notice(say(lang, Say::NoRoom), dest, &dm.msg)
                     }
                 }
@@ -212,15 +244,14 @@ impl Intake {
     /// A DM that will not be answered: stored when it is a text and the node's own.
     async fn unanswered(&self, msg: &TextMessage, next: &Next, parsed: &Parsed) {
         if let (Next::Run(who), Parsed::Text) = (next, parsed) {
-            keep_unanswered(&self.shared.store, &self.shared.keys, msg, *who).await;
+            keep_unanswered(&self.ctx.store, &self.ctx.keys, msg, *who).await;
         }
     }
 
     /// Hands `job` to the node's worker; when its queue is full, what the job leaves is kept.
     async fn hand(&mut self, node: NodeId, job: Job) {
         if let Some(job) = self.dispatch(node, job) {
-            job.keep_unanswered(&self.shared.store, &self.shared.keys)
-                .await;
+            job.keep_unanswered(&self.ctx.store, &self.ctx.keys).await;
         }
     }
 
@@ -235,7 +266,7 @@ impl Intake {
                 Ok(()) => return None,
                 Err(mpsc::error::TrySendError::Full(job)) => {
                     debug!(node = %node, "too many messages waiting for this node; one not answered");
-                    self.shared.counters.tally.note(Cause::QueueFull, 1);
+                    self.ctx.counters.tally.note(Cause::QueueFull, 1);
                     return Some(job);
                 }
                 // The worker retired after being idle: start a new one.
@@ -245,11 +276,11 @@ impl Intake {
         let standing = job.standing();
         if standing == Standing::New && self.new_workers() >= NEW_WORKERS_MAX {
             debug!(node = %node, "as many new ids' workers as allowed run; not answered");
-            self.shared.counters.tally.note(Cause::NoWorker, 1);
+            self.ctx.counters.tally.note(Cause::NoWorker, 1);
             return Some(job);
         }
-        let shared = &self.shared;
-        let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+        let ctx = &self.ctx;
+        let (tx, rx) = mpsc::channel(ctx.limits.node_queue);
         // A fresh channel has room for at least one job.
         let _ = tx.try_send(job);
         self.workers.insert(node, WorkerHandle { tx, standing });
@@ -258,9 +289,8 @@ impl Intake {
             Standing::Known | Standing::Proven => worker::IDLE_RETIRE,
         };
         let span = info_span!("node", node = %node);
-        shared
-            .tracker
-            .spawn(worker::worker(shared.clone(), node, rx, idle).instrument(span));
+        ctx.tracker
+            .spawn(worker::worker(ctx.workers.clone(), node, rx, idle).instrument(span));
         None
     }
 

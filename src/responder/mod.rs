@@ -11,9 +11,13 @@
 //! - `turn`: one turn for every answered message, its decisions a sans-IO core; it stores and
 //!   reads the memory, waits for the airtime budget and the LLM gate, then `answer`s. `fold`
 //!   summarises in the background after the reply.
-//! - `shared`: the handle every task holds; below it `identity`, `reply` (where replies go and
-//!   how they leave), `schedule` (the LLM gate and the fair order of turns) and the leaves
-//!   (`airtime`, `asker`, `counters`).
+//! - `shared`: every handle at once, for the commands only; below it `identity`, `reply` (where
+//!   replies go and how they leave), `schedule` (the LLM gate and the fair order of turns) and
+//!   the leaves (`airtime`, `asker`, `counters`).
+//!
+//! Each room gets a context holding only what it uses, built here once: `IntakeCtx`,
+//! `WorkerCtx`, `MentionCtx`, `TurnCtx`, `AnswerCtx`, `FoldCtx`, `CourierCtx`. A room's file
+//! shows in one type what it can touch; the mention path's holds no store.
 
 mod answer;
 mod budget;
@@ -34,7 +38,7 @@ pub(crate) mod system_prompt;
 mod turn;
 mod worker;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
@@ -45,12 +49,20 @@ use tracing::warn;
 use crate::llm::LlmPool;
 use crate::radio::{ChannelState, Inbound, LinkActivity, LinkState, MeshView};
 use crate::store::Store;
+use answer::AnswerCtx;
 use counters::Counters;
+use courier::CourierCtx;
+use fold::FoldCtx;
+use intake::IntakeCtx;
+use mention::MentionCtx;
 use reply::Outbound;
 use schedule::gate::{LlmGate, SummaryLane};
 use schedule::slots::SlotMap;
 use schedule::turns::Bounds;
 use shared::Shared;
+use turn::TurnCtx;
+use turn::knowledge::Documents;
+use worker::WorkerCtx;
 
 pub(crate) use budget::AirtimeStats;
 pub use reply::{ConsoleReply, Sink};
@@ -123,14 +135,14 @@ impl Responder {
             counters.clone(),
             settings.chunk,
         );
-        let language_setting = settings.language;
+        let slots = settings
+            .slots
+            .map(|n| Arc::new(Mutex::new(SlotMap::new(n))));
+        let languages = Arc::new(language::Languages::new(settings.language));
         let (heard_dm, dms) = mpsc::channel(64);
         let shared = Arc::new(Shared {
             gate,
             keys: Arc::default(),
-            slots: settings
-                .slots
-                .map(|n| std::sync::Mutex::new(SlotMap::new(n))),
             settings,
             store,
             llm,
@@ -141,15 +153,17 @@ impl Responder {
             activity: radio.activity,
             counters,
             airtime,
-            token_rate: std::sync::Mutex::default(),
-            languages: language::Languages::new(language_setting),
-            heard_dm,
+            languages,
             started: tokio::time::Instant::now(),
+        });
+        let build = Build {
+            shared: &shared,
+            slots,
             stop: stop.clone(),
             tracker: tracker.clone(),
-        });
-        tracker.spawn(courier::run(shared.clone(), dms));
-        tracker.spawn(intake::run(shared, inbound));
+        };
+        tracker.spawn(courier::run(Arc::new(build.courier()), dms));
+        tracker.spawn(intake::run(build.intake(heard_dm), inbound));
         Responder { stop, tracker }
     }
 
@@ -163,6 +177,149 @@ impl Responder {
             .is_err()
         {
             warn!("responder tasks did not stop within {grace:?}");
+        }
+    }
+}
+
+/// What the rooms' contexts are built from: every handle ([`Shared`], which the commands
+/// take whole) and those only tasks use (the slot map, the shutdown token, the tracker).
+struct Build<'a> {
+    shared: &'a Arc<Shared>,
+    slots: Option<Arc<Mutex<SlotMap>>>,
+    stop: CancellationToken,
+    tracker: TaskTracker,
+}
+
+impl Build<'_> {
+    fn intake(&self, heard_dm: mpsc::Sender<(crate::node::NodeId, i64)>) -> IntakeCtx {
+        let s = self.shared;
+        // One turn context for DMs and mentions: one token rate, one slot map.
+        let turns = Arc::new(self.turn());
+        IntakeCtx {
+            store: s.store.clone(),
+            keys: s.keys.clone(),
+            gate: s.gate.clone(),
+            out: s.out.clone(),
+            counters: s.counters.clone(),
+            languages: s.languages.clone(),
+            access: s.settings.access.clone(),
+            limits: s.settings.limits.clone(),
+            link: s.link.clone(),
+            heard_dm,
+            workers: Arc::new(self.worker(turns.clone())),
+            mentions: Arc::new(self.mention(turns)),
+            tracker: self.tracker.clone(),
+            stop: self.stop.clone(),
+        }
+    }
+
+    fn worker(&self, turns: Arc<TurnCtx>) -> WorkerCtx {
+        let s = self.shared;
+        WorkerCtx {
+            store: s.store.clone(),
+            keys: s.keys.clone(),
+            gate: s.gate.clone(),
+            out: s.out.clone(),
+            counters: s.counters.clone(),
+            languages: s.languages.clone(),
+            access: s.settings.access.clone(),
+            knowledge: s.settings.knowledge.clone(),
+            context: s.settings.context.clone(),
+            zone: s.settings.zone.clone(),
+            units: s.settings.mesh.units,
+            commands: commands::Runner::new(s.clone()),
+            turns,
+            folds: Arc::new(self.fold()),
+            stop: self.stop.clone(),
+        }
+    }
+
+    fn mention(&self, turns: Arc<TurnCtx>) -> MentionCtx {
+        let s = self.shared;
+        MentionCtx {
+            channels: s.settings.channels.clone(),
+            access: s.settings.access.clone(),
+            limits: s.settings.limits.clone(),
+            gate: s.gate.clone(),
+            counters: s.counters.clone(),
+            out: s.out.clone(),
+            languages: s.languages.clone(),
+            context: s.settings.context.clone(),
+            zone: s.settings.zone.clone(),
+            units: s.settings.mesh.units,
+            turns,
+            tracker: self.tracker.clone(),
+            stop: self.stop.clone(),
+        }
+    }
+
+    fn turn(&self) -> TurnCtx {
+        let s = self.shared;
+        let settings = &s.settings;
+        TurnCtx {
+            answer: AnswerCtx {
+                llm: s.llm.clone(),
+                out: s.out.clone(),
+                counters: s.counters.clone(),
+                token_rate: Mutex::default(),
+                max_tokens: settings.max_tokens,
+            },
+            documents: Documents::new(
+                s.store.clone(),
+                settings.knowledge.clone(),
+                settings.embedder.clone(),
+                settings.system_prompt.clone(),
+            ),
+            gate: s.gate.clone(),
+            out: s.out.clone(),
+            counters: s.counters.clone(),
+            slots: self.slots.clone(),
+            channel: s.channel.clone(),
+            airtime: s.airtime.clone(),
+            mesh: s.mesh.clone(),
+            system_prompt: settings.system_prompt.clone(),
+            chunk: settings.chunk,
+            limits: settings.limits.clone(),
+            memory: settings.memory.clone(),
+            mesh_config: settings.mesh.clone(),
+            airtime_config: settings.airtime.clone(),
+        }
+    }
+
+    fn fold(&self) -> FoldCtx {
+        let s = self.shared;
+        FoldCtx {
+            store: s.store.clone(),
+            llm: s.llm.clone(),
+            gate: s.gate.clone(),
+            slots: self.slots.clone(),
+            counters: s.counters.clone(),
+            languages: s.languages.clone(),
+            system_prompt: s.settings.system_prompt.clone(),
+            memory: s.settings.memory.clone(),
+            tracker: self.tracker.clone(),
+            stop: self.stop.clone(),
+        }
+    }
+
+    fn courier(&self) -> CourierCtx {
+        let s = self.shared;
+        CourierCtx {
+            store: s.store.clone(),
+            mesh: s.mesh.clone(),
+            channel: s.channel.clone(),
+            link: s.link.clone(),
+            gate: s.gate.clone(),
+            out: s.out.clone(),
+            languages: s.languages.clone(),
+            mail: s.settings.mail,
+            bulletins: s.settings.bulletins.clone(),
+            mesh_config: s.settings.mesh.clone(),
+            airtime: s.settings.airtime.clone(),
+            chunk: s.settings.chunk,
+            zone: s.settings.zone.clone(),
+            tracker: self.tracker.clone(),
+            stop: self.stop.clone(),
         }
     }
 }

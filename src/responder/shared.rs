@@ -1,31 +1,29 @@
-//! What every task of the responder shares: the validated settings ([`ResponderSettings`])
-//! and the handle ([`Shared`]) the intake, the workers and their turns hold — the store, the
-//! LLM pool, where replies go, the LLM gate, the radio's watches, the counters and the
-//! shutdown token. It sits below every room that takes it: it holds the lower rooms' own
-//! handles (the gate and the slot map, the outbound replies, the airtime and other
-//! counters), which import nothing of it, and runs no code of its own.
+//! The validated settings ([`ResponderSettings`]) and the handle ([`Shared`]) that holds all
+//! of the responder's handles at once — the store, the LLM pool, where replies go, the LLM
+//! gate, the radio's watches, the counters, the languages. Only the commands take it
+//! (`commands::Runner`, and `commands/adapter.rs`, which implements each command's narrow
+//! traits for it once); every other room gets a context of its own, holding only what it
+//! uses (`TurnCtx`, `FoldCtx`, …), built with this one in `Responder::spawn`. It sits below
+//! the rooms: it holds the lower rooms' own handles, which import nothing of it, and runs no
+//! code of its own.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::airtime::AirtimeConfig;
 use crate::chunk::ChunkLimits;
 use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MemoryConfig};
 use crate::knowledge::KnowledgeConfig;
 use crate::llm::LlmPool;
-use crate::memory::layout::TokenRate;
-use crate::node::NodeId;
 use crate::radio::{ChannelState, LinkActivity, LinkState, MeshView};
 use crate::responder::budget::AirtimeStats;
 use crate::responder::counters::Counters;
 use crate::responder::identity::keys::KeyTable;
+use crate::responder::language::Languages;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::LlmGate;
-use crate::responder::schedule::slots::SlotMap;
 use crate::responder::system_prompt::SystemPrompt;
 use crate::store::Store;
 
@@ -66,14 +64,19 @@ pub struct ResponderSettings {
     pub(crate) bulletins: crate::config::BulletinsConfig,
 }
 
+/// Whether our node is in licensed (ham) mode, as its last handshake said: PKI is off.
+pub(super) fn licensed(link: &watch::Receiver<LinkState>) -> bool {
+    matches!(&*link.borrow(), LinkState::Ready { local, .. } if local.licensed)
+}
+
 impl Shared {
-    /// Whether our node is in licensed (ham) mode, as its last handshake said: PKI is off.
+    /// Whether our node is in licensed (ham) mode (see [`licensed`]).
     pub(super) fn licensed(&self) -> bool {
-        matches!(&*self.link.borrow(), LinkState::Ready { local, .. } if local.licensed)
+        licensed(&self.link)
     }
 }
 
-/// Everything a worker shares with the others.
+/// All of the responder's handles, for the commands (see the module doc).
 pub(super) struct Shared {
     pub(super) settings: ResponderSettings,
     pub(super) store: Store,
@@ -84,8 +87,6 @@ pub(super) struct Shared {
     pub(super) gate: LlmGate,
     /// Whether the key table could be read (trust fails closed when not).
     pub(super) keys: Arc<KeyTable>,
-    /// Which server slot each call names, when the server is llama.cpp.
-    pub(super) slots: Option<Mutex<SlotMap>>,
     pub(super) link: watch::Receiver<LinkState>,
     pub(super) channel: watch::Receiver<ChannelState>,
     /// The mesh as our node hears it, for the mesh facts and `!nodes`.
@@ -94,15 +95,7 @@ pub(super) struct Shared {
     pub(super) counters: Arc<Counters>,
     /// What the airtime policy did.
     pub(super) airtime: Arc<AirtimeStats>,
-    /// Tokens per character of the server's prompts, for the fold's token budget.
-    pub(super) token_rate: Mutex<TokenRate>,
     /// The language of each conversation (`[bot] language`).
-    pub(super) languages: crate::responder::language::Languages,
-    /// The nodes whose DMs the intake took, with when: each is heard live, for the courier
-    /// (`responder::courier`), which delivers what waits for them; full, one is skipped
-    /// (its next packet counts as well).
-    pub(super) heard_dm: mpsc::Sender<(NodeId, i64)>,
+    pub(super) languages: Arc<Languages>,
     pub(super) started: Instant,
-    pub(super) stop: CancellationToken,
-    pub(super) tracker: TaskTracker,
 }

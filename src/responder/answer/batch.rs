@@ -1,12 +1,12 @@
 //! An answer not streamed: one call, the whole answer cleaned and chunked, stored in the
 //! node's memory (or the channel's thread) and queued at once.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tracing::{debug, info, warn};
 
-use super::question::{Answered, Audience, Check, Ending, Question, said_as_written};
+use super::AnswerCtx;
+use super::question::{Answered, Audience, Check, Ending, Kept, Question, said_as_written};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::knowledge::check::{self, Checked};
@@ -14,23 +14,20 @@ use crate::lang::{Say, say};
 use crate::llm::{LlmError, Usage};
 use crate::node::NodeId;
 use crate::responder::reply::{Stored, failure_text};
-use crate::responder::shared::Shared;
 use crate::store::Said;
 
-pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
-    let s = &shared.settings;
-    let c = &shared.counters;
-    let done = match shared
+pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered> {
+    let c = &ctx.counters;
+    let done = match ctx
         .llm
-        .complete_in(q.slot, q.messages, s.max_tokens)
+        .complete_in(q.slot, q.messages, ctx.max_tokens)
         .await
     {
         Ok(done) => done,
         Err(e) => {
             c.llm_failures.fetch_add(1, Ordering::Relaxed);
             warn!(error = %e, "the LLM call failed");
-            shared
-                .out
+            ctx.out
                 .notice(q.audience.dest(), q.packet_id, &failure_text(q.lang, &e))
                 .await;
             return None;
@@ -47,8 +44,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         warn!("the LLM answer was empty after clean-up");
-        shared
-            .out
+        ctx.out
             .notice(
                 q.audience.dest(),
                 q.packet_id,
@@ -62,7 +58,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         .map(|p| strip_marker(p))
         .collect::<Vec<_>>()
         .join(" ");
-    let mut answered = Answered::of(shared, q, done.raw.chars().count(), done.usage);
+    let mut answered = Answered::of(ctx, q, done.raw.chars().count(), done.usage);
     let ending = if cut {
         Ending::CutAtBudget
     } else {
@@ -74,13 +70,11 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         false => said_as_written(said, &done.raw, ending),
     };
     let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
-    let stored = store(shared, q, said, done.usage)
-        .await
-        .map(|(node, id)| Stored {
-            node,
-            id,
-            parts: bodies,
-        });
+    let stored = store(q, said, done.usage).await.map(|(node, id)| Stored {
+        node,
+        id,
+        parts: bodies,
+    });
     answered.reply = stored.as_ref().map(|s| s.id);
     info!(
         parts = parts.len(),
@@ -89,8 +83,7 @@ pub(super) async fn batch(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answ
         "answer ready"
     );
     c.replies.fetch_add(1, Ordering::Relaxed);
-    shared
-        .out
+    ctx.out
         .queue(q.audience.dest(), Some(q.packet_id), parts, stored)
         .await;
     Some(answered)
@@ -123,18 +116,12 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
 /// Keeps what was said: in the node's memory after the message it answers (then the node
 /// and the reply's row id come back), in the channel's public thread, or nowhere (an answer
 /// without memory).
-async fn store(
-    shared: &Arc<Shared>,
-    q: &Question<'_>,
-    said: Said,
-    usage: Option<Usage>,
-) -> Option<(NodeId, i64)> {
+async fn store(q: &Question<'_>, said: Said, usage: Option<Usage>) -> Option<(NodeId, i64)> {
     match &q.audience {
         Audience::Dm {
             dest,
-            stored: Some(user_id),
-        } => match shared
-            .store
+            kept: Some(Kept { store, user_id }),
+        } => match store
             .append_reply(dest.node(), *user_id, said, unix_now(), usage)
             .await
         {
@@ -149,7 +136,7 @@ async fn store(
                 None
             }
         },
-        Audience::Dm { stored: None, .. } => None,
+        Audience::Dm { kept: None, .. } => None,
         Audience::Channel { said: slot, .. } => {
             // Set once per answer: a second value cannot come.
             let _ = slot.set(said.text);

@@ -27,26 +27,44 @@ mod batch;
 mod question;
 mod streamed;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use crate::llm::LlmPool;
+use crate::memory::layout::TokenRate;
+use crate::responder::counters::Counters;
+use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::ReplyPermit;
-use crate::responder::shared::Shared;
 
-pub(crate) use question::{Answered, Audience, Check, Question};
+pub(crate) use question::{Answered, Audience, Check, Kept, Question};
+
+/// What an answer may touch: the model, where replies go, the counters and the token rate.
+/// Nothing of the store: a DM's reply reaches its node's memory only through its audience
+/// ([`Audience::Dm`]'s [`Kept`]), a channel's answer not at all.
+pub(crate) struct AnswerCtx {
+    /// The primary server and its fallbacks.
+    pub(super) llm: Arc<LlmPool>,
+    pub(super) out: Outbound,
+    pub(super) counters: Arc<Counters>,
+    /// Tokens per character of the server's prompts, learnt from its answers: what an answer
+    /// cost, for the fold's token budget.
+    pub(super) token_rate: Mutex<TokenRate>,
+    /// `[llm] max_tokens`.
+    pub(super) max_tokens: u32,
+}
 
 /// Asks the model and sends the answer (or one notice), storing the reply. `_permit` is the
 /// LLM gate's slot the caller took before reading the memory; it is held until the answer
 /// is complete. `None` when no answer went out.
 pub(crate) async fn answer(
-    shared: &Arc<Shared>,
+    ctx: &AnswerCtx,
     q: Question<'_>,
     _permit: ReplyPermit,
 ) -> Option<Answered> {
     // An answer to be checked is held until complete: a streamed part may be on air before
     // the value it carries could be checked, and a replacement after it would contradict it.
-    if shared.llm.streams() && q.check.is_none() {
-        streamed::streamed(shared, &q).await
+    if ctx.llm.streams() && q.check.is_none() {
+        streamed::streamed(ctx, &q).await
     } else {
-        batch::batch(shared, &q).await
+        batch::batch(ctx, &q).await
     }
 }

@@ -5,25 +5,36 @@
 
 use std::sync::OnceLock;
 
+use super::AnswerCtx;
 use crate::chunk::{ChunkLimits, CutMark, without_mark};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, Usage};
 use crate::responder::reply::{Destination, DmDest};
-use crate::responder::shared::Shared;
-use crate::store::Said;
+use crate::store::{Said, Store};
 
 /// Who the answer is for, and where what was said is kept.
 pub(crate) enum Audience<'a> {
-    /// The sender of a DM. `stored`: the stored user message the reply answers (the reply
-    /// is stored after it, in the node's memory); `None` for an answer without memory,
-    /// which is not stored.
-    Dm { dest: DmDest, stored: Option<i64> },
+    /// The sender of a DM. `kept`: where the reply is kept, after the stored user message it
+    /// answers, in the node's memory; `None` for an answer without memory, which is not
+    /// stored.
+    Dm {
+        dest: DmDest,
+        kept: Option<Kept<'a>>,
+    },
     /// Everyone on a channel: a public answer, never stored; what was said lands in `said`
     /// for the channel's public thread.
     Channel {
         dest: Destination,
         said: &'a OnceLock<String>,
     },
+}
+
+/// A DM's reply kept in its node's memory: the store, and the stored user message it answers
+/// (the reply is stored after it).
+#[derive(Clone, Copy)]
+pub(crate) struct Kept<'a> {
+    pub(crate) store: &'a Store,
+    pub(crate) user_id: i64,
 }
 
 impl Audience<'_> {
@@ -81,12 +92,12 @@ impl Answered {
     /// For a reply of `reply_chars` to `q`'s prompt: the server's `usage` (which also
     /// teaches the rate), else an estimate.
     pub(super) fn of(
-        shared: &Shared,
+        ctx: &AnswerCtx,
         q: &Question<'_>,
         reply_chars: usize,
         usage: Option<Usage>,
     ) -> Answered {
-        let mut rate = match shared.token_rate.lock() {
+        let mut rate = match ctx.token_rate.lock() {
             Ok(rate) => rate,
             Err(poisoned) => poisoned.into_inner(),
         };

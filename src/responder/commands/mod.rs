@@ -312,28 +312,43 @@ fn unknown(lang: Lang, word: &str) -> String {
     format!("{head} {}", help_text(lang))
 }
 
-/// Answers `call` from the sender of a DM with one reply to packet `id`, within `grant`.
-pub(super) async fn run(shared: &Arc<Shared>, call: &Call, grant: Grant, dest: DmDest, id: u32) {
-    // The conversation's language, where the command may use the memory.
-    let lang = if grant.memory {
-        shared.languages.of(dest.node())
-    } else {
-        shared.languages.of_text("")
-    };
-    let caller = Caller { dest, grant };
-    let text = match call {
-        // The identity rules refuse it without memory; this only keeps it so.
-        Call::Known(cmd) | Call::With(cmd, _) if cmd.scope == Scope::Memory && !grant.memory => {
-            say(lang, Line::Unchecked.say()).to_string()
-        }
-        Call::Known(cmd) => (cmd.answer)(shared, caller, "", lang).await,
-        Call::With(cmd, words) => (cmd.answer)(shared, caller, words, lang).await,
-        Call::Unknown(word) => unknown(lang, word),
-    };
-    shared
-        .out
-        .send(dest.into(), Some(id), &text, shared.settings.chunk)
-        .await;
+/// What a worker runs commands with: the responder's [`Shared`] handle, which a command's
+/// answer reaches only through the traits of `context.rs`. A worker can do nothing else with
+/// it.
+#[derive(Clone)]
+pub(super) struct Runner(Arc<Shared>);
+
+impl Runner {
+    pub(super) fn new(shared: Arc<Shared>) -> Runner {
+        Runner(shared)
+    }
+
+    /// Answers `call` from the sender of a DM with one reply to packet `id`, within `grant`.
+    pub(super) async fn run(&self, call: &Call, grant: Grant, dest: DmDest, id: u32) {
+        let shared = &*self.0;
+        // The conversation's language, where the command may use the memory.
+        let lang = if grant.memory {
+            shared.languages.of(dest.node())
+        } else {
+            shared.languages.of_text("")
+        };
+        let caller = Caller { dest, grant };
+        let text = match call {
+            // The identity rules refuse it without memory; this only keeps it so.
+            Call::Known(cmd) | Call::With(cmd, _)
+                if cmd.scope == Scope::Memory && !grant.memory =>
+            {
+                say(lang, Line::Unchecked.say()).to_string()
+            }
+            Call::Known(cmd) => (cmd.answer)(shared, caller, "", lang).await,
+            Call::With(cmd, words) => (cmd.answer)(shared, caller, words, lang).await,
+            Call::Unknown(word) => unknown(lang, word),
+        };
+        shared
+            .out
+            .send(dest.into(), Some(id), &text, shared.settings.chunk)
+            .await;
+    }
 }
 
 #[cfg(test)]

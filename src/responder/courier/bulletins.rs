@@ -17,11 +17,10 @@ use std::time::{Duration, SystemTime};
 
 use tracing::{debug, info, warn};
 
-use super::tell;
+use super::{CourierCtx, tell};
 use crate::config::topic_of;
 use crate::radio::MeshView;
 use crate::responder::reply::Destination;
-use crate::responder::shared::Shared;
 use crate::store::News;
 use crate::text::{cap, one_line};
 
@@ -88,8 +87,8 @@ fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// One look at the folder: each changed file that is news goes to its topic's subscribers.
-pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, seen: &mut Seen, now: i64) {
-    let cfg = &shared.settings.bulletins;
+pub(super) async fn round(ctx: &Arc<CourierCtx>, view: &MeshView, seen: &mut Seen, now: i64) {
+    let cfg = &ctx.bulletins;
     let Some(dir) = cfg.dir.clone() else { return };
     let mut taken = std::mem::take(seen);
     let (found, taken) = match tokio::task::spawn_blocking(move || {
@@ -107,7 +106,7 @@ pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, seen: &mut Seen
     *seen = taken;
     for (path, topic, text) in found {
         let hash = crate::store::fnv1a(text.as_bytes());
-        let news = shared
+        let news = ctx
             .store
             .bulletin_news(topic.clone(), hash, text.clone(), now, cfg.per_day)
             .await;
@@ -125,7 +124,7 @@ pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, seen: &mut Seen
                 continue;
             }
         }
-        let subscribers = match shared.store.subscribers(topic.clone()).await {
+        let subscribers = match ctx.store.subscribers(topic.clone()).await {
             Ok(s) => s,
             Err(e) => {
                 warn!(%topic, error = %e, "could not read a topic's subscribers");
@@ -135,20 +134,14 @@ pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, seen: &mut Seen
         info!(%topic, subscribers = subscribers.len(), "bulletin sent to its subscribers");
         let message = format!("[{topic}] {text}");
         for s in subscribers {
-            tell(shared, view, s.node, &message).await;
+            tell(ctx, view, s.node, &message).await;
         }
         if let Some(channel) = cfg.channel_for(&topic) {
             // The operator's choice: everyone on the channel, at our node's own hop limit
             // (what the firmware gives a packet it originates), after every DM's reply.
             info!(%topic, channel, "bulletin broadcast");
-            shared
-                .out
-                .send(
-                    Destination::channel(channel),
-                    None,
-                    &message,
-                    shared.settings.chunk,
-                )
+            ctx.out
+                .send(Destination::channel(channel), None, &message, ctx.chunk)
                 .await;
         }
     }

@@ -22,18 +22,50 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::{debug, info, warn};
 
 use self::core::{MAX_ATTEMPTS, Outcome, Step};
-use super::reply::Destination;
-use super::shared::Shared;
-use crate::airtime::Decision;
+use super::language::Languages;
+use super::reply::{Destination, Outbound};
+use super::schedule::gate::LlmGate;
+use super::shared::licensed;
+use crate::airtime::{AirtimeConfig, Decision};
+use crate::chunk::ChunkLimits;
 use crate::clock::{Zone, unix_now};
+use crate::config::{BulletinsConfig, MailConfig};
 use crate::lang::{Say, fill, say};
+use crate::mesh::MeshConfig;
 use crate::node::NodeId;
-use crate::radio::{HopFields, MeshView};
-use crate::store::Mail;
+use crate::radio::{ChannelState, HopFields, LinkState, MeshView};
+use crate::store::{Mail, Store};
+
+/// What the courier may touch: the store (the waiting mail, the watches, the bulletins'
+/// subscribers), the radio's watches (the mesh view, the channel's reading, the link: whether
+/// our node is licensed), the LLM gate's keys and standings (how a message to a node is
+/// sealed and ranked), where messages go, the languages, and its settings.
+pub(super) struct CourierCtx {
+    pub(super) store: Store,
+    pub(super) mesh: watch::Receiver<Arc<MeshView>>,
+    pub(super) channel: watch::Receiver<ChannelState>,
+    pub(super) link: watch::Receiver<LinkState>,
+    pub(super) gate: LlmGate,
+    pub(super) out: Outbound,
+    pub(super) languages: Arc<Languages>,
+    pub(super) mail: MailConfig,
+    pub(super) bulletins: BulletinsConfig,
+    /// `[mesh]`, for the watches (hidden nodes, units).
+    pub(super) mesh_config: MeshConfig,
+    /// Whether the airtime policy holds replies now (then nothing is sent).
+    pub(super) airtime: AirtimeConfig,
+    pub(super) chunk: ChunkLimits,
+    /// For a receipt's local time.
+    pub(super) zone: Arc<Zone>,
+    pub(super) tracker: TaskTracker,
+    pub(super) stop: CancellationToken,
+}
 
 /// How often the courier looks without being woken: expiry needs no hearing.
 const TICK: Duration = Duration::from_secs(60);
@@ -43,9 +75,9 @@ const TICK: Duration = Duration::from_secs(60);
 const DM_KEPT_SECS: i64 = 3600;
 
 /// Runs until the responder stops; `dms`: the nodes whose DMs the intake took.
-pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i64)>) {
-    let mut mesh = shared.mesh.clone();
-    let mut channel = shared.channel.clone();
+pub(super) async fn run(ctx: Arc<CourierCtx>, mut dms: mpsc::Receiver<(NodeId, i64)>) {
+    let mut mesh = ctx.mesh.clone();
+    let mut channel = ctx.channel.clone();
     let (mut mesh_open, mut channel_open) = (true, true);
     let mut heard: HashMap<NodeId, i64> = HashMap::new();
     let mut busy: HashSet<i64> = HashSet::new();
@@ -57,7 +89,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
     let mut files = bulletins::Seen::new();
     loop {
         tokio::select! {
-            () = shared.stop.cancelled() => return,
+            () = ctx.stop.cancelled() => return,
             changed = mesh.changed(), if mesh_open => mesh_open = changed.is_ok(),
             // A calmer reading releases what the airtime policy held.
             changed = channel.changed(), if channel_open => channel_open = changed.is_ok(),
@@ -67,39 +99,39 @@ pub(super) async fn run(shared: Arc<Shared>, mut dms: mpsc::Receiver<(NodeId, i6
             }
             Some(id) = done.recv() => { busy.remove(&id); }
             _ = tick.tick() => {}
-            _ = poll.tick(), if shared.settings.bulletins.dir.is_some() => {
+            _ = poll.tick(), if ctx.bulletins.dir.is_some() => {
                 // The folder only: nothing else changes that often.
-                if !held_back(&shared) {
-                    let view = shared.mesh.borrow().clone();
-                    bulletins::round(&shared, &view, &mut files, unix_now()).await;
+                if !held_back(&ctx) {
+                    let view = ctx.mesh.borrow().clone();
+                    bulletins::round(&ctx, &view, &mut files, unix_now()).await;
                 }
                 continue;
             }
         }
         let now = unix_now();
         heard.retain(|_, at| now - *at < DM_KEPT_SECS);
-        round(&shared, &heard, &mut busy, &done_tx, now).await;
+        round(&ctx, &heard, &mut busy, &done_tx, now).await;
         // While the airtime policy holds replies, watches wait too: what held is looked at
         // again once the channel calms down.
-        if !held_back(&shared) {
-            let view = shared.mesh.borrow().clone();
-            watches::round(&shared, &view, now).await;
+        if !held_back(&ctx) {
+            let view = ctx.mesh.borrow().clone();
+            watches::round(&ctx, &view, now).await;
         }
     }
 }
 
 /// One look at the waiting messages: expiries, and deliveries to nodes heard since.
 async fn round(
-    shared: &Arc<Shared>,
+    ctx: &Arc<CourierCtx>,
     heard: &HashMap<NodeId, i64>,
     busy: &mut HashSet<i64>,
     done: &mpsc::Sender<i64>,
     now: i64,
 ) {
-    if !shared.settings.mail.enabled {
+    if !ctx.mail.enabled {
         return;
     }
-    let waiting = match shared.store.waiting_mail().await {
+    let waiting = match ctx.store.waiting_mail().await {
         Ok(w) => w,
         Err(e) => {
             debug!(error = %e, "could not read the waiting mail");
@@ -109,29 +141,29 @@ async fn round(
     if waiting.is_empty() {
         return;
     }
-    let view = shared.mesh.borrow().clone();
+    let view = ctx.mesh.borrow().clone();
     let live = |n: NodeId| {
         let radio = view.node(n).and_then(|v| v.heard_live);
         radio.max(heard.get(&n).copied())
     };
-    let hold = held_back(shared);
+    let hold = held_back(ctx);
     for step in core::due(&waiting, live, now, hold, busy) {
         match step {
             Step::Expire(m) => {
                 info!(from = %m.sender, to = %m.recipient, mail = m.id, "message expired undelivered");
-                if matches!(shared.store.drop_mail(m.id).await, Ok(true)) {
+                if matches!(ctx.store.drop_mail(m.id).await, Ok(true)) {
                     let days = ((m.expires_at - m.created_at) / 86_400).max(1).to_string();
                     let values = [("name", m.recipient_name.as_str()), ("n", days.as_str())];
-                    tell_sender(shared, &view, &m, Say::MailExpired, &values).await;
+                    tell_sender(ctx, &view, &m, Say::MailExpired, &values).await;
                 }
             }
             Step::Deliver(m, to) => {
                 busy.insert(m.id);
-                let (shared, done) = (shared.clone(), done.clone());
+                let (ctx, done) = (ctx.clone(), done.clone());
                 let view = view.clone();
-                shared.tracker.clone().spawn(async move {
+                ctx.tracker.clone().spawn(async move {
                     let id = m.id;
-                    deliver(&shared, &view, m, to).await;
+                    deliver(&ctx, &view, m, to).await;
                     let _ = done.send(id).await;
                 });
             }
@@ -140,44 +172,44 @@ async fn round(
 }
 
 /// Delivers `m` to `to` and tells its sender what came of it.
-async fn deliver(shared: &Arc<Shared>, view: &MeshView, m: Mail, to: NodeId) {
-    let key = (!shared.licensed())
-        .then(|| m.recipient_key.or_else(|| shared.gate.key(to)))
+async fn deliver(ctx: &Arc<CourierCtx>, view: &MeshView, m: Mail, to: NodeId) {
+    let key = (!licensed(&ctx.link))
+        .then(|| m.recipient_key.or_else(|| ctx.gate.key(to)))
         .flatten();
-    let Some(dest) = Destination::node(to, key, shared.gate.standing(to, None), hops_to(view, to))
+    let Some(dest) = Destination::node(to, key, ctx.gate.standing(to, None), hops_to(view, to))
     else {
         return;
     };
-    let lang = shared.languages.of(to);
+    let lang = ctx.languages.of(to);
     let text = format!(
         "{}{}",
         fill(say(lang, Say::MailFrom), &[("name", &m.sender_name)]),
         m.text
     );
     info!(from = %m.sender, to = %to, mail = m.id, "delivering a message to a node heard now");
-    let Some(report) = shared.out.deliver(dest.with_receipt(), &text).await else {
+    let Some(report) = ctx.out.deliver(dest.with_receipt(), &text).await else {
         return;
     };
     let Ok(report) = report.await else { return };
     let now = unix_now();
-    let time = clock_time(&shared.settings.zone, now);
+    let time = clock_time(&ctx.zone, now);
     let values = [("name", m.recipient_name.as_str()), ("time", time.as_str())];
     match Outcome::of(&report.parts) {
         Outcome::Delivered | Outcome::Sent
-            if !matches!(shared.store.drop_mail(m.id).await, Ok(true)) =>
+            if !matches!(ctx.store.drop_mail(m.id).await, Ok(true)) =>
         {
             // Cancelled while it went: its sender has been told already.
         }
         Outcome::Delivered => {
             info!(to = %to, mail = m.id, "message delivered");
-            tell_sender(shared, view, &m, Say::MailDelivered, &values).await;
+            tell_sender(ctx, view, &m, Say::MailDelivered, &values).await;
         }
         Outcome::Sent => {
             info!(to = %to, mail = m.id, "message sent, its receipt did not come");
-            tell_sender(shared, view, &m, Say::MailSentNoReceipt, &values).await;
+            tell_sender(ctx, view, &m, Say::MailSentNoReceipt, &values).await;
         }
         Outcome::Failed => {
-            let tries = match shared.store.mail_tried(m.id, now).await {
+            let tries = match ctx.store.mail_tried(m.id, now).await {
                 Ok(n) => n,
                 Err(e) => {
                     warn!(mail = m.id, error = %e, "could not note a failed delivery");
@@ -186,10 +218,10 @@ async fn deliver(shared: &Arc<Shared>, view: &MeshView, m: Mail, to: NodeId) {
             };
             if tries >= MAX_ATTEMPTS || core::hopeless(&report.parts) {
                 warn!(to = %to, mail = m.id, tries, "message given up");
-                if matches!(shared.store.drop_mail(m.id).await, Ok(true)) {
+                if matches!(ctx.store.drop_mail(m.id).await, Ok(true)) {
                     let n = tries.to_string();
                     tell_sender(
-                        shared,
+                        ctx,
                         view,
                         &m,
                         Say::MailFailed,
@@ -205,12 +237,9 @@ async fn deliver(shared: &Arc<Shared>, view: &MeshView, m: Mail, to: NodeId) {
 }
 
 /// Whether the airtime policy holds replies now (a very busy channel, the duty cycle).
-fn held_back(shared: &Shared) -> bool {
+fn held_back(ctx: &CourierCtx) -> bool {
     let now = tokio::time::Instant::now().into_std();
-    let decision = shared
-        .settings
-        .airtime
-        .decide(&shared.channel.borrow(), now);
+    let decision = ctx.airtime.decide(&ctx.channel.borrow(), now);
     matches!(decision, Decision::Hold { .. })
 }
 
@@ -224,39 +253,28 @@ fn hops_to(view: &MeshView, node: NodeId) -> HopFields {
 
 /// Tells `m`'s sender `what`, in the language it left the message in.
 async fn tell_sender(
-    shared: &Arc<Shared>,
+    ctx: &Arc<CourierCtx>,
     view: &MeshView,
     m: &Mail,
     what: Say,
     values: &[(&str, &str)],
 ) {
-    tell(
-        shared,
-        view,
-        m.sender,
-        &fill(say(m.sender_lang, what), values),
-    )
-    .await;
+    tell(ctx, view, m.sender, &fill(say(m.sender_lang, what), values)).await;
 }
 
 /// Sends `node` the bot's own `text` (a receipt, a watch): sealed as its replies are (PKI where
 /// the bot keeps its key), at its standing, as far as an answer to it would go.
-async fn tell(shared: &Arc<Shared>, view: &MeshView, node: NodeId, text: &str) {
-    let key = (!shared.licensed())
-        .then(|| shared.gate.key(node))
-        .flatten();
+async fn tell(ctx: &Arc<CourierCtx>, view: &MeshView, node: NodeId, text: &str) {
+    let key = (!licensed(&ctx.link)).then(|| ctx.gate.key(node)).flatten();
     let Some(dest) = Destination::node(
         node,
         key,
-        shared.gate.standing(node, None),
+        ctx.gate.standing(node, None),
         hops_to(view, node),
     ) else {
         return;
     };
-    shared
-        .out
-        .send(dest, None, text, shared.settings.chunk)
-        .await;
+    ctx.out.send(dest, None, text, ctx.chunk).await;
 }
 
 /// `unix` as the local time of day, "14:02".

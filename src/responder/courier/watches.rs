@@ -8,20 +8,19 @@ use std::sync::Arc;
 
 use tracing::{debug, info};
 
-use super::tell;
+use super::{CourierCtx, tell};
 use crate::lang::{Say, fill, say};
 use crate::mesh::lens::Lens;
 use crate::mesh::watch::{Condition, look};
 use crate::radio::MeshView;
-use crate::responder::shared::Shared;
 
 /// One look at every watch.
-pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, now: i64) {
-    let mesh = &shared.settings.mesh;
+pub(super) async fn round(ctx: &Arc<CourierCtx>, view: &MeshView, now: i64) {
+    let mesh = &ctx.mesh_config;
     if !mesh.enabled {
         return;
     }
-    let watches = match shared.store.watches().await {
+    let watches = match ctx.store.watches().await {
         Ok(w) => w,
         Err(e) => {
             debug!(error = %e, "could not read the watches");
@@ -38,7 +37,7 @@ pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, now: i64) {
         let node = seen.map(|s| s.node);
         let l = look(w.held, condition.holds(node, now, mesh.units));
         if l.held != w.held
-            && let Err(e) = shared.store.watch_held(w.id, l.held, now).await
+            && let Err(e) = ctx.store.watch_held(w.id, l.held, now).await
         {
             debug!(watch = w.id, error = %e, "could not keep what a watch saw");
             // Telling without keeping it would tell again at the next look.
@@ -65,6 +64,6 @@ pub(super) async fn round(shared: &Arc<Shared>, view: &MeshView, now: i64) {
             ),
         };
         info!(owner = %w.owner, node = %w.target, watch = w.id, %condition, "a watch fired");
-        tell(shared, view, w.owner, &text).await;
+        tell(ctx, view, w.owner, &text).await;
     }
 }

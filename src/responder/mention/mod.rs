@@ -18,7 +18,9 @@
 //! waits at the LLM gate as a known node's turn, ahead of new ones. A mention's
 //! turn is the same as a DM's (`turn`), with the channel's thread for its memory
 //! (`turn::Memory::Channel`): nothing calls the store, and a node's memory is only read where
-//! a `DmDest` is (`worker`, `commands`).
+//! a `DmDest` is (`worker`, `commands`). The types say so: [`MentionCtx`] holds no store, nor
+//! does the turn's `TurnCtx`; a turn reaches a node's memory only through `Memory::Node`,
+//! which only a node's worker builds.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,20 +28,46 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::config::{ChannelsConfig, ContextConfig, MqttPolicy};
+use crate::clock::Zone;
+use crate::config::{AccessConfig, ChannelsConfig, ContextConfig, LimitsConfig, MqttPolicy};
+use crate::mesh::Units;
 use crate::node::Standing;
 use crate::radio::TextMessage;
 use crate::responder::commands::{self, Parsed};
-use crate::responder::counters::Cause;
-use crate::responder::reply::Destination;
-use crate::responder::schedule::gate::Admitted;
+use crate::responder::counters::{Cause, Counters};
+use crate::responder::language::Languages;
+use crate::responder::reply::{Destination, Outbound};
+use crate::responder::schedule::gate::{Admitted, LlmGate};
 use crate::responder::schedule::ratelimit::{Decision, RateLimiter};
 use crate::responder::schedule::turns::Joining;
 use crate::responder::sender::SenderIntro;
-use crate::responder::shared::Shared;
-use crate::responder::turn::{self, Memory, THREAD_IDLE, Thread, Wants};
+use crate::responder::turn::{self, Memory, THREAD_IDLE, Thread, TurnCtx, Wants};
+
+/// What the mention path may touch: the channels' and access settings, the LLM gate (a place
+/// for the sender's turn), the counters, where answers go, the languages, what "who is
+/// asking" says, and the turns ([`TurnCtx`], which holds nothing of the store). No store: a
+/// mention sees no DM memory and keeps nothing.
+pub(super) struct MentionCtx {
+    pub(super) channels: ChannelsConfig,
+    pub(super) access: AccessConfig,
+    /// The per-channel rate limit and queue.
+    pub(super) limits: LimitsConfig,
+    pub(super) gate: LlmGate,
+    pub(super) counters: Arc<Counters>,
+    pub(super) out: Outbound,
+    pub(super) languages: Arc<Languages>,
+    /// What the "who is asking" line says (of it, a mention gets the name and the time).
+    pub(super) context: ContextConfig,
+    pub(super) zone: Arc<Zone>,
+    pub(super) units: Units,
+    pub(super) turns: Arc<TurnCtx>,
+    pub(super) tracker: TaskTracker,
+    pub(super) stop: CancellationToken,
+}
 
 /// At most one "commands are DM-only" line per channel this often.
 pub(crate) const COMMAND_HINT_EVERY: Duration = Duration::from_secs(10 * 60);
@@ -70,6 +98,7 @@ pub(crate) fn fresh_share(node_messages: u32) -> u32 {
 
 /// The intake's side: one worker per channel and the per-channel rate limits by standing.
 pub(super) struct Mentions {
+    ctx: Arc<MentionCtx>,
     workers: HashMap<u32, mpsc::Sender<(TextMessage, Standing)>>,
     /// Never-heard ids' mentions (and known ones' beyond their own room), per channel.
     fresh: RateLimiter<u32>,
@@ -78,41 +107,43 @@ pub(super) struct Mentions {
 }
 
 impl Mentions {
-    pub(super) fn new(shared: &Shared) -> Mentions {
-        let limits = &shared.settings.limits;
+    pub(super) fn new(ctx: Arc<MentionCtx>) -> Mentions {
+        let limits = &ctx.limits;
         let fresh = fresh_share(limits.node_messages);
         let earned = limits.node_messages.saturating_sub(fresh).max(1);
         Mentions {
             workers: HashMap::new(),
             fresh: RateLimiter::new(fresh, limits.node_window),
             earned: RateLimiter::new(earned, limits.node_window),
+            ctx,
         }
     }
 
     /// Takes a channel broadcast: a mention goes to its channel's worker, the rest is not
     /// read.
-    pub(super) fn take(&mut self, shared: &Arc<Shared>, msg: TextMessage) {
+    pub(super) fn take(&mut self, msg: TextMessage) {
+        let ctx = &self.ctx;
         let channel = msg.channel;
-        let Some(text) = mention(&shared.settings.channels, channel, &msg.text) else {
+        let Some(text) = mention(&ctx.channels, channel, &msg.text) else {
             debug!(node = %msg.from, channel, "channel message not answered");
             return;
         };
-        if !shared.settings.access.permits(msg.from) {
+        if !ctx.access.permits(msg.from) {
             debug!(node = %msg.from, "mention not answered: access list");
             return;
         }
-        if msg.via_mqtt && shared.settings.access.mqtt == MqttPolicy::Ignore {
+        if msg.via_mqtt && ctx.access.mqtt == MqttPolicy::Ignore {
             // Broker access must not buy the bot's airtime (`[access] mqtt = "ignore"`).
             debug!(node = %msg.from, channel, "mention not answered: came through MQTT");
             return;
         }
         // A mention's `from` proves nothing: its standing is what that id earned, at most known.
-        let standing = shared.gate.standing(msg.from, None);
+        let standing = ctx.gate.standing(msg.from, None);
         let now = Instant::now();
         let room = standing > Standing::New && self.earned.check(channel, now) == Decision::Answer;
         if !room && self.fresh.check(channel, now) != Decision::Answer {
             debug!(channel, %standing, "mention rate limit reached: not answered");
-            shared.counters.tally.note(Cause::MentionLimit, 1);
+            ctx.counters.tally.note(Cause::MentionLimit, 1);
             return;
         }
         let msg = (TextMessage { text, ..msg }, standing);
@@ -131,25 +162,23 @@ impl Mentions {
                 Err(mpsc::error::TrySendError::Closed(msg)) => msg,
             },
         };
-        let (tx, rx) = mpsc::channel(shared.settings.limits.node_queue);
+        let (tx, rx) = mpsc::channel(ctx.limits.node_queue);
         // A fresh channel has room for one.
         let _ = tx.try_send(msg);
         self.workers.insert(channel, tx);
         let span = info_span!("mention", channel);
-        shared
-            .tracker
-            .spawn(worker(shared.clone(), rx).instrument(span));
+        ctx.tracker.spawn(worker(ctx.clone(), rx).instrument(span));
     }
 }
 
 /// A channel's worker: its mentions in order, until shutdown or [`THREAD_IDLE`] without one
 /// (the thread is forgotten by then anyway).
-async fn worker(shared: Arc<Shared>, mut rx: mpsc::Receiver<(TextMessage, Standing)>) {
+async fn worker(ctx: Arc<MentionCtx>, mut rx: mpsc::Receiver<(TextMessage, Standing)>) {
     let mut thread = Thread::default();
     let mut hinted: Option<Instant> = None;
     loop {
         let msg = tokio::select! {
-            _ = shared.stop.cancelled() => break,
+            _ = ctx.stop.cancelled() => break,
             msg = tokio::time::timeout(THREAD_IDLE, rx.recv()) => match msg {
                 Ok(Some(next)) => next,
                 Ok(None) => break,
@@ -160,8 +189,8 @@ async fn worker(shared: Arc<Shared>, mut rx: mpsc::Receiver<(TextMessage, Standi
             },
         };
         tokio::select! {
-            _ = shared.stop.cancelled() => break,
-            _ = handle(&shared, msg, &mut thread, &mut hinted) => {}
+            _ = ctx.stop.cancelled() => break,
+            _ = handle(&ctx, msg, &mut thread, &mut hinted) => {}
         }
     }
     // Mentions still queued are not answered, and nothing of them is kept.
@@ -169,7 +198,7 @@ async fn worker(shared: Arc<Shared>, mut rx: mpsc::Receiver<(TextMessage, Standi
 }
 
 async fn handle(
-    shared: &Arc<Shared>,
+    ctx: &MentionCtx,
     (msg, standing): (TextMessage, Standing),
     thread: &mut Thread,
     hinted: &mut Option<Instant>,
@@ -184,45 +213,40 @@ async fn handle(
         }
         *hinted = Some(now);
         info!("a command in a mention: pointing to DMs");
-        shared
-            .out
+        ctx.out
             .notice(Destination::mention(&msg), msg.packet_id, DM_ONLY)
             .await;
         return;
     }
     // A mention waits as its sender's turn at the standing it earned (at most known: a
     // channel message proves nothing), behind proven DMs.
-    let outbox = shared.out.holders();
-    let turn = match shared
-        .gate
-        .admit(msg.from, standing, &outbox, Joining::Alone)
-    {
+    let outbox = ctx.out.holders();
+    let turn = match ctx.gate.admit(msg.from, standing, &outbox, Joining::Alone) {
         Ok(Admitted::Turn { turn, .. }) => turn,
         Ok(Admitted::Joined) => return,
         Err(why) => {
             debug!(?why, "a mention found no room: not answered");
-            shared.counters.tally.note(Cause::NoRoom, 1);
+            ctx.counters.tally.note(Cause::NoRoom, 1);
             return;
         }
     };
     // Every mention says who is asking and when: the thread mixes senders. Only the name
     // (its header) and the local time (a note, unless the documents answer it), and nothing
     // is stored.
-    let s = &shared.settings;
     // A mention is spoken to in its own language: a channel mixes people and languages.
-    let lang = shared.languages.of_text(&msg.text);
+    let lang = ctx.languages.of_text(&msg.text);
     let intro = SenderIntro::of(
-        &s.zone,
+        &ctx.zone,
         &public_message(&msg),
-        &public_context(&s.context),
-        s.mesh.units,
+        &public_context(&ctx.context),
+        ctx.units,
         lang,
     );
     let memory = Memory::Channel {
         dest: Destination::mention(&msg),
         thread,
     };
-    turn::run(shared, &msg, &[], turn, Wants::Text, intro, memory).await;
+    turn::run(&ctx.turns, &msg, &[], turn, Wants::Text, intro, memory).await;
 }
 
 /// What the model may know of a mention's sender: its name, as the mesh announces it, and

@@ -6,15 +6,44 @@
 
 use tracing::{debug, warn};
 
+use crate::config::AccessConfig;
 use crate::knowledge::local::{self, Decision};
 use crate::knowledge::search::Meaning;
-use crate::knowledge::{Sender, search};
+use crate::knowledge::{Embedder, KnowledgeConfig, Sender, search};
 use crate::lang::Lang;
 use crate::node::NodeId;
 use crate::radio::TextMessage;
 use crate::responder::identity::Verdict;
 use crate::responder::sender::Grounding;
-use crate::responder::shared::Shared;
+use crate::responder::system_prompt::SystemPrompt;
+use crate::store::Store;
+
+/// The knowledge folder as a turn reaches it: its passages searched, public or private as
+/// [`Passages`] says, and nothing else of the store (its fields are this file's alone).
+pub(crate) struct Documents {
+    store: Store,
+    knowledge: KnowledgeConfig,
+    /// The embedding model's client for `[knowledge.embeddings]`; `None` without it.
+    embedder: Option<Embedder>,
+    /// Whether the index holds passages now (`SystemPrompt::knowledge`).
+    system_prompt: SystemPrompt,
+}
+
+impl Documents {
+    pub(crate) fn new(
+        store: Store,
+        knowledge: KnowledgeConfig,
+        embedder: Option<Embedder>,
+        system_prompt: SystemPrompt,
+    ) -> Documents {
+        Documents {
+            store,
+            knowledge,
+            embedder,
+            system_prompt,
+        }
+    }
+}
 
 /// Which of the knowledge folder's passages a turn may get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,8 +55,12 @@ pub enum Passages {
 }
 
 /// Which passages the DM `msg`, judged `verdict`, may get.
-pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict) -> Passages {
-    let s = &shared.settings;
+pub(crate) fn passages_for(
+    knowledge: &KnowledgeConfig,
+    access: &AccessConfig,
+    msg: &TextMessage,
+    verdict: Verdict,
+) -> Passages {
     let sender = match verdict {
         // A key was checked against the pinned one (or pinned now): a PKI DM proves its node.
         Verdict::Own if msg.public_key.is_some() => Sender::Proven,
@@ -35,8 +68,8 @@ pub(crate) fn passages_for(shared: &Shared, msg: &TextMessage, verdict: Verdict)
         _ => Sender::Unknown,
     };
     let node: NodeId = msg.from;
-    let listed = s.access.allow.contains(&node);
-    if s.knowledge.private_for(node, listed, sender) {
+    let listed = access.allow.contains(&node);
+    if knowledge.private_for(node, listed, sender) {
         Passages::Private
     } else {
         Passages::Public
@@ -66,20 +99,20 @@ pub(crate) fn grounding(note: Option<&Note>) -> Grounding {
 /// a follow-up); `None` without a knowledge folder or while its index holds no passage, for a
 /// message without words to search, or when the search failed.
 pub(crate) async fn note(
-    shared: &Shared,
+    docs: &Documents,
     question: &str,
     previous: Option<&str>,
     passages: Passages,
     lang: Lang,
 ) -> Option<Note> {
     let private = passages == Passages::Private;
-    let k = &shared.settings.knowledge;
-    if !shared.settings.system_prompt.knowledge() {
+    let k = &docs.knowledge;
+    if !docs.system_prompt.knowledge() {
         return None;
     }
-    let embedder = shared.settings.embedder.as_ref();
+    let embedder = docs.embedder.as_ref();
     match search::search(
-        &shared.store,
+        &docs.store,
         &k.bounds,
         embedder,
         question,

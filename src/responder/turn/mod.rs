@@ -20,8 +20,9 @@ mod messages;
 mod thread;
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use tokio::sync::watch;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -29,33 +30,67 @@ use self::core::{
     Action, End, Event, History, Kind, Last, Limits, ModelCall, Notice, Read, Slot, Start, Stored,
     TurnCore,
 };
-use self::knowledge::Passages;
-use crate::chunk::{chunk, ends_cut, strip_marker};
+use self::knowledge::{Documents, Passages};
+use crate::airtime::AirtimeConfig;
+use crate::chunk::{ChunkLimits, chunk, ends_cut, strip_marker};
 use crate::clock::unix_now;
+use crate::config::{LimitsConfig, MemoryConfig};
 use crate::lang::{Lang, Say, say};
 use crate::memory::layout::prompt_chars;
-use crate::radio::TextMessage;
-use crate::responder::answer::{self, Audience, Check, Question};
-use crate::responder::budget;
-use crate::responder::fold::{self, Due, Limits as FoldLimits, Rounds, SummaryState};
+use crate::mesh::MeshConfig;
+use crate::radio::{ChannelState, MeshView, TextMessage};
+use crate::responder::answer::{self, AnswerCtx, Audience, Check, Kept, Question};
+use crate::responder::budget::{self, AirtimeStats};
+use crate::responder::counters::Counters;
+use crate::responder::fold::{self, Due, FoldCtx, Limits as FoldLimits, Rounds, SummaryState};
 use crate::responder::identity::trust;
-use crate::responder::reply::{self, Destination, DmDest};
-use crate::responder::schedule::gate::{Protection, ReplyPermit, Turn};
+use crate::responder::reply::{self, Destination, DmDest, Outbound};
+use crate::responder::schedule::gate::{LlmGate, Protection, ReplyPermit, Turn};
+use crate::responder::schedule::slots::SlotMap;
 use crate::responder::schedule::turns::Unanswered;
 use crate::responder::sender::{SenderIntro, heard_names};
-use crate::responder::shared::Shared;
-use crate::store::{Context, Role, Said, StoreError};
+use crate::responder::system_prompt::SystemPrompt;
+use crate::store::{Context, Role, Said, Store, StoreError};
 
 pub(super) use self::core::Wants;
 pub(super) use thread::{THREAD_IDLE, Thread};
 
+/// What a turn may touch, whatever its [`Memory`]: the LLM gate, where replies go, the
+/// counters, the channel's airtime, the mesh view, the server's slots, the knowledge folder's
+/// passages ([`Documents`]) and the answer ([`AnswerCtx`]), with the settings they read.
+/// Nothing of the store: a node's memory comes only with [`Memory::Node`], so a mention's
+/// turn cannot reach one.
+pub(super) struct TurnCtx {
+    pub(super) answer: AnswerCtx,
+    pub(super) documents: Documents,
+    pub(super) gate: LlmGate,
+    pub(super) out: Outbound,
+    pub(super) counters: Arc<Counters>,
+    /// Which server slot each call names, when the server is llama.cpp (shared with the folds).
+    pub(super) slots: Option<Arc<Mutex<SlotMap>>>,
+    /// Our node's channel numbers and what the airtime policy did, for the answer's budget.
+    pub(super) channel: watch::Receiver<ChannelState>,
+    pub(super) airtime: Arc<AirtimeStats>,
+    /// The mesh as our node hears it, for the mesh facts.
+    pub(super) mesh: watch::Receiver<Arc<MeshView>>,
+    pub(super) system_prompt: SystemPrompt,
+    pub(super) chunk: ChunkLimits,
+    pub(super) limits: LimitsConfig,
+    pub(super) memory: MemoryConfig,
+    pub(super) mesh_config: MeshConfig,
+    pub(super) airtime_config: AirtimeConfig,
+}
+
 /// What a turn's answer may draw on, and where it goes.
 pub(super) enum Memory<'a> {
-    /// The DM's node's memory: its message stored, its memory read, then summarised (one fold
-    /// at a time per node: `summaries`); `passages`: what of the knowledge folder it may get.
+    /// The DM's node's memory: its message stored, its memory read in `store`, then
+    /// summarised (`folds`; one fold at a time per node: `summaries`); `passages`: what of the
+    /// knowledge folder it may get. The only way a turn reaches the store's memory.
     Node {
         dest: DmDest,
         passages: Passages,
+        store: &'a Store,
+        folds: &'a Arc<FoldCtx>,
         summaries: &'a Arc<SummaryState>,
     },
     /// A DM answered without the node's memory: nothing stored, nothing read.
@@ -68,12 +103,20 @@ pub(super) enum Memory<'a> {
     },
 }
 
-impl Memory<'_> {
+impl<'a> Memory<'a> {
     fn kind(&self) -> Kind {
         match self {
             Memory::Node { passages, .. } => Kind::Node(*passages),
             Memory::Without { .. } => Kind::Without,
             Memory::Channel { .. } => Kind::Channel,
+        }
+    }
+
+    /// The node's memory, for a DM's turn with it; the core asks for nothing of it otherwise.
+    fn store(&self) -> Option<&'a Store> {
+        match self {
+            Memory::Node { store, .. } => Some(*store),
+            Memory::Without { .. } | Memory::Channel { .. } => None,
         }
     }
 
@@ -89,7 +132,7 @@ impl Memory<'_> {
 /// message of a conversation says it. `earlier`: the node's messages before `msg` that the
 /// turn answers too, in order.
 pub(super) async fn run(
-    shared: &Arc<Shared>,
+    ctx: &TurnCtx,
     msg: &TextMessage,
     earlier: &[String],
     turn: Turn,
@@ -98,7 +141,6 @@ pub(super) async fn run(
     memory: Memory<'_>,
 ) {
     let lang = intro.lang();
-    let s = &shared.settings;
     let mut core = TurnCore::new(Start {
         kind: memory.kind(),
         wants,
@@ -107,15 +149,15 @@ pub(super) async fn run(
         intro,
         standing: turn.standing,
         limits: Limits {
-            chunk: s.chunk,
-            new_node_parts: s.limits.new_node_parts,
-            hard_cap: FoldLimits::of(&s.memory).hard_cap,
+            chunk: ctx.chunk,
+            new_node_parts: ctx.limits.new_node_parts,
+            hard_cap: FoldLimits::of(&ctx.memory).hard_cap,
         },
-        mesh: s.mesh.enabled,
+        mesh: ctx.mesh_config.enabled,
         lang,
     });
     let mut driver = Driver {
-        shared,
+        ctx,
         msg,
         earlier,
         turn,
@@ -139,7 +181,7 @@ pub(super) async fn run(
 
 /// What performs one turn's actions: the turn, its LLM slot once granted, its memory.
 struct Driver<'a> {
-    shared: &'a Arc<Shared>,
+    ctx: &'a TurnCtx,
     msg: &'a TextMessage,
     /// The node's messages before `msg` that the turn answers too.
     earlier: &'a [String],
@@ -158,18 +200,20 @@ struct Driver<'a> {
 
 impl Driver<'_> {
     async fn perform(&mut self, action: Action) -> Event {
-        let shared = self.shared;
+        let ctx = self.ctx;
         match action {
-            Action::Check => Event::Checked(shared.gate.check(&self.turn)),
+            Action::Check => Event::Checked(ctx.gate.check(&self.turn)),
             Action::KeepUnanswered => {
-                for text in self.earlier {
-                    let said = TextMessage {
-                        text: text.clone(),
-                        ..self.msg.clone()
-                    };
-                    trust::store_unanswered(&shared.store, &said).await;
+                if let Some(store) = self.memory.store() {
+                    for text in self.earlier {
+                        let said = TextMessage {
+                            text: text.clone(),
+                            ..self.msg.clone()
+                        };
+                        trust::store_unanswered(store, &said).await;
+                    }
+                    trust::store_unanswered(store, self.msg).await;
                 }
-                trust::store_unanswered(&shared.store, self.msg).await;
                 Event::Done
             }
             Action::GiveUp(why) => {
@@ -197,15 +241,14 @@ impl Driver<'_> {
             }
             Action::Airtime => {
                 let held_from = Instant::now();
-                let s = &shared.settings;
-                let budget = budget::budget(&s.airtime, &shared.channel, &shared.airtime).await;
+                let budget = budget::budget(&ctx.airtime_config, &ctx.channel, &ctx.airtime).await;
                 Event::Budget {
                     budget,
                     held: held_from.elapsed(),
                 }
             }
             Action::Extend(held) => {
-                shared.gate.extend(&self.turn, held);
+                ctx.gate.extend(&self.turn, held);
                 Event::Done
             }
             Action::Backlog(id) => Event::Backlog(self.backlog(id).await),
@@ -222,7 +265,7 @@ impl Driver<'_> {
             Action::Search(search) => {
                 let previous = search.previous.as_deref();
                 let note = knowledge::note(
-                    shared,
+                    &ctx.documents,
                     &search.question,
                     previous,
                     search.passages,
@@ -239,7 +282,6 @@ impl Driver<'_> {
     /// The turn is over: the slot and the turn go, then the summary, when one is due.
     fn end(self, end: End) {
         let Driver {
-            shared,
             msg,
             turn,
             permit,
@@ -249,9 +291,15 @@ impl Driver<'_> {
         } = self;
         drop(permit);
         drop(turn);
-        if let (End::Summarize(size), Memory::Node { summaries, .. }) = (end, memory) {
+        if let (
+            End::Summarize(size),
+            Memory::Node {
+                folds, summaries, ..
+            },
+        ) = (end, memory)
+        {
             let before = newest.map_or(i64::MAX, |id| id.saturating_add(1));
-            fold::start_summary(shared, msg.from, summaries, size, before);
+            fold::start_summary(folds, msg.from, summaries, size, before);
         }
     }
 
@@ -262,12 +310,9 @@ impl Driver<'_> {
             // Counted when it was displaced, at intake.
             Unanswered::Displaced => debug!("turn displaced by a message of higher standing"),
             Unanswered::Expired => {
-                let shared = self.shared;
-                shared
-                    .counters
-                    .turns_expired
-                    .fetch_add(1, Ordering::Relaxed);
-                let max = shared.settings.limits.max_turn_wait.as_secs();
+                let ctx = self.ctx;
+                ctx.counters.turns_expired.fetch_add(1, Ordering::Relaxed);
+                let max = ctx.limits.max_turn_wait.as_secs();
                 info!(standing = %self.turn.standing, max_turn_wait_secs = max, "turn waited too long: not answered");
             }
         }
@@ -284,7 +329,7 @@ impl Driver<'_> {
                 Notice::TooBusy => Say::TooBusy,
             },
         );
-        self.shared
+        self.ctx
             .out
             .notice(self.memory.dest(), self.msg.packet_id, text)
             .await;
@@ -295,10 +340,10 @@ impl Driver<'_> {
     /// mention's thread. It needs no LLM slot.
     async fn reply(&mut self, text: String, stored: Option<i64>) {
         drop(self.permit.take());
-        let shared = self.shared;
-        let parts = chunk(&text, &shared.settings.chunk);
+        let ctx = self.ctx;
+        let parts = chunk(&text, &ctx.chunk);
         let kept = match (&self.memory, stored) {
-            (Memory::Node { dest, .. }, Some(user_id)) => {
+            (Memory::Node { dest, store, .. }, Some(user_id)) => {
                 let node = dest.node();
                 let said = Said::plain(
                     parts
@@ -307,8 +352,7 @@ impl Driver<'_> {
                         .collect::<Vec<_>>()
                         .join(" "),
                 );
-                match shared
-                    .store
+                match store
                     .append_reply(node, user_id, said, unix_now(), None)
                     .await
                 {
@@ -330,15 +374,17 @@ impl Driver<'_> {
         if let Memory::Channel { thread, .. } = &mut self.memory {
             thread.push(&self.msg.text, &text, Instant::now());
         }
-        shared.counters.replies.fetch_add(1, Ordering::Relaxed);
-        shared
-            .out
+        ctx.counters.replies.fetch_add(1, Ordering::Relaxed);
+        ctx.out
             .queue(self.memory.dest(), Some(self.msg.packet_id), parts, kept)
             .await;
     }
 
     async fn last(&self) -> Last {
-        match self.shared.store.last_message(self.msg.from).await {
+        let Some(store) = self.memory.store() else {
+            return Last::Unknown;
+        };
+        match store.last_message(self.msg.from).await {
             Ok(last) => Last::Known {
                 at: last.as_ref().map(|m| m.at),
                 cut: last.is_some_and(|m| m.role == Role::Assistant && ends_cut(&m.text)),
@@ -352,7 +398,10 @@ impl Driver<'_> {
 
     /// The user's message, stored before the LLM is called, with the node's names.
     async fn store(&self, said: Said) -> Stored {
-        let (store, msg) = (&self.shared.store, self.msg);
+        let Some(store) = self.memory.store() else {
+            return Stored::Failed;
+        };
+        let msg = self.msg;
         match store
             .append_heard(msg.from, heard_names(msg), said, unix_now())
             .await
@@ -367,7 +416,8 @@ impl Driver<'_> {
     }
 
     async fn backlog(&self, id: i64) -> Option<usize> {
-        match self.shared.store.unsummarized(self.msg.from, id).await {
+        let store = self.memory.store()?;
+        match store.unsummarized(self.msg.from, id).await {
             Ok(n) => Some(n),
             Err(e) => {
                 let what = "could not count the unsummarised messages";
@@ -382,27 +432,32 @@ impl Driver<'_> {
     /// The fold before the reply, at the backlog's hard cap, once the node's background
     /// summary (if one runs) is done.
     async fn fold(&self, before: i64, unsummarized: usize) {
-        let shared = self.shared;
-        let Memory::Node { summaries, .. } = &self.memory else {
+        let Memory::Node {
+            folds, summaries, ..
+        } = &self.memory
+        else {
             return;
         };
         info!(
             unsummarized,
-            hard_cap = FoldLimits::of(&shared.settings.memory).hard_cap,
+            hard_cap = FoldLimits::of(&self.ctx.memory).hard_cap,
             "memory backlog at its hard cap: summarising before the reply"
         );
-        shared.counters.folds_at_cap.fetch_add(1, Ordering::Relaxed);
+        self.ctx
+            .counters
+            .folds_at_cap
+            .fetch_add(1, Ordering::Relaxed);
         let guard = summaries.lock().await;
         let rounds = Rounds {
             before,
             protection: Protection::Protected,
             due: Due::Backstop,
         };
-        fold::fold_rounds(shared, self.msg.from, rounds, summaries, &guard).await;
+        fold::fold_rounds(folds, self.msg.from, rounds, summaries, &guard).await;
     }
 
     async fn slot(&mut self) -> Result<(), Unanswered> {
-        match self.shared.gate.reply(&self.turn).await {
+        match self.ctx.gate.reply(&self.turn).await {
             Ok(permit) => {
                 if permit.waited_for_summary {
                     info!("the reply waited for a summary that had already yielded once");
@@ -422,11 +477,12 @@ impl Driver<'_> {
     /// The node's memory for answering message `user_id` (summary, facts, the unsummarised
     /// messages, what `query` retrieves).
     async fn read(&self, user_id: i64, query: &str) -> Read {
-        let shared = self.shared;
-        let limits = FoldLimits::of(&shared.settings.memory);
-        let retrieve = shared.settings.memory.retrieve_exchanges;
-        let loaded = shared
-            .store
+        let Some(store) = self.memory.store() else {
+            return Read::Damaged;
+        };
+        let limits = FoldLimits::of(&self.ctx.memory);
+        let retrieve = self.ctx.memory.retrieve_exchanges;
+        let loaded = store
             .context(self.msg.from, user_id, limits.window(), query, retrieve)
             .await;
         match loaded {
@@ -442,8 +498,8 @@ impl Driver<'_> {
     /// The mesh facts for `text` from the view as the link last published it: the same
     /// public facts for a DM and a mention, nothing of anyone's memory.
     fn mesh(&self, text: &str) -> Option<crate::mesh::Answer> {
-        let view = self.shared.mesh.borrow().clone();
-        let s = &self.shared.settings.mesh;
+        let view = self.ctx.mesh.borrow().clone();
+        let s = &self.ctx.mesh_config;
         let answer = crate::mesh::answer(&view, s, text, self.msg.from, unix_now(), self.lang);
         if let Some(a) = &answer {
             debug!(?a, nodes = view.len(), "mesh facts for the turn");
@@ -464,8 +520,8 @@ impl Driver<'_> {
     /// Asks the model and sends the answer; the tokens of its prompt and reply when it went
     /// out.
     async fn answer(&mut self, call: ModelCall) -> Option<usize> {
-        let shared = self.shared;
-        let messages = messages::messages(shared.settings.system_prompt.current(call.lang), &call);
+        let ctx = self.ctx;
+        let messages = messages::messages(ctx.system_prompt.current(call.lang), &call);
         let chars = prompt_chars(&messages);
         let slot = match call.slot {
             Slot::Node => {
@@ -477,7 +533,7 @@ impl Driver<'_> {
                         "asking the LLM"
                     );
                 }
-                shared.slots.as_ref().map(|m| match m.lock() {
+                ctx.slots.as_ref().map(|m| match m.lock() {
                     Ok(mut map) => map.for_node(self.msg.from),
                     Err(poisoned) => poisoned.into_inner().for_node(self.msg.from),
                 })
@@ -486,9 +542,14 @@ impl Driver<'_> {
         };
         let permit = self.permit.take()?;
         let audience = match &self.memory {
-            Memory::Node { dest, .. } | Memory::Without { dest } => Audience::Dm {
+            Memory::Node { dest, store, .. } => Audience::Dm {
                 dest: *dest,
-                stored: call.stored,
+                kept: call.stored.map(|user_id| Kept { store, user_id }),
+            },
+            // The core keeps nothing of a turn without memory (`call.stored` is `None`).
+            Memory::Without { dest } => Audience::Dm {
+                dest: *dest,
+                kept: None,
             },
             Memory::Channel { dest, .. } => Audience::Channel {
                 dest: *dest,
@@ -510,7 +571,7 @@ impl Driver<'_> {
             }),
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
-        let answered = answer::answer(shared, question, permit).await;
+        let answered = answer::answer(&ctx.answer, question, permit).await;
         if let Memory::Channel { thread, .. } = &mut self.memory
             && let Some(said) = self.said.get()
         {

@@ -4,8 +4,6 @@
 //! It stops reading once the attempt ends: dropping the stream closes the connection, so the
 //! server stops generating.
 
-use std::sync::Arc;
-
 use futures_util::FutureExt;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -15,8 +13,8 @@ use super::core::{End, Event, Handing, Step, StreamedReply};
 use super::row::ReplyRow;
 use crate::llm::{ChatStream, LlmError, LlmPool, Server, Usage};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
+use crate::responder::answer::AnswerCtx;
 use crate::responder::answer::question::Question;
-use crate::responder::shared::Shared;
 
 /// A streamed reply queued with the outbox.
 pub(super) struct Queued {
@@ -50,16 +48,15 @@ pub(super) struct Clock {
 /// Runs one attempt at `q`'s answer on the first server that answers (after `after`, when
 /// the last stream broke); the parts the outbox takes go into `row`.
 pub(super) async fn run(
-    shared: &Arc<Shared>,
+    ctx: &AnswerCtx,
     q: &Question<'_>,
     clock: Clock,
     after: Option<Server>,
     row: &mut ReplyRow,
 ) -> Attempt {
-    let s = &shared.settings;
-    let opened = shared
+    let opened = ctx
         .llm
-        .stream(q.slot, q.messages, s.max_tokens, clock.deadline, after)
+        .stream(q.slot, q.messages, ctx.max_tokens, clock.deadline, after)
         .await;
     let (stream, server) = match opened {
         Ok(opened) => opened,
@@ -75,7 +72,7 @@ pub(super) async fn run(
         }
     };
     let mut pump = Pump {
-        shared,
+        ctx,
         q,
         started: clock.started,
         server,
@@ -100,7 +97,7 @@ pub(super) async fn run(
 
 /// One attempt under way: the model's stream, the reply's decisions, the queued reply.
 struct Pump<'a, 'q> {
-    shared: &'a Arc<Shared>,
+    ctx: &'a AnswerCtx,
     q: &'a Question<'q>,
     started: Instant,
     server: Server,
@@ -117,7 +114,7 @@ impl Pump<'_, '_> {
             // Whatever has already arrived is taken in before parts are handed over, so
             // that parts completing together (an answer that came whole) travel together.
             Step::ReadArrived => match self.stream.next().now_or_never() {
-                Some(next) => piece(&self.shared.llm, self.server, next),
+                Some(next) => piece(&self.ctx.llm, self.server, next),
                 None => Event::Lull,
             },
             Step::Open => self.open().await,
@@ -130,7 +127,7 @@ impl Pump<'_, '_> {
     /// The model's next piece, its end or its failure; once the reply is queued its report
     /// may come first: the radio gave up.
     async fn read(&mut self) -> Event {
-        let (llm, server) = (&self.shared.llm, self.server);
+        let (llm, server) = (&self.ctx.llm, self.server);
         let Some(out) = self.queued.as_mut() else {
             return piece(llm, server, self.stream.next().await);
         };
@@ -151,7 +148,7 @@ impl Pump<'_, '_> {
         );
         let dest = self.q.audience.dest();
         let head = dest.request(Some(self.q.packet_id), Vec::new());
-        match self.shared.out.open(head, dest.standing()).await {
+        match self.ctx.out.open(head, dest.standing()).await {
             Ok((stream, report)) => {
                 self.queued = Some(Queued {
                     stream: Some(stream),
@@ -180,7 +177,7 @@ impl Pump<'_, '_> {
         };
         match handed {
             Ok(()) => {
-                row.handed(&self.shared.store, &handing.parts).await;
+                row.handed(&handing.parts).await;
                 Event::Handed
             }
             Err(OutboxClosed) => Event::Refused,

@@ -9,7 +9,6 @@ mod attempt;
 mod core;
 mod row;
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tokio::time::Instant;
@@ -18,33 +17,35 @@ use tracing::{debug, info, warn};
 use self::attempt::{Attempt, Clock, Queued};
 use self::core::End;
 use self::row::ReplyRow;
+use super::AnswerCtx;
 use super::question::{Answered, Audience, Ending, Question, said_as_written};
 use crate::llm::{LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::responder::reply::failure_text;
-use crate::responder::shared::Shared;
 
 /// A streamed answer (see the module doc); `None` when no answer went out.
-pub(crate) async fn streamed(shared: &Arc<Shared>, q: &Question<'_>) -> Option<Answered> {
+pub(crate) async fn streamed(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered> {
     let started = Instant::now();
     let mut answer = Answer {
-        shared,
+        ctx,
         q,
         clock: Clock {
             started,
-            deadline: started + shared.llm.timeout(),
+            deadline: started + ctx.llm.timeout(),
         },
         attempt: 1,
         after: None,
         // A DM's reply is stored as its parts are handed over; a channel's answer only lands
         // in the channel's public thread once it is over (`public`).
         row: match &q.audience {
-            Audience::Dm { dest, stored } => ReplyRow::new(dest.node(), *stored),
+            Audience::Dm { dest, kept } => {
+                ReplyRow::new(dest.node(), kept.map(|k| (k.store.clone(), k.user_id)))
+            }
             Audience::Channel { .. } => ReplyRow::new(NodeId::BROADCAST, None),
         },
     };
     loop {
-        let run = attempt::run(shared, q, answer.clock, answer.after, &mut answer.row).await;
+        let run = attempt::run(ctx, q, answer.clock, answer.after, &mut answer.row).await;
         match answer.settle(run).await {
             Next::Again => {}
             Next::Over => return None,
@@ -79,7 +80,7 @@ struct Finished {
 
 /// One streamed answer across its attempts.
 struct Answer<'a, 'q> {
-    shared: &'a Arc<Shared>,
+    ctx: &'a AnswerCtx,
     q: &'a Question<'q>,
     clock: Clock,
     /// Attempts whose stream opened.
@@ -92,7 +93,7 @@ struct Answer<'a, 'q> {
 impl Answer<'_, '_> {
     /// What an attempt's end means for the answer.
     async fn settle(&mut self, run: Attempt) -> Next {
-        let (shared, q) = (self.shared, self.q);
+        let (ctx, q) = (self.ctx, self.q);
         let Attempt {
             end,
             opened,
@@ -107,7 +108,7 @@ impl Answer<'_, '_> {
                 radio_gave_up,
             } => {
                 if let Some(server) = opened {
-                    shared.llm.report(server, Ok(()));
+                    ctx.llm.report(server, Ok(()));
                 }
                 Next::Finished(Finished {
                     handed,
@@ -131,7 +132,7 @@ impl Answer<'_, '_> {
             End::Closed { queued: false } => {
                 // Nothing of this attempt was queued; a row left by one taken back goes.
                 debug!("the outbox closed while the answer streamed");
-                self.row.discard(&shared.store).await;
+                self.row.discard().await;
                 Next::Over
             }
             End::CutOff { error, notice } => {
@@ -149,13 +150,13 @@ impl Answer<'_, '_> {
 
     /// A failed attempt, with nothing on air: the next server, a retry, or one notice.
     async fn failed(&mut self, error: &LlmError, opened: Option<Server>) -> Next {
-        let (shared, q) = (self.shared, self.q);
+        let (ctx, q) = (self.ctx, self.q);
         self.row.taken_back();
         // A stream that broke with nothing on air fails over like one that did not open,
         // when a server after it is left (no wait: it is another server).
         if let Some(server) = opened
             && health::fails_over(error)
-            && shared.llm.has_after(server)
+            && ctx.llm.has_after(server)
         {
             warn!(error = %error, "the LLM stream failed before anything went on air; trying the next server");
             self.after = Some(server);
@@ -165,7 +166,7 @@ impl Answer<'_, '_> {
         // client already.
         let attempt = self.attempt;
         let deadline = self.clock.deadline;
-        match opened.and_then(|_| shared.llm.retry_delay(attempt, error, deadline)) {
+        match opened.and_then(|_| ctx.llm.retry_delay(attempt, error, deadline)) {
             Some(wait) => {
                 warn!(attempt, error = %error, ?wait, "the LLM stream failed, retrying");
                 tokio::time::sleep(wait).await;
@@ -173,12 +174,11 @@ impl Answer<'_, '_> {
                 Next::Again
             }
             None => {
-                shared.counters.llm_failures.fetch_add(1, Ordering::Relaxed);
+                ctx.counters.llm_failures.fetch_add(1, Ordering::Relaxed);
                 warn!(attempt, error = %error, "the LLM call failed");
-                self.row.discard(&shared.store).await;
+                self.row.discard().await;
                 let dest = q.audience.dest();
-                shared
-                    .out
+                ctx.out
                     .notice(dest, q.packet_id, &failure_text(q.lang, error))
                     .await;
                 Next::Over
@@ -196,7 +196,7 @@ impl Answer<'_, '_> {
         handed: usize,
         mut queued: Option<Queued>,
     ) {
-        let c = &self.shared.counters;
+        let c = &self.ctx.counters;
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
         c.notices.fetch_add(1, Ordering::Relaxed);
         warn!(
@@ -212,7 +212,7 @@ impl Answer<'_, '_> {
         if let Some(queued) = queued {
             let dest = self.q.audience.dest();
             let stored = self.row.stored();
-            self.shared
+            self.ctx
                 .out
                 .watch_report(dest, handed + 1, queued.report, stored);
         }
@@ -220,7 +220,7 @@ impl Answer<'_, '_> {
 
     /// The answer went out: counted, logged, its row finished, its report followed.
     async fn finish(mut self, finished: Finished) -> Answered {
-        let (shared, q) = (self.shared, self.q);
+        let (ctx, q) = (self.ctx, self.q);
         let Finished {
             handed,
             queued,
@@ -229,7 +229,7 @@ impl Answer<'_, '_> {
             ending,
             radio_gave_up,
         } = finished;
-        let c = &shared.counters;
+        let c = &ctx.counters;
         let latency = self.clock.started.elapsed();
         c.llm_calls.fetch_add(1, Ordering::Relaxed);
         c.llm_ms_total
@@ -248,8 +248,7 @@ impl Answer<'_, '_> {
         let written = (!radio_gave_up)
             .then(|| said_as_written(handed.join(" "), &raw, ending).prompt)
             .flatten();
-        let store = &shared.store;
-        self.row.finish(store, usage, written.as_deref()).await;
+        self.row.finish(usage, written.as_deref()).await;
         public(q, &handed);
         // A reply still open (the answer ended without its last part marked) is closed when
         // its stream goes, after this: the outbox numbers its parts ` i/?`.
@@ -257,13 +256,12 @@ impl Answer<'_, '_> {
             && !radio_gave_up
         {
             let (dest, n) = (q.audience.dest(), handed.len());
-            shared
-                .out
+            ctx.out
                 .watch_report(dest, n, queued.report, self.row.stored());
         }
         Answered {
             reply: self.row.stored().map(|s| s.id),
-            ..Answered::of(shared, q, raw.chars().count(), usage)
+            ..Answered::of(ctx, q, raw.chars().count(), usage)
         }
     }
 }

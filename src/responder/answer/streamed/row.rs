@@ -17,9 +17,9 @@ use crate::store::{Said, Store, StoreError};
 #[derive(Debug)]
 pub(crate) struct ReplyRow {
     node: NodeId,
-    /// The stored user message it answers; `None` when the turn runs without memory (the
-    /// database is damaged): then nothing is written.
-    user_id: Option<i64>,
+    /// The node's memory and the stored user message it answers; `None` when the turn runs
+    /// without memory (a channel, or the database is damaged): then nothing is written.
+    kept: Option<(Store, i64)>,
     /// The row, once written.
     id: Option<i64>,
     /// What the row should say: the bodies of the parts on air or on their way, in order.
@@ -31,10 +31,10 @@ pub(crate) struct ReplyRow {
 }
 
 impl ReplyRow {
-    pub fn new(node: NodeId, user_id: Option<i64>) -> ReplyRow {
+    pub fn new(node: NodeId, kept: Option<(Store, i64)>) -> ReplyRow {
         ReplyRow {
             node,
-            user_id,
+            kept,
             id: None,
             parts: Vec::new(),
             gone: false,
@@ -43,9 +43,9 @@ impl ReplyRow {
     }
 
     /// The outbox took `parts`: the row is written with them (the first time) or rewritten.
-    pub(crate) async fn handed(&mut self, store: &Store, parts: &[String]) {
+    pub(crate) async fn handed(&mut self, parts: &[String]) {
         self.parts.extend(parts.iter().cloned());
-        self.write(store, None).await;
+        self.write(None).await;
     }
 
     /// The row as written, with the parts it holds, for cutting it back to what went on air
@@ -68,31 +68,28 @@ impl ReplyRow {
     /// The answer is over with its parts on air: the tokens it cost, when the server said,
     /// and the answer as the model wrote it when the next prompt should repeat that (it went
     /// out whole).
-    pub(crate) async fn finish(
-        &mut self,
-        store: &Store,
-        usage: Option<Usage>,
-        written: Option<&str>,
-    ) {
+    pub(crate) async fn finish(&mut self, usage: Option<Usage>, written: Option<&str>) {
         self.written = written.map(str::to_string);
         if usage.is_some() || self.written.is_some() {
-            self.write(store, usage).await;
+            self.write(usage).await;
         }
     }
 
     /// The answer gave up with nothing on air: a row written for parts that were taken back
     /// goes.
-    pub(crate) async fn discard(&mut self, store: &Store) {
+    pub(crate) async fn discard(&mut self) {
         let Some(id) = self.id.take() else { return };
+        let Some((store, _)) = &self.kept else { return };
         if let Err(e) = store.delete_reply(self.node, id).await {
             log(&e, "could not delete a reply that never went on air");
         }
     }
 
-    async fn write(&mut self, store: &Store, usage: Option<Usage>) {
-        let Some(user_id) = self.user_id.filter(|_| !self.gone) else {
+    async fn write(&mut self, usage: Option<Usage>) {
+        let Some((store, user_id)) = self.kept.as_ref().filter(|_| !self.gone) else {
             return;
         };
+        let (store, user_id) = (store.clone(), *user_id);
         if self.parts.is_empty() {
             return;
         }
@@ -157,25 +154,25 @@ mod tests {
         let store = Store::open(&dir.path().join("m.db")).expect("open");
         let user = store.append_user(A, "q".into(), 1).await.expect("user");
 
-        let mut row = ReplyRow::new(A, Some(user));
-        row.finish(&store, None, None).await;
+        let mut row = ReplyRow::new(A, Some((store.clone(), user)));
+        row.finish(None, None).await;
         assert!(
             replies(&store).await.is_empty(),
             "nothing handed, nothing stored"
         );
-        row.handed(&store, &parts(&["one"])).await;
+        row.handed(&parts(&["one"])).await;
         assert_eq!(replies(&store).await, ["one"]);
-        row.handed(&store, &parts(&["two", "three"])).await;
+        row.handed(&parts(&["two", "three"])).await;
         assert_eq!(replies(&store).await, ["one two three"]);
         // Taken back, then a retry's parts replace them in the same row.
         row.taken_back();
-        row.handed(&store, &parts(&["retry"])).await;
+        row.handed(&parts(&["retry"])).await;
         assert_eq!(replies(&store).await, ["retry"]);
         let usage = Usage {
             prompt_tokens: 10,
             completion_tokens: 4,
         };
-        row.finish(&store, Some(usage), Some("**retry**")).await;
+        row.finish(Some(usage), Some("**retry**")).await;
         let stats = store.stats().await.expect("stats");
         assert_eq!((stats[0].llm_calls, stats[0].completion_tokens), (1, 4));
         // The answer as the model wrote it goes with the row, for the next prompt.
@@ -188,23 +185,23 @@ mod tests {
 
         // An answer that gives up with nothing on air leaves no row.
         let user = store.append_user(A, "q2".into(), 5).await.expect("user");
-        let mut row = ReplyRow::new(A, Some(user));
-        row.handed(&store, &parts(&["never sent"])).await;
+        let mut row = ReplyRow::new(A, Some((store.clone(), user)));
+        row.handed(&parts(&["never sent"])).await;
         row.taken_back();
-        row.discard(&store).await;
+        row.discard().await;
         assert_eq!(replies(&store).await, ["retry"]);
 
         // A reset meanwhile: nothing is written, and nothing fails.
         let user = store.append_user(A, "q3".into(), 9).await.expect("user");
-        let mut row = ReplyRow::new(A, Some(user));
+        let mut row = ReplyRow::new(A, Some((store.clone(), user)));
         store.reset(A).await.expect("reset");
-        row.handed(&store, &parts(&["late"])).await;
-        row.handed(&store, &parts(&["later"])).await;
+        row.handed(&parts(&["late"])).await;
+        row.handed(&parts(&["later"])).await;
         assert!(replies(&store).await.is_empty());
 
         // Without memory, nothing is written.
         let mut row = ReplyRow::new(A, None);
-        row.handed(&store, &parts(&["x"])).await;
+        row.handed(&parts(&["x"])).await;
         assert!(replies(&store).await.is_empty());
         store.close().await.expect("close");
     }
