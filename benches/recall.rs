@@ -2,7 +2,10 @@
 //!
 //! One or more nodes each state 8 facts about themselves (a name, a callsign, a town, a dog,
 //! a weekday, a number, a car, a frequency), then ask ordinary questions, then ask each fact
-//! back; the next DM goes 2 s after the previous answer arrived, as in a live chat. The whole
+//! back; the next DM goes 2 s after the previous answer arrived, as in a fast live chat
+//! (`MESHAI_RECALL_PAUSE_SECS` sets another pause: a fold that ends in it lets the daemon read
+//! the next prompt into the server's cache before the next DM, `[memory] warm_after_fold`;
+//! those warm-ups count with the summaries' calls, not the replies'). The whole
 //! daemon runs (`meshai::run`, simulated node) against a real llama.cpp server through a
 //! recording proxy that keeps llama-server's `timings`. Subjects, in one run:
 //!
@@ -499,6 +502,18 @@ async fn post_json(
         .ok()
 }
 
+/// How long the person takes to read an answer and send the next message:
+/// `MESHAI_RECALL_PAUSE_SECS`, 2 s by default (a fast typist; on the air the answer's last
+/// packet alone takes seconds, and people take tens of seconds to reply).
+fn pause() -> Duration {
+    Duration::from_secs(
+        std::env::var("MESHAI_RECALL_PAUSE_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2),
+    )
+}
+
 /// The reply requests, in order: chat requests that are not summaries (the proxy also saw
 /// the daemon's `/props` probe).
 fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
@@ -512,8 +527,9 @@ fn reply_prompts(seen: &Recorded) -> Vec<Exchange> {
         .unwrap_or_default()
 }
 
+/// A summary or a warm-up after one: the daemon's background calls, not a reply's.
 fn is_summary(e: &Exchange) -> bool {
-    e.is_summary()
+    e.is_summary() || e.is_prefill()
 }
 
 /// The answer's text in a response body: one JSON completion, or the deltas of a stream.
@@ -735,7 +751,7 @@ async fn conversation(url: &str, subject: Subject, run: &Run, tag: &str) -> Outc
                     .contains(meshai::memory::layout::MEMORY_INTRO),
             });
             // The user reads the answer and types the next message.
-            tokio::time::sleep(Duration::from_secs(2)).await;
+            tokio::time::sleep(pause()).await;
         }
     }
     // Let a summary still running finish, so the counters are final.
@@ -1060,7 +1076,7 @@ async fn main() {
         }
     );
     println!(
-        "| subject | facts recalled | prompt tokens sent | evaluated per reply | with the summary calls' | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
+        "| subject | facts recalled | prompt tokens sent | evaluated per reply | with the summaries' and warm-ups' | evaluated / sent after the first fold | summaries | DM → first packet p50 / p90 ms | failed replies | answers quoting the context | answers in another language |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     // MESHAI_RECALL_SUBJECTS=meshai,whole,last8 runs only those.

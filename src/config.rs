@@ -136,6 +136,10 @@ pub(crate) struct MemoryConfig {
     /// messages and the last reply) reaches this many tokens: the server re-reads what
     /// follows the memory block after each fold, so folds are few and keep little.
     pub(crate) fold_tokens: usize,
+    /// After a fold is saved, the node's next prompt up to its new message (the new memory
+    /// block and the kept messages) is read into the server's cache while the slot is idle,
+    /// so the next reply evaluates only its message (`responder::fold::warm`).
+    pub(crate) warm_after_fold: bool,
 }
 
 /// `[reply]`: the shape of what goes on air.

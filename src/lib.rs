@@ -12,7 +12,8 @@
 //! - the tests and benches: the same, plus what they assert on or drive — `store::Store` and
 //!   its rows, `radio` (the codec, packets, the simulated node's frames), `lang` (the texts
 //!   the bot says), `memory::layout`'s and `knowledge::render`'s wording, `chunk`'s limits,
-//!   `status_file`, `responder`'s settings ([`run_with`], [`responder_settings`], [`llm_pool`]);
+//!   `status_file`, `responder`'s settings ([`run_with`], [`responder_settings`], [`llm_pool`]) and how a
+//!   prefill is told from an answer (`responder::PREFILL_TOKENS`);
 //! - the fuzz targets: `radio::codec` and `chunk::chunk`.
 //!
 //! A new item starts `pub(crate)`; it becomes `pub` when one of those uses it.

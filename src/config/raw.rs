@@ -187,6 +187,8 @@ struct RawMemory {
     facts_max: usize,
     #[serde(default = "d_fold_tokens")]
     fold_tokens: usize,
+    #[serde(default = "d_warm_after_fold")]
+    warm_after_fold: bool,
 }
 
 impl Default for RawMemory {
@@ -198,6 +200,7 @@ impl Default for RawMemory {
             retrieve_exchanges: d_retrieve(),
             facts_max: d_facts_max(),
             fold_tokens: d_fold_tokens(),
+            warm_after_fold: d_warm_after_fold(),
         }
     }
 }
@@ -574,6 +577,10 @@ fn d_threshold() -> usize {
 }
 fn d_fold_tokens() -> usize {
     480
+}
+
+fn d_warm_after_fold() -> bool {
+    true
 }
 fn d_summary_max() -> usize {
     240

@@ -21,6 +21,10 @@ const MAX_BODY: usize = 1 << 20;
 /// Characters of an error response body kept in [`LlmError::Status`].
 const STATUS_BODY_CHARS: usize = 200;
 
+/// The tokens a prefill asks for ([`LlmClient::prefill`]): one, the least every server
+/// accepts; tests and benches tell a prefill from an answer by it.
+pub const PREFILL_TOKENS: u32 = 1;
+
 /// A cheap-to-clone handle on the model server (one connection pool shared by all clones).
 #[derive(Debug, Clone)]
 pub struct LlmClient {
@@ -120,6 +124,23 @@ impl LlmClient {
             usage: answer.usage,
             latency,
         })
+    }
+
+    /// Has the server read `messages` into `slot`'s prompt cache, writing [`PREFILL_TOKENS`]:
+    /// one attempt within the configured timeout, its answer thrown away (an empty one is
+    /// fine). The prompt tokens it read, when the server says. Not an answer: no retry, no
+    /// failover, nothing counted towards the server's health.
+    pub(crate) async fn prefill(
+        &self,
+        slot: Option<u32>,
+        messages: &[ChatMessage],
+    ) -> Result<Option<u64>, LlmError> {
+        let request = self.request(slot, messages, PREFILL_TOKENS, false);
+        let deadline = Instant::now() + self.settings.timeout;
+        let answer = timeout_at(deadline, self.attempt(&request))
+            .await
+            .map_err(|_| LlmError::Timeout)??;
+        Ok(answer.usage.map(|u| u.prompt_tokens))
     }
 
     /// How many slots the server has, if it is llama.cpp's server: `GET /props` next to the

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::secret::Secret;
 
+pub use client::PREFILL_TOKENS;
 pub(crate) use client::{ChatStream, LlmClient};
 pub(crate) use pool::{LlmPool, Server};
 pub(crate) use wire::ServerProps;

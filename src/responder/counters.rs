@@ -25,6 +25,8 @@ pub(crate) struct Counters {
     pub(crate) summaries: AtomicU64,
     pub(crate) summaries_cancelled: AtomicU64,
     pub(crate) summary_failures: AtomicU64,
+    /// Prompts read into the server's cache after a fold (`fold::warm`).
+    pub(crate) warm_ups: AtomicU64,
     /// Folds run before a reply because the backlog reached its hard cap.
     pub(crate) folds_at_cap: AtomicU64,
     /// Messages answered together with an earlier one of their node (in the same model call),

@@ -18,6 +18,7 @@ use tracing::{Instrument, debug, info, warn};
 use crate::config::MemoryConfig;
 use crate::facts;
 use crate::llm::{ChatMessage, LlmPool};
+use crate::memory::layout;
 use crate::memory::summary;
 use crate::node::NodeId;
 use crate::responder::counters::Counters;
@@ -25,7 +26,7 @@ use crate::responder::language::Languages;
 use crate::responder::schedule::gate::{LlmGate, Protection};
 use crate::responder::schedule::slots::SlotMap;
 use crate::responder::system_prompt::SystemPrompt;
-use crate::store::{FoldRule, Store, SummaryJob, SummarySave, Window};
+use crate::store::{Context, FoldRule, Store, SummaryJob, SummarySave, Window};
 use crate::store::{Role, StoredMessage};
 
 /// What a fold may touch: the node's memory in the store, the model (through the gate's
@@ -129,6 +130,16 @@ impl Limits {
             max_prompt: keep + 4 * threshold,
             max_batch: 3 * threshold + 1,
             input_chars: m.fold_tokens.saturating_mul(INPUT_FOLDS * CHARS_PER_TOKEN),
+        }
+    }
+
+    /// How many of `ctx`'s first messages the last fold left verbatim (their answers go into
+    /// the prompt cut short): `keep` once there is a summary.
+    pub(super) fn kept(&self, ctx: &Context) -> usize {
+        if ctx.summary.is_some() {
+            self.keep
+        } else {
+            ctx.kept
         }
     }
 
@@ -236,6 +247,7 @@ pub(super) async fn fold_rounds(
 ) {
     let limits = Limits::of(&ctx.memory);
     let c = &ctx.counters;
+    let mut saved = false;
     for round in 0..SUMMARY_ROUNDS {
         let due = if round == 0 {
             rounds.due
@@ -248,10 +260,10 @@ pub(super) async fn fold_rounds(
             .await
         {
             Ok(Some(job)) => job,
-            Ok(None) => return,
+            Ok(None) => break,
             Err(e) => {
                 warn!(error = %e, "could not load messages to summarize");
-                return;
+                break;
             }
         };
         let protection = match rounds.protection {
@@ -263,18 +275,94 @@ pub(super) async fn fold_rounds(
             Fold::Saved => {
                 c.summaries.fetch_add(1, Ordering::Relaxed);
                 state.yielded.store(false, Ordering::SeqCst);
+                saved = true;
             }
             Fold::Yielded => {
                 c.summaries_cancelled.fetch_add(1, Ordering::Relaxed);
                 state.yielded.store(true, Ordering::SeqCst);
-                return;
+                break;
             }
             Fold::Failed => {
                 c.summary_failures.fetch_add(1, Ordering::Relaxed);
-                return;
+                break;
             }
-            Fold::Discarded => return,
+            Fold::Discarded => break,
         }
+    }
+    if saved {
+        warm(ctx, node).await;
+    }
+}
+
+/// After a saved fold, has the server read the node's next prompt up to its new message (the
+/// system prompt, the new memory block, the kept messages) while the slot is idle, so the
+/// next reply evaluates only its message.
+///
+/// Why: a fold rewrites the memory block, and everything after it was read again by the next
+/// reply — on a Pi-shaped server (1 thread, one slot) 100–230 tokens, one to two seconds
+/// more before its first packet, four times in 28 turns (issue 37). Read while nobody waits,
+/// that work no longer delays an answer.
+///
+/// Only where summaries share the replies' slots (a one-slot server; with a slot of their
+/// own the fold never touched the conversation's) and `[memory] warm_after_fold` is on. It
+/// takes the summary lane, so it waits until no reply waits and yields to one that comes
+/// (that reply then reads the rest itself). And only when the conversation is at rest: its
+/// newest message is the bot's answer. A turn under way (its message stored, its answer
+/// still going out) would find its prompt in the slot, and the prefill would overwrite what
+/// the server wrote after it, the answer the next prompt repeats. The server's one token is
+/// thrown away; a failure costs the next reply only what it cost before.
+async fn warm(ctx: &FoldCtx, node: NodeId) {
+    if !ctx.memory.warm_after_fold || ctx.gate.has_summary_lane() {
+        return;
+    }
+    let lane = ctx.gate.summary(Protection::Yields).await;
+    let limits = Limits::of(&ctx.memory);
+    let memory = match ctx
+        .store
+        .context(node, i64::MAX, limits.window(), "", 0)
+        .await
+    {
+        Ok(memory) => memory,
+        Err(e) => {
+            debug!(error = %e, "no warm-up: the memory could not be read");
+            return;
+        }
+    };
+    if memory
+        .window
+        .last()
+        .is_none_or(|m| m.role != Role::Assistant)
+    {
+        debug!("no warm-up: a turn is under way");
+        return;
+    }
+    let lang = ctx.languages.of(node);
+    let messages = layout::conversation(
+        lang,
+        ctx.system_prompt.current(lang),
+        memory.summary.as_ref(),
+        &memory.facts,
+        &memory.window,
+        limits.kept(&memory),
+    );
+    let slot = ctx.slots.as_ref().map(|map| match map.lock() {
+        Ok(mut map) => map.for_node(node),
+        Err(poisoned) => poisoned.into_inner().for_node(node),
+    });
+    let started = tokio::time::Instant::now();
+    tokio::select! {
+        _ = lane.token().cancelled() => debug!("the warm-up yielded to a reply"),
+        r = ctx.llm.primary().prefill(slot, &messages) => match r {
+            Ok(read) => {
+                ctx.counters.warm_ups.fetch_add(1, Ordering::Relaxed);
+                debug!(
+                    read,
+                    ms = started.elapsed().as_millis() as u64,
+                    "the next prompt is in the server's cache"
+                );
+            }
+            Err(e) => debug!(error = %e, "the warm-up failed; the next reply reads it"),
+        },
     }
 }
 
@@ -459,6 +547,7 @@ mod tests {
             retrieve_exchanges: 2,
             facts_max: 8,
             fold_tokens: 480,
+            warm_after_fold: true,
         }
     }
 

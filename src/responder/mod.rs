@@ -64,6 +64,7 @@ use turn::TurnCtx;
 use turn::knowledge::Documents;
 use worker::WorkerCtx;
 
+pub use crate::llm::PREFILL_TOKENS;
 pub(crate) use budget::AirtimeStats;
 pub use reply::{ConsoleReply, Sink};
 pub use shared::ResponderSettings;

@@ -290,11 +290,11 @@ pub fn is_summary(req: &FakeRequest) -> bool {
     req.is_summary()
 }
 
-/// The reply requests only.
+/// The reply requests only: no summary, no warm-up after one (`FakeRequest::is_prefill`).
 pub fn replies(llm: &FakeLlm) -> Vec<FakeRequest> {
     llm.requests()
         .into_iter()
-        .filter(|r| !is_summary(r))
+        .filter(|r| !is_summary(r) && !r.is_prefill())
         .collect()
 }
 

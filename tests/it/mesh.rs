@@ -70,9 +70,9 @@ async fn ask_any(d: &Daemon, node: u32, text: &str) -> (Option<FakeRequest>, Str
 
 /// A command's answer (no model): the texts sent after it.
 async fn command(d: &Daemon, node: u32, text: &str) -> Vec<String> {
-    let calls = d.llm.requests().len();
+    let calls = replies(&d.llm).len();
     let reply = d.ask(node, text, SOON).await;
-    assert_eq!(d.llm.requests().len(), calls, "{text} asked the model");
+    assert_eq!(replies(&d.llm).len(), calls, "{text} asked the model");
     reply.into_iter().map(|t| t.text).collect()
 }
 

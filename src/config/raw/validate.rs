@@ -322,6 +322,7 @@ fn memory(c: &mut Checker<'_>, m: &RawMemory) -> Result<MemoryConfig, ConfigErro
         retrieve_exchanges,
         facts_max,
         fold_tokens,
+        warm_after_fold: m.warm_after_fold,
     })
 }
 

@@ -102,6 +102,7 @@ mod tests {
                     retrieve_exchanges: 2,
                     facts_max: 8,
                     fold_tokens: 1500,
+                    warm_after_fold: true,
                 },
             };
             assert_eq!(

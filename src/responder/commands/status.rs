@@ -232,7 +232,7 @@ fn admin_line(c: &Counters, nodes: usize) -> String {
         .unwrap_or(0);
     format!(
         " Admin: {nodes} nodes, {} DMs, {} replies, {} notices, {} LLM fails, avg {avg} ms, \
-         summaries {} started, {} saved, {} yielded, {} failed, {} at the cap.",
+         summaries {} started, {} saved, {} yielded, {} failed, {} at the cap, {} warm-ups.",
         c.dms.load(Ordering::Relaxed),
         c.replies.load(Ordering::Relaxed),
         c.notices.load(Ordering::Relaxed),
@@ -242,6 +242,7 @@ fn admin_line(c: &Counters, nodes: usize) -> String {
         c.summaries_cancelled.load(Ordering::Relaxed),
         c.summary_failures.load(Ordering::Relaxed),
         c.folds_at_cap.load(Ordering::Relaxed),
+        c.warm_ups.load(Ordering::Relaxed),
     )
 }
 
@@ -381,7 +382,7 @@ mod tests {
         assert_eq!(
             admin_line(&c, 0),
             " Admin: 0 nodes, 0 DMs, 0 replies, 0 notices, 0 LLM fails, avg 0 ms, \
-             summaries 0 started, 0 saved, 0 yielded, 0 failed, 0 at the cap."
+             summaries 0 started, 0 saved, 0 yielded, 0 failed, 0 at the cap, 0 warm-ups."
         );
         c.dms.store(7, Ordering::Relaxed);
         c.replies.store(5, Ordering::Relaxed);
@@ -390,10 +391,11 @@ mod tests {
         c.summaries_started.store(3, Ordering::Relaxed);
         c.summaries.store(2, Ordering::Relaxed);
         c.folds_at_cap.store(1, Ordering::Relaxed);
+        c.warm_ups.store(2, Ordering::Relaxed);
         assert_eq!(
             admin_line(&c, 3),
             " Admin: 3 nodes, 7 DMs, 5 replies, 0 notices, 0 LLM fails, avg 1025 ms, \
-             summaries 3 started, 2 saved, 0 yielded, 0 failed, 1 at the cap."
+             summaries 3 started, 2 saved, 0 yielded, 0 failed, 1 at the cap, 2 warm-ups."
         );
     }
 }

@@ -183,7 +183,6 @@ impl LlmGate {
     }
 
     /// Whether summaries run on a lane of their own.
-    #[cfg(test)]
     pub(crate) fn has_summary_lane(&self) -> bool {
         self.inner.summary_lane.is_some()
     }

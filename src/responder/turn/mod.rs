@@ -590,9 +590,7 @@ impl Driver<'_> {
 /// The memory as the prompt takes it: after a fold, the messages it left verbatim; a warning
 /// when summaries keep failing and the oldest messages are left out.
 fn shape(mut ctx: Context, limits: &FoldLimits) -> Context {
-    if ctx.summary.is_some() {
-        ctx.kept = limits.keep;
-    }
+    ctx.kept = limits.kept(&ctx);
     if ctx.unsummarized > ctx.window.len() {
         warn!(
             unsummarized = ctx.unsummarized,

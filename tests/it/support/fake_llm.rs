@@ -70,6 +70,12 @@ impl FakeRequest {
         without_header(self.last_user_raw())
     }
 
+    /// Whether this is a prefill: the daemon has the server read a prompt into its cache
+    /// after a fold, and throws the one token it asks for away (`responder::PREFILL_TOKENS`).
+    pub fn is_prefill(&self) -> bool {
+        self.max_tokens == Some(u64::from(meshai::responder::PREFILL_TOKENS))
+    }
+
     /// Whether this is a summary request (its last message asks for the notes).
     pub fn is_summary(&self) -> bool {
         self.messages.last().is_some_and(|m| {
@@ -537,7 +543,8 @@ impl Slots {
             evaluated
         };
         let summary = req.is_summary();
-        let fresh = if summary {
+        let prefill = req.is_prefill();
+        let fresh = if summary || prefill {
             evaluated
         } else {
             let mut c = self.conversation.lock().unwrap_or_else(|e| e.into_inner());
@@ -550,6 +557,7 @@ impl Slots {
             uses.push(CacheUse {
                 slot,
                 summary,
+                prefill,
                 prompt: prompt.len(),
                 evaluated,
                 fresh,
@@ -567,7 +575,12 @@ impl Slots {
         // The prompt goes in one batch: the server looks for a closed connection only after.
         let batch = u32::try_from(evaluated).unwrap_or(u32::MAX);
         tokio::time::sleep(self.timing.prompt_token * batch).await;
-        for token in cache::answer_tokens(text) {
+        // At most `max_tokens` of the answer, as a server writes (a prefill's one).
+        let most = req
+            .max_tokens
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(usize::MAX);
+        for token in cache::answer_tokens(text).into_iter().take(most) {
             tokio::select! {
                 () = tokio::time::sleep(self.timing.generated_token) => {}
                 () = client_gone(stream) => {
@@ -575,7 +588,7 @@ impl Slots {
                     return false;
                 }
             }
-            if !summary {
+            if !summary && !prefill {
                 self.conversation
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

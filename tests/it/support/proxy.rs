@@ -22,6 +22,13 @@ pub struct Exchange {
 impl Exchange {
     /// A summary request: its last message is the summary request (a reply prompt may quote
     /// the request's words in a summary a small model wrote).
+    /// A prefill after a fold: it asks for `responder::PREFILL_TOKENS`.
+    pub fn is_prefill(&self) -> bool {
+        serde_json::from_str::<serde_json::Value>(&self.request).is_ok_and(|v| {
+            v["max_tokens"].as_u64() == Some(u64::from(meshai::responder::PREFILL_TOKENS))
+        })
+    }
+
     pub fn is_summary(&self) -> bool {
         serde_json::from_str::<serde_json::Value>(&self.request).is_ok_and(|v| {
             v["messages"]

@@ -57,6 +57,8 @@ pub struct CacheUse {
     pub slot: usize,
     /// A summary request (its last message asks for the notes).
     pub summary: bool,
+    /// A prefill after a fold (`FakeRequest::is_prefill`).
+    pub prefill: bool,
     /// The prompt's tokens.
     pub prompt: usize,
     /// The tokens after the prefix the slot's cache held.
