@@ -50,6 +50,7 @@ pub(crate) mod parts;
 mod pl;
 mod pt;
 pub mod say;
+mod small;
 pub(crate) mod sticky;
 
 use std::sync::LazyLock;
@@ -175,58 +176,6 @@ impl Lang {
             .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
     }
 
-    /// Small words only this language (of meshai's) uses often: a guess must hold one.
-    fn small_words(self) -> &'static [&'static str] {
-        match self {
-            Lang::En => &[
-                "the", "and", "is", "are", "my", "you", "your", "what", "how", "which", "with",
-                "of", "to", "it", "do", "does", "can", "i", "this", "that", "where", "who", "when",
-                "did", "many", "much", "still",
-            ],
-            Lang::De => &[
-                "ich", "ist", "und", "der", "die", "das", "mein", "meine", "dein", "wie", "was",
-                "wo", "nicht", "ein", "eine", "mit", "für", "auf", "du", "sich", "heißt", "kann",
-                "hallo", "heiße", "bin", "habe", "wohne", "warum", "zwischen", "welche", "welcher",
-                "wann", "wer", "sind", "einen", "einem", "dem", "von", "zu", "im", "über", "viele",
-                "viel", "noch", "hast",
-            ],
-            Lang::Es => &[
-                "el", "la", "los", "las", "es", "mi", "me", "tu", "qué", "cómo", "dónde", "cuál",
-                "se", "y", "un", "una", "con", "para", "por", "del", "hola", "llamo", "está",
-                "soy", "cuántos", "cuántas", "cuánto", "cuánta", "cuándo", "quién", "hay", "tiene",
-                "sigue",
-            ],
-            Lang::Pt => &[
-                "o", "os", "as", "é", "meu", "minha", "você", "não", "um", "uma", "com", "para",
-                "do", "da", "no", "na", "qual", "como", "onde", "olá", "eu", "que", "chamo", "sou",
-                "moro", "está", "quantos", "quando", "quem", "agora", "aqui", "ainda", "tem",
-            ],
-            Lang::Fr => &[
-                "le", "la", "les", "est", "je", "mon", "ma", "mes", "tu", "vous", "et", "un",
-                "une", "des", "du", "pour", "pas", "quel", "quelle", "comment", "où", "sur",
-                "bonjour", "salut", "appelle", "suis", "habite", "combien", "ce", "quand", "qui",
-                "encore",
-            ],
-            Lang::It => &[
-                "il", "lo", "la", "gli", "è", "mio", "mia", "io", "tu", "che", "un", "una", "per",
-                "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao", "chiamo",
-                "sono", "abito", "quanto", "quanta", "quando", "cosa", "hai", "adesso", "allo",
-                "ma", "me", "chi", "ancora", "quanti", "ci",
-            ],
-            Lang::Nl => &[
-                "de", "het", "een", "is", "ik", "mijn", "je", "jij", "wat", "hoe", "waar", "welke",
-                "niet", "en", "met", "voor", "op", "van", "zijn", "heet", "hallo", "ben", "woon",
-                "hoeveel", "wanneer", "nog", "heb",
-            ],
-            Lang::Pl => &[
-                "jest", "nie", "mój", "moja", "moje", "mam", "jak", "co", "gdzie", "się", "to",
-                "na", "w", "z", "dla", "czy", "jaki", "jaka", "ja", "ty", "cześć", "mnie",
-                "jestem", "mieszkam", "imię", "kiedy", "ile", "ostatnio", "który", "która",
-                "które", "jaką", "jakie", "teraz", "ma", "kto", "daleko", "jeszcze",
-            ],
-        }
-    }
-
     fn whatlang(self) -> whatlang::Lang {
         match self {
             Lang::En => whatlang::Lang::Eng,
@@ -268,7 +217,7 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
     let small = |l: Lang| {
         words
             .iter()
-            .filter(|w| l.small_words().contains(&w.as_str()))
+            .filter(|w| small::words(l).contains(&w.as_str()))
             .count()
     };
     static DETECTOR: LazyLock<whatlang::Detector> = LazyLock::new(|| {
