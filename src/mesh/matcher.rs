@@ -233,6 +233,38 @@ fn another_name(original: &str, name_words: &[&str], distinctive: &[&str]) -> bo
     })
 }
 
+/// `message` with the node words that folding would make another word written out:
+/// Portuguese "nó" (node) folds to "no" (English and Spanish "no", Portuguese "no" = "in
+/// the"), so "O que marca o nó Crystal Peak?" named no node word and the model answered for
+/// a node that does not exist. Only the word alone, in any case.
+pub(crate) fn spelled_out(message: &str) -> std::borrow::Cow<'_, str> {
+    const WRITTEN: &[(&str, &str)] = &[("nó", "node")];
+    let lower = message.to_lowercase();
+    if !WRITTEN.iter().any(|(w, _)| lower.contains(w)) {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len() + 8);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let lower = word.to_lowercase();
+        match WRITTEN.iter().find(|(w, _)| *w == lower) {
+            Some((_, instead)) => out.push_str(instead),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in message.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Whether `message` writes a name: "the foobar node" (one or two words), a capital right
 /// after a node word ("der Knoten Crystal Peak"), or a word after its first that starts with
 /// a capital (not "I", a node word, or a word of `not_names`).

@@ -97,6 +97,7 @@ pub(crate) fn answer(
     now: i64,
     lang: Lang,
 ) -> Option<Answer> {
+    let message = &matcher::spelled_out(message);
     let said = lookup::answer(view, cfg, message, asker, now, lang);
     if !cfg.radio {
         let asks = said.is_some() || build(view, cfg, message, asker, now, lang).is_some();
