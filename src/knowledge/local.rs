@@ -53,6 +53,8 @@ fn table(lang: Lang) -> &'static Words {
 
 const EN: Words = Words {
     group: &[
+        "we",
+        "us",
         "our",
         "ours",
         "club",
@@ -75,6 +77,8 @@ const EN: Words = Words {
         "how much power",
         "how do i",
         "how can i",
+        "how do we",
+        "how can we",
         "how to",
         "how should",
         "should",
@@ -101,6 +105,8 @@ const EN: Words = Words {
 
 const DE: Words = Words {
     group: &[
+        "wir",
+        "uns",
         "unser*",
         "verein*",
         "club",
@@ -140,6 +146,8 @@ const DE: Words = Words {
 
 const ES: Words = Words {
     group: &[
+        "nosotros",
+        "nosotras",
         "nuestro",
         "nuestra",
         "nuestros",
@@ -184,6 +192,7 @@ const ES: Words = Words {
 
 const PT: Words = Words {
     group: &[
+        "nos",
         "nosso",
         "nossa",
         "nossos",
@@ -227,6 +236,7 @@ const PT: Words = Words {
 
 const FR: Words = Words {
     group: &[
+        "nous",
         "notre",
         "nos",
         "club",
@@ -269,6 +279,7 @@ const FR: Words = Words {
 
 const IT: Words = Words {
     group: &[
+        "noi",
         "nostro",
         "nostra",
         "nostri",
@@ -311,6 +322,8 @@ const IT: Words = Words {
 
 const NL: Words = Words {
     group: &[
+        "wij",
+        "ons",
         "onze",
         "ons",
         "club",
