@@ -54,7 +54,6 @@ fn table(lang: Lang) -> &'static Words {
 const EN: Words = Words {
     group: &[
         "we",
-        "us",
         "our",
         "ours",
         "club",
@@ -106,7 +105,6 @@ const EN: Words = Words {
 const DE: Words = Words {
     group: &[
         "wir",
-        "uns",
         "unser*",
         "verein*",
         "club",
@@ -192,7 +190,6 @@ const ES: Words = Words {
 
 const PT: Words = Words {
     group: &[
-        "nos",
         "nosso",
         "nossa",
         "nossos",
@@ -236,7 +233,6 @@ const PT: Words = Words {
 
 const FR: Words = Words {
     group: &[
-        "nous",
         "notre",
         "nos",
         "club",
@@ -323,7 +319,6 @@ const IT: Words = Words {
 const NL: Words = Words {
     group: &[
         "wij",
-        "ons",
         "onze",
         "ons",
         "club",
