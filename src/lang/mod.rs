@@ -243,7 +243,10 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
 /// a short sentence the trigrams are unsure of ("Hola, me llamo Mateo.", "Wo wohne ich?",
 /// "Mi perro se llama Pepper." taken for Italian). Without it a conversation whose first
 /// messages are short started in English, and the model, reading its own English answers,
-/// stayed in English (11 of 28 answers in a Spanish run).
+/// stayed in English (11 of 28 answers in a Spanish run). Or the language of the only small
+/// word it holds, when the trigrams' unsure `guess` is that language too: a short question
+/// around an English node name ("Kiedy ostatnio słyszano Tower Relay?") has one, and the
+/// name pulls the trigrams below `MIN_CONFIDENCE`.
 fn by_small_words(small: impl Fn(Lang) -> usize, guess: Option<Lang>) -> Option<Lang> {
     let mut counts: Vec<(usize, Lang)> = Lang::ALL.iter().map(|l| (small(*l), *l)).collect();
     counts.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
