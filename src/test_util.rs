@@ -19,3 +19,14 @@ pub(crate) fn split_at_fractions(text: &str, cuts: &[f64]) -> Vec<String> {
     pieces.push(text.get(from..).unwrap_or("").to_owned());
     pieces
 }
+
+/// A stored message of `role` saying `text`, with `id` and time 0.
+pub(crate) fn stored(id: i64, role: crate::store::Role, text: &str) -> crate::store::StoredMessage {
+    crate::store::StoredMessage {
+        id,
+        role,
+        text: text.to_string(),
+        at: 0,
+        prompt: None,
+    }
+}

@@ -66,15 +66,7 @@ mod tests {
 
     use crate::store::Role;
 
-    fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
-        StoredMessage {
-            id,
-            role,
-            text: text.to_string(),
-            at: 0,
-            prompt: None,
-        }
-    }
+    use crate::test_util::stored as msg;
 
     #[test]
     fn the_request_continues_the_conversation_as_the_reply_prompts_have_it() {

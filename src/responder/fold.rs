@@ -216,7 +216,11 @@ pub(super) fn start_summary(
             };
             tokio::select! {
                 _ = ctx2.stop.cancelled() => {}
-                _ = fold_rounds(&ctx2, node, rounds, &state, &guard) => {}
+                _ = async {
+                    if fold_rounds(&ctx2, node, rounds, &state, &guard).await {
+                        warm(&ctx2, node).await;
+                    }
+                } => {}
             }
             drop(guard);
         }
@@ -237,14 +241,16 @@ enum Fold {
 }
 
 /// Folds due messages into the node's summary, one batch per round, while folds are due
-/// (see [`Rounds`]). The caller holds the node's summary lock (`_guard`).
+/// (see [`Rounds`]). The caller holds the node's summary lock (`_guard`). Whether a fold
+/// was saved: the background fold then warms the server's cache ([`warm`]); the fold before
+/// a reply (the hard cap) needs no warm-up, the reply reads its prompt itself.
 pub(super) async fn fold_rounds(
     ctx: &FoldCtx,
     node: NodeId,
     rounds: Rounds,
     state: &SummaryState,
     _guard: &OwnedMutexGuard<()>,
-) {
+) -> bool {
     let limits = Limits::of(&ctx.memory);
     let c = &ctx.counters;
     let mut saved = false;
@@ -289,9 +295,7 @@ pub(super) async fn fold_rounds(
             Fold::Discarded => break,
         }
     }
-    if saved {
-        warm(ctx, node).await;
-    }
+    saved
 }
 
 /// After a saved fold, has the server read the node's next prompt up to its new message (the

@@ -126,13 +126,7 @@ mod tests {
     use super::*;
 
     fn msg(role: Role, text: &str) -> StoredMessage {
-        StoredMessage {
-            id: 0,
-            role,
-            text: text.to_string(),
-            at: 0,
-            prompt: None,
-        }
+        crate::test_util::stored(0, role, text)
     }
 
     #[test]

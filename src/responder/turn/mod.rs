@@ -453,6 +453,7 @@ impl Driver<'_> {
             protection: Protection::Protected,
             due: Due::Backstop,
         };
+        // No warm-up: this reply reads its prompt next.
         fold::fold_rounds(folds, self.msg.from, rounds, summaries, &guard).await;
     }
 

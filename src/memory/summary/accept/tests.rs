@@ -4,15 +4,7 @@ use super::*;
 
 use crate::store::Role;
 
-fn msg(id: i64, role: Role, text: &str) -> StoredMessage {
-    StoredMessage {
-        id,
-        role,
-        text: text.to_string(),
-        at: 0,
-        prompt: None,
-    }
-}
+use crate::test_util::stored as msg;
 
 fn check(candidate: &str, max: usize, expect: Result<&str, SummaryRejected>) {
     let got = accept_summary(candidate, max, None, &[], &[]);
