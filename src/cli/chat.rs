@@ -86,6 +86,7 @@ where
         .await
         .with_context(|| format!("cannot open the database {}", config.database.display()))?;
     let llm = crate::llm_pool(&config)?;
+    index_folder(&config, &store, out).await?;
     let settings = console_settings(&config, &store).await;
     let (radio, _senders) = console_watch();
     let (console_tx, mut console_rx) = mpsc::channel(CONSOLE_QUEUE);
@@ -142,10 +143,38 @@ where
     outcome.and(closed)
 }
 
+/// Brings the knowledge folder's index in step before the first line, as the daemon does
+/// at its start (words only: the daemon embeds what changed at its next reindex). Without it
+/// a folder the daemon never indexed (chat tried before the first run) went unused, and the
+/// model answered "What is the password of the club wifi?" with a made-up one. Says what
+/// changed; a folder that cannot be read is said too, and the chat goes on with the index as
+/// it is.
+async fn index_folder(
+    config: &Config,
+    store: &Store,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<()> {
+    let Some(dir) = &config.knowledge.dir else {
+        return Ok(());
+    };
+    match crate::knowledge::sync::sync(store, dir).await {
+        Ok(r) if r.added + r.changed + r.touched + r.removed > 0 || !r.skipped.is_empty() => {
+            out.write_all(super::knowledge::report(dir, &r).as_bytes())?;
+        }
+        Ok(_) => {}
+        Err(e) => writeln!(
+            out,
+            "the knowledge folder {} was not indexed: {e} (answering with the index as it is)",
+            dir.display()
+        )?,
+    }
+    Ok(())
+}
+
 /// The daemon's responder settings as the console uses them.
 async fn console_settings(config: &Config, store: &Store) -> ResponderSettings {
     let mut settings = crate::responder_settings(config);
-    // No indexer runs here: the folder is used as the daemon last indexed it.
+    // No indexer watches the folder here: it is used as `index_folder` left it.
     let indexed = crate::knowledge::Indexed::fixed(crate::knowledge_indexed(store).await);
     settings.system_prompt = settings.system_prompt.follow(indexed);
     // The console is the operator: no rate limit, and none of a new node's budget.

@@ -62,6 +62,21 @@ pub(crate) struct MeshQuestion {
     /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
     /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
     pub(crate) surely_a_node: bool,
+    /// [`Topic::Unknown`] only: a name is written ("the Foobar relay", "der Knoten Foobar"),
+    /// not only a word before a node word ("the fire station").
+    pub(crate) name_written: bool,
+}
+
+impl MeshQuestion {
+    /// Only a guess that it asks about the mesh: a node word after a word that may be a
+    /// name ("the fire station where we meet"), no name of the view or written as one, no
+    /// reading asked, and no node surely meant.
+    pub(crate) fn guessed(&self) -> bool {
+        self.topic == Topic::Unknown
+            && !self.surely_a_node
+            && !self.name_written
+            && self.readings.is_empty()
+    }
 }
 
 /// French and Italian words that lose their vowel before one that starts with a vowel
@@ -265,21 +280,13 @@ pub(crate) fn spelled_out(message: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Whether `message` writes a name: "the foobar node" (one or two words), a capital right
-/// after a node word ("der Knoten Crystal Peak"), or a word after its first that starts with
-/// a capital (not "I", a node word, or a word of `not_names`).
-/// "Where is a good place to put a repeater?" and "How can I make my node's battery last
-/// longer?" name none — everyday questions, for the model — where "What's the battery of the
-/// Foobar relay?" does: only then may the daemon itself say it does not know the node. German
-/// writes every noun with a capital, so there a capital names nothing ("Was ist der
-/// Unterschied zwischen einem Router und einem Client-Knoten?" got "no node by that name"
-/// facts, issue 37).
-fn names_something(message: &str, said: &Said<'_>) -> bool {
+/// "the foobar node": one or two words between the article and a node word, not a kind
+/// ("the golden cabin node", not "the club repeater"). Also "the fire station": a name only
+/// maybe ([`MeshQuestion::guessed`]).
+fn the_x_node(said: &Said<'_>) -> bool {
     let all = all();
     let w = &said.words;
-    // "the foobar node": one or two words between the article and a node word, not a kind
-    // ("the golden cabin node", not "the club repeater").
-    let the_x_node = w.iter().enumerate().any(|(i, word)| {
+    w.iter().enumerate().any(|(i, word)| {
         all.node.holds(word)
             && (1..=2).any(|n| {
                 i > n
@@ -288,9 +295,14 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
                         .iter()
                         .all(|x| !all.generic.holds(x) && !all.kinds.holds(x))
             })
-    });
-    // "der Knoten Crystal Peak", "o nó Crystal Peak": a capitalised word right after a node
-    // word, in German too (a noun does not follow "Knoten" bare).
+    })
+}
+
+/// A name written as one: a capitalised word right after a node word ("der Knoten Crystal
+/// Peak", "o nó Crystal Peak"; in German too, a noun does not follow "Knoten" bare), or,
+/// but in German, a capitalised word after the first.
+fn writes_a_name(message: &str) -> bool {
+    let all = all();
     let written: Vec<&str> = message
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -307,8 +319,7 @@ fn names_something(message: &str, said: &Said<'_>) -> bool {
         _ => false,
     });
     let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
-    the_x_node
-        || node_x
+    node_x
         || (capitals_name
             && message
                 .split(|c: char| !c.is_alphanumeric())
@@ -437,6 +448,7 @@ pub(crate) fn question<'a>(
         readings,
         about_me,
         surely_a_node: false,
+        name_written: true,
     })
 }
 
@@ -457,6 +469,7 @@ fn unnamed(
             readings,
             about_me,
             surely_a_node: false,
+            name_written: true,
         })
     };
     if said.says(|a| &a.my_message) {
@@ -476,11 +489,22 @@ fn unnamed(
     }
     // A node word with no name written ("my node's battery", "a repeater") asks about nodes
     // in general: the model's, without mesh facts, as an everyday question.
-    if said.says(|a| &a.about_a_node) && names_something(message, said) {
+    // It names something: "the foobar node" (one or two words), a capital right after a
+    // node word ("der Knoten Crystal Peak"), or a word after its first that starts with a
+    // capital (not "I", a node word, or a word of `not_names`). "Where is a good place to
+    // put a repeater?" and "How can I make my node's battery last longer?" name none —
+    // everyday questions, for the model — where "What's the battery of the Foobar relay?"
+    // does: only then may the daemon itself say it does not know the node. German writes
+    // every noun with a capital, so there a capital names nothing ("Was ist der Unterschied
+    // zwischen einem Router und einem Client-Knoten?" got "no node by that name" facts,
+    // issue 37).
+    let written = writes_a_name(message);
+    if said.says(|a| &a.about_a_node) && (written || the_x_node(said)) {
         return Some(MeshQuestion {
             topic: Topic::Unknown,
             surely_a_node: said.says(|a| &a.node)
                 && (!readings.is_empty() || said.says(|a| &a.read)),
+            name_written: written,
             readings,
             about_me,
         });

@@ -84,6 +84,12 @@ pub(crate) enum Answer {
     /// It asks about the mesh and no radio feeds the view (`meshai chat`): the daemon says
     /// so itself.
     NoRadio,
+    /// It may ask about a node the view does not hold, or about something else: a node word
+    /// after a word that may be a name ("the fire station"), no name of the view or written
+    /// as one, no reading (`MeshQuestion::guessed`). A turn whose documents have passages
+    /// about the question, or decline it, takes theirs ("What is the postcode of the fire
+    /// station where we meet?" is the club's, not the mesh's); else this answer.
+    Guess(Box<Answer>),
 }
 
 /// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
@@ -99,17 +105,21 @@ pub(crate) fn answer(
 ) -> Option<Answer> {
     let message = &matcher::spelled_out(message);
     let said = lookup::answer(view, cfg, message, asker, now, lang);
-    if !cfg.radio {
-        let asks = said.is_some() || build(view, cfg, message, asker, now, lang).is_some();
-        return asks.then_some(Answer::NoRadio);
-    }
     if let Some(said) = said {
-        return Some(Answer::Said(said));
+        return Some(match cfg.radio {
+            true => Answer::Said(said),
+            false => Answer::NoRadio,
+        });
     }
     let (question, text) = build(view, cfg, message, asker, now, lang)?;
-    Some(match question.topic {
+    let answer = match question.topic {
+        _ if !cfg.radio => Answer::NoRadio,
         Topic::Unknown if question.surely_a_node => Answer::UnknownNode,
         _ => Answer::Readout(text),
+    };
+    Some(match question.guessed() {
+        true => Answer::Guess(Box::new(answer)),
+        false => answer,
     })
 }
 

@@ -291,3 +291,43 @@ fn clones_of_a_long_known_name_do_not_answer_for_it() {
     let shown = super::lookup::card(&v, &cfg, "hilltop", asker, NOW, lang);
     assert!(shown.starts_with(&NodeId(RELAY).to_string()), "{shown}");
 }
+
+/// A node word naming no node of the view, with no reading and no node surely meant, is only
+/// a guess: the turn's documents may take it ("the fire station where we meet"). A name
+/// written as one is not a guess.
+#[test]
+fn a_node_word_naming_nothing_is_only_a_guess() {
+    let v = view();
+    let lang = crate::lang::Lang::En;
+    let asker = NodeId(ASKER);
+    let ask = |cfg: &MeshConfig, m: &str| answer(&v, cfg, m, asker, NOW, lang);
+    let radio = MeshConfig::default();
+    let chat = MeshConfig {
+        radio: false,
+        ..MeshConfig::default()
+    };
+    let place = "What is the postcode of the fire station where we meet?";
+    assert!(
+        matches!(ask(&radio, place), Some(Answer::Guess(a)) if matches!(*a, Answer::Readout(_))),
+        "{:?}",
+        ask(&radio, place)
+    );
+    assert_eq!(
+        ask(&chat, place),
+        Some(Answer::Guess(Box::new(Answer::NoRadio)))
+    );
+    assert_eq!(
+        ask(&radio, "What is the battery of the Foobar relay?"),
+        Some(Answer::UnknownNode)
+    );
+    for sure in [
+        "What is the battery of the Foobar relay?",
+        "Is the Foobar relay up?",
+    ] {
+        assert!(
+            !matches!(ask(&radio, sure), Some(Answer::Guess(_)) | None),
+            "{sure}"
+        );
+        assert_eq!(ask(&chat, sure), Some(Answer::NoRadio), "{sure}");
+    }
+}

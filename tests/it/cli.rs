@@ -233,6 +233,63 @@ fn chat_says_it_has_no_radio_when_asked_about_the_mesh() {
     assert_eq!(llm.requests().len(), 1, "{out}");
 }
 
+/// Issue 38, as a newcomer meets it: a knowledge folder set in the config and never indexed
+/// by the daemon is indexed by `meshai chat` before its first line (it was left unused, and
+/// the model made up the club wifi's password). A place a node word names ("the fire
+/// station where we meet") is the documents', not "no radio here".
+#[test]
+fn chat_answers_from_a_folder_the_daemon_never_indexed() {
+    let llm = MiniLlm::start(|_| Answer::Text("On the first Tuesday of every month.".into()));
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("knowledge");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(
+        docs.join("club.md"),
+        "# Ashby Radio Club\n\nClub nights are on the first Tuesday of every month at the Old \
+         Fire Station, Mill Lane. The club station is in the radio room at the fire station.\n",
+    )
+    .unwrap();
+    let text = format!(
+        "[radio]\ntcp = \"127.0.0.1:{}\"\n\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n\
+         timeout_secs = 10\n\n[storage]\ndatabase = \"{}\"\n\n[knowledge]\ndir = \"{}\"\n",
+        closed_port(),
+        llm.url,
+        dir.path().join("meshai.db").display(),
+        docs.display()
+    );
+    let setup = Setup::with_text(dir, &text);
+    let (ok, out) = setup.chat(
+        "What is the password of the club wifi?\nWhat is the postcode of the fire station \
+         where we meet?\nWhen are the club nights?\n",
+    );
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("1 files (1 new"),
+        "the folder is indexed first: {out}"
+    );
+    let texts: Vec<String> = packets(&out).into_iter().map(|p| p.3).collect();
+    assert_eq!(
+        texts,
+        [
+            "Not in my notes.",
+            "Not in my notes.",
+            "On the first Tuesday of every month."
+        ],
+        "{out}"
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 1, "only the club nights: {out}");
+    assert!(
+        requests[0].to_string().contains("Old Fire Station"),
+        "the model got the passage: {}",
+        requests[0]
+    );
+    // Indexed once: the second chat finds nothing changed and says nothing of it.
+    let (ok, out) = setup.chat("When are the club nights?\n");
+    assert!(ok, "{out}");
+    assert!(!out.contains("indexed"), "{out}");
+}
+
 /// A running `meshai chat` child whose stdout lines arrive on a channel.
 struct RunningChat {
     child: Child,

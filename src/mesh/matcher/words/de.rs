@@ -1,4 +1,4 @@
-//! German. Every noun is capitalised, so a capital names nothing here (`names_something`);
+//! German. Every noun is capitalised, so a capital names nothing here (`writes_a_name`);
 //! a name in lowercase is told after an article ("der foobar-knoten"). Left out: "hell"
 //! (bright: English), "nächste" alone (also "next": "am nächsten Tag"), "des" (French "of
 //! the" before a node word).

@@ -149,26 +149,7 @@ impl TurnCore {
             (Phase::Waiting, Event::Slot(Err(why))) => self.no_slot(why),
             (Phase::Reading, Event::Read(read)) => self.memory(read),
             (Phase::Searching, Event::Found(note)) => self.found(note),
-            (Phase::Meshing, Event::Mesh(Some(Answer::UnknownNode))) => {
-                let text = say(self.start.lang, Say::UnknownNode).to_string();
-                self.reply(text)
-            }
-            (Phase::Meshing, Event::Mesh(Some(Answer::NoRadio))) => {
-                let text = say(self.start.lang, Say::NoRadio).to_string();
-                self.reply(text)
-            }
-            (Phase::Meshing, Event::Mesh(Some(Answer::Said(text)))) => self.reply(text),
-            (Phase::Meshing, Event::Mesh(answer)) => {
-                let documents = self.documents.take();
-                let readout = answer.and_then(|a| match a {
-                    Answer::Readout(text) => Some(text),
-                    Answer::UnknownNode | Answer::Said(_) | Answer::NoRadio => None,
-                });
-                match readout {
-                    None => self.documented(documents),
-                    readout => self.model_call(documents, readout),
-                }
-            }
+            (Phase::Meshing, Event::Mesh(answer)) => self.meshed(answer),
             (Phase::Answering, Event::Answered(size)) => self.answered(size),
             (phase, event) => {
                 warn!(
@@ -436,6 +417,37 @@ impl TurnCore {
             (false, Wants::Text) => self.documented(documents),
             // `!more` continues an answer: nothing to decline.
             (_, Wants::More) => self.model_call(documents, None),
+        }
+    }
+
+    /// What the mesh has for the question: the daemon's own reply, the readout for the model,
+    /// or nothing (then the documents decide). A guess gives way to documents that have
+    /// passages about the question or decline it: they know the place a node word named
+    /// ("the fire station where we meet").
+    fn meshed(&mut self, answer: Option<Answer>) -> Action {
+        let theirs = self
+            .documents
+            .as_ref()
+            .is_some_and(|n| n.grounded || n.decision == Decision::NotInNotes);
+        let answer = match answer {
+            Some(Answer::Guess(_)) if theirs => None,
+            Some(Answer::Guess(inner)) => Some(*inner),
+            answer => answer,
+        };
+        let lang = self.start.lang;
+        match answer {
+            Some(Answer::UnknownNode) => self.reply(say(lang, Say::UnknownNode).to_string()),
+            Some(Answer::NoRadio) => self.reply(say(lang, Say::NoRadio).to_string()),
+            Some(Answer::Said(text)) => self.reply(text),
+            Some(Answer::Readout(text)) => {
+                let documents = self.documents.take();
+                self.model_call(documents, Some(text))
+            }
+            // Not nested: a guess holds one of the others.
+            Some(Answer::Guess(_)) | None => {
+                let documents = self.documents.take();
+                self.documented(documents)
+            }
         }
     }
 

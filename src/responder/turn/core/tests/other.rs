@@ -362,6 +362,43 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
             ]
             .concat(),
         },
+        Case {
+            name: "only a guess of the mesh's (\"the fire station where we meet\"): the documents' reply",
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(declined(), "mesh \"what is lora?\""),
+                    step(
+                        Event::Mesh(Some(Answer::Guess(Box::new(Answer::Readout(
+                            "No node by that name.".into(),
+                        ))))),
+                        "reply \"Not in my notes.\", stored None",
+                    ),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a guess and no documents: the model, with the readout",
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(Event::Found(None), "mesh \"what is lora?\""),
+                    step(
+                        Event::Mesh(Some(Answer::Guess(Box::new(Answer::Readout(
+                            "No node by that name.".into(),
+                        ))))),
+                        "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
+                         lora?\" | No node by that name.",
+                    ),
+                ],
+            ]
+            .concat(),
+        },
     ];
     check(cases);
 }
