@@ -35,6 +35,10 @@
 //! `MESHAI_KNOWLEDGE_SUBJECTS=with,meaning` runs those subjects; `MESHAI_KNOWLEDGE_DUMP=1` prints each
 //! prompt's per-turn block. `[knowledge] about` is what the club's operator would write
 //! (`OPERATORS_ABOUT`); `MESHAI_KNOWLEDGE_ABOUT=default` measures meshai's default instead.
+//! `MESHAI_KNOWLEDGE_LANG=de` (or `es`) runs the same club in German (Spanish): the documents
+//! and questions of `benches/knowledge/de/` (`es/`), its operator's `about` in that language,
+//! and a decline counted by that language's phrases (the daemon's own `Say::NotInNotes`
+//! among them) as well as the English ones; unset or `en`, the English set above.
 
 // A test, bench or example: its unwraps and panics are its assertions, and it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -48,11 +52,12 @@ mod harness;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use harness::{Daemon, answer_to, sim_config};
 use meshai::chunk::strip_marker;
+use meshai::lang::{Lang, Part, Say};
 use support::fake_llm::FakeLlm;
 use support::proxy::{Exchange, Recorded, prompt_usage, rewriting_proxy, with_timings};
 use support::sim_node::SimNode;
@@ -95,6 +100,155 @@ const NOT_IN_NOTES: &[&str] = &[
     "sorry",
 ];
 
+/// [`NOT_IN_NOTES`] in German: what a small model writes when the notes do not cover a question
+/// (the daemon's own "Nicht in meinen Notizen." is added from `meshai::lang`). "nicht sicher"
+/// is also "not safe" (advice says it), so only "bin (mir) nicht sicher" counts.
+const NOT_IN_NOTES_DE: &[&str] = &[
+    "nicht in meinen notizen",
+    "nicht in den notizen",
+    "nicht in deinen notizen",
+    "nicht in ihren notizen",
+    "in meinen notizen steht nicht",
+    "in den notizen steht nicht",
+    "notizen enthalten kein",
+    "notizen enthalten nicht",
+    "notizen sagen nicht",
+    "notizen nennen kein",
+    "keine notiz",
+    "nicht erwähnt",
+    "nicht abgedeckt",
+    "nicht angegeben",
+    "nicht aufgeführt",
+    "nicht gelistet",
+    "nicht verfügbar",
+    "nicht vorhanden",
+    "keine information",
+    "keine angabe",
+    "habe ich nicht",
+    "habe keine",
+    "hab keine",
+    "liegen mir nicht vor",
+    "liegt mir nicht vor",
+    "liegen mir keine",
+    "liegt mir keine",
+    "weiß ich nicht",
+    "weiss ich nicht",
+    "weiß nicht",
+    "weiss nicht",
+    "nicht bekannt",
+    "bin mir nicht sicher",
+    "bin nicht sicher",
+    "unbekannt",
+    "nicht finden",
+    "nicht gefunden",
+    "nicht in der lage",
+    "steht nicht in",
+    "steht da nicht",
+    "steht dort nicht",
+    "keine details",
+    "keine einzelheiten",
+    "kein eintrag",
+    "keine aufzeichnung",
+    "tut mir leid",
+    "leider",
+    "entschuldigung",
+];
+
+/// [`NOT_IN_NOTES`] in Spanish (the daemon's own "No está en mis notas." is added from
+/// `meshai::lang`). Accents as written: without them "no sé" would be "no se", which starts
+/// half of all advice ("no se recomienda").
+const NOT_IN_NOTES_ES: &[&str] = &[
+    "no está en mis notas",
+    "no esta en mis notas",
+    "no está en las notas",
+    "no está en tus notas",
+    "no aparece en mis notas",
+    "no aparece en las notas",
+    "mis notas no",
+    "las notas no",
+    "ninguna nota",
+    "no se menciona",
+    "no menciona",
+    "no está cubierto",
+    "no se especifica",
+    "no especifica",
+    "no se indica",
+    "no indica",
+    "no aparece",
+    "no figura",
+    "no está disponible",
+    "no disponible",
+    "no hay información",
+    "no hay informacion",
+    "no tengo información",
+    "no tengo informacion",
+    "sin información",
+    "ninguna información",
+    "no tengo",
+    "no dispongo",
+    "no lo sé",
+    "no sé",
+    "no se sabe",
+    "no conozco",
+    "desconoc",
+    "no estoy seguro",
+    "no estoy segura",
+    "no puedo encontrar",
+    "no pude encontrar",
+    "no encuentro",
+    "no encontré",
+    "no he encontrado",
+    "no soy capaz",
+    "no dice",
+    "no hay detalles",
+    "no hay datos",
+    "no hay registro",
+    "lo siento",
+    "disculp",
+    "perdón",
+];
+
+/// The bench's language: `MESHAI_KNOWLEDGE_LANG` (`en`, `de`, `es`), read once.
+static LANG: LazyLock<Lang> =
+    LazyLock::new(|| match std::env::var("MESHAI_KNOWLEDGE_LANG").as_deref() {
+        Err(_) | Ok("" | "en") => Lang::En,
+        Ok("de") => Lang::De,
+        Ok("es") => Lang::Es,
+        Ok(other) => panic!("MESHAI_KNOWLEDGE_LANG={other}: the knowledge bench has en, de and es"),
+    });
+
+/// The language's code, as its folder under `benches/knowledge/` is named.
+fn lang_code() -> &'static str {
+    match *LANG {
+        Lang::De => "de",
+        Lang::Es => "es",
+        _ => "en",
+    }
+}
+
+/// The phrases that make an answer a decline ([`Reply::says_not_in_notes`]): English's
+/// [`NOT_IN_NOTES`]; in German or Spanish that language's phrases and the English ones (a
+/// message too short to detect gets the daemon's English, and the model may answer in it too);
+/// and the daemon's own `Say::NotInNotes` in the language, whatever the lists hold.
+static DECLINES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let own: &[&str] = match *LANG {
+        Lang::De => NOT_IN_NOTES_DE,
+        Lang::Es => NOT_IN_NOTES_ES,
+        _ => &[],
+    };
+    let mut phrases: Vec<String> = own
+        .iter()
+        .chain(NOT_IN_NOTES)
+        .map(|p| p.to_string())
+        .collect();
+    let say = meshai::lang::say(*LANG, Say::NotInNotes);
+    let say = say.trim().trim_end_matches('.').to_lowercase();
+    if !phrases.contains(&say) {
+        phrases.insert(0, say);
+    }
+    phrases
+});
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Covered,
@@ -113,13 +267,19 @@ struct Question {
     keys: Vec<String>,
 }
 
+/// `benches/knowledge`, or for German and Spanish its `de` and `es`: the folder of the
+/// language's `docs/` and `questions.tsv`.
 fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/knowledge")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/knowledge");
+    match *LANG {
+        Lang::En => dir,
+        _ => dir.join(lang_code()),
+    }
 }
 
 fn questions() -> Vec<Question> {
     let path = bench_dir().join("questions.tsv");
-    let text = std::fs::read_to_string(&path).expect("benches/knowledge/questions.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
@@ -182,12 +342,26 @@ fn about() -> String {
     match std::env::var("MESHAI_KNOWLEDGE_ABOUT") {
         Ok(a) if a == "default" => meshai::knowledge::DEFAULT_ABOUT.to_string(),
         Ok(a) if !a.trim().is_empty() => a,
-        _ => OPERATORS_ABOUT.to_string(),
+        _ => match *LANG {
+            Lang::De => OPERATORS_ABOUT_DE,
+            Lang::Es => OPERATORS_ABOUT_ES,
+            _ => OPERATORS_ABOUT,
+        }
+        .to_string(),
     }
 }
 
 /// What the club's documents are about, in the operator's words.
 const OPERATORS_ABOUT: &str = "the club, its repeaters, nets, events, members and safety rules";
+
+/// [`OPERATORS_ABOUT`] as a German club's operator would write it (no possessive: every word
+/// of four letters or more names the club's world to the daemon, and "seine" would not).
+const OPERATORS_ABOUT_DE: &str =
+    "den Club, die Relais, Funkrunden, Veranstaltungen, Mitglieder und Sicherheitsregeln";
+
+/// [`OPERATORS_ABOUT`] as a Spanish club's operator would write it.
+const OPERATORS_ABOUT_ES: &str =
+    "el club, sus repetidores, ruedas, eventos, socios y normas de seguridad";
 
 impl Subject {
     fn name(self) -> &'static str {
@@ -272,7 +446,7 @@ impl Reply {
 
     fn says_not_in_notes(&self) -> bool {
         let a = self.answer.to_lowercase().replace('’', "'");
-        NOT_IN_NOTES.iter().any(|p| a.contains(p))
+        DECLINES.iter().any(|p| a.contains(p.as_str()))
     }
 }
 
@@ -293,8 +467,32 @@ fn prompt_of(request: &str) -> Vec<String> {
     let v: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
     let msgs = v["messages"].as_array().cloned().unwrap_or_default();
     msgs.iter()
-        .map(|m| harness::masked_clock(m["content"].as_str().unwrap_or_default()))
+        .map(|m| masked_clock(m["content"].as_str().unwrap_or_default()))
         .collect()
+}
+
+/// `harness::masked_clock`, and in German or Spanish the time note in that language masked
+/// too (`Part::SentAt`: the line starting "Diese Nachricht wurde " becomes "Diese Nachricht
+/// wurde …"), so that `same_prompts` compares what it compares in English.
+fn masked_clock(text: &str) -> String {
+    let text = harness::masked_clock(text);
+    if *LANG == Lang::En {
+        return text;
+    }
+    let note = meshai::lang::part(*LANG, Part::SentAt);
+    let Some((before, _)) = note.split_once("{time}") else {
+        return text;
+    };
+    text.split('\n')
+        .map(|l| {
+            if l.starts_with(before) {
+                format!("{before}…")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The last reply request after `before`, once its response is through.
@@ -527,7 +725,8 @@ async fn main() {
     let n = questions().len();
     let mut ran: Vec<(Subject, Vec<Reply>)> = Vec::new();
     println!(
-        "knowledge bench: {n} questions, server {url}{}, [knowledge] about = {:?}",
+        "knowledge bench: {n} questions ({}), server {url}{}, [knowledge] about = {:?}",
+        lang_code(),
         if stream { ", streamed" } else { "" },
         about()
     );
