@@ -85,6 +85,11 @@ pub(crate) struct Note {
     pub(crate) grounded: bool,
     /// Whether the model answers, or the daemon says "Not in my notes." (`knowledge::local`).
     pub(crate) decision: Decision,
+    /// The model's answer is checked for values the prompt does not hold (`knowledge::check`).
+    /// Not for an everyday question (a how-to, advice: `local::everyday`): the model answers
+    /// it from what it knows, with or without documents, and its values are its own ("a 6 W
+    /// panel"); "Not in my notes." there is a refusal of a question the bot should answer.
+    pub(crate) check_values: bool,
 }
 
 /// Whether `note` answers the turn: it holds passages.
@@ -136,6 +141,7 @@ pub(crate) async fn note(
                 "knowledge searched"
             );
             let decision = local::decide(question, &found, &k.about);
+            let check_values = !local::everyday(question);
             if decision == Decision::NotInNotes {
                 debug!("knowledge: a question about the documents' world they do not answer");
             }
@@ -144,11 +150,13 @@ pub(crate) async fn note(
                     text,
                     grounded: !chosen.is_empty(),
                     decision,
+                    check_values,
                 }),
                 (None, Decision::NotInNotes) => Some(Note {
                     text: String::new(),
                     grounded: false,
                     decision,
+                    check_values,
                 }),
                 (None, Decision::Model) => None,
             }

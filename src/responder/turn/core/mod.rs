@@ -486,9 +486,10 @@ impl TurnCore {
             Some(_) => Grounding::Mesh,
             None => knowledge::grounding(documents.as_ref()),
         };
-        // Checked when the documents came with a note and the mesh with no facts.
+        // Checked when the documents came with a note and the mesh with no facts, but for an
+        // everyday question.
         let checked = match (&documents, &mesh) {
-            (Some(n), None) if !n.text.is_empty() => Some(n.text.clone()),
+            (Some(n), None) if !n.text.is_empty() && n.check_values => Some(n.text.clone()),
             _ => None,
         };
         let mut notes = self.start.intro.notes(grounding);

@@ -58,8 +58,8 @@ fn a_dm_with_memory_is_stored_then_read_then_answered_then_summarised() {
                 ),
                 step(
                     Event::Found(note("From the club's notes: LoRa is a radio.")),
-                    "answer 4 parts More(En), slot Node, stored Some(5): \"what is lora?\" | From \
-                     the club's notes: LoRa is a radio.",
+                    "answer 4 parts More(En), slot Node, stored Some(5), values checked: \"what is \
+                     lora?\" | From the club's notes: LoRa is a radio.",
                 ),
                 step(Event::Answered(None), "end Summarize(None)"),
             ],

@@ -121,6 +121,7 @@ fn note(text: &str) -> Option<Note> {
         text: text.into(),
         grounded: true,
         decision: crate::knowledge::local::Decision::Model,
+        check_values: true,
     })
 }
 
@@ -185,11 +186,16 @@ fn brief(action: &Action) -> String {
         ),
         Action::Mesh(text) => format!("mesh {text:?}"),
         Action::Answer(call) => format!(
-            "answer {} parts {:?}, slot {:?}, stored {:?}: {:?} | {}",
+            "answer {} parts {:?}, slot {:?}, stored {:?}{}: {:?} | {}",
             call.limits.max_chunks,
             call.mark,
             call.slot,
             call.stored,
+            if call.checked.is_some() {
+                ", values checked"
+            } else {
+                ""
+            },
             call.message,
             call.notes
                 .iter()

@@ -112,11 +112,34 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
                 step(
                     Event::Found(note("LoRa is a radio.")),
                     &format!(
-                        "answer 4 parts Ellipsis, slot Any, stored None: {header} | {PUBLIC_NOTE} \
-                         / LoRa is a radio."
+                        "answer 4 parts Ellipsis, slot Any, stored None, values checked: {header} \
+                         | {PUBLIC_NOTE} / LoRa is a radio."
                     ),
                 ),
                 step(Event::Answered(Some(50)), "end Over"),
+            ],
+        },
+        Case {
+            name: "an everyday question's answer is the model's own: its values are not checked",
+            start: start(Kind::Channel, Wants::Text, Standing::New),
+            first: "airtime",
+            steps: vec![
+                step(budget(), "slot"),
+                step(Event::Slot(Ok(())), "read thread"),
+                step(
+                    Event::Read(Read::Thread(Vec::new())),
+                    "search \"what is lora?\" after None, Public",
+                ),
+                step(
+                    Event::Found(note("LoRa is a radio.").map(|n| Note {
+                        check_values: false,
+                        ..n
+                    })),
+                    &format!(
+                        "answer 4 parts Ellipsis, slot Any, stored None: {header} | \
+                         {PUBLIC_NOTE} / LoRa is a radio."
+                    ),
+                ),
             ],
         },
         Case {
@@ -303,6 +326,7 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
             text: String::new(),
             grounded: false,
             decision: Decision::NotInNotes,
+            check_values: true,
         }))
     };
     let to_search = || {
