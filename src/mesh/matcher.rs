@@ -103,6 +103,20 @@ pub(crate) fn words(folded: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The language of a message `lang::detect` cannot place, by the mesh words it writes
+/// ([`words::language_of`]); its words written with a capital, but the first, are left out
+/// as names.
+pub(crate) fn language(message: &str) -> Option<crate::lang::Lang> {
+    let unnamed: Vec<&str> = message
+        .split_whitespace()
+        .enumerate()
+        .filter(|(i, w)| *i == 0 || !w.chars().next().is_some_and(char::is_uppercase))
+        .map(|(_, w)| w)
+        .collect();
+    let folded = fold(&unnamed.join(" "));
+    words::language_of(&folded, &words(&folded))
+}
+
 /// Whether the folded words `message` hold `entry`: a word or a phrase of words in a row, the
 /// last one standing for any word it starts when `entry` ends with `*`, and the message's end
 /// when it ends with ` $` (the caller puts `$` after the message's last word). For word

@@ -495,3 +495,27 @@ fn portuguese_no_with_its_accent_is_a_node() {
         assert_eq!(spelled_out(m), m);
     }
 }
+
+/// A short question around an English node name that `lang::detect` cannot place is told by
+/// its mesh words (the mesh bench's three English answers to French, Polish and Italian
+/// questions); the name's own words ("Weather", "Gateway") are not counted.
+#[test]
+fn a_question_detection_cannot_place_is_told_by_its_mesh_words() {
+    use crate::lang::Lang;
+    for (m, lang) in [
+        ("Que mesure la station Ridge Weather ?", Some(Lang::Fr)),
+        ("Co pokazuje stacja Ridge Weather?", Some(Lang::Pl)),
+        ("L'Harbour Gateway va a batteria?", Some(Lang::It)),
+        ("What does Ridge Weather read?", Some(Lang::En)),
+        ("Ridge Weather?", None),
+    ] {
+        assert_eq!(language(m), lang, "{m}");
+    }
+    for m in [
+        "Que mesure la station Ridge Weather ?",
+        "Co pokazuje stacja Ridge Weather?",
+        "L'Harbour Gateway va a batteria?",
+    ] {
+        assert_eq!(crate::lang::detect(m), None, "{m}: detection places it now");
+    }
+}

@@ -196,3 +196,53 @@ pub(crate) fn all() -> &'static All {
     });
     &ALL
 }
+
+/// The language whose mesh words a message writes most, when one does: a short question
+/// around an English node name that `lang::detect` cannot place ("Que mesure la station
+/// Ridge Weather ?", "Co pokazuje stacja Ridge Weather?", "L'Harbour Gateway va a
+/// batteria?" were answered in English in the mesh bench). `words` are the message's folded
+/// words that are not written with a capital (a node's name says nothing of the asker's
+/// language). A word that asks for something (a reading, what a node reads, the nearest,
+/// who is around, the channel) counts 2, a word for a node 1; a tie is no answer.
+pub(crate) fn language_of(folded: &str, words: &[&str]) -> Option<Lang> {
+    static TABLES: LazyLock<Vec<(Lang, Entries, Entries)>> = LazyLock::new(|| {
+        Lang::ALL
+            .iter()
+            .map(|l| {
+                let t = table(*l);
+                let asks = [
+                    t.read,
+                    t.nearest,
+                    t.around,
+                    t.channel,
+                    t.busy,
+                    t.channel_use,
+                ]
+                .into_iter()
+                .chain(t.readings.iter().map(|(_, list)| *list));
+                (*l, Entries::of(asks), Entries::of([t.node, t.about_a_node]))
+            })
+            .collect()
+    });
+    let score = |asks: &Entries, node: &Entries| {
+        let phrases = asks.phrases.iter().filter(|p| folded.contains(*p)).count();
+        let words: usize = words
+            .iter()
+            .map(|w| match (asks.holds(w), node.holds(w)) {
+                (true, _) => 2,
+                (false, true) => 1,
+                (false, false) => 0,
+            })
+            .sum();
+        2 * phrases + words
+    };
+    let mut scores: Vec<(usize, Lang)> = TABLES
+        .iter()
+        .map(|(l, asks, node)| (score(asks, node), *l))
+        .collect();
+    scores.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    match scores.as_slice() {
+        [(best, lang), (second, _), ..] if *best > 0 && best > second => Some(*lang),
+        _ => None,
+    }
+}
