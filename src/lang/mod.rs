@@ -233,8 +233,11 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
                 .is_some_and(|info| info.confidence() >= MIN_CONFIDENCE)
         })
         .filter(|guess| {
+            // At least one small word of its own, and no fewer than another language has
+            // ("Wie lautet die Kontonummer des Clubs?": French by its trigrams and "des",
+            // German by "wie" and "die").
             let own = small(*guess);
-            own >= 1 && (*guess == Lang::En || own >= small(Lang::En))
+            own >= 1 && Lang::ALL.iter().all(|l| own >= small(*l))
         });
     trigrams.or_else(|| by_small_words(small, guess))
 }

@@ -195,4 +195,13 @@ fn detects_short_questions_around_a_name() {
         let got = detect(text);
         assert!(got.is_none() || got == Some(want), "{text:?}: {got:?}");
     }
+    // The trigrams' guess needs as many small words as any other language has: German
+    // questions with French-looking words ("des", "Clubs", "Kontonummer") got the daemon's
+    // "Pas dans mes notes." in the German knowledge bench.
+    for text in [
+        "Wie lautet die Kontonummer des Clubs?",
+        "Wie lautet die Webadresse des Clubs?",
+    ] {
+        assert_eq!(detect(text), Some(De), "{text:?}");
+    }
 }
