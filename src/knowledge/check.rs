@@ -65,14 +65,34 @@ fn names(text: &str) -> Vec<String> {
     out
 }
 
-/// The values `answer` adds to `prompt`: digit runs it does not write, and (but in German)
-/// names it does not name.
+/// The web and mail addresses of `text`, lowercased: a word with `://`, one that starts with
+/// `www.`, or one with an `@` before a dot ("https://www.club.com", "info@club.org").
+fn addresses(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '/')
+                .to_lowercase()
+        })
+        .filter(|w| {
+            w.contains("://")
+                || w.starts_with("www.")
+                || w.split_once('@').is_some_and(|(user, host)| {
+                    !user.is_empty() && host.contains('.') && !host.starts_with('.')
+                })
+        })
+}
+
+/// The values `answer` adds to `prompt`: digit runs it does not write, web and mail
+/// addresses it does not write (the Spanish knowledge bench's "https://www.club.com" for the
+/// club's website), and (but in German) names it does not name.
 pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
     let known: Vec<&str> = numbers(prompt).collect();
     let mut added: Vec<String> = numbers(answer)
         .filter(|n| !known.contains(n))
         .map(str::to_string)
         .collect();
+    let lowered = prompt.to_lowercase();
+    added.extend(addresses(answer).filter(|a| !lowered.contains(a.as_str())));
     if lang != Lang::De {
         let folded = fold(prompt);
         let named = words(&folded);

@@ -6,7 +6,7 @@ const NOTES: &str = "Notes from the operator's documents:\n\n\
 [events.md > Events 2026 > VHF field day]\n\
 Saturday 4 and Sunday 5 July 2026 at Crane Farm, Long Lane. Setting up starts at 09:00.\n\n\
 [handbook.md > Club > Contacting the club]\n\
-Write to the secretary, Ann Lee.\n\n\
+Write to the secretary, Ann Lee (secretary@kvarc.org.uk).\n\n\
 If the message asks about the club and these notes do not answer it, reply exactly: Not in my \
 notes.";
 
@@ -61,6 +61,19 @@ fn what_an_answer_adds_to_its_prompt() {
         (Lang::It, "È il 4 luglio 2026.", &[]),
         (Lang::Nl, "Het is op 3 juli in Utrecht.", &["3", "utrecht"]),
         (Lang::Pl, "To jest 5 lipca 2026 w Crane Farm.", &[]),
+        // A made-up address is a value too; one the prompt writes is not.
+        (
+            Lang::Es,
+            "La dirección de la web del club es https://www.club.com.",
+            &["https://www.club.com"],
+        ),
+        (
+            Lang::En,
+            "Write to info@ashby-club.org or see www.kvarc.org.",
+            &["info@ashby-club.org", "www.kvarc.org"],
+        ),
+        (Lang::En, "Email Ann Lee: Secretary@kvarc.org.uk.", &[]),
+        (Lang::En, "Meet @ Crane Farm at 09:00.", &[]),
     ];
     for (lang, answer, want) in cases {
         let mut got = added(answer, &prompt(q), *lang);
