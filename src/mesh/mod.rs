@@ -104,12 +104,6 @@ pub(crate) fn answer(
     lang: Lang,
 ) -> Option<Answer> {
     let message = &matcher::spelled_out(message);
-    // A message too short to place is answered in the language of its mesh words, where
-    // they tell one ("Co pokazuje stacja Ridge Weather?"), not the conversation's default.
-    let lang = match crate::lang::detect(message) {
-        Some(_) => lang,
-        None => matcher::language(message).unwrap_or(lang),
-    };
     let said = lookup::answer(view, cfg, message, asker, now, lang);
     if let Some(said) = said {
         return Some(match cfg.radio {

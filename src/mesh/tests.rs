@@ -331,29 +331,3 @@ fn a_node_word_naming_nothing_is_only_a_guess() {
         assert_eq!(ask(&chat, sure), Some(Answer::NoRadio), "{sure}");
     }
 }
-
-/// A question detection cannot place is answered in the language of its mesh words, whatever
-/// the conversation's default (the mesh bench's Polish question got an English sentence).
-#[test]
-fn the_daemons_sentence_speaks_the_mesh_words_language() {
-    let v = view();
-    let cfg = MeshConfig::default();
-    let en = crate::lang::Lang::En;
-    let ask = |m: &str| answer(&v, &cfg, m, NodeId(ASKER), NOW, en);
-    let pl = ask("Co pokazuje stacja Ridge Weather?");
-    let english = ask("What does Ridge Weather read?");
-    assert!(matches!(&pl, Some(Answer::Said(_))), "{pl:?}");
-    assert!(matches!(&english, Some(Answer::Said(_))), "{english:?}");
-    assert_ne!(pl, english, "the Polish question got the English sentence");
-    assert_eq!(
-        pl,
-        answer(
-            &v,
-            &cfg,
-            "Co pokazuje stacja Ridge Weather?",
-            NodeId(ASKER),
-            NOW,
-            crate::lang::Lang::Pl
-        )
-    );
-}

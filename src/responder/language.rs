@@ -59,7 +59,8 @@ impl Languages {
         for t in texts {
             now = sticky.hear(t);
         }
-        now.unwrap_or_default()
+        now.or_else(|| texts.last().and_then(|t| by_mesh_words(t)))
+            .unwrap_or_default()
     }
 
     /// The language of `node`'s conversation as far as known, without moving it (the fold's,
@@ -80,7 +81,9 @@ impl Languages {
     pub(crate) fn of_text(&self, text: &str) -> Lang {
         match self.setting {
             Language::Fixed(lang) => lang,
-            Language::Auto => detect(text).unwrap_or_default(),
+            Language::Auto => detect(text)
+                .or_else(|| by_mesh_words(text))
+                .unwrap_or_default(),
         }
     }
 
@@ -95,6 +98,15 @@ impl Languages {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The language of a message detection cannot place, in a conversation without one yet, by
+/// the mesh words it writes (`mesh::matcher::language`): "Que mesure la station Ridge Weather
+/// ?", "Co pokazuje stacja Ridge Weather?" and "L'Harbour Gateway va a batteria?" are mostly
+/// an English node's name, and were answered in English (the mesh bench). It does not move the
+/// conversation's language: its next message that can be placed does.
+fn by_mesh_words(text: &str) -> Option<Lang> {
+    crate::mesh::matcher::language(text)
 }
 
 /// `node`'s entry in `nodes`, the map cleared first when it is full and `node` is not in it.
@@ -142,5 +154,22 @@ mod tests {
         assert!(!l.needs_seed(N));
         assert_eq!(l.hear(N, &["Mein Hund heißt Pepper."]), Lang::Pl);
         assert_eq!(l.of_text("¿Cómo se llama mi perro?"), Lang::Pl);
+        assert_eq!(l.hear(N, &["Co pokazuje stacja Ridge Weather?"]), Lang::Pl);
+        let de = Languages::new(Language::Fixed(Lang::De));
+        assert_eq!(de.hear(N, &["Co pokazuje stacja Ridge Weather?"]), Lang::De);
+    }
+
+    /// A message detection cannot place, in a conversation without a language yet, speaks the
+    /// language of its mesh words (the mesh bench's last three English answers); in one with a
+    /// language, that language; and it moves neither.
+    #[test]
+    fn a_short_mesh_question_speaks_its_mesh_words_language() {
+        let l = Languages::new(Language::Auto);
+        let m = "Co pokazuje stacja Ridge Weather?";
+        assert_eq!(l.hear(N, &[m]), Lang::Pl);
+        assert_eq!(l.of(N), Lang::En, "the conversation has no language yet");
+        assert_eq!(l.of_text("L'Harbour Gateway va a batteria?"), Lang::It);
+        assert_eq!(l.hear(N, &["Mein Hund heißt Pepper."]), Lang::De);
+        assert_eq!(l.hear(N, &[m]), Lang::De);
     }
 }
