@@ -27,8 +27,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use meshai::knowledge::Bounds;
-use meshai::knowledge::search::search;
+use meshai::knowledge::search::{Ask, search};
 use meshai::knowledge::sync::sync;
+use meshai::lang::Lang;
 use meshai::store::{Passages, Store};
 use support::fake_llm::FakeLlm;
 use support::release::{binary, status_kib};
@@ -156,9 +157,13 @@ async fn index(folder: &Path) {
             words[rng.below(words.len())]
         );
         let started = Instant::now();
-        search(&store, &bounds, None, &q, None, true)
-            .await
-            .expect("search");
+        let ask = Ask {
+            question: &q,
+            previous: None,
+            private: true,
+            lang: Lang::En,
+        };
+        search(&store, &bounds, None, &ask).await.expect("search");
         times.push(started.elapsed());
     }
     times.sort();

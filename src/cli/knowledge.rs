@@ -19,11 +19,13 @@ use tokio_util::sync::CancellationToken;
 use super::daemons::my_euid;
 use super::{format, open_store};
 use crate::config::Config;
+use crate::config::Language;
 use crate::knowledge::Embedder;
 use crate::knowledge::choose::{Verdict, rank};
 use crate::knowledge::render::label;
-use crate::knowledge::search::{Found, Meaning, search as find};
+use crate::knowledge::search::{Ask, Found, Meaning, search as find};
 use crate::knowledge::sync::{Report, sync};
+use crate::lang::detect;
 use crate::store::{Embedded, KnowledgeFile, KnowledgeIndex, Store};
 
 /// What `meshai knowledge search` searches as.
@@ -91,15 +93,21 @@ pub async fn search(
 ) -> anyhow::Result<()> {
     let (_, store) = open(config, false).await?;
     let embedder = Embedder::configured(&config.knowledge);
-    let found = find(
-        &store,
-        &config.knowledge.bounds,
-        embedder.as_ref(),
-        query,
-        options.previous.as_deref(),
-        !options.public,
-    )
-    .await;
+    let ask = Ask {
+        question: query,
+        previous: options.previous.as_deref(),
+        private: !options.public,
+        // As a conversation that began with `--previous` would be.
+        lang: match config.language {
+            Language::Fixed(lang) => lang,
+            Language::Auto => options
+                .previous
+                .as_deref()
+                .and_then(detect)
+                .unwrap_or_default(),
+        },
+    };
+    let found = find(&store, &config.knowledge.bounds, embedder.as_ref(), &ask).await;
     let _ = store.close().await;
     let found = found.context("cannot search the index")?;
     out.write_all(hits(&found, options.public, &config.knowledge.about).as_bytes())?;

@@ -69,6 +69,8 @@ const EN: Words = Words {
         "president",
     ],
     everyday: &[
+        "how far",
+        "what range",
         "what size",
         "how big",
         "how large",
@@ -117,6 +119,8 @@ const DE: Words = Words {
         "vorsitzende*",
     ],
     everyday: &[
+        "wie weit",
+        "welche reichweite",
         "wie gross",
         "welche grosse",
         "brauche ich",
@@ -165,6 +169,9 @@ const ES: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "hasta que distancia",
+        "que distancia",
+        "que alcance",
         "que tamano",
         "que tan grande",
         "necesito",
@@ -207,6 +214,10 @@ const PT: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "que distancia",
+        "qual distancia",
+        "qual o alcance",
+        "ate onde",
         "que tamanho",
         "quao grande",
         "preciso",
@@ -249,6 +260,8 @@ const FR: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "quelle distance",
+        "quelle portee",
         "quelle taille",
         "ai je besoin",
         "faut il",
@@ -293,6 +306,9 @@ const IT: Words = Words {
         "presidente",
     ],
     everyday: &[
+        "quanto lontano",
+        "che distanza",
+        "che portata",
         "che dimensione",
         "quanto grande",
         "mi serve",
@@ -332,6 +348,8 @@ const NL: Words = Words {
         "voorzitter",
     ],
     everyday: &[
+        "hoe ver",
+        "welk bereik",
         "hoe groot",
         "welke maat",
         "heb ik nodig",
@@ -367,6 +385,8 @@ const PL: Words = Words {
         "prezes*",
     ],
     everyday: &[
+        "jak daleko",
+        "jaki zasieg",
         "jaki rozmiar",
         "jak duzy",
         "potrzebuje",

@@ -7,6 +7,7 @@
 use super::choose::{self, Bounds, Verdict};
 use super::embed::Embedder;
 use super::render;
+use crate::lang::{self, Lang};
 use crate::store::{KnowledgeHit, Passages, Store, StoreError, content_words};
 
 /// What a search found for one question.
@@ -60,28 +61,37 @@ impl Found {
     }
 }
 
-/// The passages for `question` within `bounds`, private ones only when `private`, found by
-/// meaning too when `embedder` is given; `previous` is the asker's message before it: a
-/// follow-up ([`choose::is_follow_up`]) is searched together with it, so "And where?" finds
-/// what the question before it was about.
+/// What one search is asked: the question, where to look and in which language.
+pub struct Ask<'a> {
+    pub question: &'a str,
+    /// The asker's message before it: a follow-up ([`choose::is_follow_up`]) is searched
+    /// together with it, so "And where?" finds what the question before it was about.
+    pub previous: Option<&'a str>,
+    /// Private passages too.
+    pub private: bool,
+    /// The conversation's language: the question's words are searched as it inflects them
+    /// (`lang::stem`) when the question itself is too short to tell ([`lang::detect`]).
+    pub lang: Lang,
+}
+
+/// The passages for `ask` within `bounds`, found by meaning too when `embedder` is given.
 pub async fn search(
     store: &Store,
     bounds: &Bounds,
     embedder: Option<&Embedder>,
-    question: &str,
-    previous: Option<&str>,
-    private: bool,
+    ask: &Ask<'_>,
 ) -> Result<Found, StoreError> {
-    match previous {
-        Some(previous) if choose::is_follow_up(question) => {
-            let text = format!("{previous}\n{question}");
-            let both = once(store, bounds, embedder, &text, private).await?;
+    let lang = lang::detect(ask.question).unwrap_or(ask.lang);
+    match ask.previous {
+        Some(previous) if choose::is_follow_up(ask.question) => {
+            let text = format!("{previous}\n{}", ask.question);
+            let both = once(store, bounds, embedder, &text, lang, ask.private).await?;
             Ok(Found {
                 with_previous: true,
                 ..both
             })
         }
-        _ => once(store, bounds, embedder, question, private).await,
+        _ => once(store, bounds, embedder, ask.question, lang, ask.private).await,
     }
 }
 
@@ -90,6 +100,7 @@ async fn once(
     bounds: &Bounds,
     embedder: Option<&Embedder>,
     text: &str,
+    lang: Lang,
     private: bool,
 ) -> Result<Found, StoreError> {
     if content_words(text) == 0 {
@@ -102,7 +113,7 @@ async fn once(
     };
     let fts = choose::ranked(
         store
-            .knowledge_search(text, passages, choose::CANDIDATES)
+            .knowledge_search(text, lang, passages, choose::CANDIDATES)
             .await?,
     );
     let Some(embedder) = embedder else {

@@ -51,6 +51,7 @@ mod pl;
 mod pt;
 pub mod say;
 mod small;
+pub(crate) mod stem;
 pub(crate) mod sticky;
 
 use std::sync::LazyLock;

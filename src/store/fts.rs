@@ -10,6 +10,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::lang::{Lang, stem};
+
 /// Words shorter than this (in characters) carry too little meaning to search for.
 const MIN_WORD: usize = 3;
 
@@ -107,7 +109,8 @@ const OTHER_STOP_WORDS: &[&[&str]] = &[
 ];
 
 /// A search for one message: the `MATCH` expression of the distinct terms worth looking for.
-/// The index's porter tokenizer stems both sides, so "meets" finds "meet".
+/// The index's porter tokenizer stems both sides, so "meets" finds "meet"; in the other
+/// languages a term is its light stem searched as a prefix ([`Query::with_phrases`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Query {
     pub(crate) expression: String,
@@ -118,10 +121,34 @@ pub(super) struct Query {
 impl Query {
     /// `None` when no word of `text` is worth searching for.
     pub fn new(text: &str) -> Option<Query> {
-        let terms = terms(text);
-        let expression = expression(&terms)?;
-        let terms = terms.iter().map(|t| format!("\"{t}\"")).collect();
-        Some(Query { expression, terms })
+        Query::of(text, Lang::En)
+    }
+
+    /// The terms of `text` searched as `lang` inflects them ([`searched`]).
+    fn of(text: &str, lang: Lang) -> Option<Query> {
+        let mut quoted: Vec<String> = Vec::new();
+        for term in terms(text) {
+            let term = searched(&term, lang);
+            if !quoted.contains(&term) {
+                quoted.push(term);
+            }
+        }
+        let expression = (!quoted.is_empty()).then(|| quoted.join(" OR "))?;
+        Some(Query {
+            expression,
+            terms: quoted,
+        })
+    }
+}
+
+/// A term (letters and digits only, so the quotes cannot be escaped) as a `MATCH` string: as
+/// written in English, whose inflection the index's porter tokenizer strips on both sides;
+/// in another language its light stem ([`stem::stem`]) as a prefix, so "nächsten" finds
+/// "Nächstes" and "reuniones" "Reunión".
+fn searched(term: &str, lang: Lang) -> String {
+    match stem::stem(lang, term) {
+        Some(stem) => format!("\"{stem}\"*"),
+        None => format!("\"{term}\""),
     }
 }
 
@@ -129,22 +156,38 @@ impl Query {
 const MAX_PHRASES: usize = 8;
 
 impl Query {
-    /// Like [`Query::new`], and each pair of words that stand next to each other in `text`
-    /// (both worth searching for) is searched as a phrase too, so a passage that says "club
-    /// night" ranks above one that has "club" and "night" apart. The phrases only add to the
+    /// Like [`Query::new`] with the terms as `lang` inflects them, and each pair of words
+    /// worth searching for that stand next to each other in `text`, or with one small word
+    /// between them, is searched as a phrase too (the small word as written): a passage that
+    /// says "club night" ranks above one that has "club" and "night" apart, and one that says
+    /// "noche del club" above one with "noche" and "club" apart. The phrases only add to the
     /// ranking: the terms a match is weighed by stay the single words.
-    pub(crate) fn with_phrases(text: &str) -> Option<Query> {
-        let mut query = Query::new(text)?;
+    pub(crate) fn with_phrases(text: &str, lang: Lang) -> Option<Query> {
+        let mut query = Query::of(text, lang)?;
         let words: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect();
         let mut phrases: Vec<String> = Vec::new();
-        for pair in words.windows(2) {
-            let phrase = format!("\"{} {}\"", pair[0], pair[1]);
-            if pair.iter().all(|w| is_term(w)) && !phrases.contains(&phrase) {
+        let mut add = |phrase: String| {
+            if !phrases.contains(&phrase) {
                 phrases.push(phrase);
+            }
+        };
+        for (i, first) in words.iter().enumerate() {
+            if !is_term(first) {
+                continue;
+            }
+            let first = searched(first, lang);
+            match (words.get(i + 1), words.get(i + 2)) {
+                (Some(next), _) if is_term(next) => {
+                    add(format!("{first} + {}", searched(next, lang)));
+                }
+                (Some(small), Some(next)) if is_term(next) => {
+                    add(format!("{first} + \"{small}\" + {}", searched(next, lang)));
+                }
+                _ => {}
             }
         }
         for phrase in phrases.iter().take(MAX_PHRASES) {
@@ -294,7 +337,7 @@ pub(super) fn column_share(
 /// The FTS5 `MATCH` expression for `text`, or `None` when no word is worth searching for.
 #[cfg(test)]
 pub(super) fn match_expression(text: &str) -> Option<String> {
-    expression(&terms(text))
+    Query::new(text).map(|q| q.expression)
 }
 
 /// Whether a lowercased word is worth searching for.
@@ -317,15 +360,6 @@ fn terms(text: &str) -> Vec<String> {
         }
     }
     terms
-}
-
-fn expression(terms: &[String]) -> Option<String> {
-    if terms.is_empty() {
-        return None;
-    }
-    // A term holds only letters and digits, so wrapping it in quotes cannot be escaped.
-    let quoted: Vec<String> = terms.iter().map(|t| format!("\"{t}\"")).collect();
-    Some(quoted.join(" OR "))
 }
 
 #[cfg(test)]
@@ -373,21 +407,41 @@ mod tests {
             ("club", Some("\"club\"")),
             (
                 "When is club night?",
-                Some("\"club\" OR \"night\" OR \"club night\""),
+                Some("\"club\" OR \"night\" OR \"club\" + \"night\""),
             ),
-            // Words with a stop word or a short word between them make no phrase; punctuation
-            // does not part them (the index does not see it either).
+            // Words with two small words between them make no phrase, with one they do;
+            // punctuation does not part them (the index does not see it either).
             (
                 "day of the week in club-night",
-                Some("\"day\" OR \"week\" OR \"club\" OR \"night\" OR \"club night\""),
+                Some(
+                    "\"day\" OR \"week\" OR \"club\" OR \"night\" OR \"week\" + \"in\" + \"club\" \
+                     OR \"club\" + \"night\"",
+                ),
             ),
-            ("Beacon beacon", Some("\"beacon\" OR \"beacon beacon\"")),
+            (
+                "Beacon beacon",
+                Some("\"beacon\" OR \"beacon\" + \"beacon\""),
+            ),
         ];
         for (text, want) in cases {
-            let got = Query::with_phrases(text).map(|q| q.expression);
+            let got = Query::with_phrases(text, Lang::En).map(|q| q.expression);
             assert_eq!(got.as_deref(), want, "{text:?}");
         }
-        let q = Query::with_phrases("beacon hill repeater").unwrap_or_else(|| unreachable!());
+        // In German each term is its light stem, searched as a prefix, in phrases too.
+        let de =
+            Query::with_phrases("Wann ist der nächste Clubabend?", Lang::De).map(|q| q.expression);
+        assert_eq!(
+            de.as_deref(),
+            Some("\"nächst\"* OR \"clubabend\"* OR \"nächst\"* + \"clubabend\"*")
+        );
+        let es = Query::with_phrases("¿A qué hora es la noche del club?", Lang::Es)
+            .map(|q| q.expression);
+        assert_eq!(
+            es.as_deref(),
+            Some("\"hora\"* OR \"noch\"* OR \"club\"* OR \"noch\"* + \"del\" + \"club\"*")
+        );
+        let q =
+            Query::with_phrases("beacon hill repeater", Lang::En).unwrap_or_else(|| unreachable!());
         assert_eq!(q.terms, ["\"beacon\"", "\"hill\"", "\"repeater\""]);
     }
 

@@ -14,6 +14,8 @@ mod vectors;
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
+use crate::lang::Lang;
+
 use super::error::StoreError;
 use super::fts::{self, Query};
 use super::handle::Store;
@@ -171,14 +173,16 @@ impl Store {
     /// Up to `limit` passages that match `text`, best first, private ones only with
     /// [`Passages::WithPrivate`]; each with its score and the share of the query it covers. The text is
     /// reduced to safe terms like a memory search (no terms, no passages), and neighbouring
-    /// words are searched as phrases too (`fts::Query::with_phrases`).
+    /// words are searched as phrases too, each word as `lang` inflects it
+    /// (`fts::Query::with_phrases`).
     pub(crate) async fn knowledge_search(
         &self,
         text: &str,
+        lang: Lang,
         passages: Passages,
         limit: usize,
     ) -> Result<Vec<KnowledgeHit>, StoreError> {
-        let Some(query) = Query::with_phrases(text) else {
+        let Some(query) = Query::with_phrases(text, lang) else {
             return Ok(Vec::new());
         };
         self.call(move |c| search(c, &query, passages, limit)).await

@@ -250,6 +250,41 @@ fn every_language() {
     ] {
         assert_eq!(decide(q, &nothing(), ABOUT), Model, "{q}");
     }
+    // How far nodes reach is advice too, though a heading names the nodes: the Spanish
+    // knowledge bench's "¿Hasta qué distancia pueden llegar a comunicarse dos nodos
+    // Meshtastic?" got the daemon's "No está en mis notas." (its heading "Routers Meshtastic").
+    let routers = || {
+        found(
+            vec![hit(
+                "repeaters.md",
+                "Meshtastic routers",
+                "Two routers.",
+                0.5,
+                0.2,
+            )],
+            vec![Verdict::Partial],
+        )
+    };
+    assert_eq!(
+        decide(
+            "Which Meshtastic routers are on the hill?",
+            &routers(),
+            ABOUT
+        ),
+        NotInNotes
+    );
+    for q in [
+        "How far can two Meshtastic nodes reach each other?",
+        "Wie weit reichen zwei Meshtastic-Nodes?",
+        "¿Hasta qué distancia pueden llegar a comunicarse dos nodos Meshtastic?",
+        "Qual o alcance de dois nós Meshtastic?",
+        "Quelle distance entre deux nœuds Meshtastic ?",
+        "Quanto lontano arrivano due nodi Meshtastic?",
+        "Hoe ver reiken twee Meshtastic-nodes?",
+        "Jak daleko sięgają dwa węzły Meshtastic?",
+    ] {
+        assert_eq!(decide(q, &routers(), ABOUT), Model, "{q}");
+    }
     // "We" is the group as "our" is: a place where we meet that no passage answers is declined
     // (the knowledge bench: "What is the postcode of the fire station where we meet?" got an
     // invented "1200" once it was no longer taken for a node). Only the subject: "us" is in

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::*;
+use crate::lang::Lang;
 use crate::store::Passages;
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
@@ -48,7 +49,7 @@ async fn check_rows(store: &Store, want: &[(&str, bool, usize, bool)]) {
 
 async fn search(store: &Store, text: &str) -> Vec<String> {
     store
-        .knowledge_search(text, Passages::WithPrivate, 10)
+        .knowledge_search(text, Lang::En, Passages::WithPrivate, 10)
         .await
         .unwrap()
         .into_iter()
@@ -188,7 +189,7 @@ async fn links_are_indexed_as_their_target_and_never_out_of_the_folder() {
     assert!(search(&store, "vault code").await.is_empty());
     assert_eq!(
         store
-            .knowledge_search("password kestrel", Passages::Public, 10)
+            .knowledge_search("password kestrel", Lang::En, Passages::Public, 10)
             .await
             .unwrap()
             .len(),

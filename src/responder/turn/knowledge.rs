@@ -116,16 +116,13 @@ pub(crate) async fn note(
         return None;
     }
     let embedder = docs.embedder.as_ref();
-    match search::search(
-        &docs.store,
-        &k.bounds,
-        embedder,
+    let ask = search::Ask {
         question,
         previous,
         private,
-    )
-    .await
-    {
+        lang,
+    };
+    match search::search(&docs.store, &k.bounds, embedder, &ask).await {
         Ok(found) => {
             let chosen = found.chosen();
             if let Meaning::Failed(why) = &found.meaning {

@@ -3,6 +3,7 @@
 //! after damage; the migration from the schema before it.
 
 use super::*;
+use crate::lang::Lang;
 use crate::store::damage::Health;
 use crate::store::knowledge::{
     Embedded, KnowledgeChange, KnowledgeFile, KnowledgeIndex, NewPassage, Passages, embed_input,
@@ -67,7 +68,7 @@ async fn club(store: &Store) {
 /// The paths and headings a search found, best first.
 async fn found(store: &Store, text: &str, passages: Passages) -> Vec<String> {
     store
-        .knowledge_search(text, passages, 10)
+        .knowledge_search(text, Lang::En, passages, 10)
         .await
         .unwrap()
         .into_iter()
@@ -116,7 +117,7 @@ async fn a_search_finds_stemmed_words_ranked_and_private_ones_only_when_asked() 
     );
 
     let hits = store
-        .knowledge_search("Thursday net repeater", Passages::Public, 10)
+        .knowledge_search("Thursday net repeater", Lang::En, Passages::Public, 10)
         .await
         .unwrap();
     assert!(
@@ -131,6 +132,71 @@ async fn a_search_finds_stemmed_words_ranked_and_private_ones_only_when_asked() 
     assert_eq!(hits[0].heading, "Club > Nets");
     assert!((hits[0].coverage - 1.0).abs() < 1e-9, "{hits:?}");
     assert!(hits.iter().any(|h| h.coverage < 0.5), "{hits:?}");
+}
+
+/// Outside English a question's words are searched as their light stems, as prefixes: the
+/// inflected word finds the passage, names its heading and covers the question.
+#[tokio::test]
+async fn other_languages_find_inflected_words_by_their_stems() {
+    let (_dir, store) = open_temp();
+    store
+        .knowledge_apply(
+            vec![
+                put(
+                    "sicherheit.md",
+                    false,
+                    &[(
+                        "Nächstes Krankenhaus",
+                        "Ashby General, Notaufnahme rund um die Uhr.",
+                    )],
+                ),
+                put(
+                    "manuale.md",
+                    false,
+                    &[("Riunione mensile", "I soci si riuniscono il primo martedì.")],
+                ),
+            ],
+            100,
+        )
+        .await
+        .unwrap();
+    let cases = [
+        (
+            Lang::De,
+            "Welches Krankenhaus ist am nächsten?",
+            "Nächstes Krankenhaus",
+        ),
+        (
+            Lang::It,
+            "Quando sono le riunioni mensili?",
+            "Riunione mensile",
+        ),
+    ];
+    for (lang, question, heading) in cases {
+        let hits = store
+            .knowledge_search(question, lang, Passages::Public, 10)
+            .await
+            .unwrap();
+        assert_eq!(
+            hits.first().map(|h| h.heading.as_str()),
+            Some(heading),
+            "{question}"
+        );
+        assert!((hits[0].topic - 1.0).abs() < 1e-9, "{question}: {hits:?}");
+        assert!(
+            (hits[0].coverage - 1.0).abs() < 1e-9,
+            "{question}: {hits:?}"
+        );
+        // Searched as written (porter's English endings only), they miss the heading.
+        let as_written = store
+            .knowledge_search(question, Lang::En, Passages::Public, 10)
+            .await
+            .unwrap();
+        assert!(
+            as_written.iter().all(|h| h.topic < 1.0),
+            "{question}: {as_written:?}"
+        );
+    }
 }
 
 #[tokio::test]
