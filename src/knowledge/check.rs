@@ -10,9 +10,18 @@
 //! answer is replaced by the passages' own sentence that shares most with the question, or by
 //! "Not in my notes." when none shares enough. German writes every noun capitalised: there
 //! only the numbers are checked.
+//!
+//! An answer that adds nothing can still miss: to "When is the fox hunt this year?" the same
+//! model gave the hunt's frequency, with the date in the passage (`asked`). An answer that
+//! holds no value of the kind the question asks for (a date or time to "when", a weekday, a
+//! price), and does not decline, is replaced by the passage sentence about the question that
+//! holds one; with none it stays.
 
-use crate::lang::Lang;
+pub(crate) mod asked;
+
+use crate::lang::{Lang, Say, say};
 use crate::mesh::matcher::{self, fold, words};
+use crate::store::is_term;
 
 /// What the answer comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +35,9 @@ pub(crate) enum Checked {
     },
     /// … or, none sharing enough with the question, "Not in my notes.".
     NotInNotes { added: Vec<String> },
+    /// It holds no value of the `kind` the question asks for ("when" answered without a
+    /// date or time) where a passage sentence about the question does: that sentence.
+    Unanswered { sentence: String, kind: asked::Kind },
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
@@ -108,48 +120,134 @@ pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
 
 /// The sentences of the passages in `notes` (the knowledge note, `render::knowledge_block`:
 /// its intro, each passage after its label in brackets, its closing rule, a blank line
-/// between them).
-fn sentences(notes: &str) -> Vec<&str> {
+/// between them), each with the last heading of its passage's label ("" for a passage
+/// without one).
+fn sentences(notes: &str) -> Vec<(&str, &str)> {
     let blocks: Vec<&str> = notes.split("\n\n").collect();
     let Some(inner) = blocks.get(1..blocks.len().saturating_sub(1)) else {
         return Vec::new();
     };
-    inner
-        .iter()
-        .filter_map(|b| match b.strip_prefix('[') {
-            Some(labelled) => labelled.split_once('\n').map(|(_, text)| text),
-            None => Some(*b),
-        })
-        .flat_map(|text| text.lines())
-        .flat_map(|line| line.split_inclusive(". "))
-        .map(str::trim)
-        .filter(|s| s.chars().any(char::is_alphanumeric))
+    let mut heading = "";
+    let mut out = Vec::new();
+    for b in inner {
+        let text = match b.strip_prefix('[') {
+            Some(labelled) => match labelled.split_once('\n') {
+                Some((label, text)) => {
+                    let label = label.trim_end_matches(']');
+                    heading = label.rsplit(" > ").next().unwrap_or(label);
+                    text
+                }
+                None => continue,
+            },
+            None => b,
+        };
+        out.extend(
+            text.lines()
+                .flat_map(split_sentences)
+                .map(str::trim)
+                .filter(|s| s.chars().any(char::is_alphanumeric))
+                .map(|s| (heading, s)),
+        );
+    }
+    out
+}
+
+/// The sentences of one line: split after ". ", but not after a day's number ("Dienstag,
+/// 1. Dezember 2026": a German date is one sentence).
+fn split_sentences(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in line.match_indices(". ") {
+        // The word before the dot: a number of one or two digits is a day ("1."), not
+        // "10:00." or "2026.".
+        let word = line[start..i]
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        if (1..=2).contains(&word.len()) && word.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        out.push(&line[start..=i]);
+        start = i + 2;
+    }
+    out.push(&line[start..]);
+    out
+}
+
+/// The question's words that say what it is about, folded: no word common in any of
+/// meshai's languages (`store::is_term`: "dieses", "der" shared with every German sentence).
+fn asked_words(question: &str) -> Vec<String> {
+    let lower = question.to_lowercase();
+    words(&lower)
+        .into_iter()
+        .filter(|w| is_term(w) && !STOP.contains(w))
+        .map(fold)
         .collect()
 }
 
+/// How many of `asked` the text `s` shares ("start" shares with "starts").
+fn shared(asked: &[String], s: &str) -> usize {
+    let f = fold(s);
+    let w = words(&f);
+    // An inflection, not a compound: "start" shares with "starts", "jahr" not with
+    // "jahreshauptversammlung".
+    let inflects = |short: &str, long: &str| {
+        short.len() >= 4 && long.len() <= short.len() + 3 && long.starts_with(short)
+    };
+    let shares = |a: &str| {
+        w.iter()
+            .any(|w| *w == a || inflects(a, w) || inflects(w, a))
+    };
+    asked.iter().filter(|a| shares(a)).count()
+}
+
 /// The passage sentence of `notes` that shares most of `question`'s words (at least
-/// [`SHARED_WORDS`]; "start" shares with "starts").
+/// [`SHARED_WORDS`]); the first of equals.
 pub(crate) fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
-    let folded = fold(question);
-    let asked: Vec<&str> = words(&folded)
-        .into_iter()
-        .filter(|w| w.chars().count() >= 3 && !STOP.contains(w))
-        .collect();
-    let (shared, best) = sentences(notes)
-        .into_iter()
-        .map(|s| {
-            let f = fold(s);
-            let w = words(&f);
-            let shares = |a: &str| {
-                w.iter().any(|w| {
-                    *w == a
-                        || (a.len().min(w.len()) >= 4 && (w.starts_with(a) || a.starts_with(*w)))
-                })
-            };
-            (asked.iter().filter(|a| shares(a)).count(), s)
-        })
-        .max_by_key(|(n, _)| *n)?;
-    (shared >= SHARED_WORDS).then_some(best)
+    let asked = asked_words(question);
+    let mut best: Option<(usize, &str)> = None;
+    for (_, s) in sentences(notes) {
+        let n = shared(&asked, s);
+        if best.is_none_or(|(b, _)| n > b) {
+            best = Some((n, s));
+        }
+    }
+    best.filter(|(n, _)| *n >= SHARED_WORDS).map(|(_, s)| s)
+}
+
+/// The passage sentence of `notes` that best holds the value `kind` asks for, among those
+/// that share at least [`SHARED_WORDS`] of `question`'s words, a word their passage's heading
+/// shares counting twice (the heading says what the passage is about: "Flohmarkt (Rally)"):
+/// the best value first ([`asked::Holds::answers`]), then the most words shared, then the
+/// first. A sentence that shares no word itself is said after its heading ("Fox hunt: Sunday
+/// 26 April 2026.").
+fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<String> {
+    let asked = asked_words(question);
+    let mut best: Option<((u8, usize), &str, &str, usize)> = None;
+    for (heading, s) in sentences(notes) {
+        let value = asked::holds(s, &fold(s)).answers(kind);
+        let own = shared(&asked, s);
+        let n = own + 2 * shared(&asked, heading);
+        if value == 0 || n < SHARED_WORDS {
+            continue;
+        }
+        if best.is_none_or(|(b, ..)| (value, n) > b) {
+            best = Some(((value, n), heading, s, own));
+        }
+    }
+    best.map(|(_, heading, s, own)| match own {
+        0 if !heading.is_empty() => format!("{heading}: {s}"),
+        _ => s.to_string(),
+    })
+}
+
+/// Whether `answer` declines ("Not in my notes." in any language).
+fn declines(answer: &str) -> bool {
+    let folded = fold(answer);
+    Lang::ALL.iter().any(|l| {
+        let no = fold(say(*l, Say::NotInNotes));
+        folded.contains(no.trim_end_matches('.'))
+    })
 }
 
 /// What becomes of `answer` to `question`, whose prompt held `prompt` and whose knowledge
@@ -162,15 +260,24 @@ pub(crate) fn check(
     lang: Lang,
 ) -> Checked {
     let added = added(answer, prompt, lang);
-    if added.is_empty() {
+    if !added.is_empty() {
+        return match sentence(question, notes) {
+            Some(s) => Checked::Sentence {
+                sentence: s.to_string(),
+                added,
+            },
+            None => Checked::NotInNotes { added },
+        };
+    }
+    let Some(kind) = asked::kind(&fold(question)) else {
+        return Checked::Kept;
+    };
+    if declines(answer) || asked::holds(answer, &fold(answer)).answers(kind) > 0 {
         return Checked::Kept;
     }
-    match sentence(question, notes) {
-        Some(s) => Checked::Sentence {
-            sentence: s.to_string(),
-            added,
-        },
-        None => Checked::NotInNotes { added },
+    match sentence_holding(kind, question, notes) {
+        Some(sentence) => Checked::Unanswered { sentence, kind },
+        None => Checked::Kept,
     }
 }
 

@@ -340,8 +340,9 @@ pub(super) fn match_expression(text: &str) -> Option<String> {
     Query::new(text).map(|q| q.expression)
 }
 
-/// Whether a lowercased word is worth searching for.
-fn is_term(word: &str) -> bool {
+/// Whether a lowercased word is worth searching for (the knowledge check's question words
+/// too: a word common in one of meshai's languages says nothing of what a question is about).
+pub(crate) fn is_term(word: &str) -> bool {
     word.chars().count() >= MIN_WORD
         && !STOP_WORDS.contains(&word)
         && !OTHER_STOP_WORDS.iter().any(|list| list.contains(&word))

@@ -77,7 +77,7 @@ pub(crate) use bulletins::{News, Subscribed};
 pub(crate) use damage::Health;
 pub(crate) use error::Damage;
 pub use error::StoreError;
-pub(crate) use fts::content_words;
+pub(crate) use fts::{content_words, is_term};
 pub use handle::Store;
 pub use keys::{KeyAccepted, NodeKey, PkiNodes};
 pub use knowledge::{

@@ -532,7 +532,8 @@ async fn an_uncovered_club_question_is_declined_by_the_daemon() {
 /// A wrong value is worse than none: an answer with the documents' notes that carries a
 /// number, date or name its prompt does not hold is replaced by the passage's own sentence
 /// (or "Not in my notes."), held until complete rather than streamed, and stored as replaced
-/// (issue 38: "When is Field Day next year?" → "October 10, 2023").
+/// (issue 38: "When is Field Day next year?" → "October 10, 2023"); so is one that holds no
+/// value of the kind asked for (a day to "which day").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_made_up_value_never_reaches_the_air() {
     let notes = tempfile::tempdir().expect("tempdir");
@@ -552,6 +553,8 @@ async fn a_made_up_value_never_reaches_the_air() {
                 "Field Day is on October 10, 2023."
             } else if q.contains("password") {
                 "The club wifi password is password123."
+            } else if q.contains("Which day") {
+                "At the Old Fire Station."
             } else {
                 "The club meets every first Tuesday at the Old Fire Station."
             }
@@ -571,6 +574,11 @@ async fn a_made_up_value_never_reaches_the_air() {
         (
             "Is there a password for the field day wifi?",
             "The VHF field day is on Saturday 4 and Sunday 5 July 2026 at Crane Farm.",
+        ),
+        // Nothing made up, but no day in the answer to "which day": the sentence with one.
+        (
+            "Which day does the club meet?",
+            "The club meets every first Tuesday at the Old Fire Station.",
         ),
     ];
     for (question, want) in cases {

@@ -116,3 +116,100 @@ fn a_made_up_value_is_replaced_by_the_passages_sentence_or_not_in_my_notes() {
                 the club, reply exactly: Not in my notes.";
     assert_eq!(sentence("When does setting up start?", none), None);
 }
+
+#[test]
+fn an_answer_without_the_value_asked_for_gives_way_to_the_sentence_that_holds_it() {
+    let notes = "Notes from the operator's documents:\n\n\
+[events.md > Events 2026 > Fox hunt]\n\
+Sunday 26 April 2026. Meet at 10:00 at the Hob Hill car park. The transmitter is on \
+145.350 MHz FM. The hunt ends at 14:00.\n\n\
+[handbook.md > Handbook > Membership]\n\
+Membership type: Full member; Cost per year: £24\n\
+Membership type: Family; Cost per year: £30\n\
+The membership year runs from 1 April to 31 March.\n\n\
+If these notes do not contain the answer, reply exactly: Not in my notes.";
+    let check = |answer: &str, question: &str| {
+        check(
+            answer,
+            question,
+            &format!("{notes}\n{question}"),
+            notes,
+            Lang::En,
+        )
+    };
+    let unanswered = |sentence: &str, kind| Checked::Unanswered {
+        sentence: sentence.into(),
+        kind,
+    };
+    let q = "When is the fox hunt this year?";
+    // The date, not the clock times that share more words: said after its heading.
+    assert_eq!(
+        check("The fox hunt is on 145.350 MHz FM.", q),
+        unanswered("Fox hunt: Sunday 26 April 2026.", asked::Kind::When)
+    );
+    assert_eq!(check("It is on 26 April.", q), Checked::Kept);
+    assert_eq!(check("Not in my notes.", q), Checked::Kept);
+    assert_eq!(
+        check(
+            "The hunt ends at the car park.",
+            "What time does the hunt end?"
+        ),
+        unanswered("The hunt ends at 14:00.", asked::Kind::Time)
+    );
+    let q = "How much is a year's membership for an adult?";
+    assert_eq!(
+        check("The membership year runs from 1 April to 31 March.", q),
+        unanswered(
+            "Membership type: Full member; Cost per year: £24",
+            asked::Kind::Price
+        )
+    );
+    assert_eq!(check("It costs £24 a year.", q), Checked::Kept);
+    // No sentence about the question holds a value of the kind: the answer stays.
+    let q = "When does the Plough Inn close?";
+    assert_eq!(check("Late in the evening.", q), Checked::Kept);
+    // A question that asks for no kind of value is not checked for one.
+    assert_eq!(
+        check("The hunt ends at the car park.", "Where does the hunt end?"),
+        Checked::Kept
+    );
+}
+
+#[test]
+fn a_german_date_is_one_sentence_and_function_words_share_nothing() {
+    assert_eq!(
+        split_sentences("Dienstag, 1. Dezember 2026 um 19:30. Wahlen für jeden Posten. Ende"),
+        [
+            "Dienstag, 1. Dezember 2026 um 19:30.",
+            "Wahlen für jeden Posten.",
+            "Ende"
+        ]
+    );
+    assert_eq!(
+        split_sentences("Meet at 10:00. Bring boots."),
+        ["Meet at 10:00.", "Bring boots."]
+    );
+    // "dieses", "ist", "der" are in every German sentence: only "Flohmarkt" is asked.
+    assert_eq!(
+        asked_words("Wann ist dieses Jahr der Flohmarkt?"),
+        ["jahr", "flohmarkt"]
+    );
+    let notes = "Notizen:\n\n[events.md > Termine 2026 > Jahreshauptversammlung]\n\
+Dienstag, 1. Dezember 2026, um 19:30 Uhr in der Old Fire Station, anstelle des Clubabends.\n\n\
+[events.md > Termine 2026 > Flohmarkt (Rally)]\nSonntag, 18. Oktober 2026, im Gemeindehaus.\n\n\
+Wenn diese Notizen die Antwort nicht enthalten: Nicht in meinen Notizen.";
+    let q = "Wann ist dieses Jahr der Flohmarkt?";
+    assert_eq!(
+        check(
+            "Der Flohmarkt ist im Gemeindehaus.",
+            q,
+            notes,
+            notes,
+            Lang::De
+        ),
+        Checked::Unanswered {
+            sentence: "Flohmarkt (Rally): Sonntag, 18. Oktober 2026, im Gemeindehaus.".into(),
+            kind: asked::Kind::When,
+        }
+    );
+}

@@ -104,6 +104,13 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             Checked::Kept => return (text.to_string(), false),
             Checked::Sentence { sentence, added } => (sentence, added),
             Checked::NotInNotes { added } => (say(q.lang, Say::NotInNotes).to_string(), added),
+            Checked::Unanswered { sentence, kind } => {
+                info!(
+                    ?kind,
+                    "the answer held nothing of what the question asks: the notes' sentence instead"
+                );
+                return (sentence, true);
+            }
         };
     info!(
         values = added.len(),

@@ -1,0 +1,629 @@
+//! What kind of value a question asks for ("when", "what time", "which day", "how much"),
+//! whether a text holds one, in each of meshai's languages; the words are per-language
+//! tables, each looked for in every language (as `knowledge::local`'s).
+//!
+//! Why: with the right passage in its prompt, Qwen2.5-0.5B answered "When is the fox hunt
+//! this year?" with the hunt's frequency, "How much is a year's membership for an adult?"
+//! with when the membership year runs, and "¿Qué día de la semana es la noche del club?"
+//! with a clock time (issue 38). An answer to a "when" that holds no date or time does not
+//! answer it, and the daemon can tell: the passages' own sentence that holds one replaces it
+//! (`check::check`).
+
+use crate::mesh::matcher::words;
+
+/// What a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A date or a time ("when"): a day named, a date, a clock time.
+    When,
+    /// A clock time ("what time", "um wie viel Uhr").
+    Time,
+    /// A day ("which day of the week", "an welchem Tag"): a weekday or a date.
+    Day,
+    /// A price ("how much … cost", "wie viel kostet"): an amount of money, or free.
+    Price,
+}
+
+/// One language's words, folded (`matcher::fold`).
+struct Words {
+    /// Phrases that ask for each kind where the question's last clause starts
+    /// ([`CUE_WORDS`]).
+    when: &'static [&'static str],
+    time: &'static [&'static str],
+    day: &'static [&'static str],
+    /// Words that ask for a price anywhere in the question.
+    price: &'static [&'static str],
+    /// Weekdays, as written and in the forms a sentence puts them in ("sonntags", "w środę").
+    weekdays: &'static [&'static str],
+    /// Months.
+    months: &'static [&'static str],
+    /// Words after a number that make it a clock time ("19 Uhr") …
+    clock: &'static [&'static str],
+    /// … and before one ("alle ore 10", "o godz. 10").
+    clock_before: &'static [&'static str],
+    /// Currency words (next to a number).
+    money: &'static [&'static str],
+    /// Words that say something costs nothing.
+    free: &'static [&'static str],
+}
+
+/// A cue must start within this many words of the question's last clause: "Do you know
+/// when …" is no "when" question, and in "Cuando ha tronado, ¿cuánto rato esperamos?" the
+/// "cuando" is a conjunction.
+const CUE_WORDS: usize = 3;
+
+const ALL: [&Words; 8] = [&EN, &DE, &ES, &FR, &IT, &PT, &NL, &PL];
+
+const EN: Words = Words {
+    when: &[
+        "when",
+        "what date",
+        "which date",
+        "on what date",
+        "on which date",
+    ],
+    time: &["what time", "which time", "at what time", "how late"],
+    day: &["what day", "which day", "on what day", "on which day"],
+    price: &[
+        "cost",
+        "costs",
+        "price",
+        "fee",
+        "fees",
+        "how much is",
+        "how much are",
+    ],
+    weekdays: &[
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "mondays",
+        "tuesdays",
+        "wednesdays",
+        "thursdays",
+        "fridays",
+        "saturdays",
+        "sundays",
+    ],
+    months: &[
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ],
+    clock: &["am", "pm", "o'clock"],
+    clock_before: &[],
+    money: &[
+        "pound", "pounds", "gbp", "euro", "euros", "eur", "dollar", "dollars",
+    ],
+    free: &["free"],
+};
+
+const DE: Words = Words {
+    when: &[
+        "wann",
+        "an welchem datum",
+        "welches datum",
+        "ab wann",
+        "bis wann",
+    ],
+    time: &[
+        "um wie viel uhr",
+        "um wieviel uhr",
+        "wie spat",
+        "um welche uhrzeit",
+    ],
+    day: &[
+        "an welchem tag",
+        "an welchem wochentag",
+        "welcher tag",
+        "welcher wochentag",
+    ],
+    price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
+    weekdays: &[
+        "montag",
+        "dienstag",
+        "mittwoch",
+        "donnerstag",
+        "freitag",
+        "samstag",
+        "sonnabend",
+        "sonntag",
+        "montags",
+        "dienstags",
+        "mittwochs",
+        "donnerstags",
+        "freitags",
+        "samstags",
+        "sonntags",
+    ],
+    months: &[
+        "januar",
+        "janner",
+        "februar",
+        "marz",
+        "april",
+        "mai",
+        "juni",
+        "juli",
+        "august",
+        "september",
+        "oktober",
+        "november",
+        "dezember",
+    ],
+    clock: &["uhr", "h"],
+    clock_before: &[],
+    money: &["euro", "eur", "pfund"],
+    free: &["kostenlos", "umsonst", "gratis"],
+};
+
+const ES: Words = Words {
+    when: &[
+        "cuando",
+        "que fecha",
+        "en que fecha",
+        "hasta cuando",
+        "desde cuando",
+    ],
+    time: &["a que hora", "que hora"],
+    day: &["que dia", "en que dia", "cual dia", "que dia de la semana"],
+    price: &[
+        "cuanto cuesta",
+        "cuanto cuestan",
+        "cuanto vale",
+        "cuanto valen",
+        "precio",
+        "cuota",
+    ],
+    weekdays: &[
+        "lunes",
+        "martes",
+        "miercoles",
+        "jueves",
+        "viernes",
+        "sabado",
+        "sabados",
+        "domingo",
+        "domingos",
+    ],
+    months: &[
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "setiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ],
+    clock: &["h", "horas"],
+    clock_before: &[],
+    money: &["euro", "euros", "libra", "libras"],
+    free: &["gratis", "gratuito", "gratuita"],
+};
+
+const FR: Words = Words {
+    when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
+    time: &["a quelle heure", "quelle heure"],
+    day: &["quel jour", "quel jour de la semaine"],
+    price: &[
+        "combien coute",
+        "combien coutent",
+        "combien ca coute",
+        "prix",
+        "tarif",
+        "cotisation",
+    ],
+    weekdays: &[
+        "lundi",
+        "mardi",
+        "mercredi",
+        "jeudi",
+        "vendredi",
+        "samedi",
+        "dimanche",
+        "lundis",
+        "mardis",
+        "mercredis",
+        "jeudis",
+        "vendredis",
+        "samedis",
+        "dimanches",
+    ],
+    months: &[
+        "janvier",
+        "fevrier",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "aout",
+        "septembre",
+        "octobre",
+        "novembre",
+        "decembre",
+    ],
+    clock: &["h", "heures", "heure"],
+    clock_before: &[],
+    money: &["euro", "euros", "livre", "livres"],
+    free: &["gratuit", "gratuite", "gratuits", "gratuitement"],
+};
+
+const IT: Words = Words {
+    when: &[
+        "quando",
+        "che data",
+        "in che data",
+        "quale data",
+        "fino a quando",
+    ],
+    time: &["a che ora", "che ora", "a che ore"],
+    day: &[
+        "che giorno",
+        "quale giorno",
+        "in che giorno",
+        "in quale giorno",
+    ],
+    price: &["quanto costa", "quanto costano", "prezzo", "costo"],
+    weekdays: &[
+        "lunedi",
+        "martedi",
+        "mercoledi",
+        "giovedi",
+        "venerdi",
+        "sabato",
+        "domenica",
+    ],
+    months: &[
+        "gennaio",
+        "febbraio",
+        "marzo",
+        "aprile",
+        "maggio",
+        "giugno",
+        "luglio",
+        "agosto",
+        "settembre",
+        "ottobre",
+        "novembre",
+        "dicembre",
+    ],
+    clock: &[],
+    clock_before: &["ore"],
+    money: &["euro", "sterline", "sterlina"],
+    free: &["gratis", "gratuito", "gratuita", "gratuitamente"],
+};
+
+const PT: Words = Words {
+    when: &[
+        "quando",
+        "que data",
+        "em que data",
+        "qual data",
+        "ate quando",
+    ],
+    time: &["a que horas", "que horas", "a que hora"],
+    day: &[
+        "que dia",
+        "qual dia",
+        "em que dia",
+        "em qual dia",
+        "que dia da semana",
+    ],
+    price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
+    weekdays: &[
+        "feira", "feiras", "sabado", "sabados", "domingo", "domingos",
+    ],
+    months: &[
+        "janeiro",
+        "fevereiro",
+        "marco",
+        "abril",
+        "maio",
+        "junho",
+        "julho",
+        "agosto",
+        "setembro",
+        "outubro",
+        "novembro",
+        "dezembro",
+    ],
+    clock: &["h", "horas"],
+    clock_before: &[],
+    money: &["euro", "euros", "libra", "libras"],
+    free: &["gratis", "gratuito", "gratuita"],
+};
+
+const NL: Words = Words {
+    when: &[
+        "wanneer",
+        "op welke datum",
+        "welke datum",
+        "tot wanneer",
+        "vanaf wanneer",
+    ],
+    time: &["hoe laat", "om hoe laat", "om welke tijd"],
+    day: &["welke dag", "op welke dag", "welke weekdag"],
+    price: &["kost", "kosten", "prijs", "contributie", "tarief"],
+    weekdays: &[
+        "maandag",
+        "dinsdag",
+        "woensdag",
+        "donderdag",
+        "vrijdag",
+        "zaterdag",
+        "zondag",
+        "maandags",
+        "dinsdags",
+        "woensdags",
+        "donderdags",
+        "vrijdags",
+        "zaterdags",
+        "zondags",
+    ],
+    months: &[
+        "januari",
+        "februari",
+        "maart",
+        "april",
+        "mei",
+        "juni",
+        "juli",
+        "augustus",
+        "september",
+        "oktober",
+        "november",
+        "december",
+    ],
+    clock: &["uur"],
+    clock_before: &[],
+    money: &["euro", "pond"],
+    free: &["gratis", "kosteloos"],
+};
+
+const PL: Words = Words {
+    when: &[
+        "kiedy",
+        "jakiego dnia",
+        "ktorego dnia",
+        "do kiedy",
+        "od kiedy",
+    ],
+    time: &[
+        "o ktorej",
+        "o ktorej godzinie",
+        "o jakiej godzinie",
+        "ktora godzina",
+    ],
+    day: &["w jaki dzien", "jaki dzien", "ktory dzien", "w ktory dzien"],
+    price: &["kosztuje", "kosztuja", "skladka", "oplata"],
+    weekdays: &[
+        "poniedzialek",
+        "poniedzialki",
+        "wtorek",
+        "wtorki",
+        "sroda",
+        "srode",
+        "srody",
+        "czwartek",
+        "czwartki",
+        "piatek",
+        "piatki",
+        "sobota",
+        "sobote",
+        "soboty",
+        "niedziela",
+        "niedziele",
+        "niedziel",
+    ],
+    months: &[
+        "styczen",
+        "stycznia",
+        "luty",
+        "lutego",
+        "marzec",
+        "marca",
+        "kwiecien",
+        "kwietnia",
+        "maj",
+        "maja",
+        "czerwiec",
+        "czerwca",
+        "lipiec",
+        "lipca",
+        "sierpien",
+        "sierpnia",
+        "wrzesien",
+        "wrzesnia",
+        "pazdziernik",
+        "pazdziernika",
+        "listopad",
+        "listopada",
+        "grudzien",
+        "grudnia",
+    ],
+    clock: &[],
+    clock_before: &["godz", "godzina", "godzinie"],
+    money: &[
+        "zl", "zloty", "zlote", "zlotych", "pln", "euro", "funt", "funty", "funtow",
+    ],
+    free: &[
+        "darmo",
+        "darmowy",
+        "darmowe",
+        "bezplatny",
+        "bezplatne",
+        "bezplatnie",
+    ],
+};
+
+/// Whether `phrase` (words separated by spaces) is in `ws` at `at`.
+fn phrase_at(ws: &[&str], at: usize, phrase: &str) -> bool {
+    let mut i = at;
+    for p in phrase.split(' ') {
+        // A phrase's hyphenated word ("segunda-feira") is two words of `ws`.
+        for part in p.split('-') {
+            if ws.get(i) != Some(&part) {
+                return false;
+            }
+            i += 1;
+        }
+    }
+    true
+}
+
+fn has_phrase(ws: &[&str], phrase: &str) -> bool {
+    (0..ws.len()).any(|at| phrase_at(ws, at, phrase))
+}
+
+/// What `question` (folded) asks for, if it says: a time or a day before a date ("what time"
+/// is no "when" of any day), and a date before a price ("when do I pay the fee?").
+pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
+    // The last clause: after the last comma, "¿" or sentence end before its "?".
+    let body = folded_question.trim_end().trim_end_matches(['?', ' ']);
+    let clause = body
+        .rsplit([',', '¿', '.', ';', ':', '!'])
+        .next()
+        .unwrap_or(body);
+    let ws = words(clause);
+    let starts = |phrases: &[&str]| {
+        phrases
+            .iter()
+            .any(|p| (0..CUE_WORDS.min(ws.len())).any(|at| phrase_at(&ws, at, p)))
+    };
+    if ALL.iter().any(|w| starts(w.time)) {
+        return Some(Kind::Time);
+    }
+    if ALL.iter().any(|w| starts(w.day)) {
+        return Some(Kind::Day);
+    }
+    if ALL.iter().any(|w| starts(w.when)) {
+        return Some(Kind::When);
+    }
+    if ALL
+        .iter()
+        .any(|w| w.price.iter().any(|p| has_phrase(&ws, p)))
+    {
+        return Some(Kind::Price);
+    }
+    None
+}
+
+/// What a text holds of the kinds' values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Holds {
+    /// A weekday, or a month next to a number, or a full numeric date (4.7.2026, 04/07/2026).
+    pub(crate) date: bool,
+    /// A clock time: 19:30, 19h30, 7pm, "19 Uhr".
+    pub(crate) clock: bool,
+    /// A weekday.
+    pub(crate) weekday: bool,
+    /// An amount of money (£24, 12 €, "24 euros") or "free".
+    pub(crate) money: bool,
+}
+
+impl Holds {
+    /// How well a text holding this answers `kind`: 0 not at all; more is better (a "when"
+    /// is answered best by a date, then by a clock time).
+    pub(crate) fn answers(self, kind: Kind) -> u8 {
+        match kind {
+            Kind::When => u8::from(self.clock) + 2 * u8::from(self.date),
+            Kind::Time => u8::from(self.clock),
+            Kind::Day => u8::from(self.date) + u8::from(self.weekday),
+            Kind::Price => u8::from(self.money),
+        }
+    }
+}
+
+fn is_number(w: &str) -> bool {
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A number with its unit in one word: "7pm", "19h30", "50p", "24eur".
+fn number_with(w: &str, units: &[&str]) -> bool {
+    let digits = w.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let rest = &w[digits..];
+    let unit = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+    !unit.is_empty() && units.contains(&unit)
+}
+
+/// What `text` holds (`folded`: the same text folded).
+pub(crate) fn holds(text: &str, folded: &str) -> Holds {
+    let ws = words(folded);
+    let any = |pick: fn(&Words) -> &'static [&'static str], w: &str| {
+        ALL.iter().any(|t| pick(t).contains(&w))
+    };
+    let near_number = |i: usize| {
+        let lo = i.saturating_sub(2);
+        let hi = (i + 3).min(ws.len());
+        ws[lo..hi]
+            .iter()
+            .any(|w| is_number(w) || number_with(w, &["st", "nd", "rd", "th", "e", "er"]))
+    };
+    let weekday = ws.iter().any(|w| any(|t| t.weekdays, w));
+    let month = ws
+        .iter()
+        .enumerate()
+        .any(|(i, w)| any(|t| t.months, w) && near_number(i));
+    let numeric_date = text.split_whitespace().any(|w| {
+        let parts: Vec<&str> = w
+            .trim_matches(|c: char| !c.is_ascii_digit())
+            .split(['.', '/'])
+            .collect();
+        parts.len() == 3
+            && parts[..2]
+                .iter()
+                .all(|p| (1..=2).contains(&p.len()) && is_number(p))
+            && (2..=4).contains(&parts[2].len())
+            && is_number(parts[2])
+    });
+    let colon_time = text.as_bytes().windows(4).any(|b| {
+        b[0].is_ascii_digit() && b[1] == b':' && b[2].is_ascii_digit() && b[3].is_ascii_digit()
+    });
+    let clock_word = ws.iter().enumerate().any(|(i, w)| {
+        number_with(w, &["am", "pm", "h", "uhr"])
+            || (is_number(w)
+                && w.len() <= 2
+                && (ws.get(i + 1).is_some_and(|n| any(|t| t.clock, n))
+                    || i.checked_sub(1)
+                        .and_then(|p| ws.get(p))
+                        .is_some_and(|p| any(|t| t.clock_before, p))))
+    });
+    let money = text.contains(['£', '€', '$'])
+        || ws.iter().enumerate().any(|(i, w)| {
+            number_with(w, &["p", "eur", "zl", "gbp", "pln", "usd"])
+                || any(|t| t.free, w)
+                || (any(|t| t.money, w) && near_number(i))
+        });
+    Holds {
+        date: weekday || month || numeric_date,
+        clock: colon_time || clock_word,
+        weekday,
+        money,
+    }
+}
+
+#[cfg(test)]
+mod tests;

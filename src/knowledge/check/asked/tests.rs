@@ -1,0 +1,139 @@
+//! What a question asks for, and what a text holds, in every language.
+
+use super::*;
+use crate::mesh::matcher::fold;
+
+#[test]
+fn what_a_question_asks_for_in_every_language() {
+    use Kind::*;
+    let cases: &[(&str, Option<Kind>)] = &[
+        ("When is the fox hunt this year?", Some(When)),
+        ("And when's the AGM?", Some(When)),
+        ("What time does club night begin?", Some(Time)),
+        ("Which day of the week is club night?", Some(Day)),
+        ("How much is a year's membership for an adult?", Some(Price)),
+        ("What does a node kit cost at the build day?", Some(Price)),
+        ("Where is the winter social?", None),
+        ("When do I pay the fee?", Some(When)),
+        ("Do you know if anyone knows when it starts?", None),
+        ("Wann ist dieses Jahr die Fuchsjagd?", Some(When)),
+        ("Um wie viel Uhr beginnt der Clubabend?", Some(Time)),
+        ("An welchem Wochentag ist Clubabend?", Some(Day)),
+        (
+            "Wie viel kostet ein Jahr Mitgliedschaft für einen Erwachsenen?",
+            Some(Price),
+        ),
+        ("¿Cuándo es la caza del zorro este año?", Some(When)),
+        ("¿A qué hora empieza la noche del club?", Some(Time)),
+        ("¿Qué día de la semana es la noche del club?", Some(Day)),
+        (
+            "¿Cuánto cuesta un año de socio para un adulto?",
+            Some(Price),
+        ),
+        // A conjunction, not the question: the last clause asks how long.
+        (
+            "Cuando ha tronado, ¿cuánto rato esperamos antes de subir otra vez?",
+            None,
+        ),
+        ("¿Dónde es la cena del club?", None),
+        ("Quand a lieu la chasse au renard ?", Some(When)),
+        ("À quelle heure commence la soirée du club ?", Some(Time)),
+        ("Combien coûte l'adhésion pour un adulte ?", Some(Price)),
+        ("Quando è la caccia alla volpe quest'anno?", Some(When)),
+        ("Quanto costa l'iscrizione per un adulto?", Some(Price)),
+        ("Dove si trova la costa?", None),
+        ("Que dia da semana é a noite do clube?", Some(Day)),
+        ("Quanto custa a quota anual?", Some(Price)),
+        ("Wanneer is de vossenjacht dit jaar?", Some(When)),
+        ("Hoe laat begint de clubavond?", Some(Time)),
+        ("Wat kost een jaar lidmaatschap?", Some(Price)),
+        ("Kiedy jest w tym roku polowanie na lisa?", Some(When)),
+        ("O której zaczyna się wieczór klubowy?", Some(Time)),
+        ("W jaki dzień tygodnia jest wieczór klubowy?", Some(Day)),
+        ("Ile kosztuje roczna składka?", Some(Price)),
+    ];
+    for (question, want) in cases {
+        assert_eq!(kind(&fold(question)), *want, "{question}");
+    }
+}
+
+#[test]
+fn what_a_text_holds_in_every_language() {
+    let h = |date, clock, weekday, money| Holds {
+        date,
+        clock,
+        weekday,
+        money,
+    };
+    let cases: &[(&str, Holds)] = &[
+        ("Sunday 26 April 2026.", h(true, false, true, false)),
+        (
+            "The fox hunt is on 26th April.",
+            h(true, false, false, false),
+        ),
+        // "may" without a number is a verb, a frequency is not a time.
+        (
+            "You may keep it; the hunt is on 145.350 MHz FM.",
+            h(false, false, false, false),
+        ),
+        (
+            "Meet at 10:00 at the car park.",
+            h(false, true, false, false),
+        ),
+        ("Doors open at 7pm.", h(false, true, false, false)),
+        (
+            "Membership type: Full member; Cost per year: £24",
+            h(false, false, false, true),
+        ),
+        ("Tea is 50p a cup.", h(false, false, false, true)),
+        ("Parking is free after 18:00.", h(false, true, false, true)),
+        (
+            "Am 4.7.2026 auf der Crane Farm.",
+            h(true, false, false, false),
+        ),
+        (
+            "Sonntags um 10 Uhr auf 3,720 MHz.",
+            h(true, true, true, false),
+        ),
+        ("Ein Jahr kostet 24 Euro.", h(false, false, false, true)),
+        ("Der Eintritt ist kostenlos.", h(false, false, false, true)),
+        (
+            "El domingo 26 de abril de 2026.",
+            h(true, false, true, false),
+        ),
+        ("La cuota es de 24 libras.", h(false, false, false, true)),
+        ("Le 26 avril à 19h30.", h(true, true, false, false)),
+        ("Il 26 aprile alle ore 10.", h(true, true, false, false)),
+        (
+            "Na segunda-feira, 26 de abril.",
+            h(true, false, true, false),
+        ),
+        ("Op zaterdag 4 juli om 9 uur.", h(true, true, true, false)),
+        (
+            "W środę, 26 kwietnia, o godz. 10; wstęp za darmo, składka 24 zł.",
+            h(true, true, true, true),
+        ),
+        (
+            "The repeater is on Beacon Hill.",
+            h(false, false, false, false),
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(holds(text, &fold(text)), *want, "{text}");
+    }
+}
+
+#[test]
+fn a_when_is_answered_best_by_a_date() {
+    let date = Holds {
+        date: true,
+        ..Holds::default()
+    };
+    let clock = Holds {
+        clock: true,
+        ..Holds::default()
+    };
+    assert!(date.answers(Kind::When) > clock.answers(Kind::When));
+    assert_eq!(date.answers(Kind::Time), 0);
+    assert_eq!(Holds::default().answers(Kind::Price), 0);
+}
