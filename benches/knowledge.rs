@@ -35,10 +35,11 @@
 //! `MESHAI_KNOWLEDGE_SUBJECTS=with,meaning` runs those subjects; `MESHAI_KNOWLEDGE_DUMP=1` prints each
 //! prompt's per-turn block. `[knowledge] about` is what the club's operator would write
 //! (`OPERATORS_ABOUT`); `MESHAI_KNOWLEDGE_ABOUT=default` measures meshai's default instead.
-//! `MESHAI_KNOWLEDGE_LANG=de` (or `es`) runs the same club in German (Spanish): the documents
-//! and questions of `benches/knowledge/de/` (`es/`), its operator's `about` in that language,
-//! and a decline counted by that language's phrases (the daemon's own `Say::NotInNotes`
-//! among them) as well as the English ones; unset or `en`, the English set above.
+//! `MESHAI_KNOWLEDGE_LANG=de` (or `es`, `fr`, `it`, `pt`, `nl`, `pl`) runs the same club in
+//! that language: the documents and questions of `benches/knowledge/de/`, its operator's
+//! `about` in that language (`about.txt`), and a decline counted by that language's phrases
+//! (`declines.txt`, the daemon's own `Say::NotInNotes` among them) as well as the English
+//! ones; unset or `en`, the English set above.
 
 // A test, bench or example: its unwraps and panics are its assertions, and it prints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -100,146 +101,50 @@ const NOT_IN_NOTES: &[&str] = &[
     "sorry",
 ];
 
-/// [`NOT_IN_NOTES`] in German: what a small model writes when the notes do not cover a question
-/// (the daemon's own "Nicht in meinen Notizen." is added from `meshai::lang`). "nicht sicher"
-/// is also "not safe" (advice says it), so only "bin (mir) nicht sicher" counts.
-const NOT_IN_NOTES_DE: &[&str] = &[
-    "nicht in meinen notizen",
-    "nicht in den notizen",
-    "nicht in deinen notizen",
-    "nicht in ihren notizen",
-    "in meinen notizen steht nicht",
-    "in den notizen steht nicht",
-    "notizen enthalten kein",
-    "notizen enthalten nicht",
-    "notizen sagen nicht",
-    "notizen nennen kein",
-    "keine notiz",
-    "nicht erwähnt",
-    "nicht abgedeckt",
-    "nicht angegeben",
-    "nicht aufgeführt",
-    "nicht gelistet",
-    "nicht verfügbar",
-    "nicht vorhanden",
-    "keine information",
-    "keine angabe",
-    "habe ich nicht",
-    "habe keine",
-    "hab keine",
-    "liegen mir nicht vor",
-    "liegt mir nicht vor",
-    "liegen mir keine",
-    "liegt mir keine",
-    "weiß ich nicht",
-    "weiss ich nicht",
-    "weiß nicht",
-    "weiss nicht",
-    "nicht bekannt",
-    "bin mir nicht sicher",
-    "bin nicht sicher",
-    "unbekannt",
-    "nicht finden",
-    "nicht gefunden",
-    "nicht in der lage",
-    "steht nicht in",
-    "steht da nicht",
-    "steht dort nicht",
-    "keine details",
-    "keine einzelheiten",
-    "kein eintrag",
-    "keine aufzeichnung",
-    "tut mir leid",
-    "leider",
-    "entschuldigung",
-];
-
-/// [`NOT_IN_NOTES`] in Spanish (the daemon's own "No está en mis notas." is added from
-/// `meshai::lang`). Accents as written: without them "no sé" would be "no se", which starts
-/// half of all advice ("no se recomienda").
-const NOT_IN_NOTES_ES: &[&str] = &[
-    "no está en mis notas",
-    "no esta en mis notas",
-    "no está en las notas",
-    "no está en tus notas",
-    "no aparece en mis notas",
-    "no aparece en las notas",
-    "mis notas no",
-    "las notas no",
-    "ninguna nota",
-    "no se menciona",
-    "no menciona",
-    "no está cubierto",
-    "no se especifica",
-    "no especifica",
-    "no se indica",
-    "no indica",
-    "no aparece",
-    "no figura",
-    "no está disponible",
-    "no disponible",
-    "no hay información",
-    "no hay informacion",
-    "no tengo información",
-    "no tengo informacion",
-    "sin información",
-    "ninguna información",
-    "no tengo",
-    "no dispongo",
-    "no lo sé",
-    "no sé",
-    "no se sabe",
-    "no conozco",
-    "desconoc",
-    "no estoy seguro",
-    "no estoy segura",
-    "no puedo encontrar",
-    "no pude encontrar",
-    "no encuentro",
-    "no encontré",
-    "no he encontrado",
-    "no soy capaz",
-    "no dice",
-    "no hay detalles",
-    "no hay datos",
-    "no hay registro",
-    "lo siento",
-    "disculp",
-    "perdón",
-];
-
-/// The bench's language: `MESHAI_KNOWLEDGE_LANG` (`en`, `de`, `es`), read once.
-static LANG: LazyLock<Lang> =
-    LazyLock::new(|| match std::env::var("MESHAI_KNOWLEDGE_LANG").as_deref() {
-        Err(_) | Ok("" | "en") => Lang::En,
-        Ok("de") => Lang::De,
-        Ok("es") => Lang::Es,
-        Ok(other) => panic!("MESHAI_KNOWLEDGE_LANG={other}: the knowledge bench has en, de and es"),
-    });
+/// The bench's language: `MESHAI_KNOWLEDGE_LANG` (`en`, or the code of one of meshai's other
+/// languages with a folder under `benches/knowledge/`), read once.
+static LANG: LazyLock<Lang> = LazyLock::new(|| {
+    let code = std::env::var("MESHAI_KNOWLEDGE_LANG").unwrap_or_default();
+    match code.as_str() {
+        "" | "en" => Lang::En,
+        code => Lang::ALL
+            .into_iter()
+            .find(|l| l.to_string() == code)
+            .unwrap_or_else(|| {
+                panic!("MESHAI_KNOWLEDGE_LANG={code}: not one of meshai's languages")
+            }),
+    }
+});
 
 /// The language's code, as its folder under `benches/knowledge/` is named.
-fn lang_code() -> &'static str {
-    match *LANG {
-        Lang::De => "de",
-        Lang::Es => "es",
-        _ => "en",
-    }
+fn lang_code() -> String {
+    LANG.to_string()
+}
+
+/// The lines of `name` in the language's folder, without `#` comments and blank lines.
+fn lang_lines(name: &str) -> Vec<String> {
+    let path = bench_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The phrases that make an answer a decline ([`Reply::says_not_in_notes`]): English's
-/// [`NOT_IN_NOTES`]; in German or Spanish that language's phrases and the English ones (a
+/// [`NOT_IN_NOTES`]; in another language its folder's `declines.txt` and the English ones (a
 /// message too short to detect gets the daemon's English, and the model may answer in it too);
 /// and the daemon's own `Say::NotInNotes` in the language, whatever the lists hold.
 static DECLINES: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let own: &[&str] = match *LANG {
-        Lang::De => NOT_IN_NOTES_DE,
-        Lang::Es => NOT_IN_NOTES_ES,
-        _ => &[],
+    let own = match *LANG {
+        Lang::En => Vec::new(),
+        _ => lang_lines("declines.txt"),
     };
     let mut phrases: Vec<String> = own
         .iter()
-        .chain(NOT_IN_NOTES)
-        .map(|p| p.to_string())
+        .map(|p| p.to_lowercase())
+        .chain(NOT_IN_NOTES.iter().map(|p| p.to_string()))
         .collect();
     let say = meshai::lang::say(*LANG, Say::NotInNotes);
     let say = say.trim().trim_end_matches('.').to_lowercase();
@@ -267,8 +172,9 @@ struct Question {
     keys: Vec<String>,
 }
 
-/// `benches/knowledge`, or for German and Spanish its `de` and `es`: the folder of the
-/// language's `docs/` and `questions.tsv`.
+/// `benches/knowledge`, or for another language its folder named by the language's code
+/// (`de`, `es`, …): the folder of the language's `docs/`, `questions.tsv`, and (not English)
+/// `about.txt` (the operator's `[knowledge] about`) and `declines.txt`.
 fn bench_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/knowledge");
     match *LANG {
@@ -343,25 +249,14 @@ fn about() -> String {
         Ok(a) if a == "default" => meshai::knowledge::DEFAULT_ABOUT.to_string(),
         Ok(a) if !a.trim().is_empty() => a,
         _ => match *LANG {
-            Lang::De => OPERATORS_ABOUT_DE,
-            Lang::Es => OPERATORS_ABOUT_ES,
-            _ => OPERATORS_ABOUT,
-        }
-        .to_string(),
+            Lang::En => OPERATORS_ABOUT.to_string(),
+            _ => lang_lines("about.txt").concat(),
+        },
     }
 }
 
 /// What the club's documents are about, in the operator's words.
 const OPERATORS_ABOUT: &str = "the club, its repeaters, nets, events, members and safety rules";
-
-/// [`OPERATORS_ABOUT`] as a German club's operator would write it (no possessive: every word
-/// of four letters or more names the club's world to the daemon, and "seine" would not).
-const OPERATORS_ABOUT_DE: &str =
-    "den Club, die Relais, Funkrunden, Veranstaltungen, Mitglieder und Sicherheitsregeln";
-
-/// [`OPERATORS_ABOUT`] as a Spanish club's operator would write it.
-const OPERATORS_ABOUT_ES: &str =
-    "el club, sus repetidores, ruedas, eventos, socios y normas de seguridad";
 
 impl Subject {
     fn name(self) -> &'static str {

@@ -5,8 +5,8 @@
 # docs/benchmarks.md has the last run's.
 #
 # Usage: scripts/knowledge-bench.sh [RUNS]   (default 1)
-#        MESHAI_KNOWLEDGE_LANG=de scripts/knowledge-bench.sh   (or es: the same club in German or
-#        Spanish, benches/knowledge/de/ and es/; unset or en: the English set)
+#        MESHAI_KNOWLEDGE_LANG=de scripts/knowledge-bench.sh   (or es fr it pt nl pl: the same
+#        club in that language, benches/knowledge/de/ and the others; unset or en: English)
 #
 # With MESHAI_REAL_LLM_URL set, that server is used as it is: nothing is started or stopped.
 # Otherwise the server is started with scripts/local-llm.sh (on a free port) and stopped after.

@@ -1,4 +1,5 @@
-//! What kind of value a question asks for ("when", "what time", "which day", "how much"),
+//! What kind of value a question asks for ("when", "what time", "which day", "how much",
+//! "which frequency"),
 //! whether a text holds one, in each of meshai's languages; the words are per-language
 //! tables, each looked for in every language (as `knowledge::local`'s).
 //!
@@ -22,6 +23,9 @@ pub(crate) enum Kind {
     Day,
     /// A price ("how much … cost", "wie viel kostet"): an amount of money, or free.
     Price,
+    /// A frequency, offset or tone ("what frequency", "welche Ablage"): a number in Hz, kHz
+    /// or MHz.
+    Frequency,
 }
 
 /// One language's words, folded (`matcher::fold`).
@@ -31,6 +35,8 @@ struct Words {
     when: &'static [&'static str],
     time: &'static [&'static str],
     day: &'static [&'static str],
+    /// A frequency, an offset or a tone ("what frequency", "welche Ablage").
+    frequency: &'static [&'static str],
     /// Words that ask for a price anywhere in the question.
     price: &'static [&'static str],
     /// Weekdays, as written and in the forms a sentence puts them in ("sonntags", "w środę").
@@ -64,6 +70,20 @@ const EN: Words = Words {
     ],
     time: &["what time", "which time", "at what time", "how late"],
     day: &["what day", "which day", "on what day", "on which day"],
+    frequency: &[
+        "what frequency",
+        "which frequency",
+        "on what frequency",
+        "on which frequency",
+        "what offset",
+        "which offset",
+        "what shift",
+        "what tone",
+        "which tone",
+        "what access tone",
+        "which access tone",
+        "what ctcss",
+    ],
     price: &[
         "cost",
         "costs",
@@ -131,6 +151,15 @@ const DE: Words = Words {
         "welcher tag",
         "welcher wochentag",
     ],
+    frequency: &[
+        "welche frequenz",
+        "auf welcher frequenz",
+        "welche ablage",
+        "welchen subton",
+        "welcher subton",
+        "welchen ton",
+        "welche shift",
+    ],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
     weekdays: &[
         "montag",
@@ -180,6 +209,15 @@ const ES: Words = Words {
     ],
     time: &["a que hora", "que hora"],
     day: &["que dia", "en que dia", "cual dia", "que dia de la semana"],
+    frequency: &[
+        "que frecuencia",
+        "en que frecuencia",
+        "cual frecuencia",
+        "que desplazamiento",
+        "que subtono",
+        "que tono",
+        "que shift",
+    ],
     price: &[
         "cuanto cuesta",
         "cuanto cuestan",
@@ -224,6 +262,15 @@ const FR: Words = Words {
     when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
     time: &["a quelle heure", "quelle heure"],
     day: &["quel jour", "quel jour de la semaine"],
+    frequency: &[
+        "quelle frequence",
+        "sur quelle frequence",
+        "quel decalage",
+        "quel shift",
+        "quelle tonalite",
+        "quel ton",
+        "quel subton",
+    ],
     price: &[
         "combien coute",
         "combien coutent",
@@ -283,6 +330,17 @@ const IT: Words = Words {
         "in che giorno",
         "in quale giorno",
     ],
+    frequency: &[
+        "che frequenza",
+        "quale frequenza",
+        "su che frequenza",
+        "su quale frequenza",
+        "che shift",
+        "quale shift",
+        "che tono",
+        "quale tono",
+        "che subtono",
+    ],
     price: &["quanto costa", "quanto costano", "prezzo", "costo"],
     weekdays: &[
         "lunedi",
@@ -329,6 +387,16 @@ const PT: Words = Words {
         "em qual dia",
         "que dia da semana",
     ],
+    frequency: &[
+        "que frequencia",
+        "qual frequencia",
+        "em que frequencia",
+        "qual desvio",
+        "que desvio",
+        "que tom",
+        "qual tom",
+        "qual shift",
+    ],
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
     weekdays: &[
         "feira", "feiras", "sabado", "sabados", "domingo", "domingos",
@@ -363,6 +431,14 @@ const NL: Words = Words {
     ],
     time: &["hoe laat", "om hoe laat", "om welke tijd"],
     day: &["welke dag", "op welke dag", "welke weekdag"],
+    frequency: &[
+        "welke frequentie",
+        "op welke frequentie",
+        "welke shift",
+        "welke offset",
+        "welke toon",
+        "welke subtoon",
+    ],
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
     weekdays: &[
         "maandag",
@@ -415,6 +491,15 @@ const PL: Words = Words {
         "ktora godzina",
     ],
     day: &["w jaki dzien", "jaki dzien", "ktory dzien", "w ktory dzien"],
+    frequency: &[
+        "jaka czestotliwosc",
+        "na jakiej czestotliwosci",
+        "ktora czestotliwosc",
+        "jaki offset",
+        "jaki przesuw",
+        "jaki ton",
+        "jaki subton",
+    ],
     price: &["kosztuje", "kosztuja", "skladka", "oplata"],
     weekdays: &[
         "poniedzialek",
@@ -495,21 +580,52 @@ fn has_phrase(ws: &[&str], phrase: &str) -> bool {
     (0..ws.len()).any(|at| phrase_at(ws, at, phrase))
 }
 
+/// Question words of every language, folded: a clause that starts with one asks.
+const ASKING: &[&str] = &[
+    "how", "what", "which", "who", "where", "why", "when", "wie", "was", "welche", "welcher",
+    "welchen", "welchem", "welches", "wer", "wo", "warum", "wann", "como", "que", "cual", "quien",
+    "donde", "cuando", "cuanto", "cuanta", "comment", "quel", "quelle", "qui", "ou", "pourquoi",
+    "quand", "combien", "come", "che", "quale", "chi", "dove", "perche", "quando", "quanto",
+    "qual", "quem", "onde", "hoe", "wat", "welke", "wie", "waar", "waarom", "wanneer", "hoeveel",
+    "jak", "co", "jaki", "jaka", "jakie", "ktory", "ktora", "kto", "gdzie", "dlaczego", "kiedy",
+    "ile",
+];
+
+/// The clause of a question (folded) that asks: after its last "¿" where it has one (Spanish
+/// marks where the question starts: "Cuando ha tronado, ¿cuánto rato…?"); else the last
+/// clause when a question word starts it ("When it rains, how long…?"), else the first that
+/// one starts ("C'est quel jour de la semaine, la soirée du club ?"), else the last.
+fn asking_clause(folded_question: &str) -> &str {
+    let body = folded_question.trim_end().trim_end_matches(['?', ' ']);
+    if let Some((_, asked)) = body.rsplit_once('¿') {
+        return asked;
+    }
+    let clauses: Vec<&str> = body.split([',', '.', ';', ':', '!']).collect();
+    let asks = |clause: &&str| {
+        words(clause.trim())
+            .iter()
+            .take(CUE_WORDS)
+            .any(|w| ASKING.contains(w))
+    };
+    let last = clauses.last().copied().unwrap_or(body);
+    if asks(&last) {
+        return last;
+    }
+    clauses.iter().find(|c| asks(c)).copied().unwrap_or(last)
+}
+
 /// What `question` (folded) asks for, if it says: a time or a day before a date ("what time"
 /// is no "when" of any day), and a date before a price ("when do I pay the fee?").
 pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
-    // The last clause: after the last comma, "¿" or sentence end before its "?".
-    let body = folded_question.trim_end().trim_end_matches(['?', ' ']);
-    let clause = body
-        .rsplit([',', '¿', '.', ';', ':', '!'])
-        .next()
-        .unwrap_or(body);
-    let ws = words(clause);
+    let ws = words(asking_clause(folded_question));
     let starts = |phrases: &[&str]| {
         phrases
             .iter()
             .any(|p| (0..CUE_WORDS.min(ws.len())).any(|at| phrase_at(&ws, at, p)))
     };
+    if ALL.iter().any(|w| starts(w.frequency)) {
+        return Some(Kind::Frequency);
+    }
     if ALL.iter().any(|w| starts(w.time)) {
         return Some(Kind::Time);
     }
@@ -539,6 +655,8 @@ pub(crate) struct Holds {
     pub(crate) weekday: bool,
     /// An amount of money (£24, 12 €, "24 euros") or "free".
     pub(crate) money: bool,
+    /// A number in Hz, kHz or MHz.
+    pub(crate) hertz: bool,
 }
 
 impl Holds {
@@ -550,6 +668,7 @@ impl Holds {
             Kind::Time => u8::from(self.clock),
             Kind::Day => u8::from(self.date) + u8::from(self.weekday),
             Kind::Price => u8::from(self.money),
+            Kind::Frequency => u8::from(self.hertz),
         }
     }
 }
@@ -617,11 +736,16 @@ pub(crate) fn holds(text: &str, folded: &str) -> Holds {
                 || any(|t| t.free, w)
                 || (any(|t| t.money, w) && near_number(i))
         });
+    const HERTZ: &[&str] = &["hz", "khz", "mhz", "ghz"];
+    let hertz = ws.iter().enumerate().any(|(i, w)| {
+        number_with(w, HERTZ) || (is_number(w) && ws.get(i + 1).is_some_and(|u| HERTZ.contains(u)))
+    });
     Holds {
         date: weekday || month || numeric_date,
         clock: colon_time || clock_word,
         weekday,
         money,
+        hertz,
     }
 }
 

@@ -36,6 +36,12 @@ fn what_a_question_asks_for_in_every_language() {
             None,
         ),
         ("¿Dónde es la cena del club?", None),
+        ("When it thunders, how long do we wait?", None),
+        (
+            "C'est quel jour de la semaine, la soirée du club ?",
+            Some(Day),
+        ),
+        ("So, when is the AGM?", Some(When)),
         ("Quand a lieu la chasse au renard ?", Some(When)),
         ("À quelle heure commence la soirée du club ?", Some(Time)),
         ("Combien coûte l'adhésion pour un adulte ?", Some(Price)),
@@ -51,6 +57,23 @@ fn what_a_question_asks_for_in_every_language() {
         ("O której zaczyna się wieczór klubowy?", Some(Time)),
         ("W jaki dzień tygodnia jest wieczór klubowy?", Some(Day)),
         ("Ile kosztuje roczna składka?", Some(Price)),
+        ("Which access tone does GB3KV need?", Some(Frequency)),
+        (
+            "Welche Ablage hat das 70-cm-Relais in Ashby Marsh?",
+            Some(Frequency),
+        ),
+        (
+            "¿En qué frecuencia se hace la rueda dominical de HF?",
+            Some(Frequency),
+        ),
+        (
+            "Sur quelle fréquence est le réseau du dimanche ?",
+            Some(Frequency),
+        ),
+        (
+            "Na jakiej częstotliwości jest niedzielna runda?",
+            Some(Frequency),
+        ),
     ];
     for (question, want) in cases {
         assert_eq!(kind(&fold(question)), *want, "{question}");
@@ -64,6 +87,7 @@ fn what_a_text_holds_in_every_language() {
         clock,
         weekday,
         money,
+        hertz: false,
     };
     let cases: &[(&str, Holds)] = &[
         ("Sunday 26 April 2026.", h(true, false, true, false)),
@@ -119,8 +143,25 @@ fn what_a_text_holds_in_every_language() {
         ),
     ];
     for (text, want) in cases {
-        assert_eq!(holds(text, &fold(text)), *want, "{text}");
+        // Hertz has its own test.
+        let got = Holds {
+            hertz: false,
+            ..holds(text, &fold(text))
+        };
+        assert_eq!(got, *want, "{text}");
     }
+}
+
+#[test]
+fn a_frequency_is_a_number_in_hertz() {
+    let hertz = |text: &str| holds(text, &fold(text)).hertz;
+    assert!(hertz("Output: 145.7125 MHz"));
+    assert!(hertz("CTCSS 77.0 Hz on the input"));
+    assert!(hertz("Ablage: +7,6 MHz"));
+    assert!(hertz("a shift of −600 kHz"));
+    assert!(hertz("auf 145.500MHz"));
+    assert!(!hertz("Frecuencia: 145,575; Modo: FM"));
+    assert!(!hertz("The repeater is on Beacon Hill, 248 m up."));
 }
 
 #[test]
