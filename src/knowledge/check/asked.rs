@@ -1,7 +1,6 @@
 //! What kind of value a question asks for ("when", "what time", "which day", "how much",
-//! "which frequency"),
-//! whether a text holds one, in each of meshai's languages; the words are per-language
-//! tables, each looked for in every language (as `knowledge::local`'s).
+//! "which frequency"), and whether a text holds one, in each of meshai's languages; the words
+//! are per-language tables, each looked for in every language (as `knowledge::local`'s).
 //!
 //! Why: with the right passage in its prompt, Qwen2.5-0.5B answered "When is the fox hunt
 //! this year?" with the hunt's frequency, "How much is a year's membership for an adult?"
@@ -30,8 +29,8 @@ pub(crate) enum Kind {
 
 /// One language's words, folded (`matcher::fold`).
 struct Words {
-    /// Phrases that ask for each kind where the question's last clause starts
-    /// ([`CUE_WORDS`]).
+    /// Phrases that ask for each kind where the asking clause starts ([`asking_clause`],
+    /// [`CUE_WORDS`]).
     when: &'static [&'static str],
     time: &'static [&'static str],
     day: &'static [&'static str],
@@ -53,9 +52,8 @@ struct Words {
     free: &'static [&'static str],
 }
 
-/// A cue must start within this many words of the question's last clause: "Do you know
-/// when …" is no "when" question, and in "Cuando ha tronado, ¿cuánto rato esperamos?" the
-/// "cuando" is a conjunction.
+/// A cue must start within this many words of the asking clause ([`asking_clause`]): "Do you
+/// know if anyone knows when …" is no "when" question.
 const CUE_WORDS: usize = 3;
 
 const ALL: [&Words; 8] = [&EN, &DE, &ES, &FR, &IT, &PT, &NL, &PL];
