@@ -234,6 +234,12 @@ fn every_language() {
         "Cosa significa SNR?",
         "Wat betekent SNR?",
         "Co oznacza SNR?",
+        // Polish how-tos and "best" advice (the Polish knowledge bench: "Gdzie najlepiej
+        // postawić przemiennik dla naszej grupy?" got the daemon's decline).
+        "Gdzie najlepiej postawić przemiennik dla naszej grupy?",
+        "Kogo zapytać, jeśli chcę dołączyć do lokalnego klubu krótkofalarskiego?",
+        "Jak utrzymać węzeł w działaniu na zewnątrz, kiedy pada deszcz?",
+        "Jak sprawdzić, kto jeszcze jest w sieci mesh?",
         // Sizes are advice, whatever the folder's headings name ("What size solar panel does
         // a small node need?" got the daemon's "Not in my notes." in the knowledge bench: a
         // heading named its solar node).
