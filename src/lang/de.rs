@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Hier gibt es kein Funkgerät (meshai chat): Über das Mesh weiß ich nichts.",
     UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
     NotInNotes => "Nicht in meinen Notizen.",
+    Noted => "Notiert.",
     NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
     Heard => "Gehört in 1 h ({n}): ",
     NoNodeNamed => "Kein Knoten namens \"{word}\" in meiner Liste. !nodes: wen ich höre.",

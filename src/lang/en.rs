@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "No radio here (meshai chat): I know nothing of the mesh.",
     UnknownNode => "I don't know that node: it is not in my node list.",
     NotInNotes => "Not in my notes.",
+    Noted => "Noted.",
     NoneHeard => "No node heard in the last hour ({n} in my list).",
     Heard => "Heard in 1h ({n}): ",
     NoNodeNamed => "No node named \"{word}\" in my list. !nodes: who I hear.",

@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Aquí no hay radio (meshai chat): no sé nada de la red mesh.",
     UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
     NotInNotes => "No está en mis notas.",
+    Noted => "Anotado.",
     NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
     Heard => "Oídos en 1 h ({n}): ",
     NoNodeNamed => "Ningún nodo llamado \"{word}\" en mi lista. !nodes: a quién oigo.",

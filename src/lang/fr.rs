@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Pas de radio ici (meshai chat) : je ne sais rien du réseau mesh.",
     UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
     NotInNotes => "Pas dans mes notes.",
+    Noted => "Noté.",
     NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
     Heard => "Entendus en 1 h ({n}): ",
     NoNodeNamed => "Aucun nœud nommé \"{word}\" dans ma liste. !nodes : qui j'entends.",

@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Qui non c'è una radio (meshai chat): non so nulla della rete mesh.",
     UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
     NotInNotes => "Non è nei miei appunti.",
+    Noted => "Annotato.",
     NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
     Heard => "Sentiti in 1 h ({n}): ",
     NoNodeNamed => "Nessun nodo chiamato \"{word}\" nella mia lista. !nodes: chi sento.",

@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Tu nie ma radia (meshai chat): nic nie wiem o sieci mesh.",
     UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
     NotInNotes => "Nie ma tego w moich notatkach.",
+    Noted => "Zanotowane.",
     NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
     Heard => "Słyszane w 1 h ({n}): ",
     NoNodeNamed => "Brak węzła o nazwie \"{word}\" na mojej liście. !nodes: kogo słyszę.",

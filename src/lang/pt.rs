@@ -42,6 +42,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     NoRadio => "Aqui não há rádio (meshai chat): não sei nada da rede mesh.",
     UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
     NotInNotes => "Não está nas minhas notas.",
+    Noted => "Anotado.",
     NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
     Heard => "Ouvidos em 1 h ({n}): ",
     NoNodeNamed => "Nenhum nó chamado \"{word}\" na minha lista. !nodes: quem eu ouço.",

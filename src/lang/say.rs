@@ -91,6 +91,8 @@ texts! {
         NoRadio,
         /// A question about the operator's own world the documents do not answer.
         NotInNotes,
+        /// What the person told, when the model only wrote it back (`answer::echo`).
+        Noted,
         /// `!nodes` with no node heard in the last hour; `{n}`: nodes in the list.
         NoneHeard,
         /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.

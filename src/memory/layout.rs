@@ -137,6 +137,8 @@ pub(crate) fn conversation(
     for (i, m) in messages.iter().enumerate() {
         let msg = match m.role {
             Role::User => ChatMessage::new(ChatRole::User, m.prompt_text()),
+            // The daemon's word in place of the model's echo of the message (`answer::echo`).
+            Role::Assistant if m.prompt_text().is_empty() => continue,
             Role::Assistant if i < kept => {
                 ChatMessage::new(ChatRole::Assistant, cap(m.prompt_text(), KEPT_ANSWER_CHARS))
             }

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::{Mutex, OwnedMutexGuard, OwnedRwLockReadGuard, RwLock};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, debug, info, warn};
@@ -67,18 +67,26 @@ pub(super) const CHARS_PER_TOKEN: usize = 4;
 /// one exchange each time (docs/benchmarks.md, issue 28).
 const MIN_FOLD_SHARE: usize = 4;
 
-/// A node's summaries: one at a time (the lock), and whether the current fold already
-/// yielded to a reply once (then it is not cancelled again).
+/// A node's summaries: one at a time (the lock), whether the current fold already yielded to
+/// a reply once (then it is not cancelled again), and the node's turn reading its memory
+/// (a fold saves only once that read is done).
 #[derive(Debug, Default)]
 pub(super) struct SummaryState {
     lock: Arc<Mutex<()>>,
     yielded: AtomicBool,
+    reading: Arc<RwLock<()>>,
 }
 
 impl SummaryState {
     /// Waits for the node's summary running in the background, if any, and holds the lock.
     pub(super) async fn lock(&self) -> OwnedMutexGuard<()> {
         self.lock.clone().lock_owned().await
+    }
+
+    /// Held by the node's turn from when it asks for its LLM slot until it has read the
+    /// memory: a fold whose model call ends meanwhile saves after that read ([`fold`]).
+    pub(super) async fn reading(&self) -> OwnedRwLockReadGuard<()> {
+        self.reading.clone().read_owned().await
     }
 
     /// Whether the node's summary runs (or waits) now.
@@ -277,7 +285,7 @@ pub(super) async fn fold_rounds(
             Protection::Yields => state.protection(),
         };
         c.summaries_started.fetch_add(1, Ordering::Relaxed);
-        match fold(ctx, node, &job, protection).await {
+        match fold(ctx, node, &job, protection, state).await {
             Fold::Saved => {
                 c.summaries.fetch_add(1, Ordering::Relaxed);
                 state.yielded.store(false, Ordering::SeqCst);
@@ -372,7 +380,13 @@ async fn warm(ctx: &FoldCtx, node: NodeId) {
 
 /// One summary call (two attempts) for `job`, and the save of the summary with the facts
 /// found in the folded messages.
-async fn fold(ctx: &FoldCtx, node: NodeId, job: &SummaryJob, protection: Protection) -> Fold {
+async fn fold(
+    ctx: &FoldCtx,
+    node: NodeId,
+    job: &SummaryJob,
+    protection: Protection,
+    state: &SummaryState,
+) -> Fold {
     let m = &ctx.memory;
     let max_tokens = (m.summary_max_chars as u32 / 2).max(64);
     let Some(through) = job.evicted.last().map(|m| m.id) else {
@@ -403,8 +417,6 @@ async fn fold(ctx: &FoldCtx, node: NodeId, job: &SummaryJob, protection: Protect
             }
             r = ctx.llm.complete_in(slot, &messages, max_tokens) => r,
         };
-        // The lane is held until the summary is saved or refused, so a reply that waited reads
-        // the folded memory, not the rows between the save's read and its write (`save`).
         let text = match result {
             Ok(done) => summary::accept_summary(
                 &done.text,
@@ -443,6 +455,14 @@ async fn fold(ctx: &FoldCtx, node: NodeId, job: &SummaryJob, protection: Protect
             facts: picked_facts(job, m.facts_max),
             facts_max: m.facts_max,
         };
+        // The slot goes to a reply that waited for this call: it reads the memory as it was,
+        // so its prompt continues the one the slot holds (this request began with it) and it
+        // evaluates only what is new; the save waits for that read. The new memory block is
+        // read into the slot after the reply, while nobody waits ([`warm`]). Saved while the
+        // reply waited, the fold made that reply read its prompt again from the memory block
+        // on (issue 37: 100–230 tokens, four times in 28 turns on a one-slot server).
+        drop(lane);
+        let _saving = state.reading.write().await;
         return save(ctx, node, job, saved, started).await;
     }
     Fold::Failed
@@ -488,10 +508,8 @@ fn request(ctx: &FoldCtx, node: NodeId, job: &SummaryJob) -> Vec<ChatMessage> {
 }
 
 /// Saves the summary, its cursor and the facts in one store call, unless the history changed
-/// meanwhile. Called while the fold holds its lane: the store reads the fact rows, plans
-/// (`facts::saving`) and writes, and a reply let go before that read its context in between,
-/// went out on the old memory, and the next reply re-read the whole fold (the one-slot cache
-/// guard, `tests/it/prompt_cache.rs`).
+/// meanwhile. Called while no turn of the node reads its memory (the store reads the fact
+/// rows, plans (`facts::saving`) and writes; a turn reads before or after, never between).
 async fn save(
     ctx: &FoldCtx,
     node: NodeId,

@@ -523,3 +523,57 @@ async fn slots_pin_nodes_and_keep_summaries_apart() {
         assert!(chats.iter().any(is_summary), "summaries ran");
     }
 }
+
+/// A small model writing the person's message back (Qwen2.5-0.5B to "Hi, my name is …",
+/// docs/benchmarks.md): the person gets the daemon's "Noted." (to a question, its
+/// unusable-answer notice), and no later prompt carries an answer for that message: neither
+/// the echo, which taught the model to echo every later message, nor "Noted.", which taught
+/// it to say "Noted." to every later question. An answer that says more goes as written.
+#[tokio::test(start_paused = true)]
+async fn an_answer_that_only_writes_the_message_back_is_not_sent() {
+    use meshai::lang::{Lang, Say, say};
+    let _pace = paced();
+    let d = Daemon::start(&config()).await;
+    d.answer_with(|req| {
+        let said = without_header(req.last_user());
+        if said.starts_with("Hi") {
+            FakeResponse::Text(format!("{said} (session 1)"))
+        } else if said.starts_with("Again") {
+            FakeResponse::Text("The same answer as before.".into())
+        } else {
+            FakeResponse::Text(format!("Sure: {said}"))
+        }
+    });
+    let texts = d.dm_and_wait(ANN, "Hi, my name is Ann.", 1).await;
+    assert_eq!(texts, [say(Lang::En, Say::Noted)]);
+    let texts = d.dm_and_wait(ANN, "Hi, is anyone there?", 1).await;
+    assert_eq!(texts, [say(Lang::En, Say::LlmUnusable)]);
+    let texts = d.dm_and_wait(ANN, "My dog is Rex.", 1).await;
+    assert_eq!(texts, ["Sure: My dog is Rex."]);
+    d.dm_and_wait(ANN, "And my cat is Tom.", 1).await;
+    // The bot's previous answer again, to another message, is no answer either; to the same
+    // message again it is.
+    let texts = d.dm_and_wait(ANN, "Again, the first time.", 1).await;
+    assert_eq!(texts, ["The same answer as before."]);
+    let texts = d.dm_and_wait(ANN, "Again, a second time.", 1).await;
+    assert_eq!(texts, [say(Lang::En, Say::Noted)]);
+    let texts = d.dm_and_wait(ANN, "Again, the first time.", 1).await;
+    assert_eq!(texts, ["The same answer as before."]);
+    let reqs = replies(&d.llm);
+    let last = parts(&reqs[3]);
+    let verbatim: Vec<(&str, &str)> = last
+        .verbatim
+        .iter()
+        .map(|(role, text)| (role.as_str(), without_header(text)))
+        .collect();
+    assert_eq!(
+        verbatim,
+        [
+            ("user", "Hi, my name is Ann."),
+            ("user", "Hi, is anyone there?"),
+            ("user", "My dog is Rex."),
+            ("assistant", "Sure: My dog is Rex."),
+        ],
+        "{last:#?}"
+    );
+}

@@ -212,6 +212,9 @@ pub(crate) fn accept_summary(
     {
         return Err(SummaryRejected::NotASummary);
     }
+    if only_scaffolding(&text) {
+        return Ok(previous.unwrap_or_default().trim().to_string());
+    }
     let chars = text.chars().count();
     let limit = max_chars.saturating_mul(RAMBLE_FACTOR);
     if chars > limit {
@@ -299,6 +302,15 @@ pub(crate) fn scrub(text: &str, facts: &[String]) -> String {
             out.replace_range(at..at + needle.len(), " ");
         }
     }
+    // A fact copied without its full stop ("Gedächtnis über mich Der Akku am Solarknoten hat
+    // 3000 mAh", a German fold's candidate, then recited as the answer to another question),
+    // where it ends a clause.
+    for fact in facts.iter().flat_map(|f| f.split_sentence_bounds()) {
+        let bare = fact.trim().trim_end_matches(['.', '!', '?']).trim_end();
+        if bare.chars().count() >= 12 {
+            remove_clause_end(&mut out, bare);
+        }
+    }
     for empty in ["\u{201c} \u{201d}", "\u{201c}\u{201d}", "\" \"", "\"\""] {
         out = out.replace(empty, " ");
     }
@@ -323,6 +335,57 @@ pub(crate) fn scrub(text: &str, facts: &[String]) -> String {
         .collect::<String>()
         .trim()
         .to_string()
+}
+
+/// Takes `phrase` out of `text` wherever it starts a word and ends the text or a clause (a
+/// punctuation mark or the end after it, not a letter or digit), ignoring case.
+fn remove_clause_end(text: &mut String, phrase: &str) {
+    let mut from = 0;
+    while let Some(at) = text
+        .get(from..)
+        .and_then(|rest| find_ignoring_case(rest, phrase))
+    {
+        let (start, end) = (from + at, from + at + phrase.len());
+        let before = text.get(..start).and_then(|b| b.chars().next_back());
+        let after = text.get(end..).and_then(|a| a.chars().next());
+        if before.is_none_or(|c| !c.is_alphanumeric())
+            && after.is_none_or(|c| !c.is_alphanumeric() && !c.is_whitespace())
+        {
+            text.replace_range(start..end, " ");
+            from = start + 1;
+        } else {
+            from = end;
+        }
+        if from > text.len() {
+            break;
+        }
+    }
+}
+
+/// Whether `text` has words and every one is a word of the prompt's own wording in some language (the
+/// memory block's labels, the summary request): what is left of a candidate that copied the
+/// labels around the kept facts ("Gedächtnis über mich", of "Gedächtnis über diese Person"
+/// and "Notizen über mich") holds no note.
+fn only_scaffolding(text: &str) -> bool {
+    let scaffolding: HashSet<String> = Lang::ALL
+        .into_iter()
+        .flat_map(|l| {
+            [
+                Part::MemoryIntro,
+                Part::FactsIntro,
+                Part::SummaryIntro,
+                Part::RetrievedIntro,
+                Part::SummaryRequest,
+            ]
+            .map(|p| part(l, p))
+        })
+        .chain(SCAFFOLDING.iter().copied())
+        .flat_map(str::split_whitespace)
+        .map(key)
+        .collect();
+    let mut words = text.split_whitespace().map(key).filter(|w| !w.is_empty());
+    words.next().is_some_and(|w| scaffolding.contains(&w))
+        && words.all(|w| scaffolding.contains(&w))
 }
 
 /// `text` with each sentence once (as `key` compares them): a small model that loops but not

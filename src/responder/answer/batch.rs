@@ -5,8 +5,8 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, info, warn};
 
-use super::AnswerCtx;
 use super::question::{Answered, Audience, Check, Ending, Kept, Question, said_as_written};
+use super::{AnswerCtx, echo};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::knowledge::check::{self, Checked};
@@ -40,6 +40,15 @@ pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered>
         Some(check) => checked(q, check, &done.text),
         None => (done.text.clone(), false),
     };
+    let instead = echo::Echo::new(q.message, q.previous, q.lang).instead_of(&text);
+    let echoed = instead.is_some();
+    let (text, replaced) = match instead {
+        Some(instead) => {
+            info!("the model wrote a message back: the daemon's own answer instead");
+            (instead.to_string(), true)
+        }
+        None => (text, replaced),
+    };
     let (parts, cut) = chunk_cut(&text, &q.limits, q.mark);
     if parts.is_empty() {
         c.llm_failures.fetch_add(1, Ordering::Relaxed);
@@ -65,9 +74,10 @@ pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered>
         Ending::Whole
     };
     // A replaced answer is said as the daemon wrote it: the model's is not the bot's.
-    let said = match replaced {
-        true => Said::plain(said),
-        false => said_as_written(said, &done.raw, ending),
+    let said = match (echoed, replaced) {
+        (true, _) => Said::with_prompt(said, echo::UNSAID),
+        (false, true) => Said::plain(said),
+        (false, false) => said_as_written(said, &done.raw, ending),
     };
     let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
     let stored = store(q, said, done.usage).await.map(|(node, id)| Stored {

@@ -17,6 +17,10 @@
 //! answer with the documents' notes (`Question::check`): checked whole for values its prompt
 //! does not hold (`knowledge::check`), and replaced before anything goes on air.
 //!
+//! An answer that only writes the person's message back is not sent: the daemon's "Noted."
+//! (or, to a question, its unusable-answer notice) goes instead, and is what the memory keeps
+//! (`echo`).
+//!
 //! A turn without memory (the database is damaged) stores nothing.
 //!
 //! Both ask [`crate::llm::LlmPool`], which fails over to the `[[llm.fallback]]` servers within
@@ -24,6 +28,7 @@
 //! server at once; after that, never (the same line as for retries).
 
 mod batch;
+mod echo;
 mod question;
 mod streamed;
 

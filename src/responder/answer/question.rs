@@ -65,6 +65,11 @@ pub(crate) struct Question<'a> {
     pub(crate) mark: CutMark,
     /// The language of its notices.
     pub(crate) lang: crate::lang::Lang,
+    /// The person's message: an answer that only writes it back is replaced (`echo`).
+    pub(crate) message: &'a str,
+    /// The exchange before it, as the prompt has it (their message, the bot's answer): an
+    /// answer that is that answer again, to another message, is replaced too.
+    pub(crate) previous: Option<(&'a str, &'a str)>,
     /// The documents' note to check the answer against (`knowledge::check`); then it is
     /// held until complete, not streamed.
     pub(crate) check: Option<Check<'a>>,

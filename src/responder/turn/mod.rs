@@ -22,7 +22,7 @@ mod thread;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::sync::watch;
+use tokio::sync::{OwnedRwLockReadGuard, watch};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -162,6 +162,7 @@ pub(super) async fn run(
         earlier,
         turn,
         permit: None,
+        reading: None,
         memory,
         said: OnceLock::new(),
         newest: None,
@@ -187,6 +188,9 @@ struct Driver<'a> {
     earlier: &'a [String],
     turn: Turn,
     permit: Option<ReplyPermit>,
+    /// Held from asking for the slot until the memory is read: the node's fold saves after
+    /// that read (`fold::SummaryState::reading`).
+    reading: Option<OwnedRwLockReadGuard<()>>,
     memory: Memory<'a>,
     /// The id of the newest message this turn stored (its reply, once stored): the
     /// background summary takes only what came up to it, not a message the node sent
@@ -260,7 +264,11 @@ impl Driver<'_> {
                 Event::Done
             }
             Action::Slot => Event::Slot(self.slot().await),
-            Action::ReadMemory { user_id, query } => Event::Read(self.read(user_id, &query).await),
+            Action::ReadMemory { user_id, query } => {
+                let read = self.read(user_id, &query).await;
+                drop(self.reading.take());
+                Event::Read(read)
+            }
             Action::ReadThread => Event::Read(self.thread()),
             Action::Search(search) => {
                 let previous = search.previous.as_deref();
@@ -458,6 +466,9 @@ impl Driver<'_> {
     }
 
     async fn slot(&mut self) -> Result<(), Unanswered> {
+        if let Memory::Node { summaries, .. } = &self.memory {
+            self.reading = Some(summaries.reading().await);
+        }
         match self.ctx.gate.reply(&self.turn).await {
             Ok(permit) => {
                 if permit.waited_for_summary {
@@ -467,6 +478,7 @@ impl Driver<'_> {
                 Ok(())
             }
             Err(why) => {
+                drop(self.reading.take());
                 if let Memory::Channel { .. } = self.memory {
                     debug!("a mention's turn gave way: not answered");
                 }
@@ -566,6 +578,11 @@ impl Driver<'_> {
             limits: call.limits,
             mark: call.mark,
             lang: call.lang,
+            message: &call.message,
+            previous: match &call.history {
+                History::Memory(ctx) => last_exchange(&ctx.window),
+                History::Thread(_) => None,
+            },
             check: call.checked.as_deref().map(|notes| Check {
                 notes,
                 question: &call.message,
@@ -611,4 +628,18 @@ fn damaged(e: &StoreError, what: &str) -> bool {
         debug!(error = %e, "{what}: answering without memory");
     }
     damaged
+}
+
+/// The last exchange of `window` as the prompt carries it: the person's message and the
+/// bot's answer after it (an answer the prompt leaves out does not count).
+fn last_exchange(window: &[crate::store::StoredMessage]) -> Option<(&str, &str)> {
+    let at = window
+        .iter()
+        .rposition(|m| m.role == Role::Assistant && !m.prompt_text().is_empty())?;
+    let asked = window
+        .get(..at)?
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)?;
+    Some((asked.text.as_str(), window.get(at)?.prompt_text()))
 }

@@ -290,3 +290,40 @@ fn refuses_a_rewrite_that_drops_most_of_the_summary() {
         assert_eq!(got.as_deref().map_err(Clone::clone), *want, "{candidate:?}");
     }
 }
+
+/// A German fold's candidate: the labels' words around a fact copied without its full stop.
+/// Saved, it was the last line of the memory block, and the model recited it as the answer
+/// to "Wie lautet mein Locator?" (the recall bench, 2026-12-06).
+#[test]
+fn labels_around_a_fact_without_its_full_stop_are_no_notes() {
+    let facts = vec![
+        "Der Akku am Solarknoten hat 3000 mAh.".to_string(),
+        "Mein Hund heißt Pepper.".to_string(),
+    ];
+    for (candidate, previous, want) in [
+        (
+            "Gedächtnis über mich Der Akku am Solarknoten hat 3000 mAh",
+            Some("Tomasz funkt gern."),
+            "Tomasz funkt gern.",
+        ),
+        ("Gedächtnis über mich", None, ""),
+        ("Memory of this person, your notes", None, ""),
+        // A fact that goes on in the same clause stays whole; one that ends it goes.
+        (
+            "Der Akku am Solarknoten hat 3000 mAh und wird im Winter getauscht.",
+            None,
+            "Der Akku am Solarknoten hat 3000 mAh und wird im Winter getauscht.",
+        ),
+        (
+            "Mein Hund heißt Pepper, Tomasz mag Yagis.",
+            None,
+            "Tomasz mag Yagis.",
+        ),
+    ] {
+        assert_eq!(
+            accept_summary(candidate, 300, previous, &facts, &[]).as_deref(),
+            Ok(want),
+            "{candidate:?}"
+        );
+    }
+}

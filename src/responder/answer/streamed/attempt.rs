@@ -13,8 +13,8 @@ use super::core::{End, Event, Handing, Step, StreamedReply};
 use super::row::ReplyRow;
 use crate::llm::{ChatStream, LlmError, LlmPool, Server, Usage};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
-use crate::responder::answer::AnswerCtx;
 use crate::responder::answer::question::Question;
+use crate::responder::answer::{AnswerCtx, echo};
 
 /// A streamed reply queued with the outbox.
 pub(super) struct Queued {
@@ -36,6 +36,8 @@ pub(super) struct Attempt {
     pub(super) usage: Option<Usage>,
     /// The answer as the model wrote it, as far as it was read.
     pub(super) raw: String,
+    /// The daemon's text went instead of an echo of the person's message.
+    pub(super) echoed: bool,
 }
 
 /// When the answer started, and until when it may take.
@@ -68,6 +70,7 @@ pub(super) async fn run(
                 queued: None,
                 usage: None,
                 raw: String::new(),
+                echoed: false,
             };
         }
     };
@@ -81,7 +84,8 @@ pub(super) async fn run(
             &q.limits,
             q.mark,
             crate::lang::say(q.lang, crate::lang::Say::CutOff),
-        ),
+        )
+        .with_echo(echo::Echo::new(q.message, q.previous, q.lang)),
         queued: None,
     };
     let mut step = Step::Read;
@@ -206,6 +210,7 @@ impl Pump<'_, '_> {
             usage: self.stream.usage(),
             queued: self.queued,
             raw: self.reply.raw().to_string(),
+            echoed: self.reply.echoed(),
         }
     }
 }

@@ -24,11 +24,12 @@
 //! - The radio giving up on the reply (its report came before the last part) ends the
 //!   attempt at once: nothing more is handed over, and the model is stopped.
 
-use tracing::warn;
+use tracing::{info, warn};
 
 use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
+use crate::responder::answer::echo::Echo;
 
 /// The last part of a streamed reply that broke off after its first part went on air, in
 /// English (`Say::CutOff` in the answer's language).
@@ -181,6 +182,11 @@ pub(crate) struct StreamedReply {
     handed: Vec<String>,
     /// Every raw piece the model sent, in order: the answer as it wrote it.
     raw: String,
+    /// What an answer that only writes back the person's message (or the bot's previous
+    /// answer) is told by ([`StreamedReply::with_echo`]).
+    echo: Option<Echo>,
+    /// The daemon's text went instead of the model's echo.
+    echoed: bool,
 }
 
 impl StreamedReply {
@@ -196,12 +202,28 @@ impl StreamedReply {
             batch: String::new(),
             handed: Vec::new(),
             raw: String::new(),
+            echo: None,
+            echoed: false,
         }
+    }
+
+    /// An answer that `echo` catches goes out as the daemon's text (`answer::echo`). Caught
+    /// when the whole answer is ready before any part is (an echo longer than a part has its
+    /// first part on air before its end).
+    pub(crate) fn with_echo(mut self, echo: Echo) -> StreamedReply {
+        self.echo = Some(echo);
+        self
     }
 
     /// The answer as the model wrote it, as far as it was read.
     pub(crate) fn raw(&self) -> &str {
         &self.raw
+    }
+
+    /// Whether the daemon's text went instead of an echo of the person's message: the
+    /// model's answer is then no answer of the bot's, and no prompt repeats it.
+    pub(crate) fn echoed(&self) -> bool {
+        self.echoed
     }
 
     /// The parts the outbox took so far, in order (bodies, without markers).
@@ -316,6 +338,18 @@ impl StreamedReply {
                 (Upto::End, _) => self.done(),
             };
         }
+        let instead = match (&phase, upto, &self.echo) {
+            (Phase::Unsent, Upto::End, Some(echo)) => echo.instead_of(&parts.join(" ")),
+            _ => None,
+        };
+        let parts = match instead {
+            Some(instead) => {
+                info!("the model wrote a message back: the daemon's own answer instead");
+                self.echoed = true;
+                vec![instead.to_string()]
+            }
+            None => parts,
+        };
         let batch = Batch {
             ends: last || upto == Upto::End,
             parts,

@@ -17,8 +17,8 @@ use tracing::{debug, info, warn};
 use self::attempt::{Attempt, Clock, Queued};
 use self::core::End;
 use self::row::ReplyRow;
-use super::AnswerCtx;
 use super::question::{Answered, Audience, Ending, Question, said_as_written};
+use super::{AnswerCtx, echo};
 use crate::llm::{LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::responder::reply::failure_text;
@@ -73,6 +73,8 @@ struct Finished {
     usage: Option<Usage>,
     /// The answer as the model wrote it, as far as it was read.
     raw: String,
+    /// The daemon's text went instead of an echo of the person's message.
+    echoed: bool,
     ending: Ending,
     /// The radio gave up on the reply before its end: its report already came.
     radio_gave_up: bool,
@@ -101,6 +103,7 @@ impl Answer<'_, '_> {
             queued,
             usage,
             raw,
+            echoed,
         } = run;
         match end {
             End::Done {
@@ -115,6 +118,7 @@ impl Answer<'_, '_> {
                     queued,
                     usage,
                     raw,
+                    echoed,
                     ending: if cut_at_budget {
                         Ending::CutAtBudget
                     } else {
@@ -226,6 +230,7 @@ impl Answer<'_, '_> {
             queued,
             usage,
             raw,
+            echoed,
             ending,
             radio_gave_up,
         } = finished;
@@ -245,9 +250,12 @@ impl Answer<'_, '_> {
         );
         // Given up by the radio, what went on air is not known: the prompt says what was
         // handed.
-        let written = (!radio_gave_up)
-            .then(|| said_as_written(handed.join(" "), &raw, ending).prompt)
-            .flatten();
+        let written = match echoed {
+            true => Some(echo::UNSAID.to_string()),
+            false => (!radio_gave_up)
+                .then(|| said_as_written(handed.join(" "), &raw, ending).prompt)
+                .flatten(),
+        };
         self.row.finish(usage, written.as_deref()).await;
         public(q, &handed);
         // A reply still open (the answer ended without its last part marked) is closed when

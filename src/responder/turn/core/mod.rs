@@ -18,7 +18,9 @@
 //!   held reply holds no slot; a DM's turn gets that wait back ([`Action::Extend`]).
 //! - At the backlog's hard cap the fold runs before the reply ([`Action::Fold`]).
 //! - The memory is read once the slot is the turn's ([`Action::Slot`]): a summary saved while
-//!   it waited is used. A turn given up at the gate is counted ([`Action::GiveUp`]); a known or
+//!   it waited is used, but one whose model call ends while it waits is saved after its read
+//!   (the driver holds the node's memory from asking for the slot until reading it), so the
+//!   reply continues the prompt the server's slot still holds. A turn given up at the gate is counted ([`Action::GiveUp`]); a known or
 //!   proven node whose turn expired gets [`Notice::TooBusy`].
 //! - The answer's parts: the airtime budget's, fewer for a new node's DM (with a note that
 //!   says so). The knowledge folder is searched with the question, or, for a short follow-up,

@@ -14,7 +14,15 @@ const SMALL: ChunkLimits = ChunkLimits {
 /// Feeds the rows' events in order; every step, and then what was handed over, must be as
 /// the rows say.
 fn check(limits: &ChunkLimits, rows: &[(&str, &str)], handed: &[&str]) {
-    let mut reply = StreamedReply::new(limits, CutMark::Ellipsis, CUT_OFF);
+    check_reply(
+        StreamedReply::new(limits, CutMark::Ellipsis, CUT_OFF),
+        rows,
+        handed,
+    );
+}
+
+/// [`check`] for a reply made otherwise.
+fn check_reply(mut reply: StreamedReply, rows: &[(&str, &str)], handed: &[&str]) {
     let got: Vec<(&str, String)> = rows
         .iter()
         .map(|(event, _)| (*event, show(&reply.on(event_of(event)))))
@@ -99,6 +107,44 @@ fn an_answer_that_fits_one_part_goes_when_it_ends() {
             ("handed", "stop done"),
         ],
         &["Hello there."],
+    );
+}
+
+/// The model writing the person's message back: the daemon's text goes instead (and no
+/// prompt repeats the echo). An answer that says more goes as it is.
+#[test]
+fn an_answer_that_only_writes_the_message_back_goes_as_the_daemons_text() {
+    let echoing = || {
+        StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF).with_echo(
+            crate::responder::answer::echo::Echo::new(
+                "My dog is called Rex.",
+                None,
+                crate::lang::Lang::En,
+            ),
+        )
+    };
+    let mut reply = echoing();
+    for (event, step) in [
+        ("text:My dog is ", "read arrived"),
+        ("lull", "read"),
+        ("text:called Rex. (s 1)", "read arrived"),
+        ("ended", "open"),
+        ("opened", "hand [Noted.] last"),
+        ("handed", "stop done"),
+    ] {
+        assert_eq!(show(&reply.on(event_of(event))), step, "{event}");
+    }
+    assert_eq!(reply.handed(), ["Noted."]);
+    assert!(reply.echoed());
+    check_reply(
+        echoing(),
+        &[
+            ("text:Rex is a good name.", "read arrived"),
+            ("ended", "open"),
+            ("opened", "hand [Rex is a good name.] last"),
+            ("handed", "stop done"),
+        ],
+        &["Rex is a good name."],
     );
 }
 
