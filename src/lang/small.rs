@@ -50,7 +50,9 @@ pub(super) fn words(lang: Lang) -> &'static [&'static str] {
             "jest", "nie", "mój", "moja", "moje", "mam", "jak", "co", "gdzie", "się", "to", "na",
             "w", "z", "dla", "czy", "jaki", "jaka", "ja", "ty", "cześć", "mnie", "jestem",
             "mieszkam", "imię", "kiedy", "ile", "ostatnio", "który", "która", "które", "jaką",
-            "jakie", "teraz", "ma", "kto", "daleko", "jeszcze",
+            "jakie", "teraz", "ma", "kto", "daleko", "jeszcze", "kogo", "komu", "czego", "czym",
+            "żeby", "której", "którego", "ilu", "dlaczego", "jeśli", "chcę", "muszę", "mogę",
+            "trzeba", "są", "sobą", "tylko", "też", "już",
         ],
     }
 }

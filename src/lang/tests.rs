@@ -158,6 +158,11 @@ fn detects_short_questions_around_a_name() {
         ("Jaką temperaturę pokazuje Summit Sensor?", Pl),
         ("Kto jest w pobliżu?", Pl),
         ("Ile prądu zużywa Heltec?", Pl),
+        // Asked in the Polish knowledge bench, and declined in English before "kogo",
+        // "żeby" and "której" were small words.
+        ("Kogo poprosić, żeby pożyczyć analizator antenowy?", Pl),
+        ("O której zamykają Plough Inn?", Pl),
+        ("Co muszę ze sobą zabrać?", Pl),
         ("A quantos saltos está o Valley Repeater?", Pt),
         ("O Hilltop Relay está ativo?", Pt),
         ("O Lakeside Node ainda funciona?", Pt),
