@@ -176,7 +176,7 @@ fn split_sentences(line: &str) -> Vec<&str> {
 
 /// The question's words that say what it is about, folded: no word common in any of
 /// meshai's languages (`store::is_term`: "dieses", "der" shared with every German sentence).
-fn asked_words(question: &str) -> Vec<String> {
+pub(crate) fn asked_words(question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
     words(&lower)
         .into_iter()
@@ -186,7 +186,7 @@ fn asked_words(question: &str) -> Vec<String> {
 }
 
 /// How many of `asked` the text `s` shares ("start" shares with "starts").
-fn shared(asked: &[String], s: &str) -> usize {
+pub(crate) fn shared(asked: &[String], s: &str) -> usize {
     let f = fold(s);
     let w = words(&f);
     // An inflection, not a compound: "start" shares with "starts", "jahr" not with

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Diesen Knoten kenne ich nicht: Er ist nicht in meiner Knotenliste.",
     NotInNotes => "Nicht in meinen Notizen.",
     Noted => "Notiert.",
+    YouWrote => "Du hast mir geschrieben: \u{201e}{word}\u{201c}",
     NoneHeard => "In der letzten Stunde kein Knoten gehört ({n} in meiner Liste).",
     Heard => "Gehört in 1 h ({n}): ",
     NoNodeNamed => "Kein Knoten namens \"{word}\" in meiner Liste. !nodes: wen ich höre.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "I don't know that node: it is not in my node list.",
     NotInNotes => "Not in my notes.",
     Noted => "Noted.",
+    YouWrote => "You told me: \u{201c}{word}\u{201d}",
     NoneHeard => "No node heard in the last hour ({n} in my list).",
     Heard => "Heard in 1h ({n}): ",
     NoNodeNamed => "No node named \"{word}\" in my list. !nodes: who I hear.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "No conozco ese nodo: no está en mi lista de nodos.",
     NotInNotes => "No está en mis notas.",
     Noted => "Anotado.",
+    YouWrote => "Me dijiste: \u{ab}{word}\u{bb}",
     NoneHeard => "Ningún nodo oído en la última hora ({n} en mi lista).",
     Heard => "Oídos en 1 h ({n}): ",
     NoNodeNamed => "Ningún nodo llamado \"{word}\" en mi lista. !nodes: a quién oigo.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Je ne connais pas ce nœud : il n'est pas dans ma liste.",
     NotInNotes => "Pas dans mes notes.",
     Noted => "Noté.",
+    YouWrote => "Tu m'as écrit : \u{ab} {word} \u{bb}",
     NoneHeard => "Aucun nœud entendu dans la dernière heure ({n} dans ma liste).",
     Heard => "Entendus en 1 h ({n}): ",
     NoNodeNamed => "Aucun nœud nommé \"{word}\" dans ma liste. !nodes : qui j'entends.",

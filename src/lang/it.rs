@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Non conosco quel nodo: non è nella mia lista dei nodi.",
     NotInNotes => "Non è nei miei appunti.",
     Noted => "Annotato.",
+    YouWrote => "Mi hai scritto: \u{ab}{word}\u{bb}",
     NoneHeard => "Nessun nodo sentito nell'ultima ora ({n} nella mia lista).",
     Heard => "Sentiti in 1 h ({n}): ",
     NoNodeNamed => "Nessun nodo chiamato \"{word}\" nella mia lista. !nodes: chi sento.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Die node ken ik niet: hij staat niet in mijn nodelijst.",
     NotInNotes => "Niet in mijn notities.",
     Noted => "Genoteerd.",
+    YouWrote => "Je schreef me: \u{201c}{word}\u{201d}",
     NoneHeard => "Geen node gehoord in het afgelopen uur ({n} in mijn lijst).",
     Heard => "Gehoord in 1 u ({n}): ",
     NoNodeNamed => "Geen node met de naam \"{word}\" in mijn lijst. !nodes: wie ik hoor.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Nie znam tego węzła: nie ma go na mojej liście węzłów.",
     NotInNotes => "Nie ma tego w moich notatkach.",
     Noted => "Zanotowane.",
+    YouWrote => "Twoje słowa: \u{201e}{word}\u{201d}",
     NoneHeard => "Brak węzłów słyszanych w ostatniej godzinie ({n} na mojej liście).",
     Heard => "Słyszane w 1 h ({n}): ",
     NoNodeNamed => "Brak węzła o nazwie \"{word}\" na mojej liście. !nodes: kogo słyszę.",

@@ -43,6 +43,7 @@ pub(super) const SAY: super::Table<Say> = table! { Say:
     UnknownNode => "Não conheço esse nó: ele não está na minha lista de nós.",
     NotInNotes => "Não está nas minhas notas.",
     Noted => "Anotado.",
+    YouWrote => "Você me disse: \u{201c}{word}\u{201d}",
     NoneHeard => "Nenhum nó ouvido na última hora ({n} na minha lista).",
     Heard => "Ouvidos em 1 h ({n}): ",
     NoNodeNamed => "Nenhum nó chamado \"{word}\" na minha lista. !nodes: quem eu ouço.",

@@ -93,6 +93,8 @@ texts! {
         NotInNotes,
         /// What the person told, when the model only wrote it back (`answer::echo`).
         Noted,
+        /// A line of the person's memory quoted back (`answer::recalled`); `{word}`: the line.
+        YouWrote,
         /// `!nodes` with no node heard in the last hour; `{n}`: nodes in the list.
         NoneHeard,
         /// Opens `!nodes`' list; `{n}`: nodes heard in the last hour.

@@ -577,3 +577,40 @@ async fn an_answer_that_only_writes_the_message_back_is_not_sent() {
         "{last:#?}"
     );
 }
+
+/// An answer from the line of memory next to the one asked about (Qwen2.5-0.5B's locator
+/// line to "What is my daughter called?") goes as the line asked about, quoted; that quote
+/// is what the next prompt repeats. An answer from the line asked about goes as written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_from_the_wrong_line_of_memory_goes_as_the_line_asked_about() {
+    let _pace = paced();
+    let d = Daemon::start(&config()).await;
+    d.answer_with(|req| match without_header(req.last_user()) {
+        said if said.ends_with('?') => FakeResponse::Text("Your dog is called Rex.".into()),
+        said => FakeResponse::Text(format!("Noted: {said}")),
+    });
+    d.dm_and_wait(ANN, "My dog is called Rex.", 1).await;
+    d.dm_and_wait(ANN, "My daughter is called Mia.", 1).await;
+    let quote = "You told me: \u{201c}My daughter is called Mia.\u{201d}";
+    let texts = d.dm_and_wait(ANN, "What is my daughter called?", 1).await;
+    assert_eq!(texts, [quote]);
+    let texts = d.dm_and_wait(ANN, "What is my dog called?", 1).await;
+    assert_eq!(texts, ["Your dog is called Rex."]);
+    let reqs = replies(&d.llm);
+    let last = parts(&reqs[3]);
+    let answers: Vec<&str> = last
+        .verbatim
+        .iter()
+        .filter(|(role, _)| role == "assistant")
+        .map(|(_, text)| text.as_str())
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            "Noted: My dog is called Rex.",
+            "Noted: My daughter is called Mia.",
+            quote
+        ],
+        "{last:#?}"
+    );
+}

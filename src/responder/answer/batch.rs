@@ -5,8 +5,9 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, info, warn};
 
+use super::AnswerCtx;
+use super::instead::{self, Guard, Replaced};
 use super::question::{Answered, Audience, Check, Ending, Kept, Question, said_as_written};
-use super::{AnswerCtx, echo};
 use crate::chunk::{chunk_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::knowledge::check::{self, Checked};
@@ -40,12 +41,16 @@ pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered>
         Some(check) => checked(q, check, &done.text),
         None => (done.text.clone(), false),
     };
-    let instead = echo::Echo::new(q.message, q.previous, q.lang).instead_of(&text);
-    let echoed = instead.is_some();
+    // A sentence of the notes put in by the check is the daemon's, not the model's.
+    let instead = match replaced {
+        true => None,
+        false => Guard::new(q.message, q.previous, q.lines, q.lang).instead_of(&text),
+    };
+    let echoed = instead.as_ref().map(|(_, r)| *r);
     let (text, replaced) = match instead {
-        Some(instead) => {
-            info!("the model wrote a message back: the daemon's own answer instead");
-            (instead.to_string(), true)
+        Some((instead, r)) => {
+            instead::log(r);
+            (instead, true)
         }
         None => (text, replaced),
     };
@@ -74,10 +79,10 @@ pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered>
         Ending::Whole
     };
     // A replaced answer is said as the daemon wrote it: the model's is not the bot's.
-    let said = match (echoed, replaced) {
-        (true, _) => Said::with_prompt(said, echo::UNSAID),
-        (false, true) => Said::plain(said),
-        (false, false) => said_as_written(said, &done.raw, ending),
+    let said = match (echoed.and_then(Replaced::prompt), replaced) {
+        (Some(prompt), _) => Said::with_prompt(said, prompt),
+        (None, true) => Said::plain(said),
+        (None, false) => said_as_written(said, &done.raw, ending),
     };
     let bodies: Vec<String> = parts.iter().map(|p| strip_marker(p).to_string()).collect();
     let stored = store(q, said, done.usage).await.map(|(node, id)| Stored {

@@ -29,7 +29,9 @@
 
 mod batch;
 mod echo;
+mod instead;
 mod question;
+mod recalled;
 mod streamed;
 
 use std::sync::{Arc, Mutex};
@@ -40,7 +42,7 @@ use crate::responder::counters::Counters;
 use crate::responder::reply::Outbound;
 use crate::responder::schedule::gate::ReplyPermit;
 
-pub(crate) use question::{Answered, Audience, Check, Kept, Question};
+pub(crate) use question::{Answered, Audience, Check, Kept, Lines, Question};
 
 /// What an answer may touch: the model, where replies go, the counters and the token rate.
 /// Nothing of the store: a DM's reply reaches its node's memory only through its audience

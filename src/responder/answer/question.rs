@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use super::AnswerCtx;
+pub(crate) use super::recalled::Lines;
 use crate::chunk::{ChunkLimits, CutMark, without_mark};
 use crate::llm::clean::{as_written, written_until};
 use crate::llm::{ChatMessage, Usage};
@@ -70,6 +71,9 @@ pub(crate) struct Question<'a> {
     /// The exchange before it, as the prompt has it (their message, the bot's answer): an
     /// answer that is that answer again, to another message, is replaced too.
     pub(crate) previous: Option<(&'a str, &'a str)>,
+    /// The person's memory as the prompt shows it: an answer to a question about one line
+    /// taken from another is replaced by that one (`recalled`).
+    pub(crate) lines: &'a Lines,
     /// The documents' note to check the answer against (`knowledge::check`); then it is
     /// held until complete, not streamed.
     pub(crate) check: Option<Check<'a>>,

@@ -13,8 +13,9 @@ use super::core::{End, Event, Handing, Step, StreamedReply};
 use super::row::ReplyRow;
 use crate::llm::{ChatStream, LlmError, LlmPool, Server, Usage};
 use crate::radio::{OutboxClosed, ReplyReport, ReplyStream};
+use crate::responder::answer::AnswerCtx;
+use crate::responder::answer::instead::{Guard, Replaced};
 use crate::responder::answer::question::Question;
-use crate::responder::answer::{AnswerCtx, echo};
 
 /// A streamed reply queued with the outbox.
 pub(super) struct Queued {
@@ -36,8 +37,8 @@ pub(super) struct Attempt {
     pub(super) usage: Option<Usage>,
     /// The answer as the model wrote it, as far as it was read.
     pub(super) raw: String,
-    /// The daemon's text went instead of an echo of the person's message.
-    pub(super) echoed: bool,
+    /// Which of the daemon's texts went instead of the model's answer, if one did.
+    pub(super) replaced: Option<Replaced>,
 }
 
 /// When the answer started, and until when it may take.
@@ -70,7 +71,7 @@ pub(super) async fn run(
                 queued: None,
                 usage: None,
                 raw: String::new(),
-                echoed: false,
+                replaced: None,
             };
         }
     };
@@ -85,7 +86,7 @@ pub(super) async fn run(
             q.mark,
             crate::lang::say(q.lang, crate::lang::Say::CutOff),
         )
-        .with_echo(echo::Echo::new(q.message, q.previous, q.lang)),
+        .with_guard(Guard::new(q.message, q.previous, q.lines, q.lang)),
         queued: None,
     };
     let mut step = Step::Read;
@@ -210,7 +211,7 @@ impl Pump<'_, '_> {
             usage: self.stream.usage(),
             queued: self.queued,
             raw: self.reply.raw().to_string(),
-            echoed: self.reply.echoed(),
+            replaced: self.reply.replaced(),
         }
     }
 }

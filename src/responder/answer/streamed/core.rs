@@ -24,12 +24,12 @@
 //! - The radio giving up on the reply (its report came before the last part) ends the
 //!   attempt at once: nothing more is handed over, and the model is stopped.
 
-use tracing::{info, warn};
+use tracing::warn;
 
 use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
-use crate::responder::answer::echo::Echo;
+use crate::responder::answer::instead::{self, Guard, Replaced};
 
 /// The last part of a streamed reply that broke off after its first part went on air, in
 /// English (`Say::CutOff` in the answer's language).
@@ -182,11 +182,10 @@ pub(crate) struct StreamedReply {
     handed: Vec<String>,
     /// Every raw piece the model sent, in order: the answer as it wrote it.
     raw: String,
-    /// What an answer that only writes back the person's message (or the bot's previous
-    /// answer) is told by ([`StreamedReply::with_echo`]).
-    echo: Option<Echo>,
-    /// The daemon's text went instead of the model's echo.
-    echoed: bool,
+    /// What tells an answer the daemon replaces ([`StreamedReply::with_guard`]).
+    guard: Option<Guard>,
+    /// The daemon's text went instead of the model's answer.
+    replaced: Option<Replaced>,
 }
 
 impl StreamedReply {
@@ -202,16 +201,16 @@ impl StreamedReply {
             batch: String::new(),
             handed: Vec::new(),
             raw: String::new(),
-            echo: None,
-            echoed: false,
+            guard: None,
+            replaced: None,
         }
     }
 
-    /// An answer that `echo` catches goes out as the daemon's text (`answer::echo`). Caught
-    /// when the whole answer is ready before any part is (an echo longer than a part has its
-    /// first part on air before its end).
-    pub(crate) fn with_echo(mut self, echo: Echo) -> StreamedReply {
-        self.echo = Some(echo);
+    /// An answer that `guard` catches goes out as the daemon's text (`answer::instead`: an
+    /// echo, a neighbouring line of memory). Caught when the whole answer is ready before any
+    /// part is (an answer longer than a part has its first part on air before its end).
+    pub(crate) fn with_guard(mut self, guard: Guard) -> StreamedReply {
+        self.guard = Some(guard);
         self
     }
 
@@ -220,10 +219,10 @@ impl StreamedReply {
         &self.raw
     }
 
-    /// Whether the daemon's text went instead of an echo of the person's message: the
-    /// model's answer is then no answer of the bot's, and no prompt repeats it.
-    pub(crate) fn echoed(&self) -> bool {
-        self.echoed
+    /// Which of the daemon's texts went instead of the model's answer, if one did: the
+    /// model's answer is then no answer of the bot's.
+    pub(crate) fn replaced(&self) -> Option<Replaced> {
+        self.replaced
     }
 
     /// The parts the outbox took so far, in order (bodies, without markers).
@@ -338,15 +337,19 @@ impl StreamedReply {
                 (Upto::End, _) => self.done(),
             };
         }
-        let instead = match (&phase, upto, &self.echo) {
-            (Phase::Unsent, Upto::End, Some(echo)) => echo.instead_of(&parts.join(" ")),
+        let instead = match (&phase, upto, &self.guard) {
+            (Phase::Unsent, Upto::End, Some(guard)) => guard.instead_of(&parts.join(" ")),
             _ => None,
         };
         let parts = match instead {
-            Some(instead) => {
-                info!("the model wrote a message back: the daemon's own answer instead");
-                self.echoed = true;
-                vec![instead.to_string()]
+            Some((text, replaced)) => {
+                instead::log(replaced);
+                self.replaced = Some(replaced);
+                // Cut as a streamed answer is: bodies the outbox numbers.
+                let mut cut = StreamChunker::with_mark(&self.limits, CutMark::Ellipsis);
+                let mut parts = cut.push(&text).parts;
+                parts.extend(cut.finish().parts);
+                parts
             }
             None => parts,
         };

@@ -17,8 +17,9 @@ use tracing::{debug, info, warn};
 use self::attempt::{Attempt, Clock, Queued};
 use self::core::End;
 use self::row::ReplyRow;
+use super::AnswerCtx;
+use super::instead::Replaced;
 use super::question::{Answered, Audience, Ending, Question, said_as_written};
-use super::{AnswerCtx, echo};
 use crate::llm::{LlmError, Server, Usage, health};
 use crate::node::NodeId;
 use crate::responder::reply::failure_text;
@@ -73,8 +74,8 @@ struct Finished {
     usage: Option<Usage>,
     /// The answer as the model wrote it, as far as it was read.
     raw: String,
-    /// The daemon's text went instead of an echo of the person's message.
-    echoed: bool,
+    /// Which of the daemon's texts went instead of the model's answer, if one did.
+    replaced: Option<Replaced>,
     ending: Ending,
     /// The radio gave up on the reply before its end: its report already came.
     radio_gave_up: bool,
@@ -103,7 +104,7 @@ impl Answer<'_, '_> {
             queued,
             usage,
             raw,
-            echoed,
+            replaced,
         } = run;
         match end {
             End::Done {
@@ -118,7 +119,7 @@ impl Answer<'_, '_> {
                     queued,
                     usage,
                     raw,
-                    echoed,
+                    replaced,
                     ending: if cut_at_budget {
                         Ending::CutAtBudget
                     } else {
@@ -230,7 +231,7 @@ impl Answer<'_, '_> {
             queued,
             usage,
             raw,
-            echoed,
+            replaced,
             ending,
             radio_gave_up,
         } = finished;
@@ -250,9 +251,9 @@ impl Answer<'_, '_> {
         );
         // Given up by the radio, what went on air is not known: the prompt says what was
         // handed.
-        let written = match echoed {
-            true => Some(echo::UNSAID.to_string()),
-            false => (!radio_gave_up)
+        let written = match replaced {
+            Some(replaced) => replaced.prompt().map(str::to_string),
+            None => (!radio_gave_up)
                 .then(|| said_as_written(handed.join(" "), &raw, ending).prompt)
                 .flatten(),
         };

@@ -115,13 +115,8 @@ fn an_answer_that_fits_one_part_goes_when_it_ends() {
 #[test]
 fn an_answer_that_only_writes_the_message_back_goes_as_the_daemons_text() {
     let echoing = || {
-        StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF).with_echo(
-            crate::responder::answer::echo::Echo::new(
-                "My dog is called Rex.",
-                None,
-                crate::lang::Lang::En,
-            ),
-        )
+        StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF)
+            .with_guard(guard("My dog is called Rex.", &[]))
     };
     let mut reply = echoing();
     for (event, step) in [
@@ -135,7 +130,7 @@ fn an_answer_that_only_writes_the_message_back_goes_as_the_daemons_text() {
         assert_eq!(show(&reply.on(event_of(event))), step, "{event}");
     }
     assert_eq!(reply.handed(), ["Noted."]);
-    assert!(reply.echoed());
+    assert_eq!(reply.replaced(), Some(Replaced::Echo));
     check_reply(
         echoing(),
         &[
@@ -146,6 +141,37 @@ fn an_answer_that_only_writes_the_message_back_goes_as_the_daemons_text() {
         ],
         &["Rex is a good name."],
     );
+}
+
+/// An answer from the line of memory next to the one asked about: that line goes instead,
+/// cut into parts as a streamed answer is.
+#[test]
+fn an_answer_from_a_neighbouring_line_of_memory_goes_as_the_line_asked_about() {
+    let rows = ["My dog is called Rex.", "My daughter is called Mia."];
+    let mut reply = StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF)
+        .with_guard(guard("What is my daughter called?", &rows));
+    for (event, step) in [
+        ("text:Your dog is called Rex.", "read arrived"),
+        ("ended", "open"),
+    ] {
+        assert_eq!(show(&reply.on(event_of(event))), step, "{event}");
+    }
+    let opened = show(&reply.on(event_of("opened")));
+    assert!(opened.starts_with("hand [You told me:"), "{opened}");
+    assert_eq!(show(&reply.on(event_of("handed"))), "stop done");
+    assert_eq!(
+        reply.handed().join(" "),
+        "You told me: \u{201c}My daughter is called Mia.\u{201d}"
+    );
+    assert_eq!(reply.replaced(), Some(Replaced::Row));
+}
+
+fn guard(message: &str, rows: &[&str]) -> Guard {
+    let lines = crate::responder::answer::Lines {
+        told: rows.iter().map(|r| r.to_string()).collect(),
+        summary: Vec::new(),
+    };
+    Guard::new(message, None, &lines, crate::lang::Lang::En)
 }
 
 #[test]
