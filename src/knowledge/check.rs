@@ -175,13 +175,16 @@ fn split_sentences(line: &str) -> Vec<&str> {
 }
 
 /// The question's words that say what it is about, folded: no word common in any of
-/// meshai's languages (`store::is_term`: "dieses", "der" shared with every German sentence).
+/// meshai's languages (`store::is_term`: "dieses", "der" shared with every German sentence),
+/// none that only says a day or a time is asked (`asked::cue_words`).
 pub(crate) fn asked_words(question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
+    let cue = asked::cue_words(&fold(question));
     words(&lower)
         .into_iter()
         .filter(|w| is_term(w) && !STOP.contains(w))
         .map(fold)
+        .filter(|w| !cue.contains(w))
         .collect()
 }
 

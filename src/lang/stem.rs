@@ -30,8 +30,11 @@ fn endings(lang: Lang) -> &'static [&'static str] {
         Lang::Fr => &["ements", "ement", "es", "s", "e", "x"],
         Lang::It => &["zioni", "zione", "i", "e", "a", "o"],
         Lang::Nl => &["en", "e", "s"],
+        // A verbal noun loses its "-anie" too: "budowania" (building) finds "budowy" (the
+        // node-building day's heading).
         Lang::Pl => &[
-            "ami", "ach", "ów", "om", "ie", "em", "ą", "ę", "y", "i", "a", "u", "e", "o",
+            "aniach", "eniach", "aniem", "eniem", "ania", "enia", "anie", "enie", "ami", "ach",
+            "ów", "om", "ie", "em", "ą", "ę", "y", "i", "a", "u", "e", "o",
         ],
     }
 }
@@ -78,8 +81,11 @@ mod tests {
             (Lang::Fr, "réunions", Some("réunion")),
             (Lang::It, "riunioni", Some("riunion")),
             (Lang::Nl, "bijeenkomsten", Some("bijeenkomst")),
-            (Lang::Pl, "spotkaniach", Some("spotkani")),
-            (Lang::Pl, "zebrania", Some("zebrani")),
+            (Lang::Pl, "spotkaniach", Some("spotk")),
+            (Lang::Pl, "spotkanie", Some("spotk")),
+            (Lang::Pl, "zebrania", Some("zebr")),
+            (Lang::Pl, "budowania", Some("budow")),
+            (Lang::Pl, "budowy", Some("budow")),
         ];
         for (lang, word, want) in cases {
             assert_eq!(stem(lang, word), want, "{lang} {word}");

@@ -642,6 +642,35 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
     None
 }
 
+/// The words of `folded_question` that only say a day or a time is asked: those of the
+/// "when", "what time" or "which day" phrase it asks with (where [`kind`] looks for it) and a
+/// word for the week right after it ("W jaki dzień tygodnia jest wieczór klubowy?": "dzien",
+/// "tygodnia", which share nothing with "Dzień budowy węzłów", a workshop's heading). The same
+/// word elsewhere is the question's ("When is Field Day?": "day" stays).
+pub(crate) fn cue_words(folded_question: &str) -> Vec<String> {
+    const WEEK: &[&str] = &[
+        "week",
+        "woche",
+        "semana",
+        "semaine",
+        "settimana",
+        "tygodnia",
+    ];
+    let ws = words(asking_clause(folded_question));
+    let mut out = Vec::new();
+    for at in 0..CUE_WORDS.min(ws.len()) {
+        let phrases = ALL.iter().flat_map(|t| [t.when, t.time, t.day]).flatten();
+        for p in phrases.filter(|p| phrase_at(&ws, at, p)) {
+            let n = p.split([' ', '-']).count();
+            out.extend(ws[at..at + n].iter().map(|w| w.to_string()));
+            // "de la semana", "of the week": the week a few words on.
+            let after = ws.iter().skip(at + n).take(3);
+            out.extend(after.filter(|w| WEEK.contains(w)).map(|w| w.to_string()));
+        }
+    }
+    out
+}
+
 /// What a text holds of the kinds' values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Holds {

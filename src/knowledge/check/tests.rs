@@ -175,6 +175,46 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
     );
 }
 
+/// A word of the phrase that asks for a day shares nothing: "dzień" of "W jaki dzień tygodnia"
+/// is no word of a workshop's heading "Dzień budowy węzłów" (the Polish knowledge bench,
+/// with the club evening's passage not found, got the workshop's date in its place).
+#[test]
+fn the_words_that_ask_for_a_day_say_nothing_of_what_is_asked_about() {
+    let notes = "Notatki z dokumentów operatora:\n\n\
+[events.md > Wydarzenia 2026 > Dzień budowy węzłów Meshtastic]\n\
+Sobota, 12 września 2026, od 10:00 do 16:00, w Old Fire Station.\n\n\
+Jeśli te notatki nie zawierają odpowiedzi, odpowiedz dokładnie: Nie ma tego w moich notatkach.";
+    let q = "W jaki dzień tygodnia jest wieczór klubowy?";
+    assert_eq!(asked_words(q), ["wieczor", "klubowy"]);
+    assert_eq!(
+        check(
+            "Wieczór klubowy jest w Old Fire Station.",
+            q,
+            &format!("{notes}\n{q}"),
+            notes,
+            Lang::Pl
+        ),
+        Checked::Kept
+    );
+    // "day" of "Field Day" is what is asked about.
+    assert_eq!(
+        asked_words("When is Field Day next year?"),
+        ["field", "day", "next", "year"]
+    );
+    for q in [
+        "Which day of the week is the club night?",
+        "Welcher Wochentag ist der Clubabend?",
+    ] {
+        assert!(
+            asked_words(q)
+                .iter()
+                .all(|w| !["day", "week", "wochentag"].contains(&w.as_str())),
+            "{q}: {:?}",
+            asked_words(q)
+        );
+    }
+}
+
 #[test]
 fn a_german_date_is_one_sentence_and_function_words_share_nothing() {
     assert_eq!(
