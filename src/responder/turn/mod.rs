@@ -572,7 +572,7 @@ impl Driver<'_> {
                 said: &self.said,
             },
         };
-        let rows = match &call.history {
+        let lines = match &call.history {
             History::Memory(ctx) => memory_lines(ctx, &call.message),
             History::Thread(_) => Lines::default(),
         };
@@ -590,7 +590,7 @@ impl Driver<'_> {
                 History::Memory(ctx) => last_exchange(&ctx.window),
                 History::Thread(_) => None,
             },
-            lines: &rows,
+            lines: &lines,
             check: call.checked.as_deref().map(|notes| Check {
                 notes,
                 question: &call.message,
