@@ -6,10 +6,10 @@
 //! to "¿Cómo me llamo?".
 //!
 //! The daemon can tell: the question shares its words with one line more than with any other
-//! ("daughter"), and the answer holds words only another line has ("JO44QM", "locator") and
-//! none only that one has ("Mia"). Then the line asked about goes instead, quoted as the
-//! person wrote it ("You told me: “My daughter is called Mia.”"). Pure: the question, the
-//! lines and the answer go in.
+//! ("daughter"), the answer is another line said again (most of its words are that line's,
+//! "locator", "JO44QM"), and it holds none of the asked line's own words ("Mia"). Then the
+//! line asked about goes instead, quoted as the person wrote it ("You told me: “My daughter is
+//! called Mia.”"). Pure: the question, the lines and the answer go in.
 
 use crate::knowledge::check::{asked_words, shared};
 use crate::mesh::matcher::{fold, words};
@@ -25,9 +25,9 @@ pub(crate) struct Lines {
     pub(crate) summary: Vec<String>,
 }
 
-/// The line of `rows` that `question` asks about, when `answer` holds words of another
-/// line (of `rows`, or of `also`: the summary's sentences, which the prompt shows too) and
-/// none of that line's own: the model took a neighbouring line. `None`: the answer stands (no
+/// The line of `rows` that `question` asks about, when `answer` is another line said again
+/// (of `rows`, or of `also`: the summary's sentences, which the prompt shows too) and holds
+/// none of that line's own words: the model took a neighbouring line. `None`: the answer stands (no
 /// line is asked about more than the others, or the answer is from that line, or from none).
 pub(crate) fn wrong_row<'a>(
     question: &str,
