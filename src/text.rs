@@ -41,6 +41,14 @@ pub fn key(text: &str) -> String {
         .collect()
 }
 
+/// The words of `text` as [`key`] compares them, the empty ones left out.
+pub fn key_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(key)
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Folds a text for matching: lowercase, Latin diacritics removed. Hand-written for the
 /// letters of Western and Central European names (no normalisation crate for one table);
 /// other scripts pass through lowercased.

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use crate::store::{Role, StoredMessage};
-use crate::text::key;
+use crate::text::key_words as words;
 
 /// A candidate whose word pairs are at least this share (in percent) of the bot's answers'
 /// and not of the person's messages is the bot's own words.
@@ -16,14 +16,6 @@ const OWN_PERCENT: usize = 60;
 
 /// A candidate of at least this many words repeats itself when fewer than half are distinct.
 const LOOP_MIN_WORDS: usize = 6;
-
-/// The words of `text` as `key` compares them, in order.
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace()
-        .map(key)
-        .filter(|w| !w.is_empty())
-        .collect()
-}
 
 /// The pairs of neighbouring words of `text`.
 fn pairs(text: &str) -> HashSet<(String, String)> {

@@ -11,7 +11,7 @@
 
 use crate::facts;
 use crate::lang::{Lang, Say, say};
-use crate::text::key;
+use crate::text::key_words;
 
 /// The prompt text of a reply the daemon sent instead of an echo: none
 /// (`memory::layout::conversation` leaves an answer with an empty prompt out).
@@ -33,11 +33,7 @@ fn words(text: &str) -> Vec<String> {
             _ => {}
         }
     }
-    outside
-        .split_whitespace()
-        .map(key)
-        .filter(|w| !w.is_empty())
-        .collect()
+    key_words(&outside)
 }
 
 /// Whether `answer` is `said` written back: the same words in the same order (case,

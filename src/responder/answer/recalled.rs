@@ -11,9 +11,14 @@
 //! line asked about goes instead, quoted as the person wrote it ("You told me: “My daughter is
 //! called Mia.”"). Pure: the question, the lines and the answer go in.
 
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::facts;
 use crate::knowledge::check::{asked_words, shared};
+use crate::memory::layout::remembered;
 use crate::mesh::matcher::{fold, words};
-use crate::store::is_term;
+use crate::store::{Context, Role, is_term};
+use crate::text::key;
 
 /// What the prompt shows of a person's memory, a line each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,6 +28,36 @@ pub(crate) struct Lines {
     pub(crate) told: Vec<String>,
     /// The summary's sentences: the model's words, never quoted as theirs.
     pub(crate) summary: Vec<String>,
+}
+
+impl Lines {
+    /// The memory of `ctx` as the prompt shows it: what they told (the memory block's facts,
+    /// then the statements of the window's messages, each once, not `message`'s own) and the
+    /// summary's sentences.
+    pub(crate) fn of(ctx: &Context, message: &str) -> Lines {
+        let now = facts::statements(message);
+        let remembered = remembered(ctx.summary.as_ref(), &ctx.facts, &[]);
+        let window = ctx
+            .window
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .flat_map(|m| facts::statements(&m.text));
+        let mut told: Vec<String> = Vec::new();
+        for line in remembered.facts.iter().cloned().chain(window) {
+            if !now.contains(&line) && !told.iter().any(|t| key(t) == key(&line)) {
+                told.push(line);
+            }
+        }
+        let summary = remembered
+            .summary
+            .iter()
+            .flat_map(|s| s.split_sentence_bounds())
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        Lines { told, summary }
+    }
 }
 
 /// The line of `rows` that `question` asks about, when `answer` is another line said again

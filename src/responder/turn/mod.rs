@@ -35,9 +35,8 @@ use crate::airtime::AirtimeConfig;
 use crate::chunk::{ChunkLimits, chunk, ends_cut, strip_marker};
 use crate::clock::unix_now;
 use crate::config::{LimitsConfig, MemoryConfig};
-use crate::facts;
 use crate::lang::{Lang, Say, say};
-use crate::memory::layout::{prompt_chars, remembered};
+use crate::memory::layout::prompt_chars;
 use crate::mesh::MeshConfig;
 use crate::radio::{ChannelState, MeshView, TextMessage};
 use crate::responder::answer::{self, AnswerCtx, Audience, Check, Kept, Lines, Question};
@@ -52,8 +51,6 @@ use crate::responder::schedule::turns::Unanswered;
 use crate::responder::sender::{SenderIntro, heard_names};
 use crate::responder::system_prompt::SystemPrompt;
 use crate::store::{Context, Role, Said, Store, StoreError};
-use crate::text::key;
-use unicode_segmentation::UnicodeSegmentation;
 
 pub(super) use self::core::Wants;
 pub(super) use thread::{THREAD_IDLE, Thread};
@@ -573,7 +570,7 @@ impl Driver<'_> {
             },
         };
         let lines = match &call.history {
-            History::Memory(ctx) => memory_lines(ctx, &call.message),
+            History::Memory(ctx) => Lines::of(ctx, &call.message),
             History::Thread(_) => Lines::default(),
         };
         let question = Question {
@@ -636,37 +633,6 @@ fn damaged(e: &StoreError, what: &str) -> bool {
         debug!(error = %e, "{what}: answering without memory");
     }
     damaged
-}
-
-/// The person's memory as the prompt shows it: what they told (the memory block's facts,
-/// then the statements of the window's messages, each once, not `message`'s own) and the
-/// summary's sentences.
-fn memory_lines(ctx: &Context, message: &str) -> Lines {
-    let told = facts::statements(message);
-    let remembered = remembered(ctx.summary.as_ref(), &ctx.facts, &[]);
-    let window = ctx
-        .window
-        .iter()
-        .filter(|m| m.role == Role::User)
-        .flat_map(|m| facts::statements(&m.text));
-    let mut rows: Vec<String> = Vec::new();
-    for row in remembered.facts.iter().cloned().chain(window) {
-        if !told.contains(&row) && !rows.iter().any(|r| key(r) == key(&row)) {
-            rows.push(row);
-        }
-    }
-    let summary = remembered
-        .summary
-        .iter()
-        .flat_map(|s| s.split_sentence_bounds())
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    Lines {
-        told: rows,
-        summary,
-    }
 }
 
 /// The last exchange of `window` as the prompt carries it: the person's message and the
