@@ -333,10 +333,15 @@ struct Reply {
 impl Reply {
     fn correct(&self) -> bool {
         let a = self.answer.to_lowercase();
+        // "=3": the answer is that and nothing else.
+        let whole = a.trim().trim_end_matches(['.', '!']);
         self.question
             .keys
             .iter()
-            .any(|k| a.contains(&k.to_lowercase()))
+            .any(|k| match k.strip_prefix('=') {
+                Some(k) => whole == k.to_lowercase(),
+                None => a.contains(&k.to_lowercase()),
+            })
     }
 
     fn says_not_in_notes(&self) -> bool {

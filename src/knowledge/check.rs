@@ -15,9 +15,12 @@
 //! model gave the hunt's frequency, with the date in the passage (`asked`). An answer that
 //! holds no value of the kind the question asks for (a date or time to "when", a weekday, a
 //! price), and does not decline, is replaced by the passage sentence about the question that
-//! holds one; with none it stays.
+//! holds one; with none it stays. One that holds such a value but from another line than the
+//! one the question names (the calling frequency's row for the Sunday net's) gives way to
+//! that line (`line`).
 
 pub(crate) mod asked;
+mod line;
 
 use crate::lang::{Lang, Say, say};
 use crate::mesh::matcher::{self, fold, words};
@@ -38,6 +41,9 @@ pub(crate) enum Checked {
     /// It holds no value of the `kind` the question asks for ("when" answered without a
     /// date or time) where a passage sentence about the question does: that sentence.
     Unanswered { sentence: String, kind: asked::Kind },
+    /// It holds a value of that `kind`, from another line than the one the question is
+    /// about ([`line`]): that line.
+    OtherLine { sentence: String, kind: asked::Kind },
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
@@ -108,11 +114,9 @@ pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
     if lang != Lang::De {
         let folded = fold(prompt);
         let named = words(&folded);
-        added.extend(
-            names(answer)
-                .into_iter()
-                .filter(|n| !named.contains(&n.as_str())),
-        );
+        // "Meshtastic-node", "LONG_FAST": named when each of its words is.
+        let unnamed = |n: &String| !words(n).iter().all(|w| named.contains(w));
+        added.extend(names(answer).into_iter().filter(unnamed));
     }
     added.dedup();
     added
@@ -238,10 +242,21 @@ fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<St
             best = Some(((value, n), heading, s, own));
         }
     }
-    best.map(|(_, heading, s, own)| match own {
+    best.map(|(_, heading, s, own)| quoted(heading, s, own))
+}
+
+/// The passage line `s` as said instead of an answer: without a list's mark, and after its
+/// `heading` when it shares none (`own`) of the question's words itself ("Fox hunt: Sunday
+/// 26 April 2026.").
+fn quoted(heading: &str, s: &str, own: usize) -> String {
+    let s = s
+        .strip_prefix("- ")
+        .or_else(|| s.strip_prefix("* "))
+        .unwrap_or(s);
+    match own {
         0 if !heading.is_empty() => format!("{heading}: {s}"),
         _ => s.to_string(),
-    })
+    }
 }
 
 /// Whether `answer` declines ("Not in my notes." in any language).
@@ -275,8 +290,14 @@ pub(crate) fn check(
     let Some(kind) = asked::kind(&fold(question)) else {
         return Checked::Kept;
     };
-    if declines(answer) || asked::holds(answer, &fold(answer)).answers(kind) > 0 {
+    if declines(answer) {
         return Checked::Kept;
+    }
+    if asked::holds(answer, &fold(answer)).answers(kind) > 0 {
+        return match line::instead(kind, question, notes, answer) {
+            Some(sentence) => Checked::OtherLine { sentence, kind },
+            None => Checked::Kept,
+        };
     }
     match sentence_holding(kind, question, notes) {
         Some(sentence) => Checked::Unanswered { sentence, kind },

@@ -8,6 +8,8 @@
 //! passage may go in when either search vouches for it, in the order of both rankings. And
 //! when a question is a follow-up, to be read with the message before it.
 
+use super::check::asked::{self, Kind};
+use crate::mesh::matcher::fold;
 use crate::store::{KnowledgeHit, content_words};
 
 /// A passage must match at least this share of the question's weight (each of its words
@@ -66,6 +68,8 @@ pub(crate) enum Verdict {
     OverBudget,
     /// Found by meaning only, and less similar to the question than `min_similarity`.
     Unlike,
+    /// It holds no value of the kind the question asks for (no time to "what time").
+    Lacks,
 }
 
 impl Verdict {
@@ -79,6 +83,7 @@ impl Verdict {
             Verdict::Surplus => "left out: max_passages better ones",
             Verdict::OverBudget => "left out: over max_chars",
             Verdict::Unlike => "left out: similarity under min_similarity",
+            Verdict::Lacks => "left out: holds no value of the kind asked (date, time, price…)",
         }
     }
 }
@@ -246,6 +251,33 @@ pub(crate) fn fuse(
     (hits, verdicts)
 }
 
+/// `hits` (in their order) split into those that may answer a question asking for a value of
+/// `kind` — their heading or text holds one (`check::asked::holds`) — and those that cannot;
+/// every hit may when the question asks for no kind. A passage without a clock time cannot
+/// say when something starts: "Um wie viel Uhr geht der Clubabend los?" brought "Über den
+/// Club" and the thunderstorm card ("geht", "los") before the club evening (issue 38).
+pub(crate) fn holding(
+    hits: Vec<KnowledgeHit>,
+    kind: Option<Kind>,
+) -> (Vec<KnowledgeHit>, Vec<KnowledgeHit>) {
+    let Some(kind) = kind else {
+        return (hits, Vec::new());
+    };
+    hits.into_iter().partition(|h| {
+        let text = format!("{}\n{}", h.heading, h.text);
+        asked::holds(&text, &fold(&text)).answers(kind) > 0
+            || kind == Kind::Frequency && decimal(&text)
+    })
+}
+
+/// Whether `text` writes a number with a decimal part ("on 145.600", "3,720"): documents
+/// often give a frequency without its unit.
+fn decimal(text: &str) -> bool {
+    text.as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_digit() && matches!(w[1], b'.' | b',') && w[2].is_ascii_digit())
+}
+
 /// Whether `question` is short enough to be read as a follow-up.
 pub(crate) fn is_follow_up(question: &str) -> bool {
     content_words(question) < FOLLOW_UP_WORDS
@@ -267,6 +299,61 @@ mod tests {
             coverage,
             topic: 0.2,
             similarity: None,
+        }
+    }
+
+    #[test]
+    fn a_passage_without_the_value_asked_for_cannot_answer() {
+        let passage = |heading: &str, text: &str| KnowledgeHit {
+            heading: heading.into(),
+            text: text.into(),
+            ..hit(5.0, 0.5, 0)
+        };
+        let hits = || {
+            vec![
+                passage("Club > About the club", "The club was founded in 1978."),
+                passage(
+                    "Meetings > Monthly club night",
+                    "First Tuesday, 19:30 to 22:00.",
+                ),
+                passage(
+                    "Events 2026 > Fox hunt — Sunday 26 April",
+                    "Meet at the car park.",
+                ),
+                passage("Repeaters > GB3KV", "Output: 145.7125 MHz"),
+            ]
+        };
+        let texts = |hs: Vec<KnowledgeHit>| hs.into_iter().map(|h| h.text).collect::<Vec<_>>();
+        let cases: &[(Option<Kind>, &[&str])] = &[
+            (Some(Kind::Time), &["First Tuesday, 19:30 to 22:00."]),
+            // The date in the heading counts.
+            (
+                Some(Kind::Day),
+                &["First Tuesday, 19:30 to 22:00.", "Meet at the car park."],
+            ),
+            (Some(Kind::Frequency), &["Output: 145.7125 MHz"]),
+            (Some(Kind::Price), &[]),
+            // A question for no kind of value: every passage may answer.
+            (
+                None,
+                &[
+                    "The club was founded in 1978.",
+                    "First Tuesday, 19:30 to 22:00.",
+                    "Meet at the car park.",
+                    "Output: 145.7125 MHz",
+                ],
+            ),
+        ];
+        // A frequency written without its unit may still be one.
+        let bare = vec![passage(
+            "Repeaters > Hill Top",
+            "Bob keeps it running, on 145.600.",
+        )];
+        assert_eq!(holding(bare, Some(Kind::Frequency)).0.len(), 1);
+        for (kind, want) in cases {
+            let (may, lacking) = holding(hits(), *kind);
+            assert_eq!(may.len() + lacking.len(), 4, "{kind:?}: none lost");
+            assert_eq!(texts(may), *want, "{kind:?}");
         }
     }
 

@@ -8,11 +8,12 @@
 //! Qwen2.5-0.5B answered "What is the password of the club wifi?" with "password123", and 5 of
 //! the knowledge bench's 12 uncovered questions with made-up values (issue 38). Which
 //! questions those are the daemon knows: no passage was chosen, and none left out is squarely
-//! about the question (`choose::squarely`: then the model sees the no-notes line, as before).
+//! about the question (`choose::squarely`: then the model sees the no-notes line, as before)
+//! and holds a value of the kind it asks for (`choose::holding`).
 //! An everyday question (a how-to, advice, what a word means) always goes to the model, even
 //! "for our group": those are what a newcomer asks, and the model answers them well.
 
-use super::choose;
+use super::choose::{self, Verdict};
 use super::search::Found;
 use crate::lang::Lang;
 use crate::mesh::matcher::{self, fold, holds_entry, words};
@@ -507,7 +508,14 @@ fn names_what_the_documents_name(question: &str, found: &Found) -> bool {
 /// What the turn does with `question`, searched as `found`, with `about`: the daemon
 /// declines a question about the operator's own world that no passage answers.
 pub(crate) fn decide(question: &str, found: &Found, about: &str) -> Decision {
-    let answered = !found.chosen().is_empty() || found.hits.iter().any(choose::squarely);
+    // A passage that holds no value of the kind asked cannot answer, squarely about the
+    // question or not.
+    let squarely = found
+        .hits
+        .iter()
+        .zip(&found.verdicts)
+        .any(|(h, v)| *v != Verdict::Lacks && choose::squarely(h));
+    let answered = !found.chosen().is_empty() || squarely;
     if !found.searched || answered || everyday(question) || !local(question, found, about) {
         Decision::Model
     } else {

@@ -4,10 +4,12 @@
 //! searched together with the asker's message before it). The daemon's turns and `meshai knowledge
 //! search` both come through here, so the command shows what a turn gets.
 
+use super::check::{self, asked::Kind};
 use super::choose::{self, Bounds, Verdict};
 use super::embed::Embedder;
 use super::render;
 use crate::lang::{self, Lang};
+use crate::mesh::matcher::{fold, words};
 use crate::store::{KnowledgeHit, Passages, Store, StoreError, content_words};
 
 /// What a search found for one question.
@@ -82,19 +84,50 @@ pub async fn search(
     ask: &Ask<'_>,
 ) -> Result<Found, StoreError> {
     let lang = lang::detect(ask.question).unwrap_or(ask.lang);
+    let question = about(ask.question);
+    let kind = check::asked::kind(&fold(ask.question));
     match ask.previous {
         Some(previous) if choose::is_follow_up(ask.question) => {
-            let text = format!("{previous}\n{}", ask.question);
-            let both = once(store, bounds, embedder, &text, lang, ask.private).await?;
+            let text = format!("{previous}\n{question}");
+            let both = once(store, bounds, embedder, &text, lang, ask.private, kind).await?;
             Ok(Found {
                 with_previous: true,
                 ..both
             })
         }
-        _ => once(store, bounds, embedder, ask.question, lang, ask.private).await,
+        _ => once(store, bounds, embedder, &question, lang, ask.private, kind).await,
     }
 }
 
+/// `question` without the words that only say a day or a time is asked
+/// (`check::asked::cue_words`; each once, where it first stands): "quel jour de la semaine",
+/// "hoe laat", "que horas" say what kind of answer is wanted, not what it is about. Searched
+/// for, they outweighed the subject: "C'est quel jour de la semaine, la soirée du club ?"
+/// brought the equipment loans ("deux semaines") before the monthly club evening, which
+/// then matched too little of the question to go in (issue 38).
+fn about(question: &str) -> String {
+    let mut cue = check::asked::cue_words(&fold(question));
+    let kept: Vec<&str> = question
+        .split_whitespace()
+        .filter(|token| {
+            let folded = fold(token);
+            let ws = words(&folded);
+            let only_cue = !ws.is_empty() && ws.iter().all(|w| cue.iter().any(|c| c == w));
+            if only_cue {
+                for w in ws {
+                    if let Some(i) = cue.iter().position(|c| c == w) {
+                        cue.remove(i);
+                    }
+                }
+            }
+            !only_cue
+        })
+        .collect();
+    kept.join(" ")
+}
+
+/// The passages for `text`; one that holds no value of `kind` (what the question asks for)
+/// is left out (`choose::holding`).
 async fn once(
     store: &Store,
     bounds: &Bounds,
@@ -102,6 +135,7 @@ async fn once(
     text: &str,
     lang: Lang,
     private: bool,
+    kind: Option<Kind>,
 ) -> Result<Found, StoreError> {
     if content_words(text) == 0 {
         return Ok(Found::default());
@@ -111,20 +145,26 @@ async fn once(
     } else {
         Passages::Public
     };
-    let fts = choose::ranked(
-        store
-            .knowledge_search(text, lang, passages, choose::CANDIDATES)
-            .await?,
+    let (fts, mut lacking) = choose::holding(
+        choose::ranked(
+            store
+                .knowledge_search(text, lang, passages, choose::CANDIDATES)
+                .await?,
+        ),
+        kind,
     );
     let Some(embedder) = embedder else {
         let verdicts = choose::judge(&fts, bounds);
-        return Ok(Found {
-            searched: true,
-            with_previous: false,
-            hits: fts,
-            verdicts,
-            meaning: Meaning::Off,
-        });
+        return Ok(with_lacking(
+            Found {
+                searched: true,
+                with_previous: false,
+                hits: fts,
+                verdicts,
+                meaning: Meaning::Off,
+            },
+            lacking,
+        ));
     };
     let (similar, meaning) = match embedder.question(text).await {
         Ok(vector) => (
@@ -140,12 +180,65 @@ async fn once(
         ),
         Err(e) => (Vec::new(), Meaning::Failed(e.to_string())),
     };
+    let (similar, also) = choose::holding(similar, kind);
+    lacking.extend(also);
     let (hits, verdicts) = choose::fuse(fts, similar, bounds, embedder.min_similarity());
-    Ok(Found {
-        searched: true,
-        with_previous: false,
-        hits,
-        verdicts,
-        meaning,
-    })
+    Ok(with_lacking(
+        Found {
+            searched: true,
+            with_previous: false,
+            hits,
+            verdicts,
+            meaning,
+        },
+        lacking,
+    ))
+}
+
+/// `found` with the passages that hold no value of the kind asked after its own, each once.
+fn with_lacking(mut found: Found, lacking: Vec<KnowledgeHit>) -> Found {
+    for hit in lacking {
+        if !found.hits.iter().any(|h| h.id == hit.id) {
+            found.hits.push(hit);
+            found.verdicts.push(Verdict::Lacks);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::about;
+
+    #[test]
+    fn a_question_is_searched_without_the_words_that_ask_for_a_day_or_a_time() {
+        let cases = [
+            (
+                "C'est quel jour de la semaine, la soirée du club ?",
+                "C'est la soirée du club ?",
+            ),
+            (
+                "¿Qué día de la semana es la noche del club?",
+                "es la noche del club?",
+            ),
+            ("Hoe laat begint de clubavond?", "begint de clubavond?"),
+            (
+                "W jaki dzień tygodnia jest wieczór klubowy?",
+                "jest wieczór klubowy?",
+            ),
+            ("What time does club night begin?", "does club night begin?"),
+            // The day of "Field Day" is what the question is about: only the asking phrase
+            // goes, once.
+            ("When is Field Day next year?", "is Field Day next year?"),
+            ("Which day is Field Day?", "is Field Day?"),
+            // Nothing asks for a day or a time: the question as it is.
+            (
+                "Who do I ask to lend me the antenna analyser?",
+                "Who do I ask to lend me the antenna analyser?",
+            ),
+        ];
+        for (question, want) in cases {
+            assert_eq!(about(question), want, "{question}");
+        }
+    }
 }

@@ -613,3 +613,40 @@ async fn a_made_up_value_never_reaches_the_air() {
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }
+
+/// An answer that holds the kind of value asked for, taken from another line of the notes
+/// than the one the question names, goes as that line (issue 38: "Auf welcher Frequenz ist
+/// sonntags die KW-Runde?" got the calling frequency's row). A passage holding no frequency
+/// at all is not in the prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_from_the_wrong_line_goes_as_the_line_asked_about() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "repeaters.md",
+        b"# Repeaters\n\n## Simplex and calling frequencies\n\n\
+          | Use | Frequency | Mode |\n|---|---|---|\n\
+          | Calling 2 m | 145.500 | FM |\n\
+          | Sunday HF net (80 m) | 3.720 | LSB |\n\n\
+          ## Sunday net etiquette\n\nThe Sunday HF net welcomes newcomers; keep overs short.\n",
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    d.llm.set_behaviour(|_: &FakeRequest| {
+        crate::support::fake_llm::FakeResponse::Text(
+            // The wrong row, said as the notes write it: nothing in it is made up.
+            "Use: Calling 2 m; Frequency: 145.500; Mode: FM".to_string(),
+        )
+    });
+    let question = "Which frequency is the Sunday HF net on?";
+    let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+    assert_eq!(
+        joined(&reply),
+        "Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB"
+    );
+    let req = replies(&d.llm).pop().expect("a request");
+    assert!(req.body.contains("3.720"), "{}", req.body);
+    assert!(!req.body.contains("keep overs short"), "{}", req.body);
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}

@@ -50,6 +50,8 @@ struct Words {
     money: &'static [&'static str],
     /// Words that say something costs nothing.
     free: &'static [&'static str],
+    /// Words a frequency's number follows, as a table row writes it ("Frequenz: 3,720").
+    frequency_label: &'static [&'static str],
 }
 
 /// A cue must start within this many words of the asking clause ([`asking_clause`]): "Do you
@@ -127,6 +129,7 @@ const EN: Words = Words {
         "pound", "pounds", "gbp", "euro", "euros", "eur", "dollar", "dollars",
     ],
     free: &["free"],
+    frequency_label: &["frequency"],
 };
 
 const DE: Words = Words {
@@ -195,6 +198,7 @@ const DE: Words = Words {
     clock_before: &[],
     money: &["euro", "eur", "pfund"],
     free: &["kostenlos", "umsonst", "gratis"],
+    frequency_label: &["frequenz"],
 };
 
 const ES: Words = Words {
@@ -254,6 +258,7 @@ const ES: Words = Words {
     clock_before: &[],
     money: &["euro", "euros", "libra", "libras"],
     free: &["gratis", "gratuito", "gratuita"],
+    frequency_label: &["frecuencia"],
 };
 
 const FR: Words = Words {
@@ -311,6 +316,7 @@ const FR: Words = Words {
     clock_before: &[],
     money: &["euro", "euros", "livre", "livres"],
     free: &["gratuit", "gratuite", "gratuits", "gratuitement"],
+    frequency_label: &["frequence"],
 };
 
 const IT: Words = Words {
@@ -367,6 +373,7 @@ const IT: Words = Words {
     clock_before: &["ore"],
     money: &["euro", "sterline", "sterlina"],
     free: &["gratis", "gratuito", "gratuita", "gratuitamente"],
+    frequency_label: &["frequenza"],
 };
 
 const PT: Words = Words {
@@ -417,6 +424,7 @@ const PT: Words = Words {
     clock_before: &[],
     money: &["euro", "euros", "libra", "libras"],
     free: &["gratis", "gratuito", "gratuita"],
+    frequency_label: &["frequencia"],
 };
 
 const NL: Words = Words {
@@ -472,6 +480,7 @@ const NL: Words = Words {
     clock_before: &[],
     money: &["euro", "pond"],
     free: &["gratis", "kosteloos"],
+    frequency_label: &["frequentie"],
 };
 
 const PL: Words = Words {
@@ -557,6 +566,7 @@ const PL: Words = Words {
         "bezplatne",
         "bezplatnie",
     ],
+    frequency_label: &["czestotliwosc"],
 };
 
 /// Whether `phrase` (words separated by spaces) is in `ws` at `at`.
@@ -682,7 +692,7 @@ pub(crate) struct Holds {
     pub(crate) weekday: bool,
     /// An amount of money (£24, 12 €, "24 euros") or "free".
     pub(crate) money: bool,
-    /// A number in Hz, kHz or MHz.
+    /// A number in Hz, kHz or MHz, or one a frequency's label precedes.
     pub(crate) hertz: bool,
 }
 
@@ -764,8 +774,15 @@ pub(crate) fn holds(text: &str, folded: &str) -> Holds {
                 || (any(|t| t.money, w) && near_number(i))
         });
     const HERTZ: &[&str] = &["hz", "khz", "mhz", "ghz"];
+    // "145.500 MHz", or a table row's "Frequency (MHz): 145.500".
+    let labelled = |i: usize| {
+        ws[i.saturating_sub(2)..i]
+            .iter()
+            .any(|w| any(|t| t.frequency_label, w))
+    };
     let hertz = ws.iter().enumerate().any(|(i, w)| {
-        number_with(w, HERTZ) || (is_number(w) && ws.get(i + 1).is_some_and(|u| HERTZ.contains(u)))
+        number_with(w, HERTZ)
+            || (is_number(w) && (ws.get(i + 1).is_some_and(|u| HERTZ.contains(u)) || labelled(i)))
     });
     Holds {
         date: weekday || month || numeric_date,

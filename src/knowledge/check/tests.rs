@@ -74,6 +74,9 @@ fn what_an_answer_adds_to_its_prompt() {
         ),
         (Lang::En, "Email Ann Lee: Secretary@kvarc.org.uk.", &[]),
         (Lang::En, "Meet @ Crane Farm at 09:00.", &[]),
+        // A joined name is named when each of its words is.
+        (Lang::En, "Field day is at Crane-Farm.", &[]),
+        (Lang::En, "Field day is at Crane-Hall.", &["crane-hall"]),
     ];
     for (lang, answer, want) in cases {
         let mut got = added(answer, &prompt(q), *lang);

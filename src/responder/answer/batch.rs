@@ -114,19 +114,31 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
         .map(|m| m.content.as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    let (replacement, added) =
-        match check::check(text, check.question, &prompt, check.notes, q.lang) {
-            Checked::Kept => return (text.to_string(), false),
-            Checked::Sentence { sentence, added } => (sentence, added),
-            Checked::NotInNotes { added } => (say(q.lang, Say::NotInNotes).to_string(), added),
-            Checked::Unanswered { sentence, kind } => {
-                info!(
-                    ?kind,
-                    "the answer held nothing of what the question asks: the notes' sentence instead"
-                );
-                return (sentence, true);
-            }
-        };
+    let (replacement, added) = match check::check(
+        text,
+        check.question,
+        &prompt,
+        check.notes,
+        q.lang,
+    ) {
+        Checked::Kept => return (text.to_string(), false),
+        Checked::Sentence { sentence, added } => (sentence, added),
+        Checked::NotInNotes { added } => (say(q.lang, Say::NotInNotes).to_string(), added),
+        Checked::Unanswered { sentence, kind } => {
+            info!(
+                ?kind,
+                "the answer held nothing of what the question asks: the notes' sentence instead"
+            );
+            return (sentence, true);
+        }
+        Checked::OtherLine { sentence, kind } => {
+            info!(
+                ?kind,
+                "the answer's value came from another line than the one asked about: that line instead"
+            );
+            return (sentence, true);
+        }
+    };
     info!(
         values = added.len(),
         "the answer carried values its notes do not hold: replaced"

@@ -160,7 +160,11 @@ fn a_frequency_is_a_number_in_hertz() {
     assert!(hertz("Ablage: +7,6 MHz"));
     assert!(hertz("a shift of −600 kHz"));
     assert!(hertz("auf 145.500MHz"));
-    assert!(!hertz("Frecuencia: 145,575; Modo: FM"));
+    // A table row's frequency: the wrong row is told by its line (`check::line`), not by
+    // its unit.
+    assert!(hertz("Frecuencia: 145,575; Modo: FM"));
+    assert!(hertz("Frequency (MHz): 3.720"));
+    assert!(!hertz("Frequency of the net: weekly, 20 people"));
     assert!(!hertz("The repeater is on Beacon Hill, 248 m up."));
 }
 

@@ -1,0 +1,194 @@
+//! The value asked for, taken from the wrong line: an answer that holds the kind of value
+//! its question asks for (a frequency, a time, a date, a price) but takes it from another
+//! line of the notes than the one the question is about. Pure.
+//!
+//! Why: with the right passage in its prompt, Qwen2.5-0.5B answered "Auf welcher Frequenz ist
+//! sonntags die KW-Runde?" with the 2 m calling frequency's row ("145,500 MHz") of the table
+//! beside the Sunday net's line ("3,720 MHz"), "Sur quelle fréquence sort le relais 2 m de
+//! Beacon Hill ?" with the input's line, and "Hoe laat begint de clubavond?" with a time from
+//! the nets (issue 38). The kind of value was right, so `check`'s `Unanswered` let them pass.
+//!
+//! The daemon can tell when the question points at one line: of the notes' lines that hold a
+//! value of the kind asked, some hold the best value and share more of the question's words
+//! than any other (a word their passage's heading shares counting twice, as
+//! `sentence_holding` counts), none of them holds a value of the answer, and a line ranked
+//! lower does. Then the first of them goes instead. An answer whose value the best lines also
+//! hold, or whose value no line writes ("7:30 pm" for "19:30"), is kept: this rule only moves
+//! an answer to the line the question names, it never judges one it cannot place. Not for a
+//! plain "when": its day, its start and its end are each a right answer.
+
+use super::{SHARED_WORDS, asked, asked_words, quoted, sentences, shared};
+use crate::mesh::matcher::fold;
+
+/// The number values of `text`, each a run of digits with the `:`, `.` or `,` inside it
+/// ("19:30", "145,500", "3.720"; "£24" is "24", "10." is "10").
+fn values(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',')))
+        .map(|v| v.trim_matches([':', '.', ',']))
+        .filter(|v| v.chars().any(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// The line of `notes` to say instead of `answer` to `question`, which asks for a value of
+/// `kind`, when the answer took its value from a line the question is less about (see the
+/// module's doc); `None` keeps the answer.
+pub(super) fn instead(
+    kind: asked::Kind,
+    question: &str,
+    notes: &str,
+    answer: &str,
+) -> Option<String> {
+    let own = values(question);
+    let mut said: Vec<&str> = values(answer)
+        .into_iter()
+        .filter(|v| !own.contains(v))
+        .collect();
+    // A value with a separator or of three digits says which line it is from ("145,500");
+    // beside one, a count ("80 m", "2 m") says nothing: the calling frequency's row said
+    // with the Sunday net's band is still the calling frequency.
+    let telling = |v: &&str| v.contains([':', '.', ',']) || v.len() >= 3;
+    if said.iter().any(telling) {
+        said.retain(telling);
+    }
+    // A "when" has more than one right line: the day, the start, the end.
+    if said.is_empty() || kind == asked::Kind::When {
+        return None;
+    }
+    let asked = asked_words(question);
+    let holds_said = |s: &str| values(s).iter().any(|v| said.contains(v));
+    // Each line: how much of the question it and its heading share, how well it holds a
+    // value of the kind, its heading, the line, and how much it shares itself.
+    let lines: Vec<(usize, u8, &str, &str, usize)> = sentences(notes)
+        .into_iter()
+        .map(|(heading, s)| {
+            let own = shared(&asked, s);
+            let n = own + 2 * shared(&asked, heading);
+            (n, asked::holds(s, &fold(s)).answers(kind), heading, s, own)
+        })
+        .collect();
+    let candidates = || {
+        lines
+            .iter()
+            .filter(|(n, value, ..)| *value > 0 && *n >= SHARED_WORDS)
+    };
+    // The best value first, then the most words shared.
+    let rank = |(n, value, ..): &(usize, u8, &str, &str, usize)| (*value, *n);
+    let top = candidates().map(rank).max()?;
+    if candidates()
+        .filter(|l| rank(l) == top)
+        .any(|(_, _, _, s, _)| holds_said(s))
+    {
+        return None;
+    }
+    if !lines.iter().any(|l| rank(l) < top && holds_said(l.3)) {
+        return None;
+    }
+    let (_, _, heading, s, own) = *candidates().find(|l| rank(l) == top)?;
+    Some(quoted(heading, s, own))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asked::Kind;
+
+    const NETS: &str = "Notes from the operator's documents:\n\n\
+[nets.txt]\n\
+Thursday evening net: every Thursday at 20:00 on GB3KV (145.7125 MHz).\n\
+Sunday HF net: Sundays at 10:00 on 3.720 MHz LSB (80 m).\n\n\
+[repeaters.md > Repeaters > Simplex and calling frequencies]\n\
+Use: Calling 2 m; Frequency: 145.500; Mode: FM\n\
+Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB\n\n\
+[repeaters.md > Repeaters > GB3KV — Beacon Hill, 2 m FM]\n\
+- Output (you listen here): 145.7125 MHz\n\
+- Input (you transmit here): 145.1125 MHz, shift −600 kHz\n\n\
+[handbook.md > Club > Monthly club night]\n\
+Club night is on the first Tuesday of every month, 19:30 to 22:00, upstairs at the Old Fire \
+Station. The room opens at 19:00 for anyone setting up a demonstration.\n\n\
+If these notes do not contain the answer, reply exactly: Not in my notes.";
+
+    #[test]
+    fn the_values_of_a_text() {
+        assert_eq!(
+            values("At 19:30, on 145,500 MHz (£24). Day 10."),
+            ["19:30", "145,500", "24", "10"]
+        );
+        assert!(values("No number here.").is_empty());
+    }
+
+    #[test]
+    fn an_answer_from_another_line_gives_way_to_the_line_asked_about() {
+        let cases: &[(Kind, &str, &str, Option<&str>)] = &[
+            // The calling frequency's row, for the Sunday net: its row instead.
+            (
+                Kind::Frequency,
+                "Which frequency is the Sunday HF net on?",
+                "The Sunday HF net is on 145.500 MHz.",
+                Some("Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB"),
+            ),
+            // The right value, from either of its lines: kept.
+            (
+                Kind::Frequency,
+                "Which frequency is the Sunday HF net on?",
+                "3.720 MHz LSB, Sundays at 10:00.",
+                None,
+            ),
+            // The right line's band beside the wrong line's frequency: still the wrong line.
+            (
+                Kind::Frequency,
+                "Which frequency is the Sunday HF net on?",
+                "The Sunday HF net is on 145.500 MHz LSB (80 m).",
+                Some("Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB"),
+            ),
+            // The input for the output: the output's line, said after its heading.
+            (
+                Kind::Frequency,
+                "Which frequency is the output of the Beacon Hill repeater?",
+                "The Beacon Hill repeater is on 145.1125 MHz.",
+                Some("Output (you listen here): 145.7125 MHz"),
+            ),
+            // The set-up time for the start.
+            (
+                Kind::Time,
+                "What time does the monthly club night start?",
+                "Club night starts at 19:00.",
+                Some(
+                    "Club night is on the first Tuesday of every month, 19:30 to 22:00, \
+                     upstairs at the Old Fire Station.",
+                ),
+            ),
+            (
+                Kind::Time,
+                "What time does the monthly club night start?",
+                "It starts at 19:30.",
+                None,
+            ),
+            // A value no line writes is not placed: kept (the value check sees to values the
+            // prompt does not hold).
+            (
+                Kind::Time,
+                "What time does the monthly club night start?",
+                "It starts at 7:30 pm.",
+                None,
+            ),
+            // A value the question itself holds says nothing.
+            (
+                Kind::Frequency,
+                "Which frequency is the 2 m repeater on Beacon Hill?",
+                "The 2 m repeater is on Beacon Hill.",
+                None,
+            ),
+            // No line the question is about: kept.
+            (
+                Kind::Frequency,
+                "Which frequency does the fox hunt use?",
+                "The fox hunt uses 145.500 MHz.",
+                None,
+            ),
+        ];
+        for (kind, question, answer, want) in cases {
+            let got = instead(*kind, question, NETS, answer);
+            assert_eq!(got.as_deref(), *want, "{question} → {answer}");
+        }
+    }
+}
