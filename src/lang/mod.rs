@@ -251,11 +251,22 @@ pub(crate) fn detect(text: &str) -> Option<Lang> {
 /// word it holds, when the trigrams' unsure `guess` is that language too: a short question
 /// around an English node name ("Kiedy ostatnio słyszano Tower Relay?") has one, and the
 /// name pulls the trigrams below `MIN_CONFIDENCE`.
+///
+/// Two languages with as many small words, at least two each, are told apart by the unsure
+/// `guess` when it is one of them: "Chi tiene i soldi del club?" has Italian "chi", "del" and
+/// Spanish "tiene", "del", and its trigrams say Italian; before, it was no language, and the
+/// daemon declined it in English (issue 38).
 fn by_small_words(small: impl Fn(Lang) -> usize, guess: Option<Lang>) -> Option<Lang> {
     let mut counts: Vec<(usize, Lang)> = Lang::ALL.iter().map(|l| (small(*l), *l)).collect();
     counts.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
     match counts.as_slice() {
         [(best, lang), (second, _), ..] if *best >= 2 && best > second => Some(*lang),
+        [(best, _), ..] if *best >= 2 => guess.filter(|g| {
+            counts
+                .iter()
+                .take_while(|(n, _)| n == best)
+                .any(|(_, l)| l == g)
+        }),
         [(1, lang), (0, _), ..] if guess == Some(*lang) => Some(*lang),
         _ => None,
     }

@@ -82,6 +82,13 @@ fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
         ("Olá, eu me chamo João.", Pt),
         ("Hallo, ik ben Daan.", Nl),
         ("Cześć, jestem Kasia.", Pl),
+        // As many Spanish small words ("tiene", "del", "su"): the trigrams tell them apart
+        // (issue 38: both were declined in English).
+        ("Chi tiene i soldi del club?", It),
+        (
+            "Se tuona, quanto dobbiamo aspettare prima di tornare su in collina?",
+            It,
+        ),
     ] {
         assert_eq!(detect(text), Some(want), "{text:?}");
     }
