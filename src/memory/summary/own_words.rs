@@ -60,6 +60,13 @@ const CONTENT_MIN_CHARS: usize = 4;
 const UNRELATED_MIN_WORDS: usize = 5;
 const RELATED_PERCENT: usize = 25;
 
+/// "I" and its forms in meshai's languages, as `key` writes them ("I'm" is "im"): notes about
+/// a person speak of them, a reply speaks as itself ("I'm happy to help.", SmolLM2's whole
+/// summary in CI on 2026-12-07).
+const FIRST_PERSON: &[&str] = &[
+    "i", "im", "ive", "ill", "ich", "je", "jai", "yo", "io", "eu", "ik", "ja",
+];
+
 /// A word this long in a short candidate may be a name of theirs ("Ann", "Tom").
 const NAME_MIN_CHARS: usize = 3;
 
@@ -69,10 +76,10 @@ const NAME_MIN_CHARS: usize = 3;
 /// notes. Notes name the person's own things ("Marta (EA3MRT) asked about an antenna for 868
 /// MHz": most of it is theirs); a third-person verb or two are not enough to fail them.
 ///
-/// A shorter candidate is too short to tell by share, unless it has no content word, no
-/// digit, and no word of [`NAME_MIN_CHARS`] or more that is theirs ("Ann."): "No.",
-/// SmolLM2's whole summary in CI on 2026-12-06, passed as notes before. A refused one costs
-/// nothing: the fold keeps the facts.
+/// A shorter candidate is too short to tell by share, unless it has no digit and no word of
+/// [`NAME_MIN_CHARS`] or more that is theirs ("Ann."), and no content word ("No.", SmolLM2's
+/// whole summary in CI on 2026-12-06, passed as notes before) or a word of
+/// [`FIRST_PERSON`]. A refused one costs nothing: the fold keeps the facts.
 pub(super) fn is_unrelated(
     candidate: &str,
     messages: &[StoredMessage],
@@ -95,9 +102,17 @@ pub(super) fn is_unrelated(
         .filter(|w| w.chars().count() >= CONTENT_MIN_CHARS)
         .collect();
     if mine.len() < UNRELATED_MIN_WORDS {
-        // Too short to tell by share, unless it names nothing of theirs.
-        let names = |w: &String| w.chars().count() >= NAME_MIN_CHARS && theirs.contains(w);
-        return mine.is_empty()
+        // Too short to tell by share, unless it names nothing of theirs and says nothing, or
+        // speaks as the bot.
+        let names = |w: &String| {
+            w.chars().count() >= NAME_MIN_CHARS
+                && theirs.contains(w)
+                && !FIRST_PERSON.contains(&w.as_str())
+        };
+        let as_itself = words(candidate)
+            .iter()
+            .any(|w| FIRST_PERSON.contains(&w.as_str()));
+        return (mine.is_empty() || as_itself)
             && !candidate.contains(char::is_numeric)
             && !words(candidate).iter().any(names);
     }
@@ -151,12 +166,21 @@ mod tests {
             "Ana, 73.",
             // Her name, though shorter than a content word.
             "Ann.",
+            // Speaking as the bot, but of her.
+            "I told Marta about LoRa.",
         ];
         for n in notes {
             assert!(!is_unrelated(n, &conversation, None, &[]), "{n}");
         }
         // Short and naming nothing: no notes (SmolLM2's "No." was saved as the summary).
-        for made_up in ["No.", "Yes, it is.", "OK, you got it!", "Ok"] {
+        for made_up in [
+            "No.",
+            "Yes, it is.",
+            "OK, you got it!",
+            "Ok",
+            "I'm happy to help.",
+            "Ich helfe gern.",
+        ] {
             assert!(is_unrelated(made_up, &conversation, None, &[]), "{made_up}");
         }
         // What the previous notes or the facts hold counts as theirs.
