@@ -222,27 +222,70 @@ pub(crate) fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
     best.filter(|(n, _)| *n >= SHARED_WORDS).map(|(_, s)| s)
 }
 
-/// The passage sentence of `notes` that best holds the value `kind` asks for, among those
-/// that share at least [`SHARED_WORDS`] of `question`'s words, a word their passage's heading
-/// shares counting twice (the heading says what the passage is about: "Flohmarkt (Rally)"):
-/// the best value first ([`asked::Holds::answers`]), then the most words shared, then the
-/// first. A sentence that shares no word itself is said after its heading ("Fox hunt: Sunday
-/// 26 April 2026.").
-fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<String> {
-    let asked = asked_words(question);
-    let mut best: Option<((u8, usize), &str, &str, usize)> = None;
-    for (heading, s) in sentences(notes) {
-        let value = asked::holds(s, &fold(s)).answers(kind);
-        let own = shared(&asked, s);
-        let n = own + 2 * shared(&asked, heading);
-        if value == 0 || n < SHARED_WORDS {
-            continue;
-        }
-        if best.is_none_or(|(b, ..)| (value, n) > b) {
-            best = Some(((value, n), heading, s, own));
-        }
+/// One line of the notes as scored for a question asking for a value of a kind.
+struct Line<'a> {
+    /// Its passage's last heading, and the line.
+    heading: &'a str,
+    text: &'a str,
+    /// How well it holds a value of the kind ([`asked::Holds::answers`]; 0: none).
+    value: u8,
+    /// The question's words it shares, a word its heading shares counting twice (the heading
+    /// says what the passage is about: "Flohmarkt (Rally)") …
+    shared: usize,
+    /// … and those it shares itself.
+    own: usize,
+}
+
+impl Line<'_> {
+    /// Its rank: the best value first, then the most words shared.
+    fn rank(&self) -> (u8, usize) {
+        (self.value, self.shared)
     }
-    best.map(|(_, heading, s, own)| quoted(heading, s, own))
+
+    /// Whether it may stand for the answer: it holds a value of the kind and shares at least
+    /// [`SHARED_WORDS`].
+    fn candidate(&self) -> bool {
+        self.value > 0 && self.shared >= SHARED_WORDS
+    }
+
+    /// It said instead of an answer ([`quoted`]).
+    fn quoted(&self) -> String {
+        quoted(self.heading, self.text, self.own)
+    }
+}
+
+/// The lines of `notes`, each scored for `question`, which asks for a value of `kind`.
+fn scored_lines<'a>(kind: asked::Kind, question: &str, notes: &'a str) -> Vec<Line<'a>> {
+    let asked = asked_words(question);
+    sentences(notes)
+        .into_iter()
+        .map(|(heading, text)| {
+            let own = shared(&asked, text);
+            Line {
+                heading,
+                text,
+                value: asked::holds(text, &fold(text)).answers(kind),
+                shared: own + 2 * shared(&asked, heading),
+                own,
+            }
+        })
+        .collect()
+}
+
+/// The best of `lines` that may stand for the answer: the first of the top [`Line::rank`].
+fn best<'l, 'a>(lines: &'l [Line<'a>]) -> Option<&'l Line<'a>> {
+    let top = lines
+        .iter()
+        .filter(|l| l.candidate())
+        .map(Line::rank)
+        .max()?;
+    lines.iter().find(|l| l.candidate() && l.rank() == top)
+}
+
+/// The passage sentence of `notes` that best holds the value `kind` asks for ([`best`]),
+/// said after its heading when it shares no word itself ("Fox hunt: Sunday 26 April 2026.").
+fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<String> {
+    best(&scored_lines(kind, question, notes)).map(Line::quoted)
 }
 
 /// The passage line `s` as said instead of an answer: without a list's mark, and after its

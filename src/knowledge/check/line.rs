@@ -17,8 +17,7 @@
 //! an answer to the line the question names, it never judges one it cannot place. Not for a
 //! plain "when": its day, its start and its end are each a right answer.
 
-use super::{SHARED_WORDS, asked, asked_words, quoted, sentences, shared};
-use crate::mesh::matcher::fold;
+use super::{Line, asked, best, scored_lines};
 
 /// The number values of `text`, each a run of digits with the `:`, `.` or `,` inside it
 /// ("19:30", "145,500", "3.720"; "£24" is "24", "10." is "10").
@@ -54,37 +53,18 @@ pub(super) fn instead(
     if said.is_empty() || kind == asked::Kind::When {
         return None;
     }
-    let asked = asked_words(question);
     let holds_said = |s: &str| values(s).iter().any(|v| said.contains(v));
-    // Each line: how much of the question it and its heading share, how well it holds a
-    // value of the kind, its heading, the line, and how much it shares itself.
-    let lines: Vec<(usize, u8, &str, &str, usize)> = sentences(notes)
-        .into_iter()
-        .map(|(heading, s)| {
-            let own = shared(&asked, s);
-            let n = own + 2 * shared(&asked, heading);
-            (n, asked::holds(s, &fold(s)).answers(kind), heading, s, own)
-        })
-        .collect();
-    let candidates = || {
-        lines
-            .iter()
-            .filter(|(n, value, ..)| *value > 0 && *n >= SHARED_WORDS)
-    };
-    // The best value first, then the most words shared.
-    let rank = |(n, value, ..): &(usize, u8, &str, &str, usize)| (*value, *n);
-    let top = candidates().map(rank).max()?;
-    if candidates()
-        .filter(|l| rank(l) == top)
-        .any(|(_, _, _, s, _)| holds_said(s))
-    {
+    let lines = scored_lines(kind, question, notes);
+    let best = best(&lines)?;
+    let top = best.rank();
+    let at_top = |l: &&Line<'_>| l.candidate() && l.rank() == top;
+    if lines.iter().filter(at_top).any(|l| holds_said(l.text)) {
         return None;
     }
-    if !lines.iter().any(|l| rank(l) < top && holds_said(l.3)) {
+    if !lines.iter().any(|l| l.rank() < top && holds_said(l.text)) {
         return None;
     }
-    let (_, _, heading, s, own) = *candidates().find(|l| rank(l) == top)?;
-    Some(quoted(heading, s, own))
+    Some(best.quoted())
 }
 
 #[cfg(test)]
