@@ -21,6 +21,7 @@
 
 pub(crate) mod asked;
 mod line;
+mod recite;
 
 use crate::lang::{Lang, Say, say};
 use crate::mesh::matcher::{self, fold, words};
@@ -44,6 +45,9 @@ pub(crate) enum Checked {
     /// It holds a value of that `kind`, from another line than the one the question is
     /// about ([`line`]): that line.
     OtherLine { sentence: String, kind: asked::Kind },
+    /// It recites the daemon's instructions ([`recite`]): the passages' own sentence, or
+    /// "Not in my notes." (`None`).
+    Recited { sentence: Option<String> },
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
@@ -288,6 +292,27 @@ fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<St
     best(&scored_lines(kind, question, notes)).map(Line::quoted)
 }
 
+/// The line [`sentence_holding`] gives, when it answers the question squarely: with its
+/// heading, it shares every word the question is about but at most one, `lang`'s small
+/// words aside ("die" in "Wann ist dieses Jahr die Fuchsjagd?"). Said instead of
+/// "Not in my notes.": the model declined with the line in front of it (Qwen2.5-0.5B to
+/// "Wann ist dieses Jahr die Fuchsjagd?", the hunt's date in the passage), where the daemon
+/// can see the line asked about holds the value asked for. "When is Field Day next year?"
+/// shares two of four words with this year's date, and stays declined.
+fn sentence_answering(
+    kind: asked::Kind,
+    question: &str,
+    notes: &str,
+    lang: Lang,
+) -> Option<String> {
+    let mut asked = asked_words(question);
+    asked.retain(|w| !crate::lang::small_words(lang).iter().any(|s| fold(s) == *w));
+    let lines = scored_lines(kind, question, notes);
+    let line = best(&lines)?;
+    let covered = shared(&asked, &format!("{} {}", line.heading, line.text));
+    (covered + 1 >= asked.len()).then(|| line.quoted())
+}
+
 /// The passage line `s` as said instead of an answer: without a list's mark, and after its
 /// `heading` when it shares none (`own`) of the question's words itself ("Fox hunt: Sunday
 /// 26 April 2026.").
@@ -320,6 +345,11 @@ pub(crate) fn check(
     notes: &str,
     lang: Lang,
 ) -> Checked {
+    if recite::recites(answer, lang) {
+        return Checked::Recited {
+            sentence: sentence(question, notes).map(str::to_string),
+        };
+    }
     let added = added(answer, prompt, lang);
     if !added.is_empty() {
         return match sentence(question, notes) {
@@ -334,7 +364,10 @@ pub(crate) fn check(
         return Checked::Kept;
     };
     if declines(answer) {
-        return Checked::Kept;
+        return match sentence_answering(kind, question, notes, lang) {
+            Some(sentence) => Checked::Unanswered { sentence, kind },
+            None => Checked::Kept,
+        };
     }
     if asked::holds(answer, &fold(answer)).answers(kind) > 0 {
         return match line::instead(kind, question, notes, answer) {

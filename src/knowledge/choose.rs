@@ -265,13 +265,16 @@ pub(crate) fn holding(
     };
     hits.into_iter().partition(|h| {
         let text = format!("{}\n{}", h.heading, h.text);
-        asked::holds(&text, &fold(&text)).answers(kind) > 0
-            || kind == Kind::Frequency && decimal(&text)
+        let held = asked::holds(&text, &fold(&text));
+        // A tone or an offset may be written as bare as a frequency ("Tone: 77", "Shift:
+        // 0.6"); a passage with any number in hertz may hold it.
+        let radio = matches!(kind, Kind::Frequency | Kind::Tone | Kind::Offset);
+        held.answers(kind) > 0 || radio && (held.hertz || decimal(&text))
     })
 }
 
 /// Whether `text` writes a number with a decimal part ("on 145.600", "3,720"): documents
-/// often give a frequency without its unit.
+/// often give a frequency, a tone or an offset without its unit.
 fn decimal(text: &str) -> bool {
     text.as_bytes()
         .windows(3)

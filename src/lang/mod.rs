@@ -197,6 +197,12 @@ impl std::fmt::Display for Lang {
     }
 }
 
+/// `lang`'s small words, lowercased: articles, pronouns, question words ("die", "wer",
+/// "qué").
+pub(crate) fn small_words(lang: Lang) -> &'static [&'static str] {
+    small::words(lang)
+}
+
 /// The language `text` is written in, when it has [`MIN_WORDS`] words and `whatlang` is sure
 /// enough ([`MIN_CONFIDENCE`]); `None` otherwise. Only meshai's languages are considered, so
 /// a message in another one comes out as the nearest of them with a low confidence, mostly

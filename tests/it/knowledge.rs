@@ -650,3 +650,39 @@ async fn a_value_from_the_wrong_line_goes_as_the_line_asked_about() {
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }
+
+/// The model reciting the rule that closes the notes, or declining with the line asked about
+/// in front of it (Qwen2.5-0.5B did both in the knowledge benches): the daemon sends the line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recited_rule_or_a_decline_beside_the_line_asked_about_gives_way_to_the_line() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "nets.md",
+        b"# Nets\n\n## Simplex and calling frequencies\n\n\
+          | Use | Frequency | Mode |\n|---|---|---|\n\
+          | Calling 2 m | 145.500 | FM |\n\
+          | Sunday HF net (80 m) | 3.720 | LSB |\n",
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    let row = "Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB";
+    for (said, question) in [
+        (
+            "If these notes do not contain the answer, reply exactly: Not in my notes.",
+            "Which frequency is the Sunday HF net on?",
+        ),
+        (
+            "Not in my notes.",
+            "On which frequency is the Sunday HF net?",
+        ),
+    ] {
+        d.llm.set_behaviour(move |_: &FakeRequest| {
+            crate::support::fake_llm::FakeResponse::Text(said.to_string())
+        });
+        let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+        assert_eq!(joined(&reply), row, "{said}");
+    }
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}

@@ -22,9 +22,14 @@ pub(crate) enum Kind {
     Day,
     /// A price ("how much … cost", "wie viel kostet"): an amount of money, or free.
     Price,
-    /// A frequency, offset or tone ("what frequency", "welche Ablage"): a number in Hz, kHz
-    /// or MHz.
+    /// A frequency ("what frequency"): a number in Hz, kHz or MHz, or one a frequency's
+    /// label precedes.
     Frequency,
+    /// An access tone ("welchen Subton"): a number in Hz, or one after "CTCSS".
+    Tone,
+    /// A repeater's offset ("welche Ablage", "what shift"): a signed number in kHz or MHz
+    /// ("−600 kHz", "+7,6 MHz"), or one an offset's word precedes.
+    Offset,
 }
 
 /// One language's words, folded (`matcher::fold`).
@@ -34,8 +39,13 @@ struct Words {
     when: &'static [&'static str],
     time: &'static [&'static str],
     day: &'static [&'static str],
-    /// A frequency, an offset or a tone ("what frequency", "welche Ablage").
+    /// A frequency ("what frequency", "auf welcher Frequenz") …
     frequency: &'static [&'static str],
+    /// … an access tone, anywhere in the asking clause ("Welchen Subton braucht GB3KV?",
+    /// "Jaki subton trzeba ustawić, …") …
+    tone: &'static [&'static str],
+    /// … and a repeater's offset, the same ("Welche Ablage hat das 70-cm-Relais?").
+    offset: &'static [&'static str],
     /// Words that ask for a price anywhere in the question.
     price: &'static [&'static str],
     /// Weekdays, as written and in the forms a sentence puts them in ("sonntags", "w środę").
@@ -75,15 +85,9 @@ const EN: Words = Words {
         "which frequency",
         "on what frequency",
         "on which frequency",
-        "what offset",
-        "which offset",
-        "what shift",
-        "what tone",
-        "which tone",
-        "what access tone",
-        "which access tone",
-        "what ctcss",
     ],
+    tone: &["what tone", "which tone", "access tone", "ctcss"],
+    offset: &["offset", "what shift", "which shift"],
     price: &[
         "cost",
         "costs",
@@ -152,15 +156,9 @@ const DE: Words = Words {
         "welcher tag",
         "welcher wochentag",
     ],
-    frequency: &[
-        "welche frequenz",
-        "auf welcher frequenz",
-        "welche ablage",
-        "welchen subton",
-        "welcher subton",
-        "welchen ton",
-        "welche shift",
-    ],
+    frequency: &["welche frequenz", "auf welcher frequenz"],
+    tone: &["subton", "welchen ton", "welcher ton", "ctcss"],
+    offset: &["ablage", "offset", "welche shift"],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
     weekdays: &[
         "montag",
@@ -211,15 +209,9 @@ const ES: Words = Words {
     ],
     time: &["a que hora", "que hora"],
     day: &["que dia", "en que dia", "cual dia", "que dia de la semana"],
-    frequency: &[
-        "que frecuencia",
-        "en que frecuencia",
-        "cual frecuencia",
-        "que desplazamiento",
-        "que subtono",
-        "que tono",
-        "que shift",
-    ],
+    frequency: &["que frecuencia", "en que frecuencia", "cual frecuencia"],
+    tone: &["subtono", "tono de acceso", "que tono", "ctcss"],
+    offset: &["desplazamiento", "offset", "que shift"],
     price: &[
         "cuanto cuesta",
         "cuanto cuestan",
@@ -265,15 +257,9 @@ const FR: Words = Words {
     when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
     time: &["a quelle heure", "quelle heure"],
     day: &["quel jour", "quel jour de la semaine"],
-    frequency: &[
-        "quelle frequence",
-        "sur quelle frequence",
-        "quel decalage",
-        "quel shift",
-        "quelle tonalite",
-        "quel ton",
-        "quel subton",
-    ],
+    frequency: &["quelle frequence", "sur quelle frequence"],
+    tone: &["subton", "tonalite", "quel ton", "ctcss"],
+    offset: &["decalage", "offset", "quel shift"],
     price: &[
         "combien coute",
         "combien coutent",
@@ -339,12 +325,15 @@ const IT: Words = Words {
         "quale frequenza",
         "su che frequenza",
         "su quale frequenza",
-        "che shift",
-        "quale shift",
+    ],
+    tone: &[
+        "subtono",
+        "tono di accesso",
         "che tono",
         "quale tono",
-        "che subtono",
+        "ctcss",
     ],
+    offset: &["offset", "che shift", "quale shift"],
     price: &["quanto costa", "quanto costano", "prezzo", "costo"],
     weekdays: &[
         "lunedi",
@@ -392,16 +381,9 @@ const PT: Words = Words {
         "em qual dia",
         "que dia da semana",
     ],
-    frequency: &[
-        "que frequencia",
-        "qual frequencia",
-        "em que frequencia",
-        "qual desvio",
-        "que desvio",
-        "que tom",
-        "qual tom",
-        "qual shift",
-    ],
+    frequency: &["que frequencia", "qual frequencia", "em que frequencia"],
+    tone: &["subtom", "tom de acesso", "que tom", "qual tom", "ctcss"],
+    offset: &["desvio", "offset", "qual shift"],
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
     weekdays: &[
         "feira", "feiras", "sabado", "sabados", "domingo", "domingos",
@@ -437,14 +419,9 @@ const NL: Words = Words {
     ],
     time: &["hoe laat", "om hoe laat", "om welke tijd"],
     day: &["welke dag", "op welke dag", "welke weekdag"],
-    frequency: &[
-        "welke frequentie",
-        "op welke frequentie",
-        "welke shift",
-        "welke offset",
-        "welke toon",
-        "welke subtoon",
-    ],
+    frequency: &["welke frequentie", "op welke frequentie"],
+    tone: &["subtoon", "welke toon", "ctcss"],
+    offset: &["offset", "welke shift"],
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
     weekdays: &[
         "maandag",
@@ -502,11 +479,9 @@ const PL: Words = Words {
         "jaka czestotliwosc",
         "na jakiej czestotliwosci",
         "ktora czestotliwosc",
-        "jaki offset",
-        "jaki przesuw",
-        "jaki ton",
-        "jaki subton",
     ],
+    tone: &["subton", "jaki ton", "ctcss"],
+    offset: &["offset", "przesuw", "przesuniecie"],
     price: &["kosztuje", "kosztuja", "skladka", "oplata"],
     weekdays: &[
         "poniedzialek",
@@ -631,6 +606,13 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
             .iter()
             .any(|p| (0..CUE_WORDS.min(ws.len())).any(|at| phrase_at(&ws, at, p)))
     };
+    let anywhere = |phrases: &[&str]| phrases.iter().any(|p| has_phrase(&ws, p));
+    if ALL.iter().any(|w| anywhere(w.tone)) {
+        return Some(Kind::Tone);
+    }
+    if ALL.iter().any(|w| anywhere(w.offset)) {
+        return Some(Kind::Offset);
+    }
     if ALL.iter().any(|w| starts(w.frequency)) {
         return Some(Kind::Frequency);
     }
@@ -643,20 +625,18 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
     if ALL.iter().any(|w| starts(w.when)) {
         return Some(Kind::When);
     }
-    if ALL
-        .iter()
-        .any(|w| w.price.iter().any(|p| has_phrase(&ws, p)))
-    {
+    if ALL.iter().any(|w| anywhere(w.price)) {
         return Some(Kind::Price);
     }
     None
 }
 
-/// The words of `folded_question` that only say a day or a time is asked: those of the
-/// "when", "what time" or "which day" phrase it asks with (where [`kind`] looks for it) and a
-/// word for the week right after it ("W jaki dzień tygodnia jest wieczór klubowy?": "dzien",
-/// "tygodnia", which share nothing with "Dzień budowy węzłów", a workshop's heading). The same
-/// word elsewhere is the question's ("When is Field Day?": "day" stays).
+/// The words of `folded_question` that only say what kind of value is asked: those of the
+/// tone's or offset's phrase, and of the "when", "what time" or "which day" phrase it asks
+/// with (where [`kind`] looks for each) and a word for the week right after it ("W jaki
+/// dzień tygodnia jest wieczór klubowy?": "dzien", "tygodnia", which share nothing with
+/// "Dzień budowy węzłów", a workshop's heading). The same word elsewhere is the question's
+/// ("When is Field Day?": "day" stays).
 pub(crate) fn cue_words(folded_question: &str) -> Vec<String> {
     const WEEK: &[&str] = &[
         "week",
@@ -668,6 +648,15 @@ pub(crate) fn cue_words(folded_question: &str) -> Vec<String> {
     ];
     let ws = words(asking_clause(folded_question));
     let mut out = Vec::new();
+    // A tone's or an offset's word, anywhere it asks: the passage holds the value, not the
+    // word ("subtono" for "Tono di accesso: CTCSS 77,0 Hz").
+    for at in 0..ws.len() {
+        let phrases = ALL.iter().flat_map(|t| [t.tone, t.offset]).flatten();
+        for p in phrases.filter(|p| phrase_at(&ws, at, p)) {
+            let n = p.split([' ', '-']).count();
+            out.extend(ws[at..at + n].iter().map(|w| w.to_string()));
+        }
+    }
     for at in 0..CUE_WORDS.min(ws.len()) {
         let phrases = ALL.iter().flat_map(|t| [t.when, t.time, t.day]).flatten();
         for p in phrases.filter(|p| phrase_at(&ws, at, p)) {
@@ -694,6 +683,10 @@ pub(crate) struct Holds {
     pub(crate) money: bool,
     /// A number in Hz, kHz or MHz, or one a frequency's label precedes.
     pub(crate) hertz: bool,
+    /// A number in Hz, or one after "CTCSS" or "DCS".
+    pub(crate) tone: bool,
+    /// A signed number in kHz or MHz, or one an offset's word precedes.
+    pub(crate) offset: bool,
 }
 
 impl Holds {
@@ -706,6 +699,8 @@ impl Holds {
             Kind::Day => u8::from(self.date) + u8::from(self.weekday),
             Kind::Price => u8::from(self.money),
             Kind::Frequency => u8::from(self.hertz),
+            Kind::Tone => u8::from(self.tone),
+            Kind::Offset => u8::from(self.offset),
         }
     }
 }
@@ -723,6 +718,28 @@ fn number_with(w: &str, units: &[&str]) -> bool {
     let rest = &w[digits..];
     let unit = rest.trim_end_matches(|c: char| c.is_ascii_digit());
     !unit.is_empty() && units.contains(&unit)
+}
+
+/// Whether `text` writes a signed number in kHz or MHz ("−600 kHz", "+7,6 MHz", "(shift
+/// -9 MHz)"): a sign after no letter or digit, a digit right after it, the unit within the
+/// next two words ("AA-55", "10-15 minutes" are no offset).
+fn signed_hertz(text: &str) -> bool {
+    text.char_indices().any(|(i, c)| {
+        let signed = matches!(c, '+' | '-' | '−' | '–')
+            && !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric);
+        let rest = &text[i + c.len_utf8()..];
+        signed
+            && rest.starts_with(|d: char| d.is_ascii_digit())
+            && rest.split_whitespace().take(2).any(|w| {
+                let w = w
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                w.ends_with("khz") || w.ends_with("mhz")
+            })
+    })
 }
 
 /// What `text` holds (`folded`: the same text folded).
@@ -784,12 +801,32 @@ pub(crate) fn holds(text: &str, folded: &str) -> Holds {
         number_with(w, HERTZ)
             || (is_number(w) && (ws.get(i + 1).is_some_and(|u| HERTZ.contains(u)) || labelled(i)))
     });
+    // A label within `n` words before the number at `i` ("CTCSS 77", "desplazamiento es de
+    // 600").
+    let after = |i: usize, n: usize, labels: &dyn Fn(&str) -> bool| {
+        ws[i.saturating_sub(n)..i].iter().any(|w| labels(w))
+    };
+    let tone = ws.iter().enumerate().any(|(i, w)| {
+        number_with(w, &["hz"])
+            || is_number(w)
+                && (ws.get(i + 1) == Some(&"hz")
+                    || after(i, 2, &|l| {
+                        matches!(l, "ctcss" | "dcs") || any(|t| t.tone, l)
+                    }))
+    });
+    let offset = signed_hertz(text)
+        || ws
+            .iter()
+            .enumerate()
+            .any(|(i, w)| is_number(w) && after(i, 3, &|l| any(|t| t.offset, l)));
     Holds {
         date: weekday || month || numeric_date,
         clock: colon_time || clock_word,
         weekday,
         money,
         hertz,
+        tone,
+        offset,
     }
 }
 

@@ -138,6 +138,11 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             );
             return (sentence, true);
         }
+        Checked::Recited { sentence } => {
+            info!("the answer recited the instructions: the notes' sentence instead");
+            let text = sentence.unwrap_or_else(|| say(q.lang, Say::NotInNotes).to_string());
+            return (text, true);
+        }
     };
     info!(
         values = added.len(),

@@ -57,10 +57,26 @@ fn what_a_question_asks_for_in_every_language() {
         ("O której zaczyna się wieczór klubowy?", Some(Time)),
         ("W jaki dzień tygodnia jest wieczór klubowy?", Some(Day)),
         ("Ile kosztuje roczna składka?", Some(Price)),
-        ("Which access tone does GB3KV need?", Some(Frequency)),
+        ("Which access tone does GB3KV need?", Some(Tone)),
+        ("Welchen Subton braucht GB3KV?", Some(Tone)),
+        (
+            "Jaki subton trzeba ustawić, żeby wejść na GB3KV?",
+            Some(Tone),
+        ),
+        ("Welke subtoon heeft GB3KV nodig?", Some(Tone)),
+        ("¿Qué tono de acceso pide GB3KV?", Some(Tone)),
         (
             "Welche Ablage hat das 70-cm-Relais in Ashby Marsh?",
-            Some(Frequency),
+            Some(Offset),
+        ),
+        (
+            "¿Cuál es el desplazamiento del repetidor de 70 cm de Ashby Marsh?",
+            Some(Offset),
+        ),
+        ("Quel shift a le relais 70 cm d'Ashby Marsh ?", Some(Offset)),
+        (
+            "What is the offset on the Ashby Marsh 70 cm repeater?",
+            Some(Offset),
         ),
         (
             "¿En qué frecuencia se hace la rueda dominical de HF?",
@@ -88,6 +104,8 @@ fn what_a_text_holds_in_every_language() {
         weekday,
         money,
         hertz: false,
+        tone: false,
+        offset: false,
     };
     let cases: &[(&str, Holds)] = &[
         ("Sunday 26 April 2026.", h(true, false, true, false)),
@@ -143,9 +161,11 @@ fn what_a_text_holds_in_every_language() {
         ),
     ];
     for (text, want) in cases {
-        // Hertz has its own test.
+        // Hertz, tones and offsets have their own tests.
         let got = Holds {
             hertz: false,
+            tone: false,
+            offset: false,
             ..holds(text, &fold(text))
         };
         assert_eq!(got, *want, "{text}");
@@ -166,6 +186,36 @@ fn a_frequency_is_a_number_in_hertz() {
     assert!(hertz("Frequency (MHz): 3.720"));
     assert!(!hertz("Frequency of the net: weekly, 20 people"));
     assert!(!hertz("The repeater is on Beacon Hill, 248 m up."));
+}
+
+/// A tone is in hertz, an offset is signed: "Jaki subton…" answered with the shift's "-600
+/// kHz" holds no tone, the Dutch "welke subtoon" answered with the output's line neither.
+#[test]
+fn a_tone_is_in_hertz_and_an_offset_is_signed() {
+    let held = |text: &str| {
+        let h = holds(text, &fold(text));
+        (h.tone, h.offset)
+    };
+    let cases: &[(&str, (bool, bool))] = &[
+        ("Subton: CTCSS 77,0 Hz auf der Eingabe", (true, false)),
+        ("Access tone: CTCSS 77.0", (true, false)),
+        ("Subtono: 103,5", (true, false)),
+        ("Uitgang (hierop luister je): 145,7125 MHz", (false, false)),
+        (
+            "Subton trzeba ustawić, należy przesunięcie -600 kHz.",
+            (false, true),
+        ),
+        ("Eingabe: 438,4375 MHz, Shift +7,6 MHz", (false, true)),
+        ("Input: 430.5625 MHz (shift −9 MHz)", (false, true)),
+        ("El desplazamiento es de 600 kHz.", (false, true)),
+        // A hyphen inside a word or a range is no sign.
+        ("Antennenanalysator RigExpert AA-55 Zoom", (false, false)),
+        ("Wait 10-15 minutes on 145.500 MHz.", (false, false)),
+        ("Ashby–Kingsway road, 430 MHz", (false, false)),
+    ];
+    for (text, want) in cases {
+        assert_eq!(held(text), *want, "{text}");
+    }
 }
 
 #[test]
