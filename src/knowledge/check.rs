@@ -104,15 +104,26 @@ fn addresses(text: &str) -> impl Iterator<Item = String> + '_ {
         })
 }
 
-/// The values `answer` adds to `prompt`: digit runs it does not write, web and mail
-/// addresses it does not write (the Spanish knowledge bench's "https://www.club.com" for the
-/// club's website), and (but in German) names it does not name.
+/// The values `answer` adds to `prompt`: digit runs it does not write, a date on a day of
+/// the month no date of it has (the Italian bench's "24 ottobre 2026" for the rally on the
+/// 18th: the notes have "24 ore"), web and mail addresses it does not write (the Spanish knowledge
+/// bench's "https://www.club.com" for the club's website), and (but in German) names it does
+/// not name.
 pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
     let known: Vec<&str> = numbers(prompt).collect();
     let mut added: Vec<String> = numbers(answer)
         .filter(|n| !known.contains(n))
         .map(str::to_string)
         .collect();
+    // By the day alone: the notes may name their months in another language than the
+    // answer's ("5 July", "am 5. Juli").
+    let days = asked::days(&fold(prompt));
+    added.extend(
+        asked::dates(&fold(answer))
+            .into_iter()
+            .filter(|(day, _)| !days.contains(day))
+            .map(|(day, month)| format!("{day} {month}")),
+    );
     let lowered = prompt.to_lowercase();
     added.extend(addresses(answer).filter(|a| !lowered.contains(a.as_str())));
     if lang != Lang::De {
@@ -350,17 +361,19 @@ pub(crate) fn check(
             sentence: sentence(question, notes).map(str::to_string),
         };
     }
+    let kind = asked::kind(&fold(question));
     let added = added(answer, prompt, lang);
     if !added.is_empty() {
-        return match sentence(question, notes) {
-            Some(s) => Checked::Sentence {
-                sentence: s.to_string(),
-                added,
-            },
+        // The line that squarely holds the value asked for, else the sentence sharing most.
+        let instead = kind
+            .and_then(|kind| sentence_answering(kind, question, notes, lang))
+            .or_else(|| sentence(question, notes).map(str::to_string));
+        return match instead {
+            Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
         };
     }
-    let Some(kind) = asked::kind(&fold(question)) else {
+    let Some(kind) = kind else {
         return Checked::Kept;
     };
     if declines(answer) {

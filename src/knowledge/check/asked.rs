@@ -308,6 +308,8 @@ const FR: Words = Words {
 const IT: Words = Words {
     when: &[
         "quando",
+        // "Quand'è il raduno?": a word keeps its apostrophe (`matcher::words`).
+        "quand'e",
         "che data",
         "in che data",
         "quale data",
@@ -569,9 +571,9 @@ const ASKING: &[&str] = &[
     "welchen", "welchem", "welches", "wer", "wo", "warum", "wann", "como", "que", "cual", "quien",
     "donde", "cuando", "cuanto", "cuanta", "comment", "quel", "quelle", "qui", "ou", "pourquoi",
     "quand", "combien", "come", "che", "quale", "chi", "dove", "perche", "quando", "quanto",
-    "qual", "quem", "onde", "hoe", "wat", "welke", "wie", "waar", "waarom", "wanneer", "hoeveel",
-    "jak", "co", "jaki", "jaka", "jakie", "ktory", "ktora", "kto", "gdzie", "dlaczego", "kiedy",
-    "ile",
+    "qual", "quem", "onde", "quand'e", "dov'e", "cos'e", "hoe", "wat", "welke", "wie", "waar",
+    "waarom", "wanneer", "hoeveel", "jak", "co", "jaki", "jaka", "jakie", "ktory", "ktora", "kto",
+    "gdzie", "dlaczego", "kiedy", "ile",
 ];
 
 /// The clause of a question (folded) that asks: after its last "¿" where it has one (Spanish
@@ -718,6 +720,51 @@ fn number_with(w: &str, units: &[&str]) -> bool {
     let rest = &w[digits..];
     let unit = rest.trim_end_matches(|c: char| c.is_ascii_digit());
     !unit.is_empty() && units.contains(&unit)
+}
+
+/// A day of a month as `w` writes it ("18", "18th", "1er"): its digits.
+fn day(w: &str) -> Option<&str> {
+    let digits = w.len() - w.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let ordinal = ["", "st", "nd", "rd", "th", "e", "er"].contains(&&w[digits..]);
+    (ordinal && (1..=2).contains(&digits)).then(|| &w[..digits])
+}
+
+/// Whether `w` names a month in one of meshai's languages.
+fn is_month(w: &str) -> bool {
+    ALL.iter().any(|t| t.months.contains(&w))
+}
+
+/// The dates `folded` writes, each as (day, month): "18 ottobre", "26 de abril", "18th of
+/// October", "October 18" are ("18", "ottobre"), … A year is no day.
+pub(crate) fn dates(folded: &str) -> Vec<(String, String)> {
+    let ws = words(folded);
+    let at = |i: Option<usize>| i.and_then(|i| ws.get(i)).copied();
+    let mut out = Vec::new();
+    for (i, m) in ws.iter().enumerate().filter(|(_, m)| is_month(m)) {
+        let mut before = at(i.checked_sub(1));
+        if matches!(before, Some("de" | "of" | "di")) {
+            before = at(i.checked_sub(2));
+        }
+        let found = before
+            .and_then(day)
+            .or_else(|| at(Some(i + 1)).and_then(day));
+        if let Some(d) = found {
+            out.push((d.to_string(), m.to_string()));
+        }
+    }
+    out
+}
+
+/// Every day `folded` may write of a month: a number of a day up to four words before a
+/// month or right after one ("Saturday 4 and Sunday 5 July": "4" and "5").
+pub(crate) fn days(folded: &str) -> Vec<String> {
+    let ws = words(folded);
+    let mut out = Vec::new();
+    for (i, _) in ws.iter().enumerate().filter(|(_, m)| is_month(m)) {
+        let near = ws[i.saturating_sub(4)..i].iter().chain(ws.get(i + 1));
+        out.extend(near.filter_map(|w| day(w)).map(str::to_string));
+    }
+    out
 }
 
 /// Whether `text` writes a signed number in kHz or MHz ("−600 kHz", "+7,6 MHz", "(shift

@@ -27,7 +27,7 @@ fn what_an_answer_adds_to_its_prompt() {
         (
             Lang::En,
             "Field Day is on October 10, 2023.",
-            &["10", "2023", "october"],
+            &["10", "10 october", "2023", "october"],
         ),
         (Lang::En, "The password is password123.", &["123"]),
         (
@@ -44,7 +44,7 @@ fn what_an_answer_adds_to_its_prompt() {
         (
             Lang::De,
             "Der Feldtag ist am 10. Oktober 2023.",
-            &["10", "2023"],
+            &["10", "10 oktober", "2023"],
         ),
         (
             Lang::De,
@@ -54,12 +54,21 @@ fn what_an_answer_adds_to_its_prompt() {
         (
             Lang::Fr,
             "La journée est le 10 octobre 2023 à Lyon.",
-            &["10", "2023", "lyon"],
+            &["10", "10 octobre", "2023", "lyon"],
         ),
         (Lang::Es, "Es el 5 de julio de 2026 en Crane Farm.", &[]),
-        (Lang::Pt, "É no dia 12 de outubro.", &["12"]),
+        (Lang::Pt, "É no dia 12 de outubro.", &["12", "12 outubro"]),
         (Lang::It, "È il 4 luglio 2026.", &[]),
-        (Lang::Nl, "Het is op 3 juli in Utrecht.", &["3", "utrecht"]),
+        (
+            Lang::Nl,
+            "Het is op 3 juli in Utrecht.",
+            &["3", "3 juli", "utrecht"],
+        ),
+        // A date on a day no date of the notes has; the numbers of a range before a month
+        // are each a day ("Saturday 4 and Sunday 5 July").
+        (Lang::It, "È il 9 luglio 2026.", &["9", "9 luglio"]),
+        (Lang::It, "È il 4 luglio 2026.", &[]),
+        (Lang::De, "Am 5. Juli, ab 9 Uhr.", &["9"]),
         (Lang::Pl, "To jest 5 lipca 2026 w Crane Farm.", &[]),
         // A made-up address is a value too; one the prompt writes is not.
         (

@@ -46,6 +46,7 @@ fn what_a_question_asks_for_in_every_language() {
         ("À quelle heure commence la soirée du club ?", Some(Time)),
         ("Combien coûte l'adhésion pour un adulte ?", Some(Price)),
         ("Quando è la caccia alla volpe quest'anno?", Some(When)),
+        ("Quand'è il raduno quest'anno?", Some(When)),
         ("Quanto costa l'iscrizione per un adulto?", Some(Price)),
         ("Dove si trova la costa?", None),
         ("Que dia da semana é a noite do clube?", Some(Day)),
@@ -216,6 +217,26 @@ fn a_tone_is_in_hertz_and_an_offset_is_signed() {
     for (text, want) in cases {
         assert_eq!(held(text), *want, "{text}");
     }
+}
+
+/// A date is a day next to a month; the notes' days are any day-like number near a month.
+#[test]
+fn the_dates_and_days_a_text_writes() {
+    let pairs = |text: &str| dates(&fold(text));
+    let p = |d: &str, m: &str| (d.to_string(), m.to_string());
+    assert_eq!(
+        pairs("Il raduno è il 24 ottobre 2026."),
+        [p("24", "ottobre")]
+    );
+    assert_eq!(pairs("El domingo 26 de abril."), [p("26", "abril")]);
+    assert_eq!(pairs("On October 18th, 2026."), [p("18", "october")]);
+    assert_eq!(pairs("Le 1er mai."), [p("1", "mai")]);
+    // A year, and a count of hours, are no day.
+    assert!(pairs("Ottobre 2026: 24 ore di attività.").is_empty());
+    assert_eq!(
+        days(&fold("Saturday 4 and Sunday 5 July 2026, 24 hours.")),
+        ["4", "5"]
+    );
 }
 
 #[test]
