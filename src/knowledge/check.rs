@@ -21,7 +21,7 @@
 
 pub(crate) mod asked;
 mod line;
-mod recite;
+mod parts;
 
 use crate::lang::{Lang, Say, say};
 use crate::mesh::matcher::{self, fold, words};
@@ -45,7 +45,7 @@ pub(crate) enum Checked {
     /// It holds a value of that `kind`, from another line than the one the question is
     /// about ([`line`]): that line.
     OtherLine { sentence: String, kind: asked::Kind },
-    /// It recites the daemon's instructions ([`recite`]): the passages' own sentence, or
+    /// It recites the daemon's instructions ([`parts::recites`]): the passages' own sentence, or
     /// "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
 }
@@ -104,20 +104,23 @@ fn addresses(text: &str) -> impl Iterator<Item = String> + '_ {
         })
 }
 
-/// The values `answer` adds to `prompt`: digit runs it does not write, a date on a day of
+/// The values `answer` adds to `prompt`: digit runs it does not write (meshai's own numbers
+/// in it aside: [`parts::without`]), a date on a day of
 /// the month no date of it has (the Italian bench's "24 ottobre 2026" for the rally on the
 /// 18th: the notes have "24 ore"), web and mail addresses it does not write (the Spanish knowledge
 /// bench's "https://www.club.com" for the club's website), and (but in German) names it does
 /// not name.
 pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
-    let known: Vec<&str> = numbers(prompt).collect();
+    // The numbers meshai's own parts fill in are no facts ("150 characters").
+    let facts = parts::without(prompt, lang);
+    let known: Vec<&str> = numbers(&facts).collect();
     let mut added: Vec<String> = numbers(answer)
         .filter(|n| !known.contains(n))
         .map(str::to_string)
         .collect();
     // By the day alone: the notes may name their months in another language than the
     // answer's ("5 July", "am 5. Juli").
-    let days = asked::days(&fold(prompt));
+    let days = asked::days(&fold(&facts));
     added.extend(
         asked::dates(&fold(answer))
             .into_iter()
@@ -356,7 +359,7 @@ pub(crate) fn check(
     notes: &str,
     lang: Lang,
 ) -> Checked {
-    if recite::recites(answer, lang) {
+    if parts::recites(answer, lang) {
         return Checked::Recited {
             sentence: sentence(question, notes).map(str::to_string),
         };

@@ -651,10 +651,11 @@ async fn a_value_from_the_wrong_line_goes_as_the_line_asked_about() {
     result.expect("a clean stop");
 }
 
-/// The model reciting the rule that closes the notes, or declining with the line asked about
-/// in front of it (Qwen2.5-0.5B did both in the knowledge benches): the daemon sends the line.
+/// The model reciting the rule that closes the notes, declining with the line asked about in
+/// front of it, or answering with the budget sentence's number (Qwen2.5-0.5B did each in the
+/// knowledge benches): the daemon sends the line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_recited_rule_or_a_decline_beside_the_line_asked_about_gives_way_to_the_line() {
+async fn a_recited_rule_a_decline_or_the_budgets_number_gives_way_to_the_line_asked_about() {
     let notes = tempfile::tempdir().expect("tempdir");
     write(
         notes.path(),
@@ -667,22 +668,31 @@ async fn a_recited_rule_or_a_decline_beside_the_line_asked_about_gives_way_to_th
     let d = Daemon::start(&knowledge(notes.path(), "")).await;
     d.indexed(1).await;
     let row = "Use: Sunday HF net (80 m); Frequency: 3.720; Mode: LSB";
-    for (said, question) in [
+    for (said, question, want) in [
         (
             "If these notes do not contain the answer, reply exactly: Not in my notes.",
             "Which frequency is the Sunday HF net on?",
+            row,
         ),
         (
             "Not in my notes.",
             "On which frequency is the Sunday HF net?",
+            row,
+        ),
+        // The budget sentence's number ("at most 150 characters") is no fact of the notes.
+        (
+            "150",
+            "How many simplex and calling frequencies are there?",
+            "Not in my notes.",
         ),
     ] {
         d.llm.set_behaviour(move |_: &FakeRequest| {
             crate::support::fake_llm::FakeResponse::Text(said.to_string())
         });
         let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
-        assert_eq!(joined(&reply), row, "{said}");
+        assert_eq!(joined(&reply), want, "{said}");
     }
+    assert_eq!(replies(&d.llm).len(), 3, "the model answered each");
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }
