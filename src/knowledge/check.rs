@@ -45,8 +45,8 @@ pub(crate) enum Checked {
     /// It holds a value of that `kind`, from another line than the one the question is
     /// about ([`line`]): that line.
     OtherLine { sentence: String, kind: asked::Kind },
-    /// It recites the daemon's instructions ([`parts::recites`]): the passages' own sentence, or
-    /// "Not in my notes." (`None`).
+    /// It recites the daemon's instructions ([`parts::recites`]): the passages' own
+    /// sentence, or "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
 }
 
@@ -105,11 +105,10 @@ fn addresses(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// The values `answer` adds to `prompt`: digit runs it does not write (meshai's own numbers
-/// in it aside: [`parts::without`]), a date on a day of
-/// the month no date of it has (the Italian bench's "24 ottobre 2026" for the rally on the
-/// 18th: the notes have "24 ore"), web and mail addresses it does not write (the Spanish knowledge
-/// bench's "https://www.club.com" for the club's website), and (but in German) names it does
-/// not name.
+/// in it aside: [`parts::without`]), a date on a day of the month no date of it has (the
+/// Italian bench's "24 ottobre 2026" for the rally on the 18th: the notes have "24 ore"), web
+/// and mail addresses it does not write (the Spanish knowledge bench's "https://www.club.com"
+/// for the club's website), and (but in German) names it does not name.
 pub(crate) fn added(answer: &str, prompt: &str, lang: Lang) -> Vec<String> {
     // The numbers meshai's own parts fill in are no facts ("150 characters").
     let facts = parts::without(prompt, lang);
@@ -324,7 +323,8 @@ fn sentence_answering(
     let lines = scored_lines(kind, question, notes);
     let line = best(&lines)?;
     let covered = shared(&asked, &format!("{} {}", line.heading, line.text));
-    (covered + 1 >= asked.len()).then(|| line.quoted())
+    // A line sharing only small words answers nothing.
+    (covered >= 1 && covered + 1 >= asked.len()).then(|| line.quoted())
 }
 
 /// The passage line `s` as said instead of an answer: without a list's mark, and after its

@@ -275,4 +275,17 @@ Wenn diese Notizen die Antwort nicht enthalten: Nicht in meinen Notizen.";
         ),
         flohmarkt
     );
+    // A line that shares only a small word ("die") answers nothing.
+    let hunt = "Notizen:\n\n[events.md > Termine 2026 > Die Fuchsjagd]\nSonntag, 26. April 2026.\n\n\
+Wenn diese Notizen die Antwort nicht enthalten: Nicht in meinen Notizen.";
+    assert_eq!(
+        super::check(
+            "Nicht in meinen Notizen.",
+            "Und wann ist die?",
+            hunt,
+            hunt,
+            Lang::De
+        ),
+        Checked::Kept
+    );
 }
