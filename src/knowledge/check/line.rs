@@ -14,8 +14,10 @@
 //! `sentence_holding` counts), none of them holds a value of the answer, and a line ranked
 //! lower does. Then the first of them goes instead. An answer whose value the best lines also
 //! hold, or whose value no line writes ("7:30 pm" for "19:30"), is kept: this rule only moves
-//! an answer to the line the question names, it never judges one it cannot place. Not for a
-//! plain "when": its day, its start and its end are each a right answer.
+//! an answer to the line the question names, it never judges one it cannot place. For a plain
+//! "when", any line of the passage asked about is right (its day, its start and its end are
+//! each a right answer); a value from another passage is not: "Quando é a feira este ano?"
+//! got when the membership year runs (the Portuguese knowledge bench).
 
 use super::{Line, asked, best, scored_lines};
 
@@ -49,19 +51,26 @@ pub(super) fn instead(
     if said.iter().any(telling) {
         said.retain(telling);
     }
-    // A "when" has more than one right line: the day, the start, the end.
-    if said.is_empty() || kind == asked::Kind::When {
+    if said.is_empty() {
         return None;
     }
     let holds_said = |s: &str| values(s).iter().any(|v| said.contains(v));
     let lines = scored_lines(kind, question, notes);
     let best = best(&lines)?;
     let top = best.rank();
-    let at_top = |l: &&Line<'_>| l.candidate() && l.rank() == top;
-    if lines.iter().filter(at_top).any(|l| holds_said(l.text)) {
+    // A "when" has more than one right line in the passage asked about (the day, the start,
+    // the end): only a value from another passage is from the wrong line.
+    let right = |l: &&Line<'_>| match kind {
+        asked::Kind::When => l.heading == best.heading,
+        _ => l.candidate() && l.rank() == top,
+    };
+    if lines.iter().filter(right).any(|l| holds_said(l.text)) {
         return None;
     }
-    if !lines.iter().any(|l| l.rank() < top && holds_said(l.text)) {
+    if !lines
+        .iter()
+        .any(|l| l.rank() < top && !right(&l) && holds_said(l.text))
+    {
         return None;
     }
     Some(best.quoted())
@@ -157,6 +166,29 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
                 "Which frequency is the 2 m repeater on Beacon Hill?",
                 "The 2 m repeater is on Beacon Hill.",
                 None,
+            ),
+            // A "when": the start is as right as the day …
+            (
+                Kind::When,
+                "When is the monthly club night?",
+                "It starts at 19:30.",
+                None,
+            ),
+            (
+                Kind::When,
+                "When is the monthly club night?",
+                "The room opens at 19:00.",
+                None,
+            ),
+            // … but not another passage's time.
+            (
+                Kind::When,
+                "When is the monthly club night?",
+                "Club night is at 20:00.",
+                Some(
+                    "Club night is on the first Tuesday of every month, 19:30 to 22:00, \
+                     upstairs at the Old Fire Station.",
+                ),
             ),
             // No line the question is about: kept.
             (
