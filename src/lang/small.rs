@@ -39,7 +39,7 @@ pub(super) fn words(lang: Lang) -> &'static [&'static str] {
             "il", "lo", "la", "gli", "è", "mio", "mia", "io", "tu", "che", "un", "una", "per",
             "con", "non", "del", "della", "sul", "come", "dove", "quale", "ciao", "chiamo", "sono",
             "abito", "quanto", "quanta", "quando", "cosa", "hai", "adesso", "allo", "ma", "me",
-            "chi", "ancora", "quanti", "ci", "di",
+            "chi", "ancora", "quanti", "ci", "di", "vuol",
         ],
         Lang::Nl => &[
             "de", "het", "een", "is", "ik", "mijn", "je", "jij", "wat", "hoe", "waar", "welke",

@@ -89,6 +89,9 @@ fn detects_the_messages_people_send_and_says_nothing_of_the_unclear() {
             "Se tuona, quanto dobbiamo aspettare prima di tornare su in collina?",
             It,
         ),
+        // "cosa" alone left it no language, and the bench's general question was declined
+        // in English.
+        ("Cosa vuol dire SNR?", It),
     ] {
         assert_eq!(detect(text), Some(want), "{text:?}");
     }
