@@ -331,14 +331,18 @@ fn sentence_answering(
 /// `heading` when it shares none (`own`) of the question's words itself ("Fox hunt: Sunday
 /// 26 April 2026.").
 fn quoted(heading: &str, s: &str, own: usize) -> String {
-    let s = s
-        .strip_prefix("- ")
-        .or_else(|| s.strip_prefix("* "))
-        .unwrap_or(s);
+    let s = unmarked(s);
     match own {
         0 if !heading.is_empty() => format!("{heading}: {s}"),
         _ => s.to_string(),
     }
+}
+
+/// The passage line `s` without a list's mark ("- Wait 30 minutes …" is "Wait 30 minutes …").
+fn unmarked(s: &str) -> &str {
+    s.strip_prefix("- ")
+        .or_else(|| s.strip_prefix("* "))
+        .unwrap_or(s)
 }
 
 /// Whether `answer` declines ("Not in my notes." in any language).
@@ -361,7 +365,7 @@ pub(crate) fn check(
 ) -> Checked {
     if parts::recites(answer, lang) {
         return Checked::Recited {
-            sentence: sentence(question, notes).map(str::to_string),
+            sentence: sentence(question, notes).map(|s| unmarked(s).to_string()),
         };
     }
     let kind = asked::kind(&fold(question));
@@ -370,7 +374,7 @@ pub(crate) fn check(
         // The line that squarely holds the value asked for, else the sentence sharing most.
         let instead = kind
             .and_then(|kind| sentence_answering(kind, question, notes, lang))
-            .or_else(|| sentence(question, notes).map(str::to_string));
+            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()));
         return match instead {
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },

@@ -112,6 +112,18 @@ fn a_made_up_value_is_replaced_by_the_passages_sentence_or_not_in_my_notes() {
             added: vec!["08".into()],
         }
     );
+    // A list's line goes without its mark (the Dutch bench's "- Wacht na de laatste
+    // donderslag 30 minuten…").
+    let safety = "Notes:\n\n[safety.md > Thunder]\n- Wait 30 minutes after the last thunder \
+                  before going back up.\n\nIf these notes do not contain the answer: Not in my notes.";
+    let q = "How long do we wait after thunder before going back up?";
+    assert_eq!(
+        check("560 minutes.", q, q, safety, Lang::En),
+        Checked::Sentence {
+            sentence: "Wait 30 minutes after the last thunder before going back up.".into(),
+            added: vec!["560".into()],
+        }
+    );
     let q = "What is the club's bank account number?";
     assert_eq!(
         check("It is 12345678.", q, &prompt(q), NOTES, Lang::En),
