@@ -124,9 +124,29 @@ pub(crate) const NEAR_BEST: f64 = 0.5;
 
 /// The verdict on each of `hits` (best [`rank`] first), in the same order.
 pub(crate) fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
-    let best = hits.first().map_or(0.0, rank);
-    let standing: Vec<Option<Verdict>> = hits.iter().map(|h| standing(h, best, bounds)).collect();
+    let Some(first) = hits.first() else {
+        return Vec::new();
+    };
+    let best = rank(first);
+    let first_goes = standing(first, best, bounds).is_none() && squarely(first);
+    let standing: Vec<Option<Verdict>> = hits
+        .iter()
+        .map(|h| match standing(h, best, bounds) {
+            Some(Verdict::Distant | Verdict::Partial) if first_goes && sibling(h, first) => None,
+            s => s,
+        })
+        .collect();
     within(hits, &standing, bounds)
+}
+
+/// Whether `hit` is another piece of the section `best` is a piece of: a long section is
+/// split into passages, and what the question asks may stand in a piece that shares fewer of
+/// its words ("¿A quién le pido prestado el analizador de antenas?" found the list of the
+/// equipment lent, and the piece after it says who lends it). When the best is squarely
+/// about the question ([`squarely`]), such a piece goes in if there is room, however far
+/// below the best it ranks.
+fn sibling(hit: &KnowledgeHit, best: &KnowledgeHit) -> bool {
+    hit.id != best.id && hit.path == best.path && hit.heading == best.heading
 }
 
 /// Why a full-text candidate may not go in whatever the room (`None`: it may), next to the
@@ -414,6 +434,43 @@ mod tests {
         };
         assert_eq!(judge(&[unnamed(0.48)], &bounds), [Partial]);
         assert_eq!(judge(&[unnamed(0.5)], &bounds), [Chosen]);
+    }
+
+    #[test]
+    fn the_other_pieces_of_a_section_squarely_asked_about_go_in_too() {
+        use Verdict::*;
+        let bounds = Bounds {
+            max_passages: 3,
+            max_chars: 500,
+            min_score: 1.0,
+        };
+        let piece = |id, heading: &str, score, coverage, topic| KnowledgeHit {
+            id,
+            heading: heading.into(),
+            topic,
+            ..hit(score, coverage, 10)
+        };
+        let lending = "Handbook > Borrowing club equipment";
+        // "¿A quién le pido prestado el analizador de antenas?": the list of what is lent
+        // matches best, the piece that says who lends it far less.
+        let hits = [
+            piece(1, lending, 22.0, 0.64, 0.33),
+            piece(2, "Mesh guide > Antennas", 6.4, 0.16, 1.0),
+            piece(3, lending, 7.9, 0.2, 0.33),
+            piece(4, "Events > Fox hunt", 9.4, 0.36, 0.0),
+        ];
+        assert_eq!(judge(&hits, &bounds), [Chosen, Distant, Chosen, Distant]);
+        // The best piece is not squarely about the question (it names none of its heading,
+        // or covers under half of it): the others stay out as before.
+        for (coverage, topic) in [(0.64, 0.0), (0.47, 0.33)] {
+            let mut hits = hits.clone();
+            hits[0] = piece(1, lending, 22.0, coverage, topic);
+            assert_eq!(judge(&hits, &bounds)[2], Distant, "{coverage} {topic}");
+        }
+        // A piece under min_score is weak all the same.
+        let mut weak = hits.clone();
+        weak[2] = piece(3, lending, 0.5, 0.2, 0.33);
+        assert_eq!(judge(&weak, &bounds)[2], Weak);
     }
 
     #[test]

@@ -23,12 +23,19 @@ fn endings(lang: Lang) -> &'static [&'static str] {
         Lang::En => &[],
         Lang::De => &["ern", "em", "en", "er", "es", "e", "n", "s"],
         // "reuniones" keeps "reunion", which "reunión" is to the index (no diacritics).
-        Lang::Es => &["es", "os", "as", "a", "o", "e", "s"],
+        Lang::Es => &[
+            "ados", "adas", "idos", "idas", "ado", "ada", "ido", "ida", "es", "os", "as", "a", "o",
+            "e", "s",
+        ],
         Lang::Pt => &[
-            "ações", "ação", "ões", "ão", "es", "os", "as", "a", "o", "e", "s",
+            "ações", "ação", "ados", "adas", "idos", "idas", "ado", "ada", "ido", "ida", "ões",
+            "ão", "es", "os", "as", "a", "o", "e", "s",
         ],
         Lang::Fr => &["ements", "ement", "es", "s", "e", "x"],
-        Lang::It => &["zioni", "zione", "i", "e", "a", "o"],
+        Lang::It => &[
+            "zioni", "zione", "ati", "ate", "ato", "ata", "iti", "ite", "ito", "ita", "i", "e",
+            "a", "o",
+        ],
         Lang::Nl => &["en", "e", "s"],
         // A verbal noun loses its "-anie" too: "budowania" (building) finds "budowy" (the
         // node-building day's heading).
@@ -86,6 +93,15 @@ mod tests {
             (Lang::Pl, "zebrania", Some("zebr")),
             (Lang::Pl, "budowania", Some("budow")),
             (Lang::Pl, "budowy", Some("budow")),
+            // A participle finds its noun: "prestado" the heading "Préstamo de material",
+            // "emprestado" "Empréstimo", "prestato" "Prestito".
+            (Lang::Es, "prestado", Some("prest")),
+            (Lang::Pt, "emprestado", Some("emprest")),
+            (Lang::It, "prestato", Some("prest")),
+            (Lang::It, "prestito", Some("prest")),
+            // No ending leaves four letters: "pedida" is not "pe".
+            (Lang::Es, "nada", Some("nada")),
+            (Lang::Es, "pedida", Some("pedid")),
         ];
         for (lang, word, want) in cases {
             assert_eq!(stem(lang, word), want, "{lang} {word}");

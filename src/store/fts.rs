@@ -41,70 +41,71 @@ const OTHER_STOP_WORDS: &[&[&str]] = &[
     // German.
     &[
         "aber", "alle", "allem", "allen", "aller", "alles", "als", "also", "andere", "anderen",
-        "auch", "auf", "aus", "bei", "bist", "damit", "dann", "das", "dass", "dein", "deine",
-        "deinem", "deinen", "deiner", "dem", "den", "denn", "der", "des", "dich", "dies", "diese",
-        "diesem", "diesen", "dieser", "dieses", "dir", "doch", "dort", "durch", "ein", "eine",
-        "einem", "einen", "einer", "eines", "etwas", "euer", "eure", "für", "gegen", "gibt", "gut",
-        "habe", "haben", "hatte", "hier", "ich", "ihm", "ihn", "ihr", "ihre", "ihrem", "ihren",
-        "ihrer", "immer", "ist", "jede", "jedem", "jeden", "jeder", "jedes", "jetzt", "kann",
-        "kein", "keine", "können", "mein", "meine", "meinem", "meinen", "meiner", "mich", "mir",
-        "muss", "nach", "nicht", "noch", "nun", "nur", "oder", "ohne", "schon", "sehr", "sein",
-        "seine", "sich", "sie", "sind", "soll", "und", "uns", "unser", "unsere", "unter", "viel",
-        "vom", "von", "vor", "wann", "waren", "warum", "weil", "welche", "welchem", "welchen",
-        "welcher", "welches", "wenn", "wer", "wie", "wieder", "wir", "wird", "zum", "zur",
-        "zwischen", "über",
+        "auch", "auf", "aus", "bei", "bist", "damit", "dann", "darf", "das", "dass", "dein",
+        "deine", "deinem", "deinen", "deiner", "dem", "den", "denn", "der", "des", "dich", "dies",
+        "diese", "diesem", "diesen", "dieser", "dieses", "dir", "doch", "dort", "durch", "dürfen",
+        "ein", "eine", "einem", "einen", "einer", "eines", "etwas", "euer", "eure", "für", "gegen",
+        "gibt", "gut", "habe", "haben", "hatte", "hier", "ich", "ihm", "ihn", "ihr", "ihre",
+        "ihrem", "ihren", "ihrer", "immer", "ist", "jede", "jedem", "jeden", "jeder", "jedes",
+        "jetzt", "kann", "kein", "keine", "können", "mein", "meine", "meinem", "meinen", "meiner",
+        "mich", "mir", "muss", "möchte", "müssen", "nach", "nicht", "noch", "nun", "nur", "oder",
+        "ohne", "schon", "sehr", "sein", "seine", "sich", "sie", "sind", "soll", "sollen", "und",
+        "uns", "unser", "unsere", "unter", "viel", "vom", "von", "vor", "wann", "waren", "warum",
+        "weil", "welche", "welchem", "welchen", "welcher", "welches", "wenn", "wer", "wie",
+        "wieder", "will", "wir", "wird", "zum", "zur", "zwischen", "über",
     ],
     // Spanish.
     &[
         "algo", "alguna", "algunos", "ante", "antes", "aquí", "así", "aunque", "cada", "como",
-        "con", "contra", "cual", "cuando", "cuál", "cómo", "del", "desde", "donde", "durante",
-        "dónde", "ella", "ellas", "ello", "ellos", "entre", "eran", "eres", "esa", "esas", "ese",
-        "eso", "esos", "esta", "estaba", "estar", "este", "esto", "estos", "estoy", "está",
-        "están", "fue", "fueron", "hay", "hola", "las", "les", "los", "mis", "mucho", "muy", "más",
-        "mía", "mío", "nada", "nos", "nosotros", "otra", "otro", "para", "pero", "poco", "por",
-        "porque", "puede", "que", "quien", "quién", "qué", "ser", "sido", "sin", "sobre", "soy",
-        "sus", "también", "tanto", "tener", "tengo", "tiene", "todo", "todos", "tras", "tus",
-        "una", "uno", "unos", "usted",
+        "con", "contra", "cual", "cuando", "cuál", "cómo", "debe", "debo", "del", "desde", "donde",
+        "durante", "dónde", "ella", "ellas", "ello", "ellos", "entre", "eran", "eres", "esa",
+        "esas", "ese", "eso", "esos", "esta", "estaba", "estar", "este", "esto", "estos", "estoy",
+        "está", "están", "fue", "fueron", "hay", "hola", "las", "les", "los", "mis", "mucho",
+        "muy", "más", "mía", "mío", "nada", "nos", "nosotros", "otra", "otro", "para", "pero",
+        "poco", "por", "porque", "puede", "puedo", "que", "quien", "quiero", "quién", "qué", "ser",
+        "sido", "sin", "sobre", "soy", "sus", "también", "tanto", "tener", "tengo", "tiene",
+        "todo", "todos", "tras", "tus", "una", "uno", "unos", "usted",
     ],
     // French.
     &[
         "alors", "aussi", "autre", "avec", "avoir", "cela", "ces", "cet", "cette", "comme",
-        "comment", "dans", "des", "donc", "elle", "elles", "entre", "est", "eux", "faire", "fait",
-        "ils", "les", "leur", "lui", "mais", "mes", "moi", "mon", "même", "nos", "notre", "nous",
-        "oui", "par", "pas", "peut", "pourquoi", "quand", "que", "quel", "quelle", "qui", "sans",
-        "ses", "sont", "sur", "ton", "tous", "tout", "très", "une", "vos", "votre", "vous",
-        "était", "être",
+        "comment", "dans", "des", "dois", "doit", "donc", "elle", "elles", "entre", "est", "eux",
+        "faire", "fait", "faut", "ils", "les", "leur", "lui", "mais", "mes", "moi", "mon", "même",
+        "nos", "notre", "nous", "oui", "par", "pas", "peut", "peux", "pourquoi", "puis", "quand",
+        "que", "quel", "quelle", "qui", "sans", "ses", "sont", "sur", "ton", "tous", "tout",
+        "très", "une", "veux", "vos", "votre", "vous", "était", "être",
     ],
     // Italian.
     &[
-        "alla", "alle", "anche", "avere", "che", "chi", "cosa", "cui", "dal", "dalla", "dei",
-        "del", "della", "delle", "ecco", "fra", "gli", "hai", "hanno", "lei", "loro", "lui", "mia",
-        "mio", "molto", "nel", "nella", "non", "perché", "più", "può", "quale", "quando", "quanto",
-        "questa", "questo", "sono", "sua", "sul", "sulla", "suo", "tra", "tua", "tuo", "una",
-        "uno",
+        "alla", "alle", "anche", "avere", "bisogna", "che", "chi", "cosa", "cui", "dal", "dalla",
+        "dei", "del", "della", "delle", "deve", "devo", "ecco", "fra", "gli", "hai", "hanno",
+        "lei", "loro", "lui", "mia", "mio", "molto", "nel", "nella", "non", "perché", "più",
+        "posso", "puoi", "può", "quale", "quando", "quanto", "questa", "questo", "sono", "sua",
+        "sul", "sulla", "suo", "tra", "tua", "tuo", "una", "uno", "voglio",
     ],
     // Dutch.
     &[
         "aan", "alle", "als", "ben", "bij", "dan", "dat", "deze", "dit", "een", "gaan", "heb",
-        "hebben", "heeft", "het", "hij", "hoe", "jij", "jou", "jouw", "kan", "kunnen", "maar",
-        "mijn", "naar", "niet", "nog", "ons", "onze", "ook", "tot", "tussen", "uit", "van", "veel",
-        "voor", "waar", "waarom", "wanneer", "wat", "wel", "welk", "welke", "wie", "wij", "zal",
-        "zich", "zijn", "zou",
+        "hebben", "heeft", "het", "hij", "hoe", "jij", "jou", "jouw", "kan", "kun", "kunnen",
+        "kunt", "maar", "mag", "mijn", "moet", "naar", "niet", "nog", "ons", "onze", "ook", "tot",
+        "tussen", "uit", "van", "veel", "voor", "waar", "waarom", "wanneer", "wat", "wel", "welk",
+        "welke", "wie", "wij", "wil", "zal", "zich", "zijn", "zou",
     ],
     // Portuguese.
     &[
-        "algo", "com", "como", "das", "dos", "ela", "elas", "ele", "eles", "entre", "essa", "esse",
-        "esta", "este", "estou", "está", "foi", "isso", "isto", "mais", "mas", "meu", "minha",
-        "muito", "nas", "nos", "não", "nós", "onde", "para", "pela", "pelo", "por", "porque",
-        "porquê", "qual", "quando", "que", "quem", "seu", "sua", "são", "também", "tem", "tenho",
-        "uma", "umas", "uns", "você",
+        "algo", "com", "como", "das", "deve", "devo", "dos", "ela", "elas", "ele", "eles", "entre",
+        "essa", "esse", "esta", "este", "estou", "está", "foi", "isso", "isto", "mais", "mas",
+        "meu", "minha", "muito", "nas", "nos", "não", "nós", "onde", "para", "pela", "pelo",
+        "pode", "por", "porque", "porquê", "posso", "pra", "pro", "qual", "quando", "que", "quem",
+        "quero", "seu", "sua", "são", "também", "tem", "tenho", "uma", "umas", "uns", "você",
     ],
     // Polish.
     &[
-        "ale", "bardzo", "być", "był", "była", "było", "czy", "dla", "dlaczego", "gdzie", "jak",
-        "jaka", "jaki", "jakie", "jego", "jej", "jest", "jestem", "już", "kiedy", "która", "które",
-        "który", "mam", "między", "mnie", "moja", "moje", "może", "mój", "nas", "nich", "nie",
-        "oraz", "pod", "przez", "się", "tak", "tego", "tej", "też", "tylko",
+        "ale", "bardzo", "być", "był", "była", "było", "chcę", "coś", "czy", "dla", "dlaczego",
+        "gdzie", "jak", "jaka", "jaki", "jakie", "jego", "jej", "jest", "jestem", "już", "kiedy",
+        "kogo", "kto", "która", "które", "który", "mam", "między", "mnie", "mogę", "moja", "moje",
+        "może", "można", "muszę", "mój", "nas", "nich", "nie", "oraz", "pod", "przez", "się",
+        "tak", "tego", "tej", "też", "trzeba", "tylko", "żeby",
     ],
 ];
 
@@ -397,6 +398,18 @@ mod tests {
             Some("\"appelle\" OR \"chien\""),
         );
         check("Which car do I drive?", Some("\"car\" OR \"drive\""));
+        // Their modal verbs and fillers, as English "can" and "should": each unmatched one
+        // weighed as a part of the question no passage answers, and "Quanto tempo posso
+        // tenermi…" matched too little of the loans' section to go in.
+        check(
+            "Quanto tempo posso tenermi",
+            Some("\"tempo\" OR \"tenermi\""),
+        );
+        check("Pra quem eu peço", Some("\"peço\""));
+        check(
+            "Jak długo mogę trzymać coś",
+            Some("\"długo\" OR \"trzymać\""),
+        );
         check("433MHz 915", Some("\"433mhz\" OR \"915\""));
         check("a_b_c", None);
     }

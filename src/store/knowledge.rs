@@ -10,6 +10,7 @@
 //! whole in one transaction, so a search sees a file's old passages or its new ones, never a
 //! mix.
 
+mod initials;
 mod vectors;
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
@@ -19,6 +20,7 @@ use crate::lang::Lang;
 use super::error::StoreError;
 use super::fts::{self, Query};
 use super::handle::Store;
+use initials::initialism;
 use vectors::embed_key;
 pub use vectors::{Embedded, Unembedded, embed_input, fnv1a, unit};
 
@@ -182,11 +184,52 @@ impl Store {
         passages: Passages,
         limit: usize,
     ) -> Result<Vec<KnowledgeHit>, StoreError> {
-        let Some(query) = Query::with_phrases(text, lang) else {
-            return Ok(Vec::new());
-        };
-        self.call(move |c| search(c, &query, passages, limit)).await
+        let text = text.to_string();
+        self.call(move |c| {
+            let text = spelled_out(c, &text, passages)?;
+            let Some(query) = Query::with_phrases(&text, lang) else {
+                return Ok(Vec::new());
+            };
+            search(c, &query, passages, limit)
+        })
+        .await
     }
+}
+
+/// At most this many passages that have an abbreviation are read for its definition.
+const DEFINING: i64 = 16;
+
+/// `text` with each abbreviation it asks with ([`initials::asked`]) written out as the
+/// passages define it ([`initials::defined`]): "An welchem Datum ist die JHV?" is searched as
+/// "… die Jahreshauptversammlung?", the heading the date stands under, where the handbook
+/// says "auf der Jahreshauptversammlung (JHV)". A private passage defines one only for a
+/// search that may see it. An abbreviation no passage defines stays as it is.
+fn spelled_out(c: &Connection, text: &str, passages: Passages) -> Result<String, StoreError> {
+    let mut out = text.to_string();
+    for abbreviation in initials::asked(text) {
+        // Letters only (`asked`), so the quoted term cannot escape its quotes.
+        let term = format!("text : \"{}\"", abbreviation.to_lowercase());
+        let texts = c
+            .prepare_cached(
+                "SELECT p.text FROM knowledge_fts
+                 JOIN knowledge_passages p ON p.id = knowledge_fts.rowid
+                 JOIN knowledge_files f ON f.id = p.file_id
+                 WHERE knowledge_fts MATCH ?1 AND (?2 OR f.private = 0)
+                 ORDER BY p.id LIMIT ?3",
+            )?
+            .query_map(
+                params![term, passages.includes_private(), DEFINING],
+                |row| row.get::<_, String>(0),
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        if let Some(long) = texts
+            .iter()
+            .find_map(|t| initials::defined(t, abbreviation))
+        {
+            out = initials::spelled_out(&out, abbreviation, &long);
+        }
+    }
+    Ok(out)
 }
 
 /// Maps `SELECT path, size, mtime_ns, hash, private, skipped, indexed_at, passages`.
@@ -303,22 +346,6 @@ fn index_passage(
     )?
     .execute(params![id, format!("{path} {heading}"), topic, text])?;
     Ok(())
-}
-
-/// The initials of a heading whose words are capitalised ("Annual General Meeting" → "AGM"),
-/// indexed with it: people ask about the AGM of a section headed "Annual General Meeting".
-/// `None` for fewer than two capitalised words, or a heading with a word that is not (a
-/// sentence: "Monthly club night").
-fn initialism(heading: &str) -> Option<String> {
-    let words: Vec<&str> = heading
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3)
-        .collect();
-    let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
-    if words.len() < 2 || !words.iter().all(capitalised) {
-        return None;
-    }
-    Some(words.iter().filter_map(|w| w.chars().next()).collect())
 }
 
 /// The index rebuilt from the passages (they hold everything it does), inside `tx`; returns
@@ -441,24 +468,4 @@ fn search(
         });
     }
     Ok(hits)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::initialism;
-
-    #[test]
-    fn capitalised_headings_are_indexed_with_their_initials() {
-        let cases = [
-            ("Annual General Meeting", Some("AGM")),
-            ("Nearest Hospital (A&E)", Some("NH")),
-            ("GB3KV — Beacon Hill, 2 m FM", Some("GBH")),
-            ("Monthly club night", None),
-            ("Fees", None),
-            ("", None),
-        ];
-        for (heading, want) in cases {
-            assert_eq!(initialism(heading).as_deref(), want, "{heading:?}");
-        }
-    }
 }

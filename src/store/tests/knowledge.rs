@@ -6,7 +6,8 @@ use super::*;
 use crate::lang::Lang;
 use crate::store::damage::Health;
 use crate::store::knowledge::{
-    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeIndex, NewPassage, Passages, embed_input,
+    Embedded, KnowledgeChange, KnowledgeFile, KnowledgeHit, KnowledgeIndex, NewPassage, Passages,
+    embed_input,
 };
 
 fn file(path: &str, private: bool) -> KnowledgeFile {
@@ -197,6 +198,73 @@ async fn other_languages_find_inflected_words_by_their_stems() {
             "{question}: {as_written:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn an_abbreviation_is_searched_as_the_documents_spell_it_out() {
+    let (_dir, store) = open_temp();
+    store
+        .knowledge_apply(
+            vec![
+                put(
+                    "handbuch.md",
+                    false,
+                    &[(
+                        "Vorstand",
+                        "Der Vorstand wird im Dezember auf der Jahreshauptversammlung (JHV) gewählt.",
+                    )],
+                ),
+                put(
+                    "termine.md",
+                    false,
+                    &[
+                        ("Termine > Jahreshauptversammlung", "Dienstag, 1. Dezember, 19:30 Uhr."),
+                        ("Termine > Fuchsjagd", "Sonntag, 26. April."),
+                    ],
+                ),
+                // Defined only where a stranger may not read.
+                put(
+                    "private/kasse.md",
+                    true,
+                    &[("Kasse", "Die Kassenprüfung (KP) ist im November.")],
+                ),
+                put("termine2.md", false, &[("Kassenprüfung", "Am 3. November.")]),
+            ],
+            100,
+        )
+        .await
+        .unwrap();
+    let headings =
+        |hits: Vec<KnowledgeHit>| -> Vec<String> { hits.into_iter().map(|h| h.heading).collect() };
+    let search = |q: &'static str, passages| {
+        let store = &store;
+        async move {
+            store
+                .knowledge_search(q, Lang::De, passages, 10)
+                .await
+                .unwrap()
+        }
+    };
+    // "JHV" is searched as "Jahreshauptversammlung": the heading with the date comes first,
+    // named whole.
+    let hits = search("An welchem Datum ist die JHV?", Passages::Public).await;
+    assert_eq!(
+        hits.first().map(|h| h.heading.as_str()),
+        Some("Termine > Jahreshauptversammlung"),
+        "{hits:?}"
+    );
+    assert!((hits[0].topic - 1.0).abs() < 1e-9, "{hits:?}");
+    // Not defined for a public search: "KP" stays "KP", which no heading has.
+    let public = headings(search("Wann ist die KP?", Passages::Public).await);
+    assert!(!public.contains(&"Kassenprüfung".to_string()), "{public:?}");
+    let private = headings(search("Wann ist die KP?", Passages::WithPrivate).await);
+    assert!(
+        private.contains(&"Kassenprüfung".to_string()),
+        "{private:?}"
+    );
+    // An abbreviation nothing defines is searched as it is.
+    let none = headings(search("Wann ist das AGM?", Passages::WithPrivate).await);
+    assert!(none.is_empty(), "{none:?}");
 }
 
 #[tokio::test]
