@@ -118,7 +118,12 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
         return Some(Kind::Day);
     }
     if ALL.iter().any(|w| starts(w.when)) {
-        return Some(Kind::When);
+        // The year may be named in another clause ("C'est quand, la brocante cette année ?").
+        let whole = words(folded_question);
+        let dated = ALL
+            .iter()
+            .any(|w| w.year.iter().any(|p| has_phrase(&whole, p)));
+        return Some(if dated { Kind::Day } else { Kind::When });
     }
     if ALL.iter().any(|w| anywhere(w.price)) {
         return Some(Kind::Price);

@@ -169,14 +169,14 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
     // The date, not the clock times that share more words: said after its heading.
     assert_eq!(
         check("The fox hunt is on 145.350 MHz FM.", q),
-        unanswered("Fox hunt: Sunday 26 April 2026.", asked::Kind::When)
+        unanswered("Fox hunt: Sunday 26 April 2026.", asked::Kind::Day)
     );
     assert_eq!(check("It is on 26 April.", q), Checked::Kept);
     // Declined with the line in front of it: the line, which shares every word the question
     // is about but one ("year") …
     assert_eq!(
         check("Not in my notes.", q),
-        unanswered("Fox hunt: Sunday 26 April 2026.", asked::Kind::When)
+        unanswered("Fox hunt: Sunday 26 April 2026.", asked::Kind::Day)
     );
     // … but not when two are not in it: that is another hunt.
     assert_eq!(
@@ -274,7 +274,7 @@ Dienstag, 1. Dezember 2026, um 19:30 Uhr in der Old Fire Station, anstelle des C
 Wenn diese Notizen die Antwort nicht enthalten: Nicht in meinen Notizen.";
     let flohmarkt = Checked::Unanswered {
         sentence: "Flohmarkt (Rally): Sonntag, 18. Oktober 2026, im Gemeindehaus.".into(),
-        kind: asked::Kind::When,
+        kind: asked::Kind::Day,
     };
     let check = |answer: &str, question: &str| check(answer, question, notes, notes, Lang::De);
     let q = "Wann ist dieses Jahr der Flohmarkt?";

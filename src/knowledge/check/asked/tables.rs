@@ -7,6 +7,9 @@ pub(super) struct Words {
     /// Phrases that ask for each kind where the asking clause starts (`asking_clause`,
     /// `CUE_WORDS`).
     pub(super) when: &'static [&'static str],
+    /// Words anywhere in a "when" question that make it ask for a day or a date: a year is
+    /// named ("When is the fox hunt this year?" is not answered by "14:00").
+    pub(super) year: &'static [&'static str],
     pub(super) time: &'static [&'static str],
     pub(super) day: &'static [&'static str],
     /// A frequency ("what frequency", "auf welcher Frequenz") …
@@ -45,6 +48,7 @@ const EN: Words = Words {
         "on what date",
         "on which date",
     ],
+    year: &["this year", "next year"],
     time: &["what time", "which time", "at what time", "how late"],
     day: &["what day", "which day", "on what day", "on which day"],
     frequency: &[
@@ -52,6 +56,7 @@ const EN: Words = Words {
         "which frequency",
         "on what frequency",
         "on which frequency",
+        "frequency",
     ],
     tone: &["what tone", "which tone", "access tone", "ctcss"],
     offset: &["offset", "what shift", "which shift"],
@@ -111,6 +116,7 @@ const DE: Words = Words {
         "ab wann",
         "bis wann",
     ],
+    year: &["dieses jahr", "nachstes jahr"],
     time: &[
         "um wie viel uhr",
         "um wieviel uhr",
@@ -123,7 +129,7 @@ const DE: Words = Words {
         "welcher tag",
         "welcher wochentag",
     ],
-    frequency: &["welche frequenz", "auf welcher frequenz"],
+    frequency: &["welche frequenz", "auf welcher frequenz", "frequenz"],
     tone: &["subton", "welchen ton", "welcher ton", "ctcss"],
     offset: &["ablage", "offset", "welche shift"],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
@@ -174,9 +180,15 @@ const ES: Words = Words {
         "hasta cuando",
         "desde cuando",
     ],
+    year: &["este ano", "el ano que viene", "el proximo ano"],
     time: &["a que hora", "que hora"],
     day: &["que dia", "en que dia", "cual dia", "que dia de la semana"],
-    frequency: &["que frecuencia", "en que frecuencia", "cual frecuencia"],
+    frequency: &[
+        "que frecuencia",
+        "en que frecuencia",
+        "cual frecuencia",
+        "frecuencia",
+    ],
     tone: &["subtono", "tono de acceso", "que tono", "ctcss"],
     offset: &["desplazamiento", "offset", "que shift"],
     price: &[
@@ -222,9 +234,10 @@ const ES: Words = Words {
 
 const FR: Words = Words {
     when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
+    year: &["cette annee", "annee prochaine"],
     time: &["a quelle heure", "quelle heure"],
     day: &["quel jour", "quel jour de la semaine"],
-    frequency: &["quelle frequence", "sur quelle frequence"],
+    frequency: &["quelle frequence", "sur quelle frequence", "frequence"],
     tone: &["subton", "tonalite", "quel ton", "ctcss"],
     offset: &["decalage", "offset", "quel shift"],
     price: &[
@@ -282,6 +295,8 @@ const IT: Words = Words {
         "quale data",
         "fino a quando",
     ],
+    // "quest'anno" is "anno" to `words` (an elided article goes).
+    year: &["anno"],
     time: &["a che ora", "che ora", "a che ore"],
     day: &[
         "che giorno",
@@ -294,6 +309,7 @@ const IT: Words = Words {
         "quale frequenza",
         "su che frequenza",
         "su quale frequenza",
+        "frequenza",
     ],
     tone: &[
         "subtono",
@@ -342,6 +358,7 @@ const PT: Words = Words {
         "qual data",
         "ate quando",
     ],
+    year: &["este ano", "ano que vem", "proximo ano"],
     time: &["a que horas", "que horas", "a que hora"],
     day: &[
         "que dia",
@@ -350,7 +367,12 @@ const PT: Words = Words {
         "em qual dia",
         "que dia da semana",
     ],
-    frequency: &["que frequencia", "qual frequencia", "em que frequencia"],
+    frequency: &[
+        "que frequencia",
+        "qual frequencia",
+        "em que frequencia",
+        "frequencia",
+    ],
     tone: &["subtom", "tom de acesso", "que tom", "qual tom", "ctcss"],
     offset: &["desvio", "offset", "qual shift"],
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
@@ -386,9 +408,10 @@ const NL: Words = Words {
         "tot wanneer",
         "vanaf wanneer",
     ],
+    year: &["dit jaar", "volgend jaar"],
     time: &["hoe laat", "om hoe laat", "om welke tijd"],
     day: &["welke dag", "op welke dag", "welke weekdag"],
-    frequency: &["welke frequentie", "op welke frequentie"],
+    frequency: &["welke frequentie", "op welke frequentie", "frequentie"],
     tone: &["subtoon", "welke toon", "ctcss"],
     offset: &["offset", "welke shift"],
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
@@ -437,6 +460,7 @@ const PL: Words = Words {
         "do kiedy",
         "od kiedy",
     ],
+    year: &["w tym roku", "w przyszlym roku"],
     time: &[
         "o ktorej",
         "o ktorej godzinie",
@@ -448,6 +472,7 @@ const PL: Words = Words {
         "jaka czestotliwosc",
         "na jakiej czestotliwosci",
         "ktora czestotliwosc",
+        "czestotliwosc",
     ],
     tone: &["subton", "jaki ton", "ctcss"],
     offset: &["offset", "przesuw", "przesuniecie"],

@@ -7,7 +7,13 @@ use crate::mesh::matcher::fold;
 fn what_a_question_asks_for_in_every_language() {
     use Kind::*;
     let cases: &[(&str, Option<Kind>)] = &[
-        ("When is the fox hunt this year?", Some(When)),
+        // A year named asks for the day: "14:00" does not say when this year's fox hunt is.
+        ("When is the fox hunt this year?", Some(Day)),
+        ("When is the fox hunt?", Some(When)),
+        ("C'est quand, la brocante radio cette année ?", Some(Day)),
+        ("Quand'è la caccia alla volpe quest'anno?", Some(Day)),
+        ("Quando vai ser a caça à raposa este ano?", Some(Day)),
+        ("Kiedy w tym roku jest polowanie na lisa?", Some(Day)),
         ("And when's the AGM?", Some(When)),
         ("What time does club night begin?", Some(Time)),
         ("Which day of the week is club night?", Some(Day)),
@@ -16,14 +22,14 @@ fn what_a_question_asks_for_in_every_language() {
         ("Where is the winter social?", None),
         ("When do I pay the fee?", Some(When)),
         ("Do you know if anyone knows when it starts?", None),
-        ("Wann ist dieses Jahr die Fuchsjagd?", Some(When)),
+        ("Wann ist dieses Jahr die Fuchsjagd?", Some(Day)),
         ("Um wie viel Uhr beginnt der Clubabend?", Some(Time)),
         ("An welchem Wochentag ist Clubabend?", Some(Day)),
         (
             "Wie viel kostet ein Jahr Mitgliedschaft für einen Erwachsenen?",
             Some(Price),
         ),
-        ("¿Cuándo es la caza del zorro este año?", Some(When)),
+        ("¿Cuándo es la caza del zorro este año?", Some(Day)),
         ("¿A qué hora empieza la noche del club?", Some(Time)),
         ("¿Qué día de la semana es la noche del club?", Some(Day)),
         (
@@ -45,16 +51,16 @@ fn what_a_question_asks_for_in_every_language() {
         ("Quand a lieu la chasse au renard ?", Some(When)),
         ("À quelle heure commence la soirée du club ?", Some(Time)),
         ("Combien coûte l'adhésion pour un adulte ?", Some(Price)),
-        ("Quando è la caccia alla volpe quest'anno?", Some(When)),
-        ("Quand'è il raduno quest'anno?", Some(When)),
+        ("Quando è la caccia alla volpe quest'anno?", Some(Day)),
+        ("Quand'è il raduno quest'anno?", Some(Day)),
         ("Quanto costa l'iscrizione per un adulto?", Some(Price)),
         ("Dove si trova la costa?", None),
         ("Que dia da semana é a noite do clube?", Some(Day)),
         ("Quanto custa a quota anual?", Some(Price)),
-        ("Wanneer is de vossenjacht dit jaar?", Some(When)),
+        ("Wanneer is de vossenjacht dit jaar?", Some(Day)),
         ("Hoe laat begint de clubavond?", Some(Time)),
         ("Wat kost een jaar lidmaatschap?", Some(Price)),
-        ("Kiedy jest w tym roku polowanie na lisa?", Some(When)),
+        ("Kiedy jest w tym roku polowanie na lisa?", Some(Day)),
         ("O której zaczyna się wieczór klubowy?", Some(Time)),
         ("W jaki dzień tygodnia jest wieczór klubowy?", Some(Day)),
         ("Ile kosztuje roczna składka?", Some(Price)),
@@ -91,6 +97,15 @@ fn what_a_question_asks_for_in_every_language() {
             "Na jakiej częstotliwości jest niedzielna runda?",
             Some(Frequency),
         ),
+        // The word itself, where the question starts (the Portuguese bench's HF net was
+        // answered with the RAYNET row and nothing moved it).
+        (
+            "Qual a frequência da rodada de HF de domingo?",
+            Some(Frequency),
+        ),
+        ("What's the frequency of the fox hunt?", Some(Frequency)),
+        // Further in, it is what the question is about, not what it asks for.
+        ("How do I change the frequency of my node?", None),
     ];
     for (question, want) in cases {
         assert_eq!(kind(&fold(question)), *want, "{question}");
