@@ -33,6 +33,9 @@ pub(crate) enum Kind {
     /// A repeater's offset ("welche Ablage", "what shift"): a signed number in kHz or MHz
     /// ("−600 kHz", "+7,6 MHz"), or one an offset's word precedes.
     Offset,
+    /// A length of time ("how long", "jak długo"): a number, in digits or words, before a
+    /// unit of time ("30 minutes", "dwa tygodnie"), else clock times ("19:30 to 22:00").
+    Duration,
 }
 
 /// A cue must start within this many words of the asking clause ([`asking_clause`]): "Do you
@@ -79,12 +82,7 @@ fn asking_clause(folded_question: &str) -> &str {
         return asked;
     }
     let clauses: Vec<&str> = body.split([',', '.', ';', ':', '!']).collect();
-    let asks = |clause: &&str| {
-        words(clause.trim())
-            .iter()
-            .take(CUE_WORDS)
-            .any(|w| ASKING.contains(w))
-    };
+    let asks = |clause: &&str| starts_asking(clause);
     let last = clauses.last().copied().unwrap_or(body);
     if asks(&last) {
         return last;
@@ -93,9 +91,38 @@ fn asking_clause(folded_question: &str) -> &str {
 }
 
 /// What `question` (folded) asks for, if it says: a time or a day before a date ("what time"
-/// is no "when" of any day), and a date before a price ("when do I pay the fee?").
+/// is no "when" of any day), and a date before a price ("when do I pay the fee?"). Read in
+/// its asking clause ([`asking_clause`]), else in the first clause a question word starts: in
+/// "Jak długo mogę trzymać coś, co pożyczyłem z klubu?" the last clause's "co" is a relative
+/// pronoun, and the question is the first.
 pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
-    let ws = words(asking_clause(folded_question));
+    let asking = asking_clause(folded_question);
+    kind_in(folded_question, asking).or_else(|| {
+        let first = first_asking(folded_question)?;
+        (first != asking)
+            .then(|| kind_in(folded_question, first))
+            .flatten()
+    })
+}
+
+/// The first clause of `folded_question` that a question word starts.
+fn first_asking(folded_question: &str) -> Option<&str> {
+    folded_question
+        .split([',', '.', ';', ':', '!', '?', '¿'])
+        .find(|clause| starts_asking(clause))
+}
+
+/// Whether a question word stands in the first [`CUE_WORDS`] words of `clause`.
+fn starts_asking(clause: &str) -> bool {
+    words(clause.trim())
+        .iter()
+        .take(CUE_WORDS)
+        .any(|w| ASKING.contains(w))
+}
+
+/// What the clause `clause` of `folded_question` asks for (see [`kind`]).
+fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
+    let ws = words(clause);
     let starts = |phrases: &[&str]| {
         phrases
             .iter()
@@ -110,6 +137,9 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
     }
     if ALL.iter().any(|w| starts(w.frequency)) {
         return Some(Kind::Frequency);
+    }
+    if ALL.iter().any(|w| starts(w.duration)) {
+        return Some(Kind::Duration);
     }
     if ALL.iter().any(|w| starts(w.time)) {
         return Some(Kind::Time);
@@ -132,7 +162,7 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
 }
 
 /// The words of `folded_question` that only say what kind of value is asked: those of the
-/// tone's or offset's phrase, and of the "when", "what time" or "which day" phrase it asks
+/// tone's or offset's phrase, and of the "when", "what time", "which day" or "how long" phrase it asks
 /// with (where [`kind`] looks for each) and a word for the week right after it ("W jaki
 /// dzień tygodnia jest wieczór klubowy?": "dzien", "tygodnia", which share nothing with
 /// "Dzień budowy węzłów", a workshop's heading). The same word elsewhere is the question's
@@ -158,7 +188,10 @@ pub(crate) fn cue_words(folded_question: &str) -> Vec<String> {
         }
     }
     for at in 0..CUE_WORDS.min(ws.len()) {
-        let phrases = ALL.iter().flat_map(|t| [t.when, t.time, t.day]).flatten();
+        let phrases = ALL
+            .iter()
+            .flat_map(|t| [t.when, t.time, t.day, t.duration])
+            .flatten();
         for p in phrases.filter(|p| phrase_at(&ws, at, p)) {
             let n = p.split([' ', '-']).count();
             out.extend(ws[at..at + n].iter().map(|w| w.to_string()));
@@ -187,6 +220,8 @@ pub(crate) struct Holds {
     pub(crate) tone: bool,
     /// A signed number in kHz or MHz, or one an offset's word precedes.
     pub(crate) offset: bool,
+    /// A number, in digits or words, within two words before a unit of time.
+    pub(crate) duration: bool,
 }
 
 impl Holds {
@@ -201,6 +236,8 @@ impl Holds {
             Kind::Frequency => u8::from(self.hertz),
             Kind::Tone => u8::from(self.tone),
             Kind::Offset => u8::from(self.offset),
+            // "19:30 to 22:00" says how long club night is, too.
+            Kind::Duration => 2 * u8::from(self.duration) + u8::from(self.clock),
         }
     }
 }
@@ -364,7 +401,14 @@ pub(crate) fn holds(text: &str, folded: &str) -> Holds {
             .iter()
             .enumerate()
             .any(|(i, w)| is_number(w) && after(i, 3, &|l| any(|t| t.offset, l)));
+    let duration = ws.iter().enumerate().any(|(i, w)| {
+        any(|t| t.time_units, w)
+            && ws[i.saturating_sub(2)..i]
+                .iter()
+                .any(|n| is_number(n) || any(|t| t.number_words, n))
+    });
     Holds {
+        duration,
         date: weekday || month || numeric_date,
         clock: colon_time || clock_word,
         weekday,

@@ -21,6 +21,12 @@ pub(super) struct Words {
     pub(super) offset: &'static [&'static str],
     /// Words that ask for a price anywhere in the question.
     pub(super) price: &'static [&'static str],
+    /// Phrases that ask how long, where the asking clause starts ("wie lange", "jak długo").
+    pub(super) duration: &'static [&'static str],
+    /// Units of time a duration's number comes before ("30 Minuten", "dwa tygodnie") …
+    pub(super) time_units: &'static [&'static str],
+    /// … and the numbers a duration may write as words ("two weeks", "zwei Wochen").
+    pub(super) number_words: &'static [&'static str],
     /// Weekdays, as written and in the forms a sentence puts them in ("sonntags", "w środę").
     pub(super) weekdays: &'static [&'static str],
     /// Months.
@@ -68,6 +74,30 @@ const EN: Words = Words {
         "fees",
         "how much is",
         "how much are",
+    ],
+    duration: &["how long", "for how long"],
+    time_units: &[
+        "minute",
+        "minutes",
+        "min",
+        "mins",
+        "hour",
+        "hours",
+        "hr",
+        "hrs",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "fortnight",
+        "month",
+        "months",
+        "year",
+        "years",
+    ],
+    number_words: &[
+        "a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "twelve", "fifteen", "twenty", "thirty", "half", "few", "couple",
     ],
     weekdays: &[
         "monday",
@@ -133,6 +163,15 @@ const DE: Words = Words {
     tone: &["subton", "welchen ton", "welcher ton", "ctcss"],
     offset: &["ablage", "offset", "welche shift"],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
+    duration: &["wie lange", "wie lang"],
+    time_units: &[
+        "minute", "minuten", "min", "stunde", "stunden", "tag", "tage", "tagen", "woche", "wochen",
+        "monat", "monate", "monaten", "jahr", "jahre", "jahren",
+    ],
+    number_words: &[
+        "ein", "eine", "einen", "einer", "zwei", "drei", "vier", "funf", "sechs", "sieben", "acht",
+        "neun", "zehn", "zwolf", "vierzehn", "zwanzig", "dreissig", "halbe", "paar",
+    ],
     weekdays: &[
         "montag",
         "dienstag",
@@ -199,6 +238,20 @@ const ES: Words = Words {
         "precio",
         "cuota",
     ],
+    duration: &[
+        "cuanto tiempo",
+        "cuanto rato",
+        "por cuanto tiempo",
+        "durante cuanto tiempo",
+    ],
+    time_units: &[
+        "minuto", "minutos", "min", "hora", "horas", "dia", "dias", "semana", "semanas", "mes",
+        "meses", "ano", "anos", "quincena",
+    ],
+    number_words: &[
+        "un", "una", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
+        "diez", "doce", "quince", "veinte", "treinta", "media",
+    ],
     weekdays: &[
         "lunes",
         "martes",
@@ -247,6 +300,32 @@ const FR: Words = Words {
         "prix",
         "tarif",
         "cotisation",
+    ],
+    duration: &[
+        "combien de temps",
+        "pendant combien de temps",
+        "pour combien de temps",
+    ],
+    time_units: &[
+        "minute",
+        "minutes",
+        "min",
+        "heure",
+        "heures",
+        "jour",
+        "jours",
+        "semaine",
+        "semaines",
+        "quinzaine",
+        "mois",
+        "an",
+        "ans",
+        "annee",
+        "annees",
+    ],
+    number_words: &[
+        "un", "une", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix",
+        "douze", "quinze", "vingt", "trente", "demi", "demie",
     ],
     weekdays: &[
         "lundi",
@@ -320,6 +399,26 @@ const IT: Words = Words {
     ],
     offset: &["offset", "che shift", "quale shift"],
     price: &["quanto costa", "quanto costano", "prezzo", "costo"],
+    duration: &["quanto tempo", "per quanto tempo", "quanto dura"],
+    time_units: &[
+        "minuto",
+        "minuti",
+        "min",
+        "ora",
+        "ore",
+        "giorno",
+        "giorni",
+        "settimana",
+        "settimane",
+        "mese",
+        "mesi",
+        "anno",
+        "anni",
+    ],
+    number_words: &[
+        "un", "uno", "una", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove",
+        "dieci", "dodici", "quindici", "venti", "trenta", "mezza", "mezz'ora",
+    ],
     weekdays: &[
         "lunedi",
         "martedi",
@@ -376,6 +475,15 @@ const PT: Words = Words {
     tone: &["subtom", "tom de acesso", "que tom", "qual tom", "ctcss"],
     offset: &["desvio", "offset", "qual shift"],
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
+    duration: &["quanto tempo", "por quanto tempo", "quanto dura"],
+    time_units: &[
+        "minuto", "minutos", "min", "hora", "horas", "dia", "dias", "semana", "semanas",
+        "quinzena", "mes", "meses", "ano", "anos",
+    ],
+    number_words: &[
+        "um", "uma", "dois", "duas", "tres", "quatro", "cinco", "seis", "sete", "oito", "nove",
+        "dez", "doze", "quinze", "vinte", "trinta", "meia",
+    ],
     weekdays: &[
         "feira", "feiras", "sabado", "sabados", "domingo", "domingos",
     ],
@@ -415,6 +523,15 @@ const NL: Words = Words {
     tone: &["subtoon", "welke toon", "ctcss"],
     offset: &["offset", "welke shift"],
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
+    duration: &["hoe lang", "hoelang"],
+    time_units: &[
+        "minuut", "minuten", "min", "uur", "uren", "dag", "dagen", "week", "weken", "maand",
+        "maanden", "jaar", "jaren",
+    ],
+    number_words: &[
+        "een", "twee", "drie", "vier", "vijf", "zes", "zeven", "acht", "negen", "tien", "twaalf",
+        "veertien", "vijftien", "twintig", "dertig", "half", "halve",
+    ],
     weekdays: &[
         "maandag",
         "dinsdag",
@@ -467,7 +584,16 @@ const PL: Words = Words {
         "o jakiej godzinie",
         "ktora godzina",
     ],
-    day: &["w jaki dzien", "jaki dzien", "ktory dzien", "w ktory dzien"],
+    day: &[
+        "w jaki dzien",
+        "jaki dzien",
+        "ktory dzien",
+        "w ktory dzien",
+        // "Którego jest walne zebranie?": the day of the month.
+        "ktorego jest",
+        "ktorego dnia",
+        "ktorego bedzie",
+    ],
     frequency: &[
         "jaka czestotliwosc",
         "na jakiej czestotliwosci",
@@ -477,6 +603,36 @@ const PL: Words = Words {
     tone: &["subton", "jaki ton", "ctcss"],
     offset: &["offset", "przesuw", "przesuniecie"],
     price: &["kosztuje", "kosztuja", "skladka", "oplata"],
+    duration: &["jak dlugo", "przez jak dlugo", "na jak dlugo", "ile czasu"],
+    time_units: &[
+        "minuta", "minuty", "minut", "min", "godzina", "godziny", "godzin", "dzien", "dni",
+        "tydzien", "tygodnie", "tygodni", "miesiac", "miesiace", "miesiecy", "rok", "lata", "lat",
+    ],
+    number_words: &[
+        "jeden",
+        "jedna",
+        "jedno",
+        "dwa",
+        "dwie",
+        "trzy",
+        "cztery",
+        "piec",
+        "szesc",
+        "siedem",
+        "osiem",
+        "dziewiec",
+        "dziesiec",
+        "dwanascie",
+        "pietnascie",
+        "dwadziescia",
+        "trzydziesci",
+        "pol",
+        "dwoch",
+        "trzech",
+        "czterech",
+        "pieciu",
+        "dziesieciu",
+    ],
     weekdays: &[
         "poniedzialek",
         "poniedzialki",

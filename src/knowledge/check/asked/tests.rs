@@ -39,10 +39,10 @@ fn what_a_question_asks_for_in_every_language() {
         // A conjunction, not the question: the last clause asks how long.
         (
             "Cuando ha tronado, ¿cuánto rato esperamos antes de subir otra vez?",
-            None,
+            Some(Duration),
         ),
         ("¿Dónde es la cena del club?", None),
-        ("When it thunders, how long do we wait?", None),
+        ("When it thunders, how long do we wait?", Some(Duration)),
         (
             "C'est quel jour de la semaine, la soirée du club ?",
             Some(Day),
@@ -106,6 +106,36 @@ fn what_a_question_asks_for_in_every_language() {
         ("What's the frequency of the fox hunt?", Some(Frequency)),
         // Further in, it is what the question is about, not what it asks for.
         ("How do I change the frequency of my node?", None),
+        // How long: in every language, where the asking clause starts.
+        (
+            "How long should we wait after thunder before going back up the hill?",
+            Some(Duration),
+        ),
+        (
+            "Wie lange darf ich etwas behalten, das ich mir vom Club geliehen habe?",
+            Some(Duration),
+        ),
+        (
+            "Combien de temps puis-je garder un objet prêté par le club ?",
+            Some(Duration),
+        ),
+        (
+            "Quanto tempo posso tenermi una cosa che il club mi ha prestato?",
+            Some(Duration),
+        ),
+        (
+            "Por quanto tempo posso ficar com uma coisa que peguei emprestada do clube?",
+            Some(Duration),
+        ),
+        ("Hoe lang mag ik iets lenen van de club?", Some(Duration)),
+        (
+            "Jak długo mogę trzymać coś, co pożyczyłem z klubu?",
+            Some(Duration),
+        ),
+        ("Którego jest walne zebranie?", Some(Day)),
+        ("Z którego przemiennika korzystacie?", None),
+        // "Long" elsewhere is no "how long".
+        ("Which antenna has the longest range?", None),
     ];
     for (question, want) in cases {
         assert_eq!(kind(&fold(question)), *want, "{question}");
@@ -122,6 +152,7 @@ fn what_a_text_holds_in_every_language() {
         hertz: false,
         tone: false,
         offset: false,
+        duration: false,
     };
     let cases: &[(&str, Holds)] = &[
         ("Sunday 26 April 2026.", h(true, false, true, false)),
@@ -182,6 +213,7 @@ fn what_a_text_holds_in_every_language() {
             hertz: false,
             tone: false,
             offset: false,
+            duration: false,
             ..holds(text, &fold(text))
         };
         assert_eq!(got, *want, "{text}");
@@ -232,6 +264,36 @@ fn a_tone_is_in_hertz_and_an_offset_is_signed() {
     for (text, want) in cases {
         assert_eq!(held(text), *want, "{text}");
     }
+}
+
+/// A duration is a number before a unit of time, in digits or in words.
+#[test]
+fn a_duration_is_a_number_of_units_of_time() {
+    let cases: &[(&str, bool)] = &[
+        ("Wait 30 minutes after the last thunder.", true),
+        ("You may keep an item for two weeks.", true),
+        ("Du darfst es zwei Wochen behalten.", true),
+        ("Puedes quedártelo dos semanas.", true),
+        ("Tu peux le garder deux semaines.", true),
+        ("Puoi tenerlo per due settimane.", true),
+        ("Você pode ficar com ele por duas semanas.", true),
+        ("Je mag het twee weken houden.", true),
+        ("Można go trzymać przez dwa tygodnie.", true),
+        ("Odczekaj 30 minut po ostatnim grzmocie.", true),
+        ("Half an hour at most.", true),
+        // A unit without a number, a number without a unit, a date.
+        ("Every week on Thursday.", false),
+        ("Channel 30 on the hill.", false),
+        ("Sunday 26 April 2026.", false),
+    ];
+    for (text, want) in cases {
+        assert_eq!(holds(text, &fold(text)).duration, *want, "{text}");
+    }
+    // Club night's times say how long it is, less well than a duration does.
+    let span = "19:30 to 22:00";
+    let answers = |t: &str| holds(t, &fold(t)).answers(Kind::Duration);
+    assert!(answers(span) > 0 && answers("for two hours") > answers(span));
+    assert_eq!(answers("At the Old Fire Station."), 0);
 }
 
 /// A date is a day next to a month; the notes' days are any day-like number near a month.
