@@ -3,10 +3,11 @@
 //! listed node's PKI DMs (never a mention, never a DM from another node or without PKI), and
 //! the binary: a broken file is skipped with one log line, SIGHUP reindexes without ending
 //! the daemon, and `meshai knowledge reindex | list | search`; `meaning`: passages found by
-//! meaning with `[knowledge.embeddings]`.
+//! meaning with `[knowledge.embeddings]`; `recall`: what the search finds in eight languages.
 
 mod links;
 mod meaning;
+mod recall;
 
 use std::path::Path;
 use std::process::Stdio;
