@@ -17,9 +17,12 @@
 //! price), and does not decline, is replaced by the passage sentence about the question that
 //! holds one; with none it stays. One that holds such a value but from another line than the
 //! one the question names (the calling frequency's row for the Sunday net's) gives way to
-//! that line (`line`).
+//! that line (`line`). One that says nothing — the question's own words back, or a passage's
+//! label — gives way to the sentence squarely about the question, or "Not in my notes."
+//! (`empty`).
 
 pub(crate) mod asked;
+mod empty;
 mod line;
 mod parts;
 
@@ -48,6 +51,10 @@ pub(crate) enum Checked {
     /// It recites the daemon's instructions ([`parts::recites`]): the passages' own
     /// sentence, or "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
+    /// It says nothing: it only repeats the question ([`empty::echoes`]) or writes out a
+    /// passage's label ([`empty::labels`]). The sentence squarely about the question
+    /// ([`sentence_about`]), or "Not in my notes." (`None`).
+    Empty { sentence: Option<String> },
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
@@ -318,13 +325,38 @@ fn sentence_answering(
     notes: &str,
     lang: Lang,
 ) -> Option<String> {
-    let mut asked = asked_words(question);
-    asked.retain(|w| !crate::lang::small_words(lang).iter().any(|s| fold(s) == *w));
+    let asked = about_words(question, lang);
     let lines = scored_lines(kind, question, notes);
     let line = best(&lines)?;
     let covered = shared(&asked, &format!("{} {}", line.heading, line.text));
     // A line sharing only small words answers nothing.
     (covered >= 1 && covered + 1 >= asked.len()).then(|| line.quoted())
+}
+
+/// The words `question` is about ([`asked_words`]) without `lang`'s small words: what a line
+/// squarely about it shares all of but one.
+fn about_words(question: &str, lang: Lang) -> Vec<String> {
+    let mut asked = asked_words(question);
+    asked.retain(|w| !crate::lang::small_words(lang).iter().any(|s| fold(s) == *w));
+    asked
+}
+
+/// The passage sentence of `notes` squarely about `question`: with its heading, it shares
+/// every word the question is about but one, `lang`'s small words aside, and at least one
+/// ("Can I bring my dog to the field day?" and "Dogs on a lead are welcome at the field
+/// day."); the one sharing most, the first of equals.
+fn sentence_about(question: &str, notes: &str, lang: Lang) -> Option<String> {
+    let asked = about_words(question, lang);
+    let mut best: Option<(usize, &str, &str)> = None;
+    for (heading, s) in sentences(notes) {
+        let n = shared(&asked, &format!("{heading} {s}"));
+        if best.is_none_or(|(b, ..)| n > b) {
+            best = Some((n, heading, s));
+        }
+    }
+    let (n, heading, s) = best?;
+    let own = shared(&asked, s);
+    (n >= 1 && n + 1 >= asked.len()).then(|| quoted(heading, s, own))
 }
 
 /// The passage line `s` as said instead of an answer: without a list's mark, and after its
@@ -366,6 +398,11 @@ pub(crate) fn check(
     if parts::recites(answer, lang) {
         return Checked::Recited {
             sentence: sentence(question, notes).map(|s| unmarked(s).to_string()),
+        };
+    }
+    if empty::echoes(answer, question) || empty::labels(answer, notes) {
+        return Checked::Empty {
+            sentence: sentence_about(question, notes, lang),
         };
     }
     let kind = asked::kind(&fold(question));

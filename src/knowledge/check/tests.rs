@@ -10,6 +10,17 @@ Write to the secretary, Ann Lee (secretary@kvarc.org.uk).\n\n\
 If the message asks about the club and these notes do not answer it, reply exactly: Not in my \
 notes.";
 
+/// `answer` to `question` checked in English, its prompt `notes` and the question.
+fn in_english(notes: &str, answer: &str, question: &str) -> Checked {
+    check(
+        answer,
+        question,
+        &format!("{notes}\n{question}"),
+        notes,
+        Lang::En,
+    )
+}
+
 fn prompt(question: &str) -> String {
     format!("{NOTES}\n{question}")
 }
@@ -152,15 +163,7 @@ Membership type: Full member; Cost per year: £24\n\
 Membership type: Family; Cost per year: £30\n\
 The membership year runs from 1 April to 31 March.\n\n\
 If these notes do not contain the answer, reply exactly: Not in my notes.";
-    let check = |answer: &str, question: &str| {
-        check(
-            answer,
-            question,
-            &format!("{notes}\n{question}"),
-            notes,
-            Lang::En,
-        )
-    };
+    let check = |answer: &str, question: &str| in_english(notes, answer, question);
     let unanswered = |sentence: &str, kind| Checked::Unanswered {
         sentence: sentence.into(),
         kind,
@@ -297,6 +300,51 @@ Wenn diese Notizen die Antwort nicht enthalten: Nicht in meinen Notizen.";
             hunt,
             hunt,
             Lang::De
+        ),
+        Checked::Kept
+    );
+}
+
+#[test]
+fn an_answer_that_says_nothing_gives_way_to_the_sentence_squarely_about_the_question() {
+    let notes = "Notes from the operator's documents:\n\n\
+[field-day.md > VHF field day > What to bring]\n\
+Dogs on a lead are welcome at the field day.\n\n\
+[handbook.md > Club > Monthly club night]\n\
+Club night is at the Old Fire Station, 14 Mill Lane.\n\n\
+If these notes do not contain the answer, reply exactly: Not in my notes.";
+    let check = |answer: &str, question: &str| in_english(notes, answer, question);
+    // An echo with a "no" the notes do not say: the sentence that says it.
+    assert_eq!(
+        check(
+            "No, you can not bring your dog to the field day.",
+            "Can I bring my dog to the field day?"
+        ),
+        Checked::Empty {
+            sentence: Some("Dogs on a lead are welcome at the field day.".into())
+        }
+    );
+    // An echo of a question no sentence is squarely about: "Not in my notes.".
+    assert_eq!(
+        check(
+            "The postcode of the fire station where we meet.",
+            "What is the postcode of the fire station where we meet?"
+        ),
+        Checked::Empty { sentence: None }
+    );
+    // A passage's label written out.
+    assert_eq!(
+        check(
+            "Here: Ann [handbook.md > Club > Monthly club night] Club night is at",
+            "Who won last year's fox hunt?"
+        ),
+        Checked::Empty { sentence: None }
+    );
+    // An answer with a word of its own is an answer.
+    assert_eq!(
+        check(
+            "Club night is at the Old Fire Station.",
+            "Where is club night?"
         ),
         Checked::Kept
     );

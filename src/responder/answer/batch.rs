@@ -143,6 +143,13 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             let text = sentence.unwrap_or_else(|| say(q.lang, Say::NotInNotes).to_string());
             return (text, true);
         }
+        Checked::Empty { sentence } => {
+            info!(
+                "the answer said nothing (the question's words, a passage's label): the notes' sentence instead"
+            );
+            let text = sentence.unwrap_or_else(|| say(q.lang, Say::NotInNotes).to_string());
+            return (text, true);
+        }
     };
     info!(
         values = added.len(),
