@@ -123,15 +123,15 @@ pub(crate) fn ranked(mut hits: Vec<KnowledgeHit>) -> Vec<KnowledgeHit> {
 pub(crate) const NEAR_BEST: f64 = 0.5;
 
 /// The verdict on each of `hits` (best [`rank`] first), in the same order.
-pub(crate) fn judge(hits: &[KnowledgeHit], bounds: &Bounds) -> Vec<Verdict> {
+pub(crate) fn judge(hits: &[KnowledgeHit], bounds: &Bounds, valued: bool) -> Vec<Verdict> {
     let Some(first) = hits.first() else {
         return Vec::new();
     };
     let best = rank(first);
-    let first_goes = standing(first, best, bounds).is_none() && squarely(first);
+    let first_goes = standing(first, best, bounds, valued).is_none() && squarely(first);
     let standing: Vec<Option<Verdict>> = hits
         .iter()
-        .map(|h| match standing(h, best, bounds) {
+        .map(|h| match standing(h, best, bounds, valued) {
             Some(Verdict::Distant | Verdict::Partial) if first_goes && sibling(h, first) => None,
             s => s,
         })
@@ -151,12 +151,12 @@ fn sibling(hit: &KnowledgeHit, best: &KnowledgeHit) -> bool {
 
 /// Why a full-text candidate may not go in whatever the room (`None`: it may), next to the
 /// `best` rank of its search.
-fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds) -> Option<Verdict> {
+fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds, valued: bool) -> Option<Verdict> {
     if rank(hit) < bounds.min_score {
         Some(Verdict::Weak)
     } else if rank(hit) < best * NEAR_BEST {
         Some(Verdict::Distant)
-    } else if partial(hit) {
+    } else if partial(hit, valued) {
         Some(Verdict::Partial)
     } else {
         None
@@ -165,10 +165,10 @@ fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds) -> Option<Verdict> {
 
 /// Whether `hit` covers too little of the question: under [`MIN_COVERAGE`] unless the
 /// question names its heading, and under [`UNNAMED_COVERAGE`] when it names nothing of it.
-fn partial(hit: &KnowledgeHit) -> bool {
+fn partial(hit: &KnowledgeHit, valued: bool) -> bool {
     let little =
         hit.coverage < MIN_COVERAGE && (hit.topic < ON_TOPIC || hit.coverage < ON_TOPIC_COVERAGE);
-    let unnamed = hit.topic == 0.0 && hit.coverage < UNNAMED_COVERAGE;
+    let unnamed = !valued && hit.topic == 0.0 && hit.coverage < UNNAMED_COVERAGE;
     little || unnamed
 }
 
@@ -222,6 +222,7 @@ pub(crate) fn fuse(
     similar: Vec<KnowledgeHit>,
     bounds: &Bounds,
     min_similarity: f64,
+    valued: bool,
 ) -> (Vec<KnowledgeHit>, Vec<Verdict>) {
     let best_rank = fts.first().map_or(0.0, rank);
     let best_similarity = similar.first().and_then(|h| h.similarity).unwrap_or(0.0);
@@ -234,7 +235,7 @@ pub(crate) fn fuse(
     );
     let mut all: Vec<Entry> = Vec::with_capacity(fts.len() + similar.len());
     for (n, hit) in fts.into_iter().enumerate() {
-        let standing = standing(&hit, best_rank, bounds);
+        let standing = standing(&hit, best_rank, bounds, valued);
         all.push((hit, 1.0 / (RRF_K + n as f64 + 1.0), Some(standing), None));
     }
     for (n, hit) in similar.into_iter().enumerate() {
@@ -415,7 +416,7 @@ mod tests {
         ];
         for (hits, want) in cases {
             let hits: Vec<KnowledgeHit> = hits.iter().map(|&(s, c, n)| hit(s, c, n)).collect();
-            assert_eq!(judge(&hits, &bounds), *want, "{hits:?}");
+            assert_eq!(judge(&hits, &bounds, false), *want, "{hits:?}");
         }
         // A heading the question names lets in a passage that matches less of it, but not
         // one that matches almost nothing ("About the club" for "Who designed the club
@@ -424,16 +425,21 @@ mod tests {
             topic: 1.0,
             ..hit(5.0, coverage, 10)
         };
-        assert_eq!(judge(&[on_topic(0.18)], &bounds), [Chosen]);
-        assert_eq!(judge(&[on_topic(0.05)], &bounds), [Partial]);
+        assert_eq!(judge(&[on_topic(0.18)], &bounds, false), [Chosen]);
+        assert_eq!(judge(&[on_topic(0.05)], &bounds, false), [Partial]);
         // A heading the question names nothing of: sharing some of its words is not enough
         // (the mesh etiquette for "How do I keep a node working outside in the rain?", 48 %).
         let unnamed = |coverage| KnowledgeHit {
             topic: 0.0,
             ..hit(5.0, coverage, 10)
         };
-        assert_eq!(judge(&[unnamed(0.48)], &bounds), [Partial]);
-        assert_eq!(judge(&[unnamed(0.5)], &bounds), [Chosen]);
+        assert_eq!(judge(&[unnamed(0.48)], &bounds, false), [Partial]);
+        assert_eq!(judge(&[unnamed(0.5)], &bounds, false), [Chosen]);
+        // A question that asks for a kind of value has only passages that hold one left: a
+        // quarter of it is enough ("¿Qué noche toca la rueda semanal del repetidor?" and the
+        // nets, 42 %), but not less.
+        assert_eq!(judge(&[unnamed(0.42)], &bounds, true), [Chosen]);
+        assert_eq!(judge(&[unnamed(0.2)], &bounds, true), [Partial]);
     }
 
     #[test]
@@ -459,18 +465,25 @@ mod tests {
             piece(3, lending, 7.9, 0.2, 0.33),
             piece(4, "Events > Fox hunt", 9.4, 0.36, 0.0),
         ];
-        assert_eq!(judge(&hits, &bounds), [Chosen, Distant, Chosen, Distant]);
+        assert_eq!(
+            judge(&hits, &bounds, false),
+            [Chosen, Distant, Chosen, Distant]
+        );
         // The best piece is not squarely about the question (it names none of its heading,
         // or covers under half of it): the others stay out as before.
         for (coverage, topic) in [(0.64, 0.0), (0.47, 0.33)] {
             let mut hits = hits.clone();
             hits[0] = piece(1, lending, 22.0, coverage, topic);
-            assert_eq!(judge(&hits, &bounds)[2], Distant, "{coverage} {topic}");
+            assert_eq!(
+                judge(&hits, &bounds, false)[2],
+                Distant,
+                "{coverage} {topic}"
+            );
         }
         // A piece under min_score is weak all the same.
         let mut weak = hits.clone();
         weak[2] = piece(3, lending, 0.5, 0.2, 0.33);
-        assert_eq!(judge(&weak, &bounds)[2], Weak);
+        assert_eq!(judge(&weak, &bounds, false)[2], Weak);
     }
 
     #[test]
@@ -520,12 +533,18 @@ mod tests {
             ),
         ];
         for (fts, similar, order, want) in cases {
-            let (hits, verdicts) = fuse(fts.clone(), similar.clone(), &bounds, 0.5);
+            let (hits, verdicts) = fuse(fts.clone(), similar.clone(), &bounds, 0.5, false);
             let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
             assert_eq!((ids, verdicts), (order, want), "{fts:?} {similar:?}");
         }
         // The fused hit keeps both searches' figures.
-        let (hits, _) = fuse(vec![text(7, 5.0, 1.0)], vec![meaning(7, 0.7)], &bounds, 0.5);
+        let (hits, _) = fuse(
+            vec![text(7, 5.0, 1.0)],
+            vec![meaning(7, 0.7)],
+            &bounds,
+            0.5,
+            false,
+        );
         assert_eq!((hits[0].score, hits[0].similarity), (5.0, Some(0.7)));
     }
 

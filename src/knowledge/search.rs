@@ -154,7 +154,7 @@ async fn once(
         kind,
     );
     let Some(embedder) = embedder else {
-        let verdicts = choose::judge(&fts, bounds);
+        let verdicts = choose::judge(&fts, bounds, valued(kind));
         return Ok(with_lacking(
             Found {
                 searched: true,
@@ -182,7 +182,13 @@ async fn once(
     };
     let (similar, also) = choose::holding(similar, kind);
     lacking.extend(also);
-    let (hits, verdicts) = choose::fuse(fts, similar, bounds, embedder.min_similarity());
+    let (hits, verdicts) = choose::fuse(
+        fts,
+        similar,
+        bounds,
+        embedder.min_similarity(),
+        valued(kind),
+    );
     Ok(with_lacking(
         Found {
             searched: true,
@@ -193,6 +199,16 @@ async fn once(
         },
         lacking,
     ))
+}
+
+/// Whether a question asking for a value of `kind` may take a passage whose heading it names
+/// nothing of on a quarter of its words ([`choose::MIN_COVERAGE`]) rather than half: the
+/// passages that hold no such value are already out ([`choose::holding`]), so what is left
+/// holds what is asked ("¿Qué noche toca la rueda semanal del repetidor?" and the nets, at
+/// 42 %). Not for a price: money is written in many passages, and "How much does parking
+/// cost at Crane Farm?" took club night's (docs/benchmarks.md).
+fn valued(kind: Option<Kind>) -> bool {
+    kind.is_some_and(|k| k != Kind::Price)
 }
 
 /// `found` with the passages that hold no value of the kind asked after its own, each once.

@@ -155,7 +155,10 @@ fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
             .any(|w| w.year.iter().any(|p| has_phrase(&whole, p)));
         return Some(if dated { Kind::Day } else { Kind::When });
     }
-    if ALL.iter().any(|w| anywhere(w.price)) {
+    if ALL
+        .iter()
+        .any(|w| anywhere(w.price) || starts(w.how_much) && anywhere(w.pay))
+    {
         return Some(Kind::Price);
     }
     None

@@ -1,7 +1,7 @@
 //! What the search finds, in all eight languages, without a model: for each covered question
 //! of the knowledge bench (`benches/knowledge/questions.tsv` and its translations), does the
 //! block `meshai knowledge search` says the prompt gets hold one of the question's keys? A
-//! floor per language, at what d3f9935 found (docs/benchmarks.md, "Retrieval"): a change
+//! floor per language, at what 2026-12-07 found (docs/benchmarks.md, "Retrieval"): a change
 //! that makes the daemon find less in any language fails here, where the real-model bench
 //! would take an hour to say so.
 
@@ -13,7 +13,7 @@ use super::cli;
 const FLOORS: [(&str, usize); 8] = [
     ("en", 27),
     ("de", 27),
-    ("es", 25),
+    ("es", 26),
     ("fr", 27),
     ("it", 26),
     ("pt", 25),

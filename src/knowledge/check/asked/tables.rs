@@ -21,6 +21,11 @@ pub(super) struct Words {
     pub(super) offset: &'static [&'static str],
     /// Words that ask for a price anywhere in the question.
     pub(super) price: &'static [&'static str],
+    /// Words that ask "how much" where the asking clause starts, and words for paying anywhere
+    /// in it: together they ask a price ("Quanto um adulto paga por ano…?", "Ile trzeba
+    /// zapłacić za zestaw…?"); a pay word alone does not ("Who do I pay?").
+    pub(super) how_much: &'static [&'static str],
+    pub(super) pay: &'static [&'static str],
     /// Phrases that ask how long, where the asking clause starts ("wie lange", "jak długo").
     pub(super) duration: &'static [&'static str],
     /// Units of time a duration's number comes before ("30 Minuten", "dwa tygodnie") …
@@ -56,7 +61,18 @@ const EN: Words = Words {
     ],
     year: &["this year", "next year"],
     time: &["what time", "which time", "at what time", "how late"],
-    day: &["what day", "which day", "on what day", "on which day"],
+    day: &[
+        "what day",
+        "which day",
+        "on what day",
+        "on which day",
+        "which evening",
+        "what evening",
+        "which night",
+        "what night",
+        "on which evening",
+        "on what evening",
+    ],
     frequency: &[
         "what frequency",
         "which frequency",
@@ -75,6 +91,8 @@ const EN: Words = Words {
         "how much is",
         "how much are",
     ],
+    how_much: &["how much"],
+    pay: &["pay", "pays", "paid"],
     duration: &["how long", "for how long"],
     time_units: &[
         "minute",
@@ -158,11 +176,16 @@ const DE: Words = Words {
         "an welchem wochentag",
         "welcher tag",
         "welcher wochentag",
+        "an welchem abend",
+        "welcher abend",
+        "welchen abend",
     ],
     frequency: &["welche frequenz", "auf welcher frequenz", "frequenz"],
     tone: &["subton", "welchen ton", "welcher ton", "ctcss"],
     offset: &["ablage", "offset", "welche shift"],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
+    how_much: &["wie viel", "wieviel"],
+    pay: &["zahlen", "zahle", "zahlt", "bezahlen", "bezahle", "bezahlt"],
     duration: &["wie lange", "wie lang"],
     time_units: &[
         "minute", "minuten", "min", "stunde", "stunden", "tag", "tage", "tagen", "woche", "wochen",
@@ -221,7 +244,14 @@ const ES: Words = Words {
     ],
     year: &["este ano", "el ano que viene", "el proximo ano"],
     time: &["a que hora", "que hora"],
-    day: &["que dia", "en que dia", "cual dia", "que dia de la semana"],
+    day: &[
+        "que dia",
+        "en que dia",
+        "cual dia",
+        "que dia de la semana",
+        "que noche",
+        "en que noche",
+    ],
     frequency: &[
         "que frecuencia",
         "en que frecuencia",
@@ -238,6 +268,8 @@ const ES: Words = Words {
         "precio",
         "cuota",
     ],
+    how_much: &["cuanto", "cuanta"],
+    pay: &["pagar", "pago", "paga", "pagan", "pagamos"],
     duration: &[
         "cuanto tiempo",
         "cuanto rato",
@@ -289,7 +321,7 @@ const FR: Words = Words {
     when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
     year: &["cette annee", "annee prochaine"],
     time: &["a quelle heure", "quelle heure"],
-    day: &["quel jour", "quel jour de la semaine"],
+    day: &["quel jour", "quel jour de la semaine", "quel soir"],
     frequency: &["quelle frequence", "sur quelle frequence", "frequence"],
     tone: &["subton", "tonalite", "quel ton", "ctcss"],
     offset: &["decalage", "offset", "quel shift"],
@@ -301,6 +333,8 @@ const FR: Words = Words {
         "tarif",
         "cotisation",
     ],
+    how_much: &["combien"],
+    pay: &["payer", "paie", "paye", "paient", "payons"],
     duration: &[
         "combien de temps",
         "pendant combien de temps",
@@ -382,6 +416,9 @@ const IT: Words = Words {
         "quale giorno",
         "in che giorno",
         "in quale giorno",
+        "che sera",
+        "quale sera",
+        "in che sera",
     ],
     frequency: &[
         "che frequenza",
@@ -399,7 +436,16 @@ const IT: Words = Words {
     ],
     offset: &["offset", "che shift", "quale shift"],
     price: &["quanto costa", "quanto costano", "prezzo", "costo"],
-    duration: &["quanto tempo", "per quanto tempo", "quanto dura"],
+    how_much: &["quanto", "quanta"],
+    pay: &["pagare", "pago", "paga", "pagano", "paghiamo"],
+    duration: &[
+        "quanto tempo",
+        "per quanto tempo",
+        "quanto dura",
+        "quanto dobbiamo aspettare",
+        "quanto devo aspettare",
+        "quanto bisogna aspettare",
+    ],
     time_units: &[
         "minuto",
         "minuti",
@@ -465,6 +511,9 @@ const PT: Words = Words {
         "em que dia",
         "em qual dia",
         "que dia da semana",
+        "em que noite",
+        "que noite",
+        "qual noite",
     ],
     frequency: &[
         "que frequencia",
@@ -475,6 +524,8 @@ const PT: Words = Words {
     tone: &["subtom", "tom de acesso", "que tom", "qual tom", "ctcss"],
     offset: &["desvio", "offset", "qual shift"],
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
+    how_much: &["quanto", "quanta"],
+    pay: &["pagar", "pago", "paga", "pagam", "pagamos", "sai"],
     duration: &["quanto tempo", "por quanto tempo", "quanto dura"],
     time_units: &[
         "minuto", "minutos", "min", "hora", "horas", "dia", "dias", "semana", "semanas",
@@ -518,11 +569,19 @@ const NL: Words = Words {
     ],
     year: &["dit jaar", "volgend jaar"],
     time: &["hoe laat", "om hoe laat", "om welke tijd"],
-    day: &["welke dag", "op welke dag", "welke weekdag"],
+    day: &[
+        "welke dag",
+        "op welke dag",
+        "welke weekdag",
+        "op welke avond",
+        "welke avond",
+    ],
     frequency: &["welke frequentie", "op welke frequentie", "frequentie"],
     tone: &["subtoon", "welke toon", "ctcss"],
     offset: &["offset", "welke shift"],
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
+    how_much: &["hoeveel"],
+    pay: &["betalen", "betaal", "betaalt"],
     duration: &["hoe lang", "hoelang"],
     time_units: &[
         "minuut", "minuten", "min", "uur", "uren", "dag", "dagen", "week", "weken", "maand",
@@ -593,6 +652,9 @@ const PL: Words = Words {
         "ktorego jest",
         "ktorego dnia",
         "ktorego bedzie",
+        "w ktory wieczor",
+        "ktory wieczor",
+        "w jaki wieczor",
     ],
     frequency: &[
         "jaka czestotliwosc",
@@ -603,6 +665,8 @@ const PL: Words = Words {
     tone: &["subton", "jaki ton", "ctcss"],
     offset: &["offset", "przesuw", "przesuniecie"],
     price: &["kosztuje", "kosztuja", "skladka", "oplata"],
+    how_much: &["ile"],
+    pay: &["placic", "zaplacic", "placi", "place", "zaplace", "placimy"],
     duration: &["jak dlugo", "przez jak dlugo", "na jak dlugo", "ile czasu"],
     time_units: &[
         "minuta", "minuty", "minut", "min", "godzina", "godziny", "godzin", "dzien", "dni",

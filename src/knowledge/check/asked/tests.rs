@@ -133,6 +133,27 @@ fn what_a_question_asks_for_in_every_language() {
             Some(Duration),
         ),
         ("Którego jest walne zebranie?", Some(Day)),
+        // An evening or a night of the week is a day.
+        (
+            "Which evening is the weekly net on the repeater?",
+            Some(Day),
+        ),
+        ("¿Qué noche toca la rueda semanal del repetidor?", Some(Day)),
+        (
+            "W który wieczór jest cotygodniowy krąg na przemienniku?",
+            Some(Day),
+        ),
+        // "How much" with a word for paying asks a price; paying alone does not.
+        ("Quanto um adulto paga por ano pra ser sócio?", Some(Price)),
+        (
+            "Ile trzeba zapłacić za zestaw do budowy węzła na warsztatach?",
+            Some(Price),
+        ),
+        ("Who do I pay at the door?", None),
+        (
+            "Se tuona, quanto dobbiamo aspettare prima di tornare su in collina?",
+            Some(Duration),
+        ),
         ("Z którego przemiennika korzystacie?", None),
         // "Long" elsewhere is no "how long".
         ("Which antenna has the longest range?", None),
