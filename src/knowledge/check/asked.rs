@@ -94,7 +94,8 @@ fn asking_clause(folded_question: &str) -> &str {
 /// is no "when" of any day), and a date before a price ("when do I pay the fee?"). Read in
 /// its asking clause ([`asking_clause`]), else in the first clause a question word starts: in
 /// "Jak długo mogę trzymać coś, co pożyczyłem z klubu?" the last clause's "co" is a relative
-/// pronoun, and the question is the first.
+/// pronoun, and the question is the first. But not a "when" or a day there: "when" is a
+/// conjunction as often ("When I get to the field day, who do I report to?").
 pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
     let asking = asking_clause(folded_question);
     kind_in(folded_question, asking).or_else(|| {
@@ -102,6 +103,7 @@ pub(crate) fn kind(folded_question: &str) -> Option<Kind> {
         (first != asking)
             .then(|| kind_in(folded_question, first))
             .flatten()
+            .filter(|k| !matches!(k, Kind::When | Kind::Day))
     })
 }
 
@@ -165,8 +167,8 @@ fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
 }
 
 /// The words of `folded_question` that only say what kind of value is asked: those of the
-/// tone's or offset's phrase, and of the "when", "what time", "which day" or "how long" phrase it asks
-/// with (where [`kind`] looks for each) and a word for the week right after it ("W jaki
+/// tone's or offset's phrase, and of the "when", "what time", "which day" or "how long" phrase
+/// it asks with (where [`kind`] looks for each) and a word for the week right after it ("W jaki
 /// dzień tygodnia jest wieczór klubowy?": "dzien", "tygodnia", which share nothing with
 /// "Dzień budowy węzłów", a workshop's heading). The same word elsewhere is the question's
 /// ("When is Field Day?": "day" stays).

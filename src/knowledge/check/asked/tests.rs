@@ -133,6 +133,8 @@ fn what_a_question_asks_for_in_every_language() {
             Some(Duration),
         ),
         ("Którego jest walne zebranie?", Some(Day)),
+        // The first clause's "when" is a conjunction: the question is the last.
+        ("When I get to the field day, who do I report to?", None),
         // An evening or a night of the week is a day.
         (
             "Which evening is the weekly net on the repeater?",
