@@ -123,20 +123,25 @@ pub(crate) fn ranked(mut hits: Vec<KnowledgeHit>) -> Vec<KnowledgeHit> {
 pub(crate) const NEAR_BEST: f64 = 0.5;
 
 /// The verdict on each of `hits` (best [`rank`] first), in the same order.
+/// `valued`: the question asks for a kind of value other than a price (see [`partial`]).
 pub(crate) fn judge(hits: &[KnowledgeHit], bounds: &Bounds, valued: bool) -> Vec<Verdict> {
+    within(hits, &standings(hits, bounds, valued), bounds)
+}
+
+/// The [`standing`] of each full-text candidate of `hits` (best [`rank`] first), the best's
+/// other pieces let in when it goes and is squarely about the question ([`sibling`]).
+fn standings(hits: &[KnowledgeHit], bounds: &Bounds, valued: bool) -> Vec<Option<Verdict>> {
     let Some(first) = hits.first() else {
         return Vec::new();
     };
     let best = rank(first);
     let first_goes = standing(first, best, bounds, valued).is_none() && squarely(first);
-    let standing: Vec<Option<Verdict>> = hits
-        .iter()
+    hits.iter()
         .map(|h| match standing(h, best, bounds, valued) {
             Some(Verdict::Distant | Verdict::Partial) if first_goes && sibling(h, first) => None,
             s => s,
         })
-        .collect();
-    within(hits, &standing, bounds)
+        .collect()
 }
 
 /// Whether `hit` is another piece of the section `best` is a piece of: a long section is
@@ -164,7 +169,9 @@ fn standing(hit: &KnowledgeHit, best: f64, bounds: &Bounds, valued: bool) -> Opt
 }
 
 /// Whether `hit` covers too little of the question: under [`MIN_COVERAGE`] unless the
-/// question names its heading, and under [`UNNAMED_COVERAGE`] when it names nothing of it.
+/// question names its heading, and under [`UNNAMED_COVERAGE`] when it names nothing of it —
+/// unless the question asks for a kind of value (`valued`, not a price): then only passages
+/// holding one are left (`holding`), and a quarter is enough.
 fn partial(hit: &KnowledgeHit, valued: bool) -> bool {
     let little =
         hit.coverage < MIN_COVERAGE && (hit.topic < ON_TOPIC || hit.coverage < ON_TOPIC_COVERAGE);
@@ -224,7 +231,7 @@ pub(crate) fn fuse(
     min_similarity: f64,
     valued: bool,
 ) -> (Vec<KnowledgeHit>, Vec<Verdict>) {
-    let best_rank = fts.first().map_or(0.0, rank);
+    let fts_standings = standings(&fts, bounds, valued);
     let best_similarity = similar.first().and_then(|h| h.similarity).unwrap_or(0.0);
     // (hit, fused score, full-text standing, by-meaning standing)
     type Entry = (
@@ -234,8 +241,7 @@ pub(crate) fn fuse(
         Option<Option<Verdict>>,
     );
     let mut all: Vec<Entry> = Vec::with_capacity(fts.len() + similar.len());
-    for (n, hit) in fts.into_iter().enumerate() {
-        let standing = standing(&hit, best_rank, bounds, valued);
+    for (n, (hit, standing)) in fts.into_iter().zip(fts_standings).enumerate() {
         all.push((hit, 1.0 / (RRF_K + n as f64 + 1.0), Some(standing), None));
     }
     for (n, hit) in similar.into_iter().enumerate() {
