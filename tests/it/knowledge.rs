@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use meshai::knowledge::DEFAULT_ABOUT;
-use meshai::knowledge::render::{NOTES_INTRO, system_hint};
+use meshai::knowledge::render::{NOTES_INTRO, no_notes, system_hint};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::harness::{Daemon, SOON, config_text, replies, sim_config};
@@ -525,6 +525,16 @@ async fn an_uncovered_club_question_is_declined_by_the_daemon() {
     assert!(
         last.is_some_and(|m| m.ends_with("How can I make my node's battery last longer?")),
         "{last:?}"
+    );
+    // An everyday question that shares a word with the documents ("club") but gets no
+    // passage is asked as without documents: no "reply exactly: Not in my notes." block.
+    let question = "How can I start a radio club at my school?";
+    let shares = ask(&d, PLAIN_MEMBER, question).await;
+    let block = no_notes(meshai::lang::Lang::En, DEFAULT_ABOUT);
+    assert!(
+        shares.messages.iter().all(|m| !m.content.contains(&block)),
+        "{:?}",
+        shares.messages
     );
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");

@@ -234,6 +234,14 @@ fn every_language() {
         "Cosa significa SNR?",
         "Wat betekent SNR?",
         "Co oznacza SNR?",
+        // Other ways to ask what a word means, and Portuguese and Italian how-tos (the
+        // knowledge benches' general and everyday questions the tables missed).
+        "Que veut dire SNR ?",
+        "C'est quoi une antenne dipôle ?",
+        "Cosa vuol dire SNR?",
+        "Quanto deve essere grande il pannello solare per un nodo piccolo?",
+        "Como mantenho um nó funcionando lá fora na chuva?",
+        "Como descubro quem mais está na rede mesh?",
         // Polish how-tos and "best" advice (the Polish knowledge bench: "Gdzie najlepiej
         // postawić przemiennik dla naszej grupy?" got the daemon's decline).
         "Gdzie najlepiej postawić przemiennik dla naszej grupy?",

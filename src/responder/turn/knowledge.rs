@@ -143,6 +143,11 @@ pub(crate) async fn note(
                 debug!("knowledge: a question about the documents' world they do not answer");
             }
             match (found.block(lang, &k.about), decision) {
+                // An everyday question no passage was chosen for is answered as without
+                // documents: the "no note matches … reply exactly: Not in my notes." block
+                // only misleads the model there (the Polish knowledge bench's "Jak duży panel
+                // słoneczny potrzebuje mały węzeł?" was answered with that block recited).
+                (Some(_), Decision::Model) if !check_values && chosen.is_empty() => None,
                 (Some(text), _) => Some(Note {
                     text,
                     grounded: !chosen.is_empty(),
