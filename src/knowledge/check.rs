@@ -220,16 +220,15 @@ pub(crate) fn asked_words(question: &str) -> Vec<String> {
 pub(crate) fn shared(asked: &[String], s: &str) -> usize {
     let f = fold(s);
     let w = words(&f);
-    // An inflection, not a compound: "start" shares with "starts", "jahr" not with
-    // "jahreshauptversammlung".
-    let inflects = |short: &str, long: &str| {
-        short.len() >= 4 && long.len() <= short.len() + 3 && long.starts_with(short)
-    };
-    let shares = |a: &str| {
-        w.iter()
-            .any(|w| *w == a || inflects(a, w) || inflects(w, a))
-    };
+    let shares = |a: &str| w.iter().any(|w| same_word(a, w));
     asked.iter().filter(|a| shares(a)).count()
+}
+
+/// Whether two folded words are one word, or one an inflection of the other — not a
+/// compound: "start" is "starts", "jahr" is not "jahreshauptversammlung".
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || short.len() >= 4 && long.len() <= short.len() + 3 && long.starts_with(short)
 }
 
 /// The passage sentence of `notes` that shares most of `question`'s words (at least

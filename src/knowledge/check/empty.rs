@@ -9,6 +9,7 @@
 //! `responder::answer::echo`'s; here, for an answer checked against the notes, the question's
 //! words in any order, a yes or a no added, are no answer either.)
 
+use super::same_word;
 use crate::lang::{Lang, small_words};
 use crate::mesh::matcher::{fold, words};
 
@@ -33,11 +34,7 @@ pub(super) fn echoes(answer: &str, question: &str) -> bool {
     let asked = words(&folded_question);
     let folded = fold(answer);
     let said: Vec<&str> = words(&folded).into_iter().filter(|w| !small(w)).collect();
-    let inflects = |a: &str, b: &str| {
-        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        short.len() >= 4 && long.len() <= short.len() + 3 && long.starts_with(short)
-    };
-    let in_question = |w: &&str| asked.iter().any(|a| a == w || inflects(a, w));
+    let in_question = |w: &&str| asked.iter().any(|a| same_word(a, w));
     !said.is_empty() && said.iter().all(in_question)
 }
 
