@@ -14,8 +14,9 @@
 //! definitions are left out: the model reads what a Markdown viewer shows. A passage's text
 //! is the document's own (emphasis marks, links and list markers as written), so the parser
 //! only places the cuts. Every passage keeps its heading path (`Club handbook > Meetings`, the
-//! titles as plain text); the file name is the caller's. Plain text keeps its lines as
-//! written and has no headings: it is cut at its paragraphs only.
+//! titles as plain text); the file name is the caller's. Plain text is cut at its paragraphs;
+//! its lines are kept as written but those wrapped by hand (`unwrap_plain`), and a first
+//! paragraph of one short line is its title (`title`), the heading of all its passages.
 //!
 //! A Markdown file may start with a front matter block (`---` lines around `key: value`
 //! lines); `private: true` marks the whole file private. Nothing else in it is used, and it is
@@ -41,7 +42,7 @@ use crate::store::NewPassage;
 
 /// The version of these rules, kept with the index: a meshai whose splitter cuts or words
 /// passages differently (a higher version) splits every file again, changed or not.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// A passage's text is at most this many characters (about 150 tokens of English): big
 /// enough for a section of a handbook, small enough that three fit a small model's turn.
@@ -128,14 +129,19 @@ fn sections(text: &str, format: Format) -> Vec<Section> {
     match format {
         Format::Markdown => markdown_sections(text),
         Format::Text => {
-            let mut blocks = Vec::new();
-            for para in paragraphs(text) {
-                push_block(&mut blocks, &para.join("\n"));
-            }
-            let whole = Section {
-                path: Vec::new(),
-                blocks,
+            let mut paras = paragraphs(text);
+            let path: Vec<String> = match paras.as_slice() {
+                [first, _, ..] if title(first) => vec![one_line(first[0])],
+                _ => Vec::new(),
             };
+            if !path.is_empty() {
+                paras.remove(0);
+            }
+            let mut blocks = Vec::new();
+            for para in paras {
+                push_block(&mut blocks, &unwrap_plain(&para));
+            }
+            let whole = Section { path, blocks };
             (!whole.blocks.is_empty())
                 .then_some(whole)
                 .into_iter()
@@ -451,6 +457,63 @@ fn starts_item(t: &str) -> bool {
     }
     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+}
+
+/// Whether a plain-text file's first paragraph is its title ("KVARC NETS - WEEKLY ON-AIR
+/// MEETINGS"): one line of at most [`TITLE_CHARS`] characters, with a letter, that does not
+/// end as a sentence or a clause does.
+fn title(first: &[&str]) -> bool {
+    let [line] = first else {
+        return false;
+    };
+    let t = line.trim();
+    t.chars().count() <= TITLE_CHARS
+        && t.chars().any(char::is_alphabetic)
+        && !t.ends_with(['.', '!', '?', ',', ';', ':'])
+}
+
+/// A plain-text title is at most this long.
+const TITLE_CHARS: usize = 80;
+
+/// A plain-text paragraph is wrapped by hand when its longest line is at least this long:
+/// shorter lines (an address, a roster) are lines as written.
+const WRAP_CHARS: usize = 60;
+
+/// A plain-text paragraph's lines, with those wrapped in the file joined: a line is wrapped
+/// when the next line's first word would not have fitted after it within the paragraph's
+/// longest line (so the writer's editor, not the writer, broke it), and that line is at
+/// least [`WRAP_CHARS`] long; a list item starts a line of its own, as in Markdown. The
+/// Thursday net's sentence of the knowledge bench's `nets.txt` runs over two lines ("…
+/// (145.7125 MHz, tone" / "77.0 Hz)."): as lines, no one of them held the day with enough of
+/// the question's words for the daemon's check (issue 38).
+fn unwrap_plain(lines: &[&str]) -> String {
+    let width = lines
+        .iter()
+        .map(|l| l.trim_end().chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let mut prev: Option<&str> = None;
+    for line in lines {
+        let t = line.trim_end();
+        if let Some(p) = prev {
+            let next_word = t.split_whitespace().next().map_or(0, |w| w.chars().count());
+            let wrapped = width >= WRAP_CHARS
+                && p.chars().count() + 1 + next_word > width
+                && !starts_item(t.trim_start());
+            if wrapped {
+                out.push(' ');
+                out.push_str(t.trim_start());
+            } else {
+                out.push('\n');
+                out.push_str(t);
+            }
+        } else {
+            out.push_str(t);
+        }
+        prev = Some(t);
+    }
+    out
 }
 
 /// A heading's title on one line.

@@ -58,10 +58,45 @@ fn headings_make_the_paths() {
 }
 
 #[test]
-fn plain_text_has_paragraphs_only() {
+fn plain_text_has_paragraphs_and_a_title_line() {
+    let t = |text: &str| render(text, Format::Text);
+    // No Markdown: a first paragraph of one short line is the title, marks and all.
     assert_eq!(
-        render("# not a heading\n\nSecond\nparagraph.\r\n", Format::Text),
-        [" | # not a heading\n\nSecond\nparagraph."]
+        t("# Not markdown\n\nSecond\nparagraph.\r\n"),
+        ["# Not markdown | Second\nparagraph."]
+    );
+    // A first line that ends as a sentence, one of two lines, or a file of one paragraph:
+    // no title.
+    assert_eq!(t("Hello all.\n\nNets."), [" | Hello all.\n\nNets."]);
+    assert_eq!(t("One\nTwo\n\nNets."), [" | One\nTwo\n\nNets."]);
+    assert_eq!(t("KVARC NETS"), [" | KVARC NETS"]);
+}
+
+#[test]
+fn plain_text_wrapped_by_hand_is_joined() {
+    let t = |text: &str| render(text, Format::Text);
+    // Wrapped at the width of the longest line: the next word would not have fitted.
+    assert_eq!(
+        t(
+            "Thursday evening net: every Thursday at 20:00 on GB3KV (145.7125 MHz, tone\n\
+           77.0 Hz). Net control rotates among volunteers; the rota is on the shack\n\
+           noticeboard.\n- Bring a mug.\n- Be on time."
+        ),
+        [
+            " | Thursday evening net: every Thursday at 20:00 on GB3KV (145.7125 MHz, tone \
+         77.0 Hz). Net control rotates among volunteers; the rota is on the shack \
+         noticeboard.\n- Bring a mug.\n- Be on time."
+        ]
+    );
+    // A short line before a long one was broken by the writer, not the editor.
+    assert_eq!(
+        t("Sunday HF net:\nSundays at 10:00 on 3.720 MHz LSB (80 m), give or take the QRM here."),
+        [" | Sunday HF net:\nSundays at 10:00 on 3.720 MHz LSB (80 m), give or take the QRM here."]
+    );
+    // Short lines (an address, a roster) stay lines.
+    assert_eq!(
+        t("Chair: Ann Lee\nSecretary: Bob Stone\nTreasurer: Cy Ward"),
+        [" | Chair: Ann Lee\nSecretary: Bob Stone\nTreasurer: Cy Ward"]
     );
 }
 
