@@ -23,6 +23,7 @@
 
 pub(crate) mod asked;
 mod empty;
+mod ends;
 mod line;
 mod parts;
 
@@ -51,6 +52,9 @@ pub(crate) enum Checked {
     /// It recites the daemon's instructions ([`parts::recites`]): the passages' own
     /// sentence, or "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
+    /// It gives when something starts to a question asking when it ends or closes
+    /// ([`ends::only_starts`]): "Not in my notes.".
+    StartForEnd,
     /// It says nothing: it only repeats the question ([`empty::echoes`]) or writes out a
     /// passage's label ([`empty::labels`]). The sentence squarely about the question
     /// ([`sentence_about`]), or "Not in my notes." (`None`).
@@ -253,7 +257,8 @@ struct Line<'a> {
     /// How well it holds a value of the kind ([`asked::Holds::answers`]; 0: none).
     value: u8,
     /// The question's words it shares, a word its heading shares counting twice (the heading
-    /// says what the passage is about: "Flohmarkt (Rally)") …
+    /// says what the passage is about: "Flohmarkt (Rally)"), and so the question's numbers
+    /// (the "2" of "the 2 m repeater" and "GB3KV — Beacon Hill, 2 m FM") …
     shared: usize,
     /// … and those it shares itself.
     own: usize,
@@ -277,18 +282,42 @@ impl Line<'_> {
     }
 }
 
+/// How well `text` holds a value of `kind` for `question` ([`asked::Holds::answers`]); a
+/// place is a name (a capitalised word but a sentence's first, no weekday or month) the
+/// question does not write: "VHF" is no answer to "Où se déroule le field day VHF ?",
+/// "Crane Farm" is.
+fn held(kind: asked::Kind, text: &str, question: &str) -> u8 {
+    if kind != asked::Kind::Place {
+        return asked::holds(text, &fold(text)).answers(kind);
+    }
+    let folded = fold(question);
+    let asked = words(&folded);
+    let new = |n: &String| !asked.iter().any(|a| same_word(a, n)) && !asked::is_calendar_word(n);
+    u8::from(names(text).iter().any(new))
+}
+
 /// The lines of `notes`, each scored for `question`, which asks for a value of `kind`.
 fn scored_lines<'a>(kind: asked::Kind, question: &str, notes: &'a str) -> Vec<Line<'a>> {
     let asked = asked_words(question);
+    // "2 metri" names the "2 m" repeater; the other lines' values are no word of the
+    // question ("145,7125" is not "2").
+    let counts: Vec<&str> = numbers(question).collect();
+    let both = |s: &str| {
+        shared(&asked, s)
+            + counts
+                .iter()
+                .filter(|n| numbers(s).any(|m| m == **n))
+                .count()
+    };
     sentences(notes)
         .into_iter()
         .map(|(heading, text)| {
-            let own = shared(&asked, text);
+            let own = both(text);
             Line {
                 heading,
                 text,
-                value: asked::holds(text, &fold(text)).answers(kind),
-                shared: own + 2 * shared(&asked, heading),
+                value: held(kind, text, question),
+                shared: own + 2 * both(heading),
                 own,
             }
         })
@@ -419,14 +448,23 @@ pub(crate) fn check(
     let Some(kind) = kind else {
         return Checked::Kept;
     };
+    if matches!(kind, asked::Kind::Time | asked::Kind::When)
+        && ends::only_starts(answer, question, notes)
+    {
+        return Checked::StartForEnd;
+    }
+    // A place is told from other names by the question only: a decline stands ("Where do
+    // we park at Crane Farm?" is not answered by the farm's address), and a place is not
+    // placed on a line.
+    let place = kind == asked::Kind::Place;
     if declines(answer) {
-        return match sentence_answering(kind, question, notes, lang) {
+        return match sentence_answering(kind, question, notes, lang).filter(|_| !place) {
             Some(sentence) => Checked::Unanswered { sentence, kind },
             None => Checked::Kept,
         };
     }
-    if asked::holds(answer, &fold(answer)).answers(kind) > 0 {
-        return match line::instead(kind, question, notes, answer) {
+    if held(kind, answer, question) > 0 {
+        return match line::instead(kind, question, notes, answer).filter(|_| !place) {
             Some(sentence) => Checked::OtherLine { sentence, kind },
             None => Checked::Kept,
         };

@@ -287,7 +287,8 @@ pub(crate) fn holding(
     hits: Vec<KnowledgeHit>,
     kind: Option<Kind>,
 ) -> (Vec<KnowledgeHit>, Vec<KnowledgeHit>) {
-    let Some(kind) = kind else {
+    // Any passage may name a place.
+    let Some(kind) = kind.filter(|k| *k != Kind::Place) else {
         return (hits, Vec::new());
     };
     hits.into_iter().partition(|h| {

@@ -206,9 +206,10 @@ async fn once(
 /// passages that hold no such value are already out ([`choose::holding`]), so what is left
 /// holds what is asked ("¿Qué noche toca la rueda semanal del repetidor?" and the nets, at
 /// 42 %). Not for a price: money is written in many passages, and "How much does parking
-/// cost at Crane Farm?" took club night's (docs/benchmarks.md).
+/// cost at Crane Farm?" took club night's (docs/benchmarks.md). Nor for a place: no passage
+/// is left out for holding none.
 fn valued(kind: Option<Kind>) -> bool {
-    kind.is_some_and(|k| k != Kind::Price)
+    kind.is_some_and(|k| !matches!(k, Kind::Price | Kind::Place))
 }
 
 /// `found` with the passages that hold no value of the kind asked after its own, each once.

@@ -81,7 +81,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
     let d = Daemon::start(&knowledge(notes.path(), "")).await;
     d.indexed(1).await;
 
-    let first = ask(&d, USER, "Where is the club meeting held?").await;
+    let first = ask(&d, USER, "Tell me about the club meeting.").await;
     let prompt = said(&first);
     assert!(prompt.contains("Old Fire Station"), "{prompt}");
     assert!(
@@ -99,7 +99,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
     // The new message last (the node has no names: no header).
     assert_eq!(
         first.messages[n - 1].content,
-        "Where is the club meeting held?"
+        "Tell me about the club meeting."
     );
     assert!(first.messages[n - 2].content.contains("Old Fire Station"));
     // The documents answer this turn: the message's time and the radio line are left out of
@@ -116,7 +116,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
         b"# Club\n\n## Meetings\n\nWe meet every first Tuesday in the Bridge Street library, upstairs.\n",
     );
     d.reindexed().await;
-    let second = ask(&d, USER, "Where is the club meeting held now?").await;
+    let second = ask(&d, USER, "Tell me about the club meeting now.").await;
     let prompt = said(&second);
     assert!(prompt.contains("Bridge Street library"), "{prompt}");
     assert!(!prompt.contains("Old Fire Station"), "{prompt}");
@@ -135,7 +135,7 @@ async fn a_changed_file_is_reindexed_and_a_deleted_one_is_gone() {
     // without a folder: no hint in the system prompt, no note.
     std::fs::remove_file(notes.path().join("handbook.md")).expect("rm");
     d.reindexed().await;
-    let third = ask(&d, USER, "Where is the club meeting held today?").await;
+    let third = ask(&d, USER, "Tell me about the club meeting today.").await;
     let prompt = said(&third);
     assert!(
         !prompt.contains("library") && !prompt.contains("Fire Station"),
@@ -204,7 +204,7 @@ async fn an_empty_folder_is_no_folder_until_its_first_passage() {
         b"# Club\n\n## Repeaters\n\nOur repeater is on the water tower of Beacon Hill.\n",
     );
     d.reindexed().await;
-    let first = ask(&d, PLAIN_MEMBER, "Where is the club's repeater?").await;
+    let first = ask(&d, PLAIN_MEMBER, "Tell me about the club's repeater.").await;
     assert!(
         first.messages[0]
             .content

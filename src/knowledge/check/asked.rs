@@ -25,7 +25,7 @@ pub(crate) enum Kind {
     Day,
     /// A price ("how much … cost", "wie viel kostet"): an amount of money, or free.
     Price,
-    /// A frequency ("what frequency"): a number in Hz, kHz or MHz, or one a frequency's
+    /// A frequency ("what frequency"): a number in kHz, MHz or GHz, or one a frequency's
     /// label precedes.
     Frequency,
     /// An access tone ("welchen Subton"): a number in Hz, or one after "CTCSS".
@@ -36,6 +36,10 @@ pub(crate) enum Kind {
     /// A length of time ("how long", "jak długo"): a number, in digits or words, before a
     /// unit of time ("30 minutes", "dwa tygodnie"), else clock times ("19:30 to 22:00").
     Duration,
+    /// A place ("where", "wo", "gdzie"): a name the question does not write ("Plough Inn",
+    /// "Crane Farm"). Which names a text holds depends on the question, so `check` judges
+    /// it ([`Holds::answers`] says nothing of it), and any passage may hold one.
+    Place,
 }
 
 /// A cue must start within this many words of the asking clause ([`asking_clause`]): "Do you
@@ -125,11 +129,12 @@ fn starts_asking(clause: &str) -> bool {
 /// What the clause `clause` of `folded_question` asks for (see [`kind`]).
 fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
     let ws = words(clause);
-    let starts = |phrases: &[&str]| {
+    let starts_within = |phrases: &[&str], n: usize| {
         phrases
             .iter()
-            .any(|p| (0..CUE_WORDS.min(ws.len())).any(|at| phrase_at(&ws, at, p)))
+            .any(|p| (0..n.min(ws.len())).any(|at| phrase_at(&ws, at, p)))
     };
+    let starts = |phrases: &[&str]| starts_within(phrases, CUE_WORDS);
     let anywhere = |phrases: &[&str]| phrases.iter().any(|p| has_phrase(&ws, p));
     if ALL.iter().any(|w| anywhere(w.tone)) {
         return Some(Kind::Tone);
@@ -137,7 +142,12 @@ fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
     if ALL.iter().any(|w| anywhere(w.offset)) {
         return Some(Kind::Offset);
     }
-    if ALL.iter().any(|w| starts(w.frequency)) {
+    // A noun, one word later than a cue: "Qual è la frequenza di uscita …?", "Quelle est
+    // la fréquence …?" (no conjunction reads like it).
+    if ALL
+        .iter()
+        .any(|w| starts_within(w.frequency, CUE_WORDS + 1))
+    {
         return Some(Kind::Frequency);
     }
     if ALL.iter().any(|w| starts(w.duration)) {
@@ -162,6 +172,9 @@ fn kind_in(folded_question: &str, clause: &str) -> Option<Kind> {
         .any(|w| anywhere(w.price) || starts(w.how_much) && anywhere(w.pay))
     {
         return Some(Kind::Price);
+    }
+    if ALL.iter().any(|w| starts(w.place)) {
+        return Some(Kind::Place);
     }
     None
 }
@@ -219,7 +232,7 @@ pub(crate) struct Holds {
     pub(crate) weekday: bool,
     /// An amount of money (£24, 12 €, "24 euros") or "free".
     pub(crate) money: bool,
-    /// A number in Hz, kHz or MHz, or one a frequency's label precedes.
+    /// A number in kHz, MHz or GHz, or one a frequency's label precedes.
     pub(crate) hertz: bool,
     /// A number in Hz, or one after "CTCSS" or "DCS".
     pub(crate) tone: bool,
@@ -243,6 +256,7 @@ impl Holds {
             Kind::Offset => u8::from(self.offset),
             // "19:30 to 22:00" says how long club night is, too.
             Kind::Duration => 2 * u8::from(self.duration) + u8::from(self.clock),
+            Kind::Place => 0,
         }
     }
 }
@@ -267,6 +281,26 @@ fn day(w: &str) -> Option<&str> {
     let digits = w.len() - w.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let ordinal = ["", "st", "nd", "rd", "th", "e", "er"].contains(&&w[digits..]);
     (ordinal && (1..=2).contains(&digits)).then(|| &w[..digits])
+}
+
+/// Whether `folded_question` asks when something ends or closes: an end word in its asking
+/// clause ("What time does the Plough Inn close?", "O której zamykają Plough Inn?").
+pub(crate) fn asks_end(folded_question: &str) -> bool {
+    words(asking_clause(folded_question))
+        .iter()
+        .any(|w| ALL.iter().any(|t| t.end.contains(w)))
+}
+
+/// Whether `w` (folded) is a word a start time comes after ("from", "ab", "desde", "od").
+pub(crate) fn is_from_word(w: &str) -> bool {
+    ALL.iter().any(|t| t.from.contains(&w))
+}
+
+/// Whether `w` (folded) names a weekday or a month in one of meshai's languages: English
+/// writes them capitalised, and they are no names of places.
+pub(crate) fn is_calendar_word(w: &str) -> bool {
+    ALL.iter()
+        .any(|t| t.weekdays.contains(&w) || t.months.contains(&w))
 }
 
 /// Whether `w` names a month in one of meshai's languages.
@@ -377,7 +411,9 @@ pub(crate) fn holds(text: &str, folded: &str) -> Holds {
                 || any(|t| t.free, w)
                 || (any(|t| t.money, w) && near_number(i))
         });
-    const HERTZ: &[&str] = &["hz", "khz", "mhz", "ghz"];
+    // Not plain Hz: "CTCSS 77,0 Hz" is an access tone, and stood for the output frequency
+    // of "Was ist die Ausgabefrequenz …?" (the tone's line names the output too).
+    const HERTZ: &[&str] = &["khz", "mhz", "ghz"];
     // "145.500 MHz", or a table row's "Frequency (MHz): 145.500".
     let labelled = |i: usize| {
         ws[i.saturating_sub(2)..i]

@@ -97,6 +97,28 @@ Station. The room opens at 19:00 for anyone setting up a demonstration.\n\n\
 If these notes do not contain the answer, reply exactly: Not in my notes.";
 
     #[test]
+    fn a_number_the_question_names_says_which_line() {
+        // Both outputs' lines share "output", "Beacon" and "Hill"; only one heading writes
+        // the "2" of "2 m" (the Italian knowledge bench's "439,5625 MHz", the DMR output).
+        let notes = "Notes from the operator's documents:\n\n\
+[repeaters.md > Repeaters > GB7KV — DMR, Beacon Hill]\n\
+- Output: 439.5625 MHz\n\n\
+[repeaters.md > Repeaters > GB3KV — Beacon Hill, 2 m FM]\n\
+- Output (you listen here): 145.7125 MHz\n\
+- Input (you transmit here): 145.1125 MHz\n\n\
+If these notes do not contain the answer, reply exactly: Not in my notes.";
+        let question = "What is the output frequency of the 2 m repeater on Beacon Hill?";
+        assert_eq!(
+            instead(Kind::Frequency, question, notes, "439.5625 MHz").as_deref(),
+            Some("Output (you listen here): 145.7125 MHz")
+        );
+        assert_eq!(
+            instead(Kind::Frequency, question, notes, "145.7125 MHz"),
+            None
+        );
+    }
+
+    #[test]
     fn the_values_of_a_text() {
         assert_eq!(
             values("At 19:30, on 145,500 MHz (£24). Day 10."),

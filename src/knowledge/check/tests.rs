@@ -207,8 +207,17 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
     assert_eq!(check("Late in the evening.", q), Checked::Kept);
     // A question that asks for no kind of value is not checked for one.
     assert_eq!(
-        check("The hunt ends at the car park.", "Where does the hunt end?"),
+        check("The hunt ends at the car park.", "Who runs the hunt?"),
         Checked::Kept
+    );
+    // A place is a name: "the car park" is none, and the line about the hunt that names
+    // one goes instead (a weekday or a month names no place: not its date's line).
+    assert_eq!(
+        check("The hunt ends at the car park.", "Where does the hunt end?"),
+        unanswered(
+            "Fox hunt: Meet at 10:00 at the Hob Hill car park.",
+            asked::Kind::Place
+        )
     );
 }
 
@@ -345,6 +354,51 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
         check(
             "Club night is at the Old Fire Station.",
             "Where is club night?"
+        ),
+        Checked::Kept
+    );
+}
+
+#[test]
+fn a_where_question_is_answered_with_a_place() {
+    let notes = "Notes des documents de l'opérateur :\n\n\
+[events.md > Événements 2026 > Field day VHF]\n\
+Samedi 4 et dimanche 5 juillet 2026 à Crane Farm, Long Lane. Le montage commence à 09:00.\n\
+Le field day VHF est le concours national de l'été.\n\n\
+[handbook.md > Club > Soirée d'hiver]\n\
+Samedi 17 janvier, à partir de 18:30, au Plough Inn, High Street.\n\n\
+Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes notes.";
+    let fr = |answer: &str, question: &str| {
+        check(
+            answer,
+            question,
+            &format!("{notes}\n{question}"),
+            notes,
+            Lang::Fr,
+        )
+    };
+    let q = "Où se déroule le field day VHF ?";
+    // No name but the question's own ("VHF"): the line that names the place.
+    assert_eq!(
+        fr(
+            "Le field day VHF se déroule du samedi 09:00 au dimanche.",
+            q
+        ),
+        Checked::Unanswered {
+            sentence: "Field day VHF: Samedi 4 et dimanche 5 juillet 2026 à Crane Farm, Long \
+                       Lane."
+                .into(),
+            kind: asked::Kind::Place,
+        }
+    );
+    // A place: kept, even one the question is not about (a place is not placed on a line).
+    assert_eq!(fr("À Crane Farm, Long Lane.", q), Checked::Kept);
+    assert_eq!(fr("Au Plough Inn.", q), Checked::Kept);
+    // A decline stands: the notes may name the field day's farm and not where to park.
+    assert_eq!(
+        fr(
+            "Pas dans mes notes.",
+            "Où est-ce qu'on se gare au field day VHF ?"
         ),
         Checked::Kept
     );

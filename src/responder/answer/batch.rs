@@ -138,6 +138,10 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             );
             return (sentence, true);
         }
+        Checked::StartForEnd => {
+            info!("the answer gave a start time for an end: Not in my notes instead");
+            return (say(q.lang, Say::NotInNotes).to_string(), true);
+        }
         Checked::Recited { sentence } => {
             info!("the answer recited the instructions: the notes' sentence instead");
             let text = sentence.unwrap_or_else(|| say(q.lang, Say::NotInNotes).to_string());

@@ -161,7 +161,7 @@ async fn a_link_loop_is_indexed_and_the_daemon_stops() {
     let d = Daemon::start(&knowledge(notes.path(), "")).await;
     // Bounded waits: the index completes, then a question finds the file once.
     d.indexed(1).await;
-    let prompt = said(&ask(&d, USER, "Where is the club meeting held?").await);
+    let prompt = said(&ask(&d, USER, "Tell me about the club meeting.").await);
     assert_eq!(prompt.matches("Old Fire Station").count(), 1, "{prompt}");
     assert!(
         prompt.contains("[club/handbook.md > Club > Meetings]"),

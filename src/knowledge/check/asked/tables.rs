@@ -11,6 +11,12 @@ pub(super) struct Words {
     /// named ("When is the fox hunt this year?" is not answered by "14:00").
     pub(super) year: &'static [&'static str],
     pub(super) time: &'static [&'static str],
+    /// Words that make a "when" or "what time" ask when something ends or closes, anywhere
+    /// in the asking clause ("What time does the Plough Inn close?") …
+    pub(super) end: &'static [&'static str],
+    /// … and the words a start time comes after ("from 18:30", "ab 18:30 Uhr", "desde las
+    /// 18:30"): no answer to it.
+    pub(super) from: &'static [&'static str],
     pub(super) day: &'static [&'static str],
     /// A frequency ("what frequency", "auf welcher Frequenz") …
     pub(super) frequency: &'static [&'static str],
@@ -26,6 +32,8 @@ pub(super) struct Words {
     /// zapłacić za zestaw…?"); a pay word alone does not ("Who do I pay?").
     pub(super) how_much: &'static [&'static str],
     pub(super) pay: &'static [&'static str],
+    /// Words that ask where, where the asking clause starts ("wo", "gdzie", "où").
+    pub(super) place: &'static [&'static str],
     /// Phrases that ask how long, where the asking clause starts ("wie lange", "jak długo").
     pub(super) duration: &'static [&'static str],
     /// Units of time a duration's number comes before ("30 Minuten", "dwa tygodnie") …
@@ -61,6 +69,10 @@ const EN: Words = Words {
     ],
     year: &["this year", "next year"],
     time: &["what time", "which time", "at what time", "how late"],
+    end: &[
+        "close", "closes", "closing", "shut", "shuts", "end", "ends", "finish", "finishes", "over",
+    ],
+    from: &["from", "since"],
     day: &[
         "what day",
         "which day",
@@ -93,6 +105,7 @@ const EN: Words = Words {
     ],
     how_much: &["how much"],
     pay: &["pay", "pays", "paid"],
+    place: &["where", "whereabouts"],
     duration: &["how long", "for how long"],
     time_units: &[
         "minute",
@@ -171,6 +184,8 @@ const DE: Words = Words {
         "wie spat",
         "um welche uhrzeit",
     ],
+    end: &["zu", "schliesst", "schliessen", "endet", "enden", "vorbei"],
+    from: &["ab", "von", "seit"],
     day: &[
         "an welchem tag",
         "an welchem wochentag",
@@ -180,12 +195,19 @@ const DE: Words = Words {
         "welcher abend",
         "welchen abend",
     ],
-    frequency: &["welche frequenz", "auf welcher frequenz", "frequenz"],
+    frequency: &[
+        "welche frequenz",
+        "auf welcher frequenz",
+        "frequenz",
+        "ausgabefrequenz",
+        "eingabefrequenz",
+    ],
     tone: &["subton", "welchen ton", "welcher ton", "ctcss"],
     offset: &["ablage", "offset", "welche shift"],
     price: &["kostet", "kosten", "preis", "gebuhr", "beitrag"],
     how_much: &["wie viel", "wieviel"],
     pay: &["zahlen", "zahle", "zahlt", "bezahlen", "bezahle", "bezahlt"],
+    place: &["wo", "wohin"],
     duration: &["wie lange", "wie lang"],
     time_units: &[
         "minute", "minuten", "min", "stunde", "stunden", "tag", "tage", "tagen", "woche", "wochen",
@@ -244,6 +266,10 @@ const ES: Words = Words {
     ],
     year: &["este ano", "el ano que viene", "el proximo ano"],
     time: &["a que hora", "que hora"],
+    end: &[
+        "cierra", "cierran", "termina", "terminan", "acaba", "acaban",
+    ],
+    from: &["desde"],
     day: &[
         "que dia",
         "en que dia",
@@ -270,6 +296,7 @@ const ES: Words = Words {
     ],
     how_much: &["cuanto", "cuanta"],
     pay: &["pagar", "pago", "paga", "pagan", "pagamos"],
+    place: &["donde", "adonde", "en donde"],
     duration: &[
         "cuanto tiempo",
         "cuanto rato",
@@ -321,6 +348,15 @@ const FR: Words = Words {
     when: &["quand", "quelle date", "a quelle date", "jusqu'a quand"],
     year: &["cette annee", "annee prochaine"],
     time: &["a quelle heure", "quelle heure"],
+    end: &[
+        "ferme",
+        "ferment",
+        "finit",
+        "finissent",
+        "termine",
+        "terminent",
+    ],
+    from: &["partir", "depuis"],
     day: &["quel jour", "quel jour de la semaine", "quel soir"],
     frequency: &["quelle frequence", "sur quelle frequence", "frequence"],
     tone: &["subton", "tonalite", "quel ton", "ctcss"],
@@ -335,6 +371,7 @@ const FR: Words = Words {
     ],
     how_much: &["combien"],
     pay: &["payer", "paie", "paye", "paient", "payons"],
+    place: &["ou", "a quel endroit"],
     duration: &[
         "combien de temps",
         "pendant combien de temps",
@@ -411,6 +448,15 @@ const IT: Words = Words {
     // "quest'anno" is "anno" to `words` (an elided article goes).
     year: &["anno"],
     time: &["a che ora", "che ora", "a che ore"],
+    end: &[
+        "chiude",
+        "chiudono",
+        "finisce",
+        "finiscono",
+        "termina",
+        "terminano",
+    ],
+    from: &["dalle", "dalla", "dal", "da"],
     day: &[
         "che giorno",
         "quale giorno",
@@ -438,6 +484,7 @@ const IT: Words = Words {
     price: &["quanto costa", "quanto costano", "prezzo", "costo"],
     how_much: &["quanto", "quanta"],
     pay: &["pagare", "pago", "paga", "pagano", "paghiamo"],
+    place: &["dove", "dov'e"],
     duration: &[
         "quanto tempo",
         "per quanto tempo",
@@ -505,6 +552,8 @@ const PT: Words = Words {
     ],
     year: &["este ano", "ano que vem", "proximo ano"],
     time: &["a que horas", "que horas", "a que hora"],
+    end: &["fecha", "fecham", "termina", "terminam", "acaba", "acabam"],
+    from: &["partir", "desde"],
     day: &[
         "que dia",
         "qual dia",
@@ -526,6 +575,7 @@ const PT: Words = Words {
     price: &["quanto custa", "quanto custam", "preco", "mensalidade"],
     how_much: &["quanto", "quanta"],
     pay: &["pagar", "pago", "paga", "pagam", "pagamos", "sai"],
+    place: &["onde", "aonde"],
     duration: &["quanto tempo", "por quanto tempo", "quanto dura"],
     time_units: &[
         "minuto", "minutos", "min", "hora", "horas", "dia", "dias", "semana", "semanas",
@@ -569,6 +619,15 @@ const NL: Words = Words {
     ],
     year: &["dit jaar", "volgend jaar"],
     time: &["hoe laat", "om hoe laat", "om welke tijd"],
+    end: &[
+        "dicht",
+        "sluit",
+        "sluiten",
+        "eindigt",
+        "eindigen",
+        "afgelopen",
+    ],
+    from: &["vanaf", "sinds"],
     day: &[
         "welke dag",
         "op welke dag",
@@ -582,6 +641,7 @@ const NL: Words = Words {
     price: &["kost", "kosten", "prijs", "contributie", "tarief"],
     how_much: &["hoeveel"],
     pay: &["betalen", "betaal", "betaalt"],
+    place: &["waar"],
     duration: &["hoe lang", "hoelang"],
     time_units: &[
         "minuut", "minuten", "min", "uur", "uren", "dag", "dagen", "week", "weken", "maand",
@@ -643,6 +703,8 @@ const PL: Words = Words {
         "o jakiej godzinie",
         "ktora godzina",
     ],
+    end: &["zamykaja", "zamyka", "konczy", "koncza"],
+    from: &["od"],
     day: &[
         "w jaki dzien",
         "jaki dzien",
@@ -667,6 +729,7 @@ const PL: Words = Words {
     price: &["kosztuje", "kosztuja", "skladka", "oplata"],
     how_much: &["ile"],
     pay: &["placic", "zaplacic", "placi", "place", "zaplace", "placimy"],
+    place: &["gdzie", "dokad"],
     duration: &["jak dlugo", "przez jak dlugo", "na jak dlugo", "ile czasu"],
     time_units: &[
         "minuta", "minuty", "minut", "min", "godzina", "godziny", "godzin", "dzien", "dni",

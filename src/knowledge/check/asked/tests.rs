@@ -19,7 +19,6 @@ fn what_a_question_asks_for_in_every_language() {
         ("Which day of the week is club night?", Some(Day)),
         ("How much is a year's membership for an adult?", Some(Price)),
         ("What does a node kit cost at the build day?", Some(Price)),
-        ("Where is the winter social?", None),
         ("When do I pay the fee?", Some(When)),
         ("Do you know if anyone knows when it starts?", None),
         ("Wann ist dieses Jahr die Fuchsjagd?", Some(Day)),
@@ -41,7 +40,7 @@ fn what_a_question_asks_for_in_every_language() {
             "Cuando ha tronado, ¿cuánto rato esperamos antes de subir otra vez?",
             Some(Duration),
         ),
-        ("¿Dónde es la cena del club?", None),
+        ("¿Dónde es la cena del club?", Some(Place)),
         ("When it thunders, how long do we wait?", Some(Duration)),
         (
             "C'est quel jour de la semaine, la soirée du club ?",
@@ -54,7 +53,8 @@ fn what_a_question_asks_for_in_every_language() {
         ("Quando è la caccia alla volpe quest'anno?", Some(Day)),
         ("Quand'è il raduno quest'anno?", Some(Day)),
         ("Quanto costa l'iscrizione per un adulto?", Some(Price)),
-        ("Dove si trova la costa?", None),
+        // "costa" is the coast here, not a price.
+        ("Dove si trova la costa?", Some(Place)),
         ("Que dia da semana é a noite do clube?", Some(Day)),
         ("Quanto custa a quota anual?", Some(Price)),
         ("Wanneer is de vossenjacht dit jaar?", Some(Day)),
@@ -104,6 +104,30 @@ fn what_a_question_asks_for_in_every_language() {
             Some(Frequency),
         ),
         ("What's the frequency of the fox hunt?", Some(Frequency)),
+        // Where, in every language.
+        ("Where is the winter social?", Some(Place)),
+        ("Wo findet der Winterabend statt?", Some(Place)),
+        ("¿Dónde es la cena de invierno?", Some(Place)),
+        ("Où se déroule le field day VHF ?", Some(Place)),
+        ("Dov'è la cena sociale d'inverno?", Some(Place)),
+        ("Onde acontece o field day de VHF?", Some(Place)),
+        ("Waar is de winteravond?", Some(Place)),
+        ("Gdzie jest zimowa impreza klubowa?", Some(Place)),
+        // "When and where": the day first.
+        ("When and where is the rally?", Some(When)),
+        // One word later: "what is the" in every language.
+        (
+            "Qual è la frequenza di uscita del ponte dei 2 metri su Beacon Hill?",
+            Some(Frequency),
+        ),
+        (
+            "Quelle est la fréquence de sortie du relais 2 m ?",
+            Some(Frequency),
+        ),
+        (
+            "Was ist die Ausgabefrequenz des 2-m-Relais auf dem Beacon Hill?",
+            Some(Frequency),
+        ),
         // Further in, it is what the question is about, not what it asks for.
         ("How do I change the frequency of my node?", None),
         // How long: in every language, where the asking clause starts.
@@ -244,10 +268,13 @@ fn what_a_text_holds_in_every_language() {
 }
 
 #[test]
-fn a_frequency_is_a_number_in_hertz() {
+fn a_frequency_is_a_number_in_kilo_mega_or_gigahertz() {
     let hertz = |text: &str| holds(text, &fold(text)).hertz;
     assert!(hertz("Output: 145.7125 MHz"));
-    assert!(hertz("CTCSS 77.0 Hz on the input"));
+    // An access tone is no frequency to tune to.
+    assert!(!hertz(
+        "CTCSS 77.0 Hz on the input; the repeater sends 77.0 Hz on the output"
+    ));
     assert!(hertz("Ablage: +7,6 MHz"));
     assert!(hertz("a shift of −600 kHz"));
     assert!(hertz("auf 145.500MHz"));
