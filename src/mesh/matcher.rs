@@ -62,20 +62,19 @@ pub(crate) struct MeshQuestion {
     /// [`Topic::Unknown`] only: it surely asks about a particular node (a node word like
     /// "relay" and a reading, or "read"), so the daemon itself may say it does not know it.
     pub(crate) surely_a_node: bool,
-    /// [`Topic::Unknown`] only: a name is written ("the Foobar relay", "der Knoten Foobar"),
-    /// not only a word before a node word ("the fire station").
-    pub(crate) name_written: bool,
+    /// [`Topic::Unknown`] only: the names it writes ("the Foobar relay", "der Knoten
+    /// Foobar"), folded, a word each; none when only a word stands before a node word ("the
+    /// fire station").
+    pub(crate) names: Vec<String>,
 }
 
 impl MeshQuestion {
-    /// Only a guess that it asks about the mesh: a node word after a word that may be a
-    /// name ("the fire station where we meet"), no name of the view or written as one, no
-    /// reading asked, and no node surely meant.
+    /// Only a guess that it asks about the mesh: a node word and no name of the view, no
+    /// reading asked, and no node surely meant — after a word that may be a name ("the fire
+    /// station where we meet"), or with names the documents may hold ("the 2 m repeater on
+    /// Beacon Hill", "le relais DMR"): the turn decides, by its documents (`mesh::Answer::Guess`).
     pub(crate) fn guessed(&self) -> bool {
-        self.topic == Topic::Unknown
-            && !self.surely_a_node
-            && !self.name_written
-            && self.readings.is_empty()
+        self.topic == Topic::Unknown && !self.surely_a_node && self.readings.is_empty()
     }
 }
 
@@ -312,40 +311,34 @@ fn the_x_node(said: &Said<'_>) -> bool {
     })
 }
 
-/// A name written as one: a capitalised word right after a node word ("der Knoten Crystal
-/// Peak", "o nó Crystal Peak"; in German too, a noun does not follow "Knoten" bare), or,
-/// but in German, a capitalised word after the first.
-fn writes_a_name(message: &str) -> bool {
+/// The names written as such, folded: a capitalised word right after a node word ("der
+/// Knoten Crystal Peak", "o nó Crystal Peak"; in German too, a noun does not follow "Knoten"
+/// bare), and, but in German, each capitalised word after the first.
+fn written_names(message: &str) -> Vec<String> {
     let all = all();
     let written: Vec<&str> = message
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let node_x = written.windows(2).any(|pair| match pair {
-        [node, name] => {
-            let folded = fold(name);
-            all.node.holds(&fold(node))
-                && name.chars().next().is_some_and(char::is_uppercase)
-                && name.chars().count() >= 2
-                && !all.generic.holds(&folded)
-                && !all.not_names.holds(&folded)
-        }
-        _ => false,
-    });
-    let capitals_name = crate::lang::detect(message) != Some(crate::lang::Lang::De);
-    node_x
-        || (capitals_name
-            && message
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .skip(1)
-                .any(|w| {
-                    let folded = fold(w);
-                    w.chars().next().is_some_and(char::is_uppercase)
-                        && w.chars().count() >= 2
-                        && !all.generic.holds(&folded)
-                        && !all.not_names.holds(&folded)
-                }))
+    let a_name = |w: &str| {
+        let folded = fold(w);
+        (w.chars().next().is_some_and(char::is_uppercase)
+            && w.chars().count() >= 2
+            && !all.generic.holds(&folded)
+            && !all.not_names.holds(&folded))
+        .then_some(folded)
+    };
+    let mut names: Vec<String> = written
+        .windows(2)
+        .filter(|pair| all.node.holds(&fold(pair[0])))
+        .filter_map(|pair| a_name(pair[1]))
+        .collect();
+    if crate::lang::detect(message) != Some(crate::lang::Lang::De) {
+        names.extend(written.iter().skip(1).filter_map(|w| a_name(w)));
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Whether the message, `folded` ([`fold`]), asks what a node reads ("What does Ridge Weather read?", "Was misst …",
@@ -462,7 +455,7 @@ pub(crate) fn question<'a>(
         readings,
         about_me,
         surely_a_node: false,
-        name_written: true,
+        names: Vec::new(),
     })
 }
 
@@ -483,7 +476,7 @@ fn unnamed(
             readings,
             about_me,
             surely_a_node: false,
-            name_written: true,
+            names: Vec::new(),
         })
     };
     if said.says(|a| &a.my_message) {
@@ -512,13 +505,13 @@ fn unnamed(
     // every noun with a capital, so there a capital names nothing ("Was ist der Unterschied
     // zwischen einem Router und einem Client-Knoten?" got "no node by that name" facts,
     // issue 37).
-    let written = writes_a_name(message);
-    if said.says(|a| &a.about_a_node) && (written || the_x_node(said)) {
+    let names = written_names(message);
+    if said.says(|a| &a.about_a_node) && (!names.is_empty() || the_x_node(said)) {
         return Some(MeshQuestion {
             topic: Topic::Unknown,
             surely_a_node: said.says(|a| &a.node)
                 && (!readings.is_empty() || said.says(|a| &a.read)),
-            name_written: written,
+            names,
             readings,
             about_me,
         });

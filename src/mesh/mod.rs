@@ -85,11 +85,17 @@ pub(crate) enum Answer {
     /// so itself.
     NoRadio,
     /// It may ask about a node the view does not hold, or about something else: a node word
-    /// after a word that may be a name ("the fire station"), no name of the view or written
-    /// as one, no reading (`MeshQuestion::guessed`). A turn whose documents have passages
-    /// about the question, or decline it, takes theirs ("What is the postcode of the fire
-    /// station where we meet?" is the club's, not the mesh's); else this answer.
-    Guess(Box<Answer>),
+    /// and no name of the view, no reading (`MeshQuestion::guessed`). A turn whose documents
+    /// have passages about the question, or decline it, takes theirs ("What is the postcode
+    /// of the fire station where we meet?" is the club's, not the mesh's); else this answer.
+    /// With `names` written, only documents whose passages write every one of them: "What's
+    /// the output frequency of the 2 m repeater on Beacon Hill?" is the handbook's, "Tell me
+    /// about the Foobar relay" the mesh's ("I don't know that node") unless a passage names
+    /// Foobar.
+    Guess {
+        answer: Box<Answer>,
+        names: Vec<String>,
+    },
 }
 
 /// What the turn for `message` from `asker` at `now` gets: the daemon's own reply for a
@@ -118,7 +124,10 @@ pub(crate) fn answer(
         _ => Answer::Readout(text),
     };
     Some(match question.guessed() {
-        true => Answer::Guess(Box::new(answer)),
+        true => Answer::Guess {
+            answer: Box::new(answer),
+            names: question.names,
+        },
         false => answer,
     })
 }

@@ -45,6 +45,7 @@ use crate::knowledge::local::Decision;
 use crate::lang::{Lang, Part, Say, fill, part, say};
 use crate::llm::ChatRole;
 use crate::mesh::Answer;
+use crate::mesh::matcher::{fold, words};
 use crate::node::Standing;
 use crate::responder::budget::Budget;
 use crate::responder::commands::{self, Parsed};
@@ -427,13 +428,21 @@ impl TurnCore {
     /// passages about the question or decline it: they know the place a node word named
     /// ("the fire station where we meet").
     fn meshed(&mut self, answer: Option<Answer>) -> Action {
-        let theirs = self
-            .documents
-            .as_ref()
-            .is_some_and(|n| n.grounded || n.decision == Decision::NotInNotes);
+        // Names written: only passages that write each of them know what they name.
+        let theirs = |names: &[String]| {
+            self.documents.as_ref().is_some_and(|n| {
+                let folded = fold(&n.text);
+                let written = words(&folded);
+                if names.is_empty() {
+                    n.grounded || n.decision == Decision::NotInNotes
+                } else {
+                    n.grounded && names.iter().all(|name| written.contains(&name.as_str()))
+                }
+            })
+        };
         let answer = match answer {
-            Some(Answer::Guess(_)) if theirs => None,
-            Some(Answer::Guess(inner)) => Some(*inner),
+            Some(Answer::Guess { names, .. }) if theirs(&names) => None,
+            Some(Answer::Guess { answer, .. }) => Some(*answer),
             answer => answer,
         };
         let lang = self.start.lang;
@@ -446,7 +455,7 @@ impl TurnCore {
                 self.model_call(documents, Some(text))
             }
             // Not nested: a guess holds one of the others.
-            Some(Answer::Guess(_)) | None => {
+            Some(Answer::Guess { .. }) | None => {
                 let documents = self.documents.take();
                 self.documented(documents)
             }

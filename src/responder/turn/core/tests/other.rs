@@ -341,6 +341,11 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
         ]
     };
     let mesh = |s: Start| Start { mesh: true, ..s };
+    // Only a guess of the mesh's, with the names it writes.
+    let guess = |names: &[&str]| Answer::Guess {
+        answer: Box::new(Answer::Readout("No node by that name.".into())),
+        names: names.iter().map(|n| n.to_string()).collect(),
+    };
     let cases = vec![
         Case {
             name: "no mesh: the daemon's reply, no model",
@@ -395,9 +400,7 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
                 vec![
                     step(declined(), "mesh \"what is lora?\""),
                     step(
-                        Event::Mesh(Some(Answer::Guess(Box::new(Answer::Readout(
-                            "No node by that name.".into(),
-                        ))))),
+                        Event::Mesh(Some(guess(&[]))),
                         "reply \"Not in my notes.\", stored None",
                     ),
                 ],
@@ -413,11 +416,51 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
                 vec![
                     step(Event::Found(None), "mesh \"what is lora?\""),
                     step(
-                        Event::Mesh(Some(Answer::Guess(Box::new(Answer::Readout(
-                            "No node by that name.".into(),
-                        ))))),
+                        Event::Mesh(Some(guess(&[]))),
                         "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
                          lora?\" | No node by that name.",
+                    ),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a guess with a name its documents write (\"the repeater on Beacon Hill\"): \
+                   the documents', checked",
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(
+                        Event::Found(note("GB3KV — Beacon Hill: output 145.7125 MHz.")),
+                        "mesh \"what is lora?\"",
+                    ),
+                    step(
+                        Event::Mesh(Some(guess(&["beacon", "hill"]))),
+                        "answer 4 parts Ellipsis, slot Any, stored None, values checked: \
+                         \"[Ann (ANN)] what is lora?\" | GB3KV — Beacon Hill: output 145.7125 MHz.",
+                    ),
+                ],
+            ]
+            .concat(),
+        },
+        Case {
+            name: "a guess with a name its documents do not write: the model, with the readout",
+            start: mesh(start(Kind::Without, Wants::Text, Standing::Proven)),
+            first: "check",
+            steps: [
+                to_search(),
+                vec![
+                    step(
+                        Event::Found(note("GB3KV — Beacon Hill: output 145.7125 MHz.")),
+                        "mesh \"what is lora?\"",
+                    ),
+                    step(
+                        Event::Mesh(Some(guess(&["foobar"]))),
+                        "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] what is \
+                         lora?\" | GB3KV — Beacon Hill: output 145.7125 MHz. / No node by that \
+                         name.",
                     ),
                 ],
             ]
