@@ -19,7 +19,8 @@
 //! one the question names (the calling frequency's row for the Sunday net's) gives way to
 //! that line (`line`). One that says nothing — the question's own words back, or a passage's
 //! label — gives way to the sentence squarely about the question, or "Not in my notes."
-//! (`empty`).
+//! (`empty`). A "where" is answered by a name the question does not write ("Crane Farm"), and
+//! a start time is no answer to when something closes (`ends`).
 
 pub(crate) mod asked;
 mod empty;
@@ -208,7 +209,10 @@ fn split_sentences(line: &str) -> Vec<&str> {
 
 /// The question's words that say what it is about, folded: no word common in any of
 /// meshai's languages (`store::is_term`: "dieses", "der" shared with every German sentence),
-/// none that only says a day or a time is asked (`asked::cue_words`).
+/// none that only says a day or a time is asked (`asked::cue_words`) — but the evening of
+/// "which evening" (`asked::is_evening`): of the nets, the Thursday evening one is asked
+/// about (the Portuguese bench's "Em que noite …?" took the Sunday morning HF net's line,
+/// the two tied without it).
 pub(crate) fn asked_words(question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
     let cue = asked::cue_words(&fold(question));
@@ -216,7 +220,7 @@ pub(crate) fn asked_words(question: &str) -> Vec<String> {
         .into_iter()
         .filter(|w| is_term(w) && !STOP.contains(w))
         .map(fold)
-        .filter(|w| !cue.contains(w))
+        .filter(|w| !cue.contains(w) || asked::is_evening(w))
         .collect()
 }
 

@@ -283,6 +283,16 @@ fn day(w: &str) -> Option<&str> {
     (ordinal && (1..=2).contains(&digits)).then(|| &w[..digits])
 }
 
+/// Whether `w` (folded), a word of the phrase that asks for a day ("which evening", "que
+/// noche", "w który wieczór"), still says what is asked about: an evening's event ("Thursday
+/// evening net", "Rueda de los jueves por la noche"), not the Sunday morning one.
+pub(crate) fn is_evening(w: &str) -> bool {
+    const EVENING: &[&str] = &[
+        "evening", "night", "abend", "noche", "soir", "soiree", "sera", "noite", "avond", "wieczor",
+    ];
+    EVENING.contains(&w)
+}
+
 /// Whether `folded_question` asks when something ends or closes: an end word in its asking
 /// clause ("What time does the Plough Inn close?", "O której zamykają Plough Inn?").
 pub(crate) fn asks_end(folded_question: &str) -> bool {

@@ -212,6 +212,13 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
                      upstairs at the Old Fire Station.",
                 ),
             ),
+            // "Which evening" names the evening's net, not the Sunday morning one.
+            (
+                Kind::Day,
+                "Which evening is the net?",
+                "The net is on Sundays at 10:00.",
+                Some("Thursday evening net: every Thursday at 20:00 on GB3KV (145.7125 MHz)."),
+            ),
             // No line the question is about: kept.
             (
                 Kind::Frequency,
