@@ -439,11 +439,19 @@ pub(crate) fn check(
     }
     let kind = asked::kind(&fold(question));
     let added = added(answer, prompt, lang);
+    // A start time is no answer to when something ends, the model's or the notes' line
+    // instead of a made-up one (the Spanish bench's "El Plough Inn cierra a las …" became
+    // "… desde las 18:30 …").
+    let start_for_end = |text: &str| {
+        matches!(kind, Some(asked::Kind::Time | asked::Kind::When))
+            && ends::only_starts(text, question, notes)
+    };
     if !added.is_empty() {
         // The line that squarely holds the value asked for, else the sentence sharing most.
         let instead = kind
             .and_then(|kind| sentence_answering(kind, question, notes, lang))
-            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()));
+            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()))
+            .filter(|s| !start_for_end(s));
         return match instead {
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
@@ -452,9 +460,7 @@ pub(crate) fn check(
     let Some(kind) = kind else {
         return Checked::Kept;
     };
-    if matches!(kind, asked::Kind::Time | asked::Kind::When)
-        && ends::only_starts(answer, question, notes)
-    {
+    if start_for_end(answer) {
         return Checked::StartForEnd;
     }
     // A place is told from other names by the question only: a decline stands ("Where do

@@ -403,3 +403,29 @@ Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes 
         Checked::Kept
     );
 }
+
+#[test]
+fn a_start_time_is_no_answer_to_when_something_closes() {
+    let notes = "Notes from the operator's documents:\n\n\
+[events.md > Events 2026 > Winter social]\n\
+Saturday 17 January 2026, from 18:30, at the Plough Inn, High Street.\n\n\
+If these notes do not contain the answer, reply exactly: Not in my notes.";
+    let q = "What time does the Plough Inn close?";
+    assert_eq!(in_english(notes, "From 18:30.", q), Checked::StartForEnd);
+    // A made-up closing time: not the start's line instead, "Not in my notes.".
+    assert_eq!(
+        in_english(notes, "It closes at 23:00.", q),
+        Checked::NotInNotes {
+            added: vec!["23".into(), "00".into()]
+        }
+    );
+    // When it starts: the start's line is right.
+    assert_eq!(
+        in_english(
+            notes,
+            "It starts at 18:30.",
+            "What time does the winter social start?"
+        ),
+        Checked::Kept
+    );
+}
