@@ -53,8 +53,8 @@ pub(crate) enum Checked {
     /// It recites the daemon's instructions ([`parts::recites`]): the passages' own
     /// sentence, or "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
-    /// It gives when something starts to a question asking when it ends or closes
-    /// ([`ends::only_starts`]): "Not in my notes.".
+    /// It gives when something starts to a question asking when it ends or closes, or the
+    /// sentence that would replace it does ([`ends::only_starts`]): "Not in my notes.".
     StartForEnd,
     /// It says nothing: it only repeats the question ([`empty::echoes`]) or writes out a
     /// passage's label ([`empty::labels`]). The sentence squarely about the question
@@ -427,6 +427,47 @@ pub(crate) fn check(
     notes: &str,
     lang: Lang,
 ) -> Checked {
+    let checked = judged(answer, question, prompt, notes, lang);
+    // A start time is no answer to when something ends: neither the model's nor a line put
+    // in instead (the Spanish and Polish benches' decline to "What time does the Plough Inn
+    // close?" gave way to the winter social's "desde las 18:30" line).
+    let kind = asked::kind(&fold(question));
+    let start_for_end = |text: &str| {
+        matches!(kind, Some(asked::Kind::Time | asked::Kind::When))
+            && ends::only_starts(text, question, notes)
+    };
+    let said = match &checked {
+        Checked::Kept => Some(answer),
+        other => other.sentence(),
+    };
+    match said.is_some_and(start_for_end) {
+        // A decline stays as it is.
+        true if declines(answer) => Checked::Kept,
+        true => Checked::StartForEnd,
+        false => checked,
+    }
+}
+
+impl Checked {
+    /// The passage sentence said instead of the answer, if any.
+    fn sentence(&self) -> Option<&str> {
+        match self {
+            Checked::Sentence { sentence, .. }
+            | Checked::Unanswered { sentence, .. }
+            | Checked::OtherLine { sentence, .. }
+            | Checked::Recited {
+                sentence: Some(sentence),
+            }
+            | Checked::Empty {
+                sentence: Some(sentence),
+            } => Some(sentence),
+            _ => None,
+        }
+    }
+}
+
+/// What becomes of `answer` by the rules but the start time's ([`check`]).
+fn judged(answer: &str, question: &str, prompt: &str, notes: &str, lang: Lang) -> Checked {
     if parts::recites(answer, lang) {
         return Checked::Recited {
             sentence: sentence(question, notes).map(|s| unmarked(s).to_string()),
@@ -439,19 +480,11 @@ pub(crate) fn check(
     }
     let kind = asked::kind(&fold(question));
     let added = added(answer, prompt, lang);
-    // A start time is no answer to when something ends, the model's or the notes' line
-    // instead of a made-up one (the Spanish bench's "El Plough Inn cierra a las …" became
-    // "… desde las 18:30 …").
-    let start_for_end = |text: &str| {
-        matches!(kind, Some(asked::Kind::Time | asked::Kind::When))
-            && ends::only_starts(text, question, notes)
-    };
     if !added.is_empty() {
         // The line that squarely holds the value asked for, else the sentence sharing most.
         let instead = kind
             .and_then(|kind| sentence_answering(kind, question, notes, lang))
-            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()))
-            .filter(|s| !start_for_end(s));
+            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()));
         return match instead {
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
@@ -460,9 +493,6 @@ pub(crate) fn check(
     let Some(kind) = kind else {
         return Checked::Kept;
     };
-    if start_for_end(answer) {
-        return Checked::StartForEnd;
-    }
     // A place is told from other names by the question only: a decline stands ("Where do
     // we park at Crane Farm?" is not answered by the farm's address), and a place is not
     // placed on a line.

@@ -412,13 +412,12 @@ Saturday 17 January 2026, from 18:30, at the Plough Inn, High Street.\n\n\
 If these notes do not contain the answer, reply exactly: Not in my notes.";
     let q = "What time does the Plough Inn close?";
     assert_eq!(in_english(notes, "From 18:30.", q), Checked::StartForEnd);
-    // A made-up closing time: not the start's line instead, "Not in my notes.".
+    // A made-up closing time, or a decline: not the start's line instead.
     assert_eq!(
         in_english(notes, "It closes at 23:00.", q),
-        Checked::NotInNotes {
-            added: vec!["23".into(), "00".into()]
-        }
+        Checked::StartForEnd
     );
+    assert_eq!(in_english(notes, "Not in my notes.", q), Checked::Kept);
     // When it starts: the start's line is right.
     assert_eq!(
         in_english(
