@@ -427,11 +427,11 @@ pub(crate) fn check(
     notes: &str,
     lang: Lang,
 ) -> Checked {
-    let checked = judged(answer, question, prompt, notes, lang);
+    let kind = asked::kind(&fold(question));
+    let checked = judged(answer, question, kind, prompt, notes, lang);
     // A start time is no answer to when something ends: neither the model's nor a line put
     // in instead (the Spanish and Polish benches' decline to "What time does the Plough Inn
     // close?" gave way to the winter social's "desde las 18:30" line).
-    let kind = asked::kind(&fold(question));
     let start_for_end = |text: &str| {
         matches!(kind, Some(asked::Kind::Time | asked::Kind::When))
             && ends::only_starts(text, question, notes)
@@ -467,7 +467,15 @@ impl Checked {
 }
 
 /// What becomes of `answer` by the rules but the start time's ([`check`]).
-fn judged(answer: &str, question: &str, prompt: &str, notes: &str, lang: Lang) -> Checked {
+/// `kind` is what `question` asks for ([`asked::kind`]).
+fn judged(
+    answer: &str,
+    question: &str,
+    kind: Option<asked::Kind>,
+    prompt: &str,
+    notes: &str,
+    lang: Lang,
+) -> Checked {
     if parts::recites(answer, lang) {
         return Checked::Recited {
             sentence: sentence(question, notes).map(|s| unmarked(s).to_string()),
@@ -478,7 +486,6 @@ fn judged(answer: &str, question: &str, prompt: &str, notes: &str, lang: Lang) -
             sentence: sentence_about(question, notes, lang),
         };
     }
-    let kind = asked::kind(&fold(question));
     let added = added(answer, prompt, lang);
     if !added.is_empty() {
         // The line that squarely holds the value asked for, else the sentence sharing most.
