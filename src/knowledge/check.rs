@@ -20,15 +20,17 @@
 //! that line (`line`). One that says nothing — the question's own words back, or a passage's
 //! label — gives way to the sentence squarely about the question, or "Not in my notes."
 //! (`empty`). A "where" is answered by a name the question does not write ("Crane Farm"), and
-//! a start time is no answer to when something closes (`ends`).
+//! a start time is no answer to when something closes (`ends`). A job is no answer to "who"
+//! when the notes name who holds it (`holder`).
 
 pub(crate) mod asked;
 mod empty;
 mod ends;
+mod holder;
 mod line;
 mod parts;
 
-use crate::lang::{Lang, Say, say};
+use crate::lang::{Lang, Say, related, say};
 use crate::mesh::matcher::{self, fold, words};
 use crate::store::is_term;
 
@@ -56,6 +58,9 @@ pub(crate) enum Checked {
     /// It gives when something starts to a question asking when it ends or closes, or the
     /// sentence that would replace it does ([`ends::only_starts`]): "Not in my notes.".
     StartForEnd,
+    /// It names the job a "who" asks about but not who holds it ([`holder`]): the notes'
+    /// line that names the job and its holder.
+    Holder { sentence: String },
     /// It says nothing: it only repeats the question ([`empty::echoes`]) or writes out a
     /// passage's label ([`empty::labels`]). The sentence squarely about the question
     /// ([`sentence_about`]), or "Not in my notes." (`None`).
@@ -224,11 +229,15 @@ pub(crate) fn asked_words(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// How many of `asked` the text `s` shares ("start" shares with "starts").
+/// How many of `asked` the text `s` shares ("start" shares with "starts"); a word is shared
+/// by a text that writes what documents write for it, too (`lang::related`: "adult" by "Full
+/// member", "money" by "Treasurer"; not the jobs a who-question's verb asks for, which say
+/// nothing of which line is about the question).
 pub(crate) fn shared(asked: &[String], s: &str) -> usize {
     let f = fold(s);
     let w = words(&f);
-    let shares = |a: &str| w.iter().any(|w| same_word(a, w));
+    let has = |a: &str| w.iter().any(|w| same_word(a, w));
+    let shares = |a: &str| has(a) || related::written_for(a, false).iter().any(|r| has(&fold(r)));
     asked.iter().filter(|a| shares(a)).count()
 }
 
@@ -455,6 +464,7 @@ impl Checked {
             Checked::Sentence { sentence, .. }
             | Checked::Unanswered { sentence, .. }
             | Checked::OtherLine { sentence, .. }
+            | Checked::Holder { sentence }
             | Checked::Recited {
                 sentence: Some(sentence),
             }
@@ -496,6 +506,9 @@ fn judged(
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
         };
+    }
+    if let Some(sentence) = holder::instead(answer, question, notes) {
+        return Checked::Holder { sentence };
     }
     let Some(kind) = kind else {
         return Checked::Kept;

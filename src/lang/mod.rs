@@ -49,6 +49,7 @@ mod nl;
 pub(crate) mod parts;
 mod pl;
 mod pt;
+pub(crate) mod related;
 pub mod say;
 mod small;
 pub(crate) mod stem;

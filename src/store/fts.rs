@@ -10,7 +10,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::lang::{Lang, stem};
+use crate::lang::{Lang, related, stem};
+use crate::text::fold;
 
 /// Words shorter than this (in characters) carry too little meaning to search for.
 const MIN_WORD: usize = 3;
@@ -117,27 +118,75 @@ pub(super) struct Query {
     pub(crate) expression: String,
     /// Each distinct term as its own quoted `MATCH` expression, to weigh them one by one.
     pub(crate) terms: Vec<String>,
+    /// What each term weighs by (its rows counted): the term itself, but the question's own
+    /// word for a term that also holds the words documents write for it — "money" weighs
+    /// what "money" weighs, however many passages write "treasurer" — and the term for one
+    /// of those alone.
+    weighed: Vec<String>,
 }
 
 impl Query {
     /// `None` when no word of `text` is worth searching for.
     pub fn new(text: &str) -> Option<Query> {
-        Query::of(text, Lang::En)
+        Query::of(text, Lang::En, false)
     }
 
-    /// The terms of `text` searched as `lang` inflects them ([`searched`]).
-    fn of(text: &str, lang: Lang) -> Option<Query> {
+    /// The terms of `text` searched as `lang` inflects them ([`searched`]); with `related`,
+    /// a word a question asks a job with is one term with the words documents write for it
+    /// ([`related::written_for`]: "money" is `("money" OR "treasurer")`), and such a word too
+    /// common to search for by itself is a term of those words alone (Italian "Chi tiene i
+    /// soldi?": "tiene" is a Spanish stop word).
+    fn of(text: &str, lang: Lang, related: bool) -> Option<Query> {
         let mut quoted: Vec<String> = Vec::new();
-        for term in terms(text) {
-            let term = searched(&term, lang);
-            if !quoted.contains(&term) {
+        let mut weighed: Vec<String> = Vec::new();
+        let who = related && related::asks_who(&fold(text));
+        let mut also_stop: Vec<String> = Vec::new();
+        if related {
+            for word in text.split(|c: char| !c.is_alphanumeric()) {
+                let word = word.to_lowercase();
+                if !word.is_empty() && !is_term(&word) && !also_stop.contains(&word) {
+                    also_stop.push(word);
+                }
+            }
+        }
+        let own = terms(text).into_iter().map(|w| (w, true));
+        let stop = also_stop.into_iter().map(|w| (w, false));
+        for (word, searchable) in own.chain(stop) {
+            let mut alternatives = Vec::new();
+            if searchable {
+                alternatives.push(searched(&word, lang));
+            }
+            if related {
+                for also in related::written_for(&fold(&word), who) {
+                    let also = searched(also, lang);
+                    if !alternatives.contains(&also) {
+                        alternatives.push(also);
+                    }
+                }
+            }
+            let (term, weighs) = match alternatives.as_slice() {
+                [] => continue,
+                [one] => (one.clone(), one.clone()),
+                [own, ..] => {
+                    let term = format!("({})", alternatives.join(" OR "));
+                    let weighs = if searchable {
+                        own.clone()
+                    } else {
+                        term.clone()
+                    };
+                    (term, weighs)
+                }
+            };
+            if !quoted.contains(&term) && quoted.len() < MAX_TERMS {
                 quoted.push(term);
+                weighed.push(weighs);
             }
         }
         let expression = (!quoted.is_empty()).then(|| quoted.join(" OR "))?;
         Some(Query {
             expression,
             terms: quoted,
+            weighed,
         })
     }
 }
@@ -164,7 +213,7 @@ impl Query {
     /// "noche del club" above one with "noche" and "club" apart. The phrases only add to the
     /// ranking: the terms a match is weighed by stay the single words.
     pub(crate) fn with_phrases(text: &str, lang: Lang) -> Option<Query> {
-        let mut query = Query::of(text, lang)?;
+        let mut query = Query::of(text, lang, true)?;
         let words: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -251,8 +300,8 @@ fn weights_by(
     idf: impl Fn(f64) -> f64,
 ) -> rusqlite::Result<Vec<f64>> {
     let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
-    let mut weights = Vec::with_capacity(query.terms.len());
-    for term in &query.terms {
+    let mut weights = Vec::with_capacity(query.weighed.len());
+    for term in &query.weighed {
         let n: i64 = c
             .prepare_cached(&sql)?
             .query_row([term], |row| row.get(0))?;

@@ -201,6 +201,88 @@ async fn other_languages_find_inflected_words_by_their_stems() {
 }
 
 #[tokio::test]
+async fn a_job_is_found_by_the_everyday_words_it_is_asked_with() {
+    let (_dir, store) = open_temp();
+    store
+        .knowledge_apply(
+            vec![
+                put(
+                    "handbook.md",
+                    false,
+                    &[
+                        (
+                            "The committee",
+                            "Role: Treasurer; Name: Priya Raman\nRole: Secretary; Name: Tom Okafor",
+                        ),
+                        (
+                            "The club mesh",
+                            "Ben Carrow looks after the fixed nodes of the club.",
+                        ),
+                    ],
+                ),
+                put(
+                    "handbuch.md",
+                    false,
+                    &[("Der Vorstand", "Amt: Kassenwartin; Name: Priya Raman")],
+                ),
+                put(
+                    "manuale.md",
+                    false,
+                    &[("Il direttivo", "Carica: Tesoriera; Nome: Priya Raman")],
+                ),
+            ],
+            100,
+        )
+        .await
+        .unwrap();
+    let cases = [
+        (
+            Lang::En,
+            "Who looks after the club's money?",
+            "The committee",
+        ),
+        (
+            Lang::De,
+            "Wer verwaltet das Geld des Clubs?",
+            "Der Vorstand",
+        ),
+        // "tiene" is a stop word (Spanish's): the job is searched for all the same.
+        (Lang::It, "Chi tiene i soldi del club?", "Il direttivo"),
+    ];
+    for (lang, question, heading) in cases {
+        let hits = store
+            .knowledge_search(question, lang, Passages::Public, 10)
+            .await
+            .unwrap();
+        assert_eq!(
+            hits.first().map(|h| h.heading.as_str()),
+            Some(heading),
+            "{question}: {hits:?}"
+        );
+    }
+    // Without a who, a verb of looking after names no job: the mesh's passage, which writes
+    // it, comes first.
+    let hits = store
+        .knowledge_search(
+            "What do the looks of the fixed nodes say?",
+            Lang::En,
+            Passages::Public,
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.first().map(|h| h.heading.as_str()),
+        Some("The club mesh"),
+        "{hits:?}"
+    );
+    assert!(
+        hits.iter().all(|h| h.heading != "The committee"),
+        "{hits:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_abbreviation_is_searched_as_the_documents_spell_it_out() {
     let (_dir, store) = open_temp();
     store

@@ -15,11 +15,12 @@ use crate::harness::{Daemon, replies};
 use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
 use crate::trust::{ask_with, joined, said};
 
-/// A toy embedding: one axis per meaning, so "money" and "Treasurer" are near though they
-/// share no word; the last axis keeps every vector from being zero.
+/// A toy embedding: one axis per meaning, so "purse" and "Treasurer" are near though they
+/// share no word (nor does meshai's table of related words, `lang::related`, relate them:
+/// it relates "money" to "treasurer"); the last axis keeps every vector from being zero.
 fn by_meaning(text: &str) -> Vec<f32> {
     const AXES: [&[&str]; 3] = [
-        &["money", "treasurer", "accounts", "fees", "bank"],
+        &["purse", "money", "treasurer", "accounts", "fees", "bank"],
         &["repeater", "frequency", "tone", "aerial"],
         &["meet", "meeting", "evening", "pub"],
     ];
@@ -68,7 +69,7 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let d = Daemon::start(&knowledge(notes.path(), &more)).await;
     // The server does not serve embeddings yet (501): the passages are indexed, not embedded.
     d.indexed(1).await;
-    let question = "Who looks after the club's money?";
+    let question = "Who holds the club's purse?";
     // No passage shares a word with it, and it asks about the club: the daemon declines it
     // itself, the model is not asked (it would make up a treasurer).
     let calls = replies(&d.llm).len();
@@ -115,13 +116,13 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let prompt = said(&after);
     assert!(prompt.contains("Jane Doe"), "{prompt}");
     assert!(!prompt.contains("Hill Top"), "{prompt}");
-    // The private passage is the nearest to "money" for the listed node over PKI only.
+    // The private passage is the nearest to "purse" for the listed node over PKI only.
     assert!(!prompt.contains("4471"), "{prompt}");
     let member = ask_spec(&d, MEMBER, MeshPacketSpec::pki(MEMBER, question, KEY)).await;
     assert!(said(&member).contains("4471"), "{}", said(&member));
     let mention = MeshPacketSpec {
         to: Some(BROADCAST),
-        ..MeshPacketSpec::text(MEMBER, "@ai who looks after the club's money?")
+        ..MeshPacketSpec::text(MEMBER, "@ai who holds the club's purse?")
     };
     let public = ask_spec(&d, BROADCAST, mention).await;
     let stranger = ask(&d, STRANGER, question).await;
@@ -163,7 +164,7 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     d.llm.set_embeddings(None);
     let words = ask(&d, USER, "Which frequency is the Hill Top repeater on?").await;
     assert!(said(&words).contains("145.650"), "{}", said(&words));
-    // By words alone nothing answers the money question again: declined, as at first.
+    // By words alone nothing answers the purse question again: declined, as at first.
     let meaning = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
     assert_eq!(joined(&meaning), "Not in my notes.");
     let (result, ..) = d.stop().await;

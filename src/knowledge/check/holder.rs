@@ -1,0 +1,225 @@
+//! A job is no answer to "who": the person who holds it is. Pure.
+//!
+//! Why: with the committee's table in its prompt ("Carica: Tesoriera; Nome: Priya Raman"),
+//! Qwen2.5-0.5B answered "Chi tiene i soldi del club?" with "Si paga alla tesoriera, …" and
+//! "Wer verwaltet das Geld des Clubs?" with "… wird vom Kassenwartin verwaltet." (the
+//! knowledge bench, issue 38): right about the job, silent about the person. The daemon can
+//! tell: the question asks who (`lang::related::asks_who`), the answer names a job
+//! (`lang::related::is_job`) or the question a thing a job looks after ("money": the
+//! treasurer, `lang::related::written_for`), and the answer names none of the people the notes
+//! write beside that job. Then the notes' line that names the job and someone goes instead:
+//! "Who looks after the club's money?" answered "Ben Carrow looks after the club's money."
+//! (the Meshtastic coordinator, the English bench) or "La Junta directiva lleva el dinero del
+//! club." (the Spanish) gets the treasurer's line.
+
+use super::{quoted, sentences, shared};
+use crate::lang::related;
+use crate::mesh::matcher::{fold, words};
+
+/// The notes' line to say instead of `answer` to `question` when it leaves out who holds the
+/// job asked about (see the module's doc); `None` keeps the answer.
+pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<String> {
+    if !related::asks_who(&fold(question)) {
+        return None;
+    }
+    let folded = fold(answer);
+    let asked_folded = fold(question);
+    let asked = words(&asked_folded);
+    // The jobs the answer names, and those the question's things are looked after by
+    // ("money": the treasurer).
+    let mut jobs: Vec<String> = words(&folded)
+        .into_iter()
+        .filter(|w| related::is_job(w))
+        .map(str::to_string)
+        .collect();
+    for word in &asked {
+        for job in related::written_for(word, false) {
+            if related::is_job(job) && !jobs.iter().any(|j| j == job) {
+                jobs.push(job.to_string());
+            }
+        }
+    }
+    if jobs.is_empty() {
+        return None;
+    }
+    let asked_words = super::asked_words(question);
+    let mut best: Option<(usize, String)> = None;
+    for (heading, line) in sentences(notes) {
+        let line_folded = fold(line);
+        let line_words = words(&line_folded);
+        if !jobs.iter().any(|j| line_words.contains(&j.as_str())) {
+            continue;
+        }
+        let people = people(line, &asked);
+        if people.is_empty() {
+            continue;
+        }
+        let answer_words = words(&folded);
+        if people.iter().any(|p| answer_words.contains(&p.as_str())) {
+            // The answer names someone this job's line names: it is kept.
+            return None;
+        }
+        let own = shared(&asked_words, line);
+        if best.as_ref().is_none_or(|(b, _)| own > *b) {
+            best = Some((own, quoted(heading, line, own)));
+        }
+    }
+    best.map(|(_, line)| line)
+}
+
+/// The words of the people `line` names, folded: two capitalised words in a row, neither a
+/// job nor a word of the question, with no punctuation between them ("Priya Raman", "Ben
+/// Carrow", "Dave'a Lintona"). Not one capitalised word: German writes every noun so ("der
+/// Bericht der Kassenwartin"), and a table's labels are ("Nome: Priya").
+fn people(line: &str, asked: &[&str]) -> Vec<String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let name = |t: &str| {
+        let w = t.trim_matches(|c: char| !c.is_alphanumeric());
+        let f = fold(w);
+        (w.chars().next().is_some_and(char::is_uppercase)
+            && w.chars().count() >= 2
+            && w.chars().all(|c| c.is_alphabetic() || c == '\'')
+            && !related::is_job(&f)
+            && !asked.contains(&f.as_str()))
+        .then_some(f)
+    };
+    let mut out = Vec::new();
+    for pair in tokens.windows(2) {
+        let apart = pair[0].ends_with(|c: char| !c.is_alphanumeric());
+        if let (false, Some(a), Some(b)) = (apart, name(pair[0]), name(pair[1])) {
+            for w in [a, b] {
+                let w = words(&w).first().map(|s| s.to_string()).unwrap_or(w);
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instead;
+
+    fn notes(passages: &[(&str, &str)]) -> String {
+        let mut out = String::from("Notes from the operator's documents:");
+        for (label, text) in passages {
+            out.push_str(&format!("\n\n[{label}]\n{text}"));
+        }
+        out.push_str("\n\nIf these notes do not answer it, reply exactly: Not in my notes.");
+        out
+    }
+
+    #[test]
+    fn a_job_said_for_who_gives_way_to_the_line_naming_its_holder() {
+        let committee = notes(&[
+            (
+                "handbook.md > Il direttivo",
+                "Carica: Presidente; Nome: Margaret Ellery; Nominativo: G4XME\n\
+                 Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY",
+            ),
+            (
+                "handbook.md > Iscrizione",
+                "Si paga alla tesoriera, in contanti alla serata del club o con bonifico.",
+            ),
+        ]);
+        let german = notes(&[
+            (
+                "events.md > Jahreshauptversammlung",
+                "Wahlen für alle Vorstandsämter, der Bericht der Kassenwartin und die Pläne des \
+                 Clubs für 2027.",
+            ),
+            (
+                "handbook.md > Der Vorstand",
+                "Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY",
+            ),
+        ]);
+        let mesh = notes(&[(
+            "handbook.md > The club mesh (Meshtastic)",
+            "The Meshtastic coordinator, Ben Carrow, looks after the fixed nodes.",
+        )]);
+        let cases: &[(&str, &str, &str, Option<&str>)] = &[
+            (
+                "Chi tiene i soldi del club?",
+                "Si paga alla tesoriera, in contanti alla serata del club o con bonifico.",
+                &committee,
+                Some("Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY"),
+            ),
+            (
+                "Wer verwaltet das Geld des Clubs?",
+                "Der Geld des Clubs wird vom Kassenwartin verwaltet.",
+                &german,
+                Some("Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY"),
+            ),
+            (
+                "Who is in charge of the Meshtastic nodes?",
+                "The Meshtastic coordinator is in charge of them.",
+                &mesh,
+                Some("The Meshtastic coordinator, Ben Carrow, looks after the fixed nodes."),
+            ),
+            // The question's thing names the job: a wrong person, or none, gives way.
+            (
+                "Chi tiene i soldi del club?",
+                "Margaret Ellery tiene i soldi.",
+                &committee,
+                Some("Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY"),
+            ),
+            (
+                "Chi tiene i soldi del club?",
+                "Il direttivo tiene i soldi del club.",
+                &committee,
+                Some("Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY"),
+            ),
+            (
+                "Chi tiene i soldi del club?",
+                "Non è nei miei appunti.",
+                &committee,
+                Some("Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY"),
+            ),
+            // The holder named: kept, by either of the names.
+            (
+                "Chi tiene i soldi del club?",
+                "La tesoriera, Priya Raman.",
+                &committee,
+                None,
+            ),
+            (
+                "Who is in charge of the Meshtastic nodes?",
+                "Ben Carrow, the coordinator.",
+                &mesh,
+                None,
+            ),
+            // No job named, or no who asked: nothing to place.
+            (
+                "Chi tiene la chiave del club?",
+                "Non è nei miei appunti.",
+                &committee,
+                None,
+            ),
+            (
+                "Come si paga la quota?",
+                "Si paga alla tesoriera.",
+                &committee,
+                None,
+            ),
+            // No line names the job beside a person: kept.
+            (
+                "Chi tiene i soldi del club?",
+                "La tesoriera.",
+                &notes(&[(
+                    "handbook.md > Iscrizione",
+                    "Si paga alla tesoriera, in contanti alla serata del club.",
+                )]),
+                None,
+            ),
+        ];
+        for (question, answer, notes, want) in cases {
+            assert_eq!(
+                instead(answer, question, notes).as_deref(),
+                *want,
+                "{question} / {answer}"
+            );
+        }
+    }
+}
