@@ -428,3 +428,45 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
         Checked::Kept
     );
 }
+
+#[test]
+fn a_word_is_shared_by_what_documents_write_for_it() {
+    let notes = "Notizen aus den Dokumenten des Betreibers:\n\n\
+[handbook.md > Handbuch > Mitgliedschaft]\n\
+Art der Mitgliedschaft: Vollmitglied; Kosten pro Jahr: 24 £\n\
+Art der Mitgliedschaft: Unter 18 oder Vollzeitstudent; Kosten pro Jahr: 8 £\n\
+Art der Mitgliedschaft: Familie (gleiche Adresse); Kosten pro Jahr: 30 £\n\n\
+[handbook.md > Handbuch > Der Vorstand]\n\
+Amt: Vorsitzende; Name: Margaret Ellery; Rufzeichen: G4XME\n\
+Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY\n\n\
+Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen Notizen.";
+    let de = |answer: &str, question: &str| {
+        check(
+            answer,
+            question,
+            &format!("{notes}\n{question}"),
+            notes,
+            Lang::De,
+        )
+    };
+    // "Erwachsenen" is shared by "Vollmitglied" (`lang::related`): the family's price, from
+    // another row, gives way to the full member's.
+    let price = "Wie viel kostet ein Jahr Mitgliedschaft für einen Erwachsenen?";
+    assert_eq!(
+        de("Ein Jahr kostet 30 £.", price),
+        Checked::OtherLine {
+            sentence: "Art der Mitgliedschaft: Vollmitglied; Kosten pro Jahr: 24 £".into(),
+            kind: asked::Kind::Price,
+        }
+    );
+    assert_eq!(de("Ein Jahr kostet 24 £.", price), Checked::Kept);
+    // The job for "who", and not its holder: the line naming both.
+    let who = "Wer verwaltet das Geld des Clubs?";
+    assert_eq!(
+        de("Das Geld wird von der Kassenwartin verwaltet.", who),
+        Checked::Holder {
+            sentence: "Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY".into(),
+        }
+    );
+    assert_eq!(de("Priya Raman, die Kassenwartin.", who), Checked::Kept);
+}
