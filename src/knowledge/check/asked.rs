@@ -301,6 +301,19 @@ pub(crate) fn asks_end(folded_question: &str) -> bool {
         .any(|w| ALL.iter().any(|t| t.end.contains(w)))
 }
 
+/// The verbs of `folded_question`'s asking clause that say a start is asked, when it asks
+/// for a time or a date ("begint" of "Hoe laat begint de clubavond?"); none otherwise.
+pub(crate) fn start_words(folded_question: &str) -> Vec<String> {
+    if !matches!(kind(folded_question), Some(Kind::Time | Kind::When)) {
+        return Vec::new();
+    }
+    words(asking_clause(folded_question))
+        .into_iter()
+        .filter(|w| ALL.iter().any(|t| t.starts.contains(w)))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Whether `w` (folded) is a word a start time comes after ("from", "ab", "desde", "od").
 pub(crate) fn is_from_word(w: &str) -> bool {
     ALL.iter().any(|t| t.from.contains(&w))

@@ -17,6 +17,10 @@ pub(super) struct Words {
     /// … and the words a start time comes after ("from 18:30", "ab 18:30 Uhr", "desde las
     /// 18:30"): no answer to it.
     pub(super) from: &'static [&'static str],
+    /// Verbs that say a start is asked ("What time does club night begin?", "Hoe laat begint
+    /// de clubavond?"): they say the kind of answer, not what it is about, and searched for
+    /// they find any passage that says something starts (the nets' "começando").
+    pub(super) starts: &'static [&'static str],
     pub(super) day: &'static [&'static str],
     /// A frequency ("what frequency", "auf welcher Frequenz") …
     pub(super) frequency: &'static [&'static str],
@@ -73,6 +77,9 @@ const EN: Words = Words {
         "close", "closes", "closing", "shut", "shuts", "end", "ends", "finish", "finishes", "over",
     ],
     from: &["from", "since"],
+    starts: &[
+        "begin", "begins", "start", "starts", "open", "opens", "kick",
+    ],
     day: &[
         "what day",
         "which day",
@@ -186,6 +193,7 @@ const DE: Words = Words {
     ],
     end: &["zu", "schliesst", "schliessen", "endet", "enden", "vorbei"],
     from: &["ab", "von", "seit"],
+    starts: &["beginnt", "beginnen", "anfangt", "fangt", "startet", "los"],
     day: &[
         "an welchem tag",
         "an welchem wochentag",
@@ -270,6 +278,14 @@ const ES: Words = Words {
         "cierra", "cierran", "termina", "terminan", "acaba", "acaban",
     ],
     from: &["desde"],
+    starts: &[
+        "empieza",
+        "empiezan",
+        "comienza",
+        "comienzan",
+        "arranca",
+        "abre",
+    ],
     day: &[
         "que dia",
         "en que dia",
@@ -357,6 +373,7 @@ const FR: Words = Words {
         "terminent",
     ],
     from: &["partir", "depuis"],
+    starts: &["commence", "commencent", "debute", "debutent", "ouvre"],
     day: &["quel jour", "quel jour de la semaine", "quel soir"],
     frequency: &["quelle frequence", "sur quelle frequence", "frequence"],
     tone: &["subton", "tonalite", "quel ton", "ctcss"],
@@ -457,6 +474,7 @@ const IT: Words = Words {
         "terminano",
     ],
     from: &["dalle", "dalla", "dal", "da"],
+    starts: &["inizia", "iniziano", "comincia", "cominciano", "apre"],
     day: &[
         "che giorno",
         "quale giorno",
@@ -554,6 +572,7 @@ const PT: Words = Words {
     time: &["a que horas", "que horas", "a que hora"],
     end: &["fecha", "fecham", "termina", "terminam", "acaba", "acabam"],
     from: &["partir", "desde"],
+    starts: &["comeca", "comecam", "inicia", "iniciam", "abre"],
     day: &[
         "que dia",
         "qual dia",
@@ -628,6 +647,7 @@ const NL: Words = Words {
         "afgelopen",
     ],
     from: &["vanaf", "sinds"],
+    starts: &["begint", "beginnen", "start", "opent"],
     day: &[
         "welke dag",
         "op welke dag",
@@ -705,6 +725,7 @@ const PL: Words = Words {
     ],
     end: &["zamykaja", "zamyka", "konczy", "koncza"],
     from: &["od"],
+    starts: &["zaczyna", "zaczynaja", "rozpoczyna", "startuje"],
     day: &[
         "w jaki dzien",
         "jaki dzien",
