@@ -7,7 +7,9 @@
 //! tell: the question asks who (`lang::related::asks_who`), the answer names a job
 //! (`lang::related::is_job`) or the question a thing a job looks after ("money": the
 //! treasurer, `lang::related::written_for`), and the answer names none of the people the notes
-//! write beside that job. Then the notes' line that names the job and someone goes instead:
+//! write beside that job (a job only the answer names, beside any job: then the model chose
+//! someone, and nothing says it chose wrong). Then the notes' line that names the job and
+//! someone goes instead:
 //! "Who looks after the club's money?" answered "Ben Carrow looks after the club's money."
 //! (the Meshtastic coordinator, the English bench) or "La Junta directiva lleva el dinero del
 //! club." (the Spanish) gets the treasurer's line.
@@ -23,22 +25,28 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<Strin
         return None;
     }
     let folded = fold(answer);
+    let said = words(&folded);
     let asked_folded = fold(question);
     let asked = words(&asked_folded);
-    // The jobs the answer names, and those the question's things are looked after by
-    // ("money": the treasurer).
-    let mut jobs: Vec<String> = words(&folded)
-        .into_iter()
-        .filter(|w| related::is_job(w))
-        .map(str::to_string)
-        .collect();
+    // The jobs the question's things are looked after by ("money": the treasurer) …
+    let mut by_thing: Vec<&str> = Vec::new();
     for word in &asked {
         for job in related::written_for(word, false) {
-            if related::is_job(job) && !jobs.iter().any(|j| j == job) {
-                jobs.push(job.to_string());
+            if related::is_job(job) && !by_thing.contains(&job) {
+                by_thing.push(job);
             }
         }
     }
+    // … else those the answer names, but the question's own words ("Qui est responsable
+    // …?" answered "… est responsable …" names no job).
+    let jobs: Vec<&str> = if by_thing.is_empty() {
+        said.iter()
+            .copied()
+            .filter(|w| related::is_job(w) && !asked.contains(w))
+            .collect()
+    } else {
+        by_thing.clone()
+    };
     if jobs.is_empty() {
         return None;
     }
@@ -47,17 +55,19 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<Strin
     for (heading, line) in sentences(notes) {
         let line_folded = fold(line);
         let line_words = words(&line_folded);
-        if !jobs.iter().any(|j| line_words.contains(&j.as_str())) {
-            continue;
-        }
         let people = people(line, &asked);
-        if people.is_empty() {
-            continue;
-        }
-        let answer_words = words(&folded);
-        if people.iter().any(|p| answer_words.contains(&p.as_str())) {
-            // The answer names someone this job's line names: it is kept.
+        let named = people.iter().any(|p| said.contains(&p.as_str()));
+        let of_job = jobs.iter().any(|j| line_words.contains(j));
+        // The answer names whom the line names beside the job asked about — or, the job
+        // being only the answer's, beside any job: the model chose someone, and nothing
+        // here says it chose wrong.
+        let holds_job =
+            of_job || by_thing.is_empty() && line_words.iter().any(|w| related::is_job(w));
+        if named && holds_job {
             return None;
+        }
+        if !of_job || people.is_empty() {
+            continue;
         }
         let own = shared(&asked_words, line);
         if best.as_ref().is_none_or(|(b, _)| own > *b) {
@@ -135,6 +145,11 @@ mod tests {
                 "Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY",
             ),
         ]);
+        let french = notes(&[(
+            "handbook.md > Le comité",
+            "Fonction: Responsable du matériel; Nom: Dave Linton\n\
+             Fonction: Coordinateur Meshtastic; Nom: Ben Carrow",
+        )]);
         let mesh = notes(&[(
             "handbook.md > The club mesh (Meshtastic)",
             "The Meshtastic coordinator, Ben Carrow, looks after the fixed nodes.",
@@ -176,6 +191,26 @@ mod tests {
                 "Non è nei miei appunti.",
                 &committee,
                 Some("Carica: Tesoriera; Nome: Priya Raman; Nominativo: 2E0PRY"),
+            ),
+            // The question's own word is no job the answer names; a holder of any job
+            // named is the model's choice.
+            (
+                "Qui est responsable des nœuds Meshtastic ?",
+                "Ben Carrow est responsable des nœuds Meshtastic.",
+                &french,
+                None,
+            ),
+            (
+                "Qui est responsable des nœuds Meshtastic ?",
+                "Le responsable des nœuds Meshtastic est le coordinateur.",
+                &french,
+                Some("Fonction: Coordinateur Meshtastic; Nom: Ben Carrow"),
+            ),
+            (
+                "Qui est responsable des nœuds Meshtastic ?",
+                "Dave Linton, le coordinateur.",
+                &french,
+                None,
             ),
             // The holder named: kept, by either of the names.
             (
