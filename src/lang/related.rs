@@ -350,6 +350,14 @@ pub(crate) fn is_job(word: &str) -> bool {
         .any(|w| *w == word)
 }
 
+/// Whether the folded `word` asks for whoever's job it is ("looks", "verwaltet", "responsable"
+/// in a who-question).
+pub(crate) fn asks_for_a_job(word: &str) -> bool {
+    ALL.iter()
+        .flat_map(|rows| rows.iter())
+        .any(|row| row.who && row.asked.contains(&word))
+}
+
 /// The words documents write for `word` (folded), in every language; the rows that need a who-question only when `who`. None for a word no
 /// row asks with.
 pub(crate) fn written_for(word: &str, who: bool) -> Vec<&'static str> {

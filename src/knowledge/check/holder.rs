@@ -37,44 +37,84 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<Strin
             }
         }
     }
-    // … else those the answer names, but the question's own words ("Qui est responsable
+    // … and those the answer names, but the question's own words ("Qui est responsable
     // …?" answered "… est responsable …" names no job).
-    let jobs: Vec<&str> = if by_thing.is_empty() {
-        said.iter()
-            .copied()
-            .filter(|w| related::is_job(w) && !asked.contains(w))
-            .collect()
-    } else {
-        by_thing.clone()
+    let said_jobs: Vec<&str> = said
+        .iter()
+        .copied()
+        .filter(|w| related::is_job(w) && !asked.contains(w))
+        .collect();
+    // What the question is about, but the words that ask for a job ("responsable" is also
+    // the label of "Responsable du matériel").
+    let mut asked_words = super::asked_words(question);
+    asked_words.retain(|w| !related::is_job(w) && !related::asks_for_a_job(w));
+    // The notes' lines that name a job and someone.
+    let lines: Vec<JobLine> = sentences(notes)
+        .into_iter()
+        .filter_map(|(heading, line)| {
+            let folded = fold(line);
+            let jobs: Vec<String> = words(&folded)
+                .into_iter()
+                .filter(|w| related::is_job(w))
+                .map(str::to_string)
+                .collect();
+            let people = people(line, &asked);
+            let own = shared(&asked_words, line);
+            (!jobs.is_empty() && !people.is_empty()).then(|| JobLine {
+                named: people.iter().any(|p| said.contains(&p.as_str())),
+                shared: own,
+                jobs,
+                said: quoted(heading, line, own),
+            })
+        })
+        .collect();
+    let best = |of: &dyn Fn(&JobLine) -> bool| {
+        let mut best: Option<&JobLine> = None;
+        for l in lines.iter().filter(|l| of(l)) {
+            if best.is_none_or(|b| l.shared > b.shared) {
+                best = Some(l);
+            }
+        }
+        best
     };
-    if jobs.is_empty() {
-        return None;
-    }
-    let asked_words = super::asked_words(question);
-    let mut best: Option<(usize, String)> = None;
-    for (heading, line) in sentences(notes) {
-        let line_folded = fold(line);
-        let line_words = words(&line_folded);
-        let people = people(line, &asked);
-        let named = people.iter().any(|p| said.contains(&p.as_str()));
-        let of_job = jobs.iter().any(|j| line_words.contains(j));
-        // The answer names whom the line names beside the job asked about — or, the job
-        // being only the answer's, beside any job: the model chose someone, and nothing
-        // here says it chose wrong.
-        let holds_job =
-            of_job || by_thing.is_empty() && line_words.iter().any(|w| related::is_job(w));
-        if named && holds_job {
+    if !by_thing.is_empty() {
+        // The job the question's thing names: its holder, or its line.
+        if lines.iter().any(|l| l.named && l.of(&by_thing)) {
             return None;
         }
-        if !of_job || people.is_empty() {
-            continue;
-        }
-        let own = shared(&asked_words, line);
-        if best.as_ref().is_none_or(|(b, _)| own > *b) {
-            best = Some((own, quoted(heading, line, own)));
-        }
+        return best(&|l: &JobLine| l.of(&by_thing)).map(|l| l.said.clone());
     }
-    best.map(|(_, line)| line)
+    if let Some(chosen) = best(&|l: &JobLine| l.named) {
+        // The model chose someone: kept, unless another job's line shares more of the
+        // question ("Kto odpowiada za węzły Meshtastic?" answered with the equipment
+        // officer, Dave Linton, beside "Koordynator Meshtastic; … Ben Carrow").
+        return best(&|l: &JobLine| !l.named)
+            .filter(|other| other.shared > chosen.shared)
+            .map(|other| other.said.clone());
+    }
+    if said_jobs.is_empty() {
+        return None;
+    }
+    best(&|l: &JobLine| l.of(&said_jobs)).map(|l| l.said.clone())
+}
+
+/// A line of the notes that names a job and someone.
+struct JobLine {
+    /// Its job words, folded.
+    jobs: Vec<String>,
+    /// The answer names one of its people.
+    named: bool,
+    /// The question's words it shares.
+    shared: usize,
+    /// It, as said instead of an answer.
+    said: String,
+}
+
+impl JobLine {
+    /// Whether it names one of `jobs`.
+    fn of(&self, jobs: &[&str]) -> bool {
+        jobs.iter().any(|j| self.jobs.iter().any(|w| w == j))
+    }
 }
 
 /// The words of the people `line` names, folded: two capitalised words in a row, neither a
@@ -207,10 +247,18 @@ mod tests {
                 Some("Fonction: Coordinateur Meshtastic; Nom: Ben Carrow"),
             ),
             (
-                "Qui est responsable des nœuds Meshtastic ?",
-                "Dave Linton, le coordinateur.",
+                "Qui est le responsable du matériel ?",
+                "Dave Linton, le responsable.",
                 &french,
                 None,
+            ),
+            // Someone named from a line that shares less of the question than another
+            // job's line: that line.
+            (
+                "Qui est responsable des nœuds Meshtastic ?",
+                "Dave Linton s'en occupe.",
+                &french,
+                Some("Fonction: Coordinateur Meshtastic; Nom: Ben Carrow"),
             ),
             // The holder named: kept, by either of the names.
             (
