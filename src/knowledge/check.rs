@@ -449,11 +449,22 @@ pub(crate) fn check(
         Checked::Kept => Some(answer),
         other => other.sentence(),
     };
-    match said.is_some_and(start_for_end) {
+    let checked = match said.is_some_and(start_for_end) {
         // A decline stays as it is.
         true if declines(answer) => Checked::Kept,
         true => Checked::StartForEnd,
         false => checked,
+    };
+    // A job is no answer to "who", whoever said it: the model, or a sentence put in instead
+    // (the Italian bench's made-up value gave way to "Si paga alla tesoriera, …", the
+    // sentence sharing most with "Chi tiene i soldi del club?"), or a decline.
+    let said = match &checked {
+        Checked::Kept => answer,
+        other => other.sentence().unwrap_or_default(),
+    };
+    match holder::instead(said, question, notes) {
+        Some(sentence) => Checked::Holder { sentence },
+        None => checked,
     }
 }
 
@@ -506,9 +517,6 @@ fn judged(
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
         };
-    }
-    if let Some(sentence) = holder::instead(answer, question, notes) {
-        return Checked::Holder { sentence };
     }
     let Some(kind) = kind else {
         return Checked::Kept;

@@ -625,6 +625,47 @@ async fn a_made_up_value_never_reaches_the_air() {
     result.expect("a clean stop");
 }
 
+/// A job is no answer to "who": an answer that names the job (or whose question names a thing
+/// the job looks after, "money") but not the person the notes write beside it goes as the
+/// line that names both, and is stored so (issue 38: "Chi tiene i soldi del club?" →
+/// "Si paga alla tesoriera, …"). The job is found by the everyday word it is asked with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_said_for_who_goes_as_the_line_naming_its_holder() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "manuale.md",
+        "# Manuale\n\n## Il direttivo\n\n| Carica | Nome |\n|---|---|\n\
+          | Presidente | Margaret Ellery |\n| Tesoriera | Priya Raman |\n\n\
+          ## Iscrizione\n\nSi paga alla tesoriera, in contanti alla serata del club.\n"
+            .as_bytes(),
+    );
+    let d = Daemon::start(&knowledge(notes.path(), "")).await;
+    d.indexed(1).await;
+    d.llm.set_behaviour(|_: &FakeRequest| {
+        crate::support::fake_llm::FakeResponse::Text(
+            "Si paga alla tesoriera, in contanti alla serata del club.".to_string(),
+        )
+    });
+    let question = "Chi tiene i soldi del club?";
+    let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+    assert_eq!(joined(&reply), "Carica: Tesoriera; Nome: Priya Raman");
+    let req = replies(&d.llm).pop().expect("a request");
+    assert!(req.body.contains("Priya Raman"), "{}", req.body);
+    assert!(!req.body.contains("\"stream\":true"), "{}", req.body);
+    // A made-up value is replaced by the sentence sharing most with the question, which
+    // names the job and no one: the holder's line instead.
+    d.llm.set_behaviour(|_: &FakeRequest| {
+        crate::support::fake_llm::FakeResponse::Text(
+            "La tesoriera, telefono 333 1234567.".to_string(),
+        )
+    });
+    let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+    assert_eq!(joined(&reply), "Carica: Tesoriera; Nome: Priya Raman");
+    let (result, ..) = d.stop().await;
+    result.expect("a clean stop");
+}
+
 /// An answer that holds the kind of value asked for, taken from another line of the notes
 /// than the one the question names, goes as that line (issue 38: "Auf welcher Frequenz ist
 /// sonntags die KW-Runde?" got the calling frequency's row). A passage holding no frequency

@@ -469,4 +469,17 @@ Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen 
         }
     );
     assert_eq!(de("Priya Raman, die Kassenwartin.", who), Checked::Kept);
+    // A made-up value's replacement, or a decline, is no holder either.
+    for answer in [
+        "Das macht die Kassenwartin, Telefon 0171 1234.",
+        "Nicht in meinen Notizen.",
+    ] {
+        assert_eq!(
+            de(answer, who),
+            Checked::Holder {
+                sentence: "Amt: Kassenwartin; Name: Priya Raman; Rufzeichen: 2E0PRY".into(),
+            },
+            "{answer}"
+        );
+    }
 }
