@@ -96,9 +96,10 @@ const OTHER_STOP_WORDS: &[&[&str]] = &[
     &[
         "algo", "com", "como", "das", "deve", "devo", "dos", "ela", "elas", "ele", "eles", "entre",
         "essa", "esse", "esta", "este", "estou", "está", "foi", "isso", "isto", "mais", "mas",
-        "meu", "minha", "muito", "nas", "nos", "não", "nós", "onde", "para", "pela", "pelo",
-        "pode", "por", "porque", "porquê", "posso", "pra", "pro", "qual", "quando", "que", "quem",
-        "quero", "seu", "sua", "são", "também", "tem", "tenho", "uma", "umas", "uns", "você",
+        "meu", "minha", "muito", "nas", "nos", "não", "nós", "onde", "para", "pela", "pelas",
+        "pelo", "pelos", "pode", "por", "porque", "porquê", "posso", "pra", "pro", "qual",
+        "quando", "que", "quem", "quero", "seu", "sua", "são", "também", "tem", "tenho", "uma",
+        "umas", "uns", "você",
     ],
     // Polish.
     &[

@@ -260,6 +260,18 @@ mod tests {
                 &french,
                 Some("Fonction: Coordinateur Meshtastic; Nom: Ben Carrow"),
             ),
+            // "pelos" of "Responsável pelos equipamentos" is no word the question is
+            // about (a Portuguese stop word).
+            (
+                "Quem é o responsável pelos nós Meshtastic?",
+                "O responsável pelos nós Meshtastic é Dave Linton.",
+                &notes(&[(
+                    "handbook.md > A diretoria",
+                    "Cargo: Responsável pelos equipamentos; Nome: Dave Linton\n\
+                     Cargo: Coordenador de Meshtastic; Nome: Ben Carrow",
+                )]),
+                Some("Cargo: Coordenador de Meshtastic; Nome: Ben Carrow"),
+            ),
             // The holder named: kept, by either of the names.
             (
                 "Chi tiene i soldi del club?",
