@@ -462,7 +462,7 @@ pub(crate) fn check(
         Checked::Kept => answer,
         other => other.sentence().unwrap_or_default(),
     };
-    match holder::instead(said, question, notes) {
+    match holder::instead(said, question, notes, declines(said)) {
         Some(sentence) => Checked::Holder { sentence },
         None => checked,
     }

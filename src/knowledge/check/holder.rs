@@ -20,7 +20,7 @@ use crate::mesh::matcher::{fold, words};
 
 /// The notes' line to say instead of `answer` to `question` when it leaves out who holds the
 /// job asked about (see the module's doc); `None` keeps the answer.
-pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<String> {
+pub(super) fn instead(answer: &str, question: &str, notes: &str, declined: bool) -> Option<String> {
     if !related::asks_who(&fold(question)) {
         return None;
     }
@@ -91,6 +91,14 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str) -> Option<Strin
         return best(&|l: &JobLine| !l.named)
             .filter(|other| other.shared > chosen.shared)
             .map(|other| other.said.clone());
+    }
+    if declined {
+        // A decline gives way to the line squarely about the question: it names a job and
+        // someone, and every word the question is about, two at least ("Who is in charge of
+        // the Meshtastic nodes?" and "The Meshtastic coordinator, Ben Carrow, looks after the
+        // fixed nodes", declined beside it by the English bench).
+        let all = asked_words.len();
+        return best(&|l: &JobLine| all >= 2 && l.shared == all).map(|l| l.said.clone());
     }
     if said_jobs.is_empty() {
         return None;
@@ -272,6 +280,20 @@ mod tests {
                 )]),
                 Some("Cargo: Coordenador de Meshtastic; Nome: Ben Carrow"),
             ),
+            // A decline, beside the line squarely about the question.
+            (
+                "Who is in charge of the Meshtastic nodes?",
+                "Not in my notes.",
+                &mesh,
+                Some("The Meshtastic coordinator, Ben Carrow, looks after the fixed nodes."),
+            ),
+            // … and beside one that is not: it stands.
+            (
+                "Who is in charge of the Meshtastic routers?",
+                "Not in my notes.",
+                &mesh,
+                None,
+            ),
             // The holder named: kept, by either of the names.
             (
                 "Chi tiene i soldi del club?",
@@ -311,7 +333,7 @@ mod tests {
         ];
         for (question, answer, notes, want) in cases {
             assert_eq!(
-                instead(answer, question, notes).as_deref(),
+                instead(answer, question, notes, super::super::declines(answer)).as_deref(),
                 *want,
                 "{question} / {answer}"
             );
