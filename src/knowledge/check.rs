@@ -237,7 +237,7 @@ pub(crate) fn shared(asked: &[String], s: &str) -> usize {
     let f = fold(s);
     let w = words(&f);
     let has = |a: &str| w.iter().any(|w| same_word(a, w));
-    let shares = |a: &str| has(a) || related::written_for(a, false).iter().any(|r| has(&fold(r)));
+    let shares = |a: &str| has(a) || related::written_for(a, false).iter().any(|r| has(r));
     asked.iter().filter(|a| shares(a)).count()
 }
 

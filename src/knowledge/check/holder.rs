@@ -58,9 +58,15 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str, declined: bool)
                 .filter(|w| related::is_job(w))
                 .map(str::to_string)
                 .collect();
+            if jobs.is_empty() {
+                return None;
+            }
             let people = people(line, &asked);
+            if people.is_empty() {
+                return None;
+            }
             let own = shared(&asked_words, line);
-            (!jobs.is_empty() && !people.is_empty()).then(|| JobLine {
+            Some(JobLine {
                 named: people.iter().any(|p| said.contains(&p.as_str())),
                 shared: own,
                 jobs,
