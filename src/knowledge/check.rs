@@ -427,6 +427,25 @@ fn declines(answer: &str) -> bool {
     })
 }
 
+/// Whether `answer` is a refusal: "Not in my notes." (in any language) with at most
+/// [`REFUSAL_WORDS`] words besides it, or meshai's own prompt recited (`parts::recites`). To
+/// an everyday question the daemon gave the model (`local::everyday`) that is no answer:
+/// Qwen2.5-0.5B said "Not in my notes." to "Is it rude to send lots of messages on the
+/// public channel?" in four of the eight knowledge benches (at 4a7f63a), with no passage in
+/// its prompt, told by the system prompt's rule for questions about the documents.
+pub(crate) fn refuses(answer: &str, lang: Lang) -> bool {
+    let folded = fold(answer);
+    let bare = Lang::ALL.iter().any(|l| {
+        let no = fold(say(*l, Say::NotInNotes));
+        let no = no.trim_end_matches('.');
+        folded.contains(no) && words(&folded.replace(no, " ")).len() <= REFUSAL_WORDS
+    });
+    bare || parts::recites(answer, lang)
+}
+
+/// The words a refusal may say besides "Not in my notes." ("Sorry, that is …").
+const REFUSAL_WORDS: usize = 3;
+
 /// What becomes of `answer` to `question`, whose prompt held `prompt` and whose knowledge
 /// note was `notes`, in `lang`.
 pub(crate) fn check(

@@ -79,8 +79,20 @@ pub(crate) fn knowledge_block(
     about: &str,
 ) -> Option<String> {
     let about = super::about_in(lang, about);
-    if chosen.is_empty() {
+    let Some(mut text) = passages_block(lang, chosen) else {
         return (found == Searched::OnTopic).then(|| no_notes(lang, &about));
+    };
+    text.push_str("\n\n");
+    text.push_str(&notes_outro(lang, chosen, &about));
+    Some(text)
+}
+
+/// The chosen passages, each after its label, without the rule that closes them in
+/// [`knowledge_block`]: the note an everyday question is asked again with when the model
+/// declined it (`responder::answer`). `None` when none was chosen.
+pub(crate) fn passages_block(lang: Lang, chosen: &[&KnowledgeHit]) -> Option<String> {
+    if chosen.is_empty() {
+        return None;
     }
     let mut text = String::from(notes_intro(lang));
     for hit in chosen {
@@ -89,8 +101,6 @@ pub(crate) fn knowledge_block(
         text.push_str("]\n");
         text.push_str(hit.text.trim());
     }
-    text.push_str("\n\n");
-    text.push_str(&notes_outro(lang, chosen, &about));
     Some(text)
 }
 
@@ -168,11 +178,15 @@ mod tests {
             "{block:?}"
         );
         for (found, chosen, want) in cases {
-            assert_eq!(
-                knowledge_block(Lang::En, found, &chosen, "the club"),
-                want,
-                "{chosen:?}"
-            );
+            let block = knowledge_block(Lang::En, found, &chosen, "the club");
+            // Without the closing rule: the passages alone, or nothing without any.
+            let passages = passages_block(Lang::En, &chosen);
+            let rule_cut = match (&block, chosen.is_empty()) {
+                (Some(b), false) => b.rsplit_once("\n\n").map(|(p, _)| p.to_string()),
+                _ => None,
+            };
+            assert_eq!(passages, rule_cut, "{chosen:?}");
+            assert_eq!(block, want, "{chosen:?}");
         }
     }
 }

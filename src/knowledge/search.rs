@@ -61,6 +61,11 @@ impl Found {
         };
         render::knowledge_block(lang, found, &self.chosen(), about)
     }
+
+    /// The chosen passages without the block's closing rule ([`render::passages_block`]).
+    pub(crate) fn passages(&self, lang: crate::lang::Lang) -> Option<String> {
+        render::passages_block(lang, &self.chosen())
+    }
 }
 
 /// What one search is asked: the question, where to look and in which language.
@@ -90,9 +95,23 @@ pub async fn search(
         Some(previous) if choose::is_follow_up(ask.question) => {
             let text = format!("{previous}\n{question}");
             let both = once(store, bounds, embedder, &text, lang, ask.private, kind).await?;
-            Ok(Found {
-                with_previous: true,
-                ..both
+            if !both.chosen().is_empty() {
+                return Ok(Found {
+                    with_previous: true,
+                    ..both
+                });
+            }
+            // Short, but on a new topic: the message before it only diluted its words
+            // ("Where does the club meet?" after "Why do LoRa signals reach further from a
+            // hill?" chose nothing together, and the daemon declined it as a question about
+            // the club its notes do not answer).
+            let alone = once(store, bounds, embedder, &question, lang, ask.private, kind).await?;
+            Ok(match alone.chosen().is_empty() {
+                false => alone,
+                true => Found {
+                    with_previous: true,
+                    ..both
+                },
             })
         }
         _ => once(store, bounds, embedder, &question, lang, ask.private, kind).await,

@@ -55,6 +55,15 @@ impl SystemPrompt {
         };
         all.get(lang.index()).map_or("", String::as_str)
     }
+
+    /// The system prompt for `lang` without the knowledge hint, while [`SystemPrompt::current`]
+    /// has it: what an everyday question the model declined by the hint's rule is asked again
+    /// with. `None` while the turn gets no hint.
+    pub(crate) fn without_hint(&self, lang: Lang) -> Option<&str> {
+        self.knowledge()
+            .then(|| self.plain.get(lang.index()).map(String::as_str))
+            .flatten()
+    }
 }
 
 #[cfg(test)]
@@ -72,11 +81,14 @@ mod tests {
         .follow(indexed);
         let en = Lang::En;
         assert_eq!((p.current(en), p.knowledge()), ("plain en", false));
+        assert_eq!(p.without_hint(en), None);
         tx.send_replace(true);
         assert_eq!((p.current(en), p.knowledge()), ("with notes en", true));
         assert_eq!(p.current(Lang::Pl), "with notes pl");
+        assert_eq!(p.without_hint(Lang::Pl), Some("plain pl"));
         tx.send_replace(false);
         assert_eq!((p.current(Lang::De), p.knowledge()), ("plain de", false));
+        assert_eq!(p.without_hint(Lang::De), None);
         // No folder: never the hint, whatever the index says.
         let none = SystemPrompt::new(
             |_| "plain".to_string(),

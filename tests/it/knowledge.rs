@@ -466,6 +466,25 @@ fn the_knowledge_commands_index_list_and_search() {
         !public.contains("Harrier-77") && public.contains("no passage matches"),
         "{public}"
     );
+    // A short question is searched with the message before it; one on a new topic, which
+    // that finds nothing for, alone.
+    let gb3kv = "repeaters.md > Repeaters > GB3KV Beacon Hill — in the prompt";
+    for (previous, question, follow_up) in [
+        (
+            "Which tone does the Beacon Hill repeater need?",
+            "And its output?",
+            true,
+        ),
+        (
+            "How do I keep my solar panel clean during a long dusty summer trip?",
+            "Repeater tone?",
+            false,
+        ),
+    ] {
+        let (ok, out) = cli(&config, &["search", question, "--previous", previous]);
+        assert!(ok && out.contains(gb3kv), "{question}: {out}");
+        assert_eq!(out.contains("a follow-up"), follow_up, "{question}: {out}");
+    }
 }
 
 /// A question about the club that no passage answers gets the daemon's "Not in my notes."
@@ -747,4 +766,101 @@ async fn a_recited_rule_a_decline_or_the_budgets_number_gives_way_to_the_line_as
     assert_eq!(replies(&d.llm).len(), 3, "the model answered each");
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
+}
+
+/// An everyday question the model declines by the documents' rule ("Not in my notes." to "Is
+/// it rude to send lots of messages on the public channel?", Qwen2.5-0.5B in four of the eight
+/// knowledge benches) is asked once more, streamed or not, without the rule: the system
+/// prompt without the knowledge hint, the passages (when any was chosen) without the line
+/// that closes them. Nothing of the decline goes out or is kept. A question about the club
+/// the model declines is not asked again: the decline is its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_everyday_question_the_model_declines_is_asked_again_without_the_rule() {
+    let notes = tempfile::tempdir().expect("tempdir");
+    write(
+        notes.path(),
+        "mesh.md",
+        b"# Club mesh\n\n## The public channel\n\nThe public channel is shared by every node in \
+          the valley.\n\n## Meetings\n\nWe meet every first Tuesday at the Old Fire \
+          Station.\n",
+    );
+    const ADVICE: &str = "Keep it to a few short messages: everyone shares the channel.";
+    for llm_lines in ["timeout_secs = 3", "timeout_secs = 3\nstream = false"] {
+        let d = Daemon::start_llm(&knowledge(notes.path(), ""), llm_lines).await;
+        d.indexed(1).await;
+        d.llm.set_behaviour(|req: &FakeRequest| {
+            let ruled = req
+                .messages
+                .iter()
+                .any(|m| m.content.contains("reply exactly"));
+            crate::support::fake_llm::FakeResponse::Text(
+                if ruled { "Not in my notes." } else { ADVICE }.to_string(),
+            )
+        });
+        let hint = system_hint(meshai::lang::Lang::En, DEFAULT_ABOUT);
+        let with_passage = "Is it rude to send lots of messages on the public channel?";
+        let without = "Why do LoRa signals reach further from a hill?";
+        for question in [with_passage, without] {
+            let before = replies(&d.llm).len();
+            let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
+            let reqs = replies(&d.llm);
+            assert_eq!(joined(&reply), ADVICE, "{llm_lines}: {question}");
+            assert_eq!(
+                reqs.len(),
+                before + 2,
+                "{llm_lines}: {question}: asked twice"
+            );
+            let (first, again) = (&reqs[before], &reqs[before + 1]);
+            assert!(first.messages[0].content.contains(&hint), "{question}");
+            let system = &again.messages[0].content;
+            assert_eq!(
+                *system,
+                first.messages[0].content.replace(&format!(" {hint}"), "")
+            );
+            assert!(!again.body.contains("reply exactly"), "{}", again.body);
+            // The passage the first ask had, the second has too.
+            let passage = "shared by every node in the valley";
+            let had = first.body.contains(passage);
+            assert_eq!(had, question == with_passage, "{}", first.body);
+            assert_eq!(again.body.contains(passage), had, "{}", again.body);
+        }
+        // The decline is kept nowhere: the next prompt has the advice, never the decline.
+        let before = replies(&d.llm).len();
+        let said = ask_with(
+            &d,
+            USER,
+            MeshPacketSpec::text(USER, "Where does the club meet?"),
+        )
+        .await;
+        let reqs = replies(&d.llm);
+        assert_eq!(reqs.len(), before + 1, "{llm_lines}: {said:?}");
+        let next = &reqs[before];
+        let assistant: Vec<&str> = next
+            .messages
+            .iter()
+            .filter(|m| m.role == "assistant")
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(
+            assistant,
+            [ADVICE, ADVICE],
+            "{llm_lines}: {:?}",
+            next.messages
+        );
+        // About the club: declined, asked once.
+        d.llm.set_behaviour(|_: &FakeRequest| {
+            crate::support::fake_llm::FakeResponse::Text("Not in my notes.".to_string())
+        });
+        let before = replies(&d.llm).len();
+        let reply = ask_with(
+            &d,
+            USER,
+            MeshPacketSpec::text(USER, "When does the club meet?"),
+        )
+        .await;
+        assert_eq!(joined(&reply), "Not in my notes.", "{llm_lines}");
+        assert_eq!(replies(&d.llm).len(), before + 1, "{llm_lines}: asked once");
+        let (result, ..) = d.stop().await;
+        result.expect("a clean stop");
+    }
 }

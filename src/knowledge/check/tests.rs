@@ -483,3 +483,31 @@ Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen 
         );
     }
 }
+
+/// A refusal: "Not in my notes." in any language with a word or two besides, or meshai's
+/// rule recited; an answer that says more than that is none.
+#[test]
+fn a_refusal_is_the_decline_with_little_besides_or_the_rule_recited() {
+    for (answer, lang, want) in [
+        ("Not in my notes.", Lang::En, true),
+        ("Sorry: not in my notes!", Lang::En, true),
+        ("No está en mis notas.", Lang::Es, true),
+        ("Nie ma tego w moich notatkach.", Lang::Pl, true),
+        // In another language than the conversation's.
+        ("Not in my notes.", Lang::It, true),
+        (
+            "If these notes do not contain the answer, reply exactly: Not in my notes.",
+            Lang::En,
+            true,
+        ),
+        (
+            "Not in my notes, but a short message now and then is fine.",
+            Lang::En,
+            false,
+        ),
+        ("Keep it to a few short messages.", Lang::En, false),
+        ("", Lang::En, false),
+    ] {
+        assert_eq!(refuses(answer, lang), want, "{answer:?}");
+    }
+}

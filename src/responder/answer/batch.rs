@@ -19,11 +19,19 @@ use crate::store::Said;
 
 pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered> {
     let c = &ctx.counters;
-    let done = match ctx
+    let mut asked = ctx
         .llm
         .complete_in(q.slot, q.messages, ctx.max_tokens)
-        .await
+        .await;
+    // An everyday question the model refused is asked once more without the documents'
+    // rule (`Question::again`).
+    if let (Ok(done), Some(again)) = (&asked, q.again)
+        && check::refuses(&done.text, q.lang)
     {
+        info!("the model declined an everyday question: asked again without the documents' rule");
+        asked = ctx.llm.complete_in(q.slot, again, ctx.max_tokens).await;
+    }
+    let done = match asked {
         Ok(done) => done,
         Err(e) => {
             c.llm_failures.fetch_add(1, Ordering::Relaxed);

@@ -77,6 +77,11 @@ pub(crate) struct Question<'a> {
     /// The documents' note to check the answer against (`knowledge::check`); then it is
     /// held until complete, not streamed.
     pub(crate) check: Option<Check<'a>>,
+    /// For an everyday question while the system prompt carries the documents' rule: the
+    /// prompt without it (nor the rule closing the passages). An answer that declines
+    /// ("Not in my notes.", `knowledge::check::refuses`) before any of it is on air is not
+    /// sent; the model is asked once more with this.
+    pub(crate) again: Option<&'a [ChatMessage]>,
 }
 
 /// What an answer is checked against: the knowledge note of the turn and its question.

@@ -90,6 +90,9 @@ pub(crate) struct Note {
     /// it from what it knows, with or without documents, and its values are its own ("a 6 W
     /// panel"); "Not in my notes." there is a refusal of a question the bot should answer.
     pub(crate) check_values: bool,
+    /// The passages without the rule that closes them in `text`: what an everyday question
+    /// the model declined is asked again with (`None`: no passage was chosen).
+    pub(crate) passages: Option<String>,
 }
 
 /// Whether `note` answers the turn: it holds passages.
@@ -153,12 +156,14 @@ pub(crate) async fn note(
                     grounded: !chosen.is_empty(),
                     decision,
                     check_values,
+                    passages: found.passages(lang),
                 }),
                 (None, Decision::NotInNotes) => Some(Note {
                     text: String::new(),
                     grounded: false,
                     decision,
                     check_values,
+                    passages: None,
                 }),
                 (None, Decision::Model) => None,
             }

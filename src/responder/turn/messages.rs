@@ -7,8 +7,13 @@ use super::core::{History, ModelCall};
 use crate::llm::{ChatMessage, ChatRole};
 use crate::memory::layout::{self, Turn};
 
-/// The messages for the model: `system`, then what `ask` holds.
+/// The messages for the model: `system`, then what `call` holds.
 pub(super) fn messages(system: &str, call: &ModelCall) -> Vec<ChatMessage> {
+    with_notes(system, call, &call.notes)
+}
+
+/// The same with `notes` for the call's (an everyday question asked again: `ModelCall::again`).
+pub(super) fn with_notes(system: &str, call: &ModelCall, notes: &[String]) -> Vec<ChatMessage> {
     match &call.history {
         History::Memory(ctx) => layout::reply_prompt(
             call.lang,
@@ -16,14 +21,14 @@ pub(super) fn messages(system: &str, call: &ModelCall) -> Vec<ChatMessage> {
             ctx,
             Turn {
                 message: &call.message,
-                notes: &call.notes,
+                notes,
                 broadcast: call.broadcast.as_deref(),
             },
         ),
         History::Thread(thread) => thread_prompt(
             system,
             thread,
-            &call.notes,
+            notes,
             call.broadcast.as_deref(),
             &call.message,
         ),

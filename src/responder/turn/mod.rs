@@ -535,6 +535,10 @@ impl Driver<'_> {
     async fn answer(&mut self, call: ModelCall) -> Option<usize> {
         let ctx = self.ctx;
         let messages = messages::messages(ctx.system_prompt.current(call.lang), &call);
+        let again = match (&call.again, ctx.system_prompt.without_hint(call.lang)) {
+            (Some(notes), Some(system)) => Some(messages::with_notes(system, &call, notes)),
+            _ => None,
+        };
         let chars = prompt_chars(&messages);
         let slot = match call.slot {
             Slot::Node => {
@@ -592,6 +596,7 @@ impl Driver<'_> {
                 notes,
                 question: &call.message,
             }),
+            again: again.as_deref(),
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
         let answered = answer::answer(&ctx.answer, question, permit).await;

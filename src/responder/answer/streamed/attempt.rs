@@ -49,17 +49,24 @@ pub(super) struct Clock {
 }
 
 /// Runs one attempt at `q`'s answer on the first server that answers (after `after`, when
-/// the last stream broke); the parts the outbox takes go into `row`.
+/// the last stream broke); the parts the outbox takes go into `row`. `asked_again`: the
+/// model refused an everyday question, which is asked with `q.again` now
+/// ([`Question::again`]); before, a refusal ends the attempt ([`End::Refused`]).
 pub(super) async fn run(
     ctx: &AnswerCtx,
     q: &Question<'_>,
     clock: Clock,
     after: Option<Server>,
     row: &mut ReplyRow,
+    asked_again: bool,
 ) -> Attempt {
+    let messages = match (asked_again, q.again) {
+        (true, Some(again)) => again,
+        _ => q.messages,
+    };
     let opened = ctx
         .llm
-        .stream(q.slot, q.messages, ctx.max_tokens, clock.deadline, after)
+        .stream(q.slot, messages, ctx.max_tokens, clock.deadline, after)
         .await;
     let (stream, server) = match opened {
         Ok(opened) => opened,
@@ -89,6 +96,9 @@ pub(super) async fn run(
         .with_guard(Guard::new(q.message, q.previous, q.lines, q.lang)),
         queued: None,
     };
+    if q.again.is_some() && !asked_again {
+        pump.reply = pump.reply.asking_again(q.lang);
+    }
     let mut step = Step::Read;
     let end = loop {
         let event = match step {

@@ -27,6 +27,8 @@
 use tracing::warn;
 
 use crate::chunk::{ChunkLimits, CutMark, Parts, StreamChunker, chunk};
+use crate::knowledge::check;
+use crate::lang::Lang;
 use crate::llm::LlmError;
 use crate::llm::clean::StreamCleaner;
 use crate::responder::answer::instead::{self, Guard, Replaced};
@@ -136,6 +138,9 @@ pub(crate) enum End {
     /// The outbox is closed: nothing more can be sent. `queued`: the reply was queued, and
     /// what was handed over is the answer.
     Closed { queued: bool },
+    /// The whole answer was a refusal ([`StreamedReply::asking_again`]), ready before any
+    /// part: nothing was queued, and the question is asked again.
+    Refused,
 }
 
 /// Parts ready for the outbox.
@@ -186,6 +191,8 @@ pub(crate) struct StreamedReply {
     guard: Option<Guard>,
     /// The daemon's text went instead of the model's answer.
     replaced: Option<Replaced>,
+    /// A refusal in this language ends the attempt ([`StreamedReply::asking_again`]).
+    again: Option<Lang>,
 }
 
 impl StreamedReply {
@@ -203,7 +210,16 @@ impl StreamedReply {
             raw: String::new(),
             guard: None,
             replaced: None,
+            again: None,
         }
+    }
+
+    /// An answer in `lang` that refuses (`knowledge::check::refuses`: "Not in my notes.")
+    /// ends the attempt [`End::Refused`] instead of going out, when it is whole before any
+    /// part is ready (a refusal is shorter than a part); the pump asks again.
+    pub(crate) fn asking_again(mut self, lang: Lang) -> StreamedReply {
+        self.again = Some(lang);
+        self
     }
 
     /// An answer that `guard` catches goes out as the daemon's text (`answer::instead`: an
@@ -336,6 +352,13 @@ impl StreamedReply {
                 // (the outbox numbers them ` i/?` when the pump lets go of the reply).
                 (Upto::End, _) => self.done(),
             };
+        }
+        let whole = matches!((&phase, upto), (Phase::Unsent, Upto::End));
+        if let Some(lang) = self.again
+            && whole
+            && check::refuses(&parts.join(" "), lang)
+        {
+            return self.stop(End::Refused);
         }
         let instead = match (&phase, upto, &self.guard) {
             (Phase::Unsent, Upto::End, Some(guard)) => guard.instead_of(&parts.join(" ")),

@@ -36,6 +36,7 @@ pub(crate) async fn streamed(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answer
         },
         attempt: 1,
         after: None,
+        asked_again: false,
         // A DM's reply is stored as its parts are handed over; a channel's answer only lands
         // in the channel's public thread once it is over (`public`).
         row: match &q.audience {
@@ -46,7 +47,15 @@ pub(crate) async fn streamed(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answer
         },
     };
     loop {
-        let run = attempt::run(ctx, q, answer.clock, answer.after, &mut answer.row).await;
+        let run = attempt::run(
+            ctx,
+            q,
+            answer.clock,
+            answer.after,
+            &mut answer.row,
+            answer.asked_again,
+        )
+        .await;
         match answer.settle(run).await {
             Next::Again => {}
             Next::Over => return None,
@@ -90,6 +99,8 @@ struct Answer<'a, 'q> {
     attempt: u32,
     /// After a stream that broke before anything went on air, the servers after this one.
     after: Option<Server>,
+    /// The model refused the everyday question: it is asked with `Question::again` now.
+    asked_again: bool,
     row: ReplyRow,
 }
 
@@ -144,6 +155,17 @@ impl Answer<'_, '_> {
                 public(q, &handed);
                 self.cut_off(&error, notice, handed.len(), queued).await;
                 Next::Over
+            }
+            End::Refused => {
+                // Nothing was queued. Asked again once, on the server that answered.
+                if let Some(server) = opened {
+                    ctx.llm.report(server, Ok(()));
+                }
+                info!(
+                    "the model declined an everyday question: asked again without the documents' rule"
+                );
+                self.asked_again = true;
+                Next::Again
             }
             End::Failed(error) => {
                 // Nothing of a failed attempt is on air: the reply it queued was taken back.

@@ -503,10 +503,18 @@ impl TurnCore {
             (Some(n), None) if !n.text.is_empty() && n.check_values => Some(n.text.clone()),
             _ => None,
         };
+        // An everyday question the model declines is asked again without the documents'
+        // rule (`answer`): with the passages alone, when it has any.
+        let everyday = mesh.is_none() && crate::knowledge::local::everyday(&self.message);
         let mut notes = self.start.intro.notes(grounding);
         notes.extend(together(lang, self.start.earlier.len()));
         notes.extend(budget.note(lang, &chunk));
         notes.extend(extra);
+        let again = everyday.then(|| {
+            let mut again = notes.clone();
+            again.extend(documents.as_ref().and_then(|n| n.passages.clone()));
+            again
+        });
         notes.extend(documents.map(|n| n.text).filter(|t| !t.is_empty()));
         let stored = match self.start.kind {
             Kind::Node(_) => self.user,
@@ -531,6 +539,7 @@ impl TurnCore {
             },
             stored,
             checked,
+            again,
             lang,
         };
         self.then(Phase::Answering, Action::Answer(Box::new(call)))

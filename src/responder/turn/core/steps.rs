@@ -197,6 +197,11 @@ pub(crate) struct ModelCall {
     /// no number, date or name its prompt does not hold); such an answer is held until
     /// complete, not streamed.
     pub(crate) checked: Option<String>,
+    /// For an everyday question (`knowledge::local::everyday`) without mesh facts: the notes
+    /// it is asked again with when the model declines it while the system prompt carries the
+    /// documents' rule — these notes, with the chosen passages but not the rule that closes
+    /// them.
+    pub(crate) again: Option<Vec<String>>,
     /// The turn's language.
     pub(crate) lang: Lang,
 }

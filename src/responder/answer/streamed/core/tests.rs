@@ -78,6 +78,7 @@ fn show(step: &Step) -> String {
         ),
         Step::Stop(End::Failed(error)) => format!("stop failed: {error}"),
         Step::Stop(End::CutOff { error, notice }) => format!("stop cut off: {error}; {notice}"),
+        Step::Stop(End::Refused) => "stop refused".into(),
         Step::Stop(End::Closed { queued }) => {
             format!(
                 "stop closed, {}",
@@ -107,6 +108,50 @@ fn an_answer_that_fits_one_part_goes_when_it_ends() {
             ("handed", "stop done"),
         ],
         &["Hello there."],
+    );
+}
+
+/// An everyday question's refusal ("Not in my notes.", in any language, with a word or two
+/// besides) is not sent while the question may be asked again: the attempt ends refused,
+/// nothing queued. An answer that says more, or one asked again, goes as it is.
+#[test]
+fn a_refusal_of_an_everyday_question_ends_the_attempt_unsent() {
+    let asking = || StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF).asking_again(Lang::En);
+    for refusal in [
+        "Not in my notes.",
+        "Sorry, not in my notes.",
+        "Nicht in meinen Notizen.",
+    ] {
+        check_reply(
+            asking(),
+            &[
+                (&format!("text:{refusal}"), "read arrived"),
+                ("lull", "read"),
+                ("ended", "stop refused"),
+                ("opened", "stop refused"),
+            ],
+            &[],
+        );
+    }
+    check_reply(
+        asking(),
+        &[
+            ("text:Not in my notes, but keep it brief.", "read arrived"),
+            ("ended", "open"),
+            ("opened", "hand [Not in my notes, but | keep it brief.] last"),
+            ("handed", "stop done"),
+        ],
+        &["Not in my notes, but", "keep it brief."],
+    );
+    check(
+        &SMALL,
+        &[
+            ("text:Not in my notes.", "read arrived"),
+            ("ended", "open"),
+            ("opened", "hand [Not in my notes.] last"),
+            ("handed", "stop done"),
+        ],
+        &["Not in my notes."],
     );
 }
 

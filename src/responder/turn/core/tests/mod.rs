@@ -122,6 +122,7 @@ fn note(text: &str) -> Option<Note> {
         grounded: true,
         decision: crate::knowledge::local::Decision::Model,
         check_values: true,
+        passages: None,
     })
 }
 
@@ -185,25 +186,31 @@ fn brief(action: &Action) -> String {
             s.question, s.previous, s.passages
         ),
         Action::Mesh(text) => format!("mesh {text:?}"),
-        Action::Answer(call) => format!(
-            "answer {} parts {:?}, slot {:?}, stored {:?}{}: {:?} | {}",
-            call.limits.max_chunks,
-            call.mark,
-            call.slot,
-            call.stored,
-            if call.checked.is_some() {
-                ", values checked"
-            } else {
-                ""
-            },
-            call.message,
-            call.notes
-                .iter()
-                .chain(&call.broadcast)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" / ")
-        ),
+        Action::Answer(call) => {
+            format!(
+                "answer {} parts {:?}, slot {:?}, stored {:?}{}: {:?} | {}",
+                call.limits.max_chunks,
+                call.mark,
+                call.slot,
+                call.stored,
+                if call.checked.is_some() {
+                    ", values checked"
+                } else {
+                    ""
+                },
+                call.message,
+                call.notes
+                    .iter()
+                    .chain(&call.broadcast)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            ) + &call
+                .again
+                .as_ref()
+                .map(|again| format!(" | again: {}", again.join(" / ")))
+                .unwrap_or_default()
+        }
         Action::End(end) => format!("end {end:?}"),
     }
 }

@@ -143,6 +143,34 @@ fn a_dm_without_memory_and_a_mention_read_nothing_of_the_node() {
             ],
         },
         Case {
+            name: "an everyday question is asked again without the rule closing its passages",
+            start: Start {
+                text: "is it rude to send lots of messages?".into(),
+                ..start(Kind::Channel, Wants::Text, Standing::New)
+            },
+            first: "airtime",
+            steps: vec![
+                step(budget(), "slot"),
+                step(Event::Slot(Ok(())), "read thread"),
+                step(
+                    Event::Read(Read::Thread(Vec::new())),
+                    "search \"is it rude to send lots of messages?\" after None, Public",
+                ),
+                step(
+                    Event::Found(note("Notes: Be brief. Rule.").map(|n| Note {
+                        check_values: false,
+                        passages: Some("Notes: Be brief.".into()),
+                        ..n
+                    })),
+                    &format!(
+                        "answer 4 parts Ellipsis, slot Any, stored None: \"[Ann (ANN)] is it \
+                         rude to send lots of messages?\" | {PUBLIC_NOTE} / Notes: Be brief. \
+                         Rule. | again: {PUBLIC_NOTE} / Notes: Be brief."
+                    ),
+                ),
+            ],
+        },
+        Case {
             name: "a mention that gets no slot is neither counted nor told",
             start: start(Kind::Channel, Wants::Text, Standing::New),
             first: "airtime",
@@ -327,6 +355,7 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
             grounded: false,
             decision: Decision::NotInNotes,
             check_values: true,
+            passages: None,
         }))
     };
     let to_search = || {
