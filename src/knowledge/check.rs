@@ -457,6 +457,29 @@ pub(crate) fn check(
 ) -> Checked {
     let kind = asked::kind(&fold(question));
     let checked = judged(answer, question, kind, prompt, notes, lang);
+    // A sentence put in instead (or for a recital or an empty answer, none) holds a value of
+    // the kind asked for, when a line does: the sentence sharing most words with a question
+    // that asks how long is no answer to it
+    // (the French bench's "Combien de temps je peux garder un truc que le club m'a prêté ?"
+    // got "Le club prête du matériel gratuitement aux membres.", the two weeks a line
+    // below).
+    let checked = match (checked, kind) {
+        (checked, Some(kind)) if kind != asked::Kind::Place => {
+            let valueless = match checked.sentence() {
+                Some(s) => held(kind, s, question) == 0,
+                // Nothing to say instead of a recital or an empty answer yet.
+                None => matches!(checked, Checked::Recited { .. } | Checked::Empty { .. }),
+            };
+            match valueless
+                .then(|| sentence_holding(kind, question, notes))
+                .flatten()
+            {
+                Some(line) => checked.instead(line),
+                None => checked,
+            }
+        }
+        (checked, _) => checked,
+    };
     // A start time is no answer to when something ends: neither the model's nor a line put
     // in instead (the Spanish and Polish benches' decline to "What time does the Plough Inn
     // close?" gave way to the winter social's "desde las 18:30" line).
@@ -488,6 +511,32 @@ pub(crate) fn check(
 }
 
 impl Checked {
+    /// The same verdict with `line` said instead of the sentence it put in.
+    fn instead(self, line: String) -> Checked {
+        match self {
+            Checked::Sentence { added, .. } => Checked::Sentence {
+                sentence: line,
+                added,
+            },
+            Checked::Unanswered { kind, .. } => Checked::Unanswered {
+                sentence: line,
+                kind,
+            },
+            Checked::OtherLine { kind, .. } => Checked::OtherLine {
+                sentence: line,
+                kind,
+            },
+            Checked::Holder { .. } => Checked::Holder { sentence: line },
+            Checked::Recited { .. } => Checked::Recited {
+                sentence: Some(line),
+            },
+            Checked::Empty { .. } => Checked::Empty {
+                sentence: Some(line),
+            },
+            other => other,
+        }
+    }
+
     /// The passage sentence said instead of the answer, if any.
     fn sentence(&self) -> Option<&str> {
         match self {

@@ -511,3 +511,27 @@ fn a_refusal_is_the_decline_with_little_besides_or_the_rule_recited() {
         assert_eq!(refuses(answer, lang), want, "{answer:?}");
     }
 }
+
+/// A sentence put in instead holds a value of the kind asked for when a line of the notes
+/// does: the sentence sharing most words with "how long" is no answer to it.
+#[test]
+fn a_sentence_put_in_holds_the_kind_of_value_asked_for() {
+    let notes = "Notes tirées des documents de l'opérateur :\n\n\
+[handbook.md > Manuel > Emprunter du matériel du club]\n\
+Le club prête du matériel gratuitement aux membres. Adressez-vous au responsable du matériel, \
+Dave Linton, à la soirée du club ou par e-mail. Vous pouvez garder un article jusqu'à deux \
+semaines ; demandez à Dave si vous en avez besoin plus longtemps.\n\n\
+Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes notes.";
+    let q = "Combien de temps je peux garder un truc que le club m'a prêté ?";
+    let two_weeks = "Vous pouvez garder un article jusqu'à deux semaines ; demandez à Dave si \
+                     vous en avez besoin plus longtemps.";
+    for answer in [
+        // The question written back, a made-up value, the rule recited.
+        "Combien de temps je peux garder un truc que le club m'a prêté ?",
+        "Le club prête du matériel pour 30 jours.",
+        "Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes notes.",
+    ] {
+        let got = check(answer, q, &format!("{notes}\n{q}"), notes, Lang::Fr);
+        assert_eq!(got.sentence(), Some(two_weeks), "{answer:?}: {got:?}");
+    }
+}

@@ -138,7 +138,10 @@ fn a_refusal_of_an_everyday_question_ends_the_attempt_unsent() {
         &[
             ("text:Not in my notes, but keep it brief.", "read arrived"),
             ("ended", "open"),
-            ("opened", "hand [Not in my notes, but | keep it brief.] last"),
+            (
+                "opened",
+                "hand [Not in my notes, but | keep it brief.] last",
+            ),
             ("handed", "stop done"),
         ],
         &["Not in my notes, but", "keep it brief."],
