@@ -65,6 +65,9 @@ pub(crate) enum Checked {
     /// passage's label ([`empty::labels`]). The sentence squarely about the question
     /// ([`sentence_about`]), or "Not in my notes." (`None`).
     Empty { sentence: Option<String> },
+    /// It answers "who" naming no one the notes name ([`holder::names_no_one`]): "Not in my
+    /// notes.".
+    NoOne,
 }
 
 /// A sentence must share at least this many of the question's words to stand for the answer.
@@ -506,6 +509,10 @@ pub(crate) fn check(
     };
     match holder::instead(said, question, notes, declines(said)) {
         Some(sentence) => Checked::Holder { sentence },
+        // Not when nothing would be said but "Not in my notes." already.
+        None if !said.is_empty() && holder::names_no_one(said, question, notes, lang) => {
+            Checked::NoOne
+        }
         None => checked,
     }
 }

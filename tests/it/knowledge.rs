@@ -647,7 +647,8 @@ async fn a_made_up_value_never_reaches_the_air() {
 /// A job is no answer to "who": an answer that names the job (or whose question names a thing
 /// the job looks after, "money") but not the person the notes write beside it goes as the
 /// line that names both, and is stored so (issue 38: "Chi tiene i soldi del club?" →
-/// "Si paga alla tesoriera, …"). The job is found by the everyday word it is asked with.
+/// "Si paga alla tesoriera, …"). The job is found by the everyday word it is asked with. An
+/// answer naming no one the notes name is no answer to "who" either.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_said_for_who_goes_as_the_line_naming_its_holder() {
     let notes = tempfile::tempdir().expect("tempdir");
@@ -681,6 +682,17 @@ async fn a_job_said_for_who_goes_as_the_line_naming_its_holder() {
     });
     let reply = ask_with(&d, USER, MeshPacketSpec::text(USER, question)).await;
     assert_eq!(joined(&reply), "Carica: Tesoriera; Nome: Priya Raman");
+    // A who answered with no one the notes name: declined.
+    d.llm.set_behaviour(|_: &FakeRequest| {
+        crate::support::fake_llm::FakeResponse::Text("Il club presiede il direttivo.".to_string())
+    });
+    let reply = ask_with(
+        &d,
+        USER,
+        MeshPacketSpec::text(USER, "Chi presiede il direttivo del club?"),
+    )
+    .await;
+    assert_eq!(joined(&reply), "Non è nei miei appunti.");
     let (result, ..) = d.stop().await;
     result.expect("a clean stop");
 }

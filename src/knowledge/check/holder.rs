@@ -15,7 +15,7 @@
 //! club." (the Spanish) gets the treasurer's line.
 
 use super::{quoted, sentences, shared};
-use crate::lang::related;
+use crate::lang::{Lang, related};
 use crate::mesh::matcher::{fold, words};
 
 /// The notes' line to say instead of `answer` to `question` when it leaves out who holds the
@@ -110,6 +110,47 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str, declined: bool)
         return None;
     }
     best(&|l: &JobLine| l.of(&said_jobs)).map(|l| l.said.clone())
+}
+
+/// Whether `answer`, to a `question` that asks who in `lang`, names no one the notes name:
+/// none of its capitalised words is a word of the notes' people ([`people`]: "Dave" of "Dave
+/// Linton"), and it does not decline. Qwen2.5-0.5B answered "Qui a gagné la chasse au renard
+/// l'an dernier ?", which the notes do not say, with "Le club a gagné …", and German, French
+/// and Portuguese alike (the knowledge bench's uncovered questions, issue 38). German "wie"
+/// asks how: it counts as who in Dutch only.
+pub(super) fn names_no_one(answer: &str, question: &str, notes: &str, lang: Lang) -> bool {
+    let asked_folded = fold(question);
+    let lang = crate::lang::detect(question).unwrap_or(lang);
+    if !asks_who_in(&asked_folded, lang) || super::declines(answer) {
+        return false;
+    }
+    let asked = words(&asked_folded);
+    let known: Vec<String> = sentences(notes)
+        .into_iter()
+        .flat_map(|(_, line)| people(line, &asked))
+        .collect();
+    !answer
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .any(|w| {
+            let f = fold(w);
+            words(&f).iter().any(|w| known.iter().any(|k| k == w))
+        })
+}
+
+/// [`related::asks_who`], but a Dutch "wie" only: German "Wie …?" asks how.
+fn asks_who_in(folded: &str, lang: Lang) -> bool {
+    if lang == Lang::Nl {
+        return related::asks_who(folded);
+    }
+    let first: String = words(folded)
+        .into_iter()
+        .take(3)
+        .filter(|w| *w != "wie")
+        .collect::<Vec<_>>()
+        .join(" ");
+    related::asks_who(&first)
 }
 
 /// A line of the notes that names a job and someone.
@@ -340,6 +381,85 @@ mod tests {
         for (question, answer, notes, want) in cases {
             assert_eq!(
                 instead(answer, question, notes, super::super::declines(answer)).as_deref(),
+                *want,
+                "{question} / {answer}"
+            );
+        }
+    }
+
+    /// An answer to "who" that names no one the notes name declines; one that names
+    /// someone of theirs, a question that does not ask who (German "Wie"), or a decline
+    /// stands.
+    #[test]
+    fn a_who_answered_with_no_one_of_the_notes_is_declined() {
+        use super::names_no_one;
+        use crate::lang::Lang;
+        let fox = notes(&[(
+            "events.md > Fox hunt",
+            "Sunday 26 April 2026 at Hob Hill. Ben Carrow hides the fox.",
+        )]);
+        let jagd = notes(&[(
+            "events.md > Fuchsjagd",
+            "Die Fuchsjagd ist am Sonntag, 26. April 2026. Ben Carrow versteckt den Fuchs.",
+        )]);
+        let cases: &[(&str, &str, &str, Lang, bool)] = &[
+            (
+                "Who won last year's fox hunt?",
+                "The club won it in 2026.",
+                &fox,
+                Lang::En,
+                true,
+            ),
+            (
+                "Qui a gagné la chasse au renard l'an dernier ?",
+                "Le club a gagné la chasse au renard l'an dernier.",
+                &fox,
+                Lang::Fr,
+                true,
+            ),
+            (
+                "Wer hat letztes Jahr die Fuchsjagd gewonnen?",
+                "Die Fuchsjagd wurde 2026 gewonnen.",
+                &jagd,
+                Lang::De,
+                true,
+            ),
+            // Someone of the notes, by one of their names.
+            (
+                "Who hides the fox?",
+                "Ask Ben, he hides it.",
+                &fox,
+                Lang::En,
+                false,
+            ),
+            (
+                "Wer versteckt den Fuchs?",
+                "Ben Carrow.",
+                &jagd,
+                Lang::De,
+                false,
+            ),
+            // A decline, and German "Wie" (how).
+            (
+                "Who won last year's fox hunt?",
+                "Not in my notes.",
+                &fox,
+                Lang::En,
+                false,
+            ),
+            (
+                "Wie lange dauert die Fuchsjagd?",
+                "Den ganzen Tag.",
+                &jagd,
+                Lang::De,
+                false,
+            ),
+            // Dutch "wie" asks who.
+            ("Wie verstopt de vos?", "De club.", &fox, Lang::Nl, true),
+        ];
+        for (question, answer, notes, lang, want) in cases {
+            assert_eq!(
+                names_no_one(answer, question, notes, *lang),
                 *want,
                 "{question} / {answer}"
             );

@@ -150,6 +150,10 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             info!("the answer named a job for a who, not its holder: the notes' line instead");
             return (sentence, true);
         }
+        Checked::NoOne => {
+            info!("the answer to a who named no one of the notes: Not in my notes instead");
+            return (say(q.lang, Say::NotInNotes).to_string(), true);
+        }
         Checked::StartForEnd => {
             info!("the answer gave a start time for an end: Not in my notes instead");
             return (say(q.lang, Say::NotInNotes).to_string(), true);
