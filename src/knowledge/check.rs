@@ -29,6 +29,7 @@ mod ends;
 mod holder;
 mod line;
 mod parts;
+mod place;
 
 use crate::lang::{Lang, Say, related, say};
 use crate::mesh::matcher::{self, fold, words};
@@ -499,6 +500,19 @@ pub(crate) fn check(
         true if declines(answer) => Checked::Kept,
         true => Checked::StartForEnd,
         false => checked,
+    };
+    // A place written only outside the passage the question names.
+    let checked = match (&checked, kind) {
+        (Checked::Kept, Some(asked::Kind::Place)) => {
+            match place::instead(answer, question, notes, lang) {
+                Some(sentence) => Checked::OtherLine {
+                    sentence,
+                    kind: asked::Kind::Place,
+                },
+                None => checked,
+            }
+        }
+        _ => checked,
     };
     // A job is no answer to "who", whoever said it: the model, or a sentence put in instead
     // (the Italian bench's made-up value gave way to "Si paga alla tesoriera, …", the

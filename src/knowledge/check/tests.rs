@@ -392,9 +392,20 @@ Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes 
             kind: asked::Kind::Place,
         }
     );
-    // A place: kept, even one the question is not about (a place is not placed on a line).
+    // A place: kept (a place is not placed on a line) …
     assert_eq!(fr("À Crane Farm, Long Lane.", q), Checked::Kept);
-    assert_eq!(fr("Au Plough Inn.", q), Checked::Kept);
+    // … but not one written only outside the passage the question names by its heading
+    // (`place`).
+    assert_eq!(
+        fr("Au Plough Inn.", q),
+        Checked::OtherLine {
+            sentence: "Field day VHF: Samedi 4 et dimanche 5 juillet 2026 à Crane Farm, Long \
+                       Lane."
+                .into(),
+            kind: asked::Kind::Place,
+        }
+    );
+    assert_eq!(fr("Au Plough Inn.", "Où est la soirée ?"), Checked::Kept);
     // A decline stands: the notes may name the field day's farm and not where to park.
     assert_eq!(
         fr(
