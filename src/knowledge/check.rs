@@ -386,6 +386,42 @@ fn about_words(question: &str, lang: Lang) -> Vec<String> {
     asked
 }
 
+/// The heading of `lines` (`sentences`) that `question` names: the one sharing most of the
+/// words it is about (`about_words`), one at least, each as written or by its stem
+/// ("zimowa" names "Zimowe spotkanie towarzyskie"), with no other sharing as many.
+fn named_heading<'a>(question: &str, lines: &[(&'a str, &str)], lang: Lang) -> Option<&'a str> {
+    let about = about_words(question, lang);
+    let score = |h: &str| {
+        let folded = fold(h);
+        let written = words(&folded);
+        about
+            .iter()
+            .filter(|a| {
+                let stem = crate::lang::stem::stem(lang, a).unwrap_or(a);
+                written
+                    .iter()
+                    .any(|w| same_word(a, w) || stem.chars().count() >= 4 && w.starts_with(stem))
+            })
+            .count()
+    };
+    let mut headings: Vec<&str> = Vec::new();
+    for (heading, _) in lines {
+        if !heading.is_empty() && !headings.contains(heading) {
+            headings.push(heading);
+        }
+    }
+    let top = headings
+        .iter()
+        .map(|h| score(h))
+        .max()
+        .filter(|n| *n >= 1)?;
+    let mut named = headings.into_iter().filter(|h| score(h) == top);
+    match (named.next(), named.next()) {
+        (Some(h), None) => Some(h),
+        _ => None,
+    }
+}
+
 /// The passage sentence of `notes` squarely about `question`: with its heading, it shares
 /// every word the question is about but one, `lang`'s small words aside, and at least one
 /// ("Can I bring my dog to the field day?" and "Dogs on a lead are welcome at the field
@@ -521,11 +557,14 @@ pub(crate) fn check(
         Checked::Kept => answer,
         other => other.sentence().unwrap_or_default(),
     };
-    match holder::instead(said, question, notes, declines(said)) {
+    match holder::instead(said, question, notes, declines(said), lang) {
         Some(sentence) => Checked::Holder { sentence },
         // Not when nothing would be said but "Not in my notes." already.
         None if !said.is_empty() && holder::names_no_one(said, question, notes, lang) => {
-            Checked::NoOne
+            match holder::in_named_passage(question, notes, lang) {
+                Some(sentence) => Checked::Holder { sentence },
+                None => Checked::NoOne,
+            }
         }
         None => checked,
     }

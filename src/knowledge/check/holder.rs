@@ -20,7 +20,13 @@ use crate::mesh::matcher::{fold, words};
 
 /// The notes' line to say instead of `answer` to `question` when it leaves out who holds the
 /// job asked about (see the module's doc); `None` keeps the answer.
-pub(super) fn instead(answer: &str, question: &str, notes: &str, declined: bool) -> Option<String> {
+pub(super) fn instead(
+    answer: &str,
+    question: &str,
+    notes: &str,
+    declined: bool,
+    lang: Lang,
+) -> Option<String> {
     if !related::asks_who(&fold(question)) {
         return None;
     }
@@ -104,7 +110,9 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str, declined: bool)
         // the Meshtastic nodes?" and "The Meshtastic coordinator, Ben Carrow, looks after the
         // fixed nodes", declined beside it by the English bench).
         let all = asked_words.len();
-        return best(&|l: &JobLine| all >= 2 && l.shared == all).map(|l| l.said.clone());
+        return best(&|l: &JobLine| all >= 2 && l.shared == all)
+            .map(|l| l.said.clone())
+            .or_else(|| in_named_passage(question, notes, lang));
     }
     if said_jobs.is_empty() {
         return None;
@@ -151,6 +159,40 @@ fn asks_who_in(folded: &str, lang: Lang) -> bool {
         .collect::<Vec<_>>()
         .join(" ");
     related::asks_who(&first)
+}
+
+/// The one line naming a job and someone in the passage the question names by its heading
+/// (`check::named_heading`): said for a "who" the model declined or answered with no one
+/// ("Wen frage ich, wenn ich mir den Antennenanalysator ausleihen will?" declined beside
+/// "Ausrüstung des Clubs ausleihen" and its "Frag den Gerätewart, Dave Linton, …", the
+/// German bench). `None` when no passage is named, it is not squarely about the question,
+/// or its lines name no one or two jobs.
+pub(super) fn in_named_passage(question: &str, notes: &str, lang: Lang) -> Option<String> {
+    let lines = sentences(notes);
+    let named = super::named_heading(question, &lines, lang)?;
+    // The passage, with its heading, is squarely about the question: it writes every word
+    // the question is about but one (the list of what may be borrowed names the analyser).
+    let about = super::about_words(question, lang);
+    let passage: String = std::iter::once(named)
+        .chain(lines.iter().filter(|(h, _)| *h == named).map(|(_, l)| *l))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let covered = shared(&about, &passage);
+    if covered < 2 || covered + 1 < about.len() {
+        return None;
+    }
+    let asked_folded = fold(question);
+    let asked = words(&asked_folded);
+    let asked_words = super::asked_words(question);
+    let mut found = lines.iter().filter(|(h, line)| {
+        *h == named
+            && words(&fold(line)).iter().any(|w| related::is_job(w))
+            && !people(line, &asked).is_empty()
+    });
+    match (found.next(), found.next()) {
+        (Some((heading, line)), None) => Some(quoted(heading, line, shared(&asked_words, line))),
+        _ => None,
+    }
 }
 
 /// A line of the notes that names a job and someone.
@@ -205,7 +247,7 @@ fn people(line: &str, asked: &[&str]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::instead;
+    use super::{Lang, instead};
 
     fn notes(passages: &[(&str, &str)]) -> String {
         let mut out = String::from("Notes from the operator's documents:");
@@ -380,7 +422,14 @@ mod tests {
         ];
         for (question, answer, notes, want) in cases {
             assert_eq!(
-                instead(answer, question, notes, super::super::declines(answer)).as_deref(),
+                instead(
+                    answer,
+                    question,
+                    notes,
+                    super::super::declines(answer),
+                    Lang::En
+                )
+                .as_deref(),
                 *want,
                 "{question} / {answer}"
             );
@@ -393,7 +442,7 @@ mod tests {
     #[test]
     fn a_who_answered_with_no_one_of_the_notes_is_declined() {
         use super::names_no_one;
-        use crate::lang::Lang;
+
         let fox = notes(&[(
             "events.md > Fox hunt",
             "Sunday 26 April 2026 at Hob Hill. Ben Carrow hides the fox.",
@@ -464,5 +513,38 @@ mod tests {
                 "{question} / {answer}"
             );
         }
+    }
+
+    /// A "who" declined, or answered with no one, beside a passage its heading names and
+    /// squarely about it: the passage's one line naming a job and someone.
+    #[test]
+    fn a_who_declined_beside_the_passage_it_names_gets_its_holder() {
+        use super::in_named_passage;
+        let lending = notes(&[
+            (
+                "handbook.md > Handbuch > Ausrüstung des Clubs ausleihen",
+                "Diese Geräte können ausgeliehen werden:\n\n- Antennenanalysator RigExpert \
+                 AA-55 Zoom\n- Morse-Übungsoszillator mit Taste",
+            ),
+            (
+                "handbook.md > Handbuch > Ausrüstung des Clubs ausleihen",
+                "Der Club verleiht Ausrüstung kostenlos an Mitglieder. Frag den Gerätewart, Dave \
+                 Linton, beim Clubabend oder per E-Mail.",
+            ),
+        ]);
+        let q = "Wen frage ich, wenn ich mir den Antennenanalysator ausleihen will?";
+        let dave = "Frag den Gerätewart, Dave Linton, beim Clubabend oder per E-Mail.";
+        assert_eq!(
+            instead("Nicht in meinen Notizen.", q, &lending, true, Lang::De).as_deref(),
+            Some(dave)
+        );
+        assert_eq!(
+            in_named_passage(q, &lending, Lang::De).as_deref(),
+            Some(dave)
+        );
+        // Not squarely about the question: two of its words are not in the passage.
+        let other = "Wen frage ich, wenn ich die Ausrüstung im Winter für den Mast am Hügel \
+                     ausleihen will?";
+        assert_eq!(in_named_passage(other, &lending, Lang::De), None);
     }
 }

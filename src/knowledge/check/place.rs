@@ -9,55 +9,26 @@
 //! can see the answer's place is written only in another one. Then the named passage's
 //! sentence that holds a place goes instead.
 
-use super::{about_words, held, names, quoted, same_word, sentences, shared};
+use super::{about_words, held, named_heading, names, quoted, same_word, sentences, shared};
 use crate::knowledge::check::asked::Kind;
-use crate::lang::{Lang, stem};
+use crate::lang::Lang;
 use crate::mesh::matcher::{fold, words};
 
 /// The sentence to say instead of `answer` to `question` (which asks where) when the answer
-/// names a place written only outside the passage whose heading the question names; `None`
-/// keeps it. The passage named is the one whose heading shares most of the words the
-/// question is about, one at least, and no other shares as many.
+/// names a place written only outside the passage whose heading the question names
+/// ([`named_heading`]); `None` keeps it.
 pub(super) fn instead(answer: &str, question: &str, notes: &str, lang: Lang) -> Option<String> {
     let about = about_words(question, lang);
     let lines = sentences(notes);
-    let mut headings: Vec<&str> = Vec::new();
-    for (heading, _) in &lines {
-        if !heading.is_empty() && !headings.contains(heading) {
-            headings.push(heading);
-        }
-    }
-    // A heading is named by a word of the question or its stem ("zimowa", "Zimowe").
-    let score = |h: &str| {
-        let folded = fold(h);
-        let written = words(&folded);
-        about
-            .iter()
-            .filter(|a| {
-                let stem = stem::stem(lang, a).unwrap_or(a);
-                written
-                    .iter()
-                    .any(|w| same_word(a, w) || stem.chars().count() >= 4 && w.starts_with(stem))
-            })
-            .count()
-    };
-    let top = headings
-        .iter()
-        .map(|h| score(h))
-        .max()
-        .filter(|n| *n >= 1)?;
-    let mut named = headings.iter().filter(|h| score(h) == top);
-    let (named, None) = (named.next()?, named.next()) else {
-        return None;
-    };
+    let named = named_heading(question, &lines, lang)?;
     let in_named: Vec<String> = lines
         .iter()
-        .filter(|(h, _)| h == named)
+        .filter(|(h, _)| *h == named)
         .flat_map(|(h, s)| names(&format!("{h}. {s}")))
         .collect();
     let elsewhere: Vec<String> = lines
         .iter()
-        .filter(|(h, _)| h != named)
+        .filter(|(h, _)| *h != named)
         .flat_map(|(_, s)| names(s))
         .collect();
     let asked_folded = fold(question);
@@ -71,7 +42,7 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str, lang: Lang) -> 
     // The named passage's sentence holding a place, sharing most of the question; the first
     // of equals.
     let mut best: Option<(usize, &str)> = None;
-    for (_, s) in lines.iter().filter(|(h, _)| h == named) {
+    for (_, s) in lines.iter().filter(|(h, _)| *h == named) {
         if held(Kind::Place, s, question) == 0 {
             continue;
         }
