@@ -138,8 +138,8 @@ pub(crate) enum End {
     /// The outbox is closed: nothing more can be sent. `queued`: the reply was queued, and
     /// what was handed over is the answer.
     Closed { queued: bool },
-    /// The whole answer was a refusal ([`StreamedReply::asking_again`]), ready before any
-    /// part: nothing was queued, and the question is asked again.
+    /// The answer was a refusal ([`StreamedReply::asking_again`]), told before any part
+    /// was queued: nothing was, and the question is asked again.
     Refused,
 }
 
@@ -214,9 +214,11 @@ impl StreamedReply {
         }
     }
 
-    /// An answer in `lang` that refuses (`knowledge::check::refuses`: "Not in my notes.")
-    /// ends the attempt [`End::Refused`] instead of going out, when it is whole before any
-    /// part is ready (a refusal is shorter than a part); the pump asks again.
+    /// An answer in `lang` that refuses (`knowledge::check::refuses`) ends the attempt
+    /// [`End::Refused`] instead of going out; the pump asks again. Judged on what is ready
+    /// when the first parts are: "Not in my notes." is shorter than a part, so it is whole
+    /// then; meshai's prompt recited is told by its first six words (the German bench's
+    /// "Wenn die Nachricht nach den Club, die Relais, … fragt" to an everyday question).
     pub(crate) fn asking_again(mut self, lang: Lang) -> StreamedReply {
         self.again = Some(lang);
         self
@@ -353,9 +355,8 @@ impl StreamedReply {
                 (Upto::End, _) => self.done(),
             };
         }
-        let whole = matches!((&phase, upto), (Phase::Unsent, Upto::End));
         if let Some(lang) = self.again
-            && whole
+            && matches!(phase, Phase::Unsent)
             && check::refuses(&parts.join(" "), lang)
         {
             return self.stop(End::Refused);

@@ -112,8 +112,9 @@ fn an_answer_that_fits_one_part_goes_when_it_ends() {
 }
 
 /// An everyday question's refusal ("Not in my notes.", in any language, with a word or two
-/// besides) is not sent while the question may be asked again: the attempt ends refused,
-/// nothing queued. An answer that says more, or one asked again, goes as it is.
+/// besides, or the rule recited) is not sent while the question may be asked again: the
+/// attempt ends refused, nothing queued. An answer that says more, or one asked again, goes
+/// as it is.
 #[test]
 fn a_refusal_of_an_everyday_question_ends_the_attempt_unsent() {
     let asking = || StreamedReply::new(&SMALL, CutMark::Ellipsis, CUT_OFF).asking_again(Lang::En);
@@ -155,6 +156,18 @@ fn a_refusal_of_an_everyday_question_ends_the_attempt_unsent() {
             ("handed", "stop done"),
         ],
         &["Not in my notes."],
+    );
+    // meshai's rule recited is told by its first parts, before the answer ends.
+    check_reply(
+        asking(),
+        &[
+            (
+                "text:If these notes do not contain the answer, reply exactly",
+                "read arrived",
+            ),
+            ("lull", "stop refused"),
+        ],
+        &[],
     );
 }
 
