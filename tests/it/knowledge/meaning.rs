@@ -12,6 +12,7 @@ use meshai::knowledge::render::{NOTES_INTRO, no_notes};
 
 use super::{KEY, MEMBER, STRANGER, USER, ask, ask_spec, knowledge, write};
 use crate::harness::{Daemon, replies};
+use crate::support::fake_llm::{FakeRequest, FakeResponse, echo_text};
 use crate::support::sim_node::{BROADCAST, MeshPacketSpec};
 use crate::trust::{ask_with, joined, said};
 
@@ -112,6 +113,16 @@ async fn a_question_in_other_words_finds_its_passage_by_meaning() {
     let status = ask_with(&d, USER, MeshPacketSpec::text(USER, "!status")).await;
     assert!(joined(&status).contains("(3 by meaning)."), "{status:?}");
 
+    // The echo names the holder the notes write: an answer to "who" naming no one of the
+    // notes' people is declined (`knowledge::check`), and this test is about the prompt.
+    d.llm.set_behaviour(|req: &FakeRequest| {
+        let holder = if req.body.contains("Jane Doe") {
+            " Jane Doe"
+        } else {
+            ""
+        };
+        FakeResponse::Text(format!("{}{holder}", echo_text(req)))
+    });
     let after = ask(&d, USER, question).await;
     let prompt = said(&after);
     assert!(prompt.contains("Jane Doe"), "{prompt}");
