@@ -594,7 +594,7 @@ impl Driver<'_> {
             lines: &lines,
             check: call.checked.as_deref().map(|notes| Check {
                 notes,
-                question: &call.message,
+                question: &call.question,
             }),
             again: again.as_deref(),
         };

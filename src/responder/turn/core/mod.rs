@@ -106,6 +106,9 @@ pub(super) struct TurnCore {
     used: bool,
     /// The documents' note, while the mesh view is asked.
     documents: Option<Note>,
+    /// The question the documents were searched with: what the person asked, without the
+    /// header of who is asking that `message` may carry.
+    searched: Option<String>,
 }
 
 impl TurnCore {
@@ -120,6 +123,7 @@ impl TurnCore {
             history: History::Memory(Context::default()),
             used: false,
             documents: None,
+            searched: None,
         }
     }
 
@@ -395,6 +399,7 @@ impl TurnCore {
             (History::Thread(thread), _) => (Some(text), last_question(thread), Passages::Public),
             (History::Memory(_), _) => (Some(text), None, Passages::Public),
         };
+        self.searched = question.clone();
         match question {
             Some(question) => self.then(
                 Phase::Searching,
@@ -505,7 +510,10 @@ impl TurnCore {
         };
         // An everyday question the model declines is asked again without the documents'
         // rule (`answer`): with the passages alone, when it has any.
-        let everyday = mesh.is_none() && crate::knowledge::local::everyday(&self.message);
+        // What the person asked, without the header of who is asking: the check's question
+        // (a first message's "[Ann (ANN)] Who …?" does not start with "who").
+        let question = self.searched.take().unwrap_or_else(|| self.all_text());
+        let everyday = mesh.is_none() && crate::knowledge::local::everyday(&question);
         let mut notes = self.start.intro.notes(grounding);
         notes.extend(together(lang, self.start.earlier.len()));
         notes.extend(budget.note(lang, &chunk));
@@ -539,6 +547,7 @@ impl TurnCore {
             },
             stored,
             checked,
+            question,
             again,
             lang,
         };

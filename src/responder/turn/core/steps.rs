@@ -197,6 +197,10 @@ pub(crate) struct ModelCall {
     /// no number, date or name its prompt does not hold); such an answer is held until
     /// complete, not streamed.
     pub(crate) checked: Option<String>,
+    /// What the person asked, as the documents were searched with it: without the header of
+    /// who is asking that `message` carries on a conversation's first message. The answer is
+    /// checked against it.
+    pub(crate) question: String,
     /// For an everyday question (`knowledge::local::everyday`) without mesh facts: the notes
     /// it is asked again with when the model declines it while the system prompt carries the
     /// documents' rule — these notes, with the chosen passages but not the rule that closes

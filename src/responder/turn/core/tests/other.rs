@@ -498,3 +498,21 @@ fn a_question_the_documents_world_holds_and_they_do_not_answer_gets_the_daemons_
     ];
     check(cases);
 }
+
+/// The model sees a conversation's first message after the header of who is asking; its
+/// answer is checked against what the person asked, as the documents were searched with it
+/// ("[Ann (ANN)] Who …?" does not start with "who").
+#[test]
+fn the_answer_is_checked_against_the_question_without_the_askers_header() {
+    let mut core = TurnCore::new(start(Kind::Channel, Wants::Text, Standing::New));
+    assert_eq!(brief(&core.start()), "airtime");
+    core.on(budget());
+    core.on(Event::Slot(Ok(())));
+    core.on(Event::Read(Read::Thread(Vec::new())));
+    let Action::Answer(call) = core.on(Event::Found(note("LoRa is a radio."))) else {
+        panic!("no answer");
+    };
+    assert_eq!(call.message, "[Ann (ANN)] what is lora?");
+    assert_eq!(call.question, "what is lora?");
+    assert!(call.checked.is_some());
+}
