@@ -499,10 +499,9 @@ pub(crate) fn check(
     let checked = judged(answer, question, kind, prompt, notes, lang);
     // A sentence put in instead (or for a recital or an empty answer, none) holds a value of
     // the kind asked for, when a line does: the sentence sharing most words with a question
-    // that asks how long is no answer to it
-    // (the French bench's "Combien de temps je peux garder un truc que le club m'a prêté ?"
-    // got "Le club prête du matériel gratuitement aux membres.", the two weeks a line
-    // below).
+    // that asks how long is no answer to it (the French bench's "Combien de temps je peux
+    // garder un truc que le club m'a prêté ?" got "Le club prête du matériel gratuitement
+    // aux membres.", the two weeks a line below).
     let checked = match (checked, kind) {
         (checked, Some(kind)) if kind != asked::Kind::Place => {
             let valueless = match checked.sentence() {
@@ -552,12 +551,15 @@ pub(crate) fn check(
     };
     // A job is no answer to "who", whoever said it: the model, or a sentence put in instead
     // (the Italian bench's made-up value gave way to "Si paga alla tesoriera, …", the
-    // sentence sharing most with "Chi tiene i soldi del club?"), or a decline.
+    // sentence sharing most with "Chi tiene i soldi del club?"), or a decline — the model's,
+    // or "Not in my notes." put in for a made-up value (the German bench's "Wen frage ich,
+    // wenn ich mir den Antennenanalysator ausleihen will?", beside the equipment officer).
     let said = match &checked {
         Checked::Kept => answer,
         other => other.sentence().unwrap_or_default(),
     };
-    match holder::instead(said, question, notes, declines(said), lang) {
+    let declined = said.is_empty() || declines(said);
+    match holder::instead(said, question, notes, declined, lang) {
         Some(sentence) => Checked::Holder { sentence },
         // Not when nothing would be said but "Not in my notes." already.
         None if !said.is_empty() && holder::names_no_one(said, question, notes, lang) => {

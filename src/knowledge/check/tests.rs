@@ -547,3 +547,31 @@ Si ces notes ne contiennent pas la réponse, réponds exactement : Pas dans mes 
         assert_eq!(got.sentence(), Some(two_weeks), "{answer:?}: {got:?}");
     }
 }
+
+/// A "who" whose answer carried a made-up value gets the holder in the passage it names, not
+/// "Not in my notes." (the German bench's analyser question, answered with a name and a
+/// number the notes do not hold).
+#[test]
+fn a_made_up_value_for_who_gives_way_to_the_holder_in_the_passage_named() {
+    let notes = "Notizen aus den Dokumenten des Betreibers:\n\n\
+[handbook.md > Handbuch > Ausrüstung des Clubs ausleihen]\n\
+Diese Geräte können ausgeliehen werden:\n\n- Antennenanalysator RigExpert AA-55 Zoom\n\n\
+[handbook.md > Handbuch > Ausrüstung des Clubs ausleihen]\n\
+Der Club verleiht Ausrüstung kostenlos an Mitglieder. Frag den Gerätewart, Dave Linton, am \
+Clubabend oder per E-Mail.\n\n\
+Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen Notizen.";
+    let q = "Wen frage ich, wenn ich mir den Antennenanalysator ausleihen will?";
+    let got = check(
+        "Frag Herrn Müller unter 0123 456789.",
+        q,
+        &format!("{notes}\n{q}"),
+        notes,
+        Lang::De,
+    );
+    assert_eq!(
+        got,
+        Checked::Holder {
+            sentence: "Frag den Gerätewart, Dave Linton, am Clubabend oder per E-Mail.".into()
+        }
+    );
+}
