@@ -27,7 +27,8 @@ pub(super) fn instead(
     declined: bool,
     lang: Lang,
 ) -> Option<String> {
-    if !related::asks_who(&fold(question)) {
+    let asker = crate::lang::detect(question).unwrap_or(lang);
+    if !asks_who_in(&fold(question), asker) {
         return None;
     }
     let folded = fold(answer);
@@ -541,6 +542,12 @@ mod tests {
         assert_eq!(
             in_named_passage(q, &lending, Lang::De).as_deref(),
             Some(dave)
+        );
+        // German "Wie" asks how: no holder for it.
+        let how = "Wie kann ich Ausrüstung ausleihen, etwa den Antennenanalysator?";
+        assert_eq!(
+            instead("Nicht in meinen Notizen.", how, &lending, true, Lang::De),
+            None
         );
         // Not squarely about the question: two of its words are not in the passage.
         let other = "Wen frage ich, wenn ich die Ausrüstung im Winter für den Mast am Hügel \
