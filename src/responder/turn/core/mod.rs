@@ -508,11 +508,11 @@ impl TurnCore {
             (Some(n), None) if !n.text.is_empty() && n.check_values => Some(n.text.clone()),
             _ => None,
         };
-        // An everyday question the model declines is asked again without the documents'
-        // rule (`answer`): with the passages alone, when it has any.
         // What the person asked, without the header of who is asking: the check's question
         // (a first message's "[Ann (ANN)] Who …?" does not start with "who").
         let question = self.searched.take().unwrap_or_else(|| self.all_text());
+        // An everyday question the model declines is asked again without the documents'
+        // rule (`answer`): with the passages alone, when it has any.
         let everyday = mesh.is_none() && crate::knowledge::local::everyday(&question);
         let mut notes = self.start.intro.notes(grounding);
         notes.extend(together(lang, self.start.earlier.len()));
