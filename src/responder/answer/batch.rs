@@ -29,7 +29,7 @@ pub(super) async fn batch(ctx: &AnswerCtx, q: &Question<'_>) -> Option<Answered>
         && check::refuses(&done.text, q.lang)
     {
         info!("the model declined an everyday question: asked again without the documents' rule");
-        asked = ctx.llm.complete_in(q.slot, again, ctx.max_tokens).await;
+        asked = ctx.llm.complete_in(q.slot, &again(), ctx.max_tokens).await;
     }
     let done = match asked {
         Ok(done) => done,

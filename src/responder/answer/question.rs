@@ -80,8 +80,8 @@ pub(crate) struct Question<'a> {
     /// For an everyday question while the system prompt carries the documents' rule: the
     /// prompt without it (nor the rule closing the passages). An answer that declines
     /// ("Not in my notes.", `knowledge::check::refuses`) before any of it is on air is not
-    /// sent; the model is asked once more with this.
-    pub(crate) again: Option<&'a [ChatMessage]>,
+    /// sent; the model is asked once more with this prompt, built only then.
+    pub(crate) again: Option<&'a (dyn Fn() -> Vec<ChatMessage> + Sync)>,
 }
 
 /// What an answer is checked against: the knowledge note of the turn and its question.

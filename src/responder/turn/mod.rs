@@ -535,8 +535,9 @@ impl Driver<'_> {
     async fn answer(&mut self, call: ModelCall) -> Option<usize> {
         let ctx = self.ctx;
         let messages = messages::messages(ctx.system_prompt.current(call.lang), &call);
+        // Built only when the model declines (`Question::again`).
         let again = match (&call.again, ctx.system_prompt.without_hint(call.lang)) {
-            (Some(notes), Some(system)) => Some(messages::with_notes(system, &call, notes)),
+            (Some(notes), Some(system)) => Some(|| messages::with_notes(system, &call, notes)),
             _ => None,
         };
         let chars = prompt_chars(&messages);
@@ -596,7 +597,9 @@ impl Driver<'_> {
                 notes,
                 question: &call.question,
             }),
-            again: again.as_deref(),
+            again: again
+                .as_ref()
+                .map(|f| f as &(dyn Fn() -> Vec<crate::llm::ChatMessage> + Sync)),
         };
         // The LLM slot taken before the memory was read is held for the whole answer.
         let answered = answer::answer(&ctx.answer, question, permit).await;

@@ -60,8 +60,12 @@ pub(super) async fn run(
     row: &mut ReplyRow,
     asked_again: bool,
 ) -> Attempt {
+    let anew;
     let messages = match (asked_again, q.again) {
-        (true, Some(again)) => again,
+        (true, Some(again)) => {
+            anew = again();
+            &anew
+        }
         _ => q.messages,
     };
     let opened = ctx
