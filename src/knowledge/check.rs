@@ -24,6 +24,7 @@
 //! when the notes name who holds it (`holder`).
 
 pub(crate) mod asked;
+mod code;
 mod empty;
 mod ends;
 mod holder;
@@ -31,7 +32,7 @@ mod line;
 mod parts;
 mod place;
 
-use crate::lang::{Lang, Say, related, say};
+use crate::lang::{Lang, Say, related, say, stem};
 use crate::mesh::matcher::{self, fold, words};
 use crate::store::is_term;
 
@@ -53,6 +54,9 @@ pub(crate) enum Checked {
     /// It holds a value of that `kind`, from another line than the one the question is
     /// about ([`line`]): that line.
     OtherLine { sentence: String, kind: asked::Kind },
+    /// It asks for no kind of value and the answer's code ("EU_868") is from another line
+    /// than the one the question is about ([`code`]): that line.
+    OtherCode { sentence: String },
     /// It recites the daemon's instructions ([`parts::recites`]): the passages' own
     /// sentence, or "Not in my notes." (`None`).
     Recited { sentence: Option<String> },
@@ -238,12 +242,62 @@ pub(crate) fn asked_words(question: &str) -> Vec<String> {
 /// member", "money" by "Treasurer"; not the jobs a who-question's verb asks for, which say
 /// nothing of which line is about the question).
 pub(crate) fn shared(asked: &[String], s: &str) -> usize {
+    shared_in(asked, s, Lang::En)
+}
+
+/// [`shared`], a word also shared in `lang` by the stems it is written with ([`kin`]; none
+/// in English, whose inflections `same_word` covers).
+fn shared_in(asked: &[String], s: &str, lang: Lang) -> usize {
     let f = fold(s);
     let w = words(&f);
     let has = |a: &str| w.iter().any(|w| same_word(a, w));
-    let shares = |a: &str| has(a) || related::written_for(a, false).iter().any(|r| has(r));
+    let shares = |a: &str| {
+        has(a)
+            || related::written_for(a, false).iter().any(|r| has(r))
+            || kin(a, lang)
+                .iter()
+                .any(|k| w.iter().any(|w| inflects(k, w)))
+            || w.iter().any(|w| compound_part(a, w, lang))
+    };
     asked.iter().filter(|a| shares(a)).count()
 }
+
+/// The stems the folded word `a` is written with in `lang` besides itself
+/// (`lang::stem::folded_forms`: "klub" of "klubu"; a Polish verb's with other prefixes,
+/// "zatrzym" of "trzymac"): the forms the search finds, so that the check sees the lines it
+/// found as sharing the word ("Jak długo mogę trzymać coś, co pożyczyłem z klubu?" and
+/// "Możesz zatrzymać sprzęt do dwóch tygodni" under "Wypożyczanie sprzętu klubowego").
+fn kin(a: &str, lang: Lang) -> Vec<String> {
+    stem::folded_forms(lang, a)
+        .into_iter()
+        .filter(|f| f.chars().count() >= stem::MIN_STEM)
+        .collect()
+}
+
+/// Whether the folded word `w` is the stem `k` inflected: it starts with it and has at most
+/// [`INFLECTION`] letters more ("klubowego"), so not a compound ("jahr" is not
+/// "jahreshauptversammlung").
+fn inflects(k: &str, w: &str) -> bool {
+    w.starts_with(k) && w.chars().count() <= k.chars().count() + INFLECTION
+}
+
+/// The letters an inflection adds to a stem at most ([`inflects`]).
+const INFLECTION: usize = 5;
+
+/// Whether, in German or Dutch, the folded word `w` is a compound that holds the question's
+/// word `a` ([`COMPOUND_PART`] letters at least) as one of its parts: "avond" and "ronde" of
+/// "Op welke avond is de wekelijkse ronde …?" are in "Donderdagavondronde", the line the
+/// Dutch bench's question is about, and the Sunday net's line only writes "HF-ronde".
+fn compound_part(a: &str, w: &str, lang: Lang) -> bool {
+    matches!(lang, Lang::De | Lang::Nl)
+        && a.chars().count() >= COMPOUND_PART
+        && w.len() > a.len() + 3
+        && w.contains(a)
+}
+
+/// The letters a question's word has at least to be looked for inside a compound
+/// ([`compound_part`]): a shorter one is inside too many words ("jahr", "tag").
+const COMPOUND_PART: usize = 5;
 
 /// Whether two folded words are one word, or one an inflection of the other — not a
 /// compound: "start" is "starts", "jahr" is not "jahreshauptversammlung".
@@ -254,11 +308,11 @@ fn same_word(a: &str, b: &str) -> bool {
 
 /// The passage sentence of `notes` that shares most of `question`'s words (at least
 /// [`SHARED_WORDS`]); the first of equals.
-pub(crate) fn sentence<'a>(question: &str, notes: &'a str) -> Option<&'a str> {
+pub(crate) fn sentence<'a>(question: &str, notes: &'a str, lang: Lang) -> Option<&'a str> {
     let asked = asked_words(question);
     let mut best: Option<(usize, &str)> = None;
     for (_, s) in sentences(notes) {
-        let n = shared(&asked, s);
+        let n = shared_in(&asked, s, lang);
         if best.is_none_or(|(b, _)| n > b) {
             best = Some((n, s));
         }
@@ -314,13 +368,18 @@ fn held(kind: asked::Kind, text: &str, question: &str) -> u8 {
 }
 
 /// The lines of `notes`, each scored for `question`, which asks for a value of `kind`.
-fn scored_lines<'a>(kind: asked::Kind, question: &str, notes: &'a str) -> Vec<Line<'a>> {
+fn scored_lines<'a>(
+    kind: asked::Kind,
+    question: &str,
+    notes: &'a str,
+    lang: Lang,
+) -> Vec<Line<'a>> {
     let asked = asked_words(question);
     // "2 metri" names the "2 m" repeater; the other lines' values are no word of the
     // question ("145,7125" is not "2").
     let counts: Vec<&str> = numbers(question).collect();
     let both = |s: &str| {
-        shared(&asked, s)
+        shared_in(&asked, s, lang)
             + counts
                 .iter()
                 .filter(|n| numbers(s).any(|m| m == **n))
@@ -353,8 +412,8 @@ fn best<'l, 'a>(lines: &'l [Line<'a>]) -> Option<&'l Line<'a>> {
 
 /// The passage sentence of `notes` that best holds the value `kind` asks for ([`best`]),
 /// said after its heading when it shares no word itself ("Fox hunt: Sunday 26 April 2026.").
-fn sentence_holding(kind: asked::Kind, question: &str, notes: &str) -> Option<String> {
-    best(&scored_lines(kind, question, notes)).map(Line::quoted)
+fn sentence_holding(kind: asked::Kind, question: &str, notes: &str, lang: Lang) -> Option<String> {
+    best(&scored_lines(kind, question, notes, lang)).map(Line::quoted)
 }
 
 /// The line [`sentence_holding`] gives, when it answers the question squarely: with its
@@ -371,9 +430,9 @@ fn sentence_answering(
     lang: Lang,
 ) -> Option<String> {
     let asked = about_words(question, lang);
-    let lines = scored_lines(kind, question, notes);
+    let lines = scored_lines(kind, question, notes, lang);
     let line = best(&lines)?;
-    let covered = shared(&asked, &format!("{} {}", line.heading, line.text));
+    let covered = shared_in(&asked, &format!("{} {}", line.heading, line.text), lang);
     // A line sharing only small words answers nothing.
     (covered >= 1 && covered + 1 >= asked.len()).then(|| line.quoted())
 }
@@ -387,8 +446,9 @@ fn about_words(question: &str, lang: Lang) -> Vec<String> {
 }
 
 /// The heading of `lines` (`sentences`) that `question` names: the one sharing most of the
-/// words it is about (`about_words`), one at least, each as written or by its stem
-/// ("zimowa" names "Zimowe spotkanie towarzyskie"), with no other sharing as many.
+/// words it is about (`about_words`), one at least, each as written or by a stem it is
+/// written with ([`kin`]; "zimowa" names "Zimowe spotkanie towarzyskie", "pożyczyć"
+/// "Wypożyczanie sprzętu", a compound too: "Winterabend"), with no other sharing as many.
 fn named_heading<'a>(question: &str, lines: &[(&'a str, &str)], lang: Lang) -> Option<&'a str> {
     let about = about_words(question, lang);
     let score = |h: &str| {
@@ -397,10 +457,10 @@ fn named_heading<'a>(question: &str, lines: &[(&'a str, &str)], lang: Lang) -> O
         about
             .iter()
             .filter(|a| {
-                let stem = crate::lang::stem::stem(lang, a).unwrap_or(a);
+                let kin = kin(a, lang);
                 written
                     .iter()
-                    .any(|w| same_word(a, w) || stem.chars().count() >= 4 && w.starts_with(stem))
+                    .any(|w| same_word(a, w) || kin.iter().any(|k| w.starts_with(k.as_str())))
             })
             .count()
     };
@@ -430,13 +490,13 @@ fn sentence_about(question: &str, notes: &str, lang: Lang) -> Option<String> {
     let asked = about_words(question, lang);
     let mut best: Option<(usize, &str, &str)> = None;
     for (heading, s) in sentences(notes) {
-        let n = shared(&asked, &format!("{heading} {s}"));
+        let n = shared_in(&asked, &format!("{heading} {s}"), lang);
         if best.is_none_or(|(b, ..)| n > b) {
             best = Some((n, heading, s));
         }
     }
     let (n, heading, s) = best?;
-    let own = shared(&asked, s);
+    let own = shared_in(&asked, s, lang);
     (n >= 1 && n + 1 >= asked.len()).then(|| quoted(heading, s, own))
 }
 
@@ -468,7 +528,8 @@ fn declines(answer: &str) -> bool {
 }
 
 /// Whether `answer` is a refusal: "Not in my notes." (in any language) with at most
-/// [`REFUSAL_WORDS`] words besides it, or meshai's own prompt recited (`parts::recites`). To
+/// [`REFUSAL_WORDS`] words besides it, a short "I can't help with that" ([`cannot_help`]),
+/// or meshai's own prompt recited (`parts::recites`). To
 /// an everyday question the daemon gave the model (`local::everyday`) that is no answer:
 /// Qwen2.5-0.5B said "Not in my notes." to "Is it rude to send lots of messages on the
 /// public channel?" in four of the eight knowledge benches (at 4a7f63a), with no passage in
@@ -480,11 +541,64 @@ pub(crate) fn refuses(answer: &str, lang: Lang) -> bool {
         let no = no.trim_end_matches('.');
         folded.contains(no) && words(&folded.replace(no, " ")).len() <= REFUSAL_WORDS
     });
-    bare || parts::recites(answer, lang)
+    bare || cannot_help(&folded) || parts::recites(answer, lang)
 }
 
 /// The words a refusal may say besides "Not in my notes." ("Sorry, that is …").
 const REFUSAL_WORDS: usize = 3;
+
+/// "I can't help with that" in meshai's languages, folded (`text::fold`) and split into words
+/// as [`words`] splits (an elided "t'" goes: "je ne peux pas t'aider" is "… pas aider"). Qwen2.5-0.5B said "Przepraszam, ale nie mogę
+/// pomóc z tym." to "Jak sprawić, żeby bateria w moim węźle wytrzymała dłużej?" (the Polish
+/// knowledge bench), with no passage in its prompt. A newcomer adds a line, no code.
+const CANNOT_HELP: &[&str] = &[
+    "i can't help",
+    "i cannot help",
+    "i can't assist",
+    "i cannot assist",
+    "i am unable to help",
+    "i'm unable to help",
+    "kann ich nicht helfen",
+    "kann ich dir nicht helfen",
+    "kann ich ihnen nicht helfen",
+    "kann dir nicht helfen",
+    "kann ihnen nicht helfen",
+    "no puedo ayudar",
+    "no puedo ayudarte",
+    "no puedo ayudarle",
+    "je ne peux pas aider",
+    "je ne peux pas vous aider",
+    "non posso aiutare",
+    "non posso aiutarti",
+    "non posso aiutarla",
+    "nao posso ajudar",
+    "nao posso te ajudar",
+    "kan ik niet helpen",
+    "kan ik je niet helpen",
+    "kan ik u niet helpen",
+    "ik kan je niet helpen",
+    "ik kan u niet helpen",
+    "ik kan daar niet mee helpen",
+    "nie moge pomoc",
+    "nie moge ci pomoc",
+    "nie moge panu pomoc",
+    "nie moge pani pomoc",
+    "nie jestem w stanie pomoc",
+];
+
+/// The words a "cannot help" refusal has at most, all told: a longer answer goes on to help.
+const CANNOT_HELP_WORDS: usize = 14;
+
+/// Whether `folded` says it cannot help ([`CANNOT_HELP`]) and little else.
+fn cannot_help(folded: &str) -> bool {
+    let straight = folded.replace('\u{2019}', "'");
+    let said = words(&straight);
+    said.len() <= CANNOT_HELP_WORDS
+        && CANNOT_HELP.iter().any(|phrase| {
+            let phrase: Vec<&str> = phrase.split(' ').collect();
+            said.windows(phrase.len()).any(|w| w == phrase.as_slice())
+        })
+}
 
 /// What becomes of `answer` to `question`, whose prompt held `prompt` and whose knowledge
 /// note was `notes`, in `lang`.
@@ -510,7 +624,7 @@ pub(crate) fn check(
                 None => matches!(checked, Checked::Recited { .. } | Checked::Empty { .. }),
             };
             match valueless
-                .then(|| sentence_holding(kind, question, notes))
+                .then(|| sentence_holding(kind, question, notes, lang))
                 .flatten()
             {
                 Some(line) => checked.instead(line),
@@ -547,6 +661,14 @@ pub(crate) fn check(
                 None => checked,
             }
         }
+        _ => checked,
+    };
+    // A code from another line than the one asked about, where no kind of value is asked.
+    let checked = match (&checked, kind) {
+        (Checked::Kept, None) => match code::instead(answer, question, notes, lang) {
+            Some(sentence) => Checked::OtherCode { sentence },
+            None => checked,
+        },
         _ => checked,
     };
     // A job is no answer to "who", whoever said it: the model, or a sentence put in instead
@@ -589,6 +711,7 @@ impl Checked {
                 kind,
             },
             Checked::Holder { .. } => Checked::Holder { sentence: line },
+            Checked::OtherCode { .. } => Checked::OtherCode { sentence: line },
             Checked::Recited { .. } => Checked::Recited {
                 sentence: Some(line),
             },
@@ -605,6 +728,7 @@ impl Checked {
             Checked::Sentence { sentence, .. }
             | Checked::Unanswered { sentence, .. }
             | Checked::OtherLine { sentence, .. }
+            | Checked::OtherCode { sentence }
             | Checked::Holder { sentence }
             | Checked::Recited {
                 sentence: Some(sentence),
@@ -629,7 +753,7 @@ fn judged(
 ) -> Checked {
     if parts::recites(answer, lang) {
         return Checked::Recited {
-            sentence: sentence(question, notes).map(|s| unmarked(s).to_string()),
+            sentence: sentence(question, notes, lang).map(|s| unmarked(s).to_string()),
         };
     }
     if empty::echoes(answer, question) || empty::labels(answer, notes) {
@@ -642,7 +766,7 @@ fn judged(
         // The line that squarely holds the value asked for, else the sentence sharing most.
         let instead = kind
             .and_then(|kind| sentence_answering(kind, question, notes, lang))
-            .or_else(|| sentence(question, notes).map(|s| unmarked(s).to_string()));
+            .or_else(|| sentence(question, notes, lang).map(|s| unmarked(s).to_string()));
         return match instead {
             Some(sentence) => Checked::Sentence { sentence, added },
             None => Checked::NotInNotes { added },
@@ -662,12 +786,12 @@ fn judged(
         };
     }
     if held(kind, answer, question) > 0 {
-        return match line::instead(kind, question, notes, answer).filter(|_| !place) {
+        return match line::instead(kind, question, notes, answer, lang).filter(|_| !place) {
             Some(sentence) => Checked::OtherLine { sentence, kind },
             None => Checked::Kept,
         };
     }
-    match sentence_holding(kind, question, notes) {
+    match sentence_holding(kind, question, notes, lang) {
         Some(sentence) => Checked::Unanswered { sentence, kind },
         None => Checked::Kept,
     }

@@ -1,5 +1,5 @@
-//! The words a club's documents name a job with, for the everyday words people ask about it
-//! with: "Who looks after the club's money?" shares no word with "| Treasurer | Priya Raman |",
+//! The words a club's documents write for the everyday words people ask with — above all the
+//! names of jobs, and a few words of first aid ("bitten" for "bite" where the stems differ): "Who looks after the club's money?" shares no word with "| Treasurer | Priya Raman |",
 //! and "Who is in charge of the Meshtastic nodes?" none with "The Meshtastic coordinator, Ben
 //! Carrow, looks after the fixed nodes" but the nodes. The knowledge folder's full-text search
 //! looks for a row's document words wherever the question writes one of its asking words
@@ -218,6 +218,13 @@ const IT: &[Row] = &[
 ];
 
 const PT: &[Row] = &[
+    // A bite is asked with its verb and written as first aid's noun: "Uma víbora picou …"
+    // shares no word with "Picada de víbora" (stems: "picou", "picad").
+    Row {
+        asked: &["picou", "picado", "mordeu", "mordido"],
+        written: &["picada", "mordida"],
+        who: false,
+    },
     Row {
         asked: &["adulto", "adultos", "adulta"],
         written: &["efetivo", "ordinario", "pleno"],
@@ -276,6 +283,22 @@ const NL: &[Row] = &[
 ];
 
 const PL: &[Row] = &[
+    // "Kogoś ugryzła żmija" (an adder bit someone); first aid writes "Ukąszenie żmii".
+    Row {
+        asked: &[
+            "ugryzla",
+            "ugryzl",
+            "ugryzlo",
+            "ugryzli",
+            "ugryzly",
+            "ugryziony",
+            "ugryziona",
+            "pogryzla",
+            "pogryzl",
+        ],
+        written: &["ukaszenie"],
+        who: false,
+    },
     Row {
         asked: &["dorosly", "doroslego", "doroslych", "dorosla", "doroslej"],
         written: &["zwyczajny"],
@@ -341,14 +364,18 @@ pub(crate) fn asks_who(folded: &str) -> bool {
 }
 
 /// Whether the folded `word` names a job: a word documents write for what a who-question
-/// asks ("treasurer", "kassenwartin", "coordinatore").
+/// asks ("treasurer", "kassenwartin", "coordinatore"), or one declined ("opiekuna").
 pub(crate) fn is_job(word: &str) -> bool {
     ALL.iter()
         .flat_map(|rows| rows.iter())
         .filter(|row| row.who)
         .flat_map(|row| row.written)
-        .any(|w| *w == word)
+        .any(|w| *w == word || word.starts_with(w) && word.len() <= w.len() + JOB_ENDING)
 }
+
+/// The letters a job's name takes at most as it is declined ("opiekuna", "opiekunem" of
+/// "opiekun"; "treasurers").
+const JOB_ENDING: usize = 3;
 
 /// Whether the folded `word` asks for whoever's job it is ("looks", "verwaltet", "responsable"
 /// in a who-question).
@@ -400,6 +427,8 @@ mod tests {
             ("soldi", false, &["tesoriere", "tesoriera"]),
             ("dinheiro", false, &["tesoureiro", "tesoureira"]),
             ("kasy", false, &["skarbnik", "skarbniczka"]),
+            ("ugryzla", false, &["ukaszenie"]),
+            ("picou", false, &["picada", "mordida"]),
             // A verb of looking after names a job only in a question that asks who.
             ("looks", false, &[]),
             (

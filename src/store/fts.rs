@@ -155,7 +155,7 @@ impl Query {
         for (word, searchable) in own.chain(stop) {
             let mut alternatives = Vec::new();
             if searchable {
-                alternatives.push(searched(&word, lang));
+                alternatives.push(searched_forms(&word, lang));
             }
             if related {
                 for also in related::written_for(&fold(&word), who) {
@@ -200,6 +200,18 @@ fn searched(term: &str, lang: Lang) -> String {
     match stem::stem(lang, term) {
         Some(stem) => format!("\"{stem}\"*"),
         None => format!("\"{term}\""),
+    }
+}
+
+/// [`searched`], and a Polish verb with its other prefixes ([`stem::forms`]) as one term:
+/// "pożyczyć" is `("pożycz"* OR "wypożycz"* OR …)`.
+fn searched_forms(term: &str, lang: Lang) -> String {
+    match stem::forms(lang, term).as_slice() {
+        [] | [_] => searched(term, lang),
+        forms => {
+            let forms: Vec<String> = forms.iter().map(|f| format!("\"{f}\"*")).collect();
+            format!("({})", forms.join(" OR "))
+        }
     }
 }
 

@@ -805,8 +805,13 @@ async fn an_everyday_question_the_model_declines_is_asked_again_without_the_rule
                 .messages
                 .iter()
                 .any(|m| m.content.contains("reply exactly"));
+            // Declined as "Not in my notes.", or as "I can't help with that".
+            let declined = match req.body.contains("LoRa") {
+                true => "Sorry, I can't help with that.",
+                false => "Not in my notes.",
+            };
             crate::support::fake_llm::FakeResponse::Text(
-                if ruled { "Not in my notes." } else { ADVICE }.to_string(),
+                if ruled { declined } else { ADVICE }.to_string(),
             )
         });
         let hint = system_hint(meshai::lang::Lang::En, DEFAULT_ABOUT);

@@ -326,6 +326,11 @@ pub(crate) fn is_calendar_word(w: &str) -> bool {
         .any(|t| t.weekdays.contains(&w) || t.months.contains(&w))
 }
 
+/// Whether `w` (folded) names a weekday in one of meshai's languages.
+pub(crate) fn is_weekday(w: &str) -> bool {
+    ALL.iter().any(|t| t.weekdays.contains(&w))
+}
+
 /// Whether `w` names a month in one of meshai's languages.
 fn is_month(w: &str) -> bool {
     ALL.iter().any(|t| t.months.contains(&w))

@@ -14,7 +14,7 @@
 //! (the Meshtastic coordinator, the English bench) or "La Junta directiva lleva el dinero del
 //! club." (the Spanish) gets the treasurer's line.
 
-use super::{quoted, sentences, shared};
+use super::{quoted, sentences, shared_in};
 use crate::lang::{Lang, related};
 use crate::mesh::matcher::{fold, words};
 
@@ -72,7 +72,7 @@ pub(super) fn instead(
             if people.is_empty() {
                 return None;
             }
-            let own = shared(&asked_words, line);
+            let own = shared_in(&asked_words, line, lang);
             Some(JobLine {
                 named: people.iter().any(|p| said.contains(&p.as_str())),
                 shared: own,
@@ -178,7 +178,7 @@ pub(super) fn in_named_passage(question: &str, notes: &str, lang: Lang) -> Optio
         .chain(lines.iter().filter(|(h, _)| *h == named).map(|(_, l)| *l))
         .collect::<Vec<_>>()
         .join(" ");
-    let covered = shared(&about, &passage);
+    let covered = shared_in(&about, &passage, lang);
     if covered < 2 || covered + 1 < about.len() {
         return None;
     }
@@ -191,7 +191,9 @@ pub(super) fn in_named_passage(question: &str, notes: &str, lang: Lang) -> Optio
             && !people(line, &asked).is_empty()
     });
     match (found.next(), found.next()) {
-        (Some((heading, line)), None) => Some(quoted(heading, line, shared(&asked_words, line))),
+        (Some((heading, line)), None) => {
+            Some(quoted(heading, line, shared_in(&asked_words, line, lang)))
+        }
         _ => None,
     }
 }

@@ -17,17 +17,33 @@
 //! an answer to the line the question names, it never judges one it cannot place. For a plain
 //! "when", any line of the passage asked about is right (its day, its start and its end are
 //! each a right answer); a value from another passage is not: "Quando é a feira este ano?"
-//! got when the membership year runs (the Portuguese knowledge bench).
+//! got when the membership year runs (the Portuguese knowledge bench). To a question asking
+//! which day, a weekday tells its line as a number does: "Op welke avond is de wekelijkse
+//! ronde via de repeater?" got the Sunday HF net's "zondag" (the Dutch bench).
 
 use super::{Line, asked, best, scored_lines};
+use crate::mesh::matcher::{fold, words};
 
 /// The number values of `text`, each a run of digits with the `:`, `.` or `,` inside it
-/// ("19:30", "145,500", "3.720"; "£24" is "24", "10." is "10").
-fn values(text: &str) -> Vec<&str> {
-    text.split(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',')))
+/// ("19:30", "145,500", "3.720"; "£24" is "24", "10." is "10"); for a day, its weekdays too
+/// (folded: "zondag"), which say which line they are from as a time does.
+fn values(kind: asked::Kind, text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .split(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',')))
         .map(|v| v.trim_matches([':', '.', ',']))
         .filter(|v| v.chars().any(|c| c.is_ascii_digit()))
-        .collect()
+        .map(str::to_string)
+        .collect();
+    if kind == asked::Kind::Day {
+        let folded = fold(text);
+        out.extend(
+            words(&folded)
+                .into_iter()
+                .filter(|w| asked::is_weekday(w))
+                .map(str::to_string),
+        );
+    }
+    out
 }
 
 /// The line of `notes` to say instead of `answer` to `question`, which asks for a value of
@@ -38,24 +54,25 @@ pub(super) fn instead(
     question: &str,
     notes: &str,
     answer: &str,
+    lang: crate::lang::Lang,
 ) -> Option<String> {
-    let own = values(question);
-    let mut said: Vec<&str> = values(answer)
+    let own = values(kind, question);
+    let mut said: Vec<String> = values(kind, answer)
         .into_iter()
         .filter(|v| !own.contains(v))
         .collect();
-    // A value with a separator or of three digits says which line it is from ("145,500");
-    // beside one, a count ("80 m", "2 m") says nothing: the calling frequency's row said
-    // with the Sunday net's band is still the calling frequency.
-    let telling = |v: &&str| v.contains([':', '.', ',']) || v.len() >= 3;
+    // A value with a separator or of three digits says which line it is from ("145,500"),
+    // and so does a weekday; beside one, a count ("80 m", "2 m") says nothing: the calling
+    // frequency's row said with the Sunday net's band is still the calling frequency.
+    let telling = |v: &String| v.contains([':', '.', ',']) || v.len() >= 3;
     if said.iter().any(telling) {
         said.retain(telling);
     }
     if said.is_empty() {
         return None;
     }
-    let holds_said = |s: &str| values(s).iter().any(|v| said.contains(v));
-    let lines = scored_lines(kind, question, notes);
+    let holds_said = |s: &str| values(kind, s).iter().any(|v| said.contains(v));
+    let lines = scored_lines(kind, question, notes, lang);
     let best = best(&lines)?;
     let top = best.rank();
     // A "when" has more than one right line in the passage asked about (the day, the start,
@@ -79,6 +96,7 @@ pub(super) fn instead(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
     use asked::Kind;
 
     const NETS: &str = "Notes from the operator's documents:\n\n\
@@ -109,11 +127,11 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
 If these notes do not contain the answer, reply exactly: Not in my notes.";
         let question = "What is the output frequency of the 2 m repeater on Beacon Hill?";
         assert_eq!(
-            instead(Kind::Frequency, question, notes, "439.5625 MHz").as_deref(),
+            instead(Kind::Frequency, question, notes, "439.5625 MHz", Lang::En).as_deref(),
             Some("Output (you listen here): 145.7125 MHz")
         );
         assert_eq!(
-            instead(Kind::Frequency, question, notes, "145.7125 MHz"),
+            instead(Kind::Frequency, question, notes, "145.7125 MHz", Lang::En),
             None
         );
     }
@@ -121,10 +139,15 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
     #[test]
     fn the_values_of_a_text() {
         assert_eq!(
-            values("At 19:30, on 145,500 MHz (£24). Day 10."),
+            values(Kind::Time, "At 19:30, on 145,500 MHz (£24). Day 10."),
             ["19:30", "145,500", "24", "10"]
         );
-        assert!(values("No number here.").is_empty());
+        assert!(values(Kind::Time, "No number here, on Sunday.").is_empty());
+        // For a day, its weekdays too.
+        assert_eq!(
+            values(Kind::Day, "Sunday at 10:00, and zondags."),
+            ["10:00", "sunday", "zondags"]
+        );
     }
 
     #[test]
@@ -228,8 +251,46 @@ If these notes do not contain the answer, reply exactly: Not in my notes.";
             ),
         ];
         for (kind, question, answer, want) in cases {
-            let got = instead(*kind, question, NETS, answer);
+            let got = instead(*kind, question, NETS, answer, Lang::En);
             assert_eq!(got.as_deref(), *want, "{question} → {answer}");
         }
+    }
+
+    /// The Dutch bench's nets, as the index splits them.
+    const RONDES: &str = "Notities uit de documenten van de beheerder:\n\n\
+[nets.txt > KVARC-RONDES - WEKELIJKSE BIJEENKOMSTEN IN DE LUCHT]\n\
+Donderdagavondronde: elke donderdag om 20:00 via GB3KV (145,7125 MHz, toon 77,0 Hz). Het \
+leiden van de ronde rouleert onder vrijwilligers.\n\n\
+HF-ronde op zondag: zondags om 10:00 op 3,720 MHz LSB (80 m). Rondeleider is meestal Margaret \
+Ellery, G4XME.\n\n\
+DMR-kletsronde: woensdags om 20:30 via GB7KV, tijdslot 2.\n\n\
+In augustus is er geen clubronde: de clubavonden in de zomer zijn buiten.\n\n\
+Als deze notities het antwoord niet bevatten, antwoord dan precies: Niet in mijn notities.";
+
+    /// A weekday says which line it is from, and in Dutch a question's word inside a
+    /// compound is shared ("avond" and "ronde" in "Donderdagavondronde"): the Sunday net's
+    /// day, said for the weekly evening net, gives way to that net's line.
+    #[test]
+    fn a_weekday_from_another_line_gives_way_to_the_line_the_compound_names() {
+        let q = "Op welke avond is de wekelijkse ronde via de repeater?";
+        let thursday = "Donderdagavondronde: elke donderdag om 20:00 via GB3KV (145,7125 MHz, \
+                        toon 77,0 Hz).";
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "De wekelijkse ronde via de repeater is op zondag.",
+                Some(thursday),
+            ),
+            ("Zondags.", Some(thursday)),
+            // The right day, or one no line writes: kept.
+            ("Op donderdag om 20:00.", None),
+            ("Op vrijdag.", None),
+        ];
+        for (answer, want) in cases {
+            let got = instead(Kind::Day, q, RONDES, answer, Lang::Nl);
+            assert_eq!(got.as_deref(), *want, "{answer}");
+        }
+        // In English no word is looked for inside another.
+        let got = instead(Kind::Day, q, RONDES, "Op zondag.", Lang::En);
+        assert_eq!(got, None);
     }
 }

@@ -9,7 +9,7 @@
 //! can see the answer's place is written only in another one. Then the named passage's
 //! sentence that holds a place goes instead.
 
-use super::{about_words, held, named_heading, names, quoted, same_word, sentences, shared};
+use super::{about_words, held, named_heading, names, quoted, same_word, sentences, shared_in};
 use crate::knowledge::check::asked::Kind;
 use crate::lang::Lang;
 use crate::mesh::matcher::{fold, words};
@@ -46,7 +46,7 @@ pub(super) fn instead(answer: &str, question: &str, notes: &str, lang: Lang) -> 
         if held(Kind::Place, s, question) == 0 {
             continue;
         }
-        let n = shared(&about, s);
+        let n = shared_in(&about, s, lang);
         if best.is_none_or(|(b, _)| n > b) {
             best = Some((n, s));
         }

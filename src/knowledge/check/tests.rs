@@ -149,7 +149,10 @@ fn a_made_up_value_is_replaced_by_the_passages_sentence_or_not_in_my_notes() {
     // The no-notes block holds no passage: nothing to quote.
     let none = "No note from the operator's documents matches this message. If it asks about \
                 the club, reply exactly: Not in my notes.";
-    assert_eq!(sentence("When does setting up start?", none), None);
+    assert_eq!(
+        sentence("When does setting up start?", none, Lang::En),
+        None
+    );
 }
 
 #[test]
@@ -496,8 +499,8 @@ Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen 
     }
 }
 
-/// A refusal: "Not in my notes." in any language with a word or two besides, or meshai's
-/// rule recited; an answer that says more than that is none.
+/// A refusal: "Not in my notes." in any language with a word or two besides, a short "I can't
+/// help with that", or meshai's rule recited; an answer that says more than that is none.
 #[test]
 fn a_refusal_is_the_decline_with_little_besides_or_the_rule_recited() {
     for (answer, lang, want) in [
@@ -518,6 +521,21 @@ fn a_refusal_is_the_decline_with_little_besides_or_the_rule_recited() {
             false,
         ),
         ("Keep it to a few short messages.", Lang::En, false),
+        // "I can't help with that", short, in any language.
+        ("Przepraszam, ale nie mogę pomóc z tym.", Lang::Pl, true),
+        ("I'm sorry, but I can't help with that.", Lang::En, true),
+        ("Dabei kann ich dir nicht helfen.", Lang::De, true),
+        ("Désolé, je ne peux pas vous aider.", Lang::Fr, true),
+        ("Je ne peux pas t'aider avec ça.", Lang::Fr, true),
+        ("Sorry, I can\u{2019}t help with that.", Lang::En, true),
+        // An answer that goes on to help is none.
+        (
+            "I can't help with the wiring myself, but a 1 W panel and a 2000 mAh cell keep a \
+             small node up for days.",
+            Lang::En,
+            false,
+        ),
+        ("Nie mogę pomóc? Spróbuj ponownie.", Lang::Pl, true),
         ("", Lang::En, false),
     ] {
         assert_eq!(refuses(answer, lang), want, "{answer:?}");
@@ -573,5 +591,70 @@ Wenn diese Notizen die Antwort nicht enthalten, antworte genau: Nicht in meinen 
         Checked::Holder {
             sentence: "Frag den Gerätewart, Dave Linton, am Clubabend oder per E-Mail.".into()
         }
+    );
+}
+
+/// The Polish bench's borrowing passage, split as the index splits it: the list, then who
+/// lends and for how long.
+const LENDING_PL: &str = "Notatki z dokumentów operatora:\n\n\
+[handbook.md > Poradnik członka > Wypożyczanie sprzętu klubowego]\n\
+Sprzęt do wypożyczenia:\n\n- Analizator antenowy RigExpert AA-55 Zoom\n\
+- Generator do nauki telegrafii z kluczem\n\n\
+[handbook.md > Poradnik członka > Wypożyczanie sprzętu klubowego]\n\
+Klub bezpłatnie wypożycza sprzęt członkom. Zwróć się do opiekuna sprzętu, Dave'a Lintona, na \
+wieczorze klubowym albo mailowo. Możesz zatrzymać sprzęt do dwóch tygodni; jeśli potrzebujesz \
+go dłużej, zapytaj Dave'a.\n\n\
+Jeśli te notatki nie zawierają odpowiedzi, odpowiedz dokładnie: Nie ma tego w moich notatkach.";
+
+/// A Polish question shares its words with the lines the search found for it by their stems
+/// and a verb's other prefixes ("trzymać" is "zatrzymać", "pożyczyłem" "Wypożyczanie",
+/// "klubu" "klubowego"): the decline gives way to the line, as in the other languages.
+#[test]
+fn a_polish_decline_gives_way_to_the_line_its_verbs_find_by_their_prefixes() {
+    let decline = "Nie ma tego w moich notatkach.";
+    let q = "Jak długo mogę trzymać coś, co pożyczyłem z klubu?";
+    let got = check(
+        decline,
+        q,
+        &format!("{LENDING_PL}\n{q}"),
+        LENDING_PL,
+        Lang::Pl,
+    );
+    assert_eq!(
+        got.sentence(),
+        Some(
+            "Możesz zatrzymać sprzęt do dwóch tygodni; jeśli potrzebujesz go dłużej, zapytaj Dave'a."
+        ),
+        "{got:?}"
+    );
+    let q = "Kogo poprosić, żeby pożyczyć analizator antenowy?";
+    let got = check(
+        decline,
+        q,
+        &format!("{LENDING_PL}\n{q}"),
+        LENDING_PL,
+        Lang::Pl,
+    );
+    assert_eq!(
+        got,
+        Checked::Holder {
+            sentence: "Wypożyczanie sprzętu klubowego: Zwróć się do opiekuna sprzętu, Dave'a \
+                       Lintona, na wieczorze klubowym albo mailowo."
+                .into()
+        }
+    );
+    // As written only, nothing is shared: the decline stands.
+    let kept = ["trzymac", "pozyczylem", "klubu"].map(String::from);
+    assert_eq!(
+        shared(&kept, "Możesz zatrzymać sprzęt w wypożyczalni klubowej"),
+        0
+    );
+    assert_eq!(
+        shared_in(
+            &kept,
+            "Możesz zatrzymać sprzęt w wypożyczalni klubowej",
+            Lang::Pl
+        ),
+        3
     );
 }

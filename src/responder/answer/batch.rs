@@ -146,6 +146,12 @@ fn checked(q: &Question<'_>, check: Check<'_>, text: &str) -> (String, bool) {
             );
             return (sentence, true);
         }
+        Checked::OtherCode { sentence } => {
+            info!(
+                "the answer's code came from another line than the one asked about: that line instead"
+            );
+            return (sentence, true);
+        }
         Checked::Holder { sentence } => {
             info!("the answer named a job for a who, not its holder: the notes' line instead");
             return (sentence, true);
