@@ -263,12 +263,12 @@ fn shared_in(asked: &[String], s: &str, lang: Lang) -> usize {
 }
 
 /// The stems the folded word `a` is written with in `lang` besides itself
-/// (`lang::stem::folded_forms`: "klub" of "klubu"; a Polish verb's with other prefixes,
+/// (`lang::stem::forms_as`, its endings folded: "klub" of "klubu"; a Polish verb's with other prefixes,
 /// "zatrzym" of "trzymac"): the forms the search finds, so that the check sees the lines it
 /// found as sharing the word ("Jak długo mogę trzymać coś, co pożyczyłem z klubu?" and
 /// "Możesz zatrzymać sprzęt do dwóch tygodni" under "Wypożyczanie sprzętu klubowego").
 fn kin(a: &str, lang: Lang) -> Vec<String> {
-    stem::folded_forms(lang, a)
+    stem::forms_as(lang, a, &|e: &str| fold(e))
         .into_iter()
         .filter(|f| f.chars().count() >= stem::MIN_STEM)
         .collect()
