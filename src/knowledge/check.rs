@@ -256,7 +256,7 @@ fn shared_in(asked: &[String], s: &str, lang: Lang) -> usize {
             || related::written_for(a, false).iter().any(|r| has(r))
             || kin(a, lang)
                 .iter()
-                .any(|k| w.iter().any(|w| inflects(k, w)))
+                .any(|k| w.iter().any(|w| inflects(k, w, lang)))
             || w.iter().any(|w| compound_part(a, w, lang))
     };
     asked.iter().filter(|a| shares(a)).count()
@@ -274,15 +274,24 @@ fn kin(a: &str, lang: Lang) -> Vec<String> {
         .collect()
 }
 
-/// Whether the folded word `w` is the stem `k` inflected: it starts with it and has at most
-/// [`INFLECTION`] letters more ("klubowego"), so not a compound ("jahr" is not
+/// Whether the folded word `w` is the stem `k` inflected in `lang`: it starts with it and has
+/// at most [`inflection`] letters more ("klubowego"), so not a compound ("jahr" is not
 /// "jahreshauptversammlung").
-fn inflects(k: &str, w: &str) -> bool {
-    w.starts_with(k) && w.chars().count() <= k.chars().count() + INFLECTION
+fn inflects(k: &str, w: &str, lang: Lang) -> bool {
+    w.starts_with(k) && w.chars().count() <= k.chars().count() + inflection(lang)
 }
 
-/// The letters an inflection adds to a stem at most ([`inflects`]).
-const INFLECTION: usize = 5;
+/// The letters an inflection adds to a stem at most ([`inflects`]): five ("klub-owego"), but
+/// in German and Dutch, which write a compound as one word, three: more is another word
+/// ("club" is not "clubronde": the Dutch bench's "Hoeveel leden heeft de club?" got the
+/// August line, "geen clubronde: de leden zijn weg", for its made-up number, where "Not in
+/// my notes." is right), and [`compound_part`] judges that.
+fn inflection(lang: Lang) -> usize {
+    match lang {
+        Lang::De | Lang::Nl => 3,
+        _ => 5,
+    }
+}
 
 /// Whether, in German or Dutch, the folded word `w` is a compound that holds the question's
 /// word `a` ([`COMPOUND_PART`] letters at least) as one of its parts: "avond" and "ronde" of
