@@ -263,10 +263,10 @@ fn shared_in(asked: &[String], s: &str, lang: Lang) -> usize {
 }
 
 /// The stems the folded word `a` is written with in `lang` besides itself
-/// (`lang::stem::forms_as`, its endings folded: "klub" of "klubu"; a Polish verb's with other prefixes,
-/// "zatrzym" of "trzymac"): the forms the search finds, so that the check sees the lines it
-/// found as sharing the word ("Jak długo mogę trzymać coś, co pożyczyłem z klubu?" and
-/// "Możesz zatrzymać sprzęt do dwóch tygodni" under "Wypożyczanie sprzętu klubowego").
+/// (`lang::stem::forms_as`, its endings folded: "klub" of "klubu"; a Polish verb's with its
+/// other prefixes, "zatrzym" of "trzymac"): the forms the search finds, so that the check sees
+/// the lines it found as sharing the word ("Jak długo mogę trzymać coś, co pożyczyłem z klubu?"
+/// and "Możesz zatrzymać sprzęt do dwóch tygodni" under "Wypożyczanie sprzętu klubowego").
 fn kin(a: &str, lang: Lang) -> Vec<String> {
     stem::forms_as(lang, a, &|e: &str| fold(e))
         .into_iter()
@@ -537,12 +537,12 @@ fn declines(answer: &str) -> bool {
 }
 
 /// Whether `answer` is a refusal: "Not in my notes." (in any language) with at most
-/// [`REFUSAL_WORDS`] words besides it, a short "I can't help with that" ([`cannot_help`]),
-/// or meshai's own prompt recited (`parts::recites`). To
-/// an everyday question the daemon gave the model (`local::everyday`) that is no answer:
-/// Qwen2.5-0.5B said "Not in my notes." to "Is it rude to send lots of messages on the
-/// public channel?" in four of the eight knowledge benches (at 4a7f63a), with no passage in
-/// its prompt, told by the system prompt's rule for questions about the documents.
+/// [`REFUSAL_WORDS`] words besides it, a short "I can't help with that" ([`cannot_help`]), or
+/// meshai's own prompt recited (`parts::recites`). To an everyday question the daemon gave the
+/// model (`local::everyday`) that is no answer: Qwen2.5-0.5B said "Not in my notes." to "Is it
+/// rude to send lots of messages on the public channel?" in four of the eight knowledge benches
+/// (at 4a7f63a), with no passage in its prompt, told by the system prompt's rule for questions
+/// about the documents.
 pub(crate) fn refuses(answer: &str, lang: Lang) -> bool {
     let folded = fold(answer);
     let bare = Lang::ALL.iter().any(|l| {
@@ -557,9 +557,10 @@ pub(crate) fn refuses(answer: &str, lang: Lang) -> bool {
 const REFUSAL_WORDS: usize = 3;
 
 /// "I can't help with that" in meshai's languages, folded (`text::fold`) and split into words
-/// as [`words`] splits (an elided "t'" goes: "je ne peux pas t'aider" is "… pas aider"). Qwen2.5-0.5B said "Przepraszam, ale nie mogę
-/// pomóc z tym." to "Jak sprawić, żeby bateria w moim węźle wytrzymała dłużej?" (the Polish
-/// knowledge bench), with no passage in its prompt. A newcomer adds a line, no code.
+/// as [`words`] splits (an elided "t'" goes: "je ne peux pas t'aider" is "… pas aider").
+/// Qwen2.5-0.5B said "Przepraszam, ale nie mogę pomóc z tym." to a Polish how-to, "Jak
+/// sprawić, żeby bateria w moim węźle wytrzymała dłużej?" (the knowledge bench), with no
+/// passage in its prompt. A newcomer adds a line, no code.
 const CANNOT_HELP: &[&str] = &[
     "i can't help",
     "i cannot help",

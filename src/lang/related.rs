@@ -1,6 +1,7 @@
 //! The words a club's documents write for the everyday words people ask with — above all the
-//! names of jobs, and a few words of first aid ("bitten" for "bite" where the stems differ): "Who looks after the club's money?" shares no word with "| Treasurer | Priya Raman |",
-//! and "Who is in charge of the Meshtastic nodes?" none with "The Meshtastic coordinator, Ben
+//! names of jobs, and a few words of first aid ("bitten" for "bite" where the stems differ):
+//! "Who looks after the club's money?" shares no word with "| Treasurer | Priya Raman |", and
+//! "Who is in charge of the Meshtastic nodes?" none with "The Meshtastic coordinator, Ben
 //! Carrow, looks after the fixed nodes" but the nodes. The knowledge folder's full-text search
 //! looks for a row's document words wherever the question writes one of its asking words
 //! (`store::fts::Query::with_phrases`), as one term: a passage that holds either covers it.

@@ -7,11 +7,11 @@
 //! rule (`line`) never looked; but a code — a word written with an underscore, or with
 //! capitals and digits ("MEDIUM_FAST", "EU_868", "GB3KV") — says which line it is from.
 //!
-//! When every line that holds the answer's code shares fewer of the question's words than
-//! the line sharing most among those that hold a code (two words at least, each as written or
-//! by its stem: "klubowy" is "klubowa", `check::shared_in`), and none of those best lines holds it, the first of
-//! them goes instead. An answer whose code no line writes is the value check's business, and
-//! one the best line holds is kept.
+//! When every line that holds the answer's code shares fewer of the question's words than the
+//! line sharing most among those that hold a code (two words at least, each as written or by
+//! its stem: "klubowy" is "klubowa", `check::shared_in`), and none of those best lines holds
+//! it, the first of them goes instead. An answer whose code no line writes is the value check's
+//! business, and one the best line holds is kept.
 
 use super::{about_words, quoted, sentences, shared_in};
 use crate::lang::Lang;
